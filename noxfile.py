@@ -1,0 +1,41 @@
+"""Developer sessions: tests, lint, typecheck, fixtures and bench."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", "sealverify", "tests", "noxfile.py")
+    session.run("ruff", "format", "--check", "sealverify", "tests", "noxfile.py")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    session.install("-e", ".[dev]")
+    session.run("mypy", "--strict", "sealverify")
+
+
+@nox.session
+def fixtures(session: nox.Session) -> None:
+    """Regenerate fixtures/ with the project's own minting code; the tree must stay clean."""
+    session.install("-e", ".")
+    session.run("python", "-m", "sealverify.testkit.mintfixtures", "fixtures")
+    session.run("git", "diff", "--exit-code", "--", "fixtures", external=True)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    session.install("-e", ".")
+    session.run("python", "-m", "sealverify.bench", *session.posargs)

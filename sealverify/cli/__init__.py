@@ -1,0 +1,1 @@
+"""The thin click shell: argument parsing, file I/O and exit codes; no verification logic."""

@@ -1,0 +1,61 @@
+"""Options and output handling shared by every subcommand."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from sealverify.formats import FORMATS, render
+from sealverify.report import Report
+
+__all__ = ["emit", "format_option", "output_option", "read_input"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def format_option(default: str = "table", choices: tuple[str, ...] | None = None) -> Callable[[F], F]:
+    names = choices or tuple(FORMATS)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(names),
+        default=default,
+        show_default=True,
+        help="Report format: " + ", ".join(names) + ".",
+    )
+
+
+def output_option(func: F) -> F:
+    return click.option(
+        "--output",
+        "output",
+        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        default=None,
+        help="Write the report to FILE (only once the run has completed) instead of stdout.",
+    )(func)
+
+
+def read_input(source: str) -> bytes:
+    """Read a named file, or standard input for ``-``; failures are usage errors (exit 2)."""
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
+    """Write the rendered report (stdout or ``--output``) and the summary line to stderr."""
+    text = render(report, fmt)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        tmp = output.with_name(output.name + ".partial")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(output)
+    click.echo(summary, err=True)

@@ -1,0 +1,109 @@
+"""``sealverify frame``: report every identity a frame binds and whether it must be refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.frame import ERA_CHOICES, FrameOptions, analyze_stream
+from sealverify.frame_report import frame_report
+from sealverify.framing import frame_of, split_stdio
+from sealverify.strictjson import DEFAULT_LIMITS, Limits
+
+__all__ = ["frame"]
+
+
+@click.command()
+@click.argument("source", metavar="FILE|-")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: each LF-terminated line is a frame; http: the whole input is one body.",
+)
+@click.option(
+    "--era",
+    type=click.Choice(ERA_CHOICES),
+    default="2026-07-28",
+    show_default=True,
+    help="Protocol era to enforce; 'auto' lets the first request decide, as the reference SDK does.",
+)
+@click.option(
+    "--index",
+    "indexes",
+    type=click.IntRange(min=0),
+    multiple=True,
+    help="Report only the frame(s) with this 0-based index in the stream (repeatable).",
+)
+@click.option("--server", default="", help="seal's kernel_config.server (guard-target server part).")
+@click.option(
+    "--supported-version",
+    "supported",
+    multiple=True,
+    default=("2026-07-28",),
+    show_default=True,
+    help="A protocolVersion the mediated server supports (repeatable).",
+)
+@click.option("--max-meta-bytes", type=click.IntRange(min=0), default=DEFAULT_LIMITS.max_meta_bytes,
+              show_default=True, help="Largest raw _meta accepted, in bytes as received.")
+@click.option("--max-meta-depth", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_meta_depth,
+              show_default=True, help="Deepest _meta nesting accepted (the _meta object is level 1).")
+@click.option("--max-depth", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_depth,
+              show_default=True, help="Deepest nesting accepted in the whole frame.")
+@click.option("--max-string-bytes", type=click.IntRange(min=1),
+              default=DEFAULT_LIMITS.max_string_bytes, show_default=True,
+              help="Longest string or member name accepted, in UTF-8 bytes.")
+@click.option("--max-members", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_members,
+              show_default=True, help="Most object members plus array elements accepted.")
+@format_option(choices=("table", "json"))
+@output_option
+def frame(
+    source: str,
+    transport: str,
+    era: str,
+    indexes: tuple[int, ...],
+    server: str,
+    supported: tuple[str, ...],
+    max_meta_bytes: int,
+    max_meta_depth: int,
+    max_depth: int,
+    max_string_bytes: int,
+    max_members: int,
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Report the digests and identities of MCP request frames, and refusals.
+
+    FILE holds the exact bytes received (a captured stdio stream may hold many frames; each
+    is reported). Exit 0 when every reported frame is admissible, 1 when any must be
+    refused, 2 when the input cannot be read.
+    """
+    data = read_input(source)
+    limits = Limits(
+        max_depth=max_depth,
+        max_members=max_members,
+        max_string_bytes=max_string_bytes,
+        max_meta_bytes=max_meta_bytes,
+        max_meta_depth=max_meta_depth,
+    )
+    options = FrameOptions(era=era, limits=limits, supported_versions=frozenset(supported),
+                           server=server)
+    frames = [frame_of(data, "http")] if transport == "http" else split_stdio(data)
+    if not frames:
+        raise click.UsageError(f"{source}: no bytes to read as a frame")
+    results = analyze_stream(frames, options)
+    if indexes:
+        missing = [i for i in indexes if i >= len(results)]
+        if missing:
+            raise click.UsageError(f"--index {missing[0]}: the input has {len(results)} frame(s)")
+        results = [results[i] for i in sorted(set(indexes))]
+    name = "-" if source == "-" else Path(source).name
+    report = frame_report(name, results)
+    refused = report.summary["refused"]
+    emit(report, fmt, output,
+         f"sealverify frame: {len(results)} frame(s), {refused} refused, "
+         f"{len(results) - refused} admissible")
+    return report.exit_code

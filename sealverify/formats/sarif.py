@@ -1,0 +1,80 @@
+"""The SARIF 2.1.0 format: one result per failed or unevaluated check, byte-stable."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sealverify import __version__
+from sealverify.report import Check, Report
+
+__all__ = ["render"]
+
+_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {"fail": "error", "not-evaluated": "warning"}
+
+
+def _location(subject_name: str, check: Check) -> dict[str, Any]:
+    uri, _, line = subject_name.rpartition(":")
+    physical: dict[str, Any]
+    if uri and line.isdigit():
+        physical = {"artifactLocation": {"uri": uri}, "region": {"startLine": int(line)}}
+    else:
+        physical = {"artifactLocation": {"uri": subject_name}}
+    location: dict[str, Any] = {"physicalLocation": physical}
+    if check.location:
+        location["logicalLocations"] = [{"fullyQualifiedName": check.location}]
+    return location
+
+
+def render(report: Report) -> str:
+    """Render as SARIF 2.1.0; rules are the distinct check ids, sorted."""
+    results: list[dict[str, Any]] = []
+    rule_ids: set[str] = set()
+    for check in report.findings:
+        if check.status in _LEVEL:
+            rule_ids.add(check.id)
+            results.append(
+                {
+                    "ruleId": check.id,
+                    "level": _LEVEL[check.status],
+                    "message": {"text": check.reason},
+                    "locations": [_location(check.location or "(run)", check)],
+                }
+            )
+    for subject in report.subjects:
+        for check in subject.sorted_checks():
+            if check.status not in _LEVEL:
+                continue
+            rule_ids.add(check.id)
+            results.append(
+                {
+                    "ruleId": check.id,
+                    "level": _LEVEL[check.status],
+                    "message": {"text": f"{subject.outcome}: {check.reason}"},
+                    "locations": [_location(subject.name, check)],
+                }
+            )
+    rules = [
+        {"id": rule, "helpUri": f"docs/checks.md#{rule.replace('.', '-')}"}
+        for rule in sorted(rule_ids)
+    ]
+    document = {
+        "$schema": _SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "sealverify",
+                        "version": __version__,
+                        "informationUri": "https://github.com/sealverify/sealverify",
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+                "properties": {"command": report.command, "exitCode": report.exit_code},
+            }
+        ],
+    }
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

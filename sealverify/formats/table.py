@@ -1,0 +1,70 @@
+"""The human table format: one row per subject, or a detailed block per subject."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from sealverify.report import Report, Subject
+
+__all__ = ["render"]
+
+
+def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict) and value:
+        for key in sorted(value):
+            _flat(f"{prefix}.{key}" if prefix else key, value[key], out)
+    elif isinstance(value, list):
+        out.append((prefix, ", ".join(str(v) for v in value) if value else "(none)"))
+    else:
+        out.append((prefix, "(none)" if value is None else str(value)))
+
+
+def _detail(subject: Subject) -> str:
+    facts: list[tuple[str, str]] = []
+    _flat("", subject.facts, facts)
+    lines = [f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")]
+    if facts:
+        lines.append(tabulate(facts, tablefmt="plain", disable_numparse=True))
+    rows = [(c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks()]
+    if rows:
+        lines.append("")
+        lines.append(
+            tabulate(rows, headers=["status", "check", "reason", "at"], tablefmt="simple",
+                     disable_numparse=True)
+        )
+    return "\n".join(lines)
+
+
+def _row(subject: Subject) -> tuple[str, str, str]:
+    failing = [c for c in subject.sorted_checks() if c.status in ("fail", "not-evaluated")]
+    shown = "; ".join(f"{c.id}: {c.reason}" for c in failing if c.status == "fail")[:300]
+    outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
+    return subject.name, outcome, shown
+
+
+def render(report: Report) -> str:
+    """Render for a person; the summary line goes to stderr separately (see the CLI)."""
+    parts: list[str] = []
+    if report.findings:
+        parts.append(
+            tabulate(
+                [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
+                headers=["status", "finding", "reason", "at"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
+        )
+    if report.layout == "detail":
+        parts.extend(_detail(s) for s in report.subjects)
+    elif report.subjects:
+        parts.append(
+            tabulate(
+                [_row(s) for s in report.subjects],
+                headers=["subject", "outcome", "failing checks"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
+        )
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,95 @@
+"""The one report shape every command produces: subjects, each with an outcome and checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Check", "Report", "Status", "Subject", "fail", "info", "not_evaluated", "passed"]
+
+Status = Literal["pass", "fail", "not-evaluated", "info"]
+_STATUS_ORDER = {"fail": 0, "not-evaluated": 1, "pass": 2, "info": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check or finding: a stable id, a status, an actionable reason and a location."""
+
+    id: str
+    status: Status
+    reason: str
+    location: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
+        if self.location:
+            out["location"] = self.location
+        if self.data:
+            out["data"] = self.data
+        return out
+
+
+def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    return Check(check_id, "pass", reason, location, data)
+
+
+def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    return Check(check_id, "fail", reason, location, data)
+
+
+def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    return Check(check_id, "not-evaluated", reason, location, data)
+
+
+def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    return Check(check_id, "info", reason, location, data)
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """One thing a command judged (a frame, a receipt, a log line) and what it found."""
+
+    name: str
+    outcome: str
+    checks: tuple[Check, ...] = ()
+    facts: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    def sorted_checks(self) -> list[Check]:
+        """Checks in a deterministic order: failures first, then by id and location."""
+        return sorted(self.checks, key=lambda c: (_STATUS_ORDER[c.status], c.id, c.location))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "outcome": self.outcome,
+            "checks": [c.to_dict() for c in self.sorted_checks()],
+            "facts": self.facts,
+        }
+        if self.label:
+            out["label"] = self.label
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A whole run: the command, its subjects in input order, a summary and its exit code."""
+
+    command: str
+    subjects: tuple[Subject, ...]
+    summary: dict[str, Any]
+    exit_code: int
+    findings: tuple[Check, ...] = ()
+    layout: Literal["rows", "detail"] = "rows"
+    schema: str = "sealverify.report/v1"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.schema,
+            "command": self.command,
+            "exit_code": self.exit_code,
+            "summary": self.summary,
+            "findings": [c.to_dict() for c in self.findings],
+            "subjects": [s.to_dict() for s in self.subjects],
+        }

@@ -1,0 +1,279 @@
+"""Strict RFC 8259 JSON parsing from received bytes: lexemes kept, ambiguity refused."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "JsonError",
+    "JsonNumber",
+    "JsonValue",
+    "Limits",
+    "MemberSpan",
+    "member_spans",
+    "parse_bytes",
+    "parse_text",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class JsonNumber:
+    """A JSON number kept as its exact received lexeme (never converted silently).
+
+    Conversion to a machine number is the job of each byte rule (serde, Lean), which decide
+    how a given spelling is rendered and refuse what they cannot render faithfully.
+    """
+
+    lexeme: str
+
+    @property
+    def is_integer_lexeme(self) -> bool:
+        """True when the lexeme has neither a fraction nor an exponent (``-12``, ``0``)."""
+        return not any(c in self.lexeme for c in ".eE")
+
+    def __str__(self) -> str:
+        return self.lexeme
+
+
+JsonValue = Union[None, bool, str, JsonNumber, list["JsonValue"], dict[str, "JsonValue"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource bounds applied before any canonical work; each is configurable.
+
+    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows seed 003
+    (65,536 bytes of raw ``_meta``). See docs/limits.md.
+    """
+
+    max_document_bytes: int = 64 * 1024 * 1024
+    max_depth: int = 64
+    max_members: int = 1_000_000
+    max_string_bytes: int = 1_048_576
+    max_meta_bytes: int = 65_536
+    max_meta_depth: int = 32
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class JsonError(ValueError):
+    """A received document is not acceptable strict JSON; ``code`` is a stable finding id."""
+
+    def __init__(self, code: str, reason: str, offset: int | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.offset = offset
+
+    def __str__(self) -> str:
+        where = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"{self.reason}{where}"
+
+
+_BOM = b"\xef\xbb\xbf"
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Duplicate(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _pairs(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return out
+
+
+def _constant(name: str) -> JsonValue:
+    raise ValueError(f"non-JSON constant {name}")
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs,
+    parse_float=JsonNumber,
+    parse_int=JsonNumber,
+    parse_constant=_constant,
+    strict=True,
+)
+
+
+def _byte_offset(text: str, char_index: int) -> int:
+    return len(text[:char_index].encode("utf-8", "surrogatepass"))
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise JsonError(
+                    "json.too-deep",
+                    f"nesting deeper than the limit of {max_depth} levels",
+                    _byte_offset(text, match.start()),
+                )
+        elif token in "]}":
+            depth -= 1
+
+
+def _walk_limits(value: JsonValue, limits: Limits) -> None:
+    members = 0
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) * 4 > limits.max_string_bytes and (
+                len(item.encode("utf-8", "surrogatepass")) > limits.max_string_bytes
+            ):
+                raise JsonError(
+                    "json.string-too-long",
+                    f"a string is longer than the limit of {limits.max_string_bytes} bytes",
+                )
+        elif isinstance(item, list):
+            members += len(item)
+            stack.extend(item)
+        elif isinstance(item, dict):
+            members += len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        if members > limits.max_members:
+            raise JsonError(
+                "json.too-many-members",
+                f"more than {limits.max_members} object members and array elements",
+            )
+
+
+def _check_surrogates(value: JsonValue) -> None:
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise JsonError(
+                    "json.lone-surrogate",
+                    f"string {_preview(item)} holds an unpaired UTF-16 surrogate escape",
+                )
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+
+
+def _preview(text: str, width: int = 40) -> str:
+    shown = text if len(text) <= width else text[:width] + "…"
+    return json.dumps(shown, ensure_ascii=True)
+
+
+def decode_utf8(data: bytes) -> str:
+    """Decode received bytes as strict UTF-8, refusing a BOM and invalid sequences."""
+    if data.startswith(_BOM):
+        raise JsonError("json.bom", "document starts with a UTF-8 byte order mark (EF BB BF)", 0)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonError(
+            "json.invalid-utf8",
+            f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
+            exc.start,
+        ) from None
+
+
+def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
+    """Parse one JSON document from its exact received bytes.
+
+    Refuses: a BOM, invalid UTF-8, syntax outside RFC 8259 (NaN, Infinity, trailing commas...),
+    trailing content, duplicate member names at any depth (after unescaping), unpaired
+    surrogate escapes, and documents beyond ``limits``. Numbers keep their lexeme.
+    Raises :class:`JsonError`; never returns a partially parsed value.
+    """
+    if len(data) > limits.max_document_bytes:
+        raise JsonError(
+            "json.too-large",
+            f"document is {len(data)} bytes, over the limit of {limits.max_document_bytes}",
+        )
+    return parse_text(decode_utf8(data), limits)
+
+
+def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
+    """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
+    if text.startswith("\ufeff"):
+        raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
+    if not text.strip(" \t\r\n"):
+        raise JsonError("json.empty", "document is empty", 0)
+    opens = text.count("[") + text.count("{")
+    if opens > limits.max_depth:
+        _check_depth(text, limits.max_depth)
+    try:
+        value: JsonValue = _DECODER.decode(text)
+    except _Duplicate as dup:
+        raise JsonError(
+            "json.duplicate-member",
+            f"duplicate member name {_preview(dup.name)} in one object",
+        ) from None
+    except json.JSONDecodeError as exc:
+        code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
+        raise JsonError(code, f"not RFC 8259 JSON: {exc.msg}", _byte_offset(text, exc.pos)) from None
+    except ValueError as exc:
+        raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
+    except RecursionError:
+        raise JsonError("json.too-deep", "nesting too deep to parse") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(value)
+    if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
+        _walk_limits(value, limits)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSpan:
+    """Where one member of an object sits in the text: name and value character spans."""
+
+    name: str
+    name_start: int
+    value_start: int
+    value_end: int
+
+
+_WS = re.compile(r"[ \t\r\n]*")
+_PLAIN = json.JSONDecoder(strict=True)
+
+
+def member_spans(text: str, start: int) -> list[MemberSpan]:
+    """List the members of the object whose ``{`` is at ``start`` with their raw value spans.
+
+    The text must already have passed :func:`parse_text`; this only locates members so that
+    raw byte sizes (for example of ``_meta``) can be measured as received.
+    """
+    if text[start] != "{":
+        raise ValueError("not an object")
+    spans: list[MemberSpan] = []
+    pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+    if text[pos] == "}":
+        return spans
+    while True:
+        name_start = pos
+        name, pos = _PLAIN.raw_decode(text, pos)
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # skip ':'
+        value_start = pos
+        _, value_end = _PLAIN.raw_decode(text, pos)
+        spans.append(MemberSpan(name, name_start, value_start, value_end))
+        pos = _WS.match(text, value_end).end()  # type: ignore[union-attr]
+        if text[pos] == "}":
+            return spans
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]

@@ -1,0 +1,1 @@
+"""Test and fixture minting helpers: the project's own deterministic evidence generators."""
