@@ -12,7 +12,7 @@ from sealverify.frame_report import frame_report
 from sealverify.framing import frame_of, split_stdio
 from sealverify.strictjson import DEFAULT_LIMITS, Limits
 
-__all__ = ["frame"]
+__all__ = ["COMMANDS", "frame"]
 
 
 @click.command()
@@ -107,3 +107,6 @@ def frame(
          f"sealverify frame: {len(results)} frame(s), {refused} refused, "
          f"{len(results) - refused} admissible")
     return report.exit_code
+
+
+COMMANDS = [frame]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 
 import click
 
 from sealverify import __version__
-from sealverify.cli.frame_cmd import frame
+from sealverify import cli as cli_package
 
 __all__ = ["cli", "main"]
 
@@ -22,7 +24,16 @@ def cli() -> None:
     """
 
 
-cli.add_command(frame)
+def _register() -> None:
+    """Add every command listed in ``COMMANDS`` of each ``sealverify/cli/*_cmd.py`` module."""
+    for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
+        if info.name.endswith("_cmd"):
+            module = importlib.import_module(f"sealverify.cli.{info.name}")
+            for command in module.COMMANDS:
+                cli.add_command(command)
+
+
+_register()
 
 
 def main() -> None:
