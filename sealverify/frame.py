@@ -102,12 +102,16 @@ def _envelope_refusals(message: JsonValue) -> tuple[str, list[Refusal]]:
     """JSON-RPC 2.0 envelope checks; returns the message kind and any refusals."""
     if not isinstance(message, dict):
         return "invalid", [
-            Refusal("jsonrpc.not-object", ERR_INVALID_REQUEST, "a JSON-RPC message must be an object")
+            Refusal(
+                "jsonrpc.not-object", ERR_INVALID_REQUEST, "a JSON-RPC message must be an object"
+            )
         ]
     refusals: list[Refusal] = []
     if message.get("jsonrpc") != "2.0":
         refusals.append(
-            Refusal("jsonrpc.version", ERR_INVALID_REQUEST, 'member "jsonrpc" must be "2.0"', "/jsonrpc")
+            Refusal(
+                "jsonrpc.version", ERR_INVALID_REQUEST, 'member "jsonrpc" must be "2.0"', "/jsonrpc"
+            )
         )
     if "method" not in message:
         kind = "response" if ("result" in message or "error" in message) else "invalid"
@@ -118,7 +122,9 @@ def _envelope_refusals(message: JsonValue) -> tuple[str, list[Refusal]]:
         return kind, refusals
     if not isinstance(message["method"], str):
         refusals.append(
-            Refusal("jsonrpc.method", ERR_INVALID_REQUEST, 'member "method" must be a string', "/method")
+            Refusal(
+                "jsonrpc.method", ERR_INVALID_REQUEST, 'member "method" must be a string', "/method"
+            )
         )
     if "id" not in message:
         kind = "notification"
@@ -144,18 +150,26 @@ def _envelope_refusals(message: JsonValue) -> tuple[str, list[Refusal]]:
 
 def _tools_call_refusals(params: JsonValue) -> list[Refusal]:
     if not isinstance(params, dict):
-        return [Refusal("tools-call.params", ERR_INVALID_PARAMS, "tools/call needs params", "/params")]
+        return [
+            Refusal("tools-call.params", ERR_INVALID_PARAMS, "tools/call needs params", "/params")
+        ]
     refusals: list[Refusal] = []
     if not isinstance(params.get("name"), str):
         refusals.append(
-            Refusal("tools-call.name", ERR_INVALID_PARAMS, "params.name must be a string", "/params/name")
+            Refusal(
+                "tools-call.name",
+                ERR_INVALID_PARAMS,
+                "params.name must be a string",
+                "/params/name",
+            )
         )
-    for member, kind, check in (
-        ("arguments", "an object", lambda v: isinstance(v, dict)),
-        ("requestState", "a string", lambda v: isinstance(v, str)),
-        ("inputResponses", "an object", lambda v: isinstance(v, dict)),
-    ):
-        if member in params and not check(params[member]):
+    shapes: tuple[tuple[str, str, type], ...] = (
+        ("arguments", "an object", dict),
+        ("requestState", "a string", str),
+        ("inputResponses", "an object", dict),
+    )
+    for member, kind, expected in shapes:
+        if member in params and not isinstance(params[member], expected):
             refusals.append(
                 Refusal(
                     f"tools-call.{member}",
@@ -174,13 +188,19 @@ def _wire_refusals(text: str, message: JsonValue) -> list[Refusal]:
         for lexeme, why in wireguard.number_refusals(message)
     ]
     refusals.extend(
-        Refusal("wire.escaped-key", ERR_INVALID_PARAMS,
-                f"member name {name} is written with a backslash escape; seal refuses it")
+        Refusal(
+            "wire.escaped-key",
+            ERR_INVALID_PARAMS,
+            f"member name {name} is written with a backslash escape; seal refuses it",
+        )
         for name in wireguard.escaped_keys(text)
     )
     refusals.extend(
-        Refusal("wire.equivalent-keys", ERR_INVALID_PARAMS,
-                f"member names {a!r} and {b!r} are canonically equivalent (NFC)")
+        Refusal(
+            "wire.equivalent-keys",
+            ERR_INVALID_PARAMS,
+            f"member names {a!r} and {b!r} are canonically equivalent (NFC)",
+        )
         for a, b in wireguard.unicode_equivalent_keys(message)
     )
     return refusals
@@ -210,7 +230,9 @@ def _frame_refusals(frame: FrameBytes) -> list[Refusal]:
     return refusals
 
 
-def analyze_frame(frame: FrameBytes, options: FrameOptions = FrameOptions(), *, era: str | None = None) -> FrameAnalysis:
+def analyze_frame(
+    frame: FrameBytes, options: FrameOptions = FrameOptions(), *, era: str | None = None
+) -> FrameAnalysis:
     """Analyze one frame: strict parse, envelope, era, `_meta`, then identities (tools/call).
 
     Identities are computed only for an admissible ``tools/call``: nothing refused reaches
@@ -284,7 +306,9 @@ def analyze_frame(frame: FrameBytes, options: FrameOptions = FrameOptions(), *, 
     )
 
 
-def analyze_stream(frames: list[FrameBytes], options: FrameOptions = FrameOptions()) -> list[FrameAnalysis]:
+def analyze_stream(
+    frames: list[FrameBytes], options: FrameOptions = FrameOptions()
+) -> list[FrameAnalysis]:
     """Analyze every frame of one stdio stream; with era ``auto`` the first request decides.
 
     This mirrors the reference SDK's dual-era loop: the first request fixes the era of the

@@ -67,13 +67,19 @@ def _checks(result: FrameAnalysis) -> list[Check]:
     if ids is not None:
         for lexeme, text in ids.rewritten_numbers:
             checks.append(
-                info("number.producer-spelling",
-                     f"seal-host's serde_json writes {lexeme} as {text} in canonical_request "
-                     "and args_hash")
+                info(
+                    "number.producer-spelling",
+                    f"seal-host's serde_json writes {lexeme} as {text} in canonical_request "
+                    "and args_hash",
+                )
             )
         if ids.canonical_request_error:
-            checks.append(info("identity.canonical-request-unavailable",
-                               f"seal-host records request_parse_error: {ids.canonical_request_error}"))
+            checks.append(
+                info(
+                    "identity.canonical-request-unavailable",
+                    f"seal-host records request_parse_error: {ids.canonical_request_error}",
+                )
+            )
     checks.extend(info("frame.note", note) for note in result.notes)
     return checks
 
@@ -96,7 +102,11 @@ def frame_report(source: str, results: list[FrameAnalysis]) -> Report:
     return Report(
         command="frame",
         subjects=tuple(subjects),
-        summary={"frames": len(subjects), "refused": refused, "admissible": len(subjects) - refused},
+        summary={
+            "frames": len(subjects),
+            "refused": refused,
+            "admissible": len(subjects) - refused,
+        },
         exit_code=1 if refused else 0,
         layout="detail",
     )

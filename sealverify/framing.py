@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FrameBytes", "Terminator", "raw_line", "sha256_hex", "split_stdio", "frame_of"]
+__all__ = ["FrameBytes", "Terminator", "frame_of", "raw_line", "sha256_hex", "split_stdio"]
 
 Terminator = Literal["LF", "CRLF", "none", "http-body"]
 
@@ -24,7 +24,7 @@ def sha256_hex(data: bytes) -> str:
 
 
 def raw_line(frame: bytes) -> bytes:
-    """seal's raw line: the frame with one trailing ``\\n`` and then one ``\\r`` removed."""
+    """Seal's raw line: the frame with one trailing ``\\n`` and then one ``\\r`` removed."""
     if frame.endswith(b"\n"):
         frame = frame[:-1]
     if frame.endswith(b"\r"):
@@ -66,7 +66,9 @@ def _terminator(frame: bytes) -> Terminator:
     return "none"
 
 
-def frame_of(data: bytes, transport: Literal["stdio", "http"] = "stdio", offset: int = 0) -> FrameBytes:
+def frame_of(
+    data: bytes, transport: Literal["stdio", "http"] = "stdio", offset: int = 0
+) -> FrameBytes:
     """Wrap one frame's exact bytes (for stdio, the line including its delimiter)."""
     terminator: Terminator = "http-body" if transport == "http" else _terminator(data)
     return FrameBytes(data, offset, terminator, transport)

@@ -16,9 +16,9 @@ from sealverify.netstring import hash_parts
 from sealverify.strictjson import JsonNumber, JsonValue
 
 __all__ = [
-    "GUARD_TARGET_TAG",
     "EFFECT_V3_TAG",
     "EFFECT_V4_TAG",
+    "GUARD_TARGET_TAG",
     "Identities",
     "args_hash",
     "canonical_request",
@@ -89,7 +89,7 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:
     """The pre-``_meta`` projection (seal-host before f967783): ``{name, arguments}`` only."""
-    subset = {k: params[k] for k in ("name", "arguments") if k in params}
+    subset: dict[str, JsonValue] = {k: params[k] for k in ("name", "arguments") if k in params}
     return canonical_request(subset)
 
 
@@ -121,7 +121,9 @@ def _kernel_arguments(params: dict[str, JsonValue]) -> str:
     return leanjson.compress(params.get("arguments"))
 
 
-def guard_target(params: dict[str, JsonValue], server: str = "", *, bind_context: bool = True) -> str:
+def guard_target(
+    params: dict[str, JsonValue], server: str = "", *, bind_context: bool = True
+) -> str:
     """The full-arguments guard target ``seal.guard-target/v2-proposed-meta-all``.
 
     ``sha256(encodeParts([tag, server?, tool, compress(arguments)] + context pairs))``; the

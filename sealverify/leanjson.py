@@ -47,7 +47,9 @@ def lean_number(lexeme: str) -> LeanNumber:
     exponent = len(fraction or "")
     if exp_digits is not None:
         if len(exp_digits.lstrip("0")) > 6:
-            raise ValueError(f"{lexeme[:40]}: exponent over 6 digits (seal's wire guard refuses it)")
+            raise ValueError(
+                f"{lexeme[:40]}: exponent over 6 digits (seal's wire guard refuses it)"
+            )
         shift = int(exp_digits)
         if exp_sign == "-":
             exponent += shift

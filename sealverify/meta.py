@@ -13,9 +13,9 @@ __all__ = [
     "ERR_INVALID_PARAMS",
     "ERR_INVALID_REQUEST",
     "ERR_UNSUPPORTED_VERSION",
-    "MODERN",
     "LEGACY",
     "LOG_LEVELS",
+    "MODERN",
     "MetaResult",
     "Refusal",
     "meta_state",
@@ -143,7 +143,10 @@ def _capabilities_error(value: JsonValue) -> str | None:
                 if member == "extensions" and (
                     "/" not in name or mk.key_grammar_error(name) is not None
                 ):
-                    return f"extension identifier {name!r} must follow the _meta key grammar with a prefix"
+                    return (
+                        f"extension identifier {name!r} must follow the _meta key grammar "
+                        "with a prefix"
+                    )
     return None
 
 
@@ -203,9 +206,10 @@ def _check_reserved(
             }[key]
             found = check(value)
             reason = f"{key} is not W3C-valid: {found}" if found else None
-    elif key == "io.modelcontextprotocol/related-task":
-        if not isinstance(value, dict) or not isinstance(value.get("taskId"), str):
-            reason = "related-task must be an object with a string 'taskId'"
+    elif key == "io.modelcontextprotocol/related-task" and (
+        not isinstance(value, dict) or not isinstance(value.get("taskId"), str)
+    ):
+        reason = "related-task must be an object with a string 'taskId'"
     if reason is None:
         return None
     return Refusal(code, wire, reason, _ptr(key))

@@ -10,15 +10,15 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "CLIENT_CAPABILITIES",
+    "CLIENT_INFO",
     "KEY_TABLE",
+    "LOG_LEVEL",
     "OPTION_C_COMMITTED",
     "OPTION_C_EXCLUDED",
     "PROTOCOL_VERSION",
-    "CLIENT_CAPABILITIES",
-    "CLIENT_INFO",
-    "LOG_LEVEL",
-    "SUBSCRIPTION_ID",
     "SERVER_INFO",
+    "SUBSCRIPTION_ID",
     "VOLATILE_RETRY_KEYS",
     "KeyInfo",
     "is_reserved_prefix",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeAlias
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -39,7 +39,7 @@ class JsonNumber:
         return self.lexeme
 
 
-JsonValue = Union[None, bool, str, JsonNumber, list["JsonValue"], dict[str, "JsonValue"]]
+JsonValue: TypeAlias = bool | str | JsonNumber | list["JsonValue"] | dict[str, "JsonValue"] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +227,9 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         ) from None
     except json.JSONDecodeError as exc:
         code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
-        raise JsonError(code, f"not RFC 8259 JSON: {exc.msg}", _byte_offset(text, exc.pos)) from None
+        raise JsonError(
+            code, f"not RFC 8259 JSON: {exc.msg}", _byte_offset(text, exc.pos)
+        ) from None
     except ValueError as exc:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
     except RecursionError:

@@ -17,7 +17,9 @@ __all__ = ["emit", "format_option", "output_option", "read_input"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def format_option(default: str = "table", choices: tuple[str, ...] | None = None) -> Callable[[F], F]:
+def format_option(
+    default: str = "table", choices: tuple[str, ...] | None = None
+) -> Callable[[F], F]:
     names = choices or tuple(FORMATS)
     return click.option(
         "--format",

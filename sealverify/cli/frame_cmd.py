@@ -29,7 +29,7 @@ __all__ = ["COMMANDS", "frame"]
     type=click.Choice(ERA_CHOICES),
     default="2026-07-28",
     show_default=True,
-    help="Protocol era to enforce; 'auto' lets the first request decide, as the reference SDK does.",
+    help="Protocol era to enforce; 'auto': the first request decides, as the reference SDK does.",
 )
 @click.option(
     "--index",
@@ -38,7 +38,9 @@ __all__ = ["COMMANDS", "frame"]
     multiple=True,
     help="Report only the frame(s) with this 0-based index in the stream (repeatable).",
 )
-@click.option("--server", default="", help="seal's kernel_config.server (guard-target server part).")
+@click.option(
+    "--server", default="", help="seal's kernel_config.server (guard-target server part)."
+)
 @click.option(
     "--supported-version",
     "supported",
@@ -47,17 +49,41 @@ __all__ = ["COMMANDS", "frame"]
     show_default=True,
     help="A protocolVersion the mediated server supports (repeatable).",
 )
-@click.option("--max-meta-bytes", type=click.IntRange(min=0), default=DEFAULT_LIMITS.max_meta_bytes,
-              show_default=True, help="Largest raw _meta accepted, in bytes as received.")
-@click.option("--max-meta-depth", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_meta_depth,
-              show_default=True, help="Deepest _meta nesting accepted (the _meta object is level 1).")
-@click.option("--max-depth", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_depth,
-              show_default=True, help="Deepest nesting accepted in the whole frame.")
-@click.option("--max-string-bytes", type=click.IntRange(min=1),
-              default=DEFAULT_LIMITS.max_string_bytes, show_default=True,
-              help="Longest string or member name accepted, in UTF-8 bytes.")
-@click.option("--max-members", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_members,
-              show_default=True, help="Most object members plus array elements accepted.")
+@click.option(
+    "--max-meta-bytes",
+    type=click.IntRange(min=0),
+    default=DEFAULT_LIMITS.max_meta_bytes,
+    show_default=True,
+    help="Largest raw _meta accepted, in bytes as received.",
+)
+@click.option(
+    "--max-meta-depth",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.max_meta_depth,
+    show_default=True,
+    help="Deepest _meta nesting accepted (the _meta object is level 1).",
+)
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.max_depth,
+    show_default=True,
+    help="Deepest nesting accepted in the whole frame.",
+)
+@click.option(
+    "--max-string-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.max_string_bytes,
+    show_default=True,
+    help="Longest string or member name accepted, in UTF-8 bytes.",
+)
+@click.option(
+    "--max-members",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.max_members,
+    show_default=True,
+    help="Most object members plus array elements accepted.",
+)
 @format_option(choices=("table", "json"))
 @output_option
 def frame(
@@ -89,8 +115,9 @@ def frame(
         max_meta_bytes=max_meta_bytes,
         max_meta_depth=max_meta_depth,
     )
-    options = FrameOptions(era=era, limits=limits, supported_versions=frozenset(supported),
-                           server=server)
+    options = FrameOptions(
+        era=era, limits=limits, supported_versions=frozenset(supported), server=server
+    )
     frames = [frame_of(data, "http")] if transport == "http" else split_stdio(data)
     if not frames:
         raise click.UsageError(f"{source}: no bytes to read as a frame")
@@ -103,9 +130,13 @@ def frame(
     name = "-" if source == "-" else Path(source).name
     report = frame_report(name, results)
     refused = report.summary["refused"]
-    emit(report, fmt, output,
-         f"sealverify frame: {len(results)} frame(s), {refused} refused, "
-         f"{len(results) - refused} admissible")
+    emit(
+        report,
+        fmt,
+        output,
+        f"sealverify frame: {len(results)} frame(s), {refused} refused, "
+        f"{len(results) - refused} admissible",
+    )
     return report.exit_code
 
 

@@ -14,7 +14,17 @@ from sealverify import cli as cli_package
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ExitCodeGroup(click.Group):
+    """A group whose subcommands' integer return values become the process exit code."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        result = super().invoke(ctx)
+        if isinstance(result, int) and not isinstance(result, bool):
+            ctx.exit(result)
+        return result
+
+
+@click.group(cls=_ExitCodeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sealverify")
 def cli() -> None:
     """Verify seal MCP mediator evidence offline: frames, receipts, chains, approvals.
@@ -39,14 +49,18 @@ _register()
 def main() -> None:
     """Run the CLI; any uncaught error exits 2 (could not run), never 1 (findings)."""
     try:
-        code = cli.main(standalone_mode=False)
+        code = cli.main(standalone_mode=False)  # Exit(n) from a subcommand returns n here
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - the contract: a crash is exit 2, not a finding
+    except Exception as exc:
         click.echo(f"sealverify: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

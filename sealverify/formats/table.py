@@ -24,15 +24,21 @@ def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
 def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
     _flat("", subject.facts, facts)
-    lines = [f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")]
+    lines = [
+        f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
+    ]
     if facts:
         lines.append(tabulate(facts, tablefmt="plain", disable_numparse=True))
     rows = [(c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks()]
     if rows:
         lines.append("")
         lines.append(
-            tabulate(rows, headers=["status", "check", "reason", "at"], tablefmt="simple",
-                     disable_numparse=True)
+            tabulate(
+                rows,
+                headers=["status", "check", "reason", "at"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
         )
     return "\n".join(lines)
 
