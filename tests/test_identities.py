@@ -262,3 +262,24 @@ def test_every_reserved_key_change_changes_the_invocation_identity(
     assert a.effect_v4 != b.effect_v4
     assert a.canonical_request != b.canonical_request
     assert a.guard_target_host == b.guard_target_host  # seal-host@099be66 binds no context
+
+
+def test_pathological_numbers_table_of_docs_numbers_md() -> None:
+    def call(number: str, era: str = "legacy"):
+        line = (
+            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":'
+            '{"n":' + number + "}}}\n"
+        )
+        return analyze_frame(frame_of(line.encode()), FrameOptions(era=era))
+
+    for refused in ("1e9999999999", str(2**64 + 1)):
+        result = call(refused)
+        assert [r.code for r in result.refusals] == ["wire.number"]
+        assert result.identities is None
+    one, one_point_zero, minus_zero = call("1"), call("1.0"), call("-0.0")
+    assert one.identities and one_point_zero.identities and minus_zero.identities
+    assert one.identities.args_hash != one_point_zero.identities.args_hash
+    assert one.identities.guard_target == one_point_zero.identities.guard_target
+    assert one.identities.effect_v3 == one_point_zero.identities.effect_v3
+    assert '"n":-0.0' in (minus_zero.identities.canonical_request or "")
+    assert leanjson.compress({"n": JsonNumber(str(2**64 + 1))}) == '{"n":%d}' % (2**64 + 1)
