@@ -318,6 +318,22 @@ def analyze_stream(
     session_era: str | None = None if options.era == "auto" else options.era
     for frame in frames:
         if not frame.line.strip(b" \t\r\n") and frame.terminator != "none":
+            note = "blank line between frames: not a message, nothing is bound"
+            results.append(
+                FrameAnalysis(
+                    frame,
+                    "blank",
+                    None,
+                    None,
+                    session_era or "auto",
+                    False,
+                    (),
+                    None,
+                    None,
+                    None,
+                    (note,),
+                )
+            )
             continue
         result = analyze_frame(frame, options, era=session_era or "auto")
         if session_era is None and result.kind == "request":

@@ -61,7 +61,7 @@ def _checks(result: FrameAnalysis) -> list[Check]:
     checks: list[Check] = [
         fail(r.code, r.reason, r.pointer, wire_error=r.wire_error) for r in result.refusals
     ]
-    if result.admissible:
+    if result.admissible and result.kind != "blank":
         checks.append(passed("frame.admissible", "strict JSON, envelope and _meta checks passed"))
     ids = result.identities
     if ids is not None:
