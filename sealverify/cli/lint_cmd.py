@@ -1,0 +1,106 @@
+"""``sealverify lint``: the `_meta` wording rules over receipts and documents (docs/wording.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sealverify import wording
+from sealverify.cli.common import emit, format_option, output_option
+from sealverify.report import Check, Report, Subject
+from sealverify.strictjson import JsonError, parse_bytes
+
+__all__ = ["COMMANDS", "lint"]
+
+_SUFFIXES = (".md", ".markdown", ".txt", ".json")
+
+
+def _expand(paths: tuple[str, ...]) -> list[Path]:
+    """Each named file, and every lintable file under each named directory (sorted)."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found.extend(
+                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+            )
+        elif path.exists():
+            found.append(path)
+        else:
+            raise click.UsageError(f"cannot read {name}: no such file or directory")
+    return found
+
+
+def _lint_file(path: Path, rules: wording.RuleSet) -> tuple[str, list[Check]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if path.suffix == ".json":
+        try:
+            document = parse_bytes(data)
+        except JsonError as exc:
+            raise click.UsageError(f"cannot lint {path}: not strict JSON ({exc})") from None
+        if not isinstance(document, dict):
+            raise click.UsageError(f"cannot lint {path}: a receipt must be a JSON object")
+        return "receipt", wording.lint_receipt(document, None, rules)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"cannot lint {path}: not UTF-8 ({exc.reason})") from None
+    return "text", wording.lint_text(text, rules, markdown=path.suffix in (".md", ".markdown"))
+
+
+@click.command()
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option(
+    "--rules",
+    "rules_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="TOML rule file: enable, disable, [[phrase]] (docs/wording.md).",
+)
+@format_option(choices=("table", "json", "sarif"))
+@output_option
+def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path | None) -> int:
+    """Check receipts (*.json) and documents for wording that misstates `_meta`.
+
+    A directory is searched for *.md, *.markdown, *.txt and *.json files. Exit 0 when clean,
+    1 when any rule is violated, 2 when a path or the rule file cannot be read.
+    """
+    rules = wording.DEFAULT_RULES
+    if rules_path is not None:
+        try:
+            rules = wording.parse_rules(rules_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"cannot read --rules {rules_path}: {exc}") from None
+        except ValueError as exc:
+            raise click.UsageError(f"--rules {rules_path}: {exc}") from None
+    files = _expand(paths)
+    linted = [(path, *_lint_file(path, rules)) for path in files]
+    subjects = []
+    for path, kind, checks in linted:
+        bad = [c for c in checks if c.status == "fail"]
+        subjects.append(
+            Subject(
+                name=str(path),
+                outcome="VIOLATIONS" if bad else "CLEAN",
+                checks=tuple(bad),
+                facts={"kind": kind, "violations": len(bad)},
+            )
+        )
+    violations = sum(int(s.facts["violations"]) for s in subjects)
+    report = Report(
+        command="lint",
+        subjects=tuple(subjects),
+        summary={"files": len(subjects), "violations": violations},
+        exit_code=1 if violations else 0,
+    )
+    emit(
+        report, fmt, output, f"sealverify lint: {len(subjects)} file(s), {violations} violation(s)"
+    )
+    return report.exit_code
+
+
+COMMANDS = [lint]

@@ -1,0 +1,215 @@
+"""``sealverify partition emit|verify``: `_meta` partition records and signed attestations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sealverify import partition as pt
+from sealverify import signatures
+from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.frame import ERA_CHOICES, FrameOptions
+from sealverify.framing import FrameBytes, frame_of, split_stdio
+from sealverify.report import Check, Report, Subject, fail, info
+from sealverify.strictjson import JsonError, parse_bytes
+
+__all__ = ["COMMANDS", "partition"]
+
+
+def _select_frame(data: bytes, transport: str, index: int, source: str) -> FrameBytes:
+    if transport == "http":
+        if index:
+            raise click.UsageError("--index applies to stdio streams only")
+        return frame_of(data, "http")
+    frames = split_stdio(data)
+    if index >= len(frames):
+        raise click.UsageError(f"--index {index}: {source} holds {len(frames)} frame(s)")
+    return frames[index]
+
+
+def _frame_options(func: Any) -> Any:
+    func = click.option(
+        "--transport",
+        type=click.Choice(["stdio", "http"]),
+        default="stdio",
+        show_default=True,
+        help="stdio: FRAME is a captured stream of LF-terminated frames; http: one body.",
+    )(func)
+    func = click.option(
+        "--index",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="0-based index of the frame in a stdio stream.",
+    )(func)
+    func = click.option(
+        "--supported-version",
+        "supported",
+        multiple=True,
+        default=("2026-07-28",),
+        show_default=True,
+        help="A protocolVersion the mediated server supports (repeatable).",
+    )(func)
+    return func
+
+
+@click.group()
+def partition() -> None:
+    """Make and check `_meta` partition records (docs/partition-attestation.md).
+
+    `emit FRAME` writes the record, or with --sign-key a signed attestation; `verify
+    ATTESTATION --frame FRAME --pubkey HEX` recomputes it from the frame and checks every field.
+    """
+
+
+@partition.command("emit")
+@click.argument("source", metavar="FRAME|-")
+@click.option(
+    "--policy",
+    type=click.Choice(pt.POLICIES),
+    default=pt.COMMIT_ALL,
+    show_default=True,
+    help="commit-all is Option A (ruled); the c-* policies read older evidence.",
+)
+@click.option(
+    "--sign-key",
+    "sign_key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File holding 64 lowercase hex digits: a 32-byte Ed25519 seed.",
+)
+@click.option(
+    "--era",
+    type=click.Choice(ERA_CHOICES),
+    default="2026-07-28",
+    show_default=True,
+    help="Protocol era to enforce; 'auto' infers it from the frame.",
+)
+@_frame_options
+@format_option(choices=("table", "json"))
+@output_option
+def emit_cmd(
+    source: str,
+    policy: str,
+    sign_key: Path | None,
+    era: str,
+    transport: str,
+    index: int,
+    supported: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Write the partition record (or signed attestation) of one frame as RFC 8785 JSON.
+
+    Exit 0 with the record on stdout; exit 1 with a refusal report (--format) when the frame
+    must be refused before any record exists; exit 2 when FRAME or the key cannot be read.
+    """
+    seed: bytes | None = None
+    if sign_key is not None:
+        try:
+            seed = pt.seed_from_key_text(sign_key.read_text(encoding="ascii"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"cannot read --sign-key {sign_key}: {exc}") from None
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    data = read_input(source)
+    frame = _select_frame(data, transport, index, source)
+    options = FrameOptions(era=era, supported_versions=frozenset(supported))
+    result = pt.partition_frame(frame, policy, options)
+    name = f"{'-' if source == '-' else Path(source).name}#{index}"
+    if result.record is None:
+        assert result.refused is not None
+        evidence = result.refused
+        checks = [
+            fail(r.code, r.reason, r.pointer, wire_error=r.wire_error) for r in evidence.refusals
+        ]
+        checks.append(info("partition.meta-state", f"_meta was observed {evidence.meta_state}"))
+        facts = evidence.to_dict()
+        del facts["refusals"]
+        report = Report(
+            "partition emit",
+            (Subject(name, "REFUSE", tuple(checks), facts),),
+            {"refused": 1},
+            1,
+            layout="detail",
+        )
+        emit(report, fmt, output, f"sealverify partition emit: {name} refused, no record")
+        return 1
+    document = result.record if seed is None else pt.sign_record(result.record, seed)
+    text = pt.payload_bytes(document).decode("utf-8") + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        tmp = output.with_name(output.name + ".partial")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(output)
+    kind = "signed attestation" if seed is not None else "record"
+    click.echo(f"sealverify partition emit: {name} {policy} {kind}", err=True)
+    return 0
+
+
+@partition.command("verify")
+@click.argument("attestation_path", metavar="ATTESTATION")
+@click.option("--frame", "frame_path", required=True, help="The exact frame bytes (file or -).")
+@click.option(
+    "--pubkey",
+    "pubkeys",
+    multiple=True,
+    required=True,
+    help="Trusted Ed25519 public key, 64 lowercase hex digits (repeatable).",
+)
+@_frame_options
+@format_option()
+@output_option
+def verify_cmd(
+    attestation_path: str,
+    frame_path: str,
+    pubkeys: tuple[str, ...],
+    transport: str,
+    index: int,
+    supported: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Recompute the record from the frame and check the signature and every field.
+
+    Exit 0 when every check passes, 1 when any fails, 2 when an input cannot be read.
+    """
+    if attestation_path == "-" and frame_path == "-":
+        raise click.UsageError("ATTESTATION and --frame cannot both be standard input")
+    try:
+        keys = [signatures.hex_key(k) for k in pubkeys]
+    except ValueError as exc:
+        raise click.UsageError(f"--pubkey: {exc}") from None
+    raw = read_input(attestation_path)
+    name = "-" if attestation_path == "-" else Path(attestation_path).name
+    checks: list[Check]
+    try:
+        parsed = parse_bytes(raw)
+    except JsonError as exc:
+        parsed = None
+        checks = [fail("partition.attestation.json", f"attestation is not strict JSON: {exc}")]
+    if parsed is not None and not isinstance(parsed, dict):
+        checks = [fail("partition.attestation.json", "attestation must be a JSON object")]
+    elif isinstance(parsed, dict):
+        frame = _select_frame(read_input(frame_path), transport, index, frame_path)
+        options = FrameOptions(supported_versions=frozenset(supported))
+        checks = pt.check_attestation(
+            parsed, frame.data, keys, transport=transport, options=options
+        )
+    failed = sum(1 for c in checks if c.status == "fail")
+    outcome = "FAILED" if failed else "VERIFIED"
+    report = Report(
+        "partition verify",
+        (Subject(name, outcome, tuple(checks)),),
+        {"failed_checks": failed},
+        1 if failed else 0,
+        layout="detail",
+    )
+    emit(report, fmt, output, f"sealverify partition verify: {name} {outcome}")
+    return report.exit_code
+
+
+COMMANDS = [partition]

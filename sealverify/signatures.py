@@ -1,0 +1,106 @@
+"""Ed25519 verification and the strict key, id and base64 spellings seal receipts use."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+__all__ = [
+    "ED25519_L",
+    "b64_std_decode_canonical",
+    "b64url_nopad_decode",
+    "ed25519_verify",
+    "hex_key",
+    "key_id",
+    "s_below_order",
+]
+
+# Order of the Ed25519 base point (RFC 8032 §5.1). seal-host refuses signatures whose scalar
+# S = sig[32:64] (little-endian) is >= L (seal-host rust/src/ed25519.rs); so do we, explicitly,
+# instead of trusting whatever the backing library happens to do.
+ED25519_L = 2**252 + 27742317777372353535851937790883648493
+
+_B64URL_ALPHABET = re.compile(r"[A-Za-z0-9_-]*")
+_B64_STD_CANONICAL = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def s_below_order(signature: bytes) -> bool:
+    """Tell whether a 64-byte signature's scalar S (little-endian ``sig[32:]``) is below L."""
+    return len(signature) == 64 and int.from_bytes(signature[32:], "little") < ED25519_L
+
+
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Return True only for a valid Ed25519 signature by the raw 32-byte key over ``message``.
+
+    False for a key that is not 32 bytes, a signature that is not 64 bytes, a scalar S >= L,
+    a key that is not a curve point, or a signature that does not verify. Never raises on bad
+    input.
+    """
+    if len(public_key) != 32 or len(signature) != 64 or not s_below_order(signature):
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def b64url_nopad_decode(text: str) -> bytes:
+    """Decode strict, canonical base64url without padding; ValueError says what is wrong.
+
+    Only ``[A-Za-z0-9_-]`` is accepted (no ``=``, no whitespace, no ``+/``), a length of 1 mod 4
+    is impossible, and the unused low bits of the last character must be zero, so every byte
+    string has exactly one accepted spelling (as Rust's ``URL_SAFE_NO_PAD`` and seal-check's
+    ``base64Bytes`` require).
+    """
+    if not _B64URL_ALPHABET.fullmatch(text):
+        bad = next(ch for ch in text if not _B64URL_ALPHABET.fullmatch(ch))
+        raise ValueError(f"base64url-nopad: character {bad!r} is not in [A-Za-z0-9_-]")
+    if len(text) % 4 == 1:
+        raise ValueError(f"base64url-nopad: length {len(text)} is 1 mod 4, which no bytes encode")
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        data = base64.b64decode(padded.translate(str.maketrans("-_", "+/")), validate=True)
+    except binascii.Error as exc:  # pragma: no cover - alphabet and length already checked
+        raise ValueError(f"base64url-nopad: {exc}") from exc
+    if base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii") != text:
+        raise ValueError("base64url-nopad: non-zero trailing bits (not the canonical spelling)")
+    return data
+
+
+def b64_std_decode_canonical(text: str) -> bytes:
+    """Decode canonical padded standard base64 (RFC 4648 §4); ValueError says what is wrong.
+
+    Padding is required, and the trailing bits must be zero (the regex seal-assurance-kit
+    applies to ``signed_artifacts``, plus a re-encode check).
+    """
+    if not _B64_STD_CANONICAL.fullmatch(text):
+        raise ValueError(
+            "base64: not canonical padded standard base64 "
+            "(alphabet [A-Za-z0-9+/], length a multiple of 4, '=' only as final padding)"
+        )
+    data = base64.b64decode(text, validate=True)
+    if base64.b64encode(data).decode("ascii") != text:
+        raise ValueError("base64: non-zero trailing bits (not the canonical spelling)")
+    return data
+
+
+def key_id(public_key: bytes) -> str:
+    """Return the receipt ``key_id``: sha256 hex of the raw 32 key bytes (not of the hex)."""
+    return hashlib.sha256(public_key).hexdigest()
+
+
+def hex_key(text: str) -> bytes:
+    """Parse a raw Ed25519 key spelled as exactly 64 lowercase hex digits; else ValueError."""
+    if not _HEX64.fullmatch(text):
+        raise ValueError(
+            f"public key must be exactly 64 lowercase hex digits, got {len(text)} characters"
+            + ("" if re.fullmatch(r"[0-9a-f]*", text) else " including non-lowercase-hex")
+        )
+    return bytes.fromhex(text)
