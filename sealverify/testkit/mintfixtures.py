@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["GENERATORS", "main", "mint_frames"]
+from sealverify.objectb import OBJECT_B_V2
+from sealverify.strictjson import JsonValue
+from sealverify.testkit import mint
+
+__all__ = ["GENERATORS", "demo_receipts", "main", "mint_demo", "mint_frames"]
 
 
 def _frame(meta: str, name: str, arguments: str, request_id: int = 1) -> bytes:
@@ -40,7 +45,175 @@ def mint_frames(root: Path) -> None:
     )
 
 
-GENERATORS: list[Callable[[Path], None]] = [mint_frames]
+_DEMO_META = (
+    '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",'
+    '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    '"io.modelcontextprotocol/clientInfo":{"name":"sealverify-demo","version":"1.0"},'
+    '"io.modelcontextprotocol/clientCapabilities":{}}'
+)
+
+
+def _flip_hex_digit(text: str) -> str:
+    return ("1" if text[0] == "0" else "0") + text[1:]
+
+
+def demo_receipts() -> dict[str, bytes]:
+    """Every demo receipt by file name (under ``fixtures/demo/receipts/``); see its README.
+
+    Pure and deterministic: fixed frames, the demo policy, fixed contexts, the demo keys.
+    """
+    config = mint.DEMO_KERNEL_CONFIG
+    block_frame = mint.tools_call_frame(
+        "shell_exec",
+        '{"command":"rm -rf /srv/app/cache","cwd":"/srv/app"}',
+        request_id=11,
+        meta=_DEMO_META,
+    )
+    allow_frame = mint.tools_call_frame(
+        "shell_exec",
+        '{"command":"systemctl restart app","cwd":"/srv/app"}',
+        request_id=12,
+        meta=_DEMO_META,
+    )
+    search_frame = mint.tools_call_frame("search_notes", '{"query":"invoice 2291"}', request_id=13)
+    unparseable_frame = mint.tools_call_frame(
+        "db.execute", '{"database":"prod","sql":"drop table accounts","x":1e309}', request_id=90
+    )
+    base = mint.HostContext(now=1_786_000_000_000, operation_seed=b"demo-block")
+    out: dict[str, bytes] = {}
+    out["verified-block.receipt.json"] = mint.mint_host_v3(block_frame, config, ctx=base)
+    approved = [mint.guard_target_of(allow_frame, config)]
+    allow_ctx = mint.HostContext(now=1_786_000_060_000, operation_seed=b"demo-allow")
+    out["verified-allow.receipt.json"] = mint.mint_host_v3(
+        allow_frame, config, approvals=approved, ctx=allow_ctx
+    )
+    out["verified-fleet-v2.receipt.json"] = mint.mint_fleet_v2(search_frame, config)
+    other = mint.HostContext(
+        now=1_786_000_120_000,
+        operation_seed=b"demo-unpinned",
+        config_key=mint.OTHER_CONFIG_KEY,
+        receipt_key=mint.OTHER_RECEIPT_KEY,
+    )
+    out["other-signer.receipt.json"] = mint.mint_host_v3(block_frame, config, ctx=other)
+    reduced_ctx = mint.HostContext(now=1_786_000_180_000, operation_seed=b"demo-unparseable")
+    out["reduced-unparseable.receipt.json"] = mint.mint_unparseable_v3(
+        unparseable_frame, config, ctx=reduced_ctx
+    )
+    # A forged binding behind a valid signature: request_sha256 no longer matches the signed
+    # frame nor the kernel's audit hash, and the record was re-signed afterwards.
+    forged = mint.parse_record(out["verified-block.receipt.json"])
+    forged["request_sha256"] = _flip_hex_digit(str(forged["request_sha256"]))
+    out["fail-forged-binding.receipt.json"] = mint.render_pretty(
+        mint.resign_v3(forged, mint.RECEIPT_KEY, OBJECT_B_V2)
+    )
+    # An edited record that was not re-signed: the arguments no longer match args_hash,
+    # canonical_request, the frame, or the signature.
+    edited = mint.parse_record(out["verified-allow.receipt.json"])
+    edited["arguments"] = {"command": "systemctl stop app", "cwd": "/srv/app"}
+    out["fail-edited-arguments.receipt.json"] = mint.render_pretty(edited)
+    out["fail-bypass.receipt.json"] = mint.mint_fleet_bypass(search_frame)
+    lines = [
+        mint.render_compact(mint.parse_record(out[name]))
+        for name in (
+            "verified-block.receipt.json",
+            "verified-allow.receipt.json",
+            "verified-fleet-v2.receipt.json",
+        )
+    ]
+    broken = mint.render_compact(mint.parse_record(out["verified-block.receipt.json"]))[:200]
+    lines.insert(2, broken)
+    lines.append(mint.render_compact(mint.parse_record(out["reduced-unparseable.receipt.json"])))
+    out["receipts.jsonl"] = b"".join(line + b"\n" for line in lines)
+    return out
+
+
+def _trust_file() -> bytes:
+    document: dict[str, JsonValue] = {
+        "sealverify_trust": 1,  # type: ignore[dict-item]
+        "keys": [
+            {
+                "public_key": mint.CONFIG_KEY.public_hex,
+                "roles": ["config"],
+                "label": "sealverify demo config key (public seed; test only)",
+            },
+            {
+                "public_key": mint.RECEIPT_KEY.public_hex,
+                "roles": ["receipt"],
+                "label": "sealverify demo receipt key (public seed; test only)",
+            },
+        ],
+    }
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+_DEMO_README = """\
+# Demo receipts
+
+Minted by `python -m sealverify.testkit.mintfixtures fixtures` (sealverify/testkit/mint.py,
+docs/minting.md) with the project's own test keys, whose secret keys are derived from public
+seeds: anyone can mint under them, so **never pin them outside this demo**. Regenerating must
+leave `git diff` clean (`nox -s fixtures`).
+
+The receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")`, which is not a real
+seal kernel: the decisions come from the minting code's small kernel emulation. That is why the
+commands accept it explicitly with `--kernel-sha256` (decision replay is never run).
+
+Main command:
+
+```sh
+sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json \\
+  --kernel-sha256 {kernel}
+```
+
+`trust.json` pins the demo config key (role `config`) and the demo receipt key (role
+`receipt`). What each file should show:
+
+- `verified-block.receipt.json`: **VERIFIED**. Host v3 BLOCK, Object B v2; config and
+  receipt keys pinned; every binding recomputes.
+- `verified-allow.receipt.json`: **VERIFIED**. Host v3 ALLOW by approval, with a release
+  frame, `post_state_hash` and the `operation_id` splice.
+- `verified-fleet-v2.receipt.json`: **VERIFIED**. Fleet `seal_receipt: "v2"` explicit
+  allow; config key pinned (this family has no Object B).
+- `reduced-unparseable.receipt.json`: **REDUCED**. v3 BLOCK of a request serde cannot parse
+  (`1e309`): keys pinned and signatures valid, but there is no request identity to recompute.
+- `other-signer.receipt.json`: **FAIL** here (a pin mismatch). Both signatures verify under
+  the keys embedded in the receipt, but neither key is the one `trust.json` pins for its
+  role.
+- `fail-forged-binding.receipt.json`: **FAIL**. `request_sha256` altered and the record
+  re-signed: the signature is valid, the binding to the signed frame and to the kernel's
+  audit hash is not.
+- `fail-edited-arguments.receipt.json`: **FAIL**. `arguments` edited after signing: the
+  signature is invalid, and `args_hash` and `canonical_request` no longer match.
+- `fail-bypass.receipt.json`: **FAIL (NOT MEDIATED)**. `bypass: true`: seal was not in the
+  path.
+- `receipts.jsonl`: per line. Lines 1, 2 and 4 VERIFIED; line 3 is a truncated record
+  (malformed JSON: a finding for that line only, the run goes on); line 5 REDUCED.
+
+UNPINNED: with no pins at all, a receipt whose signatures verify under its embedded keys is
+UNPINNED, never VERIFIED (anyone can embed a key):
+
+```sh
+sealverify verify fixtures/demo/receipts/other-signer.receipt.json \\
+  --kernel-sha256 {kernel}
+```
+
+Without `--trust`, every receipt above that would be VERIFIED is UNPINNED instead.
+"""
+
+
+def mint_demo(root: Path) -> None:
+    """Write ``demo/``: receipts for every outcome, a trust file and a README."""
+    out = root / "demo"
+    receipts = out / "receipts"
+    receipts.mkdir(parents=True, exist_ok=True)
+    for name, data in demo_receipts().items():
+        (receipts / name).write_bytes(data)
+    (out / "trust.json").write_bytes(_trust_file())
+    readme = _DEMO_README.format(kernel=mint.HostContext().wasm_sha256)
+    (out / "README.md").write_bytes(readme.encode("utf-8"))
+
+
+GENERATORS: list[Callable[[Path], None]] = [mint_frames, mint_demo]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,807 @@
+"""ApprovalRecord v2 tokens: exact members, the approval renderer, approver signature, bindings.
+
+Upstream: seal-host@099be66 ``rust/src/providers.rs`` (``ApprovalRecordV2Payload``,
+``write_canonical_json``, ``verify_approval_record_v2_token``, ``validate_approval_v2_payload``,
+``matches_framed_subject``, ``filter_approval_context``, the v1 refusal) and ``docs/DEPLOY.md``
+§9. A token is one NDJSON line ``{"payload","signature_algorithm","signature_encoding",
+"signer_key_id","signature"}``; the signature is Ed25519 over ``"seal.approval-record/v2" 0x00 ||
+payload`` and the payload must be byte-equal to its re-render by :func:`render`. The target is
+compared with the guard target the deployed seal-host kernel computes from the frame, which
+never binds ``_meta``/``requestState``/``inputResponses`` (``Kernels/Safety.lean`` calls the
+legacy ``classifyToolCall``; ``identities.guard_target(..., bind_context=False)``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sealverify.framing import raw_line, sha256_hex
+from sealverify.identities import guard_target
+from sealverify.report import Check, fail, info, not_evaluated, passed
+from sealverify.signatures import b64url_nopad_decode, ed25519_verify, key_id
+from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+
+__all__ = [
+    "DOMAIN",
+    "MAX_INTEGER",
+    "PAYLOAD_MEMBERS",
+    "SUBJECT_SCOPE",
+    "TOKEN_MEMBERS",
+    "NotRenderable",
+    "TokenResult",
+    "check_receipt_approval",
+    "check_token",
+    "frame_guard_target",
+    "render",
+    "signature_preimage",
+    "split_tokens",
+]
+
+DOMAIN = "seal.approval-record/v2"
+SUBJECT_SCOPE = "mcp-jsonrpc-request-frame-including-delimiter"
+MAX_INTEGER = 2**53 - 1
+TOKEN_MEMBERS = frozenset(
+    {"payload", "signature_algorithm", "signature_encoding", "signer_key_id", "signature"}
+)
+RENDERER_MEMBERS = frozenset({"name", "version", "manifest_sha256"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX128 = re.compile(r"[0-9a-fA-F]*")
+
+
+class NotRenderable(ValueError):
+    """A value the approval renderer cannot write (a float, a negative or too large number)."""
+
+
+def _render_string(text: str, out: list[str]) -> None:
+    out.append('"')
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ord(ch) < 0x20:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+
+
+def _render(value: JsonValue, out: list[str], path: str) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, JsonNumber):
+        out.append(str(_unsigned(value, path)))
+    elif isinstance(value, str):
+        _render_string(value, out)
+    elif isinstance(value, list):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _render(item, out, f"{path}/{index}")
+        out.append("]")
+    else:
+        out.append("{")
+        for index, key in enumerate(sorted(value, key=lambda k: k.encode("utf-8"))):
+            if index:
+                out.append(",")
+            _render_string(key, out)
+            out.append(":")
+            _render(value[key], out, f"{path}/{key}")
+        out.append("}")
+
+
+def _unsigned(number: JsonNumber, path: str) -> int:
+    lexeme = number.lexeme
+    if not number.is_integer_lexeme or lexeme.startswith("-"):
+        raise NotRenderable(f"{path or '/'}: {lexeme} is not an unsigned integer")
+    value = int(lexeme)
+    if value > MAX_INTEGER:
+        raise NotRenderable(f"{path or '/'}: {lexeme} is above 2^53-1")
+    return value
+
+
+def render(value: JsonValue) -> bytes:
+    """The ApprovalRecord renderer (the one function for this byte rule).
+
+    Object keys sorted by their UTF-8 bytes; no whitespace; strings with ``"`` and ``\\``
+    escaped, every C0 character (U+0000..U+001F) as ``\\u00xx`` in lowercase hex and everything
+    else (DEL, non-ASCII) written raw; numbers only unsigned integers <= 2^53-1 written in
+    decimal. Raises :class:`NotRenderable` for any other number. Not RFC 8785 (seal-host
+    ``rust/src/providers.rs`` ``write_canonical_json``).
+    """
+    out: list[str] = []
+    _render(value, out, "")
+    return "".join(out).encode("utf-8")
+
+
+def signature_preimage(payload: bytes) -> bytes:
+    """``"seal.approval-record/v2" || 0x00 || payload``: the bytes the approver signs."""
+    return DOMAIN.encode("ascii") + b"\x00" + payload
+
+
+def _uint(value: JsonValue) -> str:
+    if not isinstance(value, JsonNumber):
+        return "must be an unsigned integer"
+    try:
+        _unsigned(value, "")
+    except NotRenderable:
+        return f"{value.lexeme} is not an unsigned integer <= 2^53-1"
+    return ""
+
+
+def _hex64(value: JsonValue) -> str:
+    if isinstance(value, str) and _HEX64.fullmatch(value):
+        return ""
+    return "must be 64 lowercase hex digits"
+
+
+def _nonempty(value: JsonValue) -> str:
+    return "" if isinstance(value, str) and value else "must be a non-empty string"
+
+
+def _const(expected: str) -> Callable[[JsonValue], str]:
+    def rule(value: JsonValue) -> str:
+        return "" if value == expected else f"must be {expected!r}"
+
+    return rule
+
+
+def _version(value: JsonValue) -> str:
+    problem = _uint(value)
+    if problem:
+        return problem
+    return "" if isinstance(value, JsonNumber) and int(value.lexeme) == 2 else "must be 2"
+
+
+PAYLOAD_RULES: dict[str, Callable[[JsonValue], str]] = {
+    "approval_record_version": _version,
+    "target": _hex64,
+    "authorized_at": _uint,
+    "expiry": _uint,
+    "nonce": _nonempty,
+    "session": _nonempty,
+    "subject_sha256": _hex64,
+    "subject_length": _uint,
+    "subject_scope": _const(SUBJECT_SCOPE),
+    "subject_encoding": _const("bytes"),
+    "shown_sha256": _hex64,
+    "shown_length": _uint,
+    "shown_media_type": _const("text/plain"),
+    "shown_character_encoding": _const("utf-8"),
+    "renderer": lambda value: "" if isinstance(value, dict) else "must be an object",
+    "approver": _nonempty,
+    "authorization_signer_key_id": _nonempty,
+    "authorization_signature_algorithm": _const("Ed25519"),
+    "authorization_domain": _const(DOMAIN),
+}
+RENDERER_RULES: dict[str, Callable[[JsonValue], str]] = {
+    "name": _nonempty,
+    "version": _nonempty,
+    "manifest_sha256": _hex64,
+}
+PAYLOAD_MEMBERS = frozenset(PAYLOAD_RULES)
+
+Kind = Literal["v2", "v1-decline", "v1-allow", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenResult:
+    """One token judged: its kind, checks, and the payload facts later bindings need."""
+
+    location: str
+    kind: Kind
+    checks: tuple[Check, ...]
+    payload_bytes: bytes = b""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "v2" and not any(c.status == "fail" for c in self.checks)
+
+
+def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
+    """The token lines of an NDJSON file as ``(location, bytes)``; blank lines are skipped.
+
+    Each line is kept exactly as written apart from its LF, so surrounding whitespace (which
+    seal-host refuses on a v2 line) stays visible to :func:`check_token`.
+    """
+    lines: list[tuple[str, bytes]] = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            lines.append((f"{source}:{number}" if source else f"line {number}", line))
+    return lines
+
+
+def frame_guard_target(frame: bytes, server: str = "") -> str:
+    """The guard target seal-host's kernel derives from one exact frame (stdio line).
+
+    The frame's raw line (one LF, then one CR removed) must be a ``tools/call`` request; the
+    target is ``guard_target(params, server, bind_context=False)``. Raises ValueError.
+    """
+    try:
+        message = parse_bytes(raw_line(frame))
+    except JsonError as exc:
+        raise ValueError(f"the frame is not strict JSON: {exc}") from None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        raise ValueError("the frame is not a tools/call request")
+    params = message.get("params")
+    if not isinstance(params, dict):
+        raise ValueError("the frame's params is not an object")
+    return guard_target(params, server, bind_context=False)
+
+
+def check_token(
+    line: bytes,
+    approver_key: bytes,
+    *,
+    frame: bytes | None = None,
+    server: str = "",
+    at_ms: int | None = None,
+    location: str = "",
+) -> TokenResult:
+    """Judge one approval token line against a pinned approver key and, when given, a frame.
+
+    v2 tokens get every check; v1 allows are refused; v1 declines with a valid signature are
+    read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's ``now``).
+    """
+    try:
+        outer = parse_bytes(line)
+    except JsonError as exc:
+        return TokenResult(
+            location,
+            "invalid",
+            (fail("approval.token-json", f"token is not strict JSON: {exc}", location),),
+        )
+    if not isinstance(outer, dict) or not isinstance(outer.get("payload"), str):
+        return TokenResult(
+            location,
+            "invalid",
+            (
+                fail(
+                    "approval.token-json", "token is not an object with a string payload", location
+                ),
+            ),
+        )
+    payload_text = outer["payload"]
+    assert isinstance(payload_text, str)
+    try:
+        payload = parse_text(payload_text)
+    except JsonError as exc:
+        return TokenResult(
+            location,
+            "invalid",
+            (fail("approval.payload-json", f"payload is not strict JSON: {exc}", location),),
+        )
+    if isinstance(payload, dict) and "approval_record_version" in payload:
+        return _check_v2(
+            line, outer, payload_text, payload, approver_key, frame, server, at_ms, location
+        )
+    return _check_v1(outer, payload_text, payload, approver_key, location)
+
+
+def _check_v2(
+    line: bytes,
+    outer: dict[str, JsonValue],
+    payload_text: str,
+    payload: dict[str, JsonValue],
+    key: bytes,
+    frame: bytes | None,
+    server: str,
+    at_ms: int | None,
+    loc: str,
+) -> TokenResult:
+    checks: list[Check] = []
+    payload_bytes = payload_text.encode("utf-8")
+
+    def at(member: str) -> str:
+        return f"{loc} payload.{member}" if loc else f"payload.{member}"
+
+    if line != line.strip():
+        checks.append(
+            fail(
+                "approval.token-whitespace",
+                "a v2 token line must carry no surrounding whitespace",
+                loc,
+            )
+        )
+    extra = sorted(outer.keys() - TOKEN_MEMBERS)
+    missing = sorted(TOKEN_MEMBERS - outer.keys())
+    if extra or missing:
+        checks.append(
+            fail(
+                "approval.token-members",
+                "token members must be exactly "
+                + ", ".join(sorted(TOKEN_MEMBERS))
+                + _diff(extra, missing),
+                loc,
+                unknown=extra,
+                missing=missing,
+            )
+        )
+    else:
+        checks.append(passed("approval.token-members", "token has exactly the v2 members", loc))
+    if outer.get("signature_algorithm") != "Ed25519":
+        checks.append(
+            fail(
+                "approval.signature-algorithm",
+                "signature_algorithm must be 'Ed25519'",
+                f"{loc} signature_algorithm",
+            )
+        )
+    if outer.get("signature_encoding") != "base64url-nopad":
+        checks.append(
+            fail(
+                "approval.signature-encoding",
+                "signature_encoding must be 'base64url-nopad'",
+                f"{loc} signature_encoding",
+            )
+        )
+    pinned_id = key_id(key)
+    signer = outer.get("signer_key_id")
+    if signer != pinned_id:
+        checks.append(
+            fail(
+                "approval.signer-key-id",
+                f"signer_key_id {signer!r} is not the pinned approver key's id {pinned_id}",
+                f"{loc} signer_key_id",
+            )
+        )
+    else:
+        checks.append(passed("approval.signer-key-id", "signed for the pinned approver key", loc))
+
+    extra = sorted(payload.keys() - PAYLOAD_MEMBERS)
+    missing = sorted(PAYLOAD_MEMBERS - payload.keys())
+    if extra or missing:
+        checks.append(
+            fail(
+                "approval.payload-members",
+                "payload members must be exactly the "
+                "19 ApprovalRecord v2 members" + _diff(extra, missing),
+                loc,
+                unknown=extra,
+                missing=missing,
+            )
+        )
+    member_problems = 0
+    for name in sorted(PAYLOAD_MEMBERS & payload.keys()):
+        problem = PAYLOAD_RULES[name](payload[name])
+        if problem:
+            member_problems += 1
+            checks.append(fail("approval.member", f"{name} {problem}", at(name), member=name))
+    renderer = payload.get("renderer")
+    if isinstance(renderer, dict):
+        r_extra = sorted(renderer.keys() - RENDERER_MEMBERS)
+        r_missing = sorted(RENDERER_MEMBERS - renderer.keys())
+        if r_extra or r_missing:
+            member_problems += 1
+            checks.append(
+                fail(
+                    "approval.member",
+                    "renderer members must be exactly name, "
+                    "version, manifest_sha256" + _diff(r_extra, r_missing),
+                    at("renderer"),
+                    member="renderer",
+                )
+            )
+        for name in sorted(RENDERER_MEMBERS & renderer.keys()):
+            problem = RENDERER_RULES[name](renderer[name])
+            if problem:
+                member_problems += 1
+                checks.append(
+                    fail(
+                        "approval.member",
+                        f"renderer.{name} {problem}",
+                        at(f"renderer.{name}"),
+                        member=f"renderer.{name}",
+                    )
+                )
+    if payload.get("authorization_signer_key_id") != signer:
+        member_problems += 1
+        checks.append(
+            fail(
+                "approval.member",
+                "authorization_signer_key_id differs from the token's signer_key_id",
+                at("authorization_signer_key_id"),
+                member="authorization_signer_key_id",
+            )
+        )
+    authorized = _int_or_none(payload.get("authorized_at"))
+    expiry = _int_or_none(payload.get("expiry"))
+    if authorized is not None and expiry is not None and expiry < authorized:
+        member_problems += 1
+        checks.append(
+            fail(
+                "approval.member",
+                f"expiry {expiry} precedes authorized_at {authorized}",
+                at("expiry"),
+                member="expiry",
+            )
+        )
+    if not member_problems and not extra and not missing:
+        checks.append(
+            passed("approval.members", "every payload member has its v2 type and value", loc)
+        )
+
+    try:
+        rendered = render(payload)
+    except NotRenderable as exc:
+        checks.append(
+            fail("approval.payload-canonical", f"payload cannot be re-rendered: {exc}", loc)
+        )
+    else:
+        if rendered == payload_bytes:
+            checks.append(
+                passed("approval.payload-canonical", "payload is byte-equal to its re-render", loc)
+            )
+        else:
+            first = next(
+                (
+                    i
+                    for i, (a, b) in enumerate(zip(rendered, payload_bytes, strict=False))
+                    if a != b
+                ),
+                min(len(rendered), len(payload_bytes)),
+            )
+            checks.append(
+                fail(
+                    "approval.payload-canonical",
+                    "payload differs from its re-render "
+                    f"(keys sorted by UTF-8 bytes, C0 as \\u00xx) at byte {first}",
+                    loc,
+                    offset=first,
+                )
+            )
+    checks.append(_signature_check(outer.get("signature"), key, payload_bytes, loc))
+
+    target = payload.get("target")
+    if frame is None:
+        checks.append(
+            not_evaluated(
+                "approval.subject",
+                "no frame given: subject_sha256/length and the target are not bound",
+                loc,
+            )
+        )
+    else:
+        checks.extend(_frame_checks(payload, frame, server, at))
+    if at_ms is None:
+        checks.append(not_evaluated("approval.time", "no time given to judge expiry at", loc))
+    elif authorized is not None and expiry is not None:
+        if at_ms < authorized:
+            checks.append(
+                fail(
+                    "approval.time",
+                    f"authorized_at {authorized} is after the time judged ({at_ms})",
+                    at("authorized_at"),
+                    member="authorized_at",
+                )
+            )
+        elif at_ms > expiry:
+            checks.append(
+                fail(
+                    "approval.time",
+                    f"expired at {expiry}, before the time judged ({at_ms})",
+                    at("expiry"),
+                    member="expiry",
+                )
+            )
+        else:
+            checks.append(passed("approval.time", f"valid at {at_ms}", loc))
+    facts: dict[str, Any] = {
+        "target": target if isinstance(target, str) else None,
+        "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
+        "authorized_at": authorized,
+        "expiry": expiry,
+    }
+    return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
+
+
+def _frame_checks(
+    payload: dict[str, JsonValue], frame: bytes, server: str, at: Callable[[str], str]
+) -> list[Check]:
+    checks: list[Check] = []
+    digest, length = sha256_hex(frame), len(frame)
+    if payload.get("subject_sha256") != digest:
+        checks.append(
+            fail(
+                "approval.subject",
+                f"subject_sha256 is not the frame's sha256 {digest} (delimiter included)",
+                at("subject_sha256"),
+                member="subject_sha256",
+            )
+        )
+    if _int_or_none(payload.get("subject_length")) != length:
+        checks.append(
+            fail(
+                "approval.subject",
+                f"subject_length is not the frame's length {length} (delimiter included)",
+                at("subject_length"),
+                member="subject_length",
+            )
+        )
+    if not checks:
+        checks.append(
+            passed(
+                "approval.subject",
+                f"bound to the exact frame ({length} bytes, delimiter included)",
+                at("subject_sha256"),
+            )
+        )
+    try:
+        expected = frame_guard_target(frame, server)
+    except ValueError as exc:
+        checks.append(
+            not_evaluated(
+                "approval.target", f"cannot recompute the guard target: {exc}", at("target")
+            )
+        )
+        return checks
+    if payload.get("target") == expected:
+        checks.append(
+            passed(
+                "approval.target",
+                "target equals the guard target recomputed from the frame",
+                at("target"),
+            )
+        )
+    else:
+        where = f" with server {server!r}" if server else " with no server"
+        checks.append(
+            fail(
+                "approval.target",
+                f"target is not the guard target {expected} recomputed from the frame{where}",
+                at("target"),
+                member="target",
+            )
+        )
+    return checks
+
+
+def _signature_check(signature: JsonValue, key: bytes, payload_bytes: bytes, loc: str) -> Check:
+    where = f"{loc} signature" if loc else "signature"
+    if not isinstance(signature, str):
+        return fail("approval.signature", "signature is not a string", where)
+    try:
+        raw = b64url_nopad_decode(signature)
+    except ValueError as exc:
+        return fail("approval.signature-encoding", str(exc), where)
+    if ed25519_verify(key, signature_preimage(payload_bytes), raw):
+        return passed(
+            "approval.signature",
+            f"Ed25519 signature by the pinned approver key over {DOMAIN!r} 0x00 payload verifies",
+            loc,
+        )
+    return fail(
+        "approval.signature",
+        "Ed25519 signature over the payload does not verify with "
+        "the pinned approver key (a member was changed after signing, or another key "
+        "signed)",
+        where,
+    )
+
+
+def _check_v1(
+    outer: dict[str, JsonValue], payload_text: str, payload: JsonValue, key: bytes, loc: str
+) -> TokenResult:
+    checks: list[Check] = []
+    signature = outer.get("signature")
+    sig = (
+        bytes.fromhex(signature)
+        if isinstance(signature, str) and len(signature) == 128 and _HEX128.fullmatch(signature)
+        else b""
+    )
+    if not ed25519_verify(key, payload_text.encode("utf-8"), sig):
+        checks.append(
+            fail(
+                "approval.signature",
+                "v1 token: the hex Ed25519 signature over the "
+                "payload does not verify with the pinned key",
+                loc,
+            )
+        )
+    if not isinstance(payload, dict) or _hex64(payload.get("target")):
+        checks.append(fail("approval.v1-fields", "v1 payload lacks a 64-hex target", loc))
+        return TokenResult(loc, "invalid", tuple(checks))
+    if payload.get("nonce") is None or payload.get("issuedAt") is None:
+        checks.append(
+            fail("approval.v1-fields", "a signed v1 record must carry nonce and issuedAt", loc)
+        )
+    decision = payload.get("decision")
+    target = payload["target"]
+    if decision is None or decision == "allow":
+        checks.append(
+            fail(
+                "approval.v1-refused",
+                "v1 approvals are refused "
+                "(approval_record_v1_not_supported); sign an ApprovalRecord v2",
+                loc,
+            )
+        )
+        return TokenResult(loc, "v1-allow", tuple(checks), facts={"target": target})
+    if decision == "deny":
+        if not checks:
+            checks.append(
+                info("approval.v1-decline", f"signed v1 decline read for target {target}", loc)
+            )
+        return TokenResult(loc, "v1-decline", tuple(checks), facts={"target": target})
+    checks.append(
+        fail(
+            "approval.unknown-decision",
+            f"decision {decision!r} is neither allow nor deny; the record is dropped",
+            loc,
+        )
+    )
+    return TokenResult(loc, "invalid", tuple(checks))
+
+
+def _diff(extra: Sequence[str], missing: Sequence[str]) -> str:
+    parts = []
+    if extra:
+        parts.append("unknown: " + ", ".join(extra))
+    if missing:
+        parts.append("missing: " + ", ".join(missing))
+    return " (" + "; ".join(parts) + ")" if parts else ""
+
+
+def _int_or_none(value: JsonValue) -> int | None:
+    if (
+        isinstance(value, JsonNumber)
+        and value.is_integer_lexeme
+        and not value.lexeme.startswith("-")
+    ):
+        return int(value.lexeme)
+    return None
+
+
+def check_receipt_approval(
+    receipt: dict[str, JsonValue],
+    tokens: Sequence[tuple[str, bytes]],
+    approver_keys: Sequence[bytes],
+) -> list[Check]:
+    """Bind a receipt's consumed approval to a token from ``tokens`` (``verify --approvals``).
+
+    ``approver_keys`` are the pinned approval keys (raw 32 bytes); the one whose sha256 is
+    ``approval.approval_identity.key_id`` verifies the token.
+    Returns [] when the receipt consumed no approval. Otherwise the token whose target equals
+    the safety cert reason (and whose nonce equals ``approval.nonce`` when present) is checked
+    with the receipt's frame (``signed_artifacts.object_a``), server (``kernel_config.server``)
+    and time (``now``); ``approval.issued_at`` must equal ``authorized_at`` and a present
+    ``signed_artifacts.approval_statement`` must be byte-equal to the token payload.
+    """
+    approval = receipt.get("approval")
+    if not isinstance(approval, dict):
+        return []
+    identity = approval.get("approval_identity")
+    channel = identity.get("channel") if isinstance(identity, dict) else None
+    if channel != "ed25519":
+        return [
+            not_evaluated(
+                "approval.receipt",
+                f"approval channel {channel!r} carries no signed ApprovalRecord to check",
+            )
+        ]
+    checks: list[Check] = []
+    claimed = identity.get("key_id")  # type: ignore[union-attr]
+    if not approver_keys:
+        return [
+            not_evaluated(
+                "approval.receipt-key",
+                "no approval key is pinned, so the approval token cannot be verified",
+                "approval.approval_identity.key_id",
+            )
+        ]
+    approver_key = next((k for k in approver_keys if key_id(k) == claimed), None)
+    if approver_key is None:
+        return [
+            fail(
+                "approval.receipt-key",
+                f"approval_identity.key_id {claimed!r} is not the id of any pinned approval key",
+                "approval.approval_identity.key_id",
+            )
+        ]
+    checks.append(
+        passed(
+            "approval.receipt-key",
+            "approval_identity.key_id names a pinned approval key",
+            "approval.approval_identity.key_id",
+        )
+    )
+    reason = _safety_reason(receipt)
+    nonce = approval.get("nonce")
+    frame, server, now = _receipt_context(receipt)
+    candidates = []
+    for location, line in tokens:
+        result = check_token(
+            line, approver_key, frame=frame, server=server, at_ms=now, location=location
+        )
+        if (
+            result.kind == "v2"
+            and result.facts.get("target") == reason
+            and (nonce is None or result.facts.get("nonce") == nonce)
+        ):
+            candidates.append(result)
+    if not candidates:
+        checks.append(
+            fail(
+                "approval.receipt-token",
+                f"no v2 token with target {reason} and nonce {nonce!r} among those given",
+                "approval",
+            )
+        )
+        return checks
+    best = next((c for c in candidates if c.ok), candidates[0])
+    checks.extend(best.checks)
+    issued = approval.get("issued_at")
+    if _int_or_none(issued) is not None and _int_or_none(issued) != best.facts["authorized_at"]:
+        checks.append(
+            fail(
+                "approval.receipt-issued-at",
+                f"approval.issued_at {issued} is not the "
+                f"token's authorized_at {best.facts['authorized_at']}",
+                "approval.issued_at",
+            )
+        )
+    artifacts = receipt.get("signed_artifacts")
+    statement = artifacts.get("approval_statement") if isinstance(artifacts, dict) else None
+    if isinstance(statement, str):
+        try:
+            decoded = base64.b64decode(statement, validate=True)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        if decoded == best.payload_bytes:
+            checks.append(
+                passed(
+                    "approval.receipt-statement",
+                    "signed_artifacts.approval_statement is byte-equal to the token payload",
+                    "signed_artifacts.approval_statement",
+                )
+            )
+        else:
+            checks.append(
+                fail(
+                    "approval.receipt-statement",
+                    "signed_artifacts.approval_statement differs from the token payload",
+                    "signed_artifacts.approval_statement",
+                )
+            )
+    return checks
+
+
+def _safety_reason(receipt: dict[str, JsonValue]) -> str | None:
+    certs = receipt.get("certs")
+    if isinstance(certs, list):
+        for cert in certs:
+            if isinstance(cert, dict) and cert.get("kernel") == "safety":
+                reason = cert.get("reason")
+                return reason if isinstance(reason, str) else None
+    return None
+
+
+def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, int | None]:
+    frame: bytes | None = None
+    artifacts = receipt.get("signed_artifacts")
+    object_a = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    if isinstance(object_a, str):
+        try:
+            frame = base64.b64decode(object_a, validate=True)
+        except (binascii.Error, ValueError):
+            frame = None
+    server = ""
+    config = receipt.get("kernel_config")
+    if isinstance(config, dict):
+        value = config.get("server")
+        safety = config.get("safety")
+        if not isinstance(value, str) and isinstance(safety, dict):
+            value = safety.get("server")
+        server = value if isinstance(value, str) else ""
+    return frame, server, _int_or_none(receipt.get("now"))

@@ -1,0 +1,111 @@
+"""``sealverify approval``: check ApprovalRecord v2 tokens against a pinned key and a frame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sealverify.approvals import check_token, split_tokens
+from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.framing import split_stdio
+from sealverify.report import Report, Subject
+from sealverify.signatures import hex_key
+
+__all__ = ["COMMANDS", "approval"]
+
+_OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "invalid": "INVALID"}
+
+
+@click.command()
+@click.argument("tokens", nargs=-1, required=True, metavar="TOKEN...")
+@click.option(
+    "--approval-pubkey",
+    "pubkey",
+    required=True,
+    metavar="HEX",
+    help="The pinned approver Ed25519 public key (64 lowercase hex), as given to "
+    "seal-host --approval-pubkey.",
+)
+@click.option(
+    "--frame",
+    "frame_path",
+    required=True,
+    metavar="FILE",
+    help="The exact request frame the approval is for, delimiter included.",
+)
+@click.option(
+    "--server",
+    default="",
+    show_default=True,
+    help="kernel_config.server, the guard target's server part (empty: none).",
+)
+@click.option(
+    "--at",
+    "at_ms",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MS",
+    help="Judge expiry at this time (epoch milliseconds, e.g. a receipt's now).",
+)
+@format_option()
+@output_option
+def approval(
+    tokens: tuple[str, ...],
+    pubkey: str,
+    frame_path: str,
+    server: str,
+    at_ms: int | None,
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Check ApprovalRecord v2 token files (NDJSON, one token per line).
+
+    Every token line is one subject: exact members, the renderer byte rule, the Ed25519
+    signature by the pinned key, the subject bound to the exact frame and the target equal to
+    the guard target recomputed from it. v1 allows are refused; v1 declines are read. Exit 0
+    when every token is valid or a readable decline, 1 otherwise, 2 when it could not run.
+    """
+    try:
+        key = hex_key(pubkey)
+    except ValueError as exc:
+        raise click.UsageError(f"--approval-pubkey: {exc}") from None
+    frame = read_input(frame_path)
+    if len(split_stdio(frame)) != 1:
+        raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
+    subjects: list[Subject] = []
+    for source in tokens:
+        name = "-" if source == "-" else Path(source).name
+        lines = split_tokens(read_input(source), name)
+        if not lines:
+            raise click.UsageError(f"{source}: no token lines")
+        for location, line in lines:
+            result = check_token(
+                line, key, frame=frame, server=server, at_ms=at_ms, location=location
+            )
+            failed = any(c.status == "fail" for c in result.checks)
+            outcome = "INVALID" if failed and result.kind == "v2" else _OUTCOMES[result.kind]
+            pending = [c.id for c in result.checks if c.status == "not-evaluated"]
+            label = ("not evaluated: " + ", ".join(sorted(set(pending)))) if pending else ""
+            facts = {k: v for k, v in result.facts.items() if v is not None}
+            facts["kind"] = result.kind
+            subjects.append(Subject(location, outcome, result.checks, facts, label))
+    bad = sum(1 for s in subjects if s.outcome in ("INVALID", "REFUSED"))
+    code = 1 if bad else 0
+    report = Report(
+        "approval",
+        tuple(subjects),
+        {"tokens": len(subjects), "invalid": bad},
+        code,
+        layout="detail",
+    )
+    emit(
+        report,
+        fmt,
+        output,
+        f"sealverify approval: {len(subjects)} token(s), {bad} invalid or refused",
+    )
+    return code
+
+
+COMMANDS = [approval]

@@ -1,0 +1,231 @@
+"""``sealverify chain``: verify seal-host's stderr audit chain, its anchors and its receipts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sealverify import __version__
+from sealverify.chain import (
+    Anchor,
+    ChainResult,
+    bind_receipts,
+    parse_state_file,
+    receipt_audit,
+    verify_logs,
+)
+from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.history import ChainFacts, HistoryError, HistoryStore
+from sealverify.receiptdir import ReceiptFile, check_directory, read_receipt_file
+from sealverify.report import Check, Report, Subject, fail
+
+__all__ = ["COMMANDS", "chain"]
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+EXIT_UNANCHORED = 3
+
+
+def _outcome(checks: list[Check] | tuple[Check, ...], unanchored: bool = False) -> str:
+    if any(c.status == "fail" for c in checks):
+        return "BROKEN"
+    if unanchored:
+        return "UNANCHORED"
+    return "INTACT"
+
+
+def _receipt_inputs(
+    paths: tuple[Path, ...],
+) -> list[tuple[str, list[str], list[tuple[str, bytes]]]]:
+    """(label, names in the directory, [(name, bytes)]) per --receipts PATH; errors exit 2."""
+    groups: list[tuple[str, list[str], list[tuple[str, bytes]]]] = []
+    for path in paths:
+        if path.is_dir():
+            try:
+                names = sorted(p.name for p in path.iterdir())
+            except OSError as exc:
+                raise click.UsageError(f"cannot list {path}: {exc.strerror or exc}") from None
+            files = [
+                (n, read_input(str(path / n)))
+                for n in names
+                if n.startswith("receipt-") and n.endswith(".json")
+            ]
+            groups.append((path.name or str(path), names, files))
+        else:
+            groups.append((path.name, [], [(path.name, read_input(str(path)))]))
+    return groups
+
+
+@click.command()
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.option(
+    "--expect-head",
+    default=None,
+    metavar="HEX",
+    help="The head the log must reach (64 lowercase hex); anchors truncation.",
+)
+@click.option(
+    "--expect-count",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="The number of chain records the log must hold; anchors truncation.",
+)
+@click.option(
+    "--state-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="seal-host's .seal-audit-head.state (the head it persisted last).",
+)
+@click.option(
+    "--receipts",
+    "receipts",
+    type=click.Path(exists=True, path_type=Path),
+    multiple=True,
+    metavar="PATH",
+    help="Receipt file or receipt directory to bind to the chain (repeatable).",
+)
+@click.option(
+    "--state",
+    "state",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="sealverify history database (SQLite): chain head continuity across runs.",
+)
+@format_option()
+@output_option
+def chain(
+    logs: tuple[str, ...],
+    expect_head: str | None,
+    expect_count: int | None,
+    state_file: Path | None,
+    receipts: tuple[Path, ...],
+    state: Path | None,
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Verify seal-host's audit chain from stderr captures, in the order given.
+
+    Each chain record must commit to the payload line before it and link to the previous head;
+    breaks are classified (mutation, insertion, reordering, deletion). Truncation needs an
+    anchor: --expect-head, --expect-count or --state-file. Exit 0 intact and anchored, 1 broken,
+    2 could not run, 3 intact but the tail is unanchored.
+    """
+    if expect_head is not None and not _HEX64.fullmatch(expect_head):
+        raise click.UsageError("--expect-head must be 64 lowercase hex digits")
+    sources = [("-" if log == "-" else Path(log).name, read_input(log)) for log in logs]
+    extra: list[Check] = []
+    state_session = state_head = None
+    if state_file is not None:
+        try:
+            state_session, state_head = parse_state_file(read_input(str(state_file)))
+        except ValueError as exc:
+            extra.append(fail("chain.state-file", f"state file refused: {exc}", state_file.name))
+    anchor = Anchor(
+        head=expect_head,
+        count=expect_count,
+        state_session=state_session,
+        state_head=state_head,
+        state_location=state_file.name if state_file else ".seal-audit-head.state",
+    )
+    groups = _receipt_inputs(receipts)
+    store: HistoryStore | None = None
+    if state is not None:
+        try:
+            store = HistoryStore(state, tool_version=__version__)
+        except HistoryError as exc:
+            raise click.UsageError(str(exc)) from None
+    result = verify_logs(sources, anchor)
+    recorded = store.recorded_head() if store is not None else None
+    if recorded is not None and result.records and result.records[0].prev_head == recorded:
+        # The log continues from the head an earlier run recorded: that is its verified start.
+        result = verify_logs(sources, anchor, start_head=recorded)
+    chain_checks = list(result.checks) + extra
+    subjects = [
+        Subject(
+            ", ".join(name for name, _ in sources),
+            _outcome(chain_checks, result.unanchored_tail),
+            tuple(chain_checks),
+            _facts(result),
+        )
+    ]
+    for label, names, files in groups:
+        audits = [receipt_audit(name, data) for name, data in files]
+        read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in files]
+        checks = bind_receipts(result.records, audits)
+        if names:
+            checks += check_directory(names, read)
+        subjects.append(
+            Subject(f"receipts: {label}", _outcome(checks), tuple(checks), {"receipts": len(files)})
+        )
+    if store is not None:
+        with store:
+            history_checks: list[Check] = []
+            if result.records and result.ok:
+                history_checks = store.check_chain(
+                    ChainFacts(
+                        location=subjects[0].name,
+                        first_prev_head=result.records[0].prev_head,
+                        heads=tuple(r.head for r in result.records),
+                        final_session=result.records[-1].session,
+                        final_entry=result.records[-1].entry,
+                    )
+                )
+            elif result.records:
+                history_checks = [
+                    fail(
+                        "history.chain-not-recorded",
+                        "the chain is broken, so its head is not recorded",
+                    )
+                ]
+            subjects.append(
+                Subject(
+                    f"history: {state.name}" if state else "history",
+                    _outcome(history_checks),
+                    tuple(history_checks),
+                    {"recorded_head_before": store.recorded_head()},
+                )
+            )
+            if not any(c.status == "fail" for c in history_checks):
+                store.commit()
+    broken = any(s.outcome == "BROKEN" for s in subjects)
+    code = 1 if broken else (EXIT_UNANCHORED if result.unanchored_tail else 0)
+    report = Report(
+        "chain",
+        tuple(subjects),
+        {
+            "records": len(result.records),
+            "other_lines": result.other_lines,
+            "broken": broken,
+            "unanchored_tail": result.unanchored_tail,
+        },
+        code,
+        layout="detail",
+    )
+    brk = result.first_break
+    first = f"; first break at entry {brk['entry']} ({brk['kind']})" if brk else ""
+    emit(
+        report,
+        fmt,
+        output,
+        f"sealverify chain: {len(result.records)} record(s), {result.other_lines} other "
+        f"line(s) skipped, {subjects[0].outcome}{first}",
+    )
+    return code
+
+
+def _facts(result: ChainResult) -> dict[str, Any]:
+    return {
+        "records": len(result.records),
+        "other_lines": result.other_lines,
+        "malformed_records": result.malformed_records,
+        "sessions": list(result.sessions),
+        "final_head": result.final_head,
+        "first_break": result.first_break,
+        "tail": "unanchored" if result.unanchored_tail else "anchored",
+    }
+
+
+COMMANDS = [chain]

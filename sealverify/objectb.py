@@ -1,0 +1,76 @@
+"""The bytes a seal v3 receipt key signs: Object B v1 and v2 signature preimages."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DURABILITY_TAGS",
+    "OBJECT_B_V1",
+    "OBJECT_B_V2",
+    "RELEASE_TAGS",
+    "blob",
+    "preimage_v1",
+    "preimage_v2",
+]
+
+# Wire `signature.domain` strings; the preimage tag is the string followed by one NUL byte.
+OBJECT_B_V1 = "seal.object-b/v1"
+OBJECT_B_V2 = "seal.object-b/v2"
+
+# Tag bytes of seal-host rust/src/three_artifact_byte_lock.rs `encode` (release.rs
+# `signature_preimage`): 2 = no approval statement, 3 = approval statement blob follows.
+_NO_APPROVAL = b"\x02"
+_APPROVAL = b"\x03"
+RELEASE_TAGS: dict[str, int] = {"PENDING": 4, "UNKNOWN": 5, "RELEASED": 6, "NOT_APPLICABLE": 7}
+DURABILITY_TAGS: dict[str, int] = {
+    "asserted_local_fsync": 8,
+    "witnessed_external": 9,
+    "unknown": 10,
+}
+
+
+def preimage_v1(object_b: bytes) -> bytes:
+    """``"seal.object-b/v1" 0x00 || u64be(len(B)) || B`` (seal-check receipt-format.js)."""
+    return OBJECT_B_V1.encode("ascii") + b"\x00" + len(object_b).to_bytes(8, "big") + object_b
+
+
+def blob(data: bytes) -> bytes:
+    """Encode a byte-lock blob: ``0x00 b`` for every byte ``b``, then a terminating ``0x01``.
+
+    Self-delimiting without a length, so no field can absorb its neighbour.
+    """
+    out = bytearray(2 * len(data) + 1)
+    out[1 : 2 * len(data) : 2] = data
+    out[-1] = 1
+    return bytes(out)
+
+
+def preimage_v2(
+    object_a: bytes,
+    approval_statement: bytes | None,
+    object_b: bytes,
+    release_status: str,
+    operation_id: str,
+    durability_class: str,
+) -> bytes:
+    """Build the Object B v2 preimage binding request frame, approval, record and release.
+
+    ``object_a`` is the raw request frame, ``approval_statement`` the decoded statement or
+    ``None`` (tag 2), ``object_b`` the compact record without ``signature``. ValueError for a
+    ``release_status`` or ``durability_class`` with no tag.
+    """
+    if release_status not in RELEASE_TAGS:
+        raise ValueError(f"unknown release_status {release_status!r}")
+    if durability_class not in DURABILITY_TAGS:
+        raise ValueError(f"unknown durability_class {durability_class!r}")
+    approval = _NO_APPROVAL if approval_statement is None else _APPROVAL + blob(approval_statement)
+    return b"".join(
+        [
+            OBJECT_B_V2.encode("ascii") + b"\x00",
+            blob(object_a),
+            approval,
+            blob(object_b),
+            bytes([RELEASE_TAGS[release_status]]),
+            blob(operation_id.encode("utf-8")),
+            bytes([DURABILITY_TAGS[durability_class]]),
+        ]
+    )

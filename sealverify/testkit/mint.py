@@ -1,0 +1,855 @@
+"""Deterministic minting of seal decision receipts under the project's own public test keys.
+
+Everything here is for tests, fixtures and benchmarks. The keys are derived from public seeds
+(see :func:`demo_key`), so anyone can mint under them: never pin them outside tests. Byte rules
+follow docs/minting.md: seal-host@099be66 ``rust/src/authorization_decision.rs`` (record member
+order, canonical_request, args_hash, effect_view), ``rust/src/release.rs`` (release frame,
+Object B v2), Lean ``Host/Audit.lean`` / ``Ffi.lean`` / mcp-seal-dev ``Seal/Block.lean``
+(``emitted_bytes``), ``Kernels/Safety.lean`` (cert hash, guard target), serde pretty output.
+Every function is pure: bytes in, bytes out, no clock and no randomness.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from sealverify import identities, leanjson, serdejson, strictjson
+from sealverify.framing import raw_line, sha256_hex
+from sealverify.netstring import encode_parts
+from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
+from sealverify.signatures import key_id
+from sealverify.strictjson import JsonNumber, JsonValue
+
+__all__ = [
+    "CONFIG_KEY",
+    "DEMO_KERNEL_CONFIG",
+    "OTHER_CONFIG_KEY",
+    "OTHER_RECEIPT_KEY",
+    "RECEIPT_KEY",
+    "RFC8032_TEST1_KEY",
+    "Cert",
+    "FleetContext",
+    "HostContext",
+    "TestKey",
+    "cert_hash",
+    "demo_key",
+    "demo_operation_id",
+    "emitted_bytes",
+    "guard_target_of",
+    "mint_fleet_bypass",
+    "mint_fleet_v2",
+    "mint_host_v3",
+    "mint_many",
+    "mint_unparseable_v3",
+    "parse_record",
+    "post_state_hash",
+    "render_compact",
+    "render_pretty",
+    "resign_v3",
+    "sign_config",
+    "splice_operation_id",
+    "tools_call_frame",
+]
+
+Record = dict[str, JsonValue]
+
+
+# ---------------------------------------------------------------------------------------------
+# Test keys
+
+
+@dataclass(frozen=True, slots=True)
+class TestKey:
+    """An Ed25519 key from a public 32-byte seed: for tests only, never for real trust."""
+
+    __test__ = False  # not a pytest test class
+
+    label: str
+    seed: bytes
+
+    def _private(self) -> Ed25519PrivateKey:
+        return Ed25519PrivateKey.from_private_bytes(self.seed)
+
+    @property
+    def public_key(self) -> bytes:
+        """Return the raw 32-byte public key."""
+        return self._private().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @property
+    def public_hex(self) -> str:
+        """Return the public key as 64 lowercase hex, the spelling receipts and pins use."""
+        return self.public_key.hex()
+
+    def sign(self, message: bytes) -> bytes:
+        """Sign ``message`` (Ed25519 is deterministic, so the result is reproducible)."""
+        return self._private().sign(message)
+
+
+def demo_key(name: str) -> TestKey:
+    """The project's test key ``name``: seed = ``sha256(b"sealverify-demo-<name>-key")``."""
+    return TestKey(name, hashlib.sha256(f"sealverify-demo-{name}-key".encode()).digest())
+
+
+CONFIG_KEY = demo_key("config")
+RECEIPT_KEY = demo_key("receipt")
+OTHER_CONFIG_KEY = demo_key("other-config")
+OTHER_RECEIPT_KEY = demo_key("other-receipt")
+# RFC 8032 §7.1 TEST 1: its secret key is published in the RFC; seal's fleet fixtures use it
+# as their config signer, which lets tests re-mint those fixtures byte for byte.
+RFC8032_TEST1_KEY = TestKey(
+    "rfc8032-test-1",
+    bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"),
+)
+
+
+def demo_operation_id(seed: bytes) -> str:
+    """A fixed stand-in for the host's 32 random bytes: ``sha256("...operation-id" 0 seed)``."""
+    return hashlib.sha256(b"sealverify-demo-operation-id\x00" + seed).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Byte rules
+
+
+def _n(value: int) -> JsonNumber:
+    return JsonNumber(str(value))
+
+
+def parse_record(data: bytes) -> Record:
+    """Parse receipt bytes strictly (lexemes and member order kept); ValueError if no object."""
+    value = strictjson.parse_bytes(data)
+    if not isinstance(value, dict):
+        raise ValueError("a receipt is a JSON object")
+    return value
+
+
+def render_compact(value: JsonValue) -> bytes:
+    """Compact serde JSON in producer order (``serde_json::to_vec``)."""
+    return serdejson.compact(value, exact=True).encode("utf-8")
+
+
+def _pretty(value: JsonValue, indent: str, out: list[str]) -> None:
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        out.append("{\n")
+        for index, (key, item) in enumerate(value.items()):
+            out.append(("," if index else "") + ("\n" if index else "") + inner)
+            out.append(serdejson.string_text(key) + ": ")
+            _pretty(item, inner, out)
+        out.append("\n" + indent + "}")
+    elif isinstance(value, list) and value:
+        inner = indent + "  "
+        out.append("[\n")
+        for index, item in enumerate(value):
+            out.append(("," if index else "") + ("\n" if index else "") + inner)
+            _pretty(item, inner, out)
+        out.append("\n" + indent + "]")
+    else:
+        out.append(serdejson.compact(value, exact=True))
+
+
+def render_pretty(value: JsonValue) -> bytes:
+    """A receipt file as seal-host writes it: ``serde_json::to_string_pretty`` plus ``\\n``.
+
+    Two-space indent, ``": "`` after keys, empty containers as ``{}``/``[]``, strings and
+    numbers exactly as in compact output (equal to Python ``json.dumps(indent=2,
+    ensure_ascii=False)`` on these values; tests/test_mint.py proves it on real host files).
+    """
+    out: list[str] = []
+    _pretty(value, "", out)
+    return ("".join(out) + "\n").encode("utf-8")
+
+
+def cert_hash(kernel: str, verdict: str, reason: str) -> str:
+    """``certHash``: FNV-1 style 64-bit fold over ``encodeParts([kernel, verdict, reason])``.
+
+    mcp-seal-dev ``Seal/Hash.lean``: ``acc * 1099511628211 + ord(ch)`` mod 2^64 from the FNV
+    offset basis, over characters (not bytes), written as a decimal string.
+    """
+    acc = 14695981039346656037
+    for char in encode_parts([kernel, verdict, reason]):
+        acc = (acc * 1099511628211 + ord(char)) % 2**64
+    return str(acc)
+
+
+@dataclass(frozen=True, slots=True)
+class Cert:
+    """One kernel certificate: ``kernel``, ``verdict`` (allow/deny), ``reason``."""
+
+    kernel: str
+    verdict: Literal["allow", "deny"]
+    reason: str
+
+    def host_form(self) -> Record:
+        """Members in Lean compress order, as host receipts copy them from the audit."""
+        return {
+            "certHash": cert_hash(self.kernel, self.verdict, self.reason),
+            "kernel": self.kernel,
+            "reason": self.reason,
+            "verdict": self.verdict,
+        }
+
+    def fleet_form(self) -> Record:
+        """Members in the fleet (JS) producer order."""
+        return {
+            "kernel": self.kernel,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "certHash": cert_hash(self.kernel, self.verdict, self.reason),
+        }
+
+
+def _block_response(request_id: JsonValue, reason: str) -> str:
+    """mcp-seal-dev ``Seal/Block.lean`` ``blockResponseLine``: Lean compress plus ``\\n``."""
+    response: Record = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "result": {
+            "content": [{"type": "text", "text": f"approval required: {reason}"}],
+            "isError": True,
+        },
+    }
+    return leanjson.compress(response) + "\n"
+
+
+def emitted_bytes(
+    epoch: JsonValue,
+    tool: str,
+    certs: Sequence[Cert],
+    request_sha256: str,
+    request_id: JsonValue,
+) -> str:
+    """The kernel's step output (seal-host ``Ffi.lean``): ``{audit, response?, route}``.
+
+    ``audit`` is ``Host/Audit.lean`` ``auditLine`` (keys sorted by Lean compress); the route is
+    ``forward`` when every cert allows, else ``block`` with the first deny reason's response.
+    """
+    allowed = bool(certs) and all(cert.verdict == "allow" for cert in certs)
+    audit: Record = {
+        "epoch": epoch,
+        "tool": tool,
+        "verdict": "allow" if allowed else "deny",
+        "request_sha256": request_sha256,
+        "certs": [cert.host_form() for cert in certs],
+    }
+    step: Record = {"route": "forward" if allowed else "block"}
+    if not allowed:
+        deny = next((c.reason for c in certs if c.verdict == "deny"), "no kernel gated this call")
+        step["response"] = _block_response(request_id, deny)
+    step["audit"] = leanjson.compress(audit)
+    return leanjson.compress(step)
+
+
+def sign_config(kernel_config: JsonValue, key: TestKey) -> Record:
+    """``signed_config``: Ed25519 over the exact compact payload bytes, no domain tag."""
+    payload = serdejson.compact(kernel_config, exact=True)
+    return {
+        "payload": payload,
+        "signature": key.sign(payload.encode("utf-8")).hex(),
+        "pubkey": key.public_hex,
+    }
+
+
+def splice_operation_id(frame: bytes, operation_id: str) -> bytes:
+    """seal-host ``release.rs`` ``frame_with_operation_id``: the release frame for a request.
+
+    The terminator (``\\r\\n`` or ``\\n``) is split off, ``,"operation_id":"<id>"`` (no comma
+    for an empty object) goes before the closing ``}``, and the terminator is put back.
+    ValueError when the body is not an object or already carries ``operation_id``.
+    """
+    terminator = b"\r\n" if frame.endswith(b"\r\n") else b"\n" if frame.endswith(b"\n") else b""
+    body = frame[: len(frame) - len(terminator)]
+    parsed = strictjson.parse_bytes(body)
+    if not isinstance(parsed, dict):
+        raise ValueError("release frame body is not a JSON object")
+    if "operation_id" in parsed:
+        raise ValueError("request already carries operation_id")
+    stripped = body.rstrip(b" \t\r\n")
+    insert = (b"," if parsed else b"") + b'"operation_id":"' + operation_id.encode() + b'"'
+    return stripped[:-1] + insert + body[len(stripped) - 1 :] + terminator
+
+
+def post_state_hash(operation_id: str, release_frame: bytes) -> str:
+    """``sha256('{"operation_id":…,"release_frame_sha256":…}')``, compact, in that order."""
+    text = serdejson.compact(
+        {"operation_id": operation_id, "release_frame_sha256": sha256_hex(release_frame)}
+    )
+    return sha256_hex(text.encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A small emulation of the safety and temporal kernels (enough for minting, not a verifier)
+
+
+def _server(config: Record) -> str:
+    server = config.get("server")
+    safety = config.get("safety")
+    if not isinstance(server, str) and isinstance(safety, dict):
+        server = safety.get("server")
+    return server if isinstance(server, str) else ""
+
+
+def _matches(rule: Record, arguments: JsonValue) -> bool:
+    match = rule.get("match")
+    if match is None:
+        return True
+    if not isinstance(match, dict):
+        raise ValueError("unsupported rule match")
+    kind = match.get("type")
+    if kind == "always":
+        return True
+    if kind == "contains_any_ci":
+        arg = match.get("arg")
+        needles = match.get("needles")
+        value = arguments.get(arg) if isinstance(arguments, dict) and isinstance(arg, str) else None
+        if not isinstance(value, str) or not isinstance(needles, list):
+            return False
+        return any(isinstance(n, str) and n.lower() in value.lower() for n in needles)
+    raise ValueError(f"minting does not emulate match type {kind!r}")
+
+
+def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Cert:
+    """mcp-seal-dev ``Seal/Classify.lean`` ``resolveRuleDecisions``, then the approval step."""
+    tool = params.get("name")
+    safety = config.get("safety")
+    rules = safety.get("tools") if isinstance(safety, dict) else None
+    blocking: str | None = None
+    guards: list[str] = []
+    explicit = False
+    for rule in rules if isinstance(rules, list) else []:
+        if not isinstance(rule, dict) or rule.get("name") != tool:
+            continue
+        if not _matches(rule, params.get("arguments")):
+            continue
+        mode = rule.get("mode")
+        if mode == "allow":
+            explicit = True
+        elif mode == "deny":
+            blocking = blocking or f"flat deny: {tool}"
+        elif mode in ("guard", "guarded"):
+            if rule.get("target") != [{"full_arguments": True}]:
+                raise ValueError("minting emulates only [{full_arguments: true}] guard targets")
+            guards.append(identities.guard_target(params, _server(config), bind_context=False))
+    if blocking is not None:
+        return Cert("safety", "deny", blocking)
+    if guards:
+        if any(g != guards[0] for g in guards):
+            return Cert("safety", "deny", "ambiguous guard target")
+        return Cert("safety", "allow" if guards[0] in approvals else "deny", guards[0])
+    if explicit:
+        return Cert("safety", "allow", "explicit policy allow")
+    return Cert("safety", "deny", "no matching policy rule")
+
+
+def _decide(
+    config: Record, params: Record, approvals: Sequence[str], temporal_events: int
+) -> list[Cert]:
+    temporal = Cert("temporal", "allow", f"trace ok ({temporal_events} events)")
+    return [_safety_cert(config, params, approvals), temporal]
+
+
+def _verdict(certs: Sequence[Cert]) -> tuple[str, str, str | None]:
+    deny = next((c for c in certs if c.verdict == "deny"), None)
+    if deny is None:
+        return "ALLOW", "every gating kernel allows", None
+    return "BLOCK", f"{deny.kernel} kernel: {deny.reason}", deny.kernel
+
+
+# ---------------------------------------------------------------------------------------------
+# Contexts
+
+
+@dataclass(frozen=True, slots=True)
+class HostContext:
+    """The producer-side facts a host receipt carries that do not follow from the request.
+
+    Defaults are fixed demo values; ``operation_id`` None derives one from
+    ``operation_seed`` (the host draws 32 random bytes).
+    """
+
+    now: int = 1_786_000_000_000
+    session: str = "seal-host-rs/stdio:4242:1785999990000"
+    operation_seed: bytes = b"demo"
+    operation_id: str | None = None
+    config_key: TestKey = CONFIG_KEY
+    receipt_key: TestKey = RECEIPT_KEY
+    domain: str = OBJECT_B_V2
+    durability_class: str = "asserted_local_fsync"
+    temporal_events: int = 1
+    wasm_sha256: str = hashlib.sha256(b"sealverify-demo-wasm").hexdigest()
+    native_executable_sha256: str = hashlib.sha256(b"sealverify-demo-native").hexdigest()
+    lean_ffi_sha256: str = hashlib.sha256(b"sealverify-demo-lean-ffi").hexdigest()
+    approval_channel: str = "file"
+
+    @property
+    def op_id(self) -> str:
+        """Return the operation id this context stamps on a receipt."""
+        return self.operation_id or demo_operation_id(self.operation_seed)
+
+
+@dataclass(frozen=True, slots=True)
+class FleetContext:
+    """Producer facts for a fleet ``seal_receipt: "v2"`` receipt (seal-check style)."""
+
+    now: int = 1000
+    config_key: TestKey = CONFIG_KEY
+    temporal_events: int = 1
+    wasm_sha256: str = hashlib.sha256(b"sealverify-demo-wasm").hexdigest()
+    kernel_note: str = (
+        "Binary identity of the evaluator actually executed. Hashed in your browser from the "
+        "loaded bytes and compared to a pinned constant. This is the ONLY thing verified here."
+    )
+    provenance_note: str = (
+        "What the public Lean proofs ASSERT about the kernel source. NOT verified in your "
+        "browser and NOT part of the hash above."
+    )
+    approval_channel: str = "interactive"
+    extra_certs: tuple[Cert, ...] = field(default=())
+
+
+_HOST_KERNEL_NOTE = (
+    "Re-derive against this wasm; the native executor is identified separately, not proven "
+    "equivalent."
+)
+_HOST_PROVENANCE_NOTE = (
+    "Source-level provenance asserted by the producer; not established by this authorization "
+    "decision."
+)
+_AXIOMS: list[JsonValue] = ["propext", "Classical.choice", "Quot.sound"]
+_TOOLCHAIN = "leanprover/lean4:v4.28.0"
+
+
+def _host_identity_blocks(ctx: HostContext) -> Record:
+    return {
+        "kernel_identity": {
+            "wasm_sha256": ctx.wasm_sha256,
+            "self_verified": True,
+            "note": _HOST_KERNEL_NOTE,
+        },
+        "host_identity": {
+            "native_executable_sha256": ctx.native_executable_sha256,
+            "lean_ffi_sha256": ctx.lean_ffi_sha256,
+            "equivalence": "not_proven",
+        },
+        "asserted_provenance": {
+            "verified_in_browser": False,
+            "lean_toolchain": _TOOLCHAIN,
+            "axioms": list(_AXIOMS),
+            "note": _HOST_PROVENANCE_NOTE,
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+
+
+def tools_call_frame(
+    name: str,
+    arguments: str,
+    *,
+    request_id: int = 1,
+    meta: str | None = None,
+    terminator: bytes = b"\n",
+) -> bytes:
+    """A compact ``tools/call`` request frame; ``arguments``/``meta`` are JSON texts."""
+    params = f'"name":{serdejson.string_text(name)},"arguments":{arguments}'
+    if meta is not None:
+        params = f'"_meta":{meta},' + params
+    text = f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{{params}}}}}'
+    return text.encode("utf-8") + terminator
+
+
+_NUMBER_OR_STRING = re.compile(
+    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
+)
+
+
+def _serde_parse_error(line: str) -> str | None:
+    """Serde's error for a line strict JSON accepts: only "number out of range" is emulated."""
+    for token in _NUMBER_OR_STRING.finditer(line):
+        if token.group().startswith('"'):
+            continue
+        try:
+            serdejson.parse_number(token.group())
+        except serdejson.NumberNotRepresentable:
+            column = len(line[: token.end()].encode("utf-8"))
+            return f"number out of range at line 1 column {column}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    frame: bytes
+    message: Record
+    params: Record
+    tool: str
+    parse_error: str | None
+
+
+def _request(frame: bytes) -> _Request:
+    line = raw_line(frame)
+    message = strictjson.parse_bytes(line)
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        raise ValueError("minting needs a tools/call request the kernel can parse")
+    params = message.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+        raise ValueError("minting needs params.name")
+    error = _serde_parse_error(line.decode("utf-8"))
+    if error is None and not isinstance(params.get("arguments"), dict):
+        error = "params.arguments is not an object"
+    if error is not None:
+        error = f"cannot parse mediated request for receipt: {error}"
+    return _Request(frame, message, params, str(params["name"]), error)
+
+
+def _config(kernel_config: str) -> Record:
+    value = strictjson.parse_text(kernel_config)
+    if not isinstance(value, dict):
+        raise ValueError("kernel_config must be a JSON object")
+    return value
+
+
+def _ttl_ms(config: Record) -> int:
+    safety = config.get("safety")
+    approval = safety.get("approval") if isinstance(safety, dict) else None
+    ttl = approval.get("ttl_seconds") if isinstance(approval, dict) else None
+    return int(ttl.lexeme) * 1000 if isinstance(ttl, JsonNumber) else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Host v3
+
+
+def resign_v3(record: Record, key: TestKey, domain: str = OBJECT_B_V2) -> Record:
+    """Return ``record`` with a fresh Object B ``signature`` (last member) under ``key``.
+
+    Tests use it to tamper with a binding *behind* a valid signature. The v2 preimage reads
+    ``signed_artifacts``, ``release_status``, ``operation_id`` and ``durability_class`` from the
+    record itself.
+    """
+    body: Record = {k: v for k, v in record.items() if k != "signature"}
+    object_b = render_compact(body)
+    if domain == OBJECT_B_V1:
+        preimage = preimage_v1(object_b)
+    elif domain == OBJECT_B_V2:
+        artifacts = body["signed_artifacts"]
+        assert isinstance(artifacts, dict)
+        object_a, statement = artifacts["object_a"], artifacts.get("approval_statement")
+        assert isinstance(object_a, str)
+        fields = [body[k] for k in ("release_status", "operation_id", "durability_class")]
+        assert all(isinstance(f, str) for f in fields)
+        preimage = preimage_v2(
+            base64.b64decode(object_a, validate=True),
+            base64.b64decode(statement, validate=True) if isinstance(statement, str) else None,
+            object_b,
+            str(fields[0]),
+            str(fields[1]),
+            str(fields[2]),
+        )
+    else:
+        raise ValueError(f"unknown Object B domain {domain!r}")
+    signature = key.sign(preimage)
+    body["signature"] = {
+        "domain": domain,
+        "algorithm": "Ed25519",
+        "public_key": key.public_hex,
+        "key_id": key_id(key.public_key),
+        "encoding": "base64url-nopad",
+        "value": base64.urlsafe_b64encode(signature).rstrip(b"=").decode("ascii"),
+    }
+    return body
+
+
+def _effect_view(request: _Request, config: Record, ctx: HostContext, sha: str) -> Record:
+    effect: Record = {"resource": request.tool, "action": "call"}
+    effect["arguments"] = request.params["arguments"]
+    for member in ("_meta", "requestState", "inputResponses"):
+        if member in request.params:
+            effect[member] = request.params[member]
+    view: Record = {
+        "schema": "seal.effect-view/v0",
+        "source": "mcp-jsonrpc/tools-call@1",
+        "adapter": {"type": "mcp-jsonrpc/tools-call", "version": "1"},
+        "session": ctx.session,
+        "effect": effect,
+        "raw_preimage_sha256": sha,
+        "policy_hash": sha256_hex(render_compact(config)),
+        "idempotency_key": f"{ctx.session}:{sha}",
+    }
+    if "epoch" in config:
+        view["policy_version"] = config["epoch"]
+        view["policy_version_enforced"] = False
+    view["authoritative"] = False
+    return view
+
+
+def _host_record(
+    frame: bytes, kernel_config: str, approvals: Sequence[str], ctx: HostContext
+) -> Record:
+    request = _request(frame)
+    config = _config(kernel_config)
+    certs = _decide(config, request.params, approvals, ctx.temporal_events)
+    verdict, reason, deny_kernel = _verdict(certs)
+    sha = sha256_hex(raw_line(frame))
+    record: Record = {"record_type": "seal.authorization-decision", "record_version": _n(3)}
+    parsed = request.parse_error is None
+    if parsed:
+        record["tool"] = request.tool
+        record["arguments"] = request.params["arguments"]
+        for member in ("_meta", "requestState", "inputResponses"):
+            if member in request.params:
+                record[member] = request.params[member]
+        record["args_hash"] = identities.args_hash(request.params["arguments"])
+        record["effect_view"] = _effect_view(request, config, ctx, sha)
+    record["now"] = _n(ctx.now)
+    if parsed:
+        canonical = identities.canonical_request(request.params)
+        record["canonical_request"] = canonical
+        record["canonical_request_sha256"] = sha256_hex(canonical.encode("utf-8"))
+    record["request_sha256"] = sha
+    record["framed_subject_sha256"] = sha256_hex(frame)
+    record["framed_subject_length"] = _n(len(frame))
+    if not parsed:
+        record["request_parse_error"] = request.parse_error
+    record["bypass"] = False
+    record["verdict"] = verdict
+    policy_hash = sha256_hex(render_compact(config))
+    explicit = certs[0].reason == "explicit policy allow"
+    if verdict == "ALLOW":
+        record["authorization"] = "explicit_policy_allow" if explicit else "approval"
+    record["reason"] = reason
+    record["deny_kernel"] = deny_kernel
+    if verdict == "ALLOW" and not explicit:
+        issued_at = ctx.now - 5000
+        record["approval"] = {
+            "approval_identity": {"channel": ctx.approval_channel},
+            "issued_at": _n(issued_at),
+            "expiry": _n(issued_at + _ttl_ms(config)),
+            "policy_hash": policy_hash,
+        }
+    record["certs"] = [cert.host_form() for cert in certs]
+    record["emitted_bytes"] = emitted_bytes(
+        config.get("epoch"), request.tool, certs, sha, request.message.get("id")
+    )
+    record.update(_host_identity_blocks(ctx))
+    record["signed_config"] = sign_config(config, ctx.config_key)
+    record["kernel_config"] = config
+    record["granted_capabilities"] = [{"target": target} for target in approvals]
+    if ctx.domain == OBJECT_B_V2:
+        # Hosts before d9db8be signed Object B v1 and carried no signed_artifacts.
+        record["signed_artifacts"] = {
+            "encoding": "base64",
+            "object_a": base64.b64encode(frame).decode("ascii"),
+            "approval_statement": None,
+        }
+    operation_id = ctx.op_id
+    record["release_status"] = "PENDING" if verdict == "ALLOW" else "NOT_APPLICABLE"
+    record["operation_id"] = operation_id
+    record["durability_class"] = ctx.durability_class
+    if verdict == "ALLOW":
+        release = splice_operation_id(frame, operation_id)
+        record["release_valid_until"] = _n(ctx.now + _ttl_ms(config))
+        record["post_state_hash"] = post_state_hash(operation_id, release)
+        record["release_frame"] = {
+            "encoding": "base64",
+            "length": _n(len(release)),
+            "sha256": sha256_hex(release),
+            "base64": base64.b64encode(release).decode("ascii"),
+        }
+    return resign_v3(record, ctx.receipt_key, ctx.domain)
+
+
+def mint_host_v3(
+    frame: bytes,
+    kernel_config: str,
+    *,
+    approvals: Sequence[str] = (),
+    ctx: HostContext = HostContext(),
+) -> bytes:
+    """A seal-host ``record_version: 3`` receipt for one request frame, as pretty file bytes.
+
+    ``frame`` is the wire frame with its delimiter; ``kernel_config`` the policy JSON text
+    (member order and number spellings kept). The verdict comes from a small emulation of the
+    safety and temporal kernels: a guarded call BLOCKs unless its guard target is in
+    ``approvals`` (then ALLOW with ``authorization: approval`` and a release frame); an allow
+    rule gives ALLOW ``explicit_policy_allow``. A frame serde cannot parse gives the
+    unparseable form (see :func:`mint_unparseable_v3`).
+    """
+    return render_pretty(_host_record(frame, kernel_config, approvals, ctx))
+
+
+def mint_unparseable_v3(
+    frame: bytes, kernel_config: str, *, ctx: HostContext = HostContext()
+) -> bytes:
+    """A v3 BLOCK whose request the producer could not re-parse (``request_parse_error``).
+
+    The frame must be a ``tools/call`` the kernel parses but serde refuses (for example an
+    argument ``1e309``, the corpus line of seal-host ``Host/Audit.lean``); the receipt then has
+    no ``tool``, ``arguments``, ``args_hash``, ``effect_view`` or ``canonical_request``.
+    """
+    record = _host_record(frame, kernel_config, (), ctx)
+    if "request_parse_error" not in record:
+        raise ValueError("frame is parseable; use mint_host_v3")
+    if record["verdict"] != "BLOCK":
+        raise ValueError("an unparseable request must be blocked for this demo")
+    return render_pretty(record)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fleet v2 (seal-check / assurance-kit producer shape)
+
+
+def _fleet_record(
+    frame: bytes, kernel_config: str, approvals: Sequence[str], ctx: FleetContext
+) -> Record:
+    request = _request(frame)
+    if request.parse_error is not None:
+        raise ValueError("fleet minting covers parseable requests only")
+    config = _config(kernel_config)
+    certs = _decide(config, request.params, approvals, ctx.temporal_events) + list(ctx.extra_certs)
+    verdict, reason, deny_kernel = _verdict(certs)
+    canonical = identities.legacy_canonical_request(request.params)
+    canonical_sha = sha256_hex(canonical.encode("utf-8"))
+    explicit = certs[0].reason == "explicit policy allow"
+    record: Record = {
+        "seal_receipt": "v2",
+        "tool": request.tool,
+        "arguments": request.params["arguments"],
+        "args_hash": identities.args_hash(request.params["arguments"]),
+        "now": _n(ctx.now),
+        "canonical_request": canonical,
+        "canonical_request_sha256": canonical_sha,
+        "bypass": False,
+        "verdict": verdict,
+    }
+    if verdict == "ALLOW":
+        record["authorization"] = "explicit_policy_allow" if explicit else "approval"
+    record["reason"] = reason
+    record["deny_kernel"] = deny_kernel
+    if verdict == "ALLOW" and not explicit:
+        record["approval"] = {
+            "approval_identity": {"channel": ctx.approval_channel},
+            "policy_hash": sha256_hex(render_compact(config)),
+        }
+    record["certs"] = [cert.fleet_form() for cert in certs]
+    # Fleet receipts carry no request_sha256: the kernel judged the canonical request line.
+    record["emitted_bytes"] = emitted_bytes(
+        config.get("epoch"), request.tool, certs, canonical_sha, _n(1)
+    )
+    record["kernel_identity"] = {
+        "wasm_sha256": ctx.wasm_sha256,
+        "self_verified": True,
+        "note": ctx.kernel_note,
+    }
+    record["asserted_provenance"] = {
+        "verified_in_browser": False,
+        "lean_toolchain": _TOOLCHAIN,
+        "axioms": list(_AXIOMS),
+        "note": ctx.provenance_note,
+    }
+    record["signed_config"] = sign_config(config, ctx.config_key)
+    record["kernel_config"] = config
+    record["granted_capabilities"] = [{"target": target} for target in approvals]
+    return record
+
+
+def mint_fleet_v2(
+    frame: bytes,
+    kernel_config: str,
+    *,
+    approvals: Sequence[str] = (),
+    ctx: FleetContext = FleetContext(),
+) -> bytes:
+    """A fleet ``seal_receipt: "v2"`` receipt (no Object B; ``signed_config`` only)."""
+    return render_pretty(_fleet_record(frame, kernel_config, approvals, ctx))
+
+
+def mint_fleet_bypass(frame: bytes, *, now: int = 1000) -> bytes:
+    """A fleet ``seal_receipt: "v2"`` receipt with ``bypass: true``: seal was not in the path."""
+    request = _request(frame)
+    canonical = identities.legacy_canonical_request(request.params)
+    record: Record = {
+        "seal_receipt": "v2",
+        "tool": request.tool,
+        "arguments": request.params["arguments"],
+        "now": _n(now),
+        "canonical_request": canonical,
+        "canonical_request_sha256": sha256_hex(canonical.encode("utf-8")),
+        "bypass": True,
+        "verdict": "ALLOW",
+        "reason": "SEAL_DECISION_BYPASS=1: seal removed from the path; no mediation performed",
+        "deny_kernel": None,
+        "kernel_identity": {
+            "wasm_sha256": None,
+            "self_verified": False,
+            "note": "seal bypassed; the verified kernel did not run.",
+        },
+    }
+    return render_pretty(record)
+
+
+# ---------------------------------------------------------------------------------------------
+# Demo policy and bulk minting
+
+DEMO_KERNEL_CONFIG = (
+    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120},'
+    '"tools":[{"name":"search_notes","mode":"allow","target":[{"full_arguments":true}]},'
+    '{"name":"shell_exec","mode":"guard","target":[{"full_arguments":true}]},'
+    '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]},'
+    '"temporal":{"enabled":false,"policies":[]}}'
+)
+
+_TRACE = (
+    '{{"traceparent":"00-{trace}-{span}-01","tracestate":"sealverify=demo",'
+    '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    '"io.modelcontextprotocol/clientInfo":{{"name":"sealverify-bench","version":"1.0"}},'
+    '"io.modelcontextprotocol/clientCapabilities":{{}}}}'
+)
+
+
+def _config_for_epoch(epoch: int) -> str:
+    return DEMO_KERNEL_CONFIG.replace('{"epoch":1,', f'{{"epoch":{epoch},', 1)
+
+
+def guard_target_of(frame: bytes, kernel_config: str) -> str:
+    """The host guard target of a frame's call under a policy (what an approval must grant)."""
+    request = _request(frame)
+    return identities.guard_target(
+        request.params, _server(_config(kernel_config)), bind_context=False
+    )
+
+
+def mint_many(n: int, *, seed: bytes = b"bench", start: int = 1_786_000_000_000) -> Iterator[bytes]:
+    """Yield ``n`` realistic, distinct v3 receipts deterministically (for benchmarks).
+
+    Cycles through BLOCK, approved ALLOW (with a release frame) and explicit ALLOW, with
+    ``_meta`` trace keys on every request and three signed configs (epochs 1-3).
+    """
+    for index in range(n):
+        digest = hashlib.sha256(seed + index.to_bytes(8, "big")).hexdigest()
+        meta = _TRACE.format(trace=digest[:32], span=digest[32:48])
+        config = _config_for_epoch(1 + index % 3)
+        kind = index % 3
+        if kind == 2:
+            arguments = f'{{"query":"invoice {index}","limit":{10 + index % 7}}}'
+            frame = tools_call_frame("search_notes", arguments, request_id=index, meta=meta)
+            approvals: tuple[str, ...] = ()
+        else:
+            arguments = f'{{"command":"rotate-logs --shard {index} --keep 7","cwd":"/srv/app"}}'
+            frame = tools_call_frame("shell_exec", arguments, request_id=index, meta=meta)
+            approvals = (guard_target_of(frame, config),) if kind == 1 else ()
+        ctx = HostContext(
+            now=start + index * 1000,
+            operation_seed=seed + index.to_bytes(8, "big"),
+            session=f"seal-host-rs/stdio:4242:{start}",
+        )
+        yield mint_host_v3(frame, config, approvals=approvals, ctx=ctx)

@@ -1,0 +1,445 @@
+"""ApprovalRecord v2: renderer byte rule, members, signature, frame and target bindings, v1."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from sealverify.approvals import (
+    NotRenderable,
+    check_receipt_approval,
+    check_token,
+    render,
+    split_tokens,
+)
+from sealverify.cli.main import cli
+from sealverify.strictjson import parse_text
+
+# The executed refusal in seal-host@099be66377052954e7c9381b7f29174b02266b6f docs/DEPLOY.md
+# ("Executed v0.1.5 SQLite and approval evidence"): framed_subject base64/length/sha256 and the
+# approval challenge the host printed for it, and the approver's printed nonce/authorizedAt.
+DEPLOY_FRAME = base64.b64decode(
+    "eyJqc29ucnBjIjoiMi4wIiwiaWQiOjMsIm1ldGhvZCI6InRvb2xzL2NhbGwiLCJwYXJhbXMiOnsibmFtZSI6ImV4ZW"
+    "N1dGVfc3FsIiwiYXJndW1lbnRzIjp7InNxbCI6ImRyb3AgdGFibGUgaWYgZXhpc3RzIHJlY2VpcHRfc2FuZGJveCJ9"
+    "fX0K"
+)
+DEPLOY_FRAME_SHA256 = "2b572e7e4c0976baf1b7d4f596dec6ebd725208c77956e2f58666eebdd39b03f"
+DEPLOY_TARGET = "63e7b1bb1aba1db39fe3fb30836aa6c14a37ac23034198e0bb3d83883f62e740"
+DEPLOY_NONCE = "b7a5f0229c8b4dab9a2a177e7b574156"
+DEPLOY_AUTHORIZED_AT = 1786327294970
+TTL_MS = 120_000  # docs/DEPLOY.md payload.json: ttl_seconds 120
+
+# Deterministic approver key, as the upstream providers.rs tests use (SigningKey [23u8; 32]).
+KEY = Ed25519PrivateKey.from_private_bytes(bytes([23]) * 32)
+PUB = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+KEY_ID = hashlib.sha256(PUB).hexdigest()
+OTHER = Ed25519PrivateKey.from_private_bytes(bytes([29]) * 32)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def payload(**changes: Any) -> dict[str, Any]:
+    """The upstream test payload shape (providers.rs `v2_payload`) for the DEPLOY.md frame."""
+    base: dict[str, Any] = {
+        "approval_record_version": 2,
+        "target": DEPLOY_TARGET,
+        "authorized_at": DEPLOY_AUTHORIZED_AT,
+        "expiry": DEPLOY_AUTHORIZED_AT + TTL_MS,
+        "nonce": DEPLOY_NONCE,
+        "session": "approval-v2-session-1",
+        "subject_sha256": DEPLOY_FRAME_SHA256,
+        "subject_length": 138,
+        "subject_scope": "mcp-jsonrpc-request-frame-including-delimiter",
+        "subject_encoding": "bytes",
+        "shown_sha256": digest(b"drop table if exists receipt_sandbox"),
+        "shown_length": 37,
+        "shown_media_type": "text/plain",
+        "shown_character_encoding": "utf-8",
+        "renderer": {
+            "name": "seal-test-renderer",
+            "version": "2.0.0",
+            "manifest_sha256": digest(b"immutable renderer manifest"),
+        },
+        "approver": "human@example.test",
+        "authorization_signer_key_id": KEY_ID,
+        "authorization_signature_algorithm": "Ed25519",
+        "authorization_domain": "seal.approval-record/v2",
+    }
+    base.update(changes)
+    return base
+
+
+def canonical(doc: dict[str, Any]) -> str:
+    # Independent of the code under test: for ASCII text without control characters the
+    # renderer equals sorted-key, separator-free json.dumps.
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def token(text: str, key: Ed25519PrivateKey = KEY, **outer: Any) -> bytes:
+    sig = key.sign(b"seal.approval-record/v2\x00" + text.encode())
+    doc: dict[str, Any] = {
+        "payload": text,
+        "signature_algorithm": "Ed25519",
+        "signature_encoding": "base64url-nopad",
+        "signer_key_id": KEY_ID,
+        "signature": b64url(sig),
+    }
+    doc.update(outer)
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def check(line: bytes, frame: bytes | None = DEPLOY_FRAME, at: int | None = None, **kw: Any):  # type: ignore[no-untyped-def]
+    return check_token(line, PUB, frame=frame, at_ms=at, **kw)
+
+
+def failed(result: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for c in result.checks:
+        if c.status == "fail":
+            out.setdefault(c.id, []).append(c)
+    return out
+
+
+# -- the renderer byte rule ------------------------------------------------------------------
+
+
+def test_renderer_vector() -> None:
+    value = parse_text(
+        '{"z":[null,false,true],"é":1,"a":"q\\"b\\\\s\\n\\u001f\\u007fé","\\uff61":0,'
+        '"\\ud83d\\ude00":9007199254740991}'
+    )
+    expected = (
+        '{"a":"q\\"b\\\\s\\u000a\\u001f\x7fé","z":[null,false,true],"é":1,"\uff61":0,'
+        '"\U0001f600":9007199254740991}'
+    ).encode()
+    assert render(value) == expected
+
+
+@pytest.mark.parametrize("lexeme", ["9007199254740992", "-1", "1.0", "1e2", "-0"])
+def test_renderer_refuses_numbers(lexeme: str) -> None:
+    with pytest.raises(NotRenderable):
+        render(parse_text(f'{{"n":{lexeme}}}'))
+
+
+# -- a valid token ---------------------------------------------------------------------------
+
+
+def test_valid_token_binds_the_deploy_frame_and_target() -> None:
+    assert digest(DEPLOY_FRAME) == DEPLOY_FRAME_SHA256 and len(DEPLOY_FRAME) == 138
+    result = check(token(canonical(payload())), at=DEPLOY_AUTHORIZED_AT + 1)
+    assert failed(result) == {}
+    assert result.ok and result.kind == "v2"
+    statuses = {c.id: c.status for c in result.checks}
+    for cid in (
+        "approval.signature",
+        "approval.payload-canonical",
+        "approval.subject",
+        "approval.target",
+        "approval.time",
+        "approval.members",
+    ):
+        assert statuses[cid] == "pass", cid
+
+
+def test_without_frame_and_time_bindings_are_not_evaluated() -> None:
+    result = check(token(canonical(payload())), frame=None)
+    statuses = {c.id: c.status for c in result.checks}
+    assert statuses["approval.subject"] == "not-evaluated"
+    assert statuses["approval.time"] == "not-evaluated"
+
+
+# -- each member tampered in turn ------------------------------------------------------------
+
+TAMPERS: list[tuple[str, str, Any]] = [
+    ("approval_record_version", "approval_record_version", 3),
+    ("target", "target", digest(b"another target")),
+    ("authorized_at", "authorized_at", 2**53),
+    ("expiry", "expiry", DEPLOY_AUTHORIZED_AT - 1),
+    ("nonce", "nonce", ""),
+    ("session", "session", ""),
+    ("subject_sha256", "subject_sha256", digest(DEPLOY_FRAME[:-1])),
+    ("subject_length", "subject_length", 137),
+    ("subject_scope", "subject_scope", "mcp-jsonrpc-request-frame"),
+    ("subject_encoding", "subject_encoding", "base64"),
+    ("shown_sha256", "shown_sha256", digest(b"x").upper()),
+    ("shown_length", "shown_length", -1),
+    ("shown_media_type", "shown_media_type", "text/html"),
+    ("shown_character_encoding", "shown_character_encoding", "latin-1"),
+    ("renderer", "renderer", "seal-test-renderer"),
+    ("renderer.name", "renderer", {"name": "", "version": "2", "manifest_sha256": "a" * 64}),
+    ("renderer.version", "renderer", {"name": "r", "version": "", "manifest_sha256": "a" * 64}),
+    ("renderer.manifest_sha256", "renderer", {"name": "r", "version": "2", "manifest_sha256": "x"}),
+    ("approver", "approver", ""),
+    ("authorization_signer_key_id", "authorization_signer_key_id", digest(b"k")),
+    ("authorization_signature_algorithm", "authorization_signature_algorithm", "EdDSA"),
+    ("authorization_domain", "authorization_domain", "seal.approval-record/v1"),
+]
+
+
+def test_tamper_table_covers_every_member() -> None:
+    covered = {member.split(".")[0] for member, _, _ in TAMPERS}
+    assert covered == set(payload())
+
+
+@pytest.mark.parametrize(("member", "key", "value"), TAMPERS, ids=[t[0] for t in TAMPERS])
+def test_member_tampered_and_resigned_is_named(member: str, key: str, value: Any) -> None:
+    result = check(token(canonical(payload(**{key: value}))), at=DEPLOY_AUTHORIZED_AT)
+    named = [
+        c
+        for cs in failed(result).values()
+        for c in cs
+        if c.data.get("member") == member or c.location.endswith(f"payload.{member}")
+    ]
+    assert named, f"no failure names {member}: {failed(result)}"
+
+
+@pytest.mark.parametrize("member", sorted(payload()))
+def test_member_tampered_after_signing_breaks_the_signature(member: str) -> None:
+    good = payload()
+    sig = KEY.sign(b"seal.approval-record/v2\x00" + canonical(good).encode())
+    value = good[member]
+    if isinstance(value, int):
+        changed: Any = value + 1
+    elif isinstance(value, dict):
+        changed = dict(value, version="2.0.1")
+    else:
+        changed = value[:-1] + ("0" if value[-1] != "0" else "1")
+    line = json.dumps(
+        {
+            "payload": canonical(payload(**{member: changed})),
+            "signature_algorithm": "Ed25519",
+            "signature_encoding": "base64url-nopad",
+            "signer_key_id": KEY_ID,
+            "signature": b64url(sig),
+        }
+    ).encode()
+    assert "approval.signature" in failed(check(line))
+
+
+# -- token members, key, encoding, canonical bytes ------------------------------------------
+
+
+def test_unknown_token_member_is_refused() -> None:
+    result = check(token(canonical(payload()), note="hi"))
+    (finding,) = failed(result)["approval.token-members"]
+    assert finding.data["unknown"] == ["note"]
+
+
+def test_unknown_payload_member_is_refused() -> None:
+    result = check(token(canonical(payload(extra="x"))))
+    assert failed(result)["approval.payload-members"][0].data["unknown"] == ["extra"]
+
+
+def test_missing_payload_member_is_refused() -> None:
+    doc = payload()
+    del doc["session"]
+    assert failed(check(token(canonical(doc))))["approval.payload-members"][0].data["missing"] == [
+        "session"
+    ]
+
+
+def test_other_signer_is_refused() -> None:
+    result = check(token(canonical(payload()), key=OTHER))
+    assert "approval.signature" in failed(result)
+    wrong_id = check(token(canonical(payload()), signer_key_id=digest(b"other")))
+    assert "approval.signer-key-id" in failed(wrong_id)
+
+
+def test_padded_signature_encoding_is_refused() -> None:
+    text = canonical(payload())
+    sig = base64.urlsafe_b64encode(KEY.sign(b"seal.approval-record/v2\x00" + text.encode()))
+    result = check(token(text, signature=sig.decode()))
+    assert "approval.signature-encoding" in failed(result)
+
+
+def test_signature_without_domain_separator_fails() -> None:
+    text = canonical(payload())
+    sig = b64url(KEY.sign(text.encode()))
+    assert "approval.signature" in failed(check(token(text, signature=sig)))
+
+
+def test_payload_not_in_renderer_form_is_refused_even_if_signed() -> None:
+    text = json.dumps(payload(), separators=(",", ":"))  # producer order, not sorted
+    assert "approval.payload-canonical" in failed(check(token(text)))
+    spaced = json.dumps(payload(), sort_keys=True)
+    assert "approval.payload-canonical" in failed(check(token(spaced)))
+
+
+def test_control_characters_must_be_u00xx() -> None:
+    doc = payload(approver="line1\nline2")
+    as_json = canonical(doc)  # json.dumps writes \n, the renderer \u000a
+    assert "approval.payload-canonical" in failed(check(token(as_json)))
+    rendered = as_json.replace("\\n", "\\u000a")
+    assert failed(check(token(rendered))) == {}
+
+
+def test_surrounding_whitespace_is_refused() -> None:
+    assert "approval.token-whitespace" in failed(check(b" " + token(canonical(payload()))))
+
+
+# -- frame and target ------------------------------------------------------------------------
+
+
+def test_one_byte_different_frame_fails_subject() -> None:
+    crlf = DEPLOY_FRAME[:-1] + b"\r\n"
+    result = check(token(canonical(payload())), frame=crlf)
+    members = {c.data.get("member") for c in failed(result)["approval.subject"]}
+    assert members == {"subject_sha256", "subject_length"}
+    other_id = DEPLOY_FRAME.replace(b'"id":3', b'"id":4')
+    assert "approval.subject" in failed(check(token(canonical(payload())), frame=other_id))
+
+
+def test_different_guard_target_fails() -> None:
+    other = DEPLOY_FRAME.replace(b"receipt_sandbox", b"receipt_sandboy")
+    doc = payload(subject_sha256=digest(other), subject_length=len(other))
+    result = check(token(canonical(doc)), frame=other)
+    assert set(failed(result)) == {"approval.target"}
+    assert "approval.target" in failed(check(token(canonical(payload())), server="other@1"))
+
+
+# -- time ------------------------------------------------------------------------------------
+
+
+def test_expiry_is_judged_at_the_given_time() -> None:
+    line = token(canonical(payload()))
+    assert "approval.time" not in failed(check(line, at=DEPLOY_AUTHORIZED_AT + TTL_MS))
+    late = failed(check(line, at=DEPLOY_AUTHORIZED_AT + TTL_MS + 1))["approval.time"]
+    assert late[0].data["member"] == "expiry"
+    early = failed(check(line, at=DEPLOY_AUTHORIZED_AT - 1))["approval.time"]
+    assert early[0].data["member"] == "authorized_at"
+
+
+# -- v1 --------------------------------------------------------------------------------------
+
+
+def v1(decision: str | None) -> bytes:
+    body: dict[str, Any] = {"target": DEPLOY_TARGET, "issuedAt": 1, "nonce": "n1"}
+    if decision is not None:
+        body["decision"] = decision
+    text = json.dumps(body)
+    return json.dumps({"payload": text, "signature": KEY.sign(text.encode()).hex()}).encode()
+
+
+@pytest.mark.parametrize("decision", [None, "allow"])
+def test_v1_allows_are_refused(decision: str | None) -> None:
+    result = check(v1(decision))
+    assert result.kind == "v1-allow" and "approval.v1-refused" in failed(result)
+
+
+def test_v1_decline_is_read() -> None:
+    result = check(v1("deny"))
+    assert result.kind == "v1-decline" and failed(result) == {}
+    assert any(c.id == "approval.v1-decline" for c in result.checks)
+
+
+def test_v1_unknown_decision_and_bad_signature() -> None:
+    assert "approval.unknown-decision" in failed(check(v1("maybe")))
+    forged = json.loads(v1("deny"))
+    forged["payload"] = forged["payload"].replace("n1", "n2")
+    assert "approval.signature" in failed(check(json.dumps(forged).encode()))
+
+
+# -- receipt integration ---------------------------------------------------------------------
+
+
+def receipt(statement: bytes, nonce: str = DEPLOY_NONCE) -> dict[str, Any]:
+    doc = {
+        "now": DEPLOY_AUTHORIZED_AT + 5,
+        "approval": {
+            "approval_identity": {"channel": "ed25519", "key_id": KEY_ID},
+            "nonce": nonce,
+            "issued_at": DEPLOY_AUTHORIZED_AT,
+            "expiry": DEPLOY_AUTHORIZED_AT + TTL_MS,
+            "policy_hash": "0" * 64,
+        },
+        "certs": [
+            {"certHash": "1", "kernel": "safety", "reason": DEPLOY_TARGET, "verdict": "allow"}
+        ],
+        "kernel_config": {"epoch": 1},
+        "signed_artifacts": {
+            "encoding": "base64",
+            "object_a": base64.b64encode(DEPLOY_FRAME).decode(),
+            "approval_statement": base64.b64encode(statement).decode(),
+        },
+    }
+    parsed = parse_text(json.dumps(doc))
+    assert isinstance(parsed, dict)
+    return parsed  # type: ignore[return-value]
+
+
+def test_receipt_approval_binding() -> None:
+    text = canonical(payload())
+    tokens = split_tokens(token(text) + b"\n\n" + v1("deny") + b"\n", "tokens.ndjson")
+    checks = check_receipt_approval(receipt(text.encode()), tokens, [PUB])
+    assert not [c for c in checks if c.status == "fail"]
+    assert {"approval.receipt-statement", "approval.target", "approval.subject"} <= {
+        c.id for c in checks if c.status == "pass"
+    }
+
+
+def test_receipt_approval_statement_and_nonce_mismatch() -> None:
+    text = canonical(payload())
+    tokens = split_tokens(token(text))
+    other = canonical(payload(session="s2")).encode()
+    checks = check_receipt_approval(receipt(other), tokens, [PUB])
+    assert any(c.id == "approval.receipt-statement" and c.status == "fail" for c in checks)
+    checks = check_receipt_approval(receipt(text.encode(), "n9"), tokens, [PUB])
+    assert any(c.id == "approval.receipt-token" and c.status == "fail" for c in checks)
+
+
+# -- CLI -------------------------------------------------------------------------------------
+
+
+def test_cli(tmp_path: Path) -> None:
+    frame = tmp_path / "frame.bin"
+    frame.write_bytes(DEPLOY_FRAME)
+    good = tmp_path / "good.ndjson"
+    good.write_bytes(token(canonical(payload())) + b"\n" + v1("deny") + b"\n")
+    bad = tmp_path / "bad.ndjson"
+    bad.write_bytes(token(canonical(payload(nonce=""))) + b"\n")
+    base = ["approval", "--approval-pubkey", PUB.hex(), "--frame", str(frame)]
+    runner = CliRunner()
+    ok = runner.invoke(
+        cli, [*base, str(good), "--at", str(DEPLOY_AUTHORIZED_AT), "--format", "json"]
+    )
+    assert ok.exit_code == 0, ok.output
+    outcomes = [s["outcome"] for s in json.loads(ok.stdout)["subjects"]]
+    assert outcomes == ["VALID", "DECLINE"]
+    res = runner.invoke(cli, [*base, str(bad), "--format", "sarif"])
+    assert res.exit_code == 1 and "approval.member" in res.stdout
+    assert runner.invoke(cli, [*base[:2], "zz", *base[3:], str(good)]).exit_code == 2
+    two = tmp_path / "two.bin"
+    two.write_bytes(DEPLOY_FRAME * 2)
+    assert runner.invoke(cli, [*base[:4], str(two), str(good)]).exit_code == 2
+
+
+def test_receipt_approval_key_selection() -> None:
+    text = canonical(payload())
+    tokens = split_tokens(token(text))
+    other_pub = OTHER.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    checks = check_receipt_approval(receipt(text.encode()), tokens, [other_pub, PUB])
+    assert not [c for c in checks if c.status == "fail"]
+    only_other = check_receipt_approval(receipt(text.encode()), tokens, [other_pub])
+    assert [(c.id, c.status) for c in only_other] == [("approval.receipt-key", "fail")]
+    unpinned = check_receipt_approval(receipt(text.encode()), tokens, [])
+    assert [(c.id, c.status) for c in unpinned] == [("approval.receipt-key", "not-evaluated")]
+    interactive = receipt(text.encode())
+    interactive["approval"]["approval_identity"] = {"channel": "interactive"}  # type: ignore[index]
+    assert [c.id for c in check_receipt_approval(interactive, tokens, [PUB])] == [
+        "approval.receipt"
+    ]
+    assert check_receipt_approval({"verdict": "BLOCK"}, tokens, [PUB]) == []
