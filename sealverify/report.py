@@ -81,7 +81,7 @@ class Report:
     summary: dict[str, Any]
     exit_code: int
     findings: tuple[Check, ...] = ()
-    layout: Literal["rows", "detail"] = "rows"
+    layout: Literal["rows", "detail", "receipts"] = "rows"
     schema: str = "sealverify.report/v1"
 
     def to_dict(self) -> dict[str, Any]:

@@ -282,4 +282,4 @@ def test_pathological_numbers_table_of_docs_numbers_md() -> None:
     assert one.identities.guard_target == one_point_zero.identities.guard_target
     assert one.identities.effect_v3 == one_point_zero.identities.effect_v3
     assert '"n":-0.0' in (minus_zero.identities.canonical_request or "")
-    assert leanjson.compress({"n": JsonNumber(str(2**64 + 1))}) == '{"n":%d}' % (2**64 + 1)
+    assert leanjson.compress({"n": JsonNumber(str(2**64 + 1))}) == f'{{"n":{2**64 + 1}}}'

@@ -46,4 +46,18 @@ def render(report: Report) -> str:
         f"<testsuites>\n  <testsuite name={quoteattr('sealverify ' + report.command)} "
         f'tests="{len(cases)}" failures="{failures}" errors="0">\n'
     )
+    scalars = sorted(
+        (key, str(value))
+        for key, value in report.summary.items()
+        if isinstance(value, (str, int)) and not isinstance(value, bool)
+    )
+    if scalars:
+        # The run summary (for verify: counts and "decision_replay: not evaluated").
+        head += (
+            "    <properties>\n"
+            + "".join(
+                f"      <property name={quoteattr(k)} value={quoteattr(v)}/>\n" for k, v in scalars
+            )
+            + "    </properties>\n"
+        )
     return head + "\n".join(cases) + ("\n" if cases else "") + "  </testsuite>\n</testsuites>\n"

@@ -12,6 +12,8 @@ __all__ = ["render"]
 
 _SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"fail": "error", "not-evaluated": "warning"}
+# Commands whose check ids are documented on their own page (one table, no per-id anchors).
+_HELP_PAGE = {"verify": "docs/verify.md"}
 
 
 def _location(subject_name: str, check: Check) -> dict[str, Any]:
@@ -55,8 +57,9 @@ def render(report: Report) -> str:
                     "locations": [_location(subject.name, check)],
                 }
             )
+    page = _HELP_PAGE.get(report.command)
     rules = [
-        {"id": rule, "helpUri": f"docs/checks.md#{rule.replace('.', '-')}"}
+        {"id": rule, "helpUri": page or f"docs/checks.md#{rule.replace('.', '-')}"}
         for rule in sorted(rule_ids)
     ]
     document = {

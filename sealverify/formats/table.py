@@ -50,6 +50,24 @@ def _row(subject: Subject) -> tuple[str, str, str]:
     return subject.name, outcome, shown
 
 
+def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
+    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out)."""
+    checks = subject.sorted_checks()
+    failing = [c for c in checks if c.status == "fail"]
+    if failing:
+        why = "; ".join(f"{c.id}: {c.reason}" for c in failing)
+    else:
+        why = "; ".join(
+            f"{c.id}: {c.reason}"
+            for c in checks
+            if c.status == "not-evaluated" and c.id != "replay.decision"
+        )
+    outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
+    family = str(subject.facts.get("family") or "-")
+    verdict = str(subject.facts.get("verdict") or "-")
+    return subject.name, outcome, family, verdict, why[:300]
+
+
 def render(report: Report) -> str:
     """Render for a person; the summary line goes to stderr separately (see the CLI)."""
     parts: list[str] = []
@@ -64,6 +82,23 @@ def render(report: Report) -> str:
         )
     if report.layout == "detail":
         parts.extend(_detail(s) for s in report.subjects)
+    elif report.layout == "receipts" and report.subjects:
+        parts.append(
+            tabulate(
+                [_receipt_row(s) for s in report.subjects],
+                headers=["receipt", "outcome", "family", "verdict", "why"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
+        )
+        counts = ", ".join(
+            f"{report.summary.get(name, 0)} {name}"
+            for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
+        )
+        parts.append(
+            f"{len(report.subjects)} receipt(s): {counts}; "
+            "decision replay: not evaluated (needs the pinned kernel)"
+        )
     elif report.subjects:
         parts.append(
             tabulate(

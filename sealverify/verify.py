@@ -1,0 +1,298 @@
+"""Verify seal decision receipts from their bytes: one Subject per receipt, pure and offline.
+
+The steps follow the P-ENFORCE checklist of docs/verify.md: document checks and family
+(receipts), member rules, bypass, kernel identity, every binding and signature (bindings),
+authority from pins only (trust), then the outcome (outcome). Decision replay is never run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sealverify import bindings, outcome
+from sealverify.receipts import field_checks as receipt_field_checks
+from sealverify.receipts import hex64, is_uint, pointer, read_document
+from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.signatures import key_id
+from sealverify.strictjson import JsonError, JsonNumber, JsonValue, decode_utf8, parse_text
+from sealverify.trust import TrustStore
+
+__all__ = [
+    "DEFAULT_KERNEL_SHA256",
+    "VerifyOptions",
+    "build_report",
+    "is_receipt_like",
+    "verify_jsonl",
+    "verify_receipt",
+]
+
+# The audited fleet kernel build: seal-host@099be66 VERIFIED_WASM_SHA256 (docs/verify.md).
+DEFAULT_KERNEL_SHA256 = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
+_RECEIPT_MEMBERS = frozenset(
+    {
+        "seal_receipt",
+        "record_type",
+        "record_version",
+        "seal_live_receipt",
+        "seal_check_receipt",
+        "receipt",
+        "verdict",
+        "emitted_bytes",
+        "kernel_identity",
+        "bypass",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """Authority for a run: the pins (flags and trust file) and the accepted kernel builds."""
+
+    trust: TrustStore = field(default_factory=TrustStore)
+    kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)
+
+
+def _now(doc: dict[str, JsonValue]) -> int | None:
+    value = doc.get("now")
+    return int(value.lexeme) if isinstance(value, JsonNumber) and is_uint(value) else None
+
+
+def _authority(
+    role: str, check_id: str, key: JsonValue, doc: dict[str, JsonValue], trust: TrustStore
+) -> Check:
+    where = (
+        pointer("signed_config", "pubkey")
+        if role == "config"
+        else pointer("signature", "public_key")
+    )
+    if not hex64(key):
+        return fail(
+            check_id, f"no {role} key in the receipt: authority cannot be established", where
+        )
+    decision, reason = trust.decide_with_reason(role, str(key), _now(doc))
+    if decision == "trusted":
+        return passed(check_id, reason, where, key=key)
+    if decision == "untrusted":
+        return fail(check_id, f"unauthorised {role} signer: {reason}", where, key=key)
+    return not_evaluated(check_id, f"UNPINNED: {reason}", where, key=key)
+
+
+def _approval_authority(doc: dict[str, JsonValue], trust: TrustStore) -> list[Check]:
+    """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
+    pins = trust.pinned("approval")
+    approval = doc.get("approval")
+    if not pins or not isinstance(approval, dict):
+        return []
+    identity = approval.get("approval_identity")
+    identity = identity if isinstance(identity, dict) else {}
+    where = pointer("approval", "approval_identity")
+    if identity.get("channel") != "ed25519":
+        return [
+            info(
+                "authority.approval-key",
+                f"approval channel {identity.get('channel')!s} names no key; approval "
+                "pins do not apply",
+                where,
+            )
+        ]
+    wanted = identity.get("key_id")
+    for pin in pins:
+        if key_id(bytes.fromhex(pin.public_key)) == wanted:
+            decision, reason = trust.decide_with_reason("approval", pin.public_key, _now(doc))
+            if decision == "trusted":
+                return [passed("authority.approval-key", reason, where)]
+            return [fail("authority.approval-key", f"unauthorised approver: {reason}", where)]
+    return [
+        fail(
+            "authority.approval-key",
+            "unauthorised approver: approval key_id is not sha256 of any pinned approval key",
+            where,
+        )
+    ]
+
+
+def _kernel(doc: dict[str, JsonValue], pins: Sequence[str]) -> Check:
+    identity = doc.get("kernel_identity")
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    where = pointer("kernel_identity", "wasm_sha256")
+    if isinstance(wasm, str) and wasm in pins:
+        return passed("kernel.identity", f"kernel wasm {wasm} is a pinned build", where)
+    return fail(
+        "kernel.identity",
+        f"kernel wasm {wasm!s} is not a pinned build (pinned: "
+        + ", ".join(p[:16] + "…" for p in pins)
+        + "); add --kernel-sha256 to accept it",
+        where,
+        wasm_sha256=wasm if isinstance(wasm, str) else None,
+    )
+
+
+def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
+    facts: dict[str, Any] = {"family": family}
+    for name in ("tool", "verdict", "request_sha256", "canonical_request_sha256"):
+        value = doc.get(name)
+        if isinstance(value, str):
+            facts[name] = value
+    config = doc.get("signed_config")
+    if isinstance(config, dict) and isinstance(config.get("pubkey"), str):
+        facts["config_key"] = config["pubkey"]
+    signature = doc.get("signature")
+    if isinstance(signature, dict):
+        for member, fact in (("public_key", "receipt_key"), ("domain", "receipt_domain")):
+            if isinstance(signature.get(member), str):
+                facts[fact] = signature[member]
+    identity = doc.get("kernel_identity")
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    if isinstance(wasm, str):
+        facts["kernel_wasm_sha256"] = wasm
+    return facts
+
+
+def _subject(name: str, checks: list[Check], facts: dict[str, Any]) -> Subject:
+    checks.append(outcome.replay_check())
+    result, label = outcome.decide(checks)
+    return Subject(name, result, tuple(checks), facts, label)
+
+
+def _spine_checker() -> Callable[..., Any] | None:
+    try:
+        module = importlib.import_module("sealverify.spine")
+    except ImportError:
+        return None
+    checker = getattr(module, "check_spine", None)
+    return checker if callable(checker) else None
+
+
+def _verify_spine(
+    raw: bytes, name: str, doc: dict[str, JsonValue], checks: list[Check], options: VerifyOptions
+) -> Subject:
+    checker = _spine_checker()
+    facts: dict[str, Any] = {"family": "spine"}
+    if checker is None:
+        checks.append(
+            fail(
+                "spine.unavailable",
+                "seal.spine/v1 receipt: the spine checker is not available here",
+            )
+        )
+        return _subject(name, checks, facts)
+    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+    result = checker(raw, doc, keys)
+    checks.extend(result.checks)
+    checks.append(outcome.replay_check())
+    spine_outcome = str(result.outcome)
+    document_failed = any(c.status == "fail" for c in checks)
+    final = outcome.FAIL if document_failed else spine_outcome
+    return Subject(name, final, tuple(checks), facts, "")
+
+
+def verify_receipt(raw: bytes, name: str, options: VerifyOptions = VerifyOptions()) -> Subject:
+    """Verify one receipt document from its exact bytes; never raises on bad evidence."""
+    read = read_document(raw)
+    checks = list(read.checks)
+    doc, family = read.document, read.family
+    if doc is None or family is None:
+        return _subject(name, checks, _facts(doc or {}, family))
+    if family == "spine":
+        return _verify_spine(raw, name, doc, checks, options)
+    checks.extend(receipt_field_checks(doc, family))
+    bypass = doc.get("bypass") is True
+    if bypass:
+        checks.append(
+            fail(
+                "bypass.not-mediated",
+                "bypass: the call did not go through seal; never verified",
+                pointer("bypass"),
+            )
+        )
+    elif doc.get("bypass") is False:
+        checks.append(
+            passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
+        )
+        checks.append(_kernel(doc, options.kernel_pins))
+    if "request_parse_error" in doc:
+        checks.append(
+            not_evaluated(
+                "scope.request-unparseable",
+                "the host could not parse the request: only its raw-line identity (request_sha256) "
+                "is bound, and the decision cannot be replayed (REDUCED at best)",
+                pointer("request_parse_error"),
+            )
+        )
+    for binding in bindings.ALL_BINDINGS:
+        checks.extend(binding(doc))
+    if family == "v3":
+        for binding in bindings.V3_BINDINGS:
+            checks.extend(binding(doc))
+    if doc.get("bypass") is False:
+        config = doc.get("signed_config")
+        key = config.get("pubkey") if isinstance(config, dict) else None
+        checks.append(_authority("config", "authority.config-key", key, doc, options.trust))
+    checks.extend(_approval_authority(doc, options.trust))
+    if family == "v3":
+        signature = doc.get("signature")
+        key = signature.get("public_key") if isinstance(signature, dict) else None
+        checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
+    return _subject(name, checks, _facts(doc, family))
+
+
+def is_receipt_like(raw: bytes) -> bool:
+    """Whether a file found by a directory walk should be verified as a receipt.
+
+    False for strict JSON whose root is not an object, or an object with no discriminator and
+    none of the members every decision receipt has: such files (policies, trust files,
+    bundles, vector lists) are skipped, and the skip is reported. Anything that is not strict
+    JSON is verified (and fails).
+    """
+    try:
+        root = parse_text(decode_utf8(raw))
+    except JsonError:
+        return True
+    return isinstance(root, dict) and bool(_RECEIPT_MEMBERS & root.keys())
+
+
+def verify_jsonl(
+    raw: bytes, name: str, options: VerifyOptions = VerifyOptions()
+) -> tuple[list[Subject], list[Check]]:
+    """Verify a JSONL receipt log: one receipt per line, named ``name:line``.
+
+    A blank line, or a line that is not strict JSON, is a finding with its line number; the
+    run goes on with the next line. A final line terminator does not make a blank line.
+    """
+    subjects: list[Subject] = []
+    findings: list[Check] = []
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        where = f"{name}:{number}"
+        body = line[:-1] if line.endswith(b"\r") else line
+        if not body.strip(b" \t"):
+            findings.append(fail("log.blank-line", "blank line in a receipt log", where))
+            continue
+        try:
+            parse_text(decode_utf8(body))
+        except JsonError as exc:
+            findings.append(fail("log.broken-line", f"line is not a JSON receipt: {exc}", where))
+            continue
+        subjects.append(verify_receipt(body, where, options))
+    return subjects, findings
+
+
+def build_report(subjects: Sequence[Subject], findings: Sequence[Check]) -> Report:
+    """The verify report: subjects in input order, counts per outcome and the exit code."""
+    counts = {name: sum(1 for s in subjects if s.outcome == name) for name in outcome.OUTCOMES}
+    summary: dict[str, Any] = {
+        "receipts": len(subjects),
+        **counts,
+        "not_mediated": sum(1 for s in subjects if s.label == outcome.NOT_MEDIATED),
+        "findings": len(findings),
+        "decision_replay": "not evaluated",
+    }
+    code = outcome.exit_code(
+        [s.outcome for s in subjects], any(f.status == "fail" for f in findings)
+    )
+    return Report("verify", tuple(subjects), summary, code, tuple(findings), layout="receipts")

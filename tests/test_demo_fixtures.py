@@ -1,0 +1,101 @@
+import base64
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from sealverify import strictjson
+from sealverify.framing import raw_line
+from sealverify.testkit import mint
+from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.trust import load_trust_file
+from tests.test_mint import _config_ok, _object_b_ok, _record
+
+DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+
+
+def _load(name: str) -> bytes:
+    return (DEMO / "receipts" / name).read_bytes()
+
+
+def test_committed_demo_matches_generator() -> None:
+    generated = demo_receipts()
+    on_disk = {path.name: path.read_bytes() for path in (DEMO / "receipts").iterdir()}
+    assert on_disk == generated
+
+
+def test_trust_file_pins_the_demo_keys() -> None:
+    store = load_trust_file((DEMO / "trust.json").read_bytes())
+    assert store.decide("config", mint.CONFIG_KEY.public_hex, None) == "trusted"
+    assert store.decide("receipt", mint.RECEIPT_KEY.public_hex, None) == "trusted"
+    assert store.decide("approval", mint.RECEIPT_KEY.public_hex, None) == "unpinned"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "verified-block.receipt.json",
+        "verified-allow.receipt.json",
+        "reduced-unparseable.receipt.json",
+    ],
+)
+def test_pinned_v3_receipts_verify_under_the_pinned_keys(name: str) -> None:
+    data = _load(name)
+    record = json.loads(data)
+    assert _object_b_ok(data) and _config_ok(_record(data))
+    assert record["signature"]["public_key"] == mint.RECEIPT_KEY.public_hex
+    assert record["signed_config"]["pubkey"] == mint.CONFIG_KEY.public_hex
+    object_a = base64.b64decode(record["signed_artifacts"]["object_a"])
+    assert record["request_sha256"] == hashlib.sha256(raw_line(object_a)).hexdigest()
+
+
+def test_fleet_receipt_config_pinned() -> None:
+    data = _load("verified-fleet-v2.receipt.json")
+    assert json.loads(data)["signed_config"]["pubkey"] == mint.CONFIG_KEY.public_hex
+    assert _config_ok(_record(data))
+
+
+def test_other_signer_receipt_is_valid_under_other_keys() -> None:
+    data = _load("other-signer.receipt.json")
+    record = json.loads(data)
+    assert _object_b_ok(data) and _config_ok(_record(data))
+    trusted = {mint.CONFIG_KEY.public_hex, mint.RECEIPT_KEY.public_hex}
+    assert record["signature"]["public_key"] not in trusted
+    assert record["signed_config"]["pubkey"] not in trusted
+
+
+def test_forged_binding_has_a_valid_signature_and_a_broken_binding() -> None:
+    data = _load("fail-forged-binding.receipt.json")
+    record = json.loads(data)
+    assert _object_b_ok(data)
+    object_a = base64.b64decode(record["signed_artifacts"]["object_a"])
+    assert record["request_sha256"] != hashlib.sha256(raw_line(object_a)).hexdigest()
+    audit = json.loads(json.loads(record["emitted_bytes"])["audit"])
+    assert audit["request_sha256"] != record["request_sha256"]
+
+
+def test_edited_arguments_break_signature_and_args_hash() -> None:
+    data = _load("fail-edited-arguments.receipt.json")
+    record = json.loads(data)
+    assert not _object_b_ok(data)
+    compact = json.dumps(record["arguments"], separators=(",", ":"))
+    assert record["args_hash"] != hashlib.sha256(compact.encode()).hexdigest()
+
+
+def test_bypass() -> None:
+    assert json.loads(_load("fail-bypass.receipt.json"))["bypass"] is True
+
+
+def test_jsonl_has_one_broken_line() -> None:
+    lines = _load("receipts.jsonl").split(b"\n")
+    assert lines[-1] == b""
+    outcomes = []
+    for line in lines[:-1]:
+        try:
+            strictjson.parse_bytes(line)
+            outcomes.append("ok")
+        except strictjson.JsonError:
+            outcomes.append("broken")
+    assert outcomes == ["ok", "ok", "broken", "ok", "ok"]
+    assert all(_object_b_ok(line) for i, line in enumerate(lines[:-1]) if i in (0, 1, 4))
