@@ -7,12 +7,15 @@ authority from pins only (trust), then the outcome (outcome). Decision replay is
 
 from __future__ import annotations
 
+import base64
+import binascii
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sealverify import bindings, outcome
+from sealverify import approvals, bindings, outcome, partition, wording
+from sealverify.framing import raw_line
 from sealverify.receipts import field_checks as receipt_field_checks
 from sealverify.receipts import hex64, is_uint, pointer, read_document
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
@@ -53,6 +56,61 @@ class VerifyOptions:
 
     trust: TrustStore = field(default_factory=TrustStore)
     kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)
+    approval_tokens: tuple[tuple[str, bytes], ...] | None = None  # None: no --approvals given
+    wording_rules: wording.RuleSet = wording.DEFAULT_RULES
+
+
+def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
+    """The exact request frame a receipt carries (Object B v2 ``signed_artifacts.object_a``)."""
+    artifacts = doc.get("signed_artifacts")
+    encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    if not isinstance(encoded, str):
+        return None
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
+    if frame is None:
+        return None
+    try:
+        message = parse_text(decode_utf8(raw_line(frame)))
+    except JsonError:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return frozenset(meta) if isinstance(meta, dict) else frozenset()
+
+
+def _side_checks(
+    doc: dict[str, JsonValue], options: VerifyOptions, attestation: JsonValue | None
+) -> list[Check]:
+    """Approval tokens, the wording rules and partition attestations (issues 4 and 6)."""
+    checks: list[Check] = []
+    frame = _frame_bytes(doc)
+    if options.approval_tokens is not None:
+        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("approval")]
+        checks.extend(approvals.check_receipt_approval(doc, options.approval_tokens, keys))
+    checks.extend(wording.lint_receipt(doc, _frame_meta_keys(frame), options.wording_rules))
+    carried = doc.get("partition_attestation")
+    for source, item in (("receipt member", carried), ("side file", attestation)):
+        if item is None:
+            continue
+        if not isinstance(item, dict):
+            checks.append(fail("partition.attestation", f"{source}: not a JSON object"))
+        elif frame is None:
+            checks.append(
+                not_evaluated(
+                    "partition.attestation",
+                    f"{source}: the receipt carries no frame bytes to recompute it from",
+                )
+            )
+        else:
+            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+            checks.extend(partition.check_attestation(item, frame, keys))
+    return checks
 
 
 def _now(doc: dict[str, JsonValue]) -> int | None:
@@ -189,8 +247,16 @@ def _verify_spine(
     return Subject(name, final, tuple(checks), facts, "")
 
 
-def verify_receipt(raw: bytes, name: str, options: VerifyOptions = VerifyOptions()) -> Subject:
-    """Verify one receipt document from its exact bytes; never raises on bad evidence."""
+def verify_receipt(
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    attestation: JsonValue | None = None,
+) -> Subject:
+    """Verify one receipt document from its exact bytes; never raises on bad evidence.
+
+    ``attestation`` is a partition attestation from a side file, when one was found.
+    """
     read = read_document(raw)
     checks = list(read.checks)
     doc, family = read.document, read.family
@@ -236,6 +302,7 @@ def verify_receipt(raw: bytes, name: str, options: VerifyOptions = VerifyOptions
         signature = doc.get("signature")
         key = signature.get("public_key") if isinstance(signature, dict) else None
         checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
+    checks.extend(_side_checks(doc, options, attestation))
     return _subject(name, checks, _facts(doc, family))
 
 
@@ -255,12 +322,16 @@ def is_receipt_like(raw: bytes) -> bool:
 
 
 def verify_jsonl(
-    raw: bytes, name: str, options: VerifyOptions = VerifyOptions()
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    on_receipt: Callable[[bytes, Subject], None] | None = None,
 ) -> tuple[list[Subject], list[Check]]:
     """Verify a JSONL receipt log: one receipt per line, named ``name:line``.
 
     A blank line, or a line that is not strict JSON, is a finding with its line number; the
     run goes on with the next line. A final line terminator does not make a blank line.
+    ``on_receipt`` sees each line's bytes with its subject (history facts use it).
     """
     subjects: list[Subject] = []
     findings: list[Check] = []
@@ -278,7 +349,10 @@ def verify_jsonl(
         except JsonError as exc:
             findings.append(fail("log.broken-line", f"line is not a JSON receipt: {exc}", where))
             continue
-        subjects.append(verify_receipt(body, where, options))
+        subject = verify_receipt(body, where, options)
+        if on_receipt is not None:
+            on_receipt(body, subject)
+        subjects.append(subject)
     return subjects, findings
 
 

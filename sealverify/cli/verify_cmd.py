@@ -11,8 +11,11 @@ from pathlib import Path
 
 import click
 
+from sealverify import __version__, approvals, history
 from sealverify.cli.common import emit, format_option, output_option
+from sealverify.outcome import FAIL
 from sealverify.report import Check, Subject, info
+from sealverify.strictjson import JsonError, JsonValue, parse_bytes
 from sealverify.trust import TrustStore, load_trust_file
 from sealverify.verify import (
     DEFAULT_KERNEL_SHA256,
@@ -26,13 +29,47 @@ from sealverify.verify import (
 __all__ = ["COMMANDS", "verify"]
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
+_SIDE_SUFFIX = ".partition.json"
 _LOG_SUFFIXES = (".jsonl", ".ndjson")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _GLOB = re.compile(r"[*?\[]")
 
 
 def _walk(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and p.suffix in _SUFFIXES and not p.name.endswith(_SIDE_SUFFIX)
+    )
+
+
+def _side_attestation(path: Path) -> JsonValue | None:
+    """A partition attestation beside a receipt: ``<receipt file>.partition.json``."""
+    side = path.with_name(path.name + _SIDE_SUFFIX)
+    if not side.is_file():
+        return None
+    try:
+        return parse_bytes(side.read_bytes())
+    except (OSError, JsonError) as exc:
+        raise click.UsageError(f"cannot read partition attestation {side}: {exc}") from None
+
+
+def _load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
+    return tuple(approvals.split_tokens(data, path.name))
+
+
+def _history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
+    try:
+        doc = parse_bytes(raw)
+    except JsonError:
+        return None
+    return history.receipt_facts(doc, name) if isinstance(doc, dict) else None
 
 
 def _expand(paths: Iterable[str]) -> list[tuple[Path, bool]]:
@@ -136,6 +173,24 @@ def _progress(items: list[tuple[Path, bool]]) -> Iterator[Iterable[tuple[Path, b
     help="Also accept this kernel wasm build (the fleet build "
     f"{DEFAULT_KERNEL_SHA256[:8]}… is always pinned); repeatable.",
 )
+@click.option(
+    "--approvals",
+    "approvals_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="ApprovalRecord v2 tokens (NDJSON) to bind each consumed ed25519 approval to "
+    "(docs/approvals.md).",
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="SQLite history across runs: single-use nonces, operation ids, config epochs "
+    "(docs/history.md). Written only when the run completes.",
+)
 @format_option()
 @output_option
 def verify(
@@ -145,6 +200,8 @@ def verify(
     approval_pins: tuple[str, ...],
     trust_file: Path | None,
     kernel_pins: tuple[str, ...],
+    approvals_file: Path | None,
+    state_path: Path | None,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -162,7 +219,24 @@ def verify(
     options = VerifyOptions(
         trust=_trust(config_pins, receipt_pins, approval_pins, trust_file),
         kernel_pins=(DEFAULT_KERNEL_SHA256, *kernel_pins),
+        approval_tokens=_load_approvals(approvals_file),
     )
+    store: history.HistoryStore | None = None
+    if state_path is not None:
+        try:
+            store = history.HistoryStore(state_path, tool_version=__version__)
+        except history.HistoryError as exc:
+            raise click.UsageError(f"--state: {exc}") from None
+    facts: list[history.ReceiptFacts] = []
+
+    def remember(raw: bytes, subject: Subject) -> None:
+        # Only receipts whose own checks held may teach history: a forged receipt must not
+        # mark a real nonce as spent.
+        if store is not None and subject.outcome != FAIL:
+            found = _history_facts(raw, subject.name)
+            if found is not None:
+                facts.append(found)
+
     files = _expand(paths)
     subjects: list[Subject] = []
     findings: list[Check] = []
@@ -174,7 +248,7 @@ def verify(
                 raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
             name = path.as_posix()
             if path.suffix in _LOG_SUFFIXES:
-                found, log_findings = verify_jsonl(data, name, options)
+                found, log_findings = verify_jsonl(data, name, options, remember)
                 subjects.extend(found)
                 findings.extend(log_findings)
             elif walked and not is_receipt_like(data):
@@ -182,9 +256,14 @@ def verify(
                     info("input.not-a-receipt", "skipped: JSON without any receipt member", name)
                 )
             else:
-                subjects.append(verify_receipt(data, name, options))
+                subject = verify_receipt(data, name, options, _side_attestation(path))
+                remember(data, subject)
+                subjects.append(subject)
     if not subjects:
         raise click.UsageError("no receipts matched: " + " ".join(paths))
+    if store is not None:
+        for check in store.check_and_stage(facts):
+            findings.append(check if check.location else _located(check, state_path))
     report = build_report(subjects, findings)
     summary = report.summary
     emit(
@@ -195,7 +274,14 @@ def verify(
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
         f"({summary['not_mediated']} NOT MEDIATED); decision replay: not evaluated",
     )
+    if store is not None:
+        store.commit()  # only now: the whole run completed and its report was written
+        store.close()
     return report.exit_code
+
+
+def _located(check: Check, state: Path | None) -> Check:
+    return Check(check.id, check.status, check.reason, f"history:{state}", check.data)
 
 
 COMMANDS = [verify]
