@@ -1,0 +1,54 @@
+"""Docs explain every check and finding id the code can emit, and the README stays true."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+_CALL = re.compile(
+    r'(?:fail|passed|info|not_evaluated|Refusal|Check|_field_fail|_fail|_pass|_info)\(\s*f?"'
+    r'([a-z][a-z0-9_]*(?:\.[a-z0-9_\-]+)+)"'
+)
+
+
+def _docs() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+
+
+def test_every_literal_check_id_is_documented() -> None:
+    docs = _docs()
+    found: dict[str, str] = {}
+    for path in (ROOT / "sealverify").rglob("*.py"):
+        for match in _CALL.finditer(path.read_text(encoding="utf-8")):
+            found.setdefault(match.group(1), path.name)
+    assert len(found) > 150
+    missing = sorted(f"{i} ({where})" for i, where in found.items() if f"`{i}`" not in docs
+                     and i not in docs)
+    assert not missing, missing
+
+
+def test_checks_index_links_every_doc() -> None:
+    index = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+    for path in (ROOT / "docs").glob("*.md"):
+        if path.name != "checks.md":
+            assert f"({path.name})" in index, path.name
+
+
+def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)
+    assert len(blocks) >= 2
+    run, test = blocks[0], blocks[1]
+    assert "pip install -e ." in run and "fixtures/" in run
+    assert "pytest" in test
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = test.replace("python3 ", "python ")
+    assert test_command in ci, "the README's test command must be what .ci/run runs"
+
+
+def test_every_module_has_a_one_line_docstring() -> None:
+    for path in (ROOT / "sealverify").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert re.match(r'"""[^\n]+', text), path
