@@ -16,7 +16,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff>=0.6")
+    session.install("-e", ".[dev]")
     session.run("ruff", "check", "sealverify", "tests", "noxfile.py")
     session.run("ruff", "format", "--check", "sealverify", "tests", "noxfile.py")
 
