@@ -103,9 +103,9 @@ def _render(value: JsonValue, out: list[str], path: str) -> None:
 def _unsigned(number: JsonNumber, path: str) -> int:
     lexeme = number.lexeme
     if not number.is_integer_lexeme or lexeme.startswith("-"):
-        raise NotRenderable(f"{path or '/'}: {lexeme} is not an unsigned integer")
-    value = int(lexeme)
-    if value > MAX_INTEGER:
+        raise NotRenderable(f"{path or '/'}: {lexeme[:40]} is not an unsigned integer")
+    value = number.as_uint()
+    if value is None or value > MAX_INTEGER:
         raise NotRenderable(f"{path or '/'}: {lexeme} is above 2^53-1")
     return value
 
@@ -160,7 +160,7 @@ def _version(value: JsonValue) -> str:
     problem = _uint(value)
     if problem:
         return problem
-    return "" if isinstance(value, JsonNumber) and int(value.lexeme) == 2 else "must be 2"
+    return "" if isinstance(value, JsonNumber) and value.as_int() == 2 else "must be 2"
 
 
 PAYLOAD_RULES: dict[str, Callable[[JsonValue], str]] = {
@@ -654,13 +654,7 @@ def _diff(extra: Sequence[str], missing: Sequence[str]) -> str:
 
 
 def _int_or_none(value: JsonValue) -> int | None:
-    if (
-        isinstance(value, JsonNumber)
-        and value.is_integer_lexeme
-        and not value.lexeme.startswith("-")
-    ):
-        return int(value.lexeme)
-    return None
+    return value.as_uint() if isinstance(value, JsonNumber) else None
 
 
 def check_receipt_approval(

@@ -165,13 +165,7 @@ def _looks_like_audit(data: bytes) -> bool:
 
 
 def _int_value(value: JsonValue) -> int | None:
-    if (
-        isinstance(value, JsonNumber)
-        and value.is_integer_lexeme
-        and not value.lexeme.startswith("-")
-    ):
-        return int(value.lexeme)
-    return None
+    return value.as_uint() if isinstance(value, JsonNumber) else None
 
 
 def _record_problems(doc: JsonValue) -> list[str]:

@@ -406,8 +406,8 @@ def _subject_checks(receipt: dict[str, JsonValue], subject: bytes, named: str) -
 
 
 def _integer(value: JsonValue) -> object:
-    if isinstance(value, JsonNumber) and value.is_integer_lexeme:
-        return int(value.lexeme)
+    if isinstance(value, JsonNumber) and value.as_int() is not None:
+        return value.as_int()
     return value
 
 

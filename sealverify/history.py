@@ -109,13 +109,7 @@ def _identity(doc: dict[str, JsonValue]) -> str:
 
 
 def _uint(value: JsonValue) -> int | None:
-    if (
-        isinstance(value, JsonNumber)
-        and value.is_integer_lexeme
-        and not value.lexeme.startswith("-")
-    ):
-        return int(value.lexeme)
-    return None
+    return value.as_uint() if isinstance(value, JsonNumber) else None
 
 
 def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:

@@ -35,6 +35,19 @@ class JsonNumber:
         """True when the lexeme has neither a fraction nor an exponent (``-12``, ``0``)."""
         return not any(c in self.lexeme for c in ".eE")
 
+    def as_int(self, max_digits: int = 40) -> int | None:
+        """The value of an integer lexeme of at most ``max_digits`` digits, else None.
+
+        The bound keeps hostile lexemes (thousands of digits) from ever reaching ``int()``.
+        """
+        if not self.is_integer_lexeme or len(self.lexeme.lstrip("-")) > max_digits:
+            return None
+        return int(self.lexeme)
+
+    def as_uint(self, max_digits: int = 40) -> int | None:
+        """Like :meth:`as_int`, for a bare non-negative integer lexeme (``-0`` is not one)."""
+        return None if self.lexeme.startswith("-") else self.as_int(max_digits)
+
     def __str__(self) -> str:
         return self.lexeme
 

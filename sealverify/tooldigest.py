@@ -160,7 +160,7 @@ _INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
 
 
 def _is_array_index(key: str) -> bool:
-    return bool(_INDEX_KEY.fullmatch(key)) and int(key) <= 2**32 - 2
+    return len(key) <= 10 and bool(_INDEX_KEY.fullmatch(key)) and int(key) <= 2**32 - 2
 
 
 def _js_key_order(keys: list[str]) -> list[str]:

@@ -172,14 +172,10 @@ def _members(
 
 
 def _ms(value: JsonValue, where: str) -> int:
-    if not (
-        isinstance(value, JsonNumber)
-        and value.is_integer_lexeme
-        and not value.lexeme.startswith("-")
-        and int(value.lexeme) <= _MAX_MS
-    ):
+    number = value.as_uint() if isinstance(value, JsonNumber) else None
+    if number is None or number > _MAX_MS:
         raise ValueError(f"{where}: expected a non-negative integer of milliseconds (<= 2^53-1)")
-    return int(value.lexeme)
+    return number
 
 
 def _key(value: JsonValue, where: str) -> PinnedKey:
