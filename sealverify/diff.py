@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
-from sealverify import identities, leanjson, serdejson
+from sealverify import identities, serdejson
 from sealverify.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
 from sealverify.framing import FrameBytes, frame_of, raw_line, sha256_hex, split_stdio
 from sealverify.metakeys import KEY_TABLE, VOLATILE_RETRY_KEYS
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, Limits, parse_bytes
+from sealverify.strictjson import JsonError, JsonNumber, JsonValue, Limits, display, parse_bytes
 
 __all__ = [
     "IDENTITY_NAMES",
@@ -126,7 +126,7 @@ def _show(value: JsonValue) -> str:
     try:
         text = serdejson.compact(value)
     except (ValueError, OverflowError):
-        text = leanjson.compress(value)
+        text = display(value)  # a spelling serde refuses: show it as received
     return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 

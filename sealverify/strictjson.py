@@ -14,6 +14,7 @@ __all__ = [
     "JsonValue",
     "Limits",
     "MemberSpan",
+    "display",
     "member_spans",
     "parse_bytes",
     "parse_text",
@@ -89,7 +90,8 @@ class JsonError(ValueError):
 
 
 _BOM = b"\xef\xbb\xbf"
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+# Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -252,6 +254,23 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
         _walk_limits(value, limits)
     return value
+
+
+def display(value: JsonValue) -> str:
+    """A compact rendering for reports only: member order kept, numbers as received.
+
+    Not a byte rule (nothing is hashed or signed over it), so it never refuses a value.
+    """
+    if isinstance(value, JsonNumber):
+        return value.lexeme
+    if isinstance(value, dict):
+        inner = ",".join(
+            f"{json.dumps(k, ensure_ascii=False)}:{display(v)}" for k, v in value.items()
+        )
+        return "{" + inner + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(display(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)
