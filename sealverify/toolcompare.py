@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
-from sealverify.tooldigest import Profile, digest_tool, js_value, pointer
+from sealverify.tooldigest import Profile, Unrepresentable, digest_tool, js_value, pointer
 
 __all__ = ["Reading", "capture_differences", "compare", "json_diff", "reader_environment"]
 
@@ -283,7 +283,10 @@ def _tool_subject(
         )
     da = digest_tool(left[1], profile, left[0])
     db = digest_tool(right[1], profile, right[0])
-    diffs = json_diff(js_value(left[1]), js_value(right[1]))
+    try:
+        diffs = json_diff(js_value(left[1]), js_value(right[1]))
+    except Unrepresentable as exc:  # a number JavaScript cannot hold: digests say why
+        diffs = [("unreadable", f"/ ({exc})")]
     facts = {
         "profile": profile.id,
         "digest_a": da.digest,

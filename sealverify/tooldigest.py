@@ -375,7 +375,12 @@ def _from_document(doc: JsonValue, listing: Listing) -> None:
         listing.pages.append(_page(result, prefix))
         capture = item.get("capture") if isinstance(item, dict) else None
         if isinstance(capture, dict):
-            listing.declared_capture = js_value(capture)
+            try:
+                listing.declared_capture = js_value(capture)
+            except Unrepresentable as exc:
+                listing.findings.append(
+                    fail("tools.input.bad-capture", f"declared capture unreadable: {exc}", base)
+                )
     listing.sequences += 1 if listing.pages else 0
 
 

@@ -121,7 +121,7 @@ def digest(
             checks.append(
                 passed("tools.digest.computed", f"{profile.id} digest computed", location)
             )
-        for where in reader_environment(js_value(tool), home, placeholders):
+        for where in reader_environment(tool, home, placeholders):
             checks.append(
                 fail(
                     "tools.capture.reader-environment",
