@@ -145,6 +145,27 @@ def _events(text: str) -> tuple[tuple[str, ...], int, int, tuple[str, ...]]:
     return tuple(anchors), aliases, merges, tuple(sorted(dups))
 
 
+MAX_DEPTH = 64  # the same bound the strict JSON parser applies to a whole document
+
+
+def _depth(value: object) -> int:
+    """Nesting depth of a loaded value, iteratively (aliases may share subtrees)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        item, level = stack.pop()
+        if not isinstance(item, (dict, list)) or (id(item), level) in seen:
+            continue
+        seen.add((id(item), level))
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            return level
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def parse_frontmatter(data: bytes) -> Frontmatter:
     """Parse SKILL.md's frontmatter under the pinned typing rule.
 
@@ -158,6 +179,10 @@ def parse_frontmatter(data: bytes) -> Frontmatter:
         value = yaml.load(text, Loader=PinnedLoader)  # PinnedLoader is a SafeLoader
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"frontmatter is not YAML: {exc}") from None
+    except RecursionError:
+        raise FrontmatterError(f"frontmatter nests deeper than {MAX_DEPTH} levels") from None
+    if _depth(value) > MAX_DEPTH:
+        raise FrontmatterError(f"frontmatter nests deeper than {MAX_DEPTH} levels")
     if not isinstance(value, dict):
         raise FrontmatterError("frontmatter is not a YAML mapping")
     bad = [k for k in value if not isinstance(k, str)]
