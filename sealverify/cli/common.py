@@ -12,7 +12,16 @@ import click
 from sealverify.formats import FORMATS, render
 from sealverify.report import Report
 
-__all__ = ["emit", "format_option", "output_option", "read_input"]
+__all__ = [
+    "emit",
+    "era_option",
+    "format_option",
+    "output_option",
+    "read_input",
+    "server_option",
+    "supported_version_option",
+    "transport_option",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,6 +47,45 @@ def output_option(func: F) -> F:
         type=click.Path(dir_okay=False, writable=True, path_type=Path),
         default=None,
         help="Write the report to FILE (only once the run has completed) instead of stdout.",
+    )(func)
+
+
+def transport_option(help_text: str) -> Callable[[F], F]:
+    """``--transport stdio|http`` (default stdio) for commands that read frames."""
+    return click.option(
+        "--transport",
+        type=click.Choice(["stdio", "http"]),
+        default="stdio",
+        show_default=True,
+        help=help_text,
+    )
+
+
+def era_option(default: str, help_text: str) -> Callable[[F], F]:
+    """``--era 2026-07-28|legacy|auto``: the protocol era enforced on frames."""
+    from sealverify.frame import ERA_CHOICES
+
+    return click.option(
+        "--era", type=click.Choice(ERA_CHOICES), default=default, show_default=True, help=help_text
+    )
+
+
+def server_option(func: F) -> F:
+    """``--server``: seal's ``kernel_config.server``, the guard target's server part."""
+    return click.option(
+        "--server", default="", help="seal's kernel_config.server (guard-target server part)."
+    )(func)
+
+
+def supported_version_option(func: F) -> F:
+    """``--supported-version`` (repeatable): protocol versions the mediated server supports."""
+    return click.option(
+        "--supported-version",
+        "supported",
+        multiple=True,
+        default=("2026-07-28",),
+        show_default=True,
+        help="A protocolVersion the mediated server supports (repeatable).",
     )(func)
 
 

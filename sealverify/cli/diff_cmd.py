@@ -6,9 +6,17 @@ from pathlib import Path
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import (
+    emit,
+    era_option,
+    format_option,
+    output_option,
+    read_input,
+    server_option,
+    transport_option,
+)
 from sealverify.diff import DiffInputError, diff_report, input_required_reply, load_side
-from sealverify.frame import ERA_CHOICES, FrameOptions
+from sealverify.frame import FrameOptions
 
 __all__ = ["COMMANDS", "diff"]
 
@@ -29,23 +37,9 @@ __all__ = ["COMMANDS", "diff"]
     default=None,
     help="0-based frame (or JSON-lines receipt) index in B.",
 )
-@click.option(
-    "--transport",
-    type=click.Choice(["stdio", "http"]),
-    default="stdio",
-    show_default=True,
-    help="stdio: each LF-terminated line is a frame; http: each whole input is one body.",
-)
-@click.option(
-    "--era",
-    type=click.Choice(ERA_CHOICES),
-    default="auto",
-    show_default=True,
-    help="Protocol era to enforce on raw frames; 'auto' lets the first request decide.",
-)
-@click.option(
-    "--server", default="", help="seal's kernel_config.server (guard-target server part)."
-)
+@transport_option("stdio: each LF-terminated line is a frame; http: each whole input is one body.")
+@era_option("auto", "Protocol era to enforce on raw frames; 'auto' lets the first request decide.")
+@server_option
 @click.option(
     "--reply-a",
     "reply_a",

@@ -6,8 +6,17 @@ from pathlib import Path
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.frame import ERA_CHOICES, FrameOptions, analyze_stream
+from sealverify.cli.common import (
+    emit,
+    era_option,
+    format_option,
+    output_option,
+    read_input,
+    server_option,
+    supported_version_option,
+    transport_option,
+)
+from sealverify.frame import FrameOptions, analyze_stream
 from sealverify.frame_report import frame_report
 from sealverify.framing import frame_of, split_stdio
 from sealverify.strictjson import DEFAULT_LIMITS, Limits
@@ -17,19 +26,10 @@ __all__ = ["COMMANDS", "frame"]
 
 @click.command()
 @click.argument("source", metavar="FILE|-")
-@click.option(
-    "--transport",
-    type=click.Choice(["stdio", "http"]),
-    default="stdio",
-    show_default=True,
-    help="stdio: each LF-terminated line is a frame; http: the whole input is one body.",
-)
-@click.option(
-    "--era",
-    type=click.Choice(ERA_CHOICES),
-    default="2026-07-28",
-    show_default=True,
-    help="Protocol era to enforce; 'auto': the first request decides, as the reference SDK does.",
+@transport_option("stdio: each LF-terminated line is a frame; http: the whole input is one body.")
+@era_option(
+    "2026-07-28",
+    "Protocol era to enforce; 'auto': the first request decides, as the reference SDK does.",
 )
 @click.option(
     "--index",
@@ -38,17 +38,8 @@ __all__ = ["COMMANDS", "frame"]
     multiple=True,
     help="Report only the frame(s) with this 0-based index in the stream (repeatable).",
 )
-@click.option(
-    "--server", default="", help="seal's kernel_config.server (guard-target server part)."
-)
-@click.option(
-    "--supported-version",
-    "supported",
-    multiple=True,
-    default=("2026-07-28",),
-    show_default=True,
-    help="A protocolVersion the mediated server supports (repeatable).",
-)
+@server_option
+@supported_version_option
 @click.option(
     "--max-meta-bytes",
     type=click.IntRange(min=0),

@@ -9,8 +9,16 @@ import click
 
 from sealverify import partition as pt
 from sealverify import signatures
-from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.frame import ERA_CHOICES, FrameOptions
+from sealverify.cli.common import (
+    emit,
+    era_option,
+    format_option,
+    output_option,
+    read_input,
+    supported_version_option,
+    transport_option,
+)
+from sealverify.frame import FrameOptions
 from sealverify.framing import FrameBytes, frame_of, split_stdio
 from sealverify.report import Check, Report, Subject, fail, info
 from sealverify.strictjson import JsonError, parse_bytes
@@ -30,12 +38,8 @@ def _select_frame(data: bytes, transport: str, index: int, source: str) -> Frame
 
 
 def _frame_options(func: Any) -> Any:
-    func = click.option(
-        "--transport",
-        type=click.Choice(["stdio", "http"]),
-        default="stdio",
-        show_default=True,
-        help="stdio: FRAME is a captured stream of LF-terminated frames; http: one body.",
+    func = transport_option(
+        "stdio: FRAME is a captured stream of LF-terminated frames; http: one body."
     )(func)
     func = click.option(
         "--index",
@@ -44,15 +48,7 @@ def _frame_options(func: Any) -> Any:
         show_default=True,
         help="0-based index of the frame in a stdio stream.",
     )(func)
-    func = click.option(
-        "--supported-version",
-        "supported",
-        multiple=True,
-        default=("2026-07-28",),
-        show_default=True,
-        help="A protocolVersion the mediated server supports (repeatable).",
-    )(func)
-    return func
+    return supported_version_option(func)
 
 
 @click.group()
@@ -80,13 +76,7 @@ def partition() -> None:
     default=None,
     help="File holding 64 lowercase hex digits: a 32-byte Ed25519 seed.",
 )
-@click.option(
-    "--era",
-    type=click.Choice(ERA_CHOICES),
-    default="2026-07-28",
-    show_default=True,
-    help="Protocol era to enforce; 'auto' infers it from the frame.",
-)
+@era_option("2026-07-28", "Protocol era to enforce; 'auto' infers it from the frame.")
 @_frame_options
 @format_option(choices=("table", "json"))
 @output_option
