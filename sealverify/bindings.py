@@ -8,6 +8,7 @@ framing); the upstream sources each binding mirrors are cited in docs/verify.md.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 
@@ -73,7 +74,7 @@ def _mediated_parsed(doc: Doc) -> bool:
 
 
 def _int(value: JsonValue) -> int | None:
-    return int(value.lexeme) if isinstance(value, JsonNumber) and is_uint(value) else None
+    return value.as_uint() if isinstance(value, JsonNumber) and is_uint(value) else None
 
 
 # --- request identity ---------------------------------------------------------------------
@@ -1144,6 +1145,12 @@ def config_binding(doc: Doc) -> list[Check]:
     return checks
 
 
+# A fleet signs few configs and every receipt carries one: each distinct (key, payload,
+# signature) triple is verified once per process. The verdict is a pure function of those
+# bytes, so a cache hit yields the identical check. Bounded, so memory stays flat in N.
+_config_verdict = functools.lru_cache(maxsize=256)(ed25519_verify)
+
+
 def config_signature(doc: Doc) -> list[Check]:
     """Ed25519 by ``signed_config.pubkey`` over the exact UTF-8 bytes of ``payload`` (S < L)."""
     config = doc.get("signed_config")
@@ -1169,7 +1176,7 @@ def config_signature(doc: Doc) -> list[Check]:
                 pointer("signed_config", "signature"),
             )
         ]
-    if ed25519_verify(key, payload, signature):
+    if _config_verdict(key, payload, signature):
         return [
             passed(
                 "signature.config",

@@ -46,8 +46,11 @@ SPINE = "seal.spine/v1"
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _UINT = re.compile(r"0|[1-9][0-9]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# An unrolled loop: the same language as ``"(?:[^"\\]|\\.)*"``, several times faster.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _COLON = re.compile(r"[ \t\r\n]*:")
+# A string token and, when it is a member name, the colon after it (same tokens as _STRING).
+_NAME_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")([ \t\r\n]*:)?', re.DOTALL)
 _JSON_ERROR_IDS = {
     "json.bom": "document.bom",
     "json.trailing-content": "document.trailing-content",
@@ -99,14 +102,45 @@ def _walk(
         where, item = stack.pop()
         if isinstance(item, dict):
             yield where, item
-            stack.extend(((*where, k), v) for k, v in item.items())
+            # Only containers can hold objects: scalars are never pushed (same objects, same
+            # order, far fewer path tuples).
+            stack.extend(((*where, k), v) for k, v in item.items() if isinstance(v, (dict, list)))
         elif isinstance(item, list):
-            stack.extend(((*where, i), v) for i, v in enumerate(item))
+            stack.extend(
+                ((*where, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))
+            )
+
+
+def _any_escaped_name(text: str) -> bool:
+    """Whether any member name is written with a backslash (one C-speed pass, no offsets)."""
+    return any(colon and "\\" in name for name, colon in _NAME_TOKEN.findall(text))
+
+
+def _top(root: JsonValue) -> list[tuple[tuple[str | int, ...], dict[str, JsonValue]]]:
+    return [((), root)] if isinstance(root, dict) else []
+
+
+def _nested_bad_version(root: JsonValue) -> bool:
+    """Whether an object below the root holds a record_version number that is not a bare uint."""
+    containers = (dict, list)
+    items = root.values() if isinstance(root, dict) else root if isinstance(root, list) else []
+    stack = [v for v in items if isinstance(v, containers)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            value = item.get("record_version")
+            if isinstance(value, JsonNumber) and not is_uint(value):
+                return True
+            stack.extend(v for v in item.values() if isinstance(v, containers))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, containers))
+    return False
 
 
 def _document_checks(text: str, root: JsonValue) -> list[Check]:
     checks: list[Check] = []
-    for written, offset in _member_names(text):
+    names = _member_names(text) if _any_escaped_name(text) else iter(())
+    for written, offset in names:
         if "\\" in written:
             name = parse_text(written)
             if name in DISCRIMINATOR_NAMES:
@@ -118,7 +152,10 @@ def _document_checks(text: str, root: JsonValue) -> list[Check]:
                         f"char {offset}",
                     )
                 )
-    for where, obj in _walk(root):
+    # Paths are built only when some nested record_version is misspelled (rare): the usual
+    # document needs the top-level rule alone.
+    walk = _walk(root) if _nested_bad_version(root) else _top(root)
+    for where, obj in walk:
         value = obj.get("record_version")
         if "record_version" not in obj:
             continue

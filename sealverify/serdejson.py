@@ -8,8 +8,12 @@ See docs/byte-rules.md for the upstream files this mirrors.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from json.encoder import encode_basestring
+
+import orjson
 
 from sealverify.strictjson import JsonNumber, JsonValue
 
@@ -48,6 +52,13 @@ def _escape(match: re.Match[str]) -> str:
 def string_text(value: str) -> str:
     """A JSON string as serde_json writes it: only ``"``, ``\\`` and C0 escaped."""
     return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
+
+
+# CPython's C string encoder (``json`` with ensure_ascii off) escapes exactly ``"``, ``\\``
+# and C0, with serde's short forms and lowercase ``\u00xx``, and writes everything else raw:
+# the same text as :func:`string_text` for every code point (tests/test_serdejson_fast.py
+# checks all of them). It is the hot path of byte reconstruction.
+_string = encode_basestring
 
 
 _POW10 = [float(f"1e{i}") for i in range(309)]
@@ -159,7 +170,13 @@ def float_text(value: float) -> str:
 
 def number_text(number: JsonNumber) -> str:
     """The text serde_json writes for the number it parses from ``number.lexeme``."""
-    value = parse_number(number.lexeme)
+    return _lexeme_text(number.lexeme)
+
+
+@functools.lru_cache(maxsize=4096)
+def _lexeme_text(lexeme: str) -> str:
+    # Pure in the lexeme; receipts repeat the same few numbers (epochs, versions, lengths).
+    value = parse_number(lexeme)
     return str(value) if isinstance(value, int) else float_text(value)
 
 
@@ -170,40 +187,76 @@ def compact(value: JsonValue, *, exact: bool = False) -> str:
     bytes that serde produced and someone signed); otherwise :class:`NumberNotRepresentable`.
     Key sorting, where a rule wants it, is done by the caller on the value (see identities).
     """
+    # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
+    # rest raw; tests/test_serdejson_fast.py compares every code point) and keeps dict order;
+    # numbers go through our serde number model as pre-rendered fragments. Values orjson
+    # refuses (lone surrogates, nesting past its limit) take the reference writer below.
+    try:
+        return orjson.dumps(
+            value,
+            default=_exact_fragment if exact else _fragment,
+            option=orjson.OPT_PASSTHROUGH_DATACLASS,  # JsonNumber goes to ``default``
+        ).decode()
+    except orjson.JSONEncodeError as exc:
+        if isinstance(exc.__cause__, NumberNotRepresentable):
+            raise exc.__cause__ from None
     parts: list[str] = []
     _write(value, parts, exact)
     return "".join(parts)
 
 
+def _fragment(value: object) -> orjson.Fragment:
+    if isinstance(value, JsonNumber):
+        return orjson.Fragment(_lexeme_text(value.lexeme))
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def _exact_fragment(value: object) -> orjson.Fragment:
+    if isinstance(value, JsonNumber):
+        return orjson.Fragment(_exact_text(value))
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def _exact_text(value: JsonNumber) -> str:
+    text = _lexeme_text(value.lexeme)
+    if text != value.lexeme:
+        raise NumberNotRepresentable(
+            f"number {value.lexeme[:40]} is not spelled as serde_json writes it ({text[:40]})"
+        )
+    return text
+
+
 def _write(value: JsonValue, out: list[str], exact: bool) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, str):
-        out.append(string_text(value))
-    elif isinstance(value, JsonNumber):
-        text = number_text(value)
-        if exact and text != value.lexeme:
-            raise NumberNotRepresentable(
-                f"number {value.lexeme[:40]} is not spelled as serde_json writes it ({text[:40]})"
-            )
-        out.append(text)
-    elif isinstance(value, list):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _write(item, out, exact)
-        out.append("]")
-    else:
+    # Most frequent types first; the output is the same as testing them in any order.
+    if isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, dict):
         out.append("{")
-        for index, (key, item) in enumerate(value.items()):
-            if index:
+        first = True
+        for key, item in value.items():
+            if first:
+                first = False
+            else:
                 out.append(",")
-            out.append(string_text(key))
+            out.append(_string(key))
             out.append(":")
             _write(item, out, exact)
         out.append("}")
+    elif isinstance(value, JsonNumber):
+        out.append(_exact_text(value) if exact else _lexeme_text(value.lexeme))
+    elif isinstance(value, list):
+        out.append("[")
+        first = True
+        for item in value:
+            if first:
+                first = False
+            else:
+                out.append(",")
+            _write(item, out, exact)
+        out.append("]")
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    else:
+        out.append("false")

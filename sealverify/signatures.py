@@ -9,12 +9,16 @@ import re
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.bindings import crypto_sign_open
+from nacl.exceptions import BadSignatureError
 
 __all__ = [
     "ED25519_L",
     "b64_std_decode_canonical",
     "b64url_nopad_decode",
     "ed25519_verify",
+    "ed25519_verify_openssl",
+    "ed25519_verify_sodium",
     "hex_key",
     "key_id",
     "s_below_order",
@@ -35,12 +39,11 @@ def s_below_order(signature: bytes) -> bool:
     return len(signature) == 64 and int.from_bytes(signature[32:], "little") < ED25519_L
 
 
-def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    """Return True only for a valid Ed25519 signature by the raw 32-byte key over ``message``.
+def ed25519_verify_openssl(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The reference verdict: OpenSSL (via ``cryptography``) after seal's explicit S < L rule.
 
     False for a key that is not 32 bytes, a signature that is not 64 bytes, a scalar S >= L,
-    a key that is not a curve point, or a signature that does not verify. Never raises on bad
-    input.
+    a key that is not a curve point, or a signature that does not verify. Never raises.
     """
     if len(public_key) != 32 or len(signature) != 64 or not s_below_order(signature):
         return False
@@ -49,6 +52,36 @@ def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def ed25519_verify_sodium(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The libsodium verdict (``crypto_sign_open``) after the same length and S < L rules.
+
+    libsodium is stricter than OpenSSL on some inputs (small-order or non-canonical keys and
+    R); docs/performance.md lists the cases. Never raises.
+    """
+    if len(public_key) != 32 or len(signature) != 64 or not s_below_order(signature):
+        return False
+    try:
+        crypto_sign_open(signature + message, public_key)
+    except (BadSignatureError, ValueError):
+        return False
+    return True
+
+
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Return True only for a valid Ed25519 signature by the raw 32-byte key over ``message``.
+
+    The verdict is always :func:`ed25519_verify_openssl`'s. libsodium (about twice as fast
+    here, docs/performance.md) answers first: its acceptance is final, because every
+    signature libsodium accepts OpenSSL accepts too (proven over all of Wycheproof and seal's
+    S and encoding rules in tests/test_signatures_backends.py); a rejection is confirmed by
+    OpenSSL, since libsodium rejects some inputs (small-order keys) that OpenSSL accepts.
+    Invalid signatures are rare in a real store, so they may cost both.
+    """
+    if ed25519_verify_sodium(public_key, message, signature):
+        return True
+    return ed25519_verify_openssl(public_key, message, signature)
 
 
 def b64url_nopad_decode(text: str) -> bytes:

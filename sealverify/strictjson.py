@@ -129,7 +129,23 @@ def _byte_offset(text: str, char_index: int) -> int:
     return len(text[:char_index].encode("utf-8", "surrogatepass"))
 
 
+_STRING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
 def _check_depth(text: str, max_depth: int) -> None:
+    # Fast exact pass: drop every string token (the same tokens _TOKEN finds, at C speed) and
+    # follow the brackets left. Only a document that is too deep takes the slow pass below,
+    # which locates the offending bracket for the finding.
+    depth = peak = 0
+    for bracket in _BRACKET.findall(_STRING_TOKEN.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            peak = max(peak, depth)
+        else:
+            depth -= 1
+    if peak <= max_depth:
+        return
     depth = 0
     for match in _TOKEN.finditer(text):
         token = match.group()

@@ -10,14 +10,15 @@ from __future__ import annotations
 import base64
 import binascii
 import importlib
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sealverify import approvals, bindings, outcome, partition, wording
 from sealverify.framing import raw_line
+from sealverify.receipts import ReceiptDocument, hex64, is_uint, pointer, read_document
 from sealverify.receipts import field_checks as receipt_field_checks
-from sealverify.receipts import hex64, is_uint, pointer, read_document
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.signatures import key_id
 from sealverify.strictjson import JsonError, JsonNumber, JsonValue, decode_utf8, parse_text
@@ -27,8 +28,13 @@ __all__ = [
     "DEFAULT_KERNEL_SHA256",
     "VerifyOptions",
     "build_report",
+    "build_report_from_tally",
     "is_receipt_like",
+    "log_line_body",
+    "log_lines",
+    "verify_found",
     "verify_jsonl",
+    "verify_log_line",
     "verify_receipt",
 ]
 
@@ -115,7 +121,7 @@ def _side_checks(
 
 def _now(doc: dict[str, JsonValue]) -> int | None:
     value = doc.get("now")
-    return int(value.lexeme) if isinstance(value, JsonNumber) and is_uint(value) else None
+    return value.as_uint() if isinstance(value, JsonNumber) and is_uint(value) else None
 
 
 def _authority(
@@ -257,7 +263,16 @@ def verify_receipt(
 
     ``attestation`` is a partition attestation from a side file, when one was found.
     """
-    read = read_document(raw)
+    return _verify_read(raw, name, read_document(raw), options, attestation)
+
+
+def _verify_read(
+    raw: bytes,
+    name: str,
+    read: ReceiptDocument,
+    options: VerifyOptions,
+    attestation: JsonValue | None,
+) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
     if doc is None or family is None:
@@ -321,6 +336,64 @@ def is_receipt_like(raw: bytes) -> bool:
     return isinstance(root, dict) and bool(_RECEIPT_MEMBERS & root.keys())
 
 
+def _worth_verifying(read: ReceiptDocument) -> bool:
+    """:func:`is_receipt_like` from an already read document (no second parse)."""
+    if read.document is None:  # not strict JSON (verified, and fails) or not an object
+        return not any(c.id == "document.root-not-object" for c in read.checks)
+    return bool(_RECEIPT_MEMBERS & read.document.keys())
+
+
+def verify_found(
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    attestation: JsonValue | None = None,
+) -> Subject | None:
+    """Verify a file found by a directory walk, or return None to skip it.
+
+    None exactly when :func:`is_receipt_like` is False, else :func:`verify_receipt`'s subject;
+    the document is parsed once for both.
+    """
+    read = read_document(raw)
+    if not _worth_verifying(read):
+        return None
+    return _verify_read(raw, name, read, options, attestation)
+
+
+def log_lines(raw: bytes) -> Iterator[bytes]:
+    """The lines of a JSONL log in memory, as :func:`verify_log_line` numbers them."""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return iter(lines)
+
+
+def verify_log_line(
+    line: bytes, number: int, name: str, options: VerifyOptions = VerifyOptions()
+) -> Subject | Check:
+    """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
+
+    ``line`` is the line without its ``\\n`` (a ``\\r`` before it is dropped here). A blank
+    line, or one that is not strict JSON, is a finding with its line number.
+    """
+    where = f"{name}:{number}"
+    body = log_line_body(line)
+    if not body.strip(b" \t"):
+        return fail("log.blank-line", "blank line in a receipt log", where)
+    read = read_document(body)  # parsed once: the strict-JSON test and the verification
+    if read.document is None:
+        try:
+            parse_text(decode_utf8(body))
+        except JsonError as exc:  # the rare broken line pays a second parse for its message
+            return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
+    return _verify_read(body, where, read, options, None)
+
+
+def log_line_body(line: bytes) -> bytes:
+    """The receipt bytes of a log line, as :func:`verify_log_line` verified them."""
+    return line[:-1] if line.endswith(b"\r") else line
+
+
 def verify_jsonl(
     raw: bytes,
     name: str,
@@ -335,38 +408,41 @@ def verify_jsonl(
     """
     subjects: list[Subject] = []
     findings: list[Check] = []
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
-        where = f"{name}:{number}"
-        body = line[:-1] if line.endswith(b"\r") else line
-        if not body.strip(b" \t"):
-            findings.append(fail("log.blank-line", "blank line in a receipt log", where))
+    for number, line in enumerate(log_lines(raw), start=1):
+        result = verify_log_line(line, number, name, options)
+        if isinstance(result, Check):
+            findings.append(result)
             continue
-        try:
-            parse_text(decode_utf8(body))
-        except JsonError as exc:
-            findings.append(fail("log.broken-line", f"line is not a JSON receipt: {exc}", where))
-            continue
-        subject = verify_receipt(body, where, options)
         if on_receipt is not None:
-            on_receipt(body, subject)
-        subjects.append(subject)
+            on_receipt(log_line_body(line), result)
+        subjects.append(result)
     return subjects, findings
 
 
 def build_report(subjects: Sequence[Subject], findings: Sequence[Check]) -> Report:
     """The verify report: subjects in input order, counts per outcome and the exit code."""
-    counts = {name: sum(1 for s in subjects if s.outcome == name) for name in outcome.OUTCOMES}
+    tally = Counter((s.outcome, s.label) for s in subjects)
+    return build_report_from_tally(tally, findings, tuple(subjects))
+
+
+def build_report_from_tally(
+    tally: Mapping[tuple[str, str], int],
+    findings: Sequence[Check],
+    subjects: tuple[Subject, ...] = (),
+) -> Report:
+    """The verify report from counts of ``(outcome, label)``, with ``subjects`` (maybe none).
+
+    A long run whose subjects were already written out (spooled JSON) keeps only these counts.
+    """
+    counts = {name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES}
     summary: dict[str, Any] = {
-        "receipts": len(subjects),
+        "receipts": sum(tally.values()),
         **counts,
-        "not_mediated": sum(1 for s in subjects if s.label == outcome.NOT_MEDIATED),
+        "not_mediated": sum(n for (_, label), n in tally.items() if label == outcome.NOT_MEDIATED),
         "findings": len(findings),
         "decision_replay": "not evaluated",
     }
     code = outcome.exit_code(
-        [s.outcome for s in subjects], any(f.status == "fail" for f in findings)
+        [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)
     )
-    return Report("verify", tuple(subjects), summary, code, tuple(findings), layout="receipts")
+    return Report("verify", subjects, summary, code, tuple(findings), layout="receipts")

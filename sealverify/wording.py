@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -185,6 +186,7 @@ def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[
             yield _Hit(rule, reason, match.start(), sentence)
 
 
+@functools.lru_cache(maxsize=64)  # pure in a frozenset: the same few key sets every receipt
 def _key_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
     """Match any of the key names, or the part after the last ``/`` of a prefixed one."""
     spelled = set(names) | {n.rpartition("/")[2] for n in names if "/" in n}

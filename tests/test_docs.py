@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -24,8 +23,9 @@ def test_every_literal_check_id_is_documented() -> None:
         for match in _CALL.finditer(path.read_text(encoding="utf-8")):
             found.setdefault(match.group(1), path.name)
     assert len(found) > 150
-    missing = sorted(f"{i} ({where})" for i, where in found.items() if f"`{i}`" not in docs
-                     and i not in docs)
+    missing = sorted(
+        f"{i} ({where})" for i, where in found.items() if f"`{i}`" not in docs and i not in docs
+    )
     assert not missing, missing
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tabulate import tabulate
 
 from sealverify.report import Report, Subject
 
-__all__ = ["render"]
+__all__ = ["receipt_row_subject", "render"]
 
 
 def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
@@ -48,6 +49,44 @@ def _row(subject: Subject) -> tuple[str, str, str]:
     shown = "; ".join(f"{c.id}: {c.reason}" for c in failing if c.status == "fail")[:300]
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     return subject.name, outcome, shown
+
+
+def receipt_row_subject(subject: Subject) -> Subject:
+    """The part of a receipt subject the receipts table shows; renders the identical row.
+
+    Kept: name, outcome, label, family, verdict and the failing or not-evaluated checks other
+    than ``replay.decision`` (which every receipt carries and no row shows). A long ``verify``
+    run then holds a few hundred bytes per receipt for this format (docs/performance.md).
+    """
+    family, verdict = subject.facts.get("family"), subject.facts.get("verdict")
+    shared = all(isinstance(v, str | None) for v in (family, verdict))
+    facts: dict[str, Any] = (
+        _row_facts("family" in subject.facts, family, "verdict" in subject.facts, verdict)
+        if shared
+        else {k: subject.facts[k] for k in ("family", "verdict") if k in subject.facts}
+    )
+    return Subject(
+        subject.name,
+        subject.outcome,
+        tuple(
+            c
+            for c in subject.checks
+            if c.status in ("fail", "not-evaluated") and c.id != "replay.decision"
+        ),
+        facts,
+        subject.label,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _row_facts(has_family: bool, family: Any, has_verdict: bool, verdict: Any) -> dict[str, Any]:
+    # Receipts share a handful of (family, verdict) pairs: one read-only dict per pair.
+    facts: dict[str, Any] = {}
+    if has_family:
+        facts["family"] = family
+    if has_verdict:
+        facts["verdict"] = verdict
+    return facts
 
 
 def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:

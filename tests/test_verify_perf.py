@@ -1,0 +1,302 @@
+"""Issue 8 optimisations change no result: workers, spooled JSON, slim rows, caches, fast paths."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sealverify import bindings, serdejson, strictjson
+from sealverify.cli import verify_cmd
+from sealverify.cli.main import cli
+from sealverify.formats import jsonfmt, render
+from sealverify.formats.table import receipt_row_subject
+from sealverify.receipts import read_document
+from sealverify.report import Subject
+from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_text
+from sealverify.testkit.mint import HostContext, mint_many, parse_record, render_compact
+from sealverify.trust import TrustStore, load_trust_file
+from sealverify.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "demo"
+TRUST = DEMO / "trust.json"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["verify", *args], catch_exceptions=False)
+
+
+def _mixed_log(tmp_path: Path) -> Path:
+    """A log of 150 lines (more than two worker tasks) with every kind of line in it."""
+    lines = [render_compact(parse_record(raw)) for raw in mint_many(140, seed=b"perf-test")]
+    lines[5] = b""  # blank line
+    lines[70] = b'{"record_type": '  # broken line
+    lines[71] = lines[71] + b"\r"  # CRLF line
+    lines[100] = b"[1, 2]"  # strict JSON, not an object: verified and fails
+    demo = (DEMO / "receipts" / "receipts.jsonl").read_bytes().rstrip(b"\n").split(b"\n")
+    log = tmp_path / "mixed.jsonl"
+    log.write_bytes(b"\n".join(lines + demo))  # no final line terminator
+    return log
+
+
+@pytest.mark.parametrize("fmt", ["json", "table", "sarif", "junit"])
+def test_two_workers_give_the_identical_report(fmt: str, tmp_path: Path) -> None:
+    log = _mixed_log(tmp_path)
+    args = [str(DEMO / "receipts"), str(log), "--trust", str(TRUST), "--format", fmt]
+    args += ["--kernel-sha256", HostContext().wasm_sha256]
+    one, two = run(*args, "--jobs", "1"), run(*args, "-j", "2")
+    assert one.exit_code == two.exit_code == 1  # the demo holds FAIL receipts
+    assert one.stdout == two.stdout
+    assert one.stderr == two.stderr
+    if fmt == "json":
+        report = json.loads(one.stdout)
+        demo_log = (DEMO / "receipts" / "receipts.jsonl").read_bytes().count(b"\n")
+        demo_files = len(list((DEMO / "receipts").glob("*.json")))
+        # The demo log's line 3 is a truncated record (docs: fixtures/demo/README.md). Count:
+        # the demo directory (its files, its log), then the mixed log less its blank line,
+        # its broken line and the demo's broken line appended to it.
+        good_demo_lines = demo_log - 1
+        assert report["summary"]["receipts"] == demo_files + good_demo_lines + 138 + good_demo_lines
+        names = [s["name"] for s in report["subjects"]]
+        assert names[-1] == f"{log.as_posix()}:{140 + demo_log}"  # a last line without "\n"
+        assert [f["id"] for f in report["findings"]] == [
+            "log.broken-line",
+            "log.blank-line",
+            "log.broken-line",
+            "log.broken-line",
+        ]
+        assert report["findings"][1]["location"] == f"{log.as_posix()}:6"
+
+
+def test_spooled_json_equals_rendering_the_whole_report(tmp_path: Path) -> None:
+    """The CLI writes JSON subjects as they complete; the bytes equal ``render(report)``."""
+    log = _mixed_log(tmp_path)
+    out = run(str(log), "--trust", str(TRUST), "--format", "json")
+    options = VerifyOptions(trust=TrustStore().merge(load_trust_file(TRUST.read_bytes())))
+    subjects, findings = verify_jsonl(log.read_bytes(), log.as_posix(), options)
+    assert out.stdout == render(build_report(subjects, findings), "json")
+    assert out.stdout.count('"name": ') == len(subjects) > 64
+
+
+def test_json_pieces_rebuild_render() -> None:
+    subjects = [
+        verify_receipt(p.read_bytes(), p.name) for p in sorted((DEMO / "receipts").glob("*.json"))
+    ]
+    report = build_report(subjects, [])
+    head, tail = jsonfmt.render_around_subjects(report)
+    body = jsonfmt.SUBJECT_SEPARATOR.join(jsonfmt.subject_text(s) for s in subjects)
+    assert head + body + tail == render(report, "json")
+
+
+def test_slim_table_subjects_render_the_same_table(tmp_path: Path) -> None:
+    subjects = [
+        verify_receipt(p.read_bytes(), p.name) for p in sorted((DEMO / "receipts").glob("*.json"))
+    ]
+    subjects += verify_jsonl(_mixed_log(tmp_path).read_bytes(), "log")[0]
+    slim = [receipt_row_subject(s) for s in subjects]
+    assert sum(len(s.checks) for s in slim) < sum(len(s.checks) for s in subjects) / 5
+    assert render(build_report(slim, []), "table") == render(build_report(subjects, []), "table")
+
+
+def test_output_file_gets_the_same_spooled_json(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    args = [str(DEMO / "receipts"), "--trust", str(TRUST), "--format", "json"]
+    run(*args, "--output", str(target), "-j", "2")
+    assert target.read_text(encoding="utf-8") == run(*args).stdout
+
+
+def test_jobs_flag_is_checked() -> None:
+    assert run(str(DEMO / "receipts"), "--jobs", "0").exit_code == 2
+    assert run(str(DEMO / "receipts"), "--jobs", "many").exit_code == 2
+    assert run(str(DEMO / "receipts"), "--jobs", "auto", "--trust", str(TRUST)).exit_code == 1
+
+
+def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for index, raw in enumerate(mint_many(3)):
+        (tmp_path / f"r{index}.json").write_bytes(raw)
+    real = Path.read_bytes
+
+    def refuse(path: Path) -> bytes:
+        if path.name == "r1.json":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)  # in process: the jobs=1 path
+    result = run(str(tmp_path))
+    assert result.exit_code == 2
+    assert f"cannot read {tmp_path / 'r1.json'}: Permission denied" in result.stderr
+
+
+def test_lazy_walk_order_is_sorted_rglob(tmp_path: Path) -> None:
+    names = ["a.json", "a/x.json", "a-b.json", "a/b/c.jsonl", "b.ndjson", "a0.json", "Z.json"]
+    names += ["a/y.json.partition.json", "a/z.txt", "ab/a.json", "a.b/q.json"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    expected = sorted(
+        p
+        for p in tmp_path.rglob("*")
+        if p.is_file()
+        and p.suffix in (".json", ".jsonl", ".ndjson")
+        and not p.name.endswith(".partition.json")
+    )
+    assert list(verify_cmd._walk(tmp_path)) == expected
+    assert len(expected) == 9
+
+
+def test_identical_signed_configs_verified_once() -> None:
+    raws = list(mint_many(6, seed=b"cache-test"))  # configs of epochs 1, 2, 3, 1, 2, 3
+    bindings._config_verdict.cache_clear()
+    first = [verify_receipt(raw, "r") for raw in raws]
+    info = bindings._config_verdict.cache_info()
+    assert (info.misses, info.hits) == (3, 3)
+    # A cache hit yields exactly the check a cold cache does.
+    for raw, subject in zip(raws, first, strict=True):
+        bindings._config_verdict.cache_clear()
+        assert verify_receipt(raw, "r") == subject
+    assert all(
+        any(c.id == "signature.config" and c.status == "pass" for c in s.checks) for s in first
+    )
+
+
+def test_cached_config_verdict_still_refuses_a_forgery() -> None:
+    raw = next(mint_many(1, seed=b"cache-forgery"))
+    doc = parse_record(raw)
+    config = doc["signed_config"]
+    assert isinstance(config, dict)
+    signature = bytearray(bytes.fromhex(str(config["signature"])))
+    signature[0] ^= 1
+    forged = raw.replace(str(config["signature"]).encode(), signature.hex().encode())
+    verify_receipt(raw, "warm the cache")
+    subject = verify_receipt(forged, "forged")
+    [check] = [c for c in subject.checks if c.id == "signature.config"]
+    assert check.status == "fail"
+
+
+def test_serde_string_fast_path_matches_reference_on_every_code_point() -> None:
+    reference = serdejson.string_text
+    chars = [chr(c) for c in range(0x110000)]
+    for start in range(0, len(chars), 4096):
+        text = "".join(chars[start : start + 4096])
+        assert serdejson._string(text) == reference(text)
+        if not any(0xD800 <= ord(c) < 0xE000 for c in text):
+            assert serdejson.compact(text) == reference(text)
+
+
+def _reference_compact(value: JsonValue, exact: bool) -> str:
+    out: list[str] = []
+    serdejson._write(value, out, exact)
+    return "".join(out)
+
+
+_LEXEMES = ["0", "-0", "1", "-1", "1.0", "1.50", "1e5", "1E400", "0.1", "18446744073709551616"]
+_values: st.SearchStrategy[JsonValue] = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.text(max_size=8)
+    | st.sampled_from(_LEXEMES).map(JsonNumber)
+    | st.integers(-(2**70), 2**70).map(lambda i: JsonNumber(str(i))),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_values, exact=st.booleans())
+def test_compact_equals_reference_writer(value: JsonValue, exact: bool) -> None:
+    try:
+        expected: str | type[Exception] = _reference_compact(value, exact)
+    except serdejson.NumberNotRepresentable:
+        expected = serdejson.NumberNotRepresentable
+    if isinstance(expected, str):
+        assert serdejson.compact(value, exact=exact) == expected
+    else:
+        with pytest.raises(serdejson.NumberNotRepresentable):
+            serdejson.compact(value, exact=exact)
+
+
+def test_compact_equals_reference_on_real_receipts() -> None:
+    for raw in mint_many(30, seed=b"compact"):
+        doc = parse_record(raw)
+        assert serdejson.compact(doc, exact=True) == _reference_compact(doc, True)
+    for path in sorted((DEMO / "receipts").glob("*.json")):
+        doc = strictjson.parse_bytes(path.read_bytes())
+        for exact in (False, True):
+            try:
+                expected = _reference_compact(doc, exact)
+            except serdejson.NumberNotRepresentable:
+                with pytest.raises(serdejson.NumberNotRepresentable):
+                    serdejson.compact(doc, exact=exact)
+            else:
+                assert serdejson.compact(doc, exact=exact) == expected
+
+
+def _slow_depth_error(text: str, limit: int) -> int | None:
+    """The offset the reference token scan reports for a too-deep document (or None)."""
+    depth = 0
+    for match in strictjson._TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return strictjson._byte_offset(text, match.start())
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def test_depth_fast_path_agrees_with_the_token_scan() -> None:
+    rng = random.Random(8)
+    pieces = ["[", "]", "{", "}", '"[{"', '"\\"["', '"\\\\"', " ", "1", '"é{"']
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        limit = rng.randint(1, 8)
+        expected = _slow_depth_error(text, limit)
+        try:
+            strictjson._check_depth(text, limit)
+        except JsonError as exc:
+            assert exc.code == "json.too-deep"
+            assert exc.offset == expected, text
+        else:
+            assert expected is None, text
+
+
+def test_depth_limit_on_whole_documents() -> None:
+    ok = "[" * 64 + "]" * 64
+    assert parse_text(ok) is not None
+    with pytest.raises(JsonError) as too_deep:
+        parse_text('{"a": "[[[[", "b": ' + "[" * 64 + "]" * 64 + "}")
+    assert too_deep.value.code == "json.too-deep"
+    assert too_deep.value.offset == len('{"a": "[[[[", "b": ') + 63
+
+
+def test_escaped_member_names_still_found_among_escaped_values() -> None:
+    raw = next(mint_many(1, seed=b"escape"))
+    assert b"\\" in raw  # canonical_request is escaped JSON: the fast pass must look past it
+    assert not any(c.id == "document.escaped-discriminator" for c in read_document(raw).checks)
+    escaped = raw.replace(b'"record_type"', b'"record\\u005ftype"', 1)
+    ids = [c.id for c in read_document(escaped).checks]
+    assert "document.escaped-discriminator" in ids
+
+
+def test_row_subject_is_a_subject() -> None:
+    subject = verify_receipt(next(mint_many(1)), "x")
+    slim = receipt_row_subject(subject)
+    assert isinstance(slim, Subject)
+    assert (slim.name, slim.outcome, slim.label) == (subject.name, subject.outcome, subject.label)
+
+
+def test_nested_record_version_misspelling_still_found() -> None:
+    raw = next(mint_many(1, seed=b"nested"))
+    nested = raw.replace(b'"tool":', b'"x": [{"y": {"record_version": 3.0}}], "tool":', 1)
+    checks = [c for c in read_document(nested).checks if c.id.startswith("document.record")]
+    assert [(c.id, c.location) for c in checks] == [
+        ("document.record-version-spelling", "/x/0/y/record_version")
+    ]
+    assert not [c for c in read_document(raw).checks if c.id.startswith("document.record")]
