@@ -5,6 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are derandomized: the same examples on every machine, so CI never flakes on a
+# new random draw; health checks that depend on machine speed or example size are relaxed.
+settings.register_profile(
+    "sealverify",
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.large_base_example,
+        HealthCheck.data_too_large,
+    ],
+)
+settings.load_profile("sealverify")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

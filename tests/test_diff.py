@@ -418,7 +418,12 @@ def compare(a: bytes, b: bytes) -> dict[str, Any]:
     return facts
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
+)
 
 
 @SETTINGS
