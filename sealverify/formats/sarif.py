@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from sealverify import __version__
 from sealverify.report import Check, Report
@@ -20,9 +21,12 @@ def _location(subject_name: str, check: Check) -> dict[str, Any]:
     uri, _, line = subject_name.rpartition(":")
     physical: dict[str, Any]
     if uri and line.isdigit():
-        physical = {"artifactLocation": {"uri": uri}, "region": {"startLine": int(line)}}
+        physical = {
+            "artifactLocation": {"uri": quote(uri, safe="/:@#")},
+            "region": {"startLine": int(line)},
+        }
     else:
-        physical = {"artifactLocation": {"uri": subject_name}}
+        physical = {"artifactLocation": {"uri": quote(subject_name, safe="/:@#")}}
     location: dict[str, Any] = {"physicalLocation": physical}
     if check.location:
         location["logicalLocations"] = [{"fullyQualifiedName": check.location}]
@@ -58,8 +62,10 @@ def render(report: Report) -> str:
                 }
             )
     page = _HELP_PAGE.get(report.command)
+    # helpUri must be an absolute URI in SARIF 2.1.0; the docs ship with the project, so the
+    # rule points at its page in plain text instead of inventing a URL.
     rules = [
-        {"id": rule, "helpUri": page or f"docs/checks.md#{rule.replace('.', '-')}"}
+        {"id": rule, "help": {"text": f"sealverify {page or 'docs/checks.md'}: {rule}"}}
         for rule in sorted(rule_ids)
     ]
     document = {
@@ -71,7 +77,6 @@ def render(report: Report) -> str:
                     "driver": {
                         "name": "sealverify",
                         "version": __version__,
-                        "informationUri": "https://github.com/sealverify/sealverify",
                         "rules": rules,
                     }
                 },
