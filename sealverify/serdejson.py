@@ -188,7 +188,7 @@ def compact(value: JsonValue, *, exact: bool = False) -> str:
     Key sorting, where a rule wants it, is done by the caller on the value (see identities).
     """
     # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
-    # rest raw; tests/test_serdejson_fast.py compares every code point) and keeps dict order;
+    # rest raw; tests/test_verify_perf.py compares every code point) and keeps dict order;
     # numbers go through our serde number model as pre-rendered fragments. Values orjson
     # refuses (lone surrogates, nesting past its limit) take the reference writer below.
     try:
