@@ -690,3 +690,18 @@ def test_cli_verify_usage_errors(files: dict[str, Path]) -> None:
         )[0]
         == 2
     )
+
+
+def test_partition_frame_is_short_for_partition_emit_frame(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sealverify.cli.main import cli
+
+    frame = Path(__file__).resolve().parent.parent / "fixtures" / "frames" / "call.bin"
+    runner = CliRunner()
+    short = runner.invoke(cli, ["partition", str(frame), "--policy", "c-commit-unknown"])
+    long = runner.invoke(cli, ["partition", "emit", str(frame), "--policy", "c-commit-unknown"])
+    assert short.exit_code == long.exit_code == 0
+    assert short.stdout == long.stdout
+    piped = runner.invoke(cli, ["partition", "-"], input=frame.read_bytes())
+    assert piped.exit_code == 0 and piped.stdout.startswith("{")

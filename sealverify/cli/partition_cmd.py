@@ -51,12 +51,30 @@ def _frame_options(func: Any) -> Any:
     return supported_version_option(func)
 
 
-@click.group()
+class _EmitByDefault(click.Group):
+    """``partition FRAME ...`` means ``partition emit FRAME ...`` (the issue's spelling).
+
+    A first argument that is not a subcommand name is taken as the FRAME of ``emit``; a frame
+    file literally named ``emit`` or ``verify`` is reached as ``partition emit ./verify``.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if (
+            args
+            and (args[0] == "-" or not args[0].startswith("-"))
+            and args[0] not in self.commands
+        ):
+            args = ["emit", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_EmitByDefault)
 def partition() -> None:
     """Make and check `_meta` partition records (docs/partition-attestation.md).
 
-    `emit FRAME` writes the record, or with --sign-key a signed attestation; `verify
-    ATTESTATION --frame FRAME --pubkey HEX` recomputes it from the frame and checks every field.
+    `partition FRAME` (short for `partition emit FRAME`) writes the record, or with
+    --sign-key a signed attestation; `partition verify ATTESTATION --frame FRAME --pubkey HEX`
+    recomputes it from the frame and checks every field.
     """
 
 
