@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify import bindings, serdejson, strictjson
-from sealverify.cli import verify_cmd
+from sealverify.cli import verify_runner
 from sealverify.cli.main import cli
 from sealverify.formats import jsonfmt, render
 from sealverify.formats.table import receipt_row_subject
@@ -146,7 +146,7 @@ def test_lazy_walk_order_is_sorted_rglob(tmp_path: Path) -> None:
         and p.suffix in (".json", ".jsonl", ".ndjson")
         and not p.name.endswith(".partition.json")
     )
-    assert list(verify_cmd._walk(tmp_path)) == expected
+    assert list(verify_runner._walk(tmp_path)) == expected
     assert len(expected) == 9
 
 
