@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -25,6 +26,7 @@ ROLES: tuple[str, ...] = get_args(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
 _KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
@@ -68,6 +70,7 @@ class TrustStore:
     """An immutable set of pins; empty means nothing is pinned for any role."""
 
     keys: tuple[PinnedKey, ...] = ()
+    kernels: tuple[str, ...] = ()  # accepted kernel wasm builds (sha256 hex), beside the keys
 
     @classmethod
     def from_pins(
@@ -95,9 +98,11 @@ class TrustStore:
     def merge(self, *others: TrustStore) -> TrustStore:
         """Return a store holding the pins of ``self`` and every store in ``others``."""
         keys = list(self.keys)
+        kernels = list(self.kernels)
         for other in others:
             keys.extend(other.keys)
-        return TrustStore(tuple(keys))
+            kernels.extend(k for k in other.kernels if k not in kernels)
+        return TrustStore(tuple(keys), tuple(kernels))
 
     def pinned(self, role: str) -> tuple[PinnedKey, ...]:
         """Return every pin carrying ``role``."""
@@ -222,7 +227,7 @@ def load_trust_file(data: bytes) -> TrustStore:
         document = parse_bytes(data)
     except JsonError as exc:
         raise ValueError(f"trust file is not strict JSON: {exc}") from None
-    top = _members(document, "trust file", _TOP_MEMBERS, frozenset())
+    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels"}))
     version = top["sealverify_trust"]
     if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
         raise ValueError(
@@ -240,4 +245,16 @@ def load_trust_file(data: bytes) -> TrustStore:
                 "give one entry all its roles"
             )
         seen.add(key.public_key)
-    return TrustStore(tuple(keys))
+    return TrustStore(tuple(keys), _kernels(top.get("kernels", [])))
+
+
+def _kernels(value: JsonValue) -> tuple[str, ...]:
+    """The optional ``kernels`` member: accepted kernel wasm builds, 64 lowercase hex each."""
+    if not isinstance(value, list):
+        raise ValueError("trust file/kernels: expected an array of sha256 hex strings")
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) and _HEX64.fullmatch(item)):
+            raise ValueError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
+    if len(set(value)) != len(value):
+        raise ValueError("trust file/kernels: a build is listed twice")
+    return tuple(str(item) for item in value)

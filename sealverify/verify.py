@@ -61,7 +61,7 @@ class VerifyOptions:
     """Authority for a run: the pins (flags and trust file) and the accepted kernel builds."""
 
     trust: TrustStore = field(default_factory=TrustStore)
-    kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)
+    kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)  # the trust file's kernels add to these
     approval_tokens: tuple[tuple[str, bytes], ...] | None = None  # None: no --approvals given
     wording_rules: wording.RuleSet = wording.DEFAULT_RULES
 
@@ -293,7 +293,7 @@ def _verify_read(
         checks.append(
             passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
         )
-        checks.append(_kernel(doc, options.kernel_pins))
+        checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
     if "request_parse_error" in doc:
         checks.append(
             not_evaluated(

@@ -99,3 +99,23 @@ def test_jsonl_has_one_broken_line() -> None:
             outcomes.append("broken")
     assert outcomes == ["ok", "ok", "broken", "ok", "ok"]
     assert all(_object_b_ok(line) for i, line in enumerate(lines[:-1]) if i in (0, 1, 4))
+
+
+def test_readme_main_command_shows_every_outcome() -> None:
+    """The README's first set-up command, run as written, gives the outcomes it promises."""
+    import json
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+
+    from sealverify.cli.main import cli
+
+    readme = (DEMO.parent.parent / "README.md").read_text(encoding="utf-8")
+    command = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)[0].split("&&")[1]
+    argv = shlex.split(command)
+    assert argv[0] == "sealverify"
+    result = CliRunner().invoke(cli, [*argv[1:], "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 1  # the demo set includes FAIL receipts on purpose
+    outcomes = {s["outcome"] for s in json.loads(result.stdout)["subjects"]}
+    assert {"VERIFIED", "REDUCED", "FAIL"} <= outcomes

@@ -146,3 +146,20 @@ def test_documented_example_loads() -> None:
     block = text.split("```json\n", 1)[1].split("```", 1)[0]
     store = load_trust_file(block.encode())
     assert store.pinned("config") and store.pinned("receipt")
+
+
+def test_trust_file_kernels_member() -> None:
+    from sealverify.trust import load_trust_file
+
+    build = "ab" * 32
+    store = load_trust_file(
+        b'{"sealverify_trust":1,"keys":[],"kernels":["' + build.encode() + b'"]}'
+    )
+    assert store.kernels == (build,)
+    assert store.merge(store).kernels == (build,)
+    for bad in (b'"x"', b'["AB' + b"0" * 62 + b'"]', b'["' + build.encode() * 2 + b'"]'):
+        with pytest.raises(ValueError, match="kernels"):
+            load_trust_file(b'{"sealverify_trust":1,"keys":[],"kernels":' + bad + b"}")
+    twice = b'["' + build.encode() + b'","' + build.encode() + b'"]'
+    with pytest.raises(ValueError, match="twice"):
+        load_trust_file(b'{"sealverify_trust":1,"keys":[],"kernels":' + twice + b"}")

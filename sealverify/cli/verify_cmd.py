@@ -173,8 +173,9 @@ def verify(
     for pin in kernel_pins:
         if not _HEX64.fullmatch(pin):
             raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 lowercase hex digits")
+    trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     options = VerifyOptions(
-        trust=_trust(config_pins, receipt_pins, approval_pins, trust_file),
+        trust=trust,
         kernel_pins=(DEFAULT_KERNEL_SHA256, *kernel_pins),
         approval_tokens=load_approvals(approvals_file),
     )

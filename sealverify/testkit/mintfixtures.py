@@ -142,6 +142,7 @@ def _trust_file() -> bytes:
                 "label": "sealverify demo receipt key (public seed; test only)",
             },
         ],
+        "kernels": [mint.HostContext().wasm_sha256],
     }
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
@@ -154,19 +155,19 @@ docs/minting.md) with the project's own test keys, whose secret keys are derived
 seeds: anyone can mint under them, so **never pin them outside this demo**. Regenerating must
 leave `git diff` clean (`nox -s fixtures`).
 
-The receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")`, which is not a real
-seal kernel: the decisions come from the minting code's small kernel emulation. That is why the
-commands accept it explicitly with `--kernel-sha256` (decision replay is never run).
+The receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")` = `{kernel}`,
+which is not a real seal kernel: the decisions come from the minting code's small kernel
+emulation. That is why `trust.json` accepts it explicitly in its `kernels` list (the same as
+`--kernel-sha256`; decision replay is never run).
 
 Main command:
 
 ```sh
-sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json \\
-  --kernel-sha256 {kernel}
+sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json
 ```
 
-`trust.json` pins the demo config key (role `config`) and the demo receipt key (role
-`receipt`). What each file should show:
+`trust.json` pins the demo config key (role `config`), the demo receipt key (role `receipt`)
+and the demo kernel build. What each file should show:
 
 - `verified-block.receipt.json`: **VERIFIED**. Host v3 BLOCK, Object B v2; config and
   receipt keys pinned; every binding recomputes.
