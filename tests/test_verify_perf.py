@@ -300,3 +300,37 @@ def test_nested_record_version_misspelling_still_found() -> None:
         ("document.record-version-spelling", "/x/0/y/record_version")
     ]
     assert not [c for c in read_document(raw).checks if c.id.startswith("document.record")]
+
+
+def test_streamed_table_equals_the_in_memory_table_and_tabulates_layout(tmp_path: Path) -> None:
+    """The CLI spools table rows to disk (flat memory); the text is the in-memory render, and
+    for single-line ASCII cells it is exactly tabulate's "simple" layout."""
+    from tabulate import tabulate
+
+    from sealverify.formats import table
+
+    log = _mixed_log(tmp_path)
+    out = run(str(log), "--trust", str(TRUST), "--format", "table")
+    options = VerifyOptions(trust=TrustStore().merge(load_trust_file(TRUST.read_bytes())))
+    subjects, findings = verify_jsonl(log.read_bytes(), log.as_posix(), options)
+    assert out.stdout == render(build_report(subjects, findings), "table")
+    rows = [table.receipt_cells(s) for s in subjects]
+    assert all(all(c.isascii() for c in row) for row in rows)
+    expected = tabulate(
+        rows, headers=list(table.RECEIPT_HEADERS), tablefmt="simple", disable_numparse=True
+    )
+    ours = "\n".join(table.receipt_table_lines(rows, table.column_widths(rows)))
+    assert ours == expected
+
+
+def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
+    from sealverify.formats import table
+
+    assert table.display_width("漢字x") == 5
+    rows = [("a\nb", "FAIL", "v3", "-", "x\ty"), ("漢字", "VERIFIED", "v2", "-", "")]
+    lines = list(table.receipt_table_lines(rows, table.column_widths(rows)))
+    assert len(lines) == 4
+    assert lines[2].startswith("a b ")
+    wide, narrow = lines[3], lines[2]
+    column = table.display_width(narrow[: narrow.index("FAIL")])
+    assert table.display_width(wide[: wide.index("VERIFIED")]) == column

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 import sys
@@ -25,7 +26,7 @@ from sealverify.cli.verify_runner import (
     results,
     tasks,
 )
-from sealverify.formats import jsonfmt
+from sealverify.formats import jsonfmt, table
 from sealverify.report import Check, Report, Subject
 from sealverify.trust import TrustStore, load_trust_file
 from sealverify.verify import (
@@ -191,8 +192,9 @@ def verify(
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
     findings: list[Check] = []
     settings = Settings(options, store is not None, fmt)
-    # A JSON report's subjects are spooled as they complete (flat memory); closed at exit.
-    spool = _spool() if fmt == "json" else None
+    # JSON subjects and table rows are spooled as they complete (flat memory); closed at exit.
+    spool = _spool() if fmt in ("json", "table") else None
+    widths = table.column_widths(())
     with _progress(results(tasks(expand(paths)), settings, jobs)) as outcomes:
         for result, fragment, found in outcomes:
             if isinstance(result, str):
@@ -201,6 +203,12 @@ def verify(
                 if spool is not None and fragment is not None:
                     spool.write(jsonfmt.SUBJECT_SEPARATOR if tally else "")
                     spool.write(fragment)
+                elif spool is not None:  # table: one JSON array of cells per line
+                    cells = table.receipt_cells(result)
+                    widths = [
+                        max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
+                    ]
+                    spool.write(json.dumps(cells, ensure_ascii=False) + "\n")
                 else:
                     subjects.append(result)
                 tally[result.outcome, result.label] += 1
@@ -222,9 +230,16 @@ def verify(
     )
     if spool is None:
         emit(report, fmt, output, line)
+    elif fmt == "json":
+        with spool:
+            head, tail = jsonfmt.render_around_subjects(report)
+            spool.seek(0)
+            body = iter(lambda: spool.read(1 << 20), "")
+            _write(itertools.chain([head], body, [tail]), output, line)
     else:
         with spool:
-            _emit_spooled(report, spool, output, line)
+            spool.seek(0)
+            _write(_spooled_table(report, spool, widths), output, line)
     if store is not None:
         store.commit()  # only now: the whole run completed and its report was written
         store.close()
@@ -235,11 +250,19 @@ def _spool() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
-def _emit_spooled(report: Report, spool: IO[str], output: Path | None, summary: str) -> None:
-    """:func:`emit` for a JSON report whose subjects were spooled as they completed."""
-    head, tail = jsonfmt.render_around_subjects(report)
-    spool.seek(0)
-    pieces = itertools.chain([head], iter(lambda: spool.read(1 << 20), ""), [tail])
+def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterator[str]:
+    """The table format of ``report`` with its rows read back from ``spool``, line by line."""
+    findings = table.findings_table(report)
+    if findings:
+        yield findings + "\n\n"
+    rows = (tuple(json.loads(line)) for line in spool)
+    for text in table.receipt_table_lines(rows, widths):
+        yield text + "\n"
+    yield "\n" + table.receipts_summary(report) + "\n"
+
+
+def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
+    """:func:`emit` for a report assembled from spooled pieces."""
     if output is None:
         for piece in pieces:
             click.echo(piece, nl=False)

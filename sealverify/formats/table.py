@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import unicodedata
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tabulate import tabulate
@@ -107,37 +109,92 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
     return subject.name, outcome, family, verdict, why[:300]
 
 
+RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
+
+
+def _cell(text: str) -> str:
+    """One table cell on one line: line breaks and tabs become spaces."""
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+def display_width(text: str) -> int:
+    """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def receipt_cells(subject: Subject) -> tuple[str, ...]:
+    """The five cells of one receipt's row, each on one line."""
+    return tuple(_cell(cell) for cell in _receipt_row(subject))
+
+
+def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
+    """Each column as wide as its widest cell, and at least its header plus two."""
+    widths = [len(header) + 2 for header in RECEIPT_HEADERS]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], display_width(_cell(cell)))
+    return widths
+
+
+def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> Iterator[str]:
+    """The receipts table, one line at a time: header, rule, then a line per receipt.
+
+    Columns are two spaces apart and padded to their width, trailing spaces dropped (the
+    layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
+    millions of receipts never needs them all in memory.
+    """
+
+    def line(cells: tuple[str, ...]) -> str:
+        flat = (_cell(c) for c in cells)
+        padded = (c + " " * (w - display_width(c)) for c, w in zip(flat, widths, strict=True))
+        return "  ".join(padded).rstrip()
+
+    yield line(RECEIPT_HEADERS)
+    yield "  ".join("-" * w for w in widths)
+    for row in rows:
+        yield line(row)
+
+
+def receipts_summary(report: Report) -> str:
+    """The closing line of a receipts table: counts per outcome and the replay caveat."""
+    counts = ", ".join(
+        f"{report.summary.get(name, 0)} {name}"
+        for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
+    )
+    return (
+        f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
+        "decision replay: not evaluated (needs the pinned kernel)"
+    )
+
+
+def findings_table(report: Report) -> str:
+    """The run-level findings (broken log lines, history checks), or "" when there are none."""
+    if not report.findings:
+        return ""
+    return str(
+        tabulate(
+            [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
+            headers=["status", "finding", "reason", "at"],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
+
+
 def render(report: Report) -> str:
     """Render for a person; the summary line goes to stderr separately (see the CLI)."""
     parts: list[str] = []
     if report.findings:
-        parts.append(
-            tabulate(
-                [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
-                headers=["status", "finding", "reason", "at"],
-                tablefmt="simple",
-                disable_numparse=True,
-            )
-        )
+        parts.append(findings_table(report))
     if report.layout == "detail":
         parts.extend(_detail(s) for s in report.subjects)
     elif report.layout == "receipts" and report.subjects:
-        parts.append(
-            tabulate(
-                [_receipt_row(s) for s in report.subjects],
-                headers=["receipt", "outcome", "family", "verdict", "why"],
-                tablefmt="simple",
-                disable_numparse=True,
-            )
-        )
-        counts = ", ".join(
-            f"{report.summary.get(name, 0)} {name}"
-            for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
-        )
-        parts.append(
-            f"{len(report.subjects)} receipt(s): {counts}; "
-            "decision replay: not evaluated (needs the pinned kernel)"
-        )
+        rows = [receipt_cells(s) for s in report.subjects]
+        widths = column_widths(rows)
+        parts.append("\n".join(receipt_table_lines(rows, widths)))
+        parts.append(receipts_summary(report))
     elif report.subjects:
         parts.append(
             tabulate(
