@@ -224,7 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="all cores")
     parser.add_argument("--dir", type=Path, default=None, help="work here instead of a temp dir")
     parser.add_argument(
-        "--formats", default="table,json", help="formats to measure peak RSS for at N and 4N"
+        "--formats",
+        default="table,json,sarif,junit",
+        help="formats to measure peak RSS for at N and 4N",
     )
     args = parser.parse_args(argv)
     n, workers = args.n, max(1, args.workers)

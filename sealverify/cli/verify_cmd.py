@@ -17,7 +17,7 @@ from typing import IO
 import click
 
 from sealverify import __version__, history
-from sealverify.cli.common import emit, format_option, output_option
+from sealverify.cli.common import format_option, output_option
 from sealverify.cli.verify_runner import (
     Result,
     Settings,
@@ -26,7 +26,7 @@ from sealverify.cli.verify_runner import (
     results,
     tasks,
 )
-from sealverify.formats import jsonfmt, table
+from sealverify.formats import jsonfmt, junit, sarif, table
 from sealverify.report import Check, Report, Subject
 from sealverify.trust import TrustStore, load_trust_file
 from sealverify.verify import (
@@ -188,29 +188,35 @@ def verify(
         except history.HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
     facts: list[history.ReceiptFacts] = []
-    subjects: list[Subject] = []  # kept for formats that need them all at the end
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
     findings: list[Check] = []
     settings = Settings(options, store is not None, fmt)
-    # JSON subjects and table rows are spooled as they complete (flat memory); closed at exit.
-    spool = _spool() if fmt in ("json", "table") else None
+    # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
+    # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
+    # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
+    spool = _spool()
+    spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
+    rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
     with _progress(results(tasks(expand(paths)), settings, jobs)) as outcomes:
         for result, fragment, found in outcomes:
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
-                if spool is not None and fragment is not None:
-                    spool.write(jsonfmt.SUBJECT_SEPARATOR if tally else "")
-                    spool.write(fragment)
-                elif spool is not None:  # table: one JSON array of cells per line
+                if fmt == "table":  # one JSON array of cells per line
                     cells = table.receipt_cells(result)
                     widths = [
                         max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
                     ]
                     spool.write(json.dumps(cells, ensure_ascii=False) + "\n")
-                else:
-                    subjects.append(result)
+                elif fragment:  # empty: a subject without SARIF results
+                    spool.write(_SEPARATOR[fmt] if spooled else "")
+                    spool.write(fragment)
+                    spooled += 1
+                    if fmt == "junit" and junit.case_failed(fragment):
+                        failures += 1
+                    elif fmt == "sarif":  # rule_subject: one bare check per rule id
+                        rules.update(c.id for c in result.checks)
                 tally[result.outcome, result.label] += 1
             else:
                 findings.append(result)
@@ -221,25 +227,21 @@ def verify(
     if store is not None:
         for check in store.check_and_stage(facts):
             findings.append(check if check.location else _located(check, state_path))
-    report = build_report_from_tally(tally, findings, tuple(subjects))
+    report = build_report_from_tally(tally, findings)
     summary = report.summary
     line = (
         f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} VERIFIED, "
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
         f"({summary['not_mediated']} NOT MEDIATED); decision replay: not evaluated"
     )
-    if spool is None:
-        emit(report, fmt, output, line)
-    elif fmt == "json":
-        with spool:
-            head, tail = jsonfmt.render_around_subjects(report)
-            spool.seek(0)
+    with spool:
+        spool.seek(0)
+        if fmt == "table":
+            _write(_spooled_table(report, spool, widths), output, line)
+        else:
+            head, tail = _around(report, fmt, spooled, rules, failures)
             body = iter(lambda: spool.read(1 << 20), "")
             _write(itertools.chain([head], body, [tail]), output, line)
-    else:
-        with spool:
-            spool.seek(0)
-            _write(_spooled_table(report, spool, widths), output, line)
     if store is not None:
         store.commit()  # only now: the whole run completed and its report was written
         store.close()
@@ -248,6 +250,29 @@ def verify(
 
 def _spool() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
+
+
+_SEPARATOR = {"json": jsonfmt.SUBJECT_SEPARATOR, "sarif": sarif.RESULT_SEPARATOR, "junit": "\n"}
+
+
+def _around(
+    report: Report, fmt: str, spooled: int, rules: set[str], failures: int
+) -> tuple[str, str]:
+    """The text of ``render(report, fmt)`` before and after its spooled fragments.
+
+    ``report`` has no subjects: its subjects' fragments (``spooled`` of them, joined by
+    ``_SEPARATOR[fmt]``) are in the spool, and for SARIF ``rules`` holds their rule ids, for
+    JUnit ``failures`` counts their failed cases.
+    """
+    if fmt == "json":
+        return jsonfmt.render_around_subjects(report)
+    if fmt == "sarif":
+        if not spooled:  # no subject has a result: the findings' are the whole list
+            return sarif.render(report), ""
+        return sarif.render_around_results(report, rules)
+    cases = junit.finding_cases(report.command, report.findings)  # after the subjects' cases
+    head = junit.render_head(report, spooled + len(cases), failures + len(cases))
+    return head, ("\n" if spooled else "") + "".join(c + "\n" for c in cases) + junit.FOOTER
 
 
 def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterator[str]:

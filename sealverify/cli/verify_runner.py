@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sealverify import approvals, history
-from sealverify.formats import jsonfmt
+from sealverify.formats import jsonfmt, junit, sarif
 from sealverify.formats.table import receipt_row_subject
 from sealverify.outcome import FAIL
 from sealverify.report import Check, Subject, info
@@ -153,8 +153,8 @@ class Settings:
     fmt: str
 
 
-# A subject or a finding (a str is a usage problem met in a worker), the subject's JSON
-# fragment when the format is json, and history facts.
+# A subject or a finding (a str is a usage problem met in a worker), the subject's text
+# fragment when the format is spooled as text (json, sarif, junit), and history facts.
 Result = tuple[Subject | Check | str, str | None, history.ReceiptFacts | None]
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
@@ -210,6 +210,11 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         facts = history_facts(raw, result.name)
     if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
         return receipt_row_subject(result), jsonfmt.subject_text(result), facts
+    if settings.fmt == "sarif":  # its results, maybe none; the parent keeps the rule ids
+        return sarif.rule_subject(result), sarif.subject_text(result), facts
+    if settings.fmt == "junit":  # its test case; the parent counts it
+        bare = Subject(result.name, result.outcome, label=result.label)
+        return bare, junit.subject_case("verify", result), facts
     if settings.fmt == "table":  # the table shows a few strings of each receipt
         return receipt_row_subject(result), None, facts
     return result, None, facts
