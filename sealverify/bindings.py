@@ -18,6 +18,7 @@ from sealverify.leanjson import compress, lean_number
 from sealverify.leanjson import number_text as lean_number_text
 from sealverify.netstring import hash_parts
 from sealverify.receipts import hex64, is_uint, pointer
+from sealverify.releaseframe import splice_operation_id
 from sealverify.report import Check, fail, info, not_evaluated, passed
 from sealverify.signatures import (
     b64_std_decode_canonical,
@@ -477,6 +478,7 @@ def release(doc: Doc) -> list[Check]:
                 pointer("release_frame"),
             )
         )
+    checks.extend(_release_is_object_a(doc, frame))
     operation_id = doc.get("operation_id")
     if isinstance(operation_id, str):
         expected = _sha(
@@ -499,6 +501,41 @@ def release(doc: Doc) -> list[Check]:
                 )
             )
     return checks
+
+
+def _release_is_object_a(doc: Doc, frame: bytes) -> list[Check]:
+    """Object B v2: the released frame is the signed request frame plus only the operation id.
+
+    seal-host forwards Object A with ``,"operation_id":"<id>"`` spliced in (``release.rs``);
+    anything else released means the child saw another request than the one decided on.
+    """
+    object_a, problem = _object_a_bytes(doc)
+    operation_id = doc.get("operation_id")
+    if object_a is None or problem or not isinstance(operation_id, str):
+        return []
+    where = pointer("release_frame", "base64")
+    try:
+        expected = splice_operation_id(object_a, operation_id)
+    except (ValueError, JsonError) as exc:
+        return [
+            fail("binding.release-frame-object-a", f"Object A cannot be released: {exc}", where)
+        ]
+    if frame == expected:
+        return [
+            passed(
+                "binding.release-frame-object-a",
+                "the release frame is Object A with only the operation id spliced in",
+                where,
+            )
+        ]
+    return [
+        fail(
+            "binding.release-frame-object-a",
+            "the release frame is not the signed request frame (Object A) with only the "
+            "operation id spliced in: the child was sent another request",
+            where,
+        )
+    ]
 
 
 # --- kernel-attested bytes ----------------------------------------------------------------

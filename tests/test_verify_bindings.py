@@ -342,6 +342,18 @@ def _new_release_frame(record: Doc, operation_id: str) -> None:
     record["post_state_hash"] = hashlib.sha256(post.encode()).hexdigest()
 
 
+def _other_release_request(record: Doc) -> None:
+    """Release another request than Object A, every hash and the operation id kept consistent."""
+    frame = base64.b64decode(record["release_frame"]["base64"])
+    frame = frame.replace(b"/tmp/x", b"/tmp/y")
+    digest = hashlib.sha256(frame).hexdigest()
+    record["release_frame"].update(
+        base64=base64.b64encode(frame).decode(), sha256=digest, length=JsonNumber(str(len(frame)))
+    )
+    post = f'{{"operation_id":"{record["operation_id"]}","release_frame_sha256":"{digest}"}}'
+    record["post_state_hash"] = hashlib.sha256(post.encode()).hexdigest()
+
+
 RELEASE_CASES: list[tuple[str, Callable[[Doc], None]]] = [
     (
         "binding.release-frame",
@@ -354,6 +366,7 @@ RELEASE_CASES: list[tuple[str, Callable[[Doc], None]]] = [
         lambda r: r["release_frame"].update(sha256=flip(r["release_frame"]["sha256"])),
     ),
     ("binding.release-operation-id", lambda r: _new_release_frame(r, "ab" * 32)),
+    ("binding.release-frame-object-a", lambda r: _other_release_request(r)),
     ("binding.post-state-hash", lambda r: r.update(post_state_hash=flip(r["post_state_hash"]))),
     ("binding.release-companions", lambda r: r.pop("release_valid_until")),
 ]

@@ -25,6 +25,7 @@ from sealverify import identities, leanjson, serdejson, strictjson
 from sealverify.framing import raw_line, sha256_hex
 from sealverify.netstring import encode_parts
 from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
+from sealverify.releaseframe import splice_operation_id
 from sealverify.signatures import key_id
 from sealverify.strictjson import JsonNumber, JsonValue
 
@@ -256,25 +257,6 @@ def sign_config(kernel_config: JsonValue, key: TestKey) -> Record:
         "signature": key.sign(payload.encode("utf-8")).hex(),
         "pubkey": key.public_hex,
     }
-
-
-def splice_operation_id(frame: bytes, operation_id: str) -> bytes:
-    """seal-host ``release.rs`` ``frame_with_operation_id``: the release frame for a request.
-
-    The terminator (``\\r\\n`` or ``\\n``) is split off, ``,"operation_id":"<id>"`` (no comma
-    for an empty object) goes before the closing ``}``, and the terminator is put back.
-    ValueError when the body is not an object or already carries ``operation_id``.
-    """
-    terminator = b"\r\n" if frame.endswith(b"\r\n") else b"\n" if frame.endswith(b"\n") else b""
-    body = frame[: len(frame) - len(terminator)]
-    parsed = strictjson.parse_bytes(body)
-    if not isinstance(parsed, dict):
-        raise ValueError("release frame body is not a JSON object")
-    if "operation_id" in parsed:
-        raise ValueError("request already carries operation_id")
-    stripped = body.rstrip(b" \t\r\n")
-    insert = (b"," if parsed else b"") + b'"operation_id":"' + operation_id.encode() + b'"'
-    return stripped[:-1] + insert + body[len(stripped) - 1 :] + terminator
 
 
 def post_state_hash(operation_id: str, release_frame: bytes) -> str:
