@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from sealverify import identities, objectb, serdejson
+from sealverify import approvals, identities, objectb, serdejson
 from sealverify.framing import raw_line, sha256_hex
 from sealverify.leanjson import compress, lean_number
 from sealverify.leanjson import number_text as lean_number_text
@@ -36,6 +36,7 @@ __all__ = [
     "V3_BINDINGS",
     "approval_expiry",
     "approval_policy_hash",
+    "approval_statement",
     "args_hash",
     "audit",
     "canonical_request",
@@ -1048,6 +1049,152 @@ def approval_expiry(doc: Doc) -> list[Check]:
     ]
 
 
+_STATEMENT = "binding.approval-statement"
+
+
+def _statement_payload(text: JsonValue) -> tuple[dict[str, JsonValue] | None, list[str]]:
+    """Decode and judge an approval statement: (payload, problems as ``"member: why"``)."""
+    if not isinstance(text, str):
+        return None, ["approval_statement: must be a base64 string or null"]
+    try:
+        statement = b64_std_decode_canonical(text)
+    except ValueError as exc:
+        return None, [f"approval_statement: {exc}"]
+    try:
+        payload = parse_bytes(statement)
+    except JsonError as exc:
+        return None, [f"approval_statement: not strict JSON: {exc}"]
+    if not isinstance(payload, dict):
+        return None, ["approval_statement: not a JSON object"]
+    problems = [
+        f"{name}: not an ApprovalRecord v2 payload member"
+        for name in sorted(payload.keys() - approvals.PAYLOAD_MEMBERS)
+    ]
+    problems += [f"{name}: missing" for name in sorted(approvals.PAYLOAD_MEMBERS - payload.keys())]
+    for name in sorted(approvals.PAYLOAD_MEMBERS & payload.keys()):
+        problem = approvals.PAYLOAD_RULES[name](payload[name])
+        if problem:
+            problems.append(f"{name}: {problem}")
+    renderer = payload.get("renderer")
+    if isinstance(renderer, dict):
+        if set(renderer) != approvals.RENDERER_MEMBERS:
+            problems.append("renderer: members must be exactly name, version, manifest_sha256")
+        for name in sorted(approvals.RENDERER_MEMBERS & renderer.keys()):
+            problem = approvals.RENDERER_RULES[name](renderer[name])
+            if problem:
+                problems.append(f"renderer.{name}: {problem}")
+    try:
+        canonical = approvals.render(payload) == statement
+    except approvals.NotRenderable as exc:
+        problems.append(f"approval_statement: cannot be re-rendered: {exc}")
+    else:
+        if not canonical:
+            problems.append(
+                "approval_statement: not byte-equal to its re-render (keys sorted by UTF-8 "
+                "bytes, no whitespace, C0 as \\u00xx)"
+            )
+    return payload, problems
+
+
+def approval_statement(doc: Doc) -> list[Check]:
+    """Object B v2 ``approval_statement``: the consumed ApprovalRecord v2 payload, bound.
+
+    seal-host@099be66 ``authorization_decision.rs`` signs the canonical payload of the consumed
+    ApprovalRecord v2 (``providers.rs`` ``canonical_approval_v2_payload``) under Object B v2,
+    and builds the approval block from the same record (``from_v2``: ``nonce``,
+    ``issued_at = authorized_at``; ``key_id`` = sha256 of the pinned approver key). Only the
+    ``ed25519`` channel admits v2 records, and it admits nothing else, so a statement goes with
+    exactly that channel: a null statement on an ``ed25519`` approval, or a statement on any
+    other receipt, fails. Each payload member that disagrees with the receipt fails by name.
+    """
+    artifacts = doc.get("signed_artifacts")
+    if not isinstance(artifacts, dict):
+        return []
+    where = pointer("signed_artifacts", "approval_statement")
+    text = artifacts.get("approval_statement")
+    approval = doc.get("approval")
+    approval = approval if isinstance(approval, dict) else {}
+    identity = approval.get("approval_identity")
+    identity = identity if isinstance(identity, dict) else {}
+    channel = identity.get("channel")
+    if text is None:
+        if channel != "ed25519":
+            return []
+        return [
+            fail(
+                _STATEMENT,
+                "approval_statement is null but the approval channel is ed25519: seal-host "
+                "admits only ApprovalRecord v2 on that channel and signs its payload here",
+                where,
+                member="approval_statement",
+            )
+        ]
+    payload, problems = _statement_payload(text)
+    if payload is not None:
+        problems += _statement_bindings(doc, payload, approval, identity)
+    if channel != "ed25519":
+        problems.append(
+            f"approval.approval_identity.channel: {channel!r}, but a statement is only carried "
+            "for a consumed ed25519 (ApprovalRecord v2) approval"
+        )
+    if not problems:
+        return [
+            passed(
+                _STATEMENT,
+                "approval_statement is a canonical ApprovalRecord v2 payload bound to the "
+                "safety target, Object A, approval nonce, issued_at and key_id",
+                where,
+            )
+        ]
+    return [
+        fail(_STATEMENT, problem, where, member=problem.split(":", 1)[0]) for problem in problems
+    ]
+
+
+def _statement_bindings(
+    doc: Doc, payload: dict[str, JsonValue], approval: Doc, identity: Doc
+) -> list[str]:
+    frame, _ = _object_a_bytes(doc)
+    subject_sha = [doc.get("framed_subject_sha256")]
+    subject_len = [_int(doc.get("framed_subject_length"))]
+    if frame is not None:
+        subject_sha.append(sha256_hex(frame))
+        subject_len.append(len(frame))
+    expected: list[tuple[str, object, Sequence[object], str]] = [
+        ("target", payload.get("target"), [_safety_reason(doc)], "the safety cert reason"),
+        (
+            "subject_sha256",
+            payload.get("subject_sha256"),
+            subject_sha,
+            "framed_subject_sha256 and sha256(Object A)",
+        ),
+        (
+            "subject_length",
+            _int(payload.get("subject_length")),
+            subject_len,
+            "framed_subject_length and the length of Object A",
+        ),
+        ("nonce", payload.get("nonce"), [approval.get("nonce")], "approval.nonce"),
+        (
+            "authorized_at",
+            _int(payload.get("authorized_at")),
+            [_int(approval.get("issued_at"))],
+            "approval.issued_at",
+        ),
+        (
+            "authorization_signer_key_id",
+            payload.get("authorization_signer_key_id"),
+            [identity.get("key_id")],
+            "approval.approval_identity.key_id",
+        ),
+    ]
+    problems: list[str] = []
+    for member, value, wanted, what in expected:
+        if value is None or any(value != w for w in wanted):
+            problems.append(f"{member}: {value!s} is not {what} ({', '.join(map(str, wanted))})")
+    return problems
+
+
 def effect_view(doc: Doc) -> list[Check]:
     """Host ``effect_view``: raw preimage hash, policy hash, idempotency key and the effect."""
     view = doc.get("effect_view")
@@ -1360,6 +1507,7 @@ ALL_BINDINGS: tuple[Callable[[Doc], list[Check]], ...] = (
 V3_BINDINGS: tuple[Callable[[Doc], list[Check]], ...] = (
     release_companions,
     release,
+    approval_statement,
     object_b_signature,
 )
 """Bindings only a ``record_version: 3`` receipt carries (release authority, Object B)."""

@@ -3,9 +3,10 @@
 Everything here is for tests, fixtures and benchmarks. The keys are derived from public seeds
 (see :func:`demo_key`), so anyone can mint under them: never pin them outside tests. Byte rules
 follow docs/minting.md: seal-host@099be66 ``rust/src/authorization_decision.rs`` (record member
-order, canonical_request, args_hash, effect_view), ``rust/src/release.rs`` (release frame,
-Object B v2), Lean ``Host/Audit.lean`` / ``Ffi.lean`` / mcp-seal-dev ``Seal/Block.lean``
-(``emitted_bytes``), ``Kernels/Safety.lean`` (cert hash, guard target), serde pretty output.
+order, canonical_request, args_hash, effect_view, approval block), ``rust/src/providers.rs``
+(ApprovalRecord v2 payload and token), ``rust/src/release.rs`` (release frame, Object B v2),
+Lean ``Host/Audit.lean`` / ``Ffi.lean`` / mcp-seal-dev ``Seal/Block.lean`` (``emitted_bytes``),
+``Kernels/Safety.lean`` (cert hash, guard target), serde pretty output.
 Every function is pure: bytes in, bytes out, no clock and no randomness.
 """
 
@@ -21,7 +22,7 @@ from typing import Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify import identities, leanjson, serdejson, strictjson
+from sealverify import approvals, identities, leanjson, serdejson, strictjson
 from sealverify.framing import raw_line, sha256_hex
 from sealverify.netstring import encode_parts
 from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
@@ -30,6 +31,7 @@ from sealverify.signatures import key_id
 from sealverify.strictjson import JsonNumber, JsonValue
 
 __all__ = [
+    "APPROVER_KEY",
     "CONFIG_KEY",
     "DEMO_KERNEL_CONFIG",
     "OTHER_CONFIG_KEY",
@@ -40,6 +42,8 @@ __all__ = [
     "FleetContext",
     "HostContext",
     "TestKey",
+    "approval_statement",
+    "approval_token",
     "cert_hash",
     "demo_key",
     "demo_operation_id",
@@ -103,6 +107,7 @@ CONFIG_KEY = demo_key("config")
 RECEIPT_KEY = demo_key("receipt")
 OTHER_CONFIG_KEY = demo_key("other-config")
 OTHER_RECEIPT_KEY = demo_key("other-receipt")
+APPROVER_KEY = demo_key("approver")
 # RFC 8032 §7.1 TEST 1: its secret key is published in the RFC; seal's fleet fixtures use it
 # as their config signer, which lets tests re-mint those fixtures byte for byte.
 RFC8032_TEST1_KEY = TestKey(
@@ -370,11 +375,28 @@ class HostContext:
     native_executable_sha256: str = hashlib.sha256(b"sealverify-demo-native").hexdigest()
     lean_ffi_sha256: str = hashlib.sha256(b"sealverify-demo-lean-ffi").hexdigest()
     approval_channel: str = "file"
+    approver_key: TestKey = APPROVER_KEY
+    approver: str = "approver@sealverify.test"
+    approval_session: str = "sealverify-demo-approval-session"
+    approval_nonce: str | None = None
 
     @property
     def op_id(self) -> str:
         """Return the operation id this context stamps on a receipt."""
         return self.operation_id or demo_operation_id(self.operation_seed)
+
+    @property
+    def nonce(self) -> str:
+        """The approver's nonce: ``approval_nonce``, or 32 hex derived from ``operation_seed``."""
+        if self.approval_nonce is not None:
+            return self.approval_nonce
+        digest = hashlib.sha256(b"sealverify-demo-approval-nonce\x00" + self.operation_seed)
+        return digest.hexdigest()[:32]
+
+    @property
+    def authorized_at(self) -> int:
+        """When the approver signed: five seconds before ``now`` (the host's ``issued_at``)."""
+        return self.now - 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,6 +573,80 @@ def resign_v3(record: Record, key: TestKey, domain: str = OBJECT_B_V2) -> Record
     return body
 
 
+# ---------------------------------------------------------------------------------------------
+# ApprovalRecord v2 (the ed25519 approval channel)
+
+_RENDERER: Record = {
+    "name": "sealverify-demo-renderer",
+    "version": "1.0.0",
+    "manifest_sha256": hashlib.sha256(b"sealverify-demo-renderer-manifest").hexdigest(),
+}
+
+
+def _approval_payload(frame: bytes, target: str, config: Record, ctx: HostContext) -> bytes:
+    """The ApprovalRecord v2 payload an approver signs for ``frame`` (providers.rs members).
+
+    The subject is the exact frame with its delimiter; the shown text is the frame's raw line;
+    ``authorized_at`` is :attr:`HostContext.authorized_at` and the record's own ``expiry`` is
+    ``authorized_at + ttl``. Rendered by :func:`sealverify.approvals.render`.
+    """
+    shown = raw_line(frame)
+    payload: Record = {
+        "approval_record_version": _n(2),
+        "target": target,
+        "authorized_at": _n(ctx.authorized_at),
+        "expiry": _n(ctx.authorized_at + _ttl_ms(config)),
+        "nonce": ctx.nonce,
+        "session": ctx.approval_session,
+        "subject_sha256": sha256_hex(frame),
+        "subject_length": _n(len(frame)),
+        "subject_scope": approvals.SUBJECT_SCOPE,
+        "subject_encoding": "bytes",
+        "shown_sha256": sha256_hex(shown),
+        "shown_length": _n(len(shown)),
+        "shown_media_type": "text/plain",
+        "shown_character_encoding": "utf-8",
+        "renderer": dict(_RENDERER),
+        "approver": ctx.approver,
+        "authorization_signer_key_id": key_id(ctx.approver_key.public_key),
+        "authorization_signature_algorithm": "Ed25519",
+        "authorization_domain": approvals.DOMAIN,
+    }
+    return approvals.render(payload)
+
+
+def approval_statement(
+    frame: bytes, kernel_config: str, *, ctx: HostContext = HostContext()
+) -> bytes:
+    """The canonical ApprovalRecord v2 payload for ``frame``'s guard target under the policy.
+
+    These are the bytes an ``ed25519``-channel ALLOW carries (base64) as
+    ``signed_artifacts.approval_statement``; the approver key is ``ctx.approver_key``.
+    """
+    return _approval_payload(
+        frame, guard_target_of(frame, kernel_config), _config(kernel_config), ctx
+    )
+
+
+def approval_token(frame: bytes, kernel_config: str, *, ctx: HostContext = HostContext()) -> bytes:
+    """The signed ApprovalRecord v2 token line (NDJSON, no LF) for :func:`approval_statement`.
+
+    Members ``payload, signature_algorithm, signature_encoding, signer_key_id, signature``;
+    Ed25519 by ``ctx.approver_key`` over ``"seal.approval-record/v2" 0x00 payload``, base64url
+    without padding (seal-host ``providers.rs`` ``verify_approval_record_v2_token``).
+    """
+    payload = approval_statement(frame, kernel_config, ctx=ctx)
+    signature = ctx.approver_key.sign(approvals.signature_preimage(payload))
+    token: Record = {
+        "payload": payload.decode("utf-8"),
+        "signature_algorithm": "Ed25519",
+        "signature_encoding": "base64url-nopad",
+        "signer_key_id": key_id(ctx.approver_key.public_key),
+        "signature": base64.urlsafe_b64encode(signature).rstrip(b"=").decode("ascii"),
+    }
+    return render_compact(token)
+
+
 def _effect_view(request: _Request, config: Record, ctx: HostContext, sha: str) -> Record:
     effect: Record = {"resource": request.tool, "action": "call"}
     effect["arguments"] = request.params["arguments"]
@@ -610,14 +706,21 @@ def _host_record(
         record["authorization"] = "explicit_policy_allow" if explicit else "approval"
     record["reason"] = reason
     record["deny_kernel"] = deny_kernel
+    statement: bytes | None = None
     if verdict == "ALLOW" and not explicit:
-        issued_at = ctx.now - 5000
-        record["approval"] = {
-            "approval_identity": {"channel": ctx.approval_channel},
-            "issued_at": _n(issued_at),
-            "expiry": _n(issued_at + _ttl_ms(config)),
-            "policy_hash": policy_hash,
-        }
+        issued_at = ctx.authorized_at
+        identity: Record = {"channel": ctx.approval_channel}
+        approval: Record = {"approval_identity": identity}
+        if ctx.approval_channel == "ed25519":
+            # authorization_decision.rs: key_id = sha256(the pinned approver key); the consumed
+            # ApprovalRecord v2 gives nonce and issued_at = authorized_at (providers.rs from_v2).
+            identity["key_id"] = key_id(ctx.approver_key.public_key)
+            approval["nonce"] = ctx.nonce
+            statement = _approval_payload(frame, certs[0].reason, config, ctx)
+        approval["issued_at"] = _n(issued_at)
+        approval["expiry"] = _n(issued_at + _ttl_ms(config))
+        approval["policy_hash"] = policy_hash
+        record["approval"] = approval
     record["certs"] = [cert.host_form() for cert in certs]
     record["emitted_bytes"] = emitted_bytes(
         config.get("epoch"), request.tool, certs, sha, request.message.get("id")
@@ -631,7 +734,9 @@ def _host_record(
         record["signed_artifacts"] = {
             "encoding": "base64",
             "object_a": base64.b64encode(frame).decode("ascii"),
-            "approval_statement": None,
+            "approval_statement": None
+            if statement is None
+            else base64.b64encode(statement).decode("ascii"),
         }
     operation_id = ctx.op_id
     record["release_status"] = "PENDING" if verdict == "ALLOW" else "NOT_APPLICABLE"
