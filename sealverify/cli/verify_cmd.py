@@ -203,13 +203,13 @@ def verify(
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
-                if fmt == "table":  # one JSON array of cells per line
-                    cells = table.receipt_cells(result)
+                if fmt == "table" and isinstance(fragment, tuple):  # a JSON array per line
+                    cells = fragment
                     widths = [
                         max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
                     ]
                     spool.write(json.dumps(cells, ensure_ascii=False) + "\n")
-                elif fragment:  # empty: a subject without SARIF results
+                elif isinstance(fragment, str) and fragment:  # "": no SARIF results
                     spool.write(_SEPARATOR[fmt] if spooled else "")
                     spool.write(fragment)
                     spooled += 1

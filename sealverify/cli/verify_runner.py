@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sealverify import approvals, history
-from sealverify.formats import jsonfmt, junit, sarif
+from sealverify.formats import jsonfmt, junit, sarif, table
 from sealverify.formats.table import receipt_row_subject
 from sealverify.outcome import FAIL
 from sealverify.report import Check, Subject, info
@@ -155,7 +155,7 @@ class Settings:
 
 # A subject or a finding (a str is a usage problem met in a worker), the subject's text
 # fragment when the format is spooled as text (json, sarif, junit), and history facts.
-Result = tuple[Subject | Check | str, str | None, history.ReceiptFacts | None]
+Result = tuple[Subject | Check | str, str | tuple[str, ...] | None, history.ReceiptFacts | None]
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
@@ -215,8 +215,9 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     if settings.fmt == "junit":  # its test case; the parent counts it
         bare = Subject(result.name, result.outcome, label=result.label)
         return bare, junit.subject_case("verify", result), facts
-    if settings.fmt == "table":  # the table shows a few strings of each receipt
-        return receipt_row_subject(result), None, facts
+    if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
+        bare = Subject(result.name, result.outcome, label=result.label)
+        return bare, table.receipt_cells(result), facts
     return result, None, facts
 
 
