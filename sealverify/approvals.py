@@ -24,7 +24,14 @@ from sealverify.framing import raw_line, sha256_hex
 from sealverify.identities import guard_target
 from sealverify.report import Check, fail, info, not_evaluated, passed
 from sealverify.signatures import b64url_nopad_decode, ed25519_verify, key_id
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+from sealverify.strictjson import (
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    parse_bytes,
+    parse_text,
+    uint_value,
+)
 
 __all__ = [
     "DOMAIN",
@@ -415,8 +422,8 @@ def _check_v2(
                 member="authorization_signer_key_id",
             )
         )
-    authorized = _int_or_none(payload.get("authorized_at"))
-    expiry = _int_or_none(payload.get("expiry"))
+    authorized = uint_value(payload.get("authorized_at"))
+    expiry = uint_value(payload.get("expiry"))
     if authorized is not None and expiry is not None and expiry < authorized:
         member_problems += 1
         checks.append(
@@ -520,7 +527,7 @@ def _frame_checks(
                 member="subject_sha256",
             )
         )
-    if _int_or_none(payload.get("subject_length")) != length:
+    if uint_value(payload.get("subject_length")) != length:
         checks.append(
             fail(
                 "approval.subject",
@@ -653,10 +660,6 @@ def _diff(extra: Sequence[str], missing: Sequence[str]) -> str:
     return " (" + "; ".join(parts) + ")" if parts else ""
 
 
-def _int_or_none(value: JsonValue) -> int | None:
-    return value.as_uint() if isinstance(value, JsonNumber) else None
-
-
 def check_receipt_approval(
     receipt: dict[str, JsonValue],
     tokens: Sequence[tuple[str, bytes]],
@@ -736,7 +739,7 @@ def check_receipt_approval(
     best = next((c for c in candidates if c.ok), candidates[0])
     checks.extend(best.checks)
     issued = approval.get("issued_at")
-    if _int_or_none(issued) is not None and _int_or_none(issued) != best.facts["authorized_at"]:
+    if uint_value(issued) is not None and uint_value(issued) != best.facts["authorized_at"]:
         checks.append(
             fail(
                 "approval.receipt-issued-at",
@@ -798,4 +801,4 @@ def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, 
         if not isinstance(value, str) and isinstance(safety, dict):
             value = safety.get("server")
         server = value if isinstance(value, str) else ""
-    return frame, server, _int_or_none(receipt.get("now"))
+    return frame, server, uint_value(receipt.get("now"))

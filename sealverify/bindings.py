@@ -28,7 +28,14 @@ from sealverify.signatures import (
     key_id,
     s_below_order,
 )
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+from sealverify.strictjson import (
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    parse_bytes,
+    parse_text,
+    uint_value,
+)
 
 __all__ = [
     "ALL_BINDINGS",
@@ -73,10 +80,6 @@ def _compact(value: JsonValue) -> str:
 
 def _mediated_parsed(doc: Doc) -> bool:
     return doc.get("bypass") is False and "request_parse_error" not in doc
-
-
-def _int(value: JsonValue) -> int | None:
-    return value.as_uint() if isinstance(value, JsonNumber) and is_uint(value) else None
 
 
 # --- request identity ---------------------------------------------------------------------
@@ -235,7 +238,7 @@ def object_a(doc: Doc) -> list[Check]:
     digest, length = sha256_hex(frame), len(frame)
     if (
         doc.get("framed_subject_sha256") == digest
-        and _int(doc.get("framed_subject_length")) == length
+        and uint_value(doc.get("framed_subject_length")) == length
     ):
         checks.append(
             passed(
@@ -439,7 +442,7 @@ def release(doc: Doc) -> list[Check]:
         ]
     checks: list[Check] = []
     digest = sha256_hex(frame)
-    if _int(frame_obj.get("length")) == len(frame) and frame_obj.get("sha256") == digest:
+    if uint_value(frame_obj.get("length")) == len(frame) and frame_obj.get("sha256") == digest:
         checks.append(
             passed(
                 "binding.release-frame",
@@ -1019,11 +1022,11 @@ def approval_expiry(doc: Doc) -> list[Check]:
     approval = doc.get("approval")
     if not isinstance(approval, dict) or "expiry" not in approval or "issued_at" not in approval:
         return []
-    issued, expiry = _int(approval.get("issued_at")), _int(approval.get("expiry"))
+    issued, expiry = uint_value(approval.get("issued_at")), uint_value(approval.get("expiry"))
     config = doc.get("kernel_config")
     safety = config.get("safety") if isinstance(config, dict) else None
     approval_cfg = safety.get("approval") if isinstance(safety, dict) else None
-    ttl = _int(approval_cfg.get("ttl_seconds")) if isinstance(approval_cfg, dict) else None
+    ttl = uint_value(approval_cfg.get("ttl_seconds")) if isinstance(approval_cfg, dict) else None
     if issued is None or expiry is None or ttl is None:
         return [
             fail(
@@ -1156,7 +1159,7 @@ def _statement_bindings(
 ) -> list[str]:
     frame, _ = _object_a_bytes(doc)
     subject_sha = [doc.get("framed_subject_sha256")]
-    subject_len = [_int(doc.get("framed_subject_length"))]
+    subject_len = [uint_value(doc.get("framed_subject_length"))]
     if frame is not None:
         subject_sha.append(sha256_hex(frame))
         subject_len.append(len(frame))
@@ -1170,15 +1173,15 @@ def _statement_bindings(
         ),
         (
             "subject_length",
-            _int(payload.get("subject_length")),
+            uint_value(payload.get("subject_length")),
             subject_len,
             "framed_subject_length and the length of Object A",
         ),
         ("nonce", payload.get("nonce"), [approval.get("nonce")], "approval.nonce"),
         (
             "authorized_at",
-            _int(payload.get("authorized_at")),
-            [_int(approval.get("issued_at"))],
+            uint_value(payload.get("authorized_at")),
+            [uint_value(approval.get("issued_at"))],
             "approval.issued_at",
         ),
         (

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sealverify.report import Check, fail, info, not_evaluated, passed
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+from sealverify.strictjson import (
+    JsonError,
+    JsonValue,
+    parse_bytes,
+    parse_text,
+    uint_value,
+)
 
 __all__ = [
     "COMMITMENT",
@@ -164,10 +170,6 @@ def _looks_like_audit(data: bytes) -> bool:
     return isinstance(doc, dict) and {"certs", "verdict", "tool"} <= doc.keys()
 
 
-def _int_value(value: JsonValue) -> int | None:
-    return value.as_uint() if isinstance(value, JsonNumber) else None
-
-
 def _record_problems(doc: JsonValue) -> list[str]:
     if not isinstance(doc, dict):
         return ["a chain record must be a JSON object"]
@@ -182,7 +184,7 @@ def _record_problems(doc: JsonValue) -> list[str]:
         problems.append('seal_record is not "v1"')
     if "commitment" in doc and doc["commitment"] != COMMITMENT:
         problems.append(f"commitment is not {COMMITMENT!r}")
-    if "entry" in doc and _int_value(doc["entry"]) is None:
+    if "entry" in doc and uint_value(doc["entry"]) is None:
         problems.append("entry is not a non-negative integer")
     for name in ("prev_head", "head"):
         value = doc.get(name)
@@ -251,7 +253,7 @@ def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], 
             records.append(
                 ChainRecord(
                     line=line,
-                    entry=_int_value(doc["entry"]) or 0,
+                    entry=uint_value(doc["entry"]) or 0,
                     session=str(doc["session"]),
                     prev_head=str(doc["prev_head"]),
                     prior_session=prior if isinstance(prior, str) else None,

@@ -26,7 +26,7 @@ from pathlib import Path
 from sealverify import serdejson
 from sealverify.identities import sort_keys
 from sealverify.report import Check, fail, info, passed
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_text
+from sealverify.strictjson import JsonError, JsonValue, parse_text, uint_value
 
 __all__ = [
     "MIGRATIONS",
@@ -108,10 +108,6 @@ def _identity(doc: dict[str, JsonValue]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _uint(value: JsonValue) -> int | None:
-    return value.as_uint() if isinstance(value, JsonNumber) else None
-
-
 def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
     """Extract history facts from a parsed receipt (strictjson value).
 
@@ -134,11 +130,11 @@ def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
             except JsonError:
                 parsed = None
             if isinstance(parsed, dict):
-                epoch = _uint(parsed.get("epoch"))
+                epoch = uint_value(parsed.get("epoch"))
     if epoch is None:
         config = doc.get("kernel_config")
         if isinstance(config, dict):
-            epoch = _uint(config.get("epoch"))
+            epoch = uint_value(config.get("epoch"))
     op = doc.get("operation_id")
     status = doc.get("release_status")
     return ReceiptFacts(

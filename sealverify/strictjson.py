@@ -18,6 +18,7 @@ __all__ = [
     "member_spans",
     "parse_bytes",
     "parse_text",
+    "uint_value",
 ]
 
 
@@ -54,6 +55,11 @@ class JsonNumber:
 
 
 JsonValue: TypeAlias = bool | str | JsonNumber | list["JsonValue"] | dict[str, "JsonValue"] | None
+
+
+def uint_value(value: JsonValue) -> int | None:
+    """The value of a bare non-negative integer lexeme (at most 40 digits), else None."""
+    return value.as_uint() if isinstance(value, JsonNumber) else None
 
 
 @dataclass(frozen=True, slots=True)

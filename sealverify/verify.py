@@ -17,11 +17,17 @@ from typing import Any
 
 from sealverify import approvals, bindings, outcome, partition, wording
 from sealverify.framing import raw_line
-from sealverify.receipts import ReceiptDocument, hex64, is_uint, pointer, read_document
+from sealverify.receipts import ReceiptDocument, hex64, pointer, read_document
 from sealverify.receipts import field_checks as receipt_field_checks
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.signatures import key_id
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, decode_utf8, parse_text
+from sealverify.strictjson import (
+    JsonError,
+    JsonValue,
+    decode_utf8,
+    parse_text,
+    uint_value,
+)
 from sealverify.trust import TrustStore
 
 __all__ = [
@@ -120,8 +126,7 @@ def _side_checks(
 
 
 def _now(doc: dict[str, JsonValue]) -> int | None:
-    value = doc.get("now")
-    return value.as_uint() if isinstance(value, JsonNumber) and is_uint(value) else None
+    return uint_value(doc.get("now"))
 
 
 def _authority(
