@@ -11,20 +11,47 @@ import click
 from sealverify import __version__
 from sealverify import cli as cli_package
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "command_modules", "main"]
 
 
-class _ExitCodeGroup(click.Group):
-    """A group whose subcommands' integer return values become the process exit code."""
+class _LazyGroup(click.Group):
+    """Commands found as ``sealverify/cli/<name>_cmd.py``, imported only when used.
+
+    A run of ``verify`` so never pays for importing ``diff``, ``tools`` or ``skill`` (start-up
+    is part of every benchmarked run). Each module lists its command in ``COMMANDS``; the
+    command's name is the module's name without ``_cmd`` (tests/test_cli_main.py holds that).
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *command_modules()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in command_modules():
+            module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
+        # Integer return values of subcommands become the process exit code.
         result = super().invoke(ctx)
         if isinstance(result, int) and not isinstance(result, bool):
             ctx.exit(result)
         return result
 
 
-@click.group(cls=_ExitCodeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def command_modules() -> tuple[str, ...]:
+    """Command names: one per ``sealverify/cli/*_cmd.py`` module, found without importing it."""
+    return tuple(
+        sorted(
+            info.name.removesuffix("_cmd")
+            for info in pkgutil.iter_modules(cli_package.__path__)
+            if info.name.endswith("_cmd")
+        )
+    )
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sealverify")
 def cli() -> None:
     """Verify seal MCP mediator evidence offline: frames, receipts, chains, approvals.
@@ -32,18 +59,6 @@ def cli() -> None:
     Exit codes are documented in the README; 2 always means the run could not be done
     (bad flag, unreadable input), never a finding.
     """
-
-
-def _register() -> None:
-    """Add every command listed in ``COMMANDS`` of each ``sealverify/cli/*_cmd.py`` module."""
-    for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
-        if info.name.endswith("_cmd"):
-            module = importlib.import_module(f"sealverify.cli.{info.name}")
-            for command in module.COMMANDS:
-                cli.add_command(command)
-
-
-_register()
 
 
 def main() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from xml.sax.saxutils import escape, quoteattr
 
 from sealverify.report import Check, Report, Subject
 
@@ -11,6 +10,22 @@ __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "s
 
 _PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN")
 FOOTER = "  </testsuite>\n</testsuites>\n"
+
+
+# xml.sax.saxutils imports urllib.request (about 30 ms): imported on first use, so runs in
+# other formats never pay for it at start-up.
+def escape(text: str) -> str:
+    """XML character data: ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils.escape)."""
+    from xml.sax import saxutils
+
+    return saxutils.escape(text)
+
+
+def quoteattr(text: str) -> str:
+    """A quoted XML attribute value (xml.sax.saxutils.quoteattr)."""
+    from xml.sax import saxutils
+
+    return saxutils.quoteattr(text)
 
 
 def subject_case(command: str, subject: Subject) -> str:

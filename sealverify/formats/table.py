@@ -7,11 +7,19 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tabulate import tabulate
-
 from sealverify.report import Report, Subject
 
 __all__ = ["receipt_row_subject", "render"]
+
+
+def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
+    """A table drawn by the tabulate package, which is imported on first use.
+
+    ``verify`` writes its receipt table itself, so its runs never pay for the import.
+    """
+    from tabulate import tabulate as render_table
+
+    return str(render_table(rows, **options))
 
 
 def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:

@@ -1,0 +1,49 @@
+"""The command group: every command found lazily, named after its module, with exit codes."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from sealverify.cli.main import cli, command_modules
+
+
+def test_each_command_module_holds_the_command_it_is_named_after() -> None:
+    names = command_modules()
+    assert {"verify", "frame", "diff", "chain", "approval", "partition", "lint", "tools"} <= set(
+        names
+    )
+    for name in names:
+        module = importlib.import_module(f"sealverify.cli.{name}_cmd")
+        assert [command.name for command in module.COMMANDS] == [name]
+
+
+def test_group_help_lists_every_command() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line]
+    assert listed == list(command_modules())
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["verfy"])
+    assert result.exit_code == 2 and "No such command" in result.output
+
+
+def test_running_verify_does_not_import_the_other_commands() -> None:
+    code = (
+        "import sys\n"
+        "from sealverify.cli.main import cli\n"
+        "try:\n"
+        "    cli.main(['verify', '--help'], standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "others = [m for m in ('diff', 'tools', 'skill', 'chain', 'partition')\n"
+        "          if f'sealverify.cli.{m}_cmd' in sys.modules]\n"
+        "assert others == [], others\n"
+        "assert 'sealverify.cli.verify_cmd' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
