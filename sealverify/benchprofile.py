@@ -22,7 +22,7 @@ _WORDING = "wording lint (wording.py)"
 _OTHER = "other"
 CATEGORIES = (_SIGNATURES, _PARSING, _BYTE_RULES, _BINDINGS, _CHECKS, _WORDING, _OTHER)
 
-_BY_PATH = (
+_BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
     (("sealverify/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
     (("sealverify/strictjson.py", "/json/decoder.py", "/json/scanner.py"), _PARSING),
     (
@@ -53,7 +53,9 @@ _BY_PATH = (
     ),
     (("sealverify/wording.py",), _WORDING),
 )
-_BUILTIN_NAMES = (  # hashlib's builtins are named "openssl_sha256": hashing, not signatures
+_BUILTIN_NAMES: tuple[
+    tuple[tuple[str, ...], str], ...
+] = (  # hashlib's builtins are named "openssl_sha256": hashing, not signatures
     (("_hashlib", "hexdigest", "binascii", "b64decode", "b64encode", "orjson"), _BYTE_RULES),
     (("_sodium", "ed25519", "Ed25519"), _SIGNATURES),
 )
