@@ -5,7 +5,9 @@ file each and as one JSONL log, then measures in the same run: (a) the bare Ed25
 verifications those receipts need (same primitive, same messages; one core and all cores);
 (b) ``sealverify verify`` end to end as a subprocess, over the directory and over the log,
 with one worker and with all cores; peak RSS at N and 4N, one child per measurement; and
-(c) a profile of where the time of one receipt goes, by concern (sealverify.benchprofile).
+(c) a profile of where the time of one receipt goes, by concern (sealverify.benchprofile);
+(d) the floor: reading and parsing costs no Python verifier can avoid, against the budget
+that 80% of the signature-only bound leaves.
 Ratios are only meaningful within one run: machines are noisy. A benchmark, never a test.
 """
 
@@ -13,17 +15,20 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from pathlib import Path
+
+import orjson
 
 from sealverify import bindings
 from sealverify.benchprofile import Profile, profile_calls
@@ -223,6 +228,34 @@ def _profile(directory: Path, count: int) -> Profile:
     return profile_calls(work, raws)
 
 
+def _floor(directory: Path, count: int) -> list[tuple[str, float]]:
+    """(d): microseconds per receipt of work no Python verifier of these files can skip.
+
+    Reading each file and the fastest parse on offer (orjson, which is not strict: no lexemes,
+    no duplicate detection) are lower bounds for any verifier written in Python.
+    """
+    paths = [directory / f"receipt-{i:08d}.json" for i in range(count)]
+    raws = [path.read_bytes() for path in paths]
+
+    def per_receipt(work: Callable[[], object]) -> float:
+        work()
+        started = time.perf_counter()
+        work()
+        return (time.perf_counter() - started) / count * 1e6
+
+    return [
+        ("read the file (Path.read_bytes)", per_receipt(lambda: [p.read_bytes() for p in paths])),
+        (
+            "orjson.loads (fastest parser, not strict)",
+            per_receipt(lambda: list(map(orjson.loads, raws))),
+        ),
+        (
+            "json.loads (stdlib C scanner, no hooks)",
+            per_receipt(lambda: list(map(json.loads, raws))),
+        ),
+    ]
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -280,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         ceiling_after = _machine_ceiling(workers)
         profile = _profile(small, min(n, 2000))
+        floor = _floor(small, min(n, 2000))
         for run in runs:
             assert run.exit_code == 0, f"{run.label}: exit {run.exit_code} (expected all VERIFIED)"
         one = root / "receipts-1"
@@ -370,6 +404,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _row(["---", "---:", "---:"]),
     ]
     lines += [_row([c, f"{share:.1%}", f"{us:,.0f}"]) for c, share, us in profile.shares()]
+    signature_us = sig_1 / n * 1e6
+    lines += [
+        "",
+        f"(d) the floor: one receipt's Ed25519 work costs {signature_us:,.1f} us (a, 1 core), so "
+        f"80% of the bound leaves {signature_us * 0.25:,.1f} us per receipt for everything "
+        "else. Work any Python verifier of these files must do, per receipt:",
+        "",
+        _row(["work", "us per receipt"]),
+        _row(["---", "---:"]),
+    ]
+    lines += [_row([label, f"{us:,.1f}"]) for label, us in floor]
     print("\n".join(lines))
     return 0
 
