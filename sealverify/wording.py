@@ -11,6 +11,7 @@ from typing import Any
 
 from sealverify import metakeys
 from sealverify.report import Check, fail, passed
+from sealverify.strictjson import JsonNumber
 
 __all__ = [
     "DEFAULT_RULES",
@@ -165,16 +166,32 @@ class _Hit:
     sentence: str
 
 
-def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[_Hit]:
-    """``inert`` and the extra phrases: unquoted, not negated, (for documents) about metadata."""
+def _phrase_source(phrase: str) -> str:
+    """The regex for one phrase: its words separated by any whitespace, never inside a word."""
+    return r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)"
+
+
+def _phrases(rules: RuleSet) -> list[tuple[str, str, str]]:
+    """``(rule id, phrase, reason)`` for ``inert`` (when enabled) and each extra phrase."""
     phrases: list[tuple[str, str, str]] = []
     if INERT in rules.enabled:
         phrases.append((INERT, "inert", RULES[INERT]))
     phrases.extend((p.id, p.phrase, p.reason) for p in rules.phrases)
-    for rule, phrase, reason in phrases:
-        pattern = re.compile(
-            r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)", re.IGNORECASE
-        )
+    return phrases
+
+
+@functools.lru_cache(maxsize=32)  # a RuleSet is frozen and compares by value: one per rule file
+def _phrase_patterns(rules: RuleSet) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """``(rule id, reason, compiled pattern)`` for each phrase of `_phrases`, in order."""
+    return tuple(
+        (rule, reason, re.compile(_phrase_source(phrase), re.IGNORECASE))
+        for rule, phrase, reason in _phrases(rules)
+    )
+
+
+def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[_Hit]:
+    """``inert`` and the extra phrases: unquoted, not negated, (for documents) about metadata."""
+    for rule, reason, pattern in _phrase_patterns(rules):
         for match in pattern.finditer(text):
             begin, stop = _sentence(text, match.start(), match.end())
             sentence = text[begin:stop]
@@ -197,6 +214,11 @@ def _key_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w/.-])(?:{alternatives})(?![\w/-])")
 
 
+# Every key the table knows, compiled once. Only read when ``carried`` is None, where the
+# union "table keys | carried keys" the rule is defined by is the table keys alone.
+_KNOWN_KEY_PATTERN = _key_pattern(frozenset(metakeys.KEY_TABLE))
+
+
 def _not_present_hits(
     text: str,
     rules: RuleSet,
@@ -204,7 +226,6 @@ def _not_present_hits(
     carried: frozenset[str] | None,
     receipt: bool,
 ) -> Iterator[_Hit]:
-    all_keys = _key_pattern(frozenset(metakeys.KEY_TABLE) | (carried or frozenset()))
     carried_keys = _key_pattern(carried) if carried else None
     for match in _NOT_PRESENT.finditer(text):
         begin, stop = _sentence(text, match.start(), match.end())
@@ -233,8 +254,8 @@ def _not_present_hits(
             )
         elif (
             carried is None
-            and all_keys
-            and all_keys.search(sentence)
+            and _KNOWN_KEY_PATTERN
+            and _KNOWN_KEY_PATTERN.search(sentence)
             and NOT_PRESENT_UNOBSERVED in rules.enabled
         ):
             yield _Hit(
@@ -346,8 +367,78 @@ _MACHINE_SUBTREES = frozenset(
 )
 
 
-def _pointer(parts: list[str]) -> str:
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+_HUMAN_SUFFIXES = ("_note", "_detail", "_reason", "_statement")
+# Exact types that hold no string (numbers, bools, null), so the walk skips them without a
+# call. Subclasses are not listed: they take the general path through `_walk`.
+_LEAF_TYPES = frozenset({int, float, bool, type(None), JsonNumber})
+
+_Path = tuple[str | int, ...]
+
+
+def _pointer(parts: _Path) -> str:
+    return "".join(
+        "/" + (p.replace("~", "~0").replace("/", "~1") if isinstance(p, str) else str(p))
+        for p in parts
+    )
+
+
+def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_Path, str]]) -> None:
+    """Append ``(path, text)`` for each collected string under ``value``, in document order.
+
+    ``path`` is one shared stack (pushed and popped around each descent) and is copied only
+    for a collected string, so the walk allocates nothing per node it merely passes through.
+    A string is collected when some key above it is human-readable (`_HUMAN_KEYS`, the
+    suffixes); members under `_MACHINE_SUBTREES` keys and under non-string keys are skipped.
+    """
+    kind = type(value)
+    # Exact dicts and lists (all a parsed receipt holds) skip the slower abstract checks; the
+    # general order (string, then mapping, then list) decides everything else.
+    if kind is dict:
+        mapping = True
+    elif kind is list:
+        mapping = False
+    elif isinstance(value, str):
+        if collect:
+            found.append((tuple(path), value))
+        return
+    elif isinstance(value, Mapping):
+        mapping = True
+    elif isinstance(value, list):
+        mapping = False
+    else:
+        return
+    if mapping:
+        for key, item in value.items():
+            kind = type(item)
+            if kind in _LEAF_TYPES or not isinstance(key, str) or key in _MACHINE_SUBTREES:
+                continue
+            below = collect or key in _HUMAN_KEYS or key.endswith(_HUMAN_SUFFIXES)
+            if kind is str:
+                if below:
+                    found.append(((*path, key), item))
+                continue
+            path.append(key)
+            _walk(item, path, below, found)
+            path.pop()
+    else:
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str:
+                if collect:
+                    found.append(((*path, index), item))
+                continue
+            if kind in _LEAF_TYPES:
+                continue
+            path.append(index)
+            _walk(item, path, collect, found)
+            path.pop()
+
+
+def _human_strings(document: Mapping[str, Any]) -> list[tuple[_Path, str]]:
+    """Like `receipt_strings`, with each location as path parts (a pointer is built on demand)."""
+    found: list[tuple[_Path, str]] = []
+    _walk(document, [], False, found)
+    return found
 
 
 def receipt_strings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -357,25 +448,7 @@ def receipt_strings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     ``detail`` (or ending ``_note``/``_detail``/``_reason``) at any depth, except inside
     request data and signed machine members (arguments, ``_meta``, ``emitted_bytes``...).
     """
-    found: list[tuple[str, str]] = []
-
-    def human(key: str) -> bool:
-        return key in _HUMAN_KEYS or key.endswith(("_note", "_detail", "_reason", "_statement"))
-
-    def walk(value: Any, path: list[str], collect: bool) -> None:
-        if isinstance(value, str):
-            if collect:
-                found.append((_pointer(path), value))
-        elif isinstance(value, Mapping):
-            for key, item in value.items():
-                if isinstance(key, str) and key not in _MACHINE_SUBTREES:
-                    walk(item, [*path, key], collect or human(key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, [*path, str(index)], collect)
-
-    walk(document, [], False)
-    return found
+    return [(_pointer(path), text) for path, text in _human_strings(document)]
 
 
 def _c_declaration(document: Mapping[str, Any]) -> frozenset[str] | None:
@@ -401,6 +474,57 @@ def _carried_keys(document: Mapping[str, Any]) -> frozenset[str] | None:
     return None
 
 
+# A cue is a word every match of a rule's pattern contains, as ``(lowered word if ASCII else
+# "", the word compiled case-insensitive)``. Why a cue proves "no hit" exactly:
+# - `_phrase_hits` yields only from a match of a phrase pattern, which is the phrase's words
+#   compiled case-insensitive, so any match contains a case-insensitive match of the first word;
+#   `_not_present_hits` yields only from a `_NOT_PRESENT` match, which contains "present".
+# - The compiled word finds such a match by the very same case-insensitive comparison.
+# - For ASCII text and an ASCII word, that comparison is plain ASCII case folding (the
+#   regex engine's extra case equivalences, such as s/ſ or k/K, all pair an ASCII letter
+#   with a non-ASCII one), so a substring test on the lowered text decides it at C speed.
+_Cue = tuple[str, re.Pattern[str]]
+
+
+@functools.lru_cache(maxsize=32)  # keyed by the frozen RuleSet, which compares by value
+def _cues(rules: RuleSet) -> tuple[_Cue, ...] | None:
+    """The cues of the phrase and "not present" rules, or None if some phrase has no word."""
+    words = [phrase.split() for _, phrase, _ in _phrases(rules)]
+    if not all(words):
+        return None  # an empty phrase pattern matches the empty string: no word to look for
+    literals = sorted({w[0] for w in words} | {"present"})
+    return tuple(
+        (word.lower() if word.isascii() else "", re.compile(re.escape(word), re.IGNORECASE))
+        for word in literals
+    )
+
+
+def _may_hit(text: str, cues: tuple[_Cue, ...] | None) -> bool:
+    """False only when no phrase or "not present" rule can fire in ``text`` (see `_Cue`)."""
+    if cues is None:
+        return True
+    if text.isascii():
+        low = text.lower()
+        return any(word in low if word else pattern.search(text) for word, pattern in cues)
+    return any(pattern.search(text) for _, pattern in cues)
+
+
+def _string_hits(
+    text: str,
+    rules: RuleSet,
+    carried: frozenset[str] | None,
+    declaration: frozenset[str] | None,
+) -> list[_Hit]:
+    """Every receipt-rule hit in one string, in rule order (phrases, "not present", excluded)."""
+    hits = [
+        *_phrase_hits(text, rules, metadata_only=False),
+        *_not_present_hits(text, rules, carried=carried, receipt=True),
+    ]
+    if declaration is not None:
+        hits.extend(_excluded_hits(text, declaration, rules))
+    return hits
+
+
 def lint_receipt(
     document: Mapping[str, Any],
     frame_meta_keys: frozenset[str] | None,
@@ -414,16 +538,21 @@ def lint_receipt(
     """
     carried = frame_meta_keys if frame_meta_keys is not None else _carried_keys(document)
     declaration = _c_declaration(document)
-    strings = receipt_strings(document)
+    cues = _cues(rules)
+    # `_excluded_hits` yields only from a match of the declaration's key pattern (and only
+    # when its rule is on), so a string without such a match has no excluded-key hit either.
+    keys = None
+    if declaration is not None and EXCLUDED_UNLABELLED in rules.enabled:
+        keys = _key_pattern(declaration)
+    strings = _human_strings(document)
     checks: list[Check] = []
-    for pointer, text in strings:
-        hits = [
-            *_phrase_hits(text, rules, metadata_only=False),
-            *_not_present_hits(text, rules, carried=carried, receipt=True),
-        ]
-        if declaration is not None:
-            hits.extend(_excluded_hits(text, declaration, rules))
-        checks.extend(_to_check(h, pointer) for h in hits)
+    for path, text in strings:
+        if not _may_hit(text, cues) and (keys is None or keys.search(text) is None):
+            continue  # proven clean without the per-rule work (see `_Cue`)
+        hits = _string_hits(text, rules, carried, declaration)
+        if hits:
+            pointer = _pointer(path)
+            checks.extend(_to_check(h, pointer) for h in hits)
     if not checks:
         checks.append(
             passed(

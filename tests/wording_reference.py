@@ -1,0 +1,194 @@
+"""The wording rules as first written: the oracle the fast paths in `sealverify.wording` are
+tested against (tests/test_wording_fast.py).
+
+These are the pre-optimisation `_phrase_hits`, `_not_present_hits`, `receipt_strings`,
+`lint_text` and `lint_receipt`, kept word for word: a phrase pattern compiled per call, the
+union of known and carried keys built per string, a pointer built for every node walked and
+every rule run on every string. The helpers they share with the module (`_sentence`,
+`_quoted`, `_negated`, `_key_pattern`, `_excluded_hits`, `_to_check`, `_c_declaration`,
+`_carried_keys`, `_blank_code_fences`, `_line_of`) were not changed and are imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from sealverify import metakeys
+from sealverify.report import Check, passed
+from sealverify.wording import (
+    _HUMAN_KEYS,
+    _IDENTITY_OBJECT,
+    _MACHINE_SUBTREES,
+    _METADATA_CONTEXT,
+    _NOT_PRESENT,
+    DEFAULT_RULES,
+    INERT,
+    NOT_PRESENT_CARRIED,
+    NOT_PRESENT_UNOBSERVED,
+    RULES,
+    RuleSet,
+    _blank_code_fences,
+    _c_declaration,
+    _carried_keys,
+    _excluded_hits,
+    _Hit,
+    _key_pattern,
+    _line_of,
+    _negated,
+    _quoted,
+    _sentence,
+    _to_check,
+)
+
+
+def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[_Hit]:
+    """``inert`` and the extra phrases: unquoted, not negated, (for documents) about metadata."""
+    phrases: list[tuple[str, str, str]] = []
+    if INERT in rules.enabled:
+        phrases.append((INERT, "inert", RULES[INERT]))
+    phrases.extend((p.id, p.phrase, p.reason) for p in rules.phrases)
+    for rule, phrase, reason in phrases:
+        pattern = re.compile(
+            r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)", re.IGNORECASE
+        )
+        for match in pattern.finditer(text):
+            begin, stop = _sentence(text, match.start(), match.end())
+            sentence = text[begin:stop]
+            at = match.start() - begin
+            if _quoted(sentence, at, at + len(match.group())) or _negated(sentence, at):
+                continue
+            if metadata_only and not _METADATA_CONTEXT.search(sentence):
+                continue
+            yield _Hit(rule, reason, match.start(), sentence)
+
+
+def _not_present_hits(
+    text: str,
+    rules: RuleSet,
+    *,
+    carried: frozenset[str] | None,
+    receipt: bool,
+) -> Iterator[_Hit]:
+    all_keys = _key_pattern(frozenset(metakeys.KEY_TABLE) | (carried or frozenset()))
+    carried_keys = _key_pattern(carried) if carried else None
+    for match in _NOT_PRESENT.finditer(text):
+        begin, stop = _sentence(text, match.start(), match.end())
+        sentence = text[begin:stop]
+        at = match.start() - begin
+        if _quoted(sentence, at, at + len(match.group())):
+            continue
+        if NOT_PRESENT_UNOBSERVED in rules.enabled and _IDENTITY_OBJECT.match(text, match.end()):
+            yield _Hit(
+                NOT_PRESENT_UNOBSERVED,
+                '"not present" said of an identity, commitment or target: a key left out of '
+                'identity is excluded, not absent; write "excluded from authority identity"',
+                match.start(),
+                sentence,
+            )
+            continue
+        if not receipt:
+            continue
+        named = carried_keys.search(sentence) if carried_keys else None
+        if named and NOT_PRESENT_CARRIED in rules.enabled:
+            yield _Hit(
+                NOT_PRESENT_CARRIED,
+                f'"not present" said of {named.group()}, which the request frame carries',
+                match.start(),
+                sentence,
+            )
+        elif (
+            carried is None
+            and all_keys
+            and all_keys.search(sentence)
+            and NOT_PRESENT_UNOBSERVED in rules.enabled
+        ):
+            yield _Hit(
+                NOT_PRESENT_UNOBSERVED,
+                '"not present" said of a _meta key, but no frame bytes were available to '
+                "show it was observed absent",
+                match.start(),
+                sentence,
+            )
+
+
+def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = True) -> list[Check]:
+    """Lint a text or markdown document; each failing check is located as ``line N``.
+
+    In documents, ``inert`` and extra phrases count only in sentences about metadata, and
+    "not present" only when said of an identity, commitment or target. A phrase inside
+    quotation marks is a mention, never a violation. Fenced code blocks are skipped.
+    """
+    body = _blank_code_fences(text) if markdown else text
+    hits = [
+        *_phrase_hits(body, rules, metadata_only=True),
+        *_not_present_hits(body, rules, carried=None, receipt=False),
+    ]
+    return [_to_check(h, f"line {_line_of(body, h.offset)}") for h in hits]
+
+
+def _pointer(parts: list[str]) -> str:
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def receipt_strings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every human-readable string of a receipt as ``(JSON pointer, text)``, in document order.
+
+    Strings under keys such as ``reason``, ``note(s)``, ``statement(s)``, ``message``,
+    ``detail`` (or ending ``_note``/``_detail``/``_reason``) at any depth, except inside
+    request data and signed machine members (arguments, ``_meta``, ``emitted_bytes``...).
+    """
+    found: list[tuple[str, str]] = []
+
+    def human(key: str) -> bool:
+        return key in _HUMAN_KEYS or key.endswith(("_note", "_detail", "_reason", "_statement"))
+
+    def walk(value: Any, path: list[str], collect: bool) -> None:
+        if isinstance(value, str):
+            if collect:
+                found.append((_pointer(path), value))
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and key not in _MACHINE_SUBTREES:
+                    walk(item, [*path, key], collect or human(key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, [*path, str(index)], collect)
+
+    walk(document, [], False)
+    return found
+
+
+def lint_receipt(
+    document: Mapping[str, Any],
+    frame_meta_keys: frozenset[str] | None,
+    rules: RuleSet = DEFAULT_RULES,
+) -> list[Check]:
+    """Apply the receipt rules to every human-readable string of one receipt.
+
+    ``frame_meta_keys`` are the `_meta` key names of the request frame (from its bytes); when
+    None, the receipt's own wire ``_meta`` member is used if it has one. Returns one failing
+    check per violation (located by JSON pointer), or a single ``wording.clean`` pass.
+    """
+    carried = frame_meta_keys if frame_meta_keys is not None else _carried_keys(document)
+    declaration = _c_declaration(document)
+    strings = receipt_strings(document)
+    checks: list[Check] = []
+    for pointer, text in strings:
+        hits = [
+            *_phrase_hits(text, rules, metadata_only=False),
+            *_not_present_hits(text, rules, carried=carried, receipt=True),
+        ]
+        if declaration is not None:
+            hits.extend(_excluded_hits(text, declaration, rules))
+        checks.extend(_to_check(h, pointer) for h in hits)
+    if not checks:
+        checks.append(
+            passed(
+                "wording.clean",
+                f"{len(strings)} human-readable string(s) checked against "
+                f"{len(rules.enabled) + len(rules.phrases)} wording rule(s)",
+            )
+        )
+    return checks
