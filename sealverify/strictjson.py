@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -96,6 +97,7 @@ class JsonError(ValueError):
 
 
 _BOM = b"\xef\xbb\xbf"
+_WS = re.compile(r"[ \t\r\n]*")
 # Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -139,10 +141,8 @@ _STRING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-def _check_depth(text: str, max_depth: int) -> None:
-    # Fast exact pass: drop every string token (the same tokens _TOKEN finds, at C speed) and
-    # follow the brackets left. Only a document that is too deep takes the slow pass below,
-    # which locates the offending bracket for the finding.
+def _bracket_peak(text: str) -> int:
+    """The deepest bracket nesting outside string tokens (the same tokens _TOKEN finds)."""
     depth = peak = 0
     for bracket in _BRACKET.findall(_STRING_TOKEN.sub("", text)):
         if bracket in "[{":
@@ -150,21 +150,58 @@ def _check_depth(text: str, max_depth: int) -> None:
             peak = max(peak, depth)
         else:
             depth -= 1
-    if peak <= max_depth:
-        return
+    return peak
+
+
+def _too_deep(text: str, max_depth: int) -> JsonError | None:
+    """The finding for a document nested deeper than ``max_depth`` (None when it is not).
+
+    Fast exact pass first (strings dropped at C speed, brackets followed); only a document that
+    is too deep takes the slow pass, which locates the offending bracket for the finding.
+    """
+    if _bracket_peak(text) <= max_depth:
+        return None
     depth = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1
             if depth > max_depth:
-                raise JsonError(
+                return JsonError(
                     "json.too-deep",
                     f"nesting deeper than the limit of {max_depth} levels",
                     _byte_offset(text, match.start()),
                 )
         elif token in "]}":
             depth -= 1
+    return None
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    error = _too_deep(text, max_depth)
+    if error is not None:
+        raise error
+
+
+def _nesting_depth(value: JsonValue) -> int:
+    """How many containers deep a value straight from :func:`_decode` is (0 for a scalar).
+
+    For text that parsed as strict JSON this equals :func:`_bracket_peak`: outside strings the
+    only brackets are the containers' own, so the bracket peak is the deepest container chain.
+    Containers from the decoder are exactly ``dict`` (``_pairs``) and ``list`` (the scanner),
+    so type identity (cheaper than isinstance) finds them all; one comprehension per level.
+    """
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level:
+        depth += 1
+        level = [
+            child
+            for item in level
+            for child in (item.values() if type(item) is dict else item)
+            if type(child) is dict or type(child) is list
+        ]
+    return depth
 
 
 def _walk_limits(value: JsonValue, limits: Limits) -> None:
@@ -246,17 +283,64 @@ def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     return parse_text(decode_utf8(data), limits)
 
 
+# A document with more brackets than the depth limit is checked for depth before decoding when
+# it has more than this many brackets (as it always was); with fewer, it is decoded first and
+# the depth is read from the parsed containers (see parse_text). The bound keeps the C
+# scanner's recursion small whatever recursion limit the host has set.
+_DECODE_FIRST_MAX_BRACKETS = 512
+
+
 def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
     if text.startswith("\ufeff"):
         raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
-    if not text.strip(" \t\r\n"):
+    start = _WS.match(text).end()  # type: ignore[union-attr]
+    if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
-    opens = text.count("[") + text.count("{")
-    if opens > limits.max_depth:
+    brackets = text.count("[") + text.count("{")
+    # Only a document with more opening brackets than the limit can be too deep. The depth
+    # finding must win over every other refusal, as when the depth was checked first: a
+    # document decoded first is still checked for depth (exactly, by _too_deep) before any
+    # decoding error is raised, and a document that decodes is too deep exactly when its
+    # containers are (_nesting_depth equals the bracket peak for strict JSON), so the
+    # string-dropping pass runs only for the rare deep document.
+    deferred = brackets > limits.max_depth
+    if deferred and brackets > _DECODE_FIRST_MAX_BRACKETS:
         _check_depth(text, limits.max_depth)
+        deferred = False
     try:
-        value: JsonValue = _DECODER.decode(text)
+        value = _decode(text, start)
+    except Exception:
+        error = _too_deep(text, limits.max_depth) if deferred else None
+        if error is not None:
+            raise error from None
+        raise
+    if deferred and _nesting_depth(value) > limits.max_depth:
+        _check_depth(text, limits.max_depth)
+    if _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(value)
+    if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
+        _walk_limits(value, limits)
+    return value
+
+
+# The decoder's C scanner (json.scanner.c_make_scanner): (text, index) -> (value, end).
+_SCAN_ONCE: Callable[[str, int], tuple[JsonValue, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
+def _decode(text: str, start: int) -> JsonValue:
+    """``_DECODER.decode(text)`` with its errors mapped to findings, without its wrappers.
+
+    ``start`` is where the leading whitespace ends. Mirrors ``json.JSONDecoder.decode`` and
+    ``raw_decode`` (same scanner, same messages and positions): small embedded texts are
+    parsed many times per receipt, so two Python frames per call matter.
+    """
+    try:
+        value, end = _SCAN_ONCE(text, start)
+    except StopIteration as stop:
+        raise JsonError(
+            "json.syntax", "not RFC 8259 JSON: Expecting value", _byte_offset(text, stop.value)
+        ) from None
     except _Duplicate as dup:
         raise JsonError(
             "json.duplicate-member",
@@ -271,10 +355,11 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
     except RecursionError:
         raise JsonError("json.too-deep", "nesting too deep to parse") from None
-    if _SURROGATE_ESCAPE.search(text):
-        _check_surrogates(value)
-    if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
-        _walk_limits(value, limits)
+    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise JsonError(
+            "json.trailing-content", "not RFC 8259 JSON: Extra data", _byte_offset(text, end)
+        )
     return value
 
 
@@ -305,7 +390,6 @@ class MemberSpan:
     value_end: int
 
 
-_WS = re.compile(r"[ \t\r\n]*")
 _PLAIN = json.JSONDecoder(strict=True)
 
 

@@ -1,0 +1,217 @@
+"""Issue 8 parse fast paths equal the reference computations they replace or skip.
+
+Each reference below is the code as it was before the fast path (kept here as the oracle):
+``parse_text`` checking depth before decoding through ``JSONDecoder.decode``. Inputs are
+chosen to take both the fast path and the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sealverify import strictjson
+from sealverify.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
+from sealverify.testkit.mint import mint_many
+from sealverify.testkit.mintfixtures import demo_receipts
+from tests.test_hostile import _mutants
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- parse_text -----------------------------------------------------------------------------
+
+
+def _reference_parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
+    """parse_text before issue 8's parse round: depth checked on the text, then decode()."""
+    if text.startswith("\ufeff"):
+        raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
+    if not text.strip(" \t\r\n"):
+        raise JsonError("json.empty", "document is empty", 0)
+    if text.count("[") + text.count("{") > limits.max_depth:
+        strictjson._check_depth(text, limits.max_depth)
+    try:
+        value: JsonValue = strictjson._DECODER.decode(text)
+    except strictjson._Duplicate as dup:
+        raise JsonError(
+            "json.duplicate-member",
+            f"duplicate member name {strictjson._preview(dup.name)} in one object",
+        ) from None
+    except json.JSONDecodeError as exc:
+        code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
+        raise JsonError(
+            code, f"not RFC 8259 JSON: {exc.msg}", strictjson._byte_offset(text, exc.pos)
+        ) from None
+    except ValueError as exc:
+        raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
+    except RecursionError:
+        raise JsonError("json.too-deep", "nesting too deep to parse") from None
+    if strictjson._SURROGATE_ESCAPE.search(text):
+        strictjson._check_surrogates(value)
+    if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
+        strictjson._walk_limits(value, limits)
+    return value
+
+
+Outcome = tuple[str, str, str, int | None] | tuple[str, str, JsonValue]
+
+
+def _outcome(parse: Callable[[str, Limits], JsonValue], text: str, limits: Limits) -> Outcome:
+    try:
+        value = parse(text, limits)
+    except JsonError as exc:
+        return ("error", exc.code, exc.reason, exc.offset)
+    return ("value", display(value), value)
+
+
+def _assert_same_parse(text: str, limits: Limits = DEFAULT_LIMITS) -> Outcome:
+    fast = _outcome(strictjson.parse_text, text, limits)
+    assert fast == _outcome(_reference_parse_text, text, limits), text[:200]
+    return fast
+
+
+_STRING_CHARS = st.sampled_from(
+    ["a", "[", "]", "{", "}", '"', "\\", "/", ":", ",", "é", "\n", "\ud800", "\udc00", "😀", " "]
+)
+_NUMBERS = st.sampled_from(["0", "-0", "3", "3.0", "1e5", "-12.5E-3", "9" * 50, "01", "1."])
+
+
+@st.composite
+def _json_string(draw: st.DrawFn) -> str:
+    """A string token, each character written raw or escaped (sometimes wrongly on purpose)."""
+    out = ['"']
+    for char in draw(st.lists(_STRING_CHARS, max_size=6)):
+        style = draw(st.sampled_from(["raw", "u", "U", "short"]))
+        if style == "short" and char in '"\\/\n':
+            out.append({'"': '\\"', "\\": "\\\\", "/": "\\/", "\n": "\\n"}[char])
+        elif style in "uU" and ord(char) < 0x10000:
+            escape = f"\\u{ord(char):04x}"
+            out.append(escape if style == "u" else escape.upper().replace("\\U", "\\u"))
+        else:
+            out.append(char)  # raw: '"', '\\' and '\n' raw make the text invalid
+    out.append('"')
+    return "".join(out)
+
+
+_WS = st.sampled_from(["", "", " ", "\n  ", "\t"])
+
+
+@st.composite
+def _json_text(draw: st.DrawFn, depth: int = 0) -> str:
+    kind = draw(
+        st.sampled_from(["scalar", "string", "array", "object"] if depth < 12 else ["scalar"])
+    )
+    if kind == "scalar":
+        return draw(st.one_of(_NUMBERS, st.sampled_from(["true", "false", "null", "NaN"])))
+    if kind == "string":
+        return draw(_json_string())
+    items = draw(st.lists(_json_text(depth + 1), max_size=3))
+    if kind == "array":
+        return "[" + draw(_WS) + ",".join(items) + draw(_WS) + "]"
+    names = [draw(st.sampled_from(['"a"', '"b"', '"\\u0061"', '"{["'])) for _ in items]
+    members = [f"{n}{draw(_WS)}:{draw(_WS)}{v}" for n, v in zip(names, items, strict=True)]
+    return "{" + draw(_WS) + ",".join(members) + draw(_WS) + "}"
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> str:
+    text = draw(_WS) + draw(_json_text()) + draw(_WS)
+    mutation = draw(st.sampled_from(["none", "none", "cut", "insert", "trailing", "bom"]))
+    if mutation == "cut" and text:
+        text = text[: draw(st.integers(0, len(text) - 1))]
+    elif mutation == "insert":
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(list('[]{}",:\\ x'))) + text[at:]
+    elif mutation == "trailing":
+        text += draw(st.sampled_from(["[[[[", "}", " 1", '"']))
+    elif mutation == "bom":
+        text = "\ufeff" + text
+    return text
+
+
+_LIMITS = st.builds(
+    Limits,
+    max_depth=st.sampled_from([0, 1, 2, 3, 4, 6, 64]),
+    max_members=st.sampled_from([3, 1_000_000]),
+    max_string_bytes=st.sampled_from([2, 1_048_576]),
+)
+
+
+@settings(max_examples=1500)
+@given(_documents(), _LIMITS)
+def test_parse_text_equals_the_reference(text: str, limits: Limits) -> None:
+    _assert_same_parse(text, limits)
+
+
+@settings(max_examples=600)
+@given(_json_text())
+def test_container_depth_is_the_bracket_peak_for_strict_json(text: str) -> None:
+    """The exactness premise of the deferred depth check, on texts that parse."""
+    try:
+        value = strictjson.parse_text(text, Limits(max_depth=10_000))
+    except JsonError:
+        return
+    assert strictjson._nesting_depth(value) == strictjson._bracket_peak(text)
+
+
+def test_parse_text_equals_the_reference_on_receipts_and_their_hostile_mutants() -> None:
+    texts = [raw.decode() for raw in demo_receipts().values()]
+    texts += [raw.decode() for raw in mint_many(5, seed=b"parse-fast")]
+    mutants = [m for text in texts[:3] for m in _mutants(text, every=3)]
+    outcomes = {_assert_same_parse(t)[:2] for t in texts + mutants}
+    deep = {o for o in outcomes if o[:2] == ("error", "json.too-deep")}
+    assert deep, "no too-deep mutant: the deferred depth check was not exercised"
+    assert any(o[0] == "value" for o in outcomes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": ' + "[" * 70 + "]" * 70 + "}",  # too deep, valid: found from the containers
+        '{"a": ' + "[" * 70 + "]" * 70 + "} x",  # too deep and trailing content
+        '{"a": 1, "a": ' + "[" * 70 + "]" * 70 + "}",  # too deep and a duplicate
+        '{"a": "\\ud800", "b": ' + "[" * 70 + "]" * 70 + "}",  # too deep and a lone surrogate
+        '{"a": NaN, "b": ' + "[" * 70 + "]" * 70 + "}",  # too deep and a constant
+        "[" * 70,  # too deep, unterminated
+        '{"a": "' + "[" * 70 + '"}',  # brackets only inside a string: not deep
+        '{"a": "' + "[" * 70 + '", "b": [[[]]]}',
+        "[" * 400 + "]" * 400,  # deferred: decoded first (may hit the recursion guard)
+        "[" * 600 + "]" * 600,  # over _DECODE_FIRST_MAX_BRACKETS: checked before decoding
+        "[" * 600 + "1," + "]" * 600,
+        "[" + "[]," * 600 + "[]]",  # many brackets, shallow: valid
+        "[" * 64 + "]" * 64,
+        "[" * 65 + "]" * 65,
+        '["\\\\"' + ",[" * 70 + "]" * 71,  # an escaped backslash before the brackets
+        ' \n{"a":[]}\t',
+        " \n\t",
+        "",
+    ],
+)
+def test_depth_precedence_matches_the_reference(text: str) -> None:
+    _assert_same_parse(text)
+    _assert_same_parse(text, Limits(max_depth=3))
+
+
+def test_deep_nesting_beyond_a_raised_depth_limit_is_the_recursion_refusal() -> None:
+    text = "[" * 5000 + "]" * 5000
+    outcome = _assert_same_parse(text, Limits(max_depth=1_000_000))
+    assert outcome == ("error", "json.too-deep", "nesting too deep to parse", None)
+
+
+def test_decode_mirrors_json_decoder_errors() -> None:
+    """_decode calls the scanner directly: same values, messages and positions as decode()."""
+    rng = random.Random(8)
+    pieces = ["[", "]", "{", "}", '"a"', ":", ",", "1", " ", "x", "-", '"\\q"', "nul", "\n"]
+    deep_enough = Limits(max_depth=1_000)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        start = strictjson._WS.match(text).end()  # type: ignore[union-attr]
+        if start == len(text):
+            continue
+        fast = _outcome(lambda t, _, at=start: strictjson._decode(t, at), text, deep_enough)
+        assert fast == _outcome(_reference_parse_text, text, deep_enough), text
