@@ -137,7 +137,8 @@ def _nested_bad_version(root: JsonValue) -> bool:
     return False
 
 
-def _document_checks(text: str, root: JsonValue) -> list[Check]:
+def _escaped_discriminators(text: str) -> list[Check]:
+    """One fail per member name that decodes to a discriminator but is written with an escape."""
     checks: list[Check] = []
     names = _member_names(text) if _any_escaped_name(text) else iter(())
     for written, offset in names:
@@ -152,9 +153,29 @@ def _document_checks(text: str, root: JsonValue) -> list[Check]:
                         f"char {offset}",
                     )
                 )
+    return checks
+
+
+# Every discriminator name is spelled with "_" and "a"-"z" only (U+005F, U+0061..U+007A; a test
+# holds DISCRIMINATOR_NAMES to that). Of JSON's escapes only \uXXXX can stand for such a
+# character, and then as \u005f or \u0061..\u007a (hex digits in either case). So a text with
+# no \u005X, \u006X or \u007X anywhere has no member name that is written with an escape
+# and decodes to a discriminator name or to record_version: both scans below are then exact
+# without tokenizing the text.
+_NAME_CHAR_ESCAPE = re.compile(r"\\u00[5-7][0-9a-fA-F]")
+
+
+def _document_checks(text: str, root: JsonValue) -> list[Check]:
+    escapes = _NAME_CHAR_ESCAPE.search(text) is not None
+    checks = _escaped_discriminators(text) if escapes else []
     # Paths are built only when some nested record_version is misspelled (rare): the usual
-    # document needs the top-level rule alone.
-    walk = _walk(root) if _nested_bad_version(root) else _top(root)
+    # document needs the top-level rule alone. A nested member named record_version is written
+    # either with an escape (seen above) or as the raw letters, which then occur in the text
+    # beyond the root's own member (distinct member names are distinct tokens): when neither
+    # holds there is none, and the walk over every container is skipped.
+    raw = text.count("record_version")
+    nested = escapes or raw > (isinstance(root, dict) and "record_version" in root)
+    walk = _walk(root) if nested and _nested_bad_version(root) else _top(root)
     for where, obj in walk:
         value = obj.get("record_version")
         if "record_version" not in obj:

@@ -1,14 +1,16 @@
 """Issue 8 parse fast paths equal the reference computations they replace or skip.
 
 Each reference below is the code as it was before the fast path (kept here as the oracle):
-``parse_text`` checking depth before decoding through ``JSONDecoder.decode``. Inputs are
-chosen to take both the fast path and the fallback.
+``parse_text`` checking depth before decoding through ``JSONDecoder.decode``, and the
+document checks tokenizing every member name and walking every container. Inputs are chosen
+to take both the fast path and the fallback.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import strictjson
+from sealverify import receipts, strictjson
+from sealverify.receipts import DISCRIMINATOR_NAMES
+from sealverify.report import Check, fail
 from sealverify.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
 from sealverify.testkit.mint import mint_many
 from sealverify.testkit.mintfixtures import demo_receipts
@@ -215,3 +219,132 @@ def test_decode_mirrors_json_decoder_errors() -> None:
             continue
         fast = _outcome(lambda t, _, at=start: strictjson._decode(t, at), text, deep_enough)
         assert fast == _outcome(_reference_parse_text, text, deep_enough), text
+
+
+# --- document checks ------------------------------------------------------------------------
+
+
+def _reference_document_checks(text: str, root: JsonValue) -> list[Check]:
+    """_document_checks before the escape and record_version prefilters."""
+    checks = receipts._escaped_discriminators(text)
+    walk = receipts._walk(root) if receipts._nested_bad_version(root) else receipts._top(root)
+    for where, obj in walk:
+        value = obj.get("record_version")
+        if "record_version" not in obj:
+            continue
+        top = where == ()
+        if (top and not receipts.is_uint(value)) or (
+            isinstance(value, strictjson.JsonNumber) and not receipts.is_uint(value)
+        ):
+            spelled = (
+                value.lexeme if isinstance(value, strictjson.JsonNumber) else type(value).__name__
+            )
+            checks.append(
+                fail(
+                    "document.record-version-spelling",
+                    f"record_version is written as {spelled!s}, not a bare unsigned integer "
+                    "(3.0, 3e0 and -0 are refused, never read as 3)",
+                    receipts.pointer(*where, "record_version"),
+                )
+            )
+    return checks
+
+
+def test_discriminator_names_use_only_characters_the_escape_prefilter_covers() -> None:
+    """The prefilter's premise: such names can only be escaped as \\u005f or \\u0061..7a."""
+    for name in DISCRIMINATOR_NAMES | {"record_version"}:
+        assert re.fullmatch("[_a-z]+", name), name
+        for char in name:
+            for escape in (f"\\u{ord(char):04x}", f"\\u{ord(char):04X}"):
+                assert receipts._NAME_CHAR_ESCAPE.fullmatch(escape)
+                assert json.loads(f'"{escape}"') == char
+    short = {json.loads(f'"\\{c}"') for c in '"\\/bfnrt'}
+    assert not short & set("".join(DISCRIMINATOR_NAMES))
+
+
+_MEMBER_NAME = re.compile(r'"([a-z_]+)"(\s*:)')
+_OBJECT_START = re.compile(r"\{")
+_VERSIONS = ["3", "3.0", "-0", "3e0", "0", '"3"', "null", "12345678901234567890"]
+
+
+def _escape_one(name: str, rng: random.Random) -> str:
+    at = rng.randrange(len(name))
+    escape = f"\\u{ord(name[at]):04x}"
+    return (
+        name[:at]
+        + (escape if rng.random() < 0.5 else escape.upper().replace("\\U", "\\u"))
+        + name[at + 1 :]
+    )
+
+
+def _mutate_receipt(text: str, rng: random.Random) -> str:
+    for _ in range(rng.randint(0, 3)):
+        kind = rng.choice(["escape-name", "nested", "in-string", "top", "drop-top", "other-escape"])
+        if kind == "escape-name":
+            names = list(_MEMBER_NAME.finditer(text))
+            m = rng.choice(names)
+            text = text[: m.start(1)] + _escape_one(m.group(1), rng) + text[m.end(1) :]
+        elif kind == "nested":
+            name = "record_version" if rng.random() < 0.7 else _escape_one("record_version", rng)
+            member = f'"{name}": {rng.choice(_VERSIONS)}'
+            starts = [m.end() for m in _OBJECT_START.finditer(text)]
+            at = rng.choice(starts)
+            if text[at] != "\\":  # not an object of an escaped JSON text in a string
+                text = text[:at] + f'"zz{rng.random()}": {{{member}}}, ' + text[at:]
+        elif kind == "in-string":
+            text = text.replace('"tool": "', '"tool": "record_version ', 1)
+        elif kind == "top":
+            text = re.sub(
+                r'"record_version": [^,]*',
+                f'"record_version": {rng.choice(_VERSIONS)}',
+                text,
+                count=1,
+            )
+        elif kind == "drop-top":
+            text = text.replace('"record_version"', '"not_a_version"', 1)
+        else:
+            text = text.replace('"tool": "', '"tool": "\\u00e9\\u0041', 1)
+    return text
+
+
+_RECEIPTS = [raw.decode() for raw in mint_many(3, seed=b"doc-checks")] + [
+    demo_receipts()["verified-allow.receipt.json"].decode()
+]
+
+
+@settings(max_examples=400)
+@given(st.integers(0, 2**32), st.integers(0, 3))
+def test_document_checks_equal_the_reference(seed: int, which: int) -> None:
+    text = _mutate_receipt(_RECEIPTS[which], random.Random(seed))
+    try:
+        root = strictjson.parse_text(text)
+    except JsonError:
+        return
+    assert receipts._document_checks(text, root) == _reference_document_checks(text, root)
+
+
+def test_document_checks_mutants_reach_every_path() -> None:
+    """The property test above is not vacuous: its mutants take fast paths and fallbacks."""
+    seen: set[str] = set()
+    for seed in range(400):
+        text = _mutate_receipt(_RECEIPTS[seed % 4], random.Random(seed))
+        try:
+            root = strictjson.parse_text(text)
+        except JsonError:
+            continue
+        assert isinstance(root, dict)
+        checks = receipts._document_checks(text, root)
+        assert checks == _reference_document_checks(text, root)
+        escapes = receipts._NAME_CHAR_ESCAPE.search(text) is not None
+        nested = text.count("record_version") > ("record_version" in root)
+        seen.add("escape-fallback" if escapes else "escape-fast")
+        seen.add("walk" if escapes or nested else "walk-skipped")
+        seen.update(c.id for c in checks)
+    assert seen >= {
+        "escape-fallback",
+        "escape-fast",
+        "walk",
+        "walk-skipped",
+        "document.escaped-discriminator",
+        "document.record-version-spelling",
+    }
