@@ -71,7 +71,15 @@ def is_uint(value: JsonValue) -> bool:
 
 def pointer(*parts: str | int) -> str:
     """An RFC 6901 JSON pointer to a member (``~`` and ``/`` escaped)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    # Built for passing checks too, so it is hot: a token without "~" or "/" is used as is
+    # (both replacements would leave it unchanged), a plain loop rather than a generator.
+    out = ""
+    for part in parts:
+        token = str(part)
+        if "~" in token or "/" in token:
+            token = token.replace("~", "~0").replace("/", "~1")
+        out += "/" + token
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """Issue 8 parse fast paths equal the reference computations they replace or skip.
 
 Each reference below is the code as it was before the fast path (kept here as the oracle):
-``parse_text`` checking depth before decoding through ``JSONDecoder.decode``, and the
-document checks tokenizing every member name and walking every container. Inputs are chosen
-to take both the fast path and the fallback.
+``parse_text`` checking depth before decoding through ``JSONDecoder.decode``, the document
+checks tokenizing every member name and walking every container, and ``pointer`` escaping
+every token. Inputs are chosen to take both the fast path and the fallback.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify import receipts, strictjson
-from sealverify.receipts import DISCRIMINATOR_NAMES
+from sealverify.receipts import DISCRIMINATOR_NAMES, pointer
 from sealverify.report import Check, fail
 from sealverify.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
 from sealverify.testkit.mint import mint_many
@@ -348,3 +348,15 @@ def test_document_checks_mutants_reach_every_path() -> None:
         "document.escaped-discriminator",
         "document.record-version-spelling",
     }
+
+
+# --- pointer --------------------------------------------------------------------------------
+
+
+def _reference_pointer(*parts: str | int) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@given(st.lists(st.one_of(st.text(alphabet="a~/0~1é"), st.integers(), st.booleans()), max_size=4))
+def test_pointer_equals_the_reference(parts: list[str | int]) -> None:
+    assert pointer(*parts) == _reference_pointer(*parts)
