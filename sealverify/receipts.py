@@ -243,23 +243,26 @@ def read_document(raw: bytes) -> ReceiptDocument:
     return ReceiptDocument(root, family, tuple(checks))
 
 
+# Each discriminator and the member names that claim it, in reporting order.
+_FAMILY_KEYS = (
+    ("seal_receipt", ("seal_receipt",)),
+    ("record_type", ("record_type", "record_version")),
+    ("seal_live_receipt", ("seal_live_receipt",)),
+    ("seal_check_receipt", ("seal_check_receipt",)),
+    ("receipt", ("receipt",)),
+)
+
+
 def classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
     """The receipt family by exact discriminator equality, or None with the refusal.
 
     One branch per version, never a range: ``record_version`` 1 or 4 and ``seal_receipt`` "v9"
     are unknown; several families at once are refused, never resolved by priority.
     """
-    present = [
-        name
-        for name, keys in (
-            ("seal_receipt", ("seal_receipt",)),
-            ("record_type", ("record_type", "record_version")),
-            ("seal_live_receipt", ("seal_live_receipt",)),
-            ("seal_check_receipt", ("seal_check_receipt",)),
-            ("receipt", ("receipt",)),
-        )
-        if any(k in document for k in keys)
-    ]
+    # keys().isdisjoint(names) tests each name's membership in the dict, at C speed: the same
+    # test as any(name in document for name in names).
+    members = document.keys()
+    present = [family for family, names in _FAMILY_KEYS if not members.isdisjoint(names)]
     if len(present) > 1:
         return None, [
             fail(

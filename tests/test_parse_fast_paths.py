@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from sealverify import receipts, strictjson
 from sealverify.receipts import DISCRIMINATOR_NAMES, pointer
-from sealverify.report import Check, fail
+from sealverify.report import Check, fail, passed
 from sealverify.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
 from sealverify.testkit.mint import mint_many
 from sealverify.testkit.mintfixtures import demo_receipts
@@ -360,3 +360,102 @@ def _reference_pointer(*parts: str | int) -> str:
 @given(st.lists(st.one_of(st.text(alphabet="a~/0~1é"), st.integers(), st.booleans()), max_size=4))
 def test_pointer_equals_the_reference(parts: list[str | int]) -> None:
     assert pointer(*parts) == _reference_pointer(*parts)
+
+
+# --- classify -------------------------------------------------------------------------------
+
+
+def _reference_classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
+    """classify before issue 8 (an any() per family), verbatim."""
+    present = [
+        name
+        for name, keys in (
+            ("seal_receipt", ("seal_receipt",)),
+            ("record_type", ("record_type", "record_version")),
+            ("seal_live_receipt", ("seal_live_receipt",)),
+            ("seal_check_receipt", ("seal_check_receipt",)),
+            ("receipt", ("receipt",)),
+        )
+        if any(k in document for k in keys)
+    ]
+    if len(present) > 1:
+        return None, [
+            fail(
+                "receipt.conflicting-discriminators",
+                "conflicting version discriminators: "
+                + ", ".join(present)
+                + " (exactly one family is allowed)",
+            )
+        ]
+    if present == ["seal_check_receipt"]:
+        return None, [
+            fail(
+                "receipt.legacy-schema-k",
+                "legacy Schema K receipt (seal_check_receipt) is refused: regenerate it with a "
+                "current producer",
+                pointer("seal_check_receipt"),
+            )
+        ]
+    family: str | None = None
+    claim = ""
+    if present == ["seal_receipt"]:
+        claim = f"seal_receipt={receipts._show(document['seal_receipt'])}"
+        family = {"v1": "v1", "v2": "v2"}.get(receipts._str(document["seal_receipt"]))
+    elif present == ["record_type"]:
+        version = document.get("record_version")
+        claim = (
+            f"record_type={receipts._show(document.get('record_type'))} "
+            f"record_version={receipts._show(version)}"
+        )
+        if document.get("record_type") == receipts.RECORD_TYPE and receipts.is_uint(version):
+            assert isinstance(version, strictjson.JsonNumber)
+            family = {"2": "v2-host", "3": "v3"}.get(version.lexeme)
+    elif present == ["seal_live_receipt"]:
+        claim = f"seal_live_receipt={receipts._show(document['seal_live_receipt'])}"
+        family = "v0-live" if document["seal_live_receipt"] == "v0" else None
+    elif present == ["receipt"]:
+        claim = f"receipt={receipts._show(document['receipt'])}"
+        family = "spine" if document["receipt"] == receipts.SPINE else None
+    if family is None:
+        return None, [
+            fail(
+                "receipt.unknown-version",
+                "no recognized version discriminator" + (f" ({claim})" if claim else ""),
+            )
+        ]
+    return family, [passed("receipt.family", f"receipt family {family} ({claim})", family=family)]
+
+
+_CLAIMS = st.sampled_from(
+    [
+        "v0",
+        "v1",
+        "v2",
+        "v9",
+        receipts.RECORD_TYPE,
+        receipts.SPINE,
+        strictjson.JsonNumber("2"),
+        strictjson.JsonNumber("3"),
+        strictjson.JsonNumber("3.0"),
+        None,
+        True,
+    ]
+)
+_MEMBERS = st.sampled_from(
+    [
+        "seal_receipt",
+        "record_type",
+        "record_version",
+        "seal_live_receipt",
+        "seal_check_receipt",
+        "receipt",
+        "tool",
+        "Receipt",
+    ]
+)
+
+
+@settings(max_examples=500)
+@given(st.dictionaries(_MEMBERS, _CLAIMS))
+def test_classify_equals_the_reference(document: dict[str, JsonValue]) -> None:
+    assert receipts.classify(document) == _reference_classify(document)
