@@ -36,7 +36,8 @@ class JsonNumber:
     @property
     def is_integer_lexeme(self) -> bool:
         """True when the lexeme has neither a fraction nor an exponent (``-12``, ``0``)."""
-        return not any(c in self.lexeme for c in ".eE")
+        lexeme = self.lexeme  # three substring tests: a generator costs more than the scans
+        return "." not in lexeme and "e" not in lexeme and "E" not in lexeme
 
     def as_int(self, max_digits: int = 40) -> int | None:
         """The value of an integer lexeme of at most ``max_digits`` digits, else None.

@@ -459,3 +459,39 @@ _MEMBERS = st.sampled_from(
 @given(st.dictionaries(_MEMBERS, _CLAIMS))
 def test_classify_equals_the_reference(document: dict[str, JsonValue]) -> None:
     assert receipts.classify(document) == _reference_classify(document)
+
+
+# --- JsonNumber -----------------------------------------------------------------------------
+
+
+def _reference_as_uint(lexeme: str, max_digits: int) -> object:
+    """as_uint before issue 8 (the integer-lexeme test as an any() over ".eE")."""
+    if lexeme.startswith("-"):
+        return None
+    if any(c in lexeme for c in ".eE") or len(lexeme.lstrip("-")) > max_digits:
+        return None
+    try:
+        return int(lexeme)
+    except ValueError as exc:
+        return ("error", str(exc))
+
+
+def _as_uint(lexeme: str, max_digits: int) -> object:
+    try:
+        return strictjson.JsonNumber(lexeme).as_uint(max_digits)
+    except ValueError as exc:
+        return ("error", str(exc))
+
+
+@settings(max_examples=1000)
+@given(
+    st.one_of(
+        st.text(alphabet="0123456789-+.eE_ x", max_size=8),
+        st.from_regex(r"-?(0|[1-9][0-9]{0,45})(\.[0-9]+)?([eE][-+]?[0-9]+)?", fullmatch=True),
+    ),
+    st.sampled_from([2, 40]),
+)
+def test_integer_lexeme_readers_equal_the_reference(lexeme: str, max_digits: int) -> None:
+    number = strictjson.JsonNumber(lexeme)
+    assert number.is_integer_lexeme == (not any(c in lexeme for c in ".eE"))
+    assert _as_uint(lexeme, max_digits) == _reference_as_uint(lexeme, max_digits)
