@@ -92,6 +92,35 @@ def b64url_nopad_decode(text: str) -> bytes:
     string has exactly one accepted spelling (as Rust's ``URL_SAFE_NO_PAD`` and seal-check's
     ``base64Bytes`` require).
     """
+    if text.isascii():
+        padded = text.encode("ascii").translate(_URL_TO_STD) + b"=" * (-len(text) % 4)
+        data = _b64_lenient(padded)
+        # Exact: the encoder's output is the one accepted spelling of its input, so a text
+        # equal to the re-encoding of what it decodes to passes every rule above, and decodes
+        # to those bytes (encoding is injective). Anything else gets the rules' own verdict.
+        if data is not None and _url_text(data) == text:
+            return data
+    return _b64url_nopad_decode_strict(text)
+
+
+def _b64_lenient(text: str | bytes) -> bytes | None:
+    """Whatever binascii makes of ``text`` (it may skip junk), or None; judged by the caller."""
+    try:
+        return binascii.a2b_base64(text)
+    except ValueError:  # binascii.Error, or a non-ASCII str
+        return None
+
+
+def _url_text(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).rstrip(b"=").translate(_STD_TO_URL).decode()
+
+
+_URL_TO_STD = bytes.maketrans(b"-_", b"+/")
+_STD_TO_URL = bytes.maketrans(b"+/", b"-_")
+
+
+def _b64url_nopad_decode_strict(text: str) -> bytes:
+    """The rule-by-rule reference for :func:`b64url_nopad_decode`, with its error messages."""
     if not _B64URL_ALPHABET.fullmatch(text):
         bad = next(ch for ch in text if not _B64URL_ALPHABET.fullmatch(ch))
         raise ValueError(f"base64url-nopad: character {bad!r} is not in [A-Za-z0-9_-]")
@@ -113,6 +142,16 @@ def b64_std_decode_canonical(text: str) -> bytes:
     Padding is required, and the trailing bits must be zero (the regex seal-assurance-kit
     applies to ``signed_artifacts``, plus a re-encode check).
     """
+    data = _b64_lenient(text)
+    # Exact for the same reason as in b64url_nopad_decode: the canonical spelling is the
+    # encoder's output, which the regex always matches and which decodes back to ``data``.
+    if data is not None and binascii.b2a_base64(data, newline=False).decode() == text:
+        return data
+    return _b64_std_decode_canonical_strict(text)
+
+
+def _b64_std_decode_canonical_strict(text: str) -> bytes:
+    """The rule-by-rule reference for :func:`b64_std_decode_canonical`, with its messages."""
     if not _B64_STD_CANONICAL.fullmatch(text):
         raise ValueError(
             "base64: not canonical padded standard base64 "
