@@ -20,6 +20,7 @@ from sealverify.strictjson import JsonNumber, JsonValue
 __all__ = [
     "NumberNotRepresentable",
     "compact",
+    "compact_bytes",
     "float_text",
     "number_text",
     "parse_number",
@@ -180,41 +181,73 @@ def _lexeme_text(lexeme: str) -> str:
     return str(value) if isinstance(value, int) else float_text(value)
 
 
-def compact(value: JsonValue, *, exact: bool = False) -> str:
+def compact(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -> str:
     """Serialize ``value`` compactly in producer member order, as serde_json would.
 
     With ``exact``, every number must already be spelled as serde writes it (we are rebuilding
     bytes that serde produced and someone signed); otherwise :class:`NumberNotRepresentable`.
-    Key sorting, where a rule wants it, is done by the caller on the value (see identities).
+    With ``sort_keys``, every object's members are written in Unicode scalar (= UTF-8 byte)
+    order instead, arrays kept: the same text as compacting ``identities.sort_keys(value)``.
     """
+    data = _orjson(value, exact, sort_keys)
+    return data.decode("utf-8") if data is not None else _reference(value, exact, sort_keys)
+
+
+def compact_bytes(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -> bytes:
+    """``compact(...).encode("utf-8")`` (what gets hashed or signed), without the str trip."""
+    data = _orjson(value, exact, sort_keys)
+    return data if data is not None else _reference(value, exact, sort_keys).encode("utf-8")
+
+
+def _reference(value: JsonValue, exact: bool, sort_keys: bool) -> str:
+    parts: list[str] = []
+    _write(value, parts, exact, sort_keys)
+    return "".join(parts)
+
+
+def _orjson(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
+    """The compact UTF-8 bytes by orjson, or None where only the reference writer can say."""
     # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
     # rest raw; tests/test_verify_perf.py compares every code point) and keeps dict order;
-    # numbers go through our serde number model as pre-rendered fragments. Values orjson
-    # refuses (lone surrogates, nesting past its limit) take the reference writer below.
+    # numbers go through our serde number model as pre-rendered fragments. Its OPT_SORT_KEYS
+    # compares keys as UTF-8 bytes, which is scalar order (tests/test_bindings_perf.py checks
+    # it against ``sorted``). Values orjson refuses (lone surrogates, nesting past its limit)
+    # take the reference writer (:func:`_write`).
+    option = orjson.OPT_PASSTHROUGH_DATACLASS  # JsonNumber goes to ``default``
     try:
         return orjson.dumps(
             value,
             default=_exact_fragment if exact else _fragment,
-            option=orjson.OPT_PASSTHROUGH_DATACLASS,  # JsonNumber goes to ``default``
-        ).decode()
+            option=option | orjson.OPT_SORT_KEYS if sort_keys else option,
+        )
     except orjson.JSONEncodeError as exc:
         if isinstance(exc.__cause__, NumberNotRepresentable):
             raise exc.__cause__ from None
-    parts: list[str] = []
-    _write(value, parts, exact)
-    return "".join(parts)
+    return None
 
 
 def _fragment(value: object) -> orjson.Fragment:
     if isinstance(value, JsonNumber):
-        return orjson.Fragment(_lexeme_text(value.lexeme))
+        return _lexeme_fragment(value.lexeme)
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 def _exact_fragment(value: object) -> orjson.Fragment:
     if isinstance(value, JsonNumber):
-        return orjson.Fragment(_exact_text(value))
+        return _exact_lexeme_fragment(value.lexeme)
     raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+# A Fragment is an immutable wrapper of its text, so one per lexeme serves every document;
+# the bound matches _lexeme_text's. A refusal is never cached (it raises afresh).
+@functools.lru_cache(maxsize=4096)
+def _lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    return orjson.Fragment(_lexeme_text(lexeme))
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    return orjson.Fragment(_exact_text(JsonNumber(lexeme)))
 
 
 def _exact_text(value: JsonNumber) -> str:
@@ -226,21 +259,21 @@ def _exact_text(value: JsonNumber) -> str:
     return text
 
 
-def _write(value: JsonValue, out: list[str], exact: bool) -> None:
+def _write(value: JsonValue, out: list[str], exact: bool, sort_keys: bool = False) -> None:
     # Most frequent types first; the output is the same as testing them in any order.
     if isinstance(value, str):
         out.append(_string(value))
     elif isinstance(value, dict):
         out.append("{")
         first = True
-        for key, item in value.items():
+        for key in sorted(value) if sort_keys else value:
             if first:
                 first = False
             else:
                 out.append(",")
             out.append(_string(key))
             out.append(":")
-            _write(item, out, exact)
+            _write(value[key], out, exact, sort_keys)
         out.append("}")
     elif isinstance(value, JsonNumber):
         out.append(_exact_text(value) if exact else _lexeme_text(value.lexeme))
@@ -252,7 +285,7 @@ def _write(value: JsonValue, out: list[str], exact: bool) -> None:
                 first = False
             else:
                 out.append(",")
-            _write(item, out, exact)
+            _write(item, out, exact, sort_keys)
         out.append("]")
     elif value is None:
         out.append("null")

@@ -12,12 +12,22 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify import (
+    bindings,
+    identities,
+    objectb,
+    serdejson,
     signatures,
 )
+from sealverify.strictjson import (
+    JsonNumber,
+    JsonValue,
+)
+from sealverify.testkit.mint import mint_many, parse_record
 
 
 def _outcome(function: Callable[..., Any], *args: Any) -> tuple[str, Any]:
@@ -77,3 +87,129 @@ def test_base64_fast_paths_on_every_length_and_the_classic_traps() -> None:
         assert _outcome(signatures.b64url_nopad_decode, text) == _outcome(
             signatures._b64url_nopad_decode_strict, text
         )
+
+
+# --- Object B preimage --------------------------------------------------------------------
+
+
+def _preimage_v2_reference(
+    object_a: bytes,
+    statement: bytes | None,
+    object_b: bytes,
+    release_status: str,
+    operation_id: str,
+    durability_class: str,
+) -> bytes:
+    """The preimage as whole blobs joined (the definition preimage_v2 follows)."""
+    blob = objectb._blob_reference
+    approval = b"\x02" if statement is None else b"\x03" + blob(statement)
+    return b"".join(
+        [
+            b"seal.object-b/v2\x00",
+            blob(object_a),
+            approval,
+            blob(object_b),
+            bytes([objectb.RELEASE_TAGS[release_status]]),
+            blob(operation_id.encode("utf-8")),
+            bytes([objectb.DURABILITY_TAGS[durability_class]]),
+        ]
+    )
+
+
+def test_blob_equals_the_byte_by_byte_definition_on_every_byte_value() -> None:
+    every = bytes(range(256))
+    for data in [b"", every, every[::-1], every * 33, b"\x00" * 7, b"\xff\x01"]:
+        assert objectb.blob(data) == objectb._blob_reference(data)
+
+
+@settings(max_examples=300)
+@given(
+    parts=st.tuples(st.binary(max_size=300), st.none() | st.binary(max_size=50), st.binary()),
+    release=st.sampled_from(sorted(objectb.RELEASE_TAGS)),
+    operation_id=st.text(max_size=10),
+    durability=st.sampled_from(sorted(objectb.DURABILITY_TAGS)),
+)
+def test_preimage_v2_equals_joined_blobs(
+    parts: tuple[bytes, bytes | None, bytes], release: str, operation_id: str, durability: str
+) -> None:
+    object_a, statement, object_b = parts
+    args = (object_a, statement, object_b, release, operation_id, durability)
+    assert _outcome(objectb.preimage_v2, *args) == _outcome(_preimage_v2_reference, *args)
+
+
+def test_object_b_record_keeps_member_order_without_the_signature() -> None:
+    for raw in mint_many(6, seed=b"perf-objectb"):
+        doc = parse_record(raw)
+        for domain in (objectb.OBJECT_B_V1, objectb.OBJECT_B_V2):
+            record = {k: v for k, v in doc.items() if k != "signature"}
+            object_b = serdejson.compact(record, exact=True).encode("utf-8")
+            preimage, error = bindings._object_b_preimage(doc, domain)
+            assert error == ""
+            if domain == objectb.OBJECT_B_V1:
+                assert preimage == objectb.preimage_v1(object_b)
+            else:
+                assert preimage is not None and object_b in preimage.replace(b"\x00", b"")
+
+
+# --- serde compact: bytes and sorted keys -------------------------------------------------
+
+# Keys on both sides of every ordering trap: ASCII vs Latin-1, BMP above the surrogates vs
+# astral (UTF-16 order would put U+10000 before U+FFFF), and empty.
+_KEYS = st.text(alphabet="aAz_~\x00\x7f\xe9\u00ff\u0100\ud7ff\ue000\uffff\U00010000\U0010ffff")
+_LEXEMES = [
+    "0",
+    "-0",
+    "1.0",
+    "1.50",
+    "1e400",
+    "18446744073709551616",
+    "2.2790121708605243e+274",  # serde renders it differently on each round trip
+    "98.64334455318017",
+]
+_leaves = (
+    st.none()
+    | st.booleans()
+    | st.text(alphabet='ab"\\\n\t\x01é\U0001f600', max_size=6)
+    | st.sampled_from(_LEXEMES).map(JsonNumber)
+    | st.integers(-(2**65), 2**65).map(lambda i: JsonNumber(str(i)))
+)
+_values: st.SearchStrategy[JsonValue] = st.recursive(
+    _leaves,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=5),
+    max_leaves=25,
+)
+
+
+def _reference_sorted(value: JsonValue, exact: bool) -> str:
+    return serdejson._reference(identities.sort_keys(value), exact, False)
+
+
+@settings(max_examples=600)
+@given(value=_values, exact=st.booleans())
+def test_sorted_compact_equals_compacting_sort_keys(value: JsonValue, exact: bool) -> None:
+    expected = _outcome(_reference_sorted, value, exact)
+    assert _outcome(lambda: serdejson.compact(value, exact=exact, sort_keys=True)) == expected
+    assert _outcome(lambda: serdejson._reference(value, exact, True)) == expected
+
+
+@settings(max_examples=300)
+@given(value=_values, exact=st.booleans(), sort_keys=st.booleans())
+def test_compact_bytes_is_compact_encoded(value: JsonValue, exact: bool, sort_keys: bool) -> None:
+    def encoded() -> bytes:
+        return serdejson.compact(value, exact=exact, sort_keys=sort_keys).encode("utf-8")
+
+    assert _outcome(lambda: serdejson.compact_bytes(value, exact=exact, sort_keys=sort_keys)) == (
+        _outcome(encoded)
+    )
+
+
+def test_sorted_compact_fallbacks_lone_surrogates_and_deep_nesting() -> None:
+    # orjson refuses both; the reference writer answers, sorted the same way.
+    lone = {"b": "\ud800", "a": [{"z": 1, "y": "\udfff"}]}
+    deep: JsonValue = {"k": "v"}
+    for _ in range(300):
+        deep = {"z": deep, "a": [JsonNumber("1.0")]}
+    for value in (lone, deep):
+        assert serdejson.compact(value, sort_keys=True) == _reference_sorted(value, False)
+    with pytest.raises(UnicodeEncodeError):
+        serdejson.compact_bytes(lone)
