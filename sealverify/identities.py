@@ -8,8 +8,11 @@ mcp-seal-dev@7d6d74b ``Seal/Classify.lean`` (guard target) and ``Seal/EffectComm
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
+
+import orjson
 
 from sealverify import leanjson, serdejson
 from sealverify.netstring import hash_parts
@@ -72,6 +75,70 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         raise ValueError("mediated request lacks params.name")
     if not isinstance(arguments, dict):
         raise ValueError("mediated request lacks object params.arguments")
+    try:
+        return _canonical_line(name, arguments, params)
+    except serdejson.NumberNotRepresentable:
+        # Which number is refused first (and so the message) is the reference's to say.
+        return _canonical_request_reference(name, arguments, params)
+
+
+_LINE_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+
+
+def _canonical_line(
+    name: str, arguments: dict[str, JsonValue], params: dict[str, JsonValue]
+) -> str:
+    """The reference's line, written member by member (compact output is compositional).
+
+    Exact: compact writes an object as ``{`` + ``"key":`` + compact(member) ... + ``}``, so
+    writing the fixed members literally and compacting each wire member gives the same text;
+    only ``_meta`` differs in how it is produced (:func:`_meta_text`).
+    """
+    pieces = [_LINE_HEAD, serdejson.compact(name), ',"arguments":', serdejson.compact(arguments)]
+    if "_meta" in params:
+        pieces += [',"_meta":', _meta_text(params["_meta"])]
+    for member in ("requestState", "inputResponses"):
+        if member in params:
+            pieces += [f',"{member}":', serdejson.compact(params[member])]
+    pieces.append("}}")
+    return "".join(pieces)
+
+
+def _meta_text(meta: JsonValue) -> str:
+    """``compact(sort_keys(meta, renumber=True))`` in one orjson pass, else that very call.
+
+    orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``; serdejson.compact relies
+    on the same) and each number is written as the reference writes its renumbered lexeme.
+    """
+    try:
+        return orjson.dumps(
+            meta,
+            default=_renumbered_fragment,
+            option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
+        ).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return serdejson.compact(sort_keys(meta, renumber=True))
+
+
+def _renumbered_fragment(value: object) -> orjson.Fragment:
+    if isinstance(value, JsonNumber):
+        return _renumbered_text(value.lexeme)
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _renumbered_text(lexeme: str) -> orjson.Fragment:
+    # sort_keys(renumber=True) gives JsonNumber(nt(JsonNumber(nt(x)))); compact writes nt of
+    # that. Pure in the lexeme; a refusal is not cached and raises afresh.
+    renumbered = sort_keys(JsonNumber(lexeme), renumber=True)
+    assert isinstance(renumbered, JsonNumber)
+    return orjson.Fragment(serdejson.number_text(renumbered))
+
+
+def _canonical_request_reference(
+    name: str, arguments: dict[str, JsonValue], params: dict[str, JsonValue]
+) -> str:
+    """The definition :func:`canonical_request` follows: build the request, compact it."""
     inner: dict[str, JsonValue] = {"name": name, "arguments": arguments}
     if "_meta" in params:
         inner["_meta"] = sort_keys(params["_meta"], renumber=True)

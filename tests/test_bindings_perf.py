@@ -9,9 +9,11 @@ orjson's limit, out-of-range numbers and numbers serde does not render idempoten
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 from sealverify import (
     bindings,
     identities,
+    leanjson,
     objectb,
     serdejson,
     signatures,
@@ -213,3 +216,95 @@ def test_sorted_compact_fallbacks_lone_surrogates_and_deep_nesting() -> None:
         assert serdejson.compact(value, sort_keys=True) == _reference_sorted(value, False)
     with pytest.raises(UnicodeEncodeError):
         serdejson.compact_bytes(lone)
+
+
+# --- canonical_request ----------------------------------------------------------------------
+
+_params = st.fixed_dictionaries(
+    {
+        "name": st.text(alphabet='ab/é\n"', max_size=5),
+        "arguments": st.dictionaries(_KEYS, _values, max_size=4),
+    },
+    optional={"_meta": _values, "requestState": _values, "inputResponses": _values},
+)
+
+
+def _reference_request(params: dict[str, JsonValue]) -> str:
+    name, arguments = params["name"], params["arguments"]
+    assert isinstance(name, str) and isinstance(arguments, dict)
+    return identities._canonical_request_reference(name, arguments, params)
+
+
+@settings(max_examples=600)
+@given(params=_params)
+def test_canonical_request_equals_the_built_request(params: dict[str, JsonValue]) -> None:
+    assert _outcome(identities.canonical_request, params) == _outcome(_reference_request, params)
+
+
+def test_canonical_request_renders_meta_numbers_exactly_as_the_reference() -> None:
+    # serde's text for these is not a fixed point: the number of render-and-reparse rounds
+    # shows in the output, so the fast path must do exactly as many as the reference.
+    drifting = ["2.2790121708605243e+274", "-8.697762175904393e+217", "3.068186913711019e+72"]
+    for lexeme in drifting:
+        texts = [lexeme]
+        for _ in range(3):
+            texts.append(serdejson.number_text(JsonNumber(texts[-1])))
+        assert len(set(texts[1:])) > 1  # the trap is real
+        params: dict[str, JsonValue] = {
+            "name": "t",
+            "arguments": {"x": JsonNumber(lexeme)},
+            "_meta": {"b": JsonNumber(lexeme), "a": [JsonNumber(lexeme)]},
+        }
+        assert identities.canonical_request(params) == _reference_request(params)
+    bad: dict[str, JsonValue] = {
+        "name": "t",
+        "arguments": {"x": JsonNumber("1e400")},
+        "_meta": {"z": JsonNumber("-1e999"), "a": JsonNumber("1e401")},
+    }
+    # The first refusal is the reference's: _meta (sorted) before arguments.
+    assert _outcome(identities.canonical_request, bad) == _outcome(_reference_request, bad)
+    assert "1e401" in str(_outcome(identities.canonical_request, bad)[1])
+
+
+# --- Lean compress --------------------------------------------------------------------------
+
+
+def test_orjson_strings_are_lean_strings_but_for_tab_backspace_formfeed() -> None:
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for start in range(0, len(chars), 4096):
+        text = "".join(chars[start : start + 4096])
+        fast = orjson.dumps(text).decode()
+        lean = leanjson.string_text(text)
+        for char in "\b\t\f":
+            fast = fast.replace(json.dumps(char)[1:-1], f"\\u{ord(char):04x}")
+        assert fast == lean
+
+
+_lean_leaves = (
+    st.none()
+    | st.booleans()
+    | st.text(alphabet='ab\\"\t\b\f\n\r\x01\x7fé\U0001f600tbf', max_size=6)
+    | st.sampled_from(["0", "-0", "1.0", "1e-7", "1e1234567", "12345678901234567890e-30"]).map(
+        JsonNumber
+    )
+)
+_lean_values: st.SearchStrategy[JsonValue] = st.recursive(
+    _lean_leaves,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=800)
+@given(value=_lean_values)
+def test_lean_compress_equals_the_reference_printer(value: JsonValue) -> None:
+    assert _outcome(leanjson.compress, value) == _outcome(leanjson._compress_reference, value)
+
+
+def test_lean_compress_fallbacks() -> None:
+    deep: JsonValue = {"k": "v"}
+    for _ in range(300):
+        deep = {"z": deep, "a": [JsonNumber("1.0")]}
+    for value in [deep, {"b": "\ud800"}, {"t": "a\tb"}, {"s": "back\\slash-t"}, "\\f\f"]:
+        assert leanjson.compress(value) == leanjson._compress_reference(value)
+    assert leanjson.compress({"x": "\t"}) == '{"x":"\\u0009"}'
