@@ -12,12 +12,12 @@ import functools
 import hashlib
 from collections.abc import Callable, Sequence
 
-from sealverify import approvals, identities, objectb, serdejson
+from sealverify import approvals, identities, objectb, receipts, serdejson
 from sealverify.framing import raw_line, sha256_hex
 from sealverify.leanjson import compress, lean_number
 from sealverify.leanjson import number_text as lean_number_text
 from sealverify.netstring import hash_parts
-from sealverify.receipts import hex64, is_uint, pointer
+from sealverify.receipts import hex64, is_uint
 from sealverify.releaseframe import splice_operation_id
 from sealverify.report import Check, fail, info, not_evaluated, passed
 from sealverify.signatures import (
@@ -66,6 +66,23 @@ CANNOT_RECONSTRUCT = "cannot reconstruct signed bytes"
 _VERDICT_MAP = {"allow": "ALLOW", "deny": "BLOCK"}
 _ROUTE_MAP = {"forward": "ALLOW", "passthrough": "ALLOW", "block": "BLOCK", "error": "ERROR"}
 _SIGNATURE_MEMBERS = {"algorithm", "domain", "encoding", "key_id", "public_key", "value"}
+
+# Every location a binding reports is one of a few literal member paths, asked for some thirty
+# times per receipt. ``receipts.pointer`` is pure in its arguments, so rendering each path once
+# is exact; ``typed`` keeps ``1`` and ``True`` apart. Bounded: the paths are a fixed set.
+pointer = functools.lru_cache(maxsize=128, typed=True)(receipts.pointer)
+
+# The base64 texts a receipt carries (Object A above all) are decoded by several bindings of
+# the same receipt. Decoding is pure in the text, so a small cache returns the identical
+# bytes; a refusal raises afresh each time (lru_cache stores no exception), same message.
+_b64_decode = functools.lru_cache(maxsize=8)(b64_std_decode_canonical)
+
+# Object A is parsed by several bindings of the same receipt: its params for the canonical
+# line, its arguments for the guard target, its body for the release splice. A strict parse
+# is pure in the bytes, so a small cache hands each of them the one parse. The tree is shared,
+# so every user only reads it (tests/test_bindings_perf.py runs all bindings and checks the
+# cached trees are unchanged). A refusal raises afresh each time (no exception is cached).
+_parse_frame = functools.lru_cache(maxsize=4)(parse_bytes)
 
 
 def _sha(text: str | bytes) -> str:
@@ -202,15 +219,18 @@ def _object_a_bytes(doc: Doc) -> tuple[bytes | None, str | None]:
     if artifacts.get("encoding") != "base64" or not isinstance(artifacts.get("object_a"), str):
         return None, 'signed_artifacts.encoding must be "base64" and object_a a string'
     try:
-        return b64_std_decode_canonical(str(artifacts["object_a"])), None
+        return _b64_decode(str(artifacts["object_a"])), None
     except ValueError as exc:
         return None, f"signed_artifacts.object_a: {exc}"
 
 
 def frame_params(frame: bytes) -> dict[str, JsonValue] | None:
-    """The ``params`` object of a request frame's raw line, or None if it has none."""
+    """The ``params`` object of a request frame's raw line, or None if it has none.
+
+    The object may be shared with other callers (see ``_parse_frame``): read it, never change it.
+    """
     try:
-        message = parse_bytes(raw_line(frame))
+        message = _parse_frame(raw_line(frame))
     except JsonError:
         return None
     params = message.get("params") if isinstance(message, dict) else None
@@ -304,7 +324,7 @@ def _release_frame_bytes(doc: Doc) -> bytes | None:
     if not isinstance(frame, dict) or not isinstance(frame.get("base64"), str):
         return None
     try:
-        return b64_std_decode_canonical(str(frame["base64"]))
+        return _b64_decode(str(frame["base64"]))
     except ValueError:
         return None
 
@@ -431,7 +451,7 @@ def release(doc: Doc) -> list[Check]:
     if doc.get("verdict") != "ALLOW" or not isinstance(frame_obj, dict):
         return []
     try:
-        frame = b64_std_decode_canonical(str(frame_obj.get("base64")))
+        frame = _b64_decode(str(frame_obj.get("base64")))
     except ValueError as exc:
         return [
             fail(
@@ -519,7 +539,7 @@ def _release_is_object_a(doc: Doc, frame: bytes) -> list[Check]:
         return []
     where = pointer("release_frame", "base64")
     try:
-        expected = splice_operation_id(object_a, operation_id)
+        expected = splice_operation_id(object_a, operation_id, parse=_parse_frame)
     except (ValueError, JsonError) as exc:
         return [
             fail("binding.release-frame-object-a", f"Object A cannot be released: {exc}", where)
@@ -1057,7 +1077,7 @@ def _statement_payload(text: JsonValue) -> tuple[dict[str, JsonValue] | None, li
     if not isinstance(text, str):
         return None, ["approval_statement: must be a base64 string or null"]
     try:
-        statement = b64_std_decode_canonical(text)
+        statement = _b64_decode(text)
     except ValueError as exc:
         return None, [f"approval_statement: {exc}"]
     try:
@@ -1244,6 +1264,32 @@ def effect_view(doc: Doc) -> list[Check]:
 # --- signatures ---------------------------------------------------------------------------
 
 
+def _payload_facts(payload: str) -> tuple[str | None, str, bool]:
+    """(why the payload cannot be judged, or None; its epoch as shown; is it self-compact)."""
+    if len(payload) > _CACHED_PAYLOAD_CHARS:
+        return _judge_payload(payload)
+    return _cached_payload_facts(payload)
+
+
+def _judge_payload(payload: str) -> tuple[str | None, str, bool]:
+    try:
+        parsed = parse_text(payload)
+        self_compact = _compact(parsed)
+    except JsonError as exc:
+        return f"payload is not strict JSON: {exc}", "", False
+    except serdejson.NumberNotRepresentable as exc:
+        return f"{CANNOT_RECONSTRUCT}: {exc}", "", False
+    epoch = parsed.get("epoch") if isinstance(parsed, dict) else None
+    return None, f"{epoch!s}", self_compact == payload
+
+
+# A fleet signs few configs and every receipt carries one: what the payload text says about
+# itself is a pure function of that text, so it is worked out once per distinct payload.
+# Bounded in entries and in size (a hostile store of huge distinct payloads retains little).
+_CACHED_PAYLOAD_CHARS = 65_536
+_cached_payload_facts = functools.lru_cache(maxsize=64)(_judge_payload)
+
+
 def config_binding(doc: Doc) -> list[Check]:
     """signed_config payload: its own compact rendering and byte-equal to compact kernel_config."""
     config = doc.get("signed_config")
@@ -1259,37 +1305,20 @@ def config_binding(doc: Doc) -> list[Check]:
         ]
     payload = str(config["payload"])
     checks: list[Check] = []
-    try:
-        parsed = parse_text(payload)
-        self_compact: str | None = _compact(parsed)
-    except JsonError as exc:
-        self_compact = None
+    refusal, epoch, self_compact = _payload_facts(payload)
+    if refusal is not None:
         checks.append(
-            fail(
-                "binding.config-self-compact",
-                f"payload is not strict JSON: {exc}",
-                pointer("signed_config", "payload"),
-            )
+            fail("binding.config-self-compact", refusal, pointer("signed_config", "payload"))
         )
-    except serdejson.NumberNotRepresentable as exc:
-        self_compact = None
-        checks.append(
-            fail(
-                "binding.config-self-compact",
-                f"{CANNOT_RECONSTRUCT}: {exc}",
-                pointer("signed_config", "payload"),
-            )
-        )
-    if self_compact is not None:
-        epoch = parsed.get("epoch") if isinstance(parsed, dict) else None
+    else:
         checks.append(
             info(
                 "config.epoch",
-                f"payload epoch {epoch!s}: freshness is reported, rollback is not enforced",
+                f"payload epoch {epoch}: freshness is reported, rollback is not enforced",
                 pointer("signed_config", "payload"),
             )
         )
-        if self_compact == payload:
+        if self_compact:
             checks.append(
                 passed(
                     "binding.config-self-compact",
@@ -1474,7 +1503,7 @@ def _object_b_preimage(doc: Doc, domain: str) -> tuple[bytes | None, str]:
     statement: bytes | None = None
     if statement_text is not None:
         try:
-            statement = b64_std_decode_canonical(str(statement_text))
+            statement = _b64_decode(str(statement_text))
         except ValueError as exc:
             return None, f"approval_statement: {exc}"
     try:

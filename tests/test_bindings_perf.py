@@ -9,7 +9,9 @@ orjson's limit, out-of-range numbers and numbers serde does not render idempoten
 from __future__ import annotations
 
 import base64
+import functools
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,14 +25,23 @@ from sealverify import (
     identities,
     leanjson,
     objectb,
+    releaseframe,
     serdejson,
     signatures,
 )
+from sealverify.framing import raw_line
+from sealverify.receipts import pointer as uncached_pointer
+from sealverify.report import Check, fail, info, passed
 from sealverify.strictjson import (
+    JsonError,
     JsonNumber,
     JsonValue,
+    display,
+    parse_bytes,
+    parse_text,
 )
 from sealverify.testkit.mint import mint_many, parse_record
+from sealverify.testkit.mintfixtures import demo_receipts
 
 
 def _outcome(function: Callable[..., Any], *args: Any) -> tuple[str, Any]:
@@ -264,6 +275,197 @@ def test_canonical_request_renders_meta_numbers_exactly_as_the_reference() -> No
     # The first refusal is the reference's: _meta (sorted) before arguments.
     assert _outcome(identities.canonical_request, bad) == _outcome(_reference_request, bad)
     assert "1e401" in str(_outcome(identities.canonical_request, bad)[1])
+
+
+# --- bindings: caches change no check --------------------------------------------------------
+
+_SCALAR = re.compile(r'(:\s*)("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)')
+_HOSTILE = ['"\\ud800"', "1e9999", "-0", '"QQ=="', '"AB=="', "{}", "[]", '"\\u0000"', "null"]
+
+
+def _docs() -> list[dict[str, JsonValue]]:
+    """Minted v3 receipts (every verdict shape), the demo receipts, and hostile mutants."""
+    raws = list(mint_many(9, seed=b"perf-bindings"))
+    raws += [raw for name, raw in sorted(demo_receipts().items()) if name.endswith(".json")]
+    text = raws[1].decode()  # an approved ALLOW: release frame, approval statement
+    for n, match in enumerate(_SCALAR.finditer(text)):
+        value = _HOSTILE[n % len(_HOSTILE)]
+        raws.append((text[: match.start(2)] + value + text[match.end(2) :]).encode())
+    docs = []
+    for raw in raws:
+        try:
+            doc = parse_bytes(raw)
+        except JsonError:
+            continue
+        if isinstance(doc, dict):
+            docs.append(doc)
+    return docs + _frame_mutants(docs[1])
+
+
+_FRAMES = [
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\r\n',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\r',
+    b'{"jsonrpc":"2.0","id":1,"params":{"arguments":{"x":1.50,"y":[1e400]},"_meta":{"b":1,"a":{}}}}\n',
+    b'{"jsonrpc":"2.0","id":1,"params":{"name":"t","arguments":{"x":1},"x":1,"x":2}}\n',
+    b'{"jsonrpc":"2.0","operation_id":"o","params":{"name":"t","arguments":{}}}\n',
+    b'{"params":{"name":"t","arguments":{"s":"\\ud800"}}}\n',
+    b'{"params":"nope"}\n',
+    b"{}\n",
+    b"[1]\n",
+    b"{\n",
+    b"\xff\n",
+    b"",
+]
+
+
+def _frame_mutants(doc: dict[str, JsonValue]) -> list[dict[str, JsonValue]]:
+    """Copies of an approved ALLOW whose Object A, release frame or statement is replaced."""
+    out = []
+    for frame in _FRAMES:
+        for member in ("object_a", "release_frame"):
+            mutant = parse_bytes(display(doc).encode())
+            assert isinstance(mutant, dict)
+            text = base64.b64encode(frame).decode()
+            holder = mutant["signed_artifacts" if member == "object_a" else "release_frame"]
+            assert isinstance(holder, dict)
+            holder["object_a" if member == "object_a" else "base64"] = text
+            out.append(mutant)
+    for text in ["QQ", "QR==", " QQ==", "e30=", None, 7]:
+        mutant = parse_bytes(display(doc).encode())
+        assert isinstance(mutant, dict) and isinstance(mutant["signed_artifacts"], dict)
+        mutant["signed_artifacts"]["approval_statement"] = (
+            JsonNumber(str(text)) if isinstance(text, int) else text
+        )
+        out.append(mutant)
+    return out
+
+
+_ALL = (*bindings.ALL_BINDINGS, *bindings.V3_BINDINGS)
+_CACHES = (
+    bindings.pointer,
+    bindings._b64_decode,
+    bindings._parse_frame,
+    bindings._cached_payload_facts,
+)
+
+
+def _clear() -> None:
+    for cache in _CACHES:
+        cache.cache_clear()
+
+
+def test_every_binding_gives_the_same_checks_with_cold_and_warm_caches() -> None:
+    docs = _docs()
+    assert len(docs) > 120
+    _clear()
+    warm = [[binding(doc) for binding in _ALL] for doc in docs]
+    assert bindings._parse_frame.cache_info().hits > 0
+    assert bindings._b64_decode.cache_info().hits > 0
+    for doc, expected in zip(docs, warm, strict=True):
+        cold = []
+        for binding in _ALL:
+            _clear()
+            cold.append(binding(doc))
+        assert cold == expected
+
+
+def test_shared_frame_parses_are_left_unchanged_by_every_binding() -> None:
+    for doc in _docs():
+        _clear()
+        for binding in _ALL:
+            binding(doc)
+        artifacts = doc.get("signed_artifacts")
+        if not isinstance(artifacts, dict) or not isinstance(artifacts.get("object_a"), str):
+            continue
+        try:
+            frame = signatures.b64_std_decode_canonical(str(artifacts["object_a"]))
+        except ValueError:
+            continue
+        for line in {raw_line(frame), frame.rstrip(b"\n").removesuffix(b"\r")}:
+            hits = bindings._parse_frame.cache_info().hits
+            cached = _outcome(bindings._parse_frame, line)
+            fresh = _outcome(parse_bytes, line)
+            if cached[0] == "ok":
+                assert bindings._parse_frame.cache_info().hits == hits + 1  # the shared tree
+                assert cached[1] == fresh[1] and display(cached[1]) == display(fresh[1])
+            else:
+                assert cached == fresh
+
+
+def test_splice_with_a_cached_parser_is_the_plain_splice() -> None:
+    cached = functools.lru_cache(maxsize=4)(parse_bytes)
+    for frame in [b'{"a":1}\r\n', b"{ }\n", b'{"a":1} ', b'{"operation_id":"y"}\n', b"[1]\n"]:
+        for _ in range(2):  # cold, then from the cache
+            assert _outcome(releaseframe.splice_operation_id, frame, "x") == _outcome(
+                lambda f: releaseframe.splice_operation_id(f, "x", parse=cached), frame
+            )
+
+
+def test_cached_pointer_is_the_pointer_and_keeps_types_apart() -> None:
+    bindings.pointer.cache_clear()
+    for parts in [("a/b", "c~d"), (1,), (True,), ("1",), ("signed_config", "payload")]:
+        assert bindings.pointer(*parts) == uncached_pointer(*parts)
+    assert bindings.pointer(1) == "/1" and bindings.pointer(True) == "/True"
+
+
+def _reference_config_checks(doc: dict[str, JsonValue]) -> list[Check]:
+    """config_binding's payload checks as written before the per-payload cache."""
+    config = doc["signed_config"]
+    assert isinstance(config, dict)
+    payload = str(config["payload"])
+    where = uncached_pointer("signed_config", "payload")
+    try:
+        parsed = parse_text(payload)
+        self_compact = serdejson.compact(parsed, exact=True)
+    except JsonError as exc:
+        return [fail("binding.config-self-compact", f"payload is not strict JSON: {exc}", where)]
+    except serdejson.NumberNotRepresentable as exc:
+        reason = f"{bindings.CANNOT_RECONSTRUCT}: {exc}"
+        return [fail("binding.config-self-compact", reason, where)]
+    epoch = parsed.get("epoch") if isinstance(parsed, dict) else None
+    reason = f"payload epoch {epoch!s}: freshness is reported, rollback is not enforced"
+    checks = [info("config.epoch", reason, where)]
+    if self_compact == payload:
+        checks.append(
+            passed("binding.config-self-compact", "payload is its own compact rendering", where)
+        )
+    else:
+        reason = "payload is not its own compact rendering"
+        checks.append(fail("binding.config-self-compact", reason, where))
+    return checks
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"epoch":1,"safety":{}}',
+        '{"epoch": 1}',
+        '{"epoch":1.50}',
+        '{"epoch":1e400}',
+        '{"epoch":1,"epoch":2}',
+        '{"epoch":"\\ud800"}',
+        "[1,2]",
+        '{"epoch":{"b":[1,{}]}}',
+        "",
+        "{" * 80 + "}" * 80,
+    ],
+)
+def test_cached_payload_checks_equal_the_reference(payload: str) -> None:
+    doc = parse_record(next(mint_many(1, seed=b"perf-payload")))
+    config = doc["signed_config"]
+    assert isinstance(config, dict)
+    config["payload"] = payload
+    bindings._cached_payload_facts.cache_clear()
+    for _ in range(2):  # cold, then from the cache
+        checks = [c for c in bindings.config_binding(doc) if c.id != "binding.config-payload"]
+        assert checks == _reference_config_checks(doc)
+
+
+def test_huge_payloads_are_not_cached() -> None:
+    bindings._cached_payload_facts.cache_clear()
+    payload = '{"epoch":1,"pad":"' + "x" * bindings._CACHED_PAYLOAD_CHARS + '"}'
+    assert bindings._payload_facts(payload) == (None, "1", True)
+    assert bindings._cached_payload_facts.cache_info().currsize == 0
 
 
 # --- Lean compress --------------------------------------------------------------------------
