@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 
 from sealverify import approvals, identities, objectb, receipts, serdejson
@@ -29,6 +30,7 @@ from sealverify.signatures import (
     s_below_order,
 )
 from sealverify.strictjson import (
+    DEFAULT_LIMITS,
     JsonError,
     JsonNumber,
     JsonValue,
@@ -329,6 +331,46 @@ def _release_frame_bytes(doc: Doc) -> bytes | None:
         return None
 
 
+def _line_binds_meta(doc: Doc, text: str) -> bool | None:
+    """Whether ``text`` strictly parses to a line whose params hold ``_meta``; None: no JSON.
+
+    When ``text`` is the very line this verifier derives from the record, the answer is known
+    without parsing: compact output is strict JSON (no duplicate names, no surrogate escapes,
+    finite numbers) whose params are the record's members, so it holds ``_meta`` exactly when
+    the record does. The limits are what could still refuse it; the text's length bounds its
+    members and string bytes, and its bracket count bounds its depth, so under those bounds
+    nothing can. tests/test_bindings_perf.py checks this against the parse.
+    """
+    limits = DEFAULT_LIMITS
+    if (
+        len(text) <= limits.max_string_bytes // 4
+        and len(text) <= limits.max_members
+        and text.count("[") + text.count("{") <= limits.max_depth
+        and text == _derived_line(doc)
+    ):
+        return "_meta" in doc
+    return _parsed_line_binds_meta(text)
+
+
+def _derived_line(doc: Doc) -> str | None:
+    if not isinstance(doc.get("tool"), str) or not isinstance(doc.get("arguments"), dict):
+        return None
+    try:
+        return identities.canonical_request(_request_params(doc))
+    except (ValueError, serdejson.NumberNotRepresentable):
+        return None
+
+
+def _parsed_line_binds_meta(text: str) -> bool | None:
+    """The reference for :func:`_line_binds_meta`: parse the line and look."""
+    try:
+        line = parse_text(text)
+    except JsonError:
+        return None
+    line_params = line.get("params") if isinstance(line, dict) else None
+    return isinstance(line_params, dict) and "_meta" in line_params
+
+
 def legacy_meta(doc: Doc) -> list[Check]:
     """Tell whether canonical_request binds the ``_meta`` its frame carries (legacy flag).
 
@@ -339,12 +381,10 @@ def legacy_meta(doc: Doc) -> list[Check]:
     text = doc.get("canonical_request")
     if not isinstance(text, str):
         return []
-    try:
-        line = parse_text(text)
-    except JsonError:
+    binds_meta = _line_binds_meta(doc, text)
+    if binds_meta is None:
         return []
-    line_params = line.get("params") if isinstance(line, dict) else None
-    if isinstance(line_params, dict) and "_meta" in line_params:
+    if binds_meta:
         return [
             passed(
                 "legacy.canonical-request-omits-meta",
@@ -479,12 +519,8 @@ def release(doc: Doc) -> list[Check]:
                 pointer("release_frame"),
             )
         )
-    body = frame[:-2] if frame.endswith(b"\r\n") else frame[:-1] if frame.endswith(b"\n") else frame
-    try:
-        message = parse_bytes(body)
-    except JsonError:
-        message = None
-    operation = message.get("operation_id") if isinstance(message, dict) else None
+    spliced, problem = _release_splice(doc)
+    operation = _release_operation_id(doc, frame, spliced)
     if operation is not None and operation == doc.get("operation_id"):
         checks.append(
             passed(
@@ -502,7 +538,7 @@ def release(doc: Doc) -> list[Check]:
                 pointer("release_frame"),
             )
         )
-    checks.extend(_release_is_object_a(doc, frame))
+    checks.extend(_release_is_object_a(frame, spliced, problem))
     operation_id = doc.get("operation_id")
     if isinstance(operation_id, str):
         expected = _sha(
@@ -527,23 +563,69 @@ def release(doc: Doc) -> list[Check]:
     return checks
 
 
-def _release_is_object_a(doc: Doc, frame: bytes) -> list[Check]:
+# A string JSON writes between quotes as is: no quote, backslash or C0 character.
+_PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')
+
+
+def _release_operation_id(doc: Doc, frame: bytes, expected: bytes | None) -> JsonValue:
+    """The ``operation_id`` member of the release frame's JSON body (None if there is none).
+
+    When the frame is exactly Object A with the receipt's plain operation id spliced in, the
+    answer is that id without parsing: Object A's body parsed (in the splice) as an object
+    without the member, and the splice adds one string member spelled verbatim, before the
+    closing brace, so the body parses to that object plus ``operation_id``. The limits cannot
+    refuse it either: its length bounds its members and string bytes, and the splice adds no
+    nesting. tests/test_bindings_perf.py checks this against the parse (_parsed_operation_id).
+    """
+    operation_id = doc.get("operation_id")
+    limits = DEFAULT_LIMITS
+    if (
+        expected is not None
+        and frame == expected
+        and isinstance(operation_id, str)
+        and _PLAIN_STRING.fullmatch(operation_id)
+        and len(frame) <= min(limits.max_string_bytes // 4, limits.max_members)
+    ):
+        return operation_id
+    return _parsed_operation_id(frame)
+
+
+def _parsed_operation_id(frame: bytes) -> JsonValue:
+    """The reference for :func:`_release_operation_id`: parse the body and look."""
+    body = frame[:-2] if frame.endswith(b"\r\n") else frame[:-1] if frame.endswith(b"\n") else frame
+    try:
+        message = parse_bytes(body)
+    except JsonError:
+        return None
+    return message.get("operation_id") if isinstance(message, dict) else None
+
+
+def _release_splice(doc: Doc) -> tuple[bytes | None, str | None]:
+    """The release frame seal-host would send for Object A, or why it cannot be released.
+
+    (None, None) when the receipt has no Object A or no string ``operation_id``.
+    """
+    object_a, problem = _object_a_bytes(doc)
+    operation_id = doc.get("operation_id")
+    if object_a is None or problem or not isinstance(operation_id, str):
+        return None, None
+    try:
+        return splice_operation_id(object_a, operation_id, parse=_parse_frame), None
+    except (ValueError, JsonError) as exc:
+        return None, f"Object A cannot be released: {exc}"
+
+
+def _release_is_object_a(frame: bytes, expected: bytes | None, problem: str | None) -> list[Check]:
     """Object B v2: the released frame is the signed request frame plus only the operation id.
 
     seal-host forwards Object A with ``,"operation_id":"<id>"`` spliced in (``release.rs``);
     anything else released means the child saw another request than the one decided on.
     """
-    object_a, problem = _object_a_bytes(doc)
-    operation_id = doc.get("operation_id")
-    if object_a is None or problem or not isinstance(operation_id, str):
-        return []
     where = pointer("release_frame", "base64")
-    try:
-        expected = splice_operation_id(object_a, operation_id, parse=_parse_frame)
-    except (ValueError, JsonError) as exc:
-        return [
-            fail("binding.release-frame-object-a", f"Object A cannot be released: {exc}", where)
-        ]
+    if problem is not None:
+        return [fail("binding.release-frame-object-a", problem, where)]
+    if expected is None:
+        return []
     if frame == expected:
         return [
             passed(

@@ -510,3 +510,108 @@ def test_lean_compress_fallbacks() -> None:
     for value in [deep, {"b": "\ud800"}, {"t": "a\tb"}, {"s": "back\\slash-t"}, "\\f\f"]:
         assert leanjson.compress(value) == leanjson._compress_reference(value)
     assert leanjson.compress({"x": "\t"}) == '{"x":"\\u0009"}'
+
+
+# --- parses the bindings skip ---------------------------------------------------------------
+
+
+def _doc_of(params: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    doc: dict[str, JsonValue] = {"tool": params["name"], "arguments": params["arguments"]}
+    doc.update({k: v for k, v in params.items() if k not in ("name", "arguments")})
+    return doc
+
+
+def _line_texts(doc: dict[str, JsonValue]) -> list[str]:
+    """The derived line (fast path) and texts that are almost it (the parse decides)."""
+    line = bindings._derived_line(doc)
+    if line is None:
+        return []
+    return [line, line + " ", line.replace('"params":{', '"params":{"_meta":1,', 1), line[:-1]]
+
+
+@settings(max_examples=500)
+@given(params=_params)
+def test_own_canonical_line_binds_meta_exactly_as_its_parse_says(
+    params: dict[str, JsonValue],
+) -> None:
+    doc = _doc_of(params)
+    for text in _line_texts(doc):
+        assert bindings._line_binds_meta(doc, text) == bindings._parsed_line_binds_meta(text)
+
+
+def test_own_canonical_line_near_the_limits() -> None:
+    deep: JsonValue = "x"
+    for _ in range(62):
+        deep = [deep]
+    cases: list[JsonValue] = [
+        deep,  # 62 + 2 levels: at the depth limit; one more and the parse refuses it
+        [deep],
+        {"s": "[[[[{{{{" * 20},  # brackets in strings only push the bound, never the depth
+        {"s": "\\ud800 is spelled out, not a surrogate"},
+        {"s": "x" * 300_000},  # past the length bound: the parse decides
+        {"s": "\U0001f600" * 262_145},  # a string past the byte limit: the parse refuses
+    ]
+    for meta in cases:
+        doc: dict[str, JsonValue] = {"tool": "t", "arguments": {}, "_meta": meta}
+        for text in _line_texts(doc):
+            assert bindings._line_binds_meta(doc, text) == bindings._parsed_line_binds_meta(text)
+
+
+def test_minted_lines_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = [parse_record(raw) for raw in mint_many(6, seed=b"perf-legacy")]
+    expected = [bindings.legacy_meta(doc) for doc in docs]
+
+    def refuse(text: str) -> bool | None:
+        raise AssertionError("parsed a line the verifier derived itself")
+
+    monkeypatch.setattr(bindings, "_parsed_line_binds_meta", refuse)
+    assert [bindings.legacy_meta(doc) for doc in docs] == expected
+
+
+_OPERATION_IDS = st.text(alphabet='ab"\\\x00\x1f\x7f\u2028é\U0001f600 {}', max_size=8)
+_OBJECT_A = [
+    b'{"jsonrpc":"2.0","id":1,"params":{"name":"t","arguments":{"x":[1,2.50]}}}\n',
+    b'{"a":1}\r\n',
+    b'{"a":1} \t\n',
+    b'{"a":1}\r',
+    b'{"a":1}\r\r\n',
+    b'{"a":"\\u006fperation_id"}\n',
+    b'{"operati\\u006fn_id":"x"}\n',  # the member already there, escaped
+    b"{ }\n",
+    b"{}",
+    b'{"a":1}',
+    b"[1]\n",
+    b'{"a":1,"a":2}\n',
+    b"\xef\xbb\xbf{}\n",
+]
+
+
+@settings(max_examples=600)
+@given(
+    object_a=st.sampled_from(_OBJECT_A)
+    | st.dictionaries(_KEYS, _values, max_size=4).map(lambda v: display(v).encode() + b"\n"),
+    operation_id=_OPERATION_IDS,
+)
+def test_spliced_release_operation_id_is_what_its_parse_says(
+    object_a: bytes, operation_id: str
+) -> None:
+    doc: dict[str, JsonValue] = {"operation_id": operation_id}
+    try:
+        spliced: bytes | None = releaseframe.splice_operation_id(object_a, operation_id)
+    except (ValueError, JsonError):
+        spliced = None
+    for frame in {spliced or b"", object_a, (spliced or b"") + b" "}:
+        expected = bindings._parsed_operation_id(frame)
+        assert bindings._release_operation_id(doc, frame, spliced) == expected
+
+
+def test_minted_release_frames_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = [parse_record(raw) for raw in mint_many(9, seed=b"perf-release")]
+    expected = [bindings.release(doc) for doc in docs]
+    assert sum(1 for checks in expected if checks) >= 3  # approved and explicit ALLOWs
+
+    def refuse(frame: bytes) -> JsonValue:
+        raise AssertionError("parsed a release frame that is the spliced Object A")
+
+    monkeypatch.setattr(bindings, "_parsed_operation_id", refuse)
+    assert [bindings.release(doc) for doc in docs] == expected
