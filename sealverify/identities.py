@@ -56,8 +56,13 @@ def sort_keys(value: JsonValue, renumber: bool = False) -> JsonValue:
     if isinstance(value, list):
         return [sort_keys(item, renumber) for item in value]
     if renumber and isinstance(value, JsonNumber):
-        return JsonNumber(serdejson.number_text(JsonNumber(serdejson.number_text(value))))
+        return _renumber(value)
     return value
+
+
+def _renumber(number: JsonNumber) -> JsonNumber:
+    """The number as ``_meta`` holds it after the host's extra render-and-reparse."""
+    return JsonNumber(serdejson.number_text(JsonNumber(serdejson.number_text(number))))
 
 
 def canonical_request(params: dict[str, JsonValue]) -> str:
@@ -122,17 +127,15 @@ def _meta_text(meta: JsonValue) -> str:
 
 def _renumbered_fragment(value: object) -> orjson.Fragment:
     if isinstance(value, JsonNumber):
-        return _renumbered_text(value.lexeme)
+        return _renumbered_lexeme_fragment(value.lexeme)
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 @functools.lru_cache(maxsize=1024)
-def _renumbered_text(lexeme: str) -> orjson.Fragment:
-    # sort_keys(renumber=True) gives JsonNumber(nt(JsonNumber(nt(x)))); compact writes nt of
-    # that. Pure in the lexeme; a refusal is not cached and raises afresh.
-    renumbered = sort_keys(JsonNumber(lexeme), renumber=True)
-    assert isinstance(renumbered, JsonNumber)
-    return orjson.Fragment(serdejson.number_text(renumbered))
+def _renumbered_lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    # What compact writes for the number sort_keys(renumber=True) leaves: the same rounds of
+    # rendering as the reference. Pure in the lexeme; a refusal is not cached (raises afresh).
+    return orjson.Fragment(serdejson.number_text(_renumber(JsonNumber(lexeme))))
 
 
 def _canonical_request_reference(

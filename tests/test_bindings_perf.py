@@ -272,6 +272,19 @@ def test_canonical_request_renders_meta_numbers_exactly_as_the_reference() -> No
         "arguments": {"x": JsonNumber("1e400")},
         "_meta": {"z": JsonNumber("-1e999"), "a": JsonNumber("1e401")},
     }
+    # Parts orjson refuses take the reference writer; the line is still the built request's.
+    deep: JsonValue = [JsonNumber("1.0")]
+    for _ in range(300):
+        deep = {"z": deep, "a": "\t"}
+    for odd in ("\ud800", deep):
+        for member in ("arguments", "_meta", "requestState"):
+            params = {
+                "name": "t",
+                "arguments": {"x": JsonNumber("1.50")},
+                "_meta": {"b": JsonNumber("1")},
+            }
+            params[member] = {"y": odd, "x": JsonNumber("2.2790121708605243e+274")}
+            assert identities.canonical_request(params) == _reference_request(params)
     # The first refusal is the reference's: _meta (sorted) before arguments.
     assert _outcome(identities.canonical_request, bad) == _outcome(_reference_request, bad)
     assert "1e401" in str(_outcome(identities.canonical_request, bad)[1])
