@@ -61,8 +61,15 @@ def sort_keys(value: JsonValue, renumber: bool = False) -> JsonValue:
 
 
 def _renumber(number: JsonNumber) -> JsonNumber:
-    """The number as ``_meta`` holds it after the host's extra render-and-reparse."""
-    return JsonNumber(serdejson.number_text(JsonNumber(serdejson.number_text(number))))
+    """The number as ``_meta`` holds it after the host's extra render-and-reparse.
+
+    seal-host (rust/src/authorization_decision.rs ``canonical_request``, 099be66) parses the
+    wire line, renders ``_meta`` with ``canonical_json``, parses that text again and renders
+    the whole request: parse, render, parse, render. The lexeme returned here is the text of
+    the first render; compacting it is the second. (Two renders, not three: serde's parse is
+    not correctly rounded, so its text is not always a fixed point and a third round shows.)
+    """
+    return JsonNumber(serdejson.number_text(number))
 
 
 def canonical_request(params: dict[str, JsonValue]) -> str:

@@ -283,3 +283,26 @@ def test_pathological_numbers_table_of_docs_numbers_md() -> None:
     assert one.identities.effect_v3 == one_point_zero.identities.effect_v3
     assert '"n":-0.0' in (minus_zero.identities.canonical_request or "")
     assert leanjson.compress({"n": JsonNumber(str(2**64 + 1))}) == f'{{"n":{2**64 + 1}}}'
+
+
+def test_meta_numbers_take_the_hosts_two_renders_and_arguments_one() -> None:
+    """seal-host (authorization_decision.rs at 099be66): the wire line is parsed, ``_meta`` is
+    rendered by ``canonical_json``, parsed again, and the request rendered: ``_meta`` numbers
+    are rendered twice, ``arguments`` numbers once. For these lexemes serde's text drifts on
+    every round, so a third round would show."""
+
+    def render(lexeme: str) -> str:  # one serde parse followed by one render
+        return serdejson.number_text(JsonNumber(lexeme))
+
+    for lexeme in ("2.2790121708605243e+274", "-8.697762175904393e+217"):
+        once, twice = render(lexeme), render(render(lexeme))
+        assert render(twice) != twice  # the trap is real: a third render differs
+        line = identities.canonical_request(
+            {
+                "name": "t",
+                "arguments": {"x": JsonNumber(lexeme)},
+                "_meta": {"n": JsonNumber(lexeme)},
+            }
+        )
+        assert f'"arguments":{{"x":{once}}}' in line
+        assert f'"_meta":{{"n":{twice}}}' in line
