@@ -79,6 +79,16 @@ def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
     if not isinstance(encoded, str):
         return None
     try:
+        # The bindings already decoded this text (cached). A canonical spelling is the encoder's
+        # output for its bytes, so the lenient decode below gives the very same bytes; only a
+        # text the canonical decoder refuses is decoded leniently here.
+        return bindings._b64_decode(encoded)
+    except ValueError:
+        return _frame_bytes_reference(encoded)
+
+
+def _frame_bytes_reference(encoded: str) -> bytes | None:
+    try:
         return base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         return None
@@ -87,10 +97,26 @@ def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
 def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
     if frame is None:
         return None
+    line = raw_line(frame)
     try:
-        message = parse_text(decode_utf8(raw_line(frame)))
+        # The bindings' cached strict parse of this line: parse_bytes is parse_text(decode_utf8)
+        # plus a size limit, so whatever it accepts the reference parses to the same tree; what
+        # it refuses is parsed by the reference itself (same answer, same refusals).
+        message = bindings._parse_frame(line)
+    except JsonError:
+        return _frame_meta_keys_reference(line)
+    return _meta_keys(message)
+
+
+def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
+    try:
+        message = parse_text(decode_utf8(line))
     except JsonError:
         return None
+    return _meta_keys(message)
+
+
+def _meta_keys(message: JsonValue) -> frozenset[str]:
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     return frozenset(meta) if isinstance(meta, dict) else frozenset()
