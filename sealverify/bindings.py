@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from sealverify import approvals, identities, objectb, receipts, serdejson
 from sealverify.framing import raw_line, sha256_hex
@@ -43,6 +44,8 @@ __all__ = [
     "ALL_BINDINGS",
     "CANNOT_RECONSTRUCT",
     "V3_BINDINGS",
+    "Binding",
+    "Derived",
     "approval_expiry",
     "approval_policy_hash",
     "approval_statement",
@@ -101,10 +104,79 @@ def _mediated_parsed(doc: Doc) -> bool:
     return doc.get("bypass") is False and "request_parse_error" not in doc
 
 
+class Derived:
+    """What several bindings of one receipt derive from it, each worked out at most once.
+
+    verify makes one per receipt and hands it to every binding; a binding called without one
+    makes its own, so each binding stays a function of the document alone. Every member is a
+    pure function of the document, which no binding changes, so the first result is the one
+    each later binding would have computed. An exception other than the refusal a member
+    records is not kept: the next caller computes afresh and raises it again.
+    """
+
+    __slots__ = ("_config", "_doc", "_line", "_object_a", "_policy")
+
+    def __init__(self, doc: Doc) -> None:
+        self._doc = doc
+        self._line: tuple[str | None, ValueError | None] | None = None
+        self._config: tuple[str | None, str] | None = None
+        self._policy: tuple[str | None, str | None] | None = None
+        self._object_a: tuple[bytes | None, str | None] | None = None
+
+    def canonical_line(self) -> tuple[str | None, ValueError | None]:
+        """The host line of the record's own params, or None and the refusal.
+
+        Callers check first that ``tool`` is a string and ``arguments`` an object.
+        """
+        if self._line is None:
+            try:
+                self._line = identities.canonical_request(_request_params(self._doc)), None
+            except ValueError as exc:  # NumberNotRepresentable is one
+                self._line = None, exc
+        return self._line
+
+    def config_text(self) -> tuple[str | None, str]:
+        """Compact ``kernel_config`` (``null`` when absent), or None and why it cannot be."""
+        if self._config is None:
+            try:
+                self._config = _compact(self._doc.get("kernel_config")), ""
+            except serdejson.NumberNotRepresentable as exc:
+                self._config = None, f"{CANNOT_RECONSTRUCT}: {exc}"
+        return self._config
+
+    def policy_hash(self) -> tuple[str | None, str | None]:
+        """``sha256(compact kernel_config)``, or None and why there is none."""
+        if self._policy is None:
+            if self._doc.get("kernel_config") is None:
+                self._policy = None, "no kernel_config"
+            else:
+                text, error = self.config_text()
+                self._policy = (None, error) if text is None else (_sha(text), None)
+        return self._policy
+
+    def object_a(self) -> tuple[bytes | None, str | None]:
+        """Object A's bytes, or None and what is wrong with ``signed_artifacts`` (if any)."""
+        if self._object_a is None:
+            self._object_a = _object_a_bytes(self._doc)
+        return self._object_a
+
+
+class Binding(Protocol):
+    """A binding: its checks for a receipt (``[]`` where it does not apply).
+
+    ``derived`` is the receipt's :class:`Derived`, shared with its other bindings; a binding
+    that derives nothing another one needs ignores it, so all are called alike.
+    """
+
+    __name__: str
+
+    def __call__(self, doc: Doc, derived: Derived | None = None, /) -> list[Check]: ...
+
+
 # --- request identity ---------------------------------------------------------------------
 
 
-def args_hash(doc: Doc) -> list[Check]:
+def args_hash(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``args_hash == sha256(serde_compact(arguments))`` in stored member order (v2/v3)."""
     if "args_hash" not in doc or not isinstance(doc.get("arguments"), dict):
         return []
@@ -134,7 +206,7 @@ def _request_params(doc: Doc) -> dict[str, JsonValue]:
     return params
 
 
-def canonical_request(doc: Doc) -> list[Check]:
+def canonical_request(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``canonical_request`` and its sha256 re-derived from tool and arguments.
 
     The line is seal-host's (``params`` = name, arguments, then ``_meta`` key-sorted,
@@ -145,16 +217,15 @@ def canonical_request(doc: Doc) -> list[Check]:
         return []
     if not isinstance(doc.get("arguments"), dict):
         return []
-    try:
-        line = identities.canonical_request(_request_params(doc))
-    except serdejson.NumberNotRepresentable as exc:
-        reason = f"{CANNOT_RECONSTRUCT}: {exc}"
+    line, error = (derived or Derived(doc)).canonical_line()
+    if isinstance(error, serdejson.NumberNotRepresentable):
+        reason = f"{CANNOT_RECONSTRUCT}: {error}"
         return [
             fail("binding.canonical-request", reason, pointer("arguments")),
             fail("binding.canonical-request-sha256", reason, pointer("arguments")),
         ]
-    except ValueError as exc:
-        return [fail("binding.canonical-request", str(exc), pointer("arguments"))]
+    if line is None:
+        return [fail("binding.canonical-request", str(error), pointer("arguments"))]
     digest = _sha(line)
     checks: list[Check] = []
     if "canonical_request" in doc:
@@ -195,16 +266,14 @@ def canonical_request(doc: Doc) -> list[Check]:
     return checks
 
 
-def expected_request_hash(doc: Doc) -> str | None:
+def expected_request_hash(doc: Doc, derived: Derived | None = None) -> str | None:
     """The request identity the kernel must attest: ``request_sha256`` or the canonical hash."""
     value = doc.get("request_sha256")
     if isinstance(value, str):
         return value
     if isinstance(doc.get("tool"), str) and isinstance(doc.get("arguments"), dict):
-        try:
-            return _sha(identities.canonical_request(_request_params(doc)))
-        except (ValueError, serdejson.NumberNotRepresentable):
-            return None
+        line, _ = (derived or Derived(doc)).canonical_line()
+        return None if line is None else _sha(line)
     return None
 
 
@@ -239,7 +308,7 @@ def frame_params(frame: bytes) -> dict[str, JsonValue] | None:
     return params if isinstance(params, dict) else None
 
 
-def object_a(doc: Doc) -> list[Check]:
+def object_a(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Object A (``signed_artifacts.object_a``): framed subject and raw-line identity.
 
     ``sha256(ObjectA) == framed_subject_sha256``, ``len == framed_subject_length`` (the frame
@@ -247,7 +316,7 @@ def object_a(doc: Doc) -> list[Check]:
     """
     if "signed_artifacts" not in doc:
         return []
-    frame, error = _object_a_bytes(doc)
+    frame, error = (derived or Derived(doc)).object_a()
     if frame is None:
         return [
             fail(
@@ -331,7 +400,7 @@ def _release_frame_bytes(doc: Doc) -> bytes | None:
         return None
 
 
-def _line_binds_meta(doc: Doc, text: str) -> bool | None:
+def _line_binds_meta(doc: Doc, text: str, derived: Derived | None = None) -> bool | None:
     """Whether ``text`` strictly parses to a line whose params hold ``_meta``; None: no JSON.
 
     When ``text`` is the very line this verifier derives from the record, the answer is known
@@ -346,19 +415,16 @@ def _line_binds_meta(doc: Doc, text: str) -> bool | None:
         len(text) <= limits.max_string_bytes // 4
         and len(text) <= limits.max_members
         and text.count("[") + text.count("{") <= limits.max_depth
-        and text == _derived_line(doc)
+        and text == _derived_line(doc, derived)
     ):
         return "_meta" in doc
     return _parsed_line_binds_meta(text)
 
 
-def _derived_line(doc: Doc) -> str | None:
+def _derived_line(doc: Doc, derived: Derived | None = None) -> str | None:
     if not isinstance(doc.get("tool"), str) or not isinstance(doc.get("arguments"), dict):
         return None
-    try:
-        return identities.canonical_request(_request_params(doc))
-    except (ValueError, serdejson.NumberNotRepresentable):
-        return None
+    return (derived or Derived(doc)).canonical_line()[0]
 
 
 def _parsed_line_binds_meta(text: str) -> bool | None:
@@ -371,7 +437,7 @@ def _parsed_line_binds_meta(text: str) -> bool | None:
     return isinstance(line_params, dict) and "_meta" in line_params
 
 
-def legacy_meta(doc: Doc) -> list[Check]:
+def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Tell whether canonical_request binds the ``_meta`` its frame carries (legacy flag).
 
     Frames are Object A and the release frame. When a frame's params carry ``_meta`` and
@@ -381,7 +447,8 @@ def legacy_meta(doc: Doc) -> list[Check]:
     text = doc.get("canonical_request")
     if not isinstance(text, str):
         return []
-    binds_meta = _line_binds_meta(doc, text)
+    derived = derived or Derived(doc)
+    binds_meta = _line_binds_meta(doc, text, derived)
     if binds_meta is None:
         return []
     if binds_meta:
@@ -405,7 +472,7 @@ def legacy_meta(doc: Doc) -> list[Check]:
                 keys=keys,
             )
         ]
-    frames = [f for f in (_object_a_bytes(doc)[0], _release_frame_bytes(doc)) if f is not None]
+    frames = [f for f in (derived.object_a()[0], _release_frame_bytes(doc)) if f is not None]
     if not frames:
         return [
             not_evaluated(
@@ -441,7 +508,7 @@ def legacy_meta(doc: Doc) -> list[Check]:
 # --- v3 release authority -----------------------------------------------------------------
 
 
-def release_companions(doc: Doc) -> list[Check]:
+def release_companions(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """v3: ALLOW carries its release companions; any other verdict carries none of them."""
     names = ("release_valid_until", "post_state_hash", "release_frame")
     if doc.get("verdict") == "ALLOW":
@@ -485,7 +552,7 @@ def release_companions(doc: Doc) -> list[Check]:
     ]
 
 
-def release(doc: Doc) -> list[Check]:
+def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """v3 ALLOW: release frame length and sha256, its operation_id, and post_state_hash."""
     frame_obj = doc.get("release_frame")
     if doc.get("verdict") != "ALLOW" or not isinstance(frame_obj, dict):
@@ -519,7 +586,7 @@ def release(doc: Doc) -> list[Check]:
                 pointer("release_frame"),
             )
         )
-    spliced, problem = _release_splice(doc)
+    spliced, problem = _release_splice(doc, derived or Derived(doc))
     operation = _release_operation_id(doc, frame, spliced)
     if operation is not None and operation == doc.get("operation_id"):
         checks.append(
@@ -600,12 +667,12 @@ def _parsed_operation_id(frame: bytes) -> JsonValue:
     return message.get("operation_id") if isinstance(message, dict) else None
 
 
-def _release_splice(doc: Doc) -> tuple[bytes | None, str | None]:
+def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | None]:
     """The release frame seal-host would send for Object A, or why it cannot be released.
 
     (None, None) when the receipt has no Object A or no string ``operation_id``.
     """
-    object_a, problem = _object_a_bytes(doc)
+    object_a, problem = derived.object_a()
     operation_id = doc.get("operation_id")
     if object_a is None or problem or not isinstance(operation_id, str):
         return None, None
@@ -665,7 +732,7 @@ def _audit(doc: Doc) -> tuple[dict[str, JsonValue] | None, str | None, str | Non
     return audit_value, route if isinstance(route, str) else None, None
 
 
-def audit(doc: Doc) -> list[Check]:
+def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``emitted_bytes.audit`` against the receipt: request hash, verdict, certs, tool, epoch."""
     if doc.get("bypass") is not False:
         return []
@@ -673,7 +740,7 @@ def audit(doc: Doc) -> list[Check]:
     if audit_value is None:
         return [fail("binding.audit-request-sha256", error or "no audit", pointer("emitted_bytes"))]
     checks: list[Check] = []
-    expected = expected_request_hash(doc)
+    expected = expected_request_hash(doc, derived)
     attested = audit_value.get("request_sha256")
     if hex64(attested) and attested == expected:
         checks.append(
@@ -786,7 +853,7 @@ def _safe_compact(value: JsonValue, *, sort_keys: bool = False) -> str | None:
         return None
 
 
-def verdict_reason(doc: Doc) -> list[Check]:
+def verdict_reason(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``reason`` and ``deny_kernel`` follow from the certs and the verdict (host producer).
 
     seal-host ``authorization_decision.rs``: ALLOW is "every gating kernel allows" with no
@@ -937,15 +1004,15 @@ def _safety_reason(doc: Doc) -> str | None:
     return None
 
 
-def _call_arguments(doc: Doc) -> JsonValue:
-    frame, _ = _object_a_bytes(doc)
+def _call_arguments(doc: Doc, derived: Derived) -> JsonValue:
+    frame, _ = derived.object_a()
     params = frame_params(frame) if frame is not None else None
     if params is not None and "arguments" in params:
         return params["arguments"]
     return doc.get("arguments")
 
 
-def guard_target(doc: Doc) -> list[Check]:
+def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """The safety cert reason, when it is a target, equals the guard target of the call.
 
     Computed as the deployed host kernel does (``Kernels/Safety.lean``: context pairs always
@@ -973,7 +1040,7 @@ def guard_target(doc: Doc) -> list[Check]:
                 pointer("kernel_config"),
             )
         ]
-    arguments = _call_arguments(doc)
+    arguments = _call_arguments(doc, derived or Derived(doc))
     refusal = kernel_number_refusal(arguments)
     if refusal is not None:
         return [
@@ -1018,7 +1085,7 @@ def guard_target(doc: Doc) -> list[Check]:
     ]
 
 
-def grants(doc: Doc) -> list[Check]:
+def grants(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Grants resolve from the policy; an approval ALLOW's safety reason is a granted target."""
     if doc.get("bypass") is not False or not isinstance(doc.get("granted_capabilities"), list):
         return []
@@ -1075,22 +1142,12 @@ def grants(doc: Doc) -> list[Check]:
 # --- approval and policy hashes -----------------------------------------------------------
 
 
-def _policy_hash(doc: Doc) -> tuple[str | None, str | None]:
-    config = doc.get("kernel_config")
-    if config is None:
-        return None, "no kernel_config"
-    try:
-        return _sha(_compact(config)), None
-    except serdejson.NumberNotRepresentable as exc:
-        return None, f"{CANNOT_RECONSTRUCT}: {exc}"
-
-
-def approval_policy_hash(doc: Doc) -> list[Check]:
+def approval_policy_hash(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``approval.policy_hash == sha256(compact kernel_config) == sha256(signed payload)``."""
     approval = doc.get("approval")
     if not isinstance(approval, dict):
         return []
-    expected, error = _policy_hash(doc)
+    expected, error = (derived or Derived(doc)).policy_hash()
     config = doc.get("signed_config")
     payload = config.get("payload") if isinstance(config, dict) else None
     value = approval.get("policy_hash")
@@ -1116,7 +1173,7 @@ def approval_policy_hash(doc: Doc) -> list[Check]:
     ]
 
 
-def approval_expiry(doc: Doc) -> list[Check]:
+def approval_expiry(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``approval.expiry == issued_at + safety.approval.ttl_seconds * 1000`` (host producer)."""
     approval = doc.get("approval")
     if not isinstance(approval, dict) or "expiry" not in approval or "issued_at" not in approval:
@@ -1198,7 +1255,7 @@ def _statement_payload(text: JsonValue) -> tuple[dict[str, JsonValue] | None, li
     return payload, problems
 
 
-def approval_statement(doc: Doc) -> list[Check]:
+def approval_statement(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Object B v2 ``approval_statement``: the consumed ApprovalRecord v2 payload, bound.
 
     seal-host@099be66 ``authorization_decision.rs`` signs the canonical payload of the consumed
@@ -1233,7 +1290,7 @@ def approval_statement(doc: Doc) -> list[Check]:
         ]
     payload, problems = _statement_payload(text)
     if payload is not None:
-        problems += _statement_bindings(doc, payload, approval, identity)
+        problems += _statement_bindings(doc, payload, approval, identity, derived or Derived(doc))
     if channel != "ed25519":
         problems.append(
             f"approval.approval_identity.channel: {channel!r}, but a statement is only carried "
@@ -1254,9 +1311,9 @@ def approval_statement(doc: Doc) -> list[Check]:
 
 
 def _statement_bindings(
-    doc: Doc, payload: dict[str, JsonValue], approval: Doc, identity: Doc
+    doc: Doc, payload: dict[str, JsonValue], approval: Doc, identity: Doc, derived: Derived
 ) -> list[str]:
-    frame, _ = _object_a_bytes(doc)
+    frame, _ = derived.object_a()
     subject_sha = [doc.get("framed_subject_sha256")]
     subject_len = [uint_value(doc.get("framed_subject_length"))]
     if frame is not None:
@@ -1297,7 +1354,7 @@ def _statement_bindings(
     return problems
 
 
-def effect_view(doc: Doc) -> list[Check]:
+def effect_view(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Host ``effect_view``: raw preimage hash, policy hash, idempotency key and the effect."""
     view = doc.get("effect_view")
     if not isinstance(view, dict):
@@ -1315,7 +1372,7 @@ def effect_view(doc: Doc) -> list[Check]:
         hex64(request) and view.get("raw_preimage_sha256") == request,
         "effect_view.raw_preimage_sha256 = request_sha256",
     )
-    expected, _ = _policy_hash(doc)
+    expected, _ = (derived or Derived(doc)).policy_hash()
     check(
         "policy_hash",
         expected is not None and view.get("policy_hash") == expected,
@@ -1372,7 +1429,7 @@ _CACHED_PAYLOAD_CHARS = 65_536
 _cached_payload_facts = functools.lru_cache(maxsize=64)(_judge_payload)
 
 
-def config_binding(doc: Doc) -> list[Check]:
+def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """signed_config payload: its own compact rendering and byte-equal to compact kernel_config."""
     config = doc.get("signed_config")
     if doc.get("bypass") is not False:
@@ -1416,11 +1473,7 @@ def config_binding(doc: Doc) -> list[Check]:
                     pointer("signed_config", "payload"),
                 )
             )
-    try:
-        rendered: str | None = _compact(doc.get("kernel_config"))
-        error = ""
-    except serdejson.NumberNotRepresentable as exc:
-        rendered, error = None, f"{CANNOT_RECONSTRUCT}: {exc}"
+    rendered, error = (derived or Derived(doc)).config_text()
     if rendered == payload:
         checks.append(
             passed(
@@ -1446,7 +1499,7 @@ def config_binding(doc: Doc) -> list[Check]:
 _config_verdict = functools.lru_cache(maxsize=256)(ed25519_verify)
 
 
-def config_signature(doc: Doc) -> list[Check]:
+def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Ed25519 by ``signed_config.pubkey`` over the exact UTF-8 bytes of ``payload`` (S < L)."""
     config = doc.get("signed_config")
     if not isinstance(config, dict):
@@ -1488,7 +1541,7 @@ def config_signature(doc: Doc) -> list[Check]:
     ]
 
 
-def object_b_signature(doc: Doc) -> list[Check]:
+def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """v3 Object B: exact member set, key_id, strict base64url, S < L, preimage by domain."""
     sig = doc.get("signature")
     where = pointer("signature")
@@ -1542,7 +1595,7 @@ def object_b_signature(doc: Doc) -> list[Check]:
     if not s_below_order(value):
         checks.append(fail("signature.object-b", "signature scalar S is not below L", where))
         return checks
-    preimage, error = _object_b_preimage(doc, str(domain))
+    preimage, error = _object_b_preimage(doc, str(domain), derived)
     if preimage is None:
         checks.append(fail("signature.cannot-reconstruct", f"{CANNOT_RECONSTRUCT}: {error}", where))
         return checks
@@ -1565,7 +1618,9 @@ def object_b_signature(doc: Doc) -> list[Check]:
     return checks
 
 
-def _object_b_preimage(doc: Doc, domain: str) -> tuple[bytes | None, str]:
+def _object_b_preimage(
+    doc: Doc, domain: str, derived: Derived | None = None
+) -> tuple[bytes | None, str]:
     # A copy without "signature" keeps every other member in its order, as a filtered
     # rebuild would, at C speed.
     record = dict(doc)
@@ -1576,7 +1631,7 @@ def _object_b_preimage(doc: Doc, domain: str) -> tuple[bytes | None, str]:
         return None, str(exc)
     if domain == objectb.OBJECT_B_V1:
         return objectb.preimage_v1(object_b), ""
-    frame, error = _object_a_bytes(doc)
+    frame, error = (derived or Derived(doc)).object_a()
     if frame is None:
         return None, error or "Object B v2 needs signed_artifacts.object_a"
     artifacts = doc["signed_artifacts"]
@@ -1601,7 +1656,7 @@ def _object_b_preimage(doc: Doc, domain: str) -> tuple[bytes | None, str]:
         return None, str(exc)
 
 
-ALL_BINDINGS: tuple[Callable[[Doc], list[Check]], ...] = (
+ALL_BINDINGS: tuple[Binding, ...] = (
     args_hash,
     canonical_request,
     object_a,
@@ -1618,7 +1673,7 @@ ALL_BINDINGS: tuple[Callable[[Doc], list[Check]], ...] = (
 )
 """Bindings of every decision-receipt family (each returns [] where it does not apply)."""
 
-V3_BINDINGS: tuple[Callable[[Doc], list[Check]], ...] = (
+V3_BINDINGS: tuple[Binding, ...] = (
     release_companions,
     release,
     approval_statement,

@@ -334,11 +334,12 @@ def _verify_read(
                 pointer("request_parse_error"),
             )
         )
+    derived = bindings.Derived(doc)  # what several bindings derive, worked out once
     for binding in bindings.ALL_BINDINGS:
-        checks.extend(binding(doc))
+        checks.extend(binding(doc, derived))
     if family == "v3":
         for binding in bindings.V3_BINDINGS:
-            checks.extend(binding(doc))
+            checks.extend(binding(doc, derived))
     if doc.get("bypass") is False:
         config = doc.get("signed_config")
         key = config.get("pubkey") if isinstance(config, dict) else None

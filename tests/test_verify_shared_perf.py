@@ -1,4 +1,9 @@
-"""Issue 8: verify reuses the bindings' decode and parse of Object A, exactly.
+"""Issue 8: values derived once per receipt and shared among its checks are exact.
+
+``bindings.Derived`` hands every binding of a receipt the canonical line, compact
+``kernel_config``, policy hash and Object A bytes the first of them worked out; each member
+is compared with its direct computation, and the checks of every binding run with one shared
+view (in every order) with those of the binding run on its own.
 
 ``verify._frame_bytes`` and ``verify._frame_meta_keys`` take the bindings' cached canonical
 decode and strict parse first and fall back to their own lenient decode and plain parse. Each
@@ -9,13 +14,15 @@ warm caches.
 from __future__ import annotations
 
 import base64
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import bindings, verify
+from sealverify import bindings, identities, verify
 from sealverify.framing import raw_line
-from sealverify.strictjson import DEFAULT_LIMITS, JsonValue
+from sealverify.strictjson import DEFAULT_LIMITS, JsonNumber, JsonValue, display
+from tests.test_bindings_perf import _docs, _outcome
 
 _FRAMES = [
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\r\n',
@@ -80,3 +87,79 @@ def test_frame_bytes_of_non_canonical_base64_keeps_the_lenient_answer() -> None:
     assert verify._frame_bytes(_doc("QQ")) is None
     for doc in [{}, {"signed_artifacts": []}, _doc(None), _doc(True)]:
         assert verify._frame_bytes(doc) is None
+
+
+# --- one Derived per receipt --------------------------------------------------------------
+
+_ALL = (*bindings.ALL_BINDINGS, *bindings.V3_BINDINGS)
+
+
+def _refusing_docs() -> list[dict[str, JsonValue]]:
+    """Receipts whose arguments, _meta or kernel_config hold a number serde refuses."""
+    out = []
+    for member in ("arguments", "_meta", "kernel_config"):
+        doc = _docs()[1]
+        holder = doc[member] if isinstance(doc.get(member), dict) else {}
+        assert isinstance(holder, dict)
+        holder["zz"] = JsonNumber("1e400")
+        doc[member] = holder
+        out.append(doc)
+    doc = _docs()[1]
+    doc["kernel_config"] = None
+    out.append(doc)
+    doc = _docs()[1]
+    doc.pop("kernel_config")
+    return [*out, doc]
+
+
+def _corpus() -> list[dict[str, JsonValue]]:
+    return _docs() + _refusing_docs()
+
+
+def _line_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:
+    return _outcome(identities.canonical_request, bindings._request_params(doc))
+
+
+def _config_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:
+    return _outcome(bindings._compact, doc.get("kernel_config"))
+
+
+def test_derived_members_equal_their_direct_computations() -> None:
+    refused = {"line": 0, "config": 0}
+    for doc in _corpus():
+        derived = bindings.Derived(doc)
+        for _ in range(2):  # computed, then remembered
+            line, error = derived.canonical_line()
+            status, value = _line_reference(doc)
+            if status == "ok":
+                assert (line, error) == (value, None)
+            else:
+                refused["line"] += 1
+                assert line is None and (type(error), str(error)) == value
+            text, why = derived.config_text()
+            status, value = _config_reference(doc)
+            if status == "ok":
+                assert (text, why) == (value, "")
+                expected = bindings._sha(value) if doc.get("kernel_config") is not None else None
+                assert derived.policy_hash()[0] == expected
+            else:
+                refused["config"] += 1
+                assert text is None and why == f"{bindings.CANNOT_RECONSTRUCT}: {value[1]}"
+                assert derived.policy_hash() == (None, why)
+            assert derived.object_a() == bindings._object_a_bytes(doc)
+    assert refused["line"] > 0 and refused["config"] > 0
+
+
+def test_bindings_sharing_one_derived_give_each_bindings_own_checks() -> None:
+    shuffle = random.Random(8).shuffle
+    for doc in _corpus():
+        before = display(doc)
+        alone = {binding.__name__: binding(doc) for binding in _ALL}
+        for attempt in range(3):
+            order = list(_ALL)
+            if attempt:
+                shuffle(order)  # whichever binding comes first computes the shared values
+            derived = bindings.Derived(doc)
+            shared = {binding.__name__: binding(doc, derived) for binding in order}
+            assert shared == alone
+        assert display(doc) == before
