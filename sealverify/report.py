@@ -30,20 +30,43 @@ class Check:
         return out
 
 
+# The slot descriptors of Check's fields. Its generated __init__ (frozen) stores each field
+# with ``object.__setattr__(self, name, value)``, which finds and calls these same descriptors;
+# calling them directly on a bare instance builds an identical object (same slots, so the same
+# equality, repr, hash and pickling) at about half the cost. A receipt builds ~40 checks.
+_NEW = object.__new__
+_SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA = (
+    Check.__dict__[name].__set__ for name in ("id", "status", "reason", "location", "data")
+)
+
+
+def _check(
+    check_id: str, status: Status, reason: str, location: str, data: dict[str, Any]
+) -> Check:
+    """``Check(check_id, status, reason, location, data)`` without the generated __init__."""
+    check: Check = _NEW(Check)
+    _SET_ID(check, check_id)
+    _SET_STATUS(check, status)
+    _SET_REASON(check, reason)
+    _SET_LOCATION(check, location)
+    _SET_DATA(check, data)
+    return check
+
+
 def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return Check(check_id, "pass", reason, location, data)
+    return _check(check_id, "pass", reason, location, data)
 
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return Check(check_id, "fail", reason, location, data)
+    return _check(check_id, "fail", reason, location, data)
 
 
 def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return Check(check_id, "not-evaluated", reason, location, data)
+    return _check(check_id, "not-evaluated", reason, location, data)
 
 
 def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return Check(check_id, "info", reason, location, data)
+    return _check(check_id, "info", reason, location, data)
 
 
 @dataclass(frozen=True, slots=True)
