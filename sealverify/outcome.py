@@ -55,15 +55,27 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
     ``not-evaluated`` checks other than the authority and scope ones (decision replay, "cannot
     be told") never change the outcome; they are reported, not hidden.
     """
-    if not checks or not any(c.status == "pass" for c in checks):
+    # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
+    # scans per rule cost four times as much). The rules are applied in their order after it.
+    passes = failed = bypass = False
+    unevaluated: set[str] = set()
+    for check in checks:
+        status = check.status
+        if status == "pass":
+            passes = True
+        elif status == "fail":
+            failed = True
+            if check.id == "bypass.not-mediated":
+                bypass = True
+        elif status == "not-evaluated":
+            unevaluated.add(check.id)
+    if not passes:  # also the empty check list
         return FAIL, ""
-    failed = [c for c in checks if c.status == "fail"]
     if failed:
-        bypass = any(c.id == "bypass.not-mediated" for c in failed)
         return FAIL, NOT_MEDIATED if bypass else ""
-    if any(c.id in UNPINNED_IDS and c.status == "not-evaluated" for c in checks):
+    if not unevaluated.isdisjoint(UNPINNED_IDS):
         return UNPINNED, ""
-    if any(c.id in REDUCED_IDS and c.status == "not-evaluated" for c in checks):
+    if not unevaluated.isdisjoint(REDUCED_IDS):
         return REDUCED, ""
     return VERIFIED, ""
 
