@@ -190,8 +190,34 @@ def _nesting_depth(value: JsonValue) -> int:
     For text that parsed as strict JSON this equals :func:`_bracket_peak`: outside strings the
     only brackets are the containers' own, so the bracket peak is the deepest container chain.
     Containers from the decoder are exactly ``dict`` (``_pairs``) and ``list`` (the scanner),
-    so type identity (cheaper than isinstance) finds them all; one comprehension per level.
+    so type identity (cheaper than isinstance) finds them all.
+
+    Recursion (one frame per container, no list per level) is the fast way; a host whose
+    recursion limit is too low for this document gets the same number from the level walk.
     """
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return 0
+    try:
+        return _container_height(value)
+    except RecursionError:
+        return _level_depth(value)
+
+
+def _container_height(value: JsonValue) -> int:
+    """The nesting depth of a decoded ``dict`` or ``list``, by recursion over its containers."""
+    deepest = 0
+    for child in value.values() if type(value) is dict else value:  # type: ignore[union-attr]
+        kind = type(child)
+        if kind is dict or kind is list:
+            height = _container_height(child)
+            if height > deepest:
+                deepest = height
+    return deepest + 1
+
+
+def _level_depth(value: JsonValue) -> int:
+    """:func:`_nesting_depth` without recursion: one comprehension per level."""
     level = [value] if type(value) is dict or type(value) is list else []
     depth = 0
     while level:
