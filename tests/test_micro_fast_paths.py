@@ -1,0 +1,248 @@
+"""Fast paths of the per-check bookkeeping, each compared with the computation it replaces.
+
+- the check factories build checks without the dataclass __init__: same objects as ``Check(...)``;
+- ``outcome.decide`` reads every check once: same outcome as the rule-by-rule reference;
+- the receipts table sorts only the checks it shows: same cells as from ``sorted_checks``;
+- the container depth recurses, with the level walk as the fallback: same depth.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sealverify import outcome, strictjson
+from sealverify.formats import table
+from sealverify.outcome import FAIL, NOT_MEDIATED, REDUCED, UNPINNED, VERIFIED
+from sealverify.report import Check, Subject, fail, info, not_evaluated, passed
+from sealverify.strictjson import JsonNumber, JsonValue
+
+_FACTORIES: list[tuple[Callable[..., Check], str]] = [
+    (passed, "pass"),
+    (fail, "fail"),
+    (not_evaluated, "not-evaluated"),
+    (info, "info"),
+]
+_TEXT = st.text(max_size=12)
+_DATA = st.dictionaries(
+    st.sampled_from(["digest", "count", "keys", "x", "nested"]),
+    st.none() | st.integers() | _TEXT | st.lists(_TEXT, max_size=3),
+    max_size=4,
+)
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(_FACTORIES), _TEXT, _TEXT, st.none() | _TEXT, _DATA)
+def test_check_factories_build_what_the_constructor_builds(
+    factory: tuple[Callable[..., Check], str],
+    check_id: str,
+    reason: str,
+    location: str | None,
+    data: dict[str, Any],
+) -> None:
+    make, status = factory
+    given_data = dict(data)
+    if location is None:
+        fast = make(check_id, reason, **data)
+        slow = Check(check_id, status, reason, data=dict(data))  # type: ignore[arg-type]
+    else:
+        fast = make(check_id, reason, location, **data)
+        slow = Check(check_id, status, reason, location, dict(data))  # type: ignore[arg-type]
+    assert type(fast) is Check
+    assert fast == slow
+    assert not fast != slow  # noqa: SIM202 (the generated __ne__, not only __eq__)
+    assert repr(fast) == repr(slow)
+    assert fast.to_dict() == slow.to_dict()
+    assert dataclasses.astuple(fast) == dataclasses.astuple(slow)
+    assert dataclasses.replace(fast) == slow
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    assert copy.deepcopy(fast) == slow and copy.copy(fast) == slow
+    assert fast.data == given_data and fast.data is not data  # a fresh dict, as **data gives
+    with pytest.raises(TypeError):  # a dict field: neither is hashable
+        hash(fast)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.reason = "changed"  # type: ignore[misc]
+    assert _setattr_error(fast, "extra") == _setattr_error(slow, "extra")
+    assert _setattr_error(fast, "id") == _setattr_error(slow, "id")
+
+
+def _setattr_error(check: Check, name: str) -> type[BaseException] | None:
+    """What assigning ``name`` raises (a new name's error depends on the Python version)."""
+    try:
+        setattr(check, name, 1)
+    except Exception as exc:  # the type is what is compared
+        return type(exc)
+    return None
+
+
+def test_check_factories_give_each_check_its_own_data() -> None:
+    first, second = passed("a", "r"), passed("a", "r")
+    assert first == second and first.data is not second.data
+
+
+def _decide_reference(checks: Sequence[Check]) -> tuple[str, str]:
+    """``outcome.decide`` as it was: one scan per rule, in the rules' order."""
+    if not checks or not any(c.status == "pass" for c in checks):
+        return FAIL, ""
+    failed = [c for c in checks if c.status == "fail"]
+    if failed:
+        bypass = any(c.id == "bypass.not-mediated" for c in failed)
+        return FAIL, NOT_MEDIATED if bypass else ""
+    if any(c.id in outcome.UNPINNED_IDS and c.status == "not-evaluated" for c in checks):
+        return UNPINNED, ""
+    if any(c.id in outcome.REDUCED_IDS and c.status == "not-evaluated" for c in checks):
+        return REDUCED, ""
+    return VERIFIED, ""
+
+
+_IDS = st.sampled_from(
+    [
+        "bypass.not-mediated",
+        "authority.config-key",
+        "authority.receipt-key",
+        "scope.request-unparseable",
+        "replay.decision",
+        "format.fields",
+        "a",
+        "b",
+    ]
+)
+_STATUSES = st.sampled_from(["pass", "fail", "not-evaluated", "info"])
+_LOCATIONS = st.sampled_from(["", "/a", "/b", "/a/0"])
+_CHECKS = st.lists(
+    st.builds(Check, _IDS, _STATUSES, st.sampled_from(["r1", "r2", "r\n3"]), _LOCATIONS),
+    max_size=12,
+)
+
+
+@settings(max_examples=1500)
+@given(_CHECKS)
+def test_decide_equals_the_reference(checks: list[Check]) -> None:
+    assert outcome.decide(checks) == _decide_reference(checks)
+    assert outcome.decide(tuple(checks)) == _decide_reference(checks)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "expected"),
+    [
+        ([], (FAIL, "")),
+        ([("x", "info"), ("y", "not-evaluated")], (FAIL, "")),
+        ([("x", "pass"), ("bypass.not-mediated", "fail")], (FAIL, NOT_MEDIATED)),
+        ([("x", "pass"), ("bypass.not-mediated", "pass"), ("y", "fail")], (FAIL, "")),
+        ([("x", "pass"), ("authority.receipt-key", "not-evaluated")], (UNPINNED, "")),
+        ([("x", "pass"), ("scope.request-unparseable", "not-evaluated")], (REDUCED, "")),
+        (
+            [
+                ("x", "pass"),
+                ("scope.request-unparseable", "not-evaluated"),
+                ("authority.config-key", "not-evaluated"),
+            ],
+            (UNPINNED, ""),
+        ),
+        ([("authority.config-key", "pass"), ("replay.decision", "not-evaluated")], (VERIFIED, "")),
+    ],
+)
+def test_decide_reaches_every_outcome(
+    statuses: list[tuple[str, Any]], expected: tuple[str, str]
+) -> None:
+    checks = [Check(check_id, status, "r") for check_id, status in statuses]
+    assert outcome.decide(checks) == expected == _decide_reference(checks)
+
+
+def _receipt_row_reference(subject: Subject) -> tuple[str, str, str, str, str]:
+    """``table._receipt_row`` as it was: filtered from the fully sorted checks."""
+    checks = subject.sorted_checks()
+    failing = [c for c in checks if c.status == "fail"]
+    if failing:
+        why = "; ".join(f"{c.id}: {c.reason}" for c in failing)
+    else:
+        why = "; ".join(
+            f"{c.id}: {c.reason}"
+            for c in checks
+            if c.status == "not-evaluated" and c.id != "replay.decision"
+        )
+    label = f" ({subject.label})" if subject.label else ""
+    family = str(subject.facts.get("family") or "-")
+    verdict = str(subject.facts.get("verdict") or "-")
+    return subject.name, subject.outcome + label, family, verdict, why[:300]
+
+
+@settings(max_examples=1500)
+@given(_CHECKS, st.sampled_from(["", NOT_MEDIATED]), st.sampled_from([{}, {"family": "v3"}]))
+def test_receipt_row_equals_the_reference(
+    checks: list[Check], label: str, facts: dict[str, Any]
+) -> None:
+    subject = Subject("r.json", FAIL, tuple(checks), facts, label)
+    assert table._receipt_row(subject) == _receipt_row_reference(subject)
+
+
+def test_receipt_row_orders_ties_as_the_full_sort() -> None:
+    # Same id, locations out of order, equal keys in input order: the stable-sort corner.
+    checks = (
+        Check("b", "fail", "b-late", "/b"),
+        Check("a", "pass", "p"),
+        Check("b", "fail", "b-early", "/a"),
+        Check("a", "fail", "a-1", "/a"),
+        Check("a", "fail", "a-2", "/a"),
+    )
+    subject = Subject("r.json", FAIL, checks)
+    row = table._receipt_row(subject)
+    assert row == _receipt_row_reference(subject)
+    assert row[4] == "a: a-1; a: a-2; b: b-early; b: b-late"
+
+
+def _nested(depth: int) -> JsonValue:
+    value: JsonValue = JsonNumber("1")
+    for level in range(depth):
+        value = {"k": value, "s": "x"} if level % 2 else [True, value, None]
+    return value
+
+
+@st.composite
+def _values(draw: st.DrawFn, depth: int = 0) -> JsonValue:
+    if depth > 6 or draw(st.integers(0, 3)) == 0:
+        return draw(st.sampled_from([None, True, "s", "[", JsonNumber("2")]))
+    items = draw(st.lists(_values(depth + 1), max_size=4))
+    if draw(st.booleans()):
+        return items
+    return {str(i): item for i, item in enumerate(items)}
+
+
+@settings(max_examples=800)
+@given(_values())
+def test_nesting_depth_equals_the_level_walk(value: JsonValue) -> None:
+    assert strictjson._nesting_depth(value) == strictjson._level_depth(value)
+
+
+@contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_nesting_depth_falls_back_to_the_level_walk_under_a_low_recursion_limit() -> None:
+    value = _nested(300)
+    expected = strictjson._level_depth(value)
+    assert expected == 300 and strictjson._nesting_depth(value) == expected
+    with _recursion_limit(200):
+        with pytest.raises(RecursionError):  # the fast path cannot take it here...
+            strictjson._container_height(value)
+        assert strictjson._nesting_depth(value) == expected  # ...and the fallback answers
+
+
+@pytest.mark.parametrize("value", [None, True, "[[", JsonNumber("0"), [], {}, [[]], {"a": {}}])
+def test_nesting_depth_of_scalars_and_empty_containers(value: JsonValue) -> None:
+    assert strictjson._nesting_depth(value) == strictjson._level_depth(value)
