@@ -51,6 +51,7 @@ __all__ = [
     "approval_statement",
     "args_hash",
     "audit",
+    "b64_decode_cached",
     "canonical_request",
     "config_binding",
     "config_signature",
@@ -61,6 +62,7 @@ __all__ = [
     "legacy_meta",
     "object_a",
     "object_b_signature",
+    "parse_frame_cached",
     "release",
     "release_companions",
     "verdict_reason",
@@ -80,14 +82,14 @@ pointer = functools.lru_cache(maxsize=128, typed=True)(receipts.pointer)
 # The base64 texts a receipt carries (Object A above all) are decoded by several bindings of
 # the same receipt. Decoding is pure in the text, so a small cache returns the identical
 # bytes; a refusal raises afresh each time (lru_cache stores no exception), same message.
-_b64_decode = functools.lru_cache(maxsize=8)(b64_std_decode_canonical)
+b64_decode_cached = functools.lru_cache(maxsize=8)(b64_std_decode_canonical)
 
 # Object A is parsed by several bindings of the same receipt: its params for the canonical
 # line, its arguments for the guard target, its body for the release splice. A strict parse
 # is pure in the bytes, so a small cache hands each of them the one parse. The tree is shared,
 # so every user only reads it (tests/test_bindings_perf.py runs all bindings and checks the
 # cached trees are unchanged). A refusal raises afresh each time (no exception is cached).
-_parse_frame = functools.lru_cache(maxsize=4)(parse_bytes)
+parse_frame_cached = functools.lru_cache(maxsize=4)(parse_bytes)
 
 
 def _sha(text: str | bytes) -> str:
@@ -290,7 +292,7 @@ def _object_a_bytes(doc: Doc) -> tuple[bytes | None, str | None]:
     if artifacts.get("encoding") != "base64" or not isinstance(artifacts.get("object_a"), str):
         return None, 'signed_artifacts.encoding must be "base64" and object_a a string'
     try:
-        return _b64_decode(str(artifacts["object_a"])), None
+        return b64_decode_cached(str(artifacts["object_a"])), None
     except ValueError as exc:
         return None, f"signed_artifacts.object_a: {exc}"
 
@@ -298,10 +300,11 @@ def _object_a_bytes(doc: Doc) -> tuple[bytes | None, str | None]:
 def frame_params(frame: bytes) -> dict[str, JsonValue] | None:
     """The ``params`` object of a request frame's raw line, or None if it has none.
 
-    The object may be shared with other callers (see ``_parse_frame``): read it, never change it.
+    The object may be shared with other callers (see ``parse_frame_cached``): read it, never
+    change it.
     """
     try:
-        message = _parse_frame(raw_line(frame))
+        message = parse_frame_cached(raw_line(frame))
     except JsonError:
         return None
     params = message.get("params") if isinstance(message, dict) else None
@@ -395,7 +398,7 @@ def _release_frame_bytes(doc: Doc) -> bytes | None:
     if not isinstance(frame, dict) or not isinstance(frame.get("base64"), str):
         return None
     try:
-        return _b64_decode(str(frame["base64"]))
+        return b64_decode_cached(str(frame["base64"]))
     except ValueError:
         return None
 
@@ -558,7 +561,7 @@ def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
     if doc.get("verdict") != "ALLOW" or not isinstance(frame_obj, dict):
         return []
     try:
-        frame = _b64_decode(str(frame_obj.get("base64")))
+        frame = b64_decode_cached(str(frame_obj.get("base64")))
     except ValueError as exc:
         return [
             fail(
@@ -677,7 +680,7 @@ def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | Non
     if object_a is None or problem or not isinstance(operation_id, str):
         return None, None
     try:
-        return splice_operation_id(object_a, operation_id, parse=_parse_frame), None
+        return splice_operation_id(object_a, operation_id, parse=parse_frame_cached), None
     except (ValueError, JsonError) as exc:
         return None, f"Object A cannot be released: {exc}"
 
@@ -1216,7 +1219,7 @@ def _statement_payload(text: JsonValue) -> tuple[dict[str, JsonValue] | None, li
     if not isinstance(text, str):
         return None, ["approval_statement: must be a base64 string or null"]
     try:
-        statement = _b64_decode(text)
+        statement = b64_decode_cached(text)
     except ValueError as exc:
         return None, [f"approval_statement: {exc}"]
     try:
@@ -1640,7 +1643,7 @@ def _object_b_preimage(
     statement: bytes | None = None
     if statement_text is not None:
         try:
-            statement = _b64_decode(str(statement_text))
+            statement = b64_decode_cached(str(statement_text))
         except ValueError as exc:
             return None, f"approval_statement: {exc}"
     try:

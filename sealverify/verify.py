@@ -82,7 +82,7 @@ def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
         # The bindings already decoded this text (cached). A canonical spelling is the encoder's
         # output for its bytes, so the lenient decode below gives the very same bytes; only a
         # text the canonical decoder refuses is decoded leniently here.
-        return bindings._b64_decode(encoded)
+        return bindings.b64_decode_cached(encoded)
     except ValueError:
         return _frame_bytes_reference(encoded)
 
@@ -102,7 +102,7 @@ def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
         # The bindings' cached strict parse of this line: parse_bytes is parse_text(decode_utf8)
         # plus a size limit, so whatever it accepts the reference parses to the same tree; what
         # it refuses is parsed by the reference itself (same answer, same refusals).
-        message = bindings._parse_frame(line)
+        message = bindings.parse_frame_cached(line)
     except JsonError:
         return _frame_meta_keys_reference(line)
     return _meta_keys(message)

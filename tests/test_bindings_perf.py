@@ -356,8 +356,8 @@ def _frame_mutants(doc: dict[str, JsonValue]) -> list[dict[str, JsonValue]]:
 _ALL = (*bindings.ALL_BINDINGS, *bindings.V3_BINDINGS)
 _CACHES = (
     bindings.pointer,
-    bindings._b64_decode,
-    bindings._parse_frame,
+    bindings.b64_decode_cached,
+    bindings.parse_frame_cached,
     bindings._cached_payload_facts,
 )
 
@@ -372,8 +372,8 @@ def test_every_binding_gives_the_same_checks_with_cold_and_warm_caches() -> None
     assert len(docs) > 120
     _clear()
     warm = [[binding(doc) for binding in _ALL] for doc in docs]
-    assert bindings._parse_frame.cache_info().hits > 0
-    assert bindings._b64_decode.cache_info().hits > 0
+    assert bindings.parse_frame_cached.cache_info().hits > 0
+    assert bindings.b64_decode_cached.cache_info().hits > 0
     for doc, expected in zip(docs, warm, strict=True):
         cold = []
         for binding in _ALL:
@@ -395,11 +395,11 @@ def test_shared_frame_parses_are_left_unchanged_by_every_binding() -> None:
         except ValueError:
             continue
         for line in {raw_line(frame), frame.rstrip(b"\n").removesuffix(b"\r")}:
-            hits = bindings._parse_frame.cache_info().hits
-            cached = _outcome(bindings._parse_frame, line)
+            hits = bindings.parse_frame_cached.cache_info().hits
+            cached = _outcome(bindings.parse_frame_cached, line)
             fresh = _outcome(parse_bytes, line)
             if cached[0] == "ok":
-                assert bindings._parse_frame.cache_info().hits == hits + 1  # the shared tree
+                assert bindings.parse_frame_cached.cache_info().hits == hits + 1  # the shared tree
                 assert cached[1] == fresh[1] and display(cached[1]) == display(fresh[1])
             else:
                 assert cached == fresh
