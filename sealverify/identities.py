@@ -125,17 +125,11 @@ def _meta_text(meta: JsonValue) -> str:
     try:
         return orjson.dumps(
             meta,
-            default=_renumbered_fragment,
+            default=_RENUMBERED_DEFAULT,
             option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
         ).decode("utf-8")
     except orjson.JSONEncodeError:
         return serdejson.compact(sort_keys(meta, renumber=True))
-
-
-def _renumbered_fragment(value: object) -> orjson.Fragment:
-    if isinstance(value, JsonNumber):
-        return _renumbered_lexeme_fragment(value.lexeme)
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -143,6 +137,9 @@ def _renumbered_lexeme_fragment(lexeme: str) -> orjson.Fragment:
     # What compact writes for the number sort_keys(renumber=True) leaves: the same rounds of
     # rendering as the reference. Pure in the lexeme; a refusal is not cached (raises afresh).
     return orjson.Fragment(serdejson.number_text(_renumber(JsonNumber(lexeme))))
+
+
+_RENUMBERED_DEFAULT = serdejson.number_default(_renumbered_lexeme_fragment)
 
 
 def _canonical_request_reference(

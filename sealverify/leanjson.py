@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from sealverify.serdejson import number_default
 from sealverify.strictjson import JsonNumber, JsonValue
 
 __all__ = ["LeanNumber", "compress", "lean_number", "number_text", "string_text"]
@@ -103,7 +104,7 @@ def compress(value: JsonValue) -> str:
     try:
         data: bytes | None = orjson.dumps(
             value,
-            default=_lean_fragment,
+            default=_LEAN_DEFAULT,
             option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
         )
     except orjson.JSONEncodeError:  # a refused number, a lone surrogate, deep nesting
@@ -116,16 +117,13 @@ def compress(value: JsonValue) -> str:
 _SHORT_ESCAPE = re.compile(rb"\\[btf]")
 
 
-def _lean_fragment(value: object) -> orjson.Fragment:
-    if isinstance(value, JsonNumber):
-        return _lean_number_fragment(value.lexeme)
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
-
-
 @functools.lru_cache(maxsize=4096)
 def _lean_number_fragment(lexeme: str) -> orjson.Fragment:
     # Pure in the lexeme; a refusal (ValueError) is not cached and raises afresh.
     return orjson.Fragment(number_text(lean_number(lexeme)))
+
+
+_LEAN_DEFAULT = number_default(_lean_number_fragment)
 
 
 def _compress_reference(value: JsonValue) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from json.encoder import encode_basestring
 
 import orjson
@@ -217,7 +218,7 @@ def _orjson(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
     try:
         return orjson.dumps(
             value,
-            default=_exact_fragment if exact else _fragment,
+            default=_EXACT_DEFAULT if exact else _DEFAULT,
             option=option | orjson.OPT_SORT_KEYS if sort_keys else option,
         )
     except orjson.JSONEncodeError as exc:
@@ -226,16 +227,21 @@ def _orjson(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
     return None
 
 
-def _fragment(value: object) -> orjson.Fragment:
-    if isinstance(value, JsonNumber):
-        return _lexeme_fragment(value.lexeme)
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
+def number_default(
+    lexeme_fragment: Callable[[str], orjson.Fragment],
+) -> Callable[[object], orjson.Fragment]:
+    """An orjson ``default`` hook: a JsonNumber becomes ``lexeme_fragment(lexeme)``.
 
+    orjson calls it for every value it cannot write itself; anything but a JsonNumber is not
+    a JSON value and is refused (TypeError), so orjson gives up and callers fall back.
+    """
 
-def _exact_fragment(value: object) -> orjson.Fragment:
-    if isinstance(value, JsonNumber):
-        return _exact_lexeme_fragment(value.lexeme)
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
+    def default(value: object) -> orjson.Fragment:
+        if isinstance(value, JsonNumber):
+            return lexeme_fragment(value.lexeme)
+        raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+    return default
 
 
 # A Fragment is an immutable wrapper of its text, so one per lexeme serves every document;
@@ -248,6 +254,10 @@ def _lexeme_fragment(lexeme: str) -> orjson.Fragment:
 @functools.lru_cache(maxsize=4096)
 def _exact_lexeme_fragment(lexeme: str) -> orjson.Fragment:
     return orjson.Fragment(_exact_text(JsonNumber(lexeme)))
+
+
+_DEFAULT = number_default(_lexeme_fragment)
+_EXACT_DEFAULT = number_default(_exact_lexeme_fragment)
 
 
 def _exact_text(value: JsonNumber) -> str:
