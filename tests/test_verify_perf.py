@@ -334,3 +334,22 @@ def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
     wide, narrow = lines[3], lines[2]
     column = table.display_width(narrow[: narrow.index("FAIL")])
     assert table.display_width(wide[: wide.index("VERIFIED")]) == column
+
+
+def test_streamed_table_keeps_names_with_tabs_line_breaks_and_wide_characters(
+    tmp_path: Path,
+) -> None:
+    """Rows are spooled as tab-separated lines: names holding tabs, CR, LF, U+2028, NEL or wide
+    characters give the table the in-memory render gives."""
+    source = next(iter(sorted((DEMO / "receipts").glob("*.json"))))
+    folder = tmp_path / "receipts"
+    folder.mkdir()
+    for name in ("a\tb.json", "c\nd.json", "e\rf.json", "g\u2028h\x85i.json", "漢字\t.json"):
+        (folder / name).write_bytes(source.read_bytes())
+    out = run(str(folder), "--trust", str(TRUST), "--format", "table")
+    options = VerifyOptions(trust=TrustStore().merge(load_trust_file(TRUST.read_bytes())))
+    subjects = [
+        verify_receipt(p.read_bytes(), p.as_posix(), options) for p in sorted(folder.iterdir())
+    ]
+    assert len(subjects) == 5
+    assert out.stdout == render(build_report(subjects, []), "table")

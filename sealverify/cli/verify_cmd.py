@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import re
 import sys
@@ -203,12 +202,12 @@ def verify(
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
-                if fmt == "table" and isinstance(fragment, tuple):  # a JSON array per line
+                if fmt == "table" and isinstance(fragment, tuple):  # tab-separated cells
                     cells = fragment
                     widths = [
                         max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
                     ]
-                    spool.write(json.dumps(cells, ensure_ascii=False) + "\n")
+                    spool.write("\t".join(cells) + "\n")
                 elif isinstance(fragment, str) and fragment:  # "": no SARIF results
                     spool.write(_SEPARATOR[fmt] if spooled else "")
                     spool.write(fragment)
@@ -249,7 +248,7 @@ def verify(
 
 
 def _spool() -> IO[str]:
-    return tempfile.TemporaryFile("w+", encoding="utf-8")
+    return tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
 
 
 _SEPARATOR = {"json": jsonfmt.SUBJECT_SEPARATOR, "sarif": sarif.RESULT_SEPARATOR, "junit": "\n"}
@@ -280,7 +279,9 @@ def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterato
     findings = table.findings_table(report)
     if findings:
         yield findings + "\n\n"
-    rows = (tuple(json.loads(line)) for line in spool)
+    # receipt_cells puts every cell on one line with tabs as spaces: a tab and a line end
+    # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
+    rows = (tuple(line[:-1].split("\t")) for line in spool)
     for text in table.receipt_table_lines(rows, widths):
         yield text + "\n"
     yield "\n" + table.receipts_summary(report) + "\n"
