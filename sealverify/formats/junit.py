@@ -30,8 +30,9 @@ def quoteattr(text: str) -> str:
 
 def subject_case(command: str, subject: Subject) -> str:
     """One subject's ``<testcase>`` line (without its line end), as :func:`render` writes it."""
-    failing = [c for c in subject.sorted_checks() if c.status == "fail"]
-    unevaluated = [c for c in subject.sorted_checks() if c.status == "not-evaluated"]
+    checks = subject.sorted_checks()
+    failing = [c for c in checks if c.status == "fail"]
+    unevaluated = [c for c in checks if c.status == "not-evaluated"]
     body = ""
     if failing:
         text = "\n".join(f"{c.id}: {c.reason}" for c in failing)
