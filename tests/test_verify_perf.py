@@ -353,3 +353,27 @@ def test_streamed_table_keeps_names_with_tabs_line_breaks_and_wide_characters(
     ]
     assert len(subjects) == 5
     assert out.stdout == render(build_report(subjects, []), "table")
+
+
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_parent_and_workers_share_tasks_and_keep_the_order(
+    jobs: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one receipt per task, the parent verifies some tasks itself and the workers the
+    rest; the report is the one-process report, byte for byte."""
+    log = _mixed_log(tmp_path)
+    args = [str(DEMO / "receipts"), str(log), "--trust", str(TRUST), "--format", "json"]
+    one = run(*args, "--jobs", "1")
+    monkeypatch.setattr(verify_runner, "_CHUNK", 1)
+    ran_here: list[object] = []
+    real = verify_runner._run_task
+
+    def spy(task: object, settings: verify_runner.Settings) -> list[verify_runner.Result]:
+        ran_here.append(task)  # forked workers append to their own copy, never to this one
+        return real(task, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verify_runner, "_run_task", spy)
+    many = run(*args, "--jobs", jobs)
+    assert many.stdout == one.stdout and many.stderr == one.stderr
+    tasks = len(list(verify_runner.tasks(verify_runner.expand([str(DEMO / "receipts"), str(log)]))))
+    assert 0 < len(ran_here) < tasks  # both the parent and the workers verified

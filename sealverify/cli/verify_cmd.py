@@ -145,7 +145,8 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     default="1",
     show_default=True,
     metavar="N|auto",
-    help="Verify with N worker processes ('auto': one per core); the report is identical.",
+    help="Verify in N processes, N - 1 workers and this one ('auto': one per core); the "
+    "report is identical.",
 )
 @format_option()
 @output_option

@@ -283,20 +283,36 @@ def _run_task_in_worker(task: _Files | _LogSlice) -> list[Result]:
 
 
 def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) -> Iterator[Result]:
-    """Results in input order; with ``jobs > 1`` tasks run in worker processes.
+    """Results in input order; with ``jobs > 1``, ``jobs`` processes verify.
 
-    At most ``4 * jobs`` tasks are in flight, so memory does not grow with the input.
+    They are ``jobs - 1`` workers and this process: it keeps each worker fed with a few tasks
+    and verifies the next task itself rather than wait, so on N cores N processes work and
+    none only coordinates. Results are yielded in task order as soon as every earlier task is
+    done; at most ``4 * jobs`` tasks are held, so memory does not grow with the input.
     """
     if jobs == 1:
         for task in tasks:
             yield from _run_task(task, settings)
         return
+    workers = jobs - 1
     context = get_context("fork" if sys.platform == "linux" else "spawn")
-    with context.Pool(jobs, _init_worker, (settings,)) as pool:
-        pending: deque[AsyncResult[list[Result]]] = deque()
+    with context.Pool(workers, _init_worker, (settings,)) as pool:
+        pending: deque[AsyncResult[list[Result]] | list[Result]] = deque()
+        queued = 0  # tasks handed to the workers and not yet yielded
         for task in tasks:
-            pending.append(pool.apply_async(_run_task_in_worker, (task,)))
-            if len(pending) >= 4 * jobs:
-                yield from pending.popleft().get()
+            if queued < 2 * workers:
+                pending.append(pool.apply_async(_run_task_in_worker, (task,)))
+                queued += 1
+            else:
+                pending.append(_run_task(task, settings))
+            while pending and (isinstance(pending[0], list) or pending[0].ready()):
+                done = pending.popleft()
+                queued -= not isinstance(done, list)
+                yield from done if isinstance(done, list) else done.get()
+            if len(pending) >= 4 * jobs:  # bound what is held: wait for the oldest task
+                done = pending.popleft()
+                queued -= not isinstance(done, list)
+                yield from done if isinstance(done, list) else done.get()
         while pending:
-            yield from pending.popleft().get()
+            done = pending.popleft()
+            yield from done if isinstance(done, list) else done.get()
