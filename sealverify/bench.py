@@ -310,10 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sodium = min(_time_serial(triples, ed25519_verify_sodium) for _ in tries)
 
         plans = [
-            ("verify DIR, 1 worker", small, 1),
-            (f"verify DIR, {workers} workers", small, workers),
-            ("verify JSONL, 1 worker", small_log, 1),
-            (f"verify JSONL, {workers} workers", small_log, workers),
+            ("verify DIR, --jobs 1", small, 1),
+            (f"verify DIR, --jobs {workers}", small, workers),
+            ("verify JSONL, --jobs 1", small_log, 1),
+            (f"verify JSONL, --jobs {workers}", small_log, workers),
         ]
         # Rounds interleave the four runs, and each keeps its fastest: on a shared machine the
         # fastest run is the one least disturbed, and interleaving spreads a busy spell.
@@ -378,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     startup = memory[0].seconds  # the one-receipt run: interpreter, imports, one receipt
     for run in runs:
-        bound = bound_1 if "1 worker" in run.label else bound_w
+        bound = bound_1 if run.label.endswith("--jobs 1") else bound_w
         steady = run.receipts / max(run.seconds - startup, 1e-9)
         lines.append(
             _row(
@@ -394,13 +394,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     lines += [
         "",
-        f"speed-up with {workers} workers: directory {runs[0].seconds / runs[1].seconds:.2f}x, "
+        f"speed-up with --jobs {workers} ({workers} verifying processes): "
+        f"directory {runs[0].seconds / runs[1].seconds:.2f}x, "
         f"JSONL {runs[2].seconds / runs[3].seconds:.2f}x; "
         f"signature-only {sig_1 / sig_w:.2f}x; libsodium over OpenSSL {openssl / sodium:.2f}x",
         f"machine ceiling (plain CPU-bound Python in {workers} processes): "
         f"{ceiling_before:.2f}x before, {ceiling_after:.2f}x after the runs above",
         "",
-        "peak RSS (1 worker, directory, stdout to /dev/null)",
+        "peak RSS (--jobs 1, directory, stdout to /dev/null)",
         "",
         _row(["format, receipts", "seconds", "peak RSS MiB"]),
         _row(["---", "---:", "---:"]),
