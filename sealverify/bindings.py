@@ -440,6 +440,18 @@ def _parsed_line_binds_meta(text: str) -> bool | None:
     return isinstance(line_params, dict) and "_meta" in line_params
 
 
+def _omits_meta(carrier: str, meta: JsonValue) -> Check:
+    """The legacy finding: ``carrier`` shows a ``_meta`` that canonical_request leaves out."""
+    keys = sorted(meta) if isinstance(meta, dict) else []
+    return fail(
+        "legacy.canonical-request-omits-meta",
+        f"{carrier} (keys: {', '.join(keys) or 'none'}) but canonical_request omits it: "
+        "legacy projection, _meta unbound",
+        pointer("canonical_request"),
+        keys=keys,
+    )
+
+
 def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """Tell whether canonical_request binds the ``_meta`` its frame carries (legacy flag).
 
@@ -463,18 +475,7 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
             )
         ]
     if "_meta" in doc:
-        meta = doc["_meta"]
-        keys = sorted(meta) if isinstance(meta, dict) else []
-        return [
-            fail(
-                "legacy.canonical-request-omits-meta",
-                "the record carries the request's _meta (keys: "
-                + (", ".join(keys) or "none")
-                + ") but canonical_request omits it: legacy projection, _meta unbound",
-                pointer("canonical_request"),
-                keys=keys,
-            )
-        ]
+        return [_omits_meta("the record carries the request's _meta", doc["_meta"])]
     frames = [f for f in (derived.object_a()[0], _release_frame_bytes(doc)) if f is not None]
     if not frames:
         return [
@@ -488,17 +489,7 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
         params = frame_params(frame)
         meta = params.get("_meta") if params is not None else None
         if params is not None and "_meta" in params:
-            keys = sorted(meta) if isinstance(meta, dict) else []
-            return [
-                fail(
-                    "legacy.canonical-request-omits-meta",
-                    "the frame carries _meta (keys: "
-                    + (", ".join(keys) or "none")
-                    + ") but canonical_request omits it: legacy projection, _meta unbound",
-                    pointer("canonical_request"),
-                    keys=keys,
-                )
-            ]
+            return [_omits_meta("the frame carries _meta", meta)]
     return [
         passed(
             "legacy.canonical-request-omits-meta",

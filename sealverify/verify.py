@@ -17,7 +17,13 @@ from typing import Any
 
 from sealverify import approvals, bindings, outcome, partition, wording
 from sealverify.framing import raw_line
-from sealverify.receipts import ReceiptDocument, hex64, pointer, read_document
+from sealverify.receipts import (
+    DISCRIMINATOR_NAMES,
+    ReceiptDocument,
+    hex64,
+    pointer,
+    read_document,
+)
 from sealverify.receipts import field_checks as receipt_field_checks
 from sealverify.report import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.signatures import key_id
@@ -46,20 +52,8 @@ __all__ = [
 
 # The audited fleet kernel build: seal-host@099be66 VERIFIED_WASM_SHA256 (docs/verify.md).
 DEFAULT_KERNEL_SHA256 = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
-_RECEIPT_MEMBERS = frozenset(
-    {
-        "seal_receipt",
-        "record_type",
-        "record_version",
-        "seal_live_receipt",
-        "seal_check_receipt",
-        "receipt",
-        "verdict",
-        "emitted_bytes",
-        "kernel_identity",
-        "bypass",
-    }
-)
+# A walked file is a receipt when it holds a discriminator or one of these decision members.
+_RECEIPT_MEMBERS = DISCRIMINATOR_NAMES | {"verdict", "emitted_bytes", "kernel_identity", "bypass"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -594,36 +594,13 @@ def test_cli_emit_verify_round_trip(files: dict[str, Path], policy: str) -> None
     assert out.encode() == pt.payload_bytes(json.loads(out)) + b"\n"
     att = files["dir"] / "att.json"
     att.write_text(out)
-    code, out = run(
-        [
-            "partition",
-            "verify",
-            str(att),
-            "--frame",
-            str(frame),
-            "--pubkey",
-            PUBLIC.hex(),
-            "--format",
-            "json",
-        ]
-    )
+    verify = ["partition", "verify", str(att), "--frame", str(frame), "--pubkey", PUBLIC.hex()]
+    code, out = run([*verify, "--format", "json"])
     assert code == 0 and json.loads(out)["subjects"][0]["outcome"] == "VERIFIED"
     tampered = json.loads(att.read_text())
     tampered["record"]["excluded_present"] = ["baggage"]
     att.write_text(json.dumps(tampered))
-    code, out = run(
-        [
-            "partition",
-            "verify",
-            str(att),
-            "--frame",
-            str(frame),
-            "--pubkey",
-            PUBLIC.hex(),
-            "--format",
-            "json",
-        ]
-    )
+    code, out = run([*verify, "--format", "json"])
     assert code == 1
     failed = [c for c in json.loads(out)["subjects"][0]["checks"] if c["status"] == "fail"]
     assert "excluded_present" in {c.get("data", {}).get("field") for c in failed}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +21,7 @@ __all__ = [
     "server_option",
     "supported_version_option",
     "transport_option",
+    "write_result",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -101,11 +102,21 @@ def read_input(source: str) -> bytes:
 
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     """Write the rendered report (stdout or ``--output``) and the summary line to stderr."""
-    text = render(report, fmt)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        tmp = output.with_name(output.name + ".partial")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
+    write_result([render(report, fmt)], output)
     click.echo(summary, err=True)
+
+
+def write_result(pieces: Iterable[str], output: Path | None) -> None:
+    """Write a command's result to stdout, or to ``output`` only once all of it is written.
+
+    The file is written beside ``output`` as ``<name>.partial`` and renamed into place, so an
+    interrupted run never leaves a truncated report under the requested name.
+    """
+    if output is None:
+        for piece in pieces:
+            click.echo(piece, nl=False)
+        return
+    tmp = output.with_name(output.name + ".partial")
+    with tmp.open("w", encoding="utf-8") as out:
+        out.writelines(pieces)
+    tmp.replace(output)

@@ -17,6 +17,7 @@ from sealverify.cli.common import (
     read_input,
     supported_version_option,
     transport_option,
+    write_result,
 )
 from sealverify.frame import FrameOptions
 from sealverify.framing import FrameBytes, frame_of, split_stdio
@@ -146,13 +147,7 @@ def emit_cmd(
         emit(report, fmt, output, f"sealverify partition emit: {name} refused, no record")
         return 1
     document = result.record if seed is None else pt.sign_record(result.record, seed)
-    text = pt.payload_bytes(document).decode("utf-8") + "\n"
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        tmp = output.with_name(output.name + ".partial")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
+    write_result([pt.payload_bytes(document).decode("utf-8") + "\n"], output)
     kind = "signed attestation" if seed is not None else "record"
     click.echo(f"sealverify partition emit: {name} {policy} {kind}", err=True)
     return 0

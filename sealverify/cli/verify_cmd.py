@@ -16,7 +16,7 @@ from typing import IO
 import click
 
 from sealverify import __version__, history
-from sealverify.cli.common import format_option, output_option
+from sealverify.cli.common import format_option, output_option, write_result
 from sealverify.cli.verify_runner import (
     Result,
     Settings,
@@ -290,14 +290,7 @@ def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterato
 
 def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
-    if output is None:
-        for piece in pieces:
-            click.echo(piece, nl=False)
-    else:
-        tmp = output.with_name(output.name + ".partial")
-        with tmp.open("w", encoding="utf-8") as out:
-            out.writelines(pieces)
-        tmp.replace(output)
+    write_result(pieces, output)
     click.echo(summary, err=True)
 
 

@@ -298,7 +298,16 @@ def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) 
     context = get_context("fork" if sys.platform == "linux" else "spawn")
     with context.Pool(workers, _init_worker, (settings,)) as pool:
         pending: deque[AsyncResult[list[Result]] | list[Result]] = deque()
-        queued = 0  # tasks handed to the workers and not yet yielded
+        queued = 0  # tasks handed to the workers and not yet taken back
+
+        def take_oldest() -> list[Result]:
+            nonlocal queued
+            done = pending.popleft()
+            if isinstance(done, list):  # verified here
+                return done
+            queued -= 1
+            return done.get()
+
         for task in tasks:
             if queued < 2 * workers:
                 pending.append(pool.apply_async(_run_task_in_worker, (task,)))
@@ -306,13 +315,8 @@ def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) 
             else:
                 pending.append(_run_task(task, settings))
             while pending and (isinstance(pending[0], list) or pending[0].ready()):
-                done = pending.popleft()
-                queued -= not isinstance(done, list)
-                yield from done if isinstance(done, list) else done.get()
+                yield from take_oldest()
             if len(pending) >= 4 * jobs:  # bound what is held: wait for the oldest task
-                done = pending.popleft()
-                queued -= not isinstance(done, list)
-                yield from done if isinstance(done, list) else done.get()
+                yield from take_oldest()
         while pending:
-            done = pending.popleft()
-            yield from done if isinstance(done, list) else done.get()
+            yield from take_oldest()
