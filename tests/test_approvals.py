@@ -13,15 +13,11 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify.approvals import (
-    NotRenderable,
-    check_receipt_approval,
-    check_token,
-    render,
-    split_tokens,
-)
 from sealverify.cli.main import cli
-from sealverify.strictjson import parse_text
+from sealverify.history.approval_record import NotRenderable, render
+from sealverify.history.approval_tokens import check_token, split_tokens
+from sealverify.history.receipt_approval import check_receipt_approval
+from sealverify.wire.strictjson import parse_text
 
 # The executed refusal in seal-host@099be66377052954e7c9381b7f29174b02266b6f docs/DEPLOY.md
 # ("Executed v0.1.5 SQLite and approval evidence"): framed_subject base64/length/sha256 and the

@@ -6,20 +6,21 @@ import cProfile
 import hashlib
 import pstats
 
-from sealverify import benchprofile, strictjson
-from sealverify.benchprofile import CATEGORIES, attribute, category_of, profile_calls
+from sealverify.bench import concerns as benchprofile
+from sealverify.bench.concerns import CATEGORIES, attribute, category_of, profile_calls
+from sealverify.wire import strictjson
 
 
 def test_modules_and_builtins_map_to_their_concern() -> None:
-    assert category_of("/x/sealverify/strictjson.py", "parse_text") == CATEGORIES[1]
+    assert category_of("/x/sealverify/wire/strictjson.py", "parse_text") == CATEGORIES[1]
     assert category_of("/usr/lib/python3.11/json/decoder.py", "raw_decode") == CATEGORIES[1]
-    assert category_of("/x/sealverify/serdejson.py", "compact") == CATEGORIES[2]
-    assert category_of("/x/sealverify/bindings.py", "audit") == CATEGORIES[3]
+    assert category_of("/x/sealverify/wire/serdejson.py", "compact") == CATEGORIES[2]
+    assert category_of("/x/sealverify/receipts/bindings/kernel_audit.py", "audit") == CATEGORIES[3]
     assert category_of("/x/site-packages/nacl/bindings/crypto_sign.py", "f") == CATEGORIES[0]
     assert category_of("~", "<built-in method _sodium.crypto_sign_open>") == CATEGORIES[0]
     assert category_of("~", "<built-in method _hashlib.openssl_sha256>") == CATEGORIES[2]
     assert category_of("~", "<method 'sub' of 're.Pattern' objects>") is None  # its caller's
-    assert category_of("/x/sealverify/diff.py", "diff") == "other"
+    assert category_of("/x/sealverify/forensics/compare.py", "diff") == "other"
 
 
 def _stats(work: object, *args: object) -> pstats.Stats:

@@ -20,19 +20,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import (
-    bindings,
-    identities,
-    leanjson,
-    objectb,
-    releaseframe,
-    serdejson,
-    signatures,
-)
-from sealverify.framing import raw_line
-from sealverify.receipts import pointer as uncached_pointer
-from sealverify.report import Check, fail, info, passed
-from sealverify.strictjson import (
+from sealverify.receipts import bindings
+from sealverify.receipts.bindings import derived as bindings_derived
+from sealverify.receipts.bindings import releases as bindings_releases
+from sealverify.receipts.bindings import request as bindings_request
+from sealverify.receipts.bindings import signatures as bindings_signatures
+from sealverify.receipts.families import pointer as uncached_pointer
+from sealverify.reports.model import Check, fail, info, passed
+from sealverify.seal import identities, objectb, releaseframe, signatures
+from sealverify.testkit.mint import mint_many, parse_record
+from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire import leanjson, serdejson
+from sealverify.wire.framing import raw_line
+from sealverify.wire.strictjson import (
     JsonError,
     JsonNumber,
     JsonValue,
@@ -40,8 +40,6 @@ from sealverify.strictjson import (
     parse_bytes,
     parse_text,
 )
-from sealverify.testkit.mint import mint_many, parse_record
-from sealverify.testkit.mintfixtures import demo_receipts
 
 
 def _outcome(function: Callable[..., Any], *args: Any) -> tuple[str, Any]:
@@ -157,7 +155,7 @@ def test_object_b_record_keeps_member_order_without_the_signature() -> None:
         for domain in (objectb.OBJECT_B_V1, objectb.OBJECT_B_V2):
             record = {k: v for k, v in doc.items() if k != "signature"}
             object_b = serdejson.compact(record, exact=True).encode("utf-8")
-            preimage, error = bindings._object_b_preimage(doc, domain)
+            preimage, error = bindings_signatures._object_b_preimage(doc, domain)
             assert error == ""
             if domain == objectb.OBJECT_B_V1:
                 assert preimage == objectb.preimage_v1(object_b)
@@ -355,10 +353,10 @@ def _frame_mutants(doc: dict[str, JsonValue]) -> list[dict[str, JsonValue]]:
 
 _ALL = (*bindings.ALL_BINDINGS, *bindings.V3_BINDINGS)
 _CACHES = (
-    bindings.pointer,
+    bindings_derived.pointer,
     bindings.b64_decode_cached,
     bindings.parse_frame_cached,
-    bindings._cached_payload_facts,
+    bindings_signatures._cached_payload_facts,
 )
 
 
@@ -415,10 +413,10 @@ def test_splice_with_a_cached_parser_is_the_plain_splice() -> None:
 
 
 def test_cached_pointer_is_the_pointer_and_keeps_types_apart() -> None:
-    bindings.pointer.cache_clear()
+    bindings_derived.pointer.cache_clear()
     for parts in [("a/b", "c~d"), (1,), (True,), ("1",), ("signed_config", "payload")]:
-        assert bindings.pointer(*parts) == uncached_pointer(*parts)
-    assert bindings.pointer(1) == "/1" and bindings.pointer(True) == "/True"
+        assert bindings_derived.pointer(*parts) == uncached_pointer(*parts)
+    assert bindings_derived.pointer(1) == "/1" and bindings_derived.pointer(True) == "/True"
 
 
 def _reference_config_checks(doc: dict[str, JsonValue]) -> list[Check]:
@@ -468,17 +466,17 @@ def test_cached_payload_checks_equal_the_reference(payload: str) -> None:
     config = doc["signed_config"]
     assert isinstance(config, dict)
     config["payload"] = payload
-    bindings._cached_payload_facts.cache_clear()
+    bindings_signatures._cached_payload_facts.cache_clear()
     for _ in range(2):  # cold, then from the cache
         checks = [c for c in bindings.config_binding(doc) if c.id != "binding.config-payload"]
         assert checks == _reference_config_checks(doc)
 
 
 def test_huge_payloads_are_not_cached() -> None:
-    bindings._cached_payload_facts.cache_clear()
-    payload = '{"epoch":1,"pad":"' + "x" * bindings._CACHED_PAYLOAD_CHARS + '"}'
-    assert bindings._payload_facts(payload) == (None, "1", True)
-    assert bindings._cached_payload_facts.cache_info().currsize == 0
+    bindings_signatures._cached_payload_facts.cache_clear()
+    payload = '{"epoch":1,"pad":"' + "x" * bindings_signatures._CACHED_PAYLOAD_CHARS + '"}'
+    assert bindings_signatures._payload_facts(payload) == (None, "1", True)
+    assert bindings_signatures._cached_payload_facts.cache_info().currsize == 0
 
 
 # --- Lean compress --------------------------------------------------------------------------
@@ -536,7 +534,7 @@ def _doc_of(params: dict[str, JsonValue]) -> dict[str, JsonValue]:
 
 def _line_texts(doc: dict[str, JsonValue]) -> list[str]:
     """The derived line (fast path) and texts that are almost it (the parse decides)."""
-    line = bindings._derived_line(doc)
+    line = bindings_request._derived_line(doc)
     if line is None:
         return []
     return [line, line + " ", line.replace('"params":{', '"params":{"_meta":1,', 1), line[:-1]]
@@ -549,7 +547,9 @@ def test_own_canonical_line_binds_meta_exactly_as_its_parse_says(
 ) -> None:
     doc = _doc_of(params)
     for text in _line_texts(doc):
-        assert bindings._line_binds_meta(doc, text) == bindings._parsed_line_binds_meta(text)
+        assert bindings_request._line_binds_meta(
+            doc, text
+        ) == bindings_request._parsed_line_binds_meta(text)
 
 
 def test_own_canonical_line_near_the_limits() -> None:
@@ -567,7 +567,9 @@ def test_own_canonical_line_near_the_limits() -> None:
     for meta in cases:
         doc: dict[str, JsonValue] = {"tool": "t", "arguments": {}, "_meta": meta}
         for text in _line_texts(doc):
-            assert bindings._line_binds_meta(doc, text) == bindings._parsed_line_binds_meta(text)
+            assert bindings_request._line_binds_meta(
+                doc, text
+            ) == bindings_request._parsed_line_binds_meta(text)
 
 
 def test_minted_lines_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -577,7 +579,7 @@ def test_minted_lines_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> Non
     def refuse(text: str) -> bool | None:
         raise AssertionError("parsed a line the verifier derived itself")
 
-    monkeypatch.setattr(bindings, "_parsed_line_binds_meta", refuse)
+    monkeypatch.setattr(bindings_request, "_parsed_line_binds_meta", refuse)
     assert [bindings.legacy_meta(doc) for doc in docs] == expected
 
 
@@ -614,8 +616,8 @@ def test_spliced_release_operation_id_is_what_its_parse_says(
     except (ValueError, JsonError):
         spliced = None
     for frame in {spliced or b"", object_a, (spliced or b"") + b" "}:
-        expected = bindings._parsed_operation_id(frame)
-        assert bindings._release_operation_id(doc, frame, spliced) == expected
+        expected = bindings_releases._parsed_operation_id(frame)
+        assert bindings_releases._release_operation_id(doc, frame, spliced) == expected
 
 
 def test_minted_release_frames_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -626,5 +628,5 @@ def test_minted_release_frames_take_the_fast_path(monkeypatch: pytest.MonkeyPatc
     def refuse(frame: bytes) -> JsonValue:
         raise AssertionError("parsed a release frame that is the spliced Object A")
 
-    monkeypatch.setattr(bindings, "_parsed_operation_id", refuse)
+    monkeypatch.setattr(bindings_releases, "_parsed_operation_id", refuse)
     assert [bindings.release(doc) for doc in docs] == expected

@@ -11,9 +11,15 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import chain
-from sealverify.chain import Anchor, ReceiptAudit, bind_receipts, parse_state_file, verify_logs
 from sealverify.cli.main import cli
+from sealverify.history import chain
+from sealverify.history.chain import (
+    Anchor,
+    ReceiptAudit,
+    bind_receipts,
+    parse_state_file,
+    verify_logs,
+)
 from tests.conftest import shared_path
 
 # seal-host@099be66377052954e7c9381b7f29174b02266b6f rust/src/receipt.rs

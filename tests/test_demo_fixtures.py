@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from sealverify import strictjson
-from sealverify.framing import raw_line
+from sealverify.seal.trust import load_trust_file
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
-from sealverify.trust import load_trust_file
+from sealverify.wire import strictjson
+from sealverify.wire.framing import raw_line
 from tests.test_mint import _config_ok, _object_b_ok, _record
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"

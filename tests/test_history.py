@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.history import (
+from sealverify.history.state import (
     MIGRATIONS,
     PAUSE_ENV,
     SCHEMA_VERSION,
@@ -24,7 +24,7 @@ from sealverify.history import (
     ReceiptFacts,
     receipt_facts,
 )
-from sealverify.strictjson import parse_bytes, parse_text
+from sealverify.wire.strictjson import parse_bytes, parse_text
 from tests.conftest import ROOT, shared_path
 
 HOST_V3 = ("fixtures", "seal", "seal-check", "test", "fixtures", "host-v3-block.receipt.json")

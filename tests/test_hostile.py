@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
+from sealverify.receipts.verify import verify_receipt
 from sealverify.testkit.mintfixtures import demo_receipts
-from sealverify.verify import verify_receipt
 
 HOSTILE = [
     "9" * 5000,  # beyond Python's int() digit limit

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.formats import jsonfmt
-from sealverify.report import Subject, fail, passed
+from sealverify.reports.formats import jsonfmt
+from sealverify.reports.model import Subject, fail, passed
 
 
 def _reference(value: Any) -> str:

@@ -20,11 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import outcome, strictjson
-from sealverify.formats import table
-from sealverify.outcome import FAIL, NOT_MEDIATED, REDUCED, UNPINNED, VERIFIED
-from sealverify.report import Check, Subject, fail, info, not_evaluated, passed
-from sealverify.strictjson import JsonNumber, JsonValue
+from sealverify.receipts import outcome
+from sealverify.receipts.outcome import FAIL, NOT_MEDIATED, REDUCED, UNPINNED, VERIFIED
+from sealverify.reports.formats import table
+from sealverify.reports.model import Check, Subject, fail, info, not_evaluated, passed
+from sealverify.wire import strictjson
+from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 _FACTORIES: list[tuple[Callable[..., Check], str]] = [
     (passed, "pass"),

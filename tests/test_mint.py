@@ -5,10 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sealverify import serdejson, strictjson
-from sealverify.framing import raw_line
-from sealverify.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
-from sealverify.signatures import (
+from sealverify.seal.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
+from sealverify.seal.signatures import (
     b64_std_decode_canonical,
     b64url_nopad_decode,
     ed25519_verify,
@@ -16,6 +14,8 @@ from sealverify.signatures import (
     key_id,
 )
 from sealverify.testkit import mint
+from sealverify.wire import serdejson, strictjson
+from sealverify.wire.framing import raw_line
 from tests.conftest import shared_path
 
 HOST_FIXTURES = [

@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import receipts, strictjson
-from sealverify.receipts import DISCRIMINATOR_NAMES, pointer
-from sealverify.report import Check, fail, passed
-from sealverify.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
+from sealverify.receipts import families as receipts
+from sealverify.receipts.families import DISCRIMINATOR_NAMES, pointer
+from sealverify.reports.model import Check, fail, passed
 from sealverify.testkit.mint import mint_many
 from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire import strictjson
+from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
 from tests.test_hostile import _mutants
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,11 +17,11 @@ import rfc8785
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sealverify import partition as pt
 from sealverify.cli.main import cli
-from sealverify.frame import FrameOptions, analyze_frame
-from sealverify.framing import FrameBytes, frame_of, split_stdio
-from sealverify.strictjson import JsonNumber
+from sealverify.mcp.frame import FrameOptions, analyze_frame
+from sealverify.ruling import partition as pt
+from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.receiptdir import check_directory, parse_name, read_receipt_file
+from sealverify.receipts.discovery import check_directory, parse_name, read_receipt_file
 from tests.conftest import shared_path
 
 HOST_V3 = ("fixtures", "seal", "seal-check", "test", "fixtures", "host-v3-block.receipt.json")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.signatures import (
+from sealverify.seal.signatures import (
     ED25519_L,
     ed25519_verify,
     ed25519_verify_openssl,

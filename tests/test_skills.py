@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.skills import ResourceFile, check_name, parse_frontmatter, verify_skill
-from sealverify.strictjson import parse_bytes
+from sealverify.definitions.skills import ResourceFile, check_name, parse_frontmatter, verify_skill
+from sealverify.wire.strictjson import parse_bytes
 
 NAME = "namespace-detection-demo"
 DESCRIPTION = "Demonstrates transport of MCP-reserved Agent Skills metadata."

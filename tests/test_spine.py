@@ -9,10 +9,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify import spine
-from sealverify.report import Check
-from sealverify.signatures import ED25519_L
-from sealverify.spine import (
+from sealverify.receipts import spine
+from sealverify.receipts.spine import (
     SPINE_DISCRIMINATOR,
     NotReconstructable,
     SpineResult,
@@ -21,7 +19,9 @@ from sealverify.spine import (
     js_number_text,
     js_string,
 )
-from sealverify.strictjson import JsonNumber, JsonValue, parse_bytes
+from sealverify.reports.model import Check
+from sealverify.seal.signatures import ED25519_L
+from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 
 EXAMPLES = ("fixtures", "seal", "seal-check", "examples")

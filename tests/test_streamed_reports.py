@@ -17,11 +17,11 @@ from click.testing import CliRunner, Result
 
 from sealverify import __version__
 from sealverify.cli.main import cli
-from sealverify.formats import junit, render, sarif
-from sealverify.report import Check, Report, Subject
+from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
+from sealverify.reports.formats import junit, render, sarif
+from sealverify.reports.model import Check, Report, Subject
+from sealverify.seal.trust import TrustStore, load_trust_file
 from sealverify.testkit.mint import HostContext
-from sealverify.trust import TrustStore, load_trust_file
-from sealverify.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
 from tests.conftest import shared_path
 from tests.test_verify_perf import DEMO, TRUST, _mixed_log
 

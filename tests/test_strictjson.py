@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from sealverify.strictjson import JsonError, JsonNumber, Limits, member_spans, parse_bytes
+from sealverify.wire.strictjson import JsonError, JsonNumber, Limits, member_spans, parse_bytes
 from tests.conftest import ROOT, shared_path
 
 # Duplicate member names are valid RFC 8259 grammar ("SHOULD be unique") but ambiguous;

@@ -9,8 +9,8 @@ from typing import Any
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.toolcompare import Reading, capture_differences, compare, json_diff
-from sealverify.tooldigest import PROFILES
+from sealverify.definitions.compare import Reading, capture_differences, compare, json_diff
+from sealverify.definitions.digests import PROFILES
 from tests.conftest import shared_path
 
 HELDFAST = PROFILES["heldfast"]

@@ -13,16 +13,16 @@ import pytest
 import rfc8785
 from click.testing import CliRunner
 
-from sealverify.capture import build_capture, sanitize_declared
 from sealverify.cli.main import cli
-from sealverify.strictjson import parse_bytes
-from sealverify.tooldigest import (
+from sealverify.definitions.capture import build_capture, sanitize_declared
+from sealverify.definitions.digests import (
     PROFILES,
     digest_tool,
     js_value,
     read_listing,
     rugsnare_canonical,
 )
+from sealverify.wire.strictjson import parse_bytes
 from tests.conftest import shared_path
 
 HELDFAST = PROFILES["heldfast"]

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from sealverify.report import Subject
-from sealverify.trust import TrustStore
-from sealverify.verify import (
+from sealverify.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
     VerifyOptions,
     verify_jsonl,
     verify_receipt,
 )
+from sealverify.reports.model import Subject
+from sealverify.seal.trust import TrustStore
 from tests.conftest import shared_path
 
 SEAL = ("fixtures", "seal")
@@ -208,7 +208,7 @@ def test_every_receipt_reports_decision_replay_not_evaluated() -> None:
 
 
 def test_spine_receipts_go_to_the_spine_checker_when_present() -> None:
-    pytest.importorskip("sealverify.spine")
+    pytest.importorskip("sealverify.receipts.spine")
     allow = run("seal-check/examples/spine-allow.receipt.json", options())
     assert allow.outcome == "UNPINNED"
     tampered = run("seal-check/examples/spine-arguments-tampered.receipt.json", options())

@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.objectb import OBJECT_B_V2
-from sealverify.strictjson import JsonNumber
+from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.seal.objectb import OBJECT_B_V2
+from sealverify.seal.trust import TrustStore
 from sealverify.testkit import mint
-from sealverify.trust import TrustStore
-from sealverify.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 from tests.test_verify_bindings import KIT, KIT_V2_CONFIG, assert_flip, fixture, flip, status_of
 

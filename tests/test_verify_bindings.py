@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.report import Subject
-from sealverify.strictjson import JsonNumber
+from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.reports.model import Subject
+from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2
+from sealverify.seal.trust import TrustStore
 from sealverify.testkit import mint
-from sealverify.trust import TrustStore
-from sealverify.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 
 RFC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"

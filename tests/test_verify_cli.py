@@ -302,7 +302,7 @@ def test_output_is_written_only_when_the_run_completes(tmp_path: Path) -> None:
 
 def test_core_import_does_not_pull_click() -> None:
     code = (
-        "import sys, sealverify.verify, sealverify.bindings, sealverify.receipts; "
+        "import sys, sealverify.receipts.verify, sealverify.receipts.bindings; "
         "sys.exit('click' in sys.modules or 'tabulate' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

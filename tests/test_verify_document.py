@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sealverify.outcome import decide, exit_code
-from sealverify.receipts import classify, read_document
-from sealverify.report import Check, not_evaluated, passed
-from sealverify.strictjson import parse_text
-from sealverify.verify import verify_jsonl, verify_receipt
+from sealverify.receipts.families import classify, read_document
+from sealverify.receipts.outcome import decide, exit_code
+from sealverify.receipts.verify import verify_jsonl, verify_receipt
+from sealverify.reports.model import Check, not_evaluated, passed
+from sealverify.wire.strictjson import parse_text
 from tests.conftest import shared_path
 
 ALLOW = ("fixtures", "seal", "seal-check", "examples", "allow.receipt.json")

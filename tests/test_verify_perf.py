@@ -11,17 +11,18 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import bindings, serdejson, strictjson
 from sealverify.cli import verify_runner
 from sealverify.cli.main import cli
-from sealverify.formats import jsonfmt, render
-from sealverify.formats.table import receipt_row_subject
-from sealverify.receipts import read_document
-from sealverify.report import Subject
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_text
+from sealverify.receipts.bindings import signatures as bindings_signatures
+from sealverify.receipts.families import read_document
+from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
+from sealverify.reports.formats import jsonfmt, render
+from sealverify.reports.formats.table import receipt_row_subject
+from sealverify.reports.model import Subject
+from sealverify.seal.trust import TrustStore, load_trust_file
 from sealverify.testkit.mint import HostContext, mint_many, parse_record, render_compact
-from sealverify.trust import TrustStore, load_trust_file
-from sealverify.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
+from sealverify.wire import serdejson, strictjson
+from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -152,13 +153,13 @@ def test_lazy_walk_order_is_sorted_rglob(tmp_path: Path) -> None:
 
 def test_identical_signed_configs_verified_once() -> None:
     raws = list(mint_many(6, seed=b"cache-test"))  # configs of epochs 1, 2, 3, 1, 2, 3
-    bindings._config_verdict.cache_clear()
+    bindings_signatures._config_verdict.cache_clear()
     first = [verify_receipt(raw, "r") for raw in raws]
-    info = bindings._config_verdict.cache_info()
+    info = bindings_signatures._config_verdict.cache_info()
     assert (info.misses, info.hits) == (3, 3)
     # A cache hit yields exactly the check a cold cache does.
     for raw, subject in zip(raws, first, strict=True):
-        bindings._config_verdict.cache_clear()
+        bindings_signatures._config_verdict.cache_clear()
         assert verify_receipt(raw, "r") == subject
     assert all(
         any(c.id == "signature.config" and c.status == "pass" for c in s.checks) for s in first
@@ -307,7 +308,7 @@ def test_streamed_table_equals_the_in_memory_table_and_tabulates_layout(tmp_path
     for single-line ASCII cells it is exactly tabulate's "simple" layout."""
     from tabulate import tabulate
 
-    from sealverify.formats import table
+    from sealverify.reports.formats import table
 
     log = _mixed_log(tmp_path)
     out = run(str(log), "--trust", str(TRUST), "--format", "table")
@@ -324,7 +325,7 @@ def test_streamed_table_equals_the_in_memory_table_and_tabulates_layout(tmp_path
 
 
 def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
-    from sealverify.formats import table
+    from sealverify.reports.formats import table
 
     assert table.display_width("漢字x") == 5
     rows = [("a\nb", "FAIL", "v3", "-", "x\ty"), ("漢字", "VERIFIED", "v2", "-", "")]

@@ -19,9 +19,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import bindings, identities, verify
-from sealverify.framing import raw_line
-from sealverify.strictjson import DEFAULT_LIMITS, JsonNumber, JsonValue, display
+from sealverify.receipts import bindings, verify
+from sealverify.receipts.bindings import derived as bindings_derived
+from sealverify.seal import identities
+from sealverify.wire.framing import raw_line
+from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonNumber, JsonValue, display
 from tests.test_bindings_perf import _docs, _outcome
 
 _FRAMES = [
@@ -117,11 +119,11 @@ def _corpus() -> list[dict[str, JsonValue]]:
 
 
 def _line_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:
-    return _outcome(identities.canonical_request, bindings._request_params(doc))
+    return _outcome(identities.canonical_request, bindings_derived.request_params(doc))
 
 
 def _config_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:
-    return _outcome(bindings._compact, doc.get("kernel_config"))
+    return _outcome(bindings_derived.compact_exact, doc.get("kernel_config"))
 
 
 def test_derived_members_equal_their_direct_computations() -> None:
@@ -140,13 +142,17 @@ def test_derived_members_equal_their_direct_computations() -> None:
             status, value = _config_reference(doc)
             if status == "ok":
                 assert (text, why) == (value, "")
-                expected = bindings._sha(value) if doc.get("kernel_config") is not None else None
+                expected = (
+                    bindings_derived.sha256_of(value)
+                    if doc.get("kernel_config") is not None
+                    else None
+                )
                 assert derived.policy_hash()[0] == expected
             else:
                 refused["config"] += 1
                 assert text is None and why == f"{bindings.CANNOT_RECONSTRUCT}: {value[1]}"
                 assert derived.policy_hash() == (None, why)
-            assert derived.object_a() == bindings._object_a_bytes(doc)
+            assert derived.object_a() == bindings_derived.object_a_bytes(doc)
     assert refused["line"] > 0 and refused["config"] > 0
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sealverify import partition
 from sealverify.cli.main import cli
-from sealverify.framing import frame_of
+from sealverify.ruling import partition
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire.framing import frame_of
 
 KERNEL = mint.HostContext().wasm_sha256
 PINS = [

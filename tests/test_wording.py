@@ -9,9 +9,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sealverify import wording
 from sealverify.cli.main import cli
-from sealverify.framing import split_stdio
+from sealverify.ruling import wording
+from sealverify.wire.framing import split_stdio
 from tests.conftest import ROOT, shared_path
 
 

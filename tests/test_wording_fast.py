@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify import wording
-from sealverify.strictjson import JsonError, JsonNumber, parse_text
+from sealverify.ruling import wording
 from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire.strictjson import JsonError, JsonNumber, parse_text
 from tests import wording_reference as reference
 from tests.conftest import shared_path
 

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from sealverify import metakeys
-from sealverify.report import Check, passed
-from sealverify.wording import (
+from sealverify.mcp import keytable as metakeys
+from sealverify.reports.model import Check, passed
+from sealverify.ruling.wording import (
     _HUMAN_KEYS,
     _IDENTITY_OBJECT,
     _MACHINE_SUBTREES,

@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from sealverify import __version__
-from sealverify.chain import (
+from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.history.chain import (
     Anchor,
     ChainResult,
     bind_receipts,
@@ -17,10 +18,9 @@ from sealverify.chain import (
     receipt_audit,
     verify_logs,
 )
-from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.history import ChainFacts, HistoryError, HistoryStore
-from sealverify.receiptdir import ReceiptFile, check_directory, read_receipt_file
-from sealverify.report import Check, Report, Subject, fail
+from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
+from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
+from sealverify.reports.model import Check, Report, Subject, fail
 
 __all__ = ["COMMANDS", "chain"]
 

@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
-from sealverify.formats import FORMATS, render
-from sealverify.report import Report
+from sealverify.reports.formats import FORMATS, render
+from sealverify.reports.model import Report
 
 __all__ = [
     "emit",
@@ -64,7 +64,7 @@ def transport_option(help_text: str) -> Callable[[F], F]:
 
 def era_option(default: str, help_text: str) -> Callable[[F], F]:
     """``--era 2026-07-28|legacy|auto``: the protocol era enforced on frames."""
-    from sealverify.frame import ERA_CHOICES
+    from sealverify.mcp.frame import ERA_CHOICES
 
     return click.option(
         "--era", type=click.Choice(ERA_CHOICES), default=default, show_default=True, help=help_text

@@ -15,8 +15,8 @@ from sealverify.cli.common import (
     server_option,
     transport_option,
 )
-from sealverify.diff import DiffInputError, diff_report, input_required_reply, load_side
-from sealverify.frame import FrameOptions
+from sealverify.forensics import DiffInputError, diff_report, input_required_reply, load_side
+from sealverify.mcp.frame import FrameOptions
 
 __all__ = ["COMMANDS", "diff"]
 

@@ -16,10 +16,10 @@ from sealverify.cli.common import (
     supported_version_option,
     transport_option,
 )
-from sealverify.frame import FrameOptions, analyze_stream
-from sealverify.frame_report import frame_report
-from sealverify.framing import frame_of, split_stdio
-from sealverify.strictjson import DEFAULT_LIMITS, Limits
+from sealverify.mcp.frame import FrameOptions, analyze_stream
+from sealverify.mcp.frame_report import frame_report
+from sealverify.wire.framing import frame_of, split_stdio
+from sealverify.wire.strictjson import DEFAULT_LIMITS, Limits
 
 __all__ = ["COMMANDS", "frame"]
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from sealverify import wording
 from sealverify.cli.common import emit, format_option, output_option
-from sealverify.report import Check, Report, Subject
-from sealverify.strictjson import JsonError, parse_bytes
+from sealverify.reports.model import Check, Report, Subject
+from sealverify.ruling import wording
+from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["COMMANDS", "lint"]
 

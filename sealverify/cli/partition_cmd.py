@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 
-from sealverify import partition as pt
-from sealverify import signatures
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -19,10 +17,12 @@ from sealverify.cli.common import (
     transport_option,
     write_result,
 )
-from sealverify.frame import FrameOptions
-from sealverify.framing import FrameBytes, frame_of, split_stdio
-from sealverify.report import Check, Report, Subject, fail, info
-from sealverify.strictjson import JsonError, parse_bytes
+from sealverify.mcp.frame import FrameOptions
+from sealverify.reports.model import Check, Report, Subject, fail, info
+from sealverify.ruling import partition as pt
+from sealverify.seal import signatures
+from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["COMMANDS", "partition"]
 

@@ -7,8 +7,8 @@ from pathlib import Path, PurePosixPath
 import click
 
 from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.skills import ResourceFile, verify_skill
-from sealverify.strictjson import JsonError, parse_bytes
+from sealverify.definitions.skills import ResourceFile, verify_skill
+from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["COMMANDS", "skill"]
 

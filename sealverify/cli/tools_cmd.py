@@ -8,12 +8,10 @@ from typing import Any
 
 import click
 
-from sealverify.capture import build_capture
 from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.report import Check, Report, Subject, fail, info, passed
-from sealverify.strictjson import JsonError, parse_bytes
-from sealverify.toolcompare import Reading, compare, reader_environment
-from sealverify.tooldigest import (
+from sealverify.definitions.capture import build_capture
+from sealverify.definitions.compare import Reading, compare, reader_environment
+from sealverify.definitions.digests import (
     PROFILES,
     Listing,
     digest_tool,
@@ -23,6 +21,8 @@ from sealverify.tooldigest import (
     toolset_digest,
     unevaluated,
 )
+from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["COMMANDS", "tools"]
 

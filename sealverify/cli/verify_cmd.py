@@ -15,7 +15,7 @@ from typing import IO
 
 import click
 
-from sealverify import __version__, history
+from sealverify import __version__
 from sealverify.cli.common import format_option, output_option, write_result
 from sealverify.cli.verify_runner import (
     Result,
@@ -25,14 +25,11 @@ from sealverify.cli.verify_runner import (
     results,
     tasks,
 )
-from sealverify.formats import jsonfmt, junit, sarif, table
-from sealverify.report import Check, Report, Subject
-from sealverify.trust import TrustStore, load_trust_file
-from sealverify.verify import (
-    DEFAULT_KERNEL_SHA256,
-    VerifyOptions,
-    build_report_from_tally,
-)
+from sealverify.history import state as history
+from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, build_report_from_tally
+from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.model import Check, Report, Subject
+from sealverify.seal.trust import TrustStore, load_trust_file
 
 __all__ = ["COMMANDS", "verify"]
 

@@ -15,13 +15,10 @@ from pathlib import Path
 
 import click
 
-from sealverify import approvals, history
-from sealverify.formats import jsonfmt, junit, sarif, table
-from sealverify.formats.table import receipt_row_subject
-from sealverify.outcome import FAIL
-from sealverify.report import Check, Subject, info
-from sealverify.strictjson import JsonError, JsonValue, parse_bytes
-from sealverify.verify import (
+from sealverify.history import approval_tokens
+from sealverify.history import state as history
+from sealverify.receipts.outcome import FAIL
+from sealverify.receipts.verify import (
     VerifyOptions,
     is_receipt_like,
     log_line_body,
@@ -29,6 +26,10 @@ from sealverify.verify import (
     verify_log_line,
     verify_receipt,
 )
+from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.formats.table import receipt_row_subject
+from sealverify.reports.model import Check, Subject, info
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["Settings", "expand", "history_facts", "load_approvals", "results", "tasks"]
 
@@ -80,7 +81,7 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
         data = path.read_bytes()
     except OSError as exc:
         raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(approvals.split_tokens(data, path.name))
+    return tuple(approval_tokens.split_tokens(data, path.name))
 
 
 def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:

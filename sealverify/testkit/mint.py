@@ -17,18 +17,43 @@ import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-from sealverify import approvals, identities, leanjson, serdejson, strictjson
-from sealverify.framing import raw_line, sha256_hex
-from sealverify.netstring import encode_parts
-from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
-from sealverify.releaseframe import splice_operation_id
-from sealverify.signatures import key_id
-from sealverify.strictjson import JsonNumber, JsonValue
+from sealverify.history import approval_record
+from sealverify.seal import identities
+from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
+from sealverify.seal.releaseframe import splice_operation_id
+from sealverify.seal.signatures import key_id
+from sealverify.testkit.kernel_model import (
+    decide,
+    overall_verdict,
+    policy_server,
+)
+from sealverify.testkit.keys import (
+    APPROVER_KEY,
+    CONFIG_KEY,
+    OTHER_CONFIG_KEY,
+    OTHER_RECEIPT_KEY,
+    RECEIPT_KEY,
+    RFC8032_TEST1_KEY,
+    TestKey,
+    demo_key,
+    demo_operation_id,
+)
+from sealverify.testkit.records import (
+    Cert,
+    Record,
+    cert_hash,
+    emitted_bytes,
+    json_int,
+    parse_record,
+    post_state_hash,
+    render_compact,
+    render_pretty,
+    sign_config,
+)
+from sealverify.wire import serdejson, strictjson
+from sealverify.wire.framing import raw_line, sha256_hex
+from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
     "APPROVER_KEY",
@@ -64,293 +89,7 @@ __all__ = [
     "tools_call_frame",
 ]
 
-Record = dict[str, JsonValue]
 
-
-# ---------------------------------------------------------------------------------------------
-# Test keys
-
-
-@dataclass(frozen=True, slots=True)
-class TestKey:
-    """An Ed25519 key from a public 32-byte seed: for tests only, never for real trust."""
-
-    __test__ = False  # not a pytest test class
-
-    label: str
-    seed: bytes
-
-    def _private(self) -> Ed25519PrivateKey:
-        return Ed25519PrivateKey.from_private_bytes(self.seed)
-
-    @property
-    def public_key(self) -> bytes:
-        """Return the raw 32-byte public key."""
-        return self._private().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-
-    @property
-    def public_hex(self) -> str:
-        """Return the public key as 64 lowercase hex, the spelling receipts and pins use."""
-        return self.public_key.hex()
-
-    def sign(self, message: bytes) -> bytes:
-        """Sign ``message`` (Ed25519 is deterministic, so the result is reproducible)."""
-        return self._private().sign(message)
-
-
-def demo_key(name: str) -> TestKey:
-    """The project's test key ``name``: seed = ``sha256(b"sealverify-demo-<name>-key")``."""
-    return TestKey(name, hashlib.sha256(f"sealverify-demo-{name}-key".encode()).digest())
-
-
-CONFIG_KEY = demo_key("config")
-RECEIPT_KEY = demo_key("receipt")
-OTHER_CONFIG_KEY = demo_key("other-config")
-OTHER_RECEIPT_KEY = demo_key("other-receipt")
-APPROVER_KEY = demo_key("approver")
-# RFC 8032 §7.1 TEST 1: its secret key is published in the RFC; seal's fleet fixtures use it
-# as their config signer, which lets tests re-mint those fixtures byte for byte.
-RFC8032_TEST1_KEY = TestKey(
-    "rfc8032-test-1",
-    bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"),
-)
-
-
-def demo_operation_id(seed: bytes) -> str:
-    """A fixed stand-in for the host's 32 random bytes: ``sha256("...operation-id" 0 seed)``."""
-    return hashlib.sha256(b"sealverify-demo-operation-id\x00" + seed).hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# Byte rules
-
-
-def _n(value: int) -> JsonNumber:
-    return JsonNumber(str(value))
-
-
-def parse_record(data: bytes) -> Record:
-    """Parse receipt bytes strictly (lexemes and member order kept); ValueError if no object."""
-    value = strictjson.parse_bytes(data)
-    if not isinstance(value, dict):
-        raise ValueError("a receipt is a JSON object")
-    return value
-
-
-def render_compact(value: JsonValue) -> bytes:
-    """Compact serde JSON in producer order (``serde_json::to_vec``)."""
-    return serdejson.compact(value, exact=True).encode("utf-8")
-
-
-def _pretty(value: JsonValue, indent: str, out: list[str]) -> None:
-    if isinstance(value, dict) and value:
-        inner = indent + "  "
-        out.append("{\n")
-        for index, (key, item) in enumerate(value.items()):
-            out.append(("," if index else "") + ("\n" if index else "") + inner)
-            out.append(serdejson.string_text(key) + ": ")
-            _pretty(item, inner, out)
-        out.append("\n" + indent + "}")
-    elif isinstance(value, list) and value:
-        inner = indent + "  "
-        out.append("[\n")
-        for index, item in enumerate(value):
-            out.append(("," if index else "") + ("\n" if index else "") + inner)
-            _pretty(item, inner, out)
-        out.append("\n" + indent + "]")
-    else:
-        out.append(serdejson.compact(value, exact=True))
-
-
-def render_pretty(value: JsonValue) -> bytes:
-    """A receipt file as seal-host writes it: ``serde_json::to_string_pretty`` plus ``\\n``.
-
-    Two-space indent, ``": "`` after keys, empty containers as ``{}``/``[]``, strings and
-    numbers exactly as in compact output (equal to Python ``json.dumps(indent=2,
-    ensure_ascii=False)`` on these values; tests/test_mint.py proves it on real host files).
-    """
-    out: list[str] = []
-    _pretty(value, "", out)
-    return ("".join(out) + "\n").encode("utf-8")
-
-
-def cert_hash(kernel: str, verdict: str, reason: str) -> str:
-    """``certHash``: FNV-1 style 64-bit fold over ``encodeParts([kernel, verdict, reason])``.
-
-    mcp-seal-dev ``Seal/Hash.lean``: ``acc * 1099511628211 + ord(ch)`` mod 2^64 from the FNV
-    offset basis, over characters (not bytes), written as a decimal string.
-    """
-    acc = 14695981039346656037
-    for char in encode_parts([kernel, verdict, reason]):
-        acc = (acc * 1099511628211 + ord(char)) % 2**64
-    return str(acc)
-
-
-@dataclass(frozen=True, slots=True)
-class Cert:
-    """One kernel certificate: ``kernel``, ``verdict`` (allow/deny), ``reason``."""
-
-    kernel: str
-    verdict: Literal["allow", "deny"]
-    reason: str
-
-    def host_form(self) -> Record:
-        """Members in Lean compress order, as host receipts copy them from the audit."""
-        return {
-            "certHash": cert_hash(self.kernel, self.verdict, self.reason),
-            "kernel": self.kernel,
-            "reason": self.reason,
-            "verdict": self.verdict,
-        }
-
-    def fleet_form(self) -> Record:
-        """Members in the fleet (JS) producer order."""
-        return {
-            "kernel": self.kernel,
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "certHash": cert_hash(self.kernel, self.verdict, self.reason),
-        }
-
-
-def _block_response(request_id: JsonValue, reason: str) -> str:
-    """mcp-seal-dev ``Seal/Block.lean`` ``blockResponseLine``: Lean compress plus ``\\n``."""
-    response: Record = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "result": {
-            "content": [{"type": "text", "text": f"approval required: {reason}"}],
-            "isError": True,
-        },
-    }
-    return leanjson.compress(response) + "\n"
-
-
-def emitted_bytes(
-    epoch: JsonValue,
-    tool: str,
-    certs: Sequence[Cert],
-    request_sha256: str,
-    request_id: JsonValue,
-) -> str:
-    """The kernel's step output (seal-host ``Ffi.lean``): ``{audit, response?, route}``.
-
-    ``audit`` is ``Host/Audit.lean`` ``auditLine`` (keys sorted by Lean compress); the route is
-    ``forward`` when every cert allows, else ``block`` with the first deny reason's response.
-    """
-    allowed = bool(certs) and all(cert.verdict == "allow" for cert in certs)
-    audit: Record = {
-        "epoch": epoch,
-        "tool": tool,
-        "verdict": "allow" if allowed else "deny",
-        "request_sha256": request_sha256,
-        "certs": [cert.host_form() for cert in certs],
-    }
-    step: Record = {"route": "forward" if allowed else "block"}
-    if not allowed:
-        deny = next((c.reason for c in certs if c.verdict == "deny"), "no kernel gated this call")
-        step["response"] = _block_response(request_id, deny)
-    step["audit"] = leanjson.compress(audit)
-    return leanjson.compress(step)
-
-
-def sign_config(kernel_config: JsonValue, key: TestKey) -> Record:
-    """``signed_config``: Ed25519 over the exact compact payload bytes, no domain tag."""
-    payload = serdejson.compact(kernel_config, exact=True)
-    return {
-        "payload": payload,
-        "signature": key.sign(payload.encode("utf-8")).hex(),
-        "pubkey": key.public_hex,
-    }
-
-
-def post_state_hash(operation_id: str, release_frame: bytes) -> str:
-    """``sha256('{"operation_id":…,"release_frame_sha256":…}')``, compact, in that order."""
-    text = serdejson.compact(
-        {"operation_id": operation_id, "release_frame_sha256": sha256_hex(release_frame)}
-    )
-    return sha256_hex(text.encode("utf-8"))
-
-
-# ---------------------------------------------------------------------------------------------
-# A small emulation of the safety and temporal kernels (enough for minting, not a verifier)
-
-
-def _server(config: Record) -> str:
-    server = config.get("server")
-    safety = config.get("safety")
-    if not isinstance(server, str) and isinstance(safety, dict):
-        server = safety.get("server")
-    return server if isinstance(server, str) else ""
-
-
-def _matches(rule: Record, arguments: JsonValue) -> bool:
-    match = rule.get("match")
-    if match is None:
-        return True
-    if not isinstance(match, dict):
-        raise ValueError("unsupported rule match")
-    kind = match.get("type")
-    if kind == "always":
-        return True
-    if kind == "contains_any_ci":
-        arg = match.get("arg")
-        needles = match.get("needles")
-        value = arguments.get(arg) if isinstance(arguments, dict) and isinstance(arg, str) else None
-        if not isinstance(value, str) or not isinstance(needles, list):
-            return False
-        return any(isinstance(n, str) and n.lower() in value.lower() for n in needles)
-    raise ValueError(f"minting does not emulate match type {kind!r}")
-
-
-def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Cert:
-    """mcp-seal-dev ``Seal/Classify.lean`` ``resolveRuleDecisions``, then the approval step."""
-    tool = params.get("name")
-    safety = config.get("safety")
-    rules = safety.get("tools") if isinstance(safety, dict) else None
-    blocking: str | None = None
-    guards: list[str] = []
-    explicit = False
-    for rule in rules if isinstance(rules, list) else []:
-        if not isinstance(rule, dict) or rule.get("name") != tool:
-            continue
-        if not _matches(rule, params.get("arguments")):
-            continue
-        mode = rule.get("mode")
-        if mode == "allow":
-            explicit = True
-        elif mode == "deny":
-            blocking = blocking or f"flat deny: {tool}"
-        elif mode in ("guard", "guarded"):
-            if rule.get("target") != [{"full_arguments": True}]:
-                raise ValueError("minting emulates only [{full_arguments: true}] guard targets")
-            guards.append(identities.guard_target(params, _server(config), bind_context=False))
-    if blocking is not None:
-        return Cert("safety", "deny", blocking)
-    if guards:
-        if any(g != guards[0] for g in guards):
-            return Cert("safety", "deny", "ambiguous guard target")
-        return Cert("safety", "allow" if guards[0] in approvals else "deny", guards[0])
-    if explicit:
-        return Cert("safety", "allow", "explicit policy allow")
-    return Cert("safety", "deny", "no matching policy rule")
-
-
-def _decide(
-    config: Record, params: Record, approvals: Sequence[str], temporal_events: int
-) -> list[Cert]:
-    temporal = Cert("temporal", "allow", f"trace ok ({temporal_events} events)")
-    return [_safety_cert(config, params, approvals), temporal]
-
-
-def _verdict(certs: Sequence[Cert]) -> tuple[str, str, str | None]:
-    deny = next((c for c in certs if c.verdict == "deny"), None)
-    if deny is None:
-        return "ALLOW", "every gating kernel allows", None
-    return "BLOCK", f"{deny.kernel} kernel: {deny.reason}", deny.kernel
-
-
-# ---------------------------------------------------------------------------------------------
 # Contexts
 
 
@@ -423,11 +162,17 @@ _HOST_KERNEL_NOTE = (
     "Re-derive against this wasm; the native executor is identified separately, not proven "
     "equivalent."
 )
+
+
 _HOST_PROVENANCE_NOTE = (
     "Source-level provenance asserted by the producer; not established by this authorization "
     "decision."
 )
+
+
 _AXIOMS: list[JsonValue] = ["propext", "Classical.choice", "Quot.sound"]
+
+
 _TOOLCHAIN = "leanprover/lean4:v4.28.0"
 
 
@@ -452,7 +197,6 @@ def _host_identity_blocks(ctx: HostContext) -> Record:
     }
 
 
-# ---------------------------------------------------------------------------------------------
 # Requests
 
 
@@ -529,7 +273,6 @@ def _ttl_ms(config: Record) -> int:
     return int(ttl.lexeme) * 1000 if isinstance(ttl, JsonNumber) else 0
 
 
-# ---------------------------------------------------------------------------------------------
 # Host v3
 
 
@@ -573,7 +316,6 @@ def resign_v3(record: Record, key: TestKey, domain: str = OBJECT_B_V2) -> Record
     return body
 
 
-# ---------------------------------------------------------------------------------------------
 # ApprovalRecord v2 (the ed25519 approval channel)
 
 _RENDERER: Record = {
@@ -592,27 +334,27 @@ def _approval_payload(frame: bytes, target: str, config: Record, ctx: HostContex
     """
     shown = raw_line(frame)
     payload: Record = {
-        "approval_record_version": _n(2),
+        "approval_record_version": json_int(2),
         "target": target,
-        "authorized_at": _n(ctx.authorized_at),
-        "expiry": _n(ctx.authorized_at + _ttl_ms(config)),
+        "authorized_at": json_int(ctx.authorized_at),
+        "expiry": json_int(ctx.authorized_at + _ttl_ms(config)),
         "nonce": ctx.nonce,
         "session": ctx.approval_session,
         "subject_sha256": sha256_hex(frame),
-        "subject_length": _n(len(frame)),
-        "subject_scope": approvals.SUBJECT_SCOPE,
+        "subject_length": json_int(len(frame)),
+        "subject_scope": approval_record.SUBJECT_SCOPE,
         "subject_encoding": "bytes",
         "shown_sha256": sha256_hex(shown),
-        "shown_length": _n(len(shown)),
+        "shown_length": json_int(len(shown)),
         "shown_media_type": "text/plain",
         "shown_character_encoding": "utf-8",
         "renderer": dict(_RENDERER),
         "approver": ctx.approver,
         "authorization_signer_key_id": key_id(ctx.approver_key.public_key),
         "authorization_signature_algorithm": "Ed25519",
-        "authorization_domain": approvals.DOMAIN,
+        "authorization_domain": approval_record.DOMAIN,
     }
-    return approvals.render(payload)
+    return approval_record.render(payload)
 
 
 def approval_statement(
@@ -636,7 +378,7 @@ def approval_token(frame: bytes, kernel_config: str, *, ctx: HostContext = HostC
     without padding (seal-host ``providers.rs`` ``verify_approval_record_v2_token``).
     """
     payload = approval_statement(frame, kernel_config, ctx=ctx)
-    signature = ctx.approver_key.sign(approvals.signature_preimage(payload))
+    signature = ctx.approver_key.sign(approval_record.signature_preimage(payload))
     token: Record = {
         "payload": payload.decode("utf-8"),
         "signature_algorithm": "Ed25519",
@@ -675,10 +417,10 @@ def _host_record(
 ) -> Record:
     request = _request(frame)
     config = _config(kernel_config)
-    certs = _decide(config, request.params, approvals, ctx.temporal_events)
-    verdict, reason, deny_kernel = _verdict(certs)
+    certs = decide(config, request.params, approvals, ctx.temporal_events)
+    verdict, reason, deny_kernel = overall_verdict(certs)
     sha = sha256_hex(raw_line(frame))
-    record: Record = {"record_type": "seal.authorization-decision", "record_version": _n(3)}
+    record: Record = {"record_type": "seal.authorization-decision", "record_version": json_int(3)}
     parsed = request.parse_error is None
     if parsed:
         record["tool"] = request.tool
@@ -688,14 +430,14 @@ def _host_record(
                 record[member] = request.params[member]
         record["args_hash"] = identities.args_hash(request.params["arguments"])
         record["effect_view"] = _effect_view(request, config, ctx, sha)
-    record["now"] = _n(ctx.now)
+    record["now"] = json_int(ctx.now)
     if parsed:
         canonical = identities.canonical_request(request.params)
         record["canonical_request"] = canonical
         record["canonical_request_sha256"] = sha256_hex(canonical.encode("utf-8"))
     record["request_sha256"] = sha
     record["framed_subject_sha256"] = sha256_hex(frame)
-    record["framed_subject_length"] = _n(len(frame))
+    record["framed_subject_length"] = json_int(len(frame))
     if not parsed:
         record["request_parse_error"] = request.parse_error
     record["bypass"] = False
@@ -717,8 +459,8 @@ def _host_record(
             identity["key_id"] = key_id(ctx.approver_key.public_key)
             approval["nonce"] = ctx.nonce
             statement = _approval_payload(frame, certs[0].reason, config, ctx)
-        approval["issued_at"] = _n(issued_at)
-        approval["expiry"] = _n(issued_at + _ttl_ms(config))
+        approval["issued_at"] = json_int(issued_at)
+        approval["expiry"] = json_int(issued_at + _ttl_ms(config))
         approval["policy_hash"] = policy_hash
         record["approval"] = approval
     record["certs"] = [cert.host_form() for cert in certs]
@@ -744,11 +486,11 @@ def _host_record(
     record["durability_class"] = ctx.durability_class
     if verdict == "ALLOW":
         release = splice_operation_id(frame, operation_id)
-        record["release_valid_until"] = _n(ctx.now + _ttl_ms(config))
+        record["release_valid_until"] = json_int(ctx.now + _ttl_ms(config))
         record["post_state_hash"] = post_state_hash(operation_id, release)
         record["release_frame"] = {
             "encoding": "base64",
-            "length": _n(len(release)),
+            "length": json_int(len(release)),
             "sha256": sha256_hex(release),
             "base64": base64.b64encode(release).decode("ascii"),
         }
@@ -791,7 +533,6 @@ def mint_unparseable_v3(
     return render_pretty(record)
 
 
-# ---------------------------------------------------------------------------------------------
 # Fleet v2 (seal-check / assurance-kit producer shape)
 
 
@@ -802,8 +543,8 @@ def _fleet_record(
     if request.parse_error is not None:
         raise ValueError("fleet minting covers parseable requests only")
     config = _config(kernel_config)
-    certs = _decide(config, request.params, approvals, ctx.temporal_events) + list(ctx.extra_certs)
-    verdict, reason, deny_kernel = _verdict(certs)
+    certs = decide(config, request.params, approvals, ctx.temporal_events) + list(ctx.extra_certs)
+    verdict, reason, deny_kernel = overall_verdict(certs)
     canonical = identities.legacy_canonical_request(request.params)
     canonical_sha = sha256_hex(canonical.encode("utf-8"))
     explicit = certs[0].reason == "explicit policy allow"
@@ -812,7 +553,7 @@ def _fleet_record(
         "tool": request.tool,
         "arguments": request.params["arguments"],
         "args_hash": identities.args_hash(request.params["arguments"]),
-        "now": _n(ctx.now),
+        "now": json_int(ctx.now),
         "canonical_request": canonical,
         "canonical_request_sha256": canonical_sha,
         "bypass": False,
@@ -830,7 +571,7 @@ def _fleet_record(
     record["certs"] = [cert.fleet_form() for cert in certs]
     # Fleet receipts carry no request_sha256: the kernel judged the canonical request line.
     record["emitted_bytes"] = emitted_bytes(
-        config.get("epoch"), request.tool, certs, canonical_sha, _n(1)
+        config.get("epoch"), request.tool, certs, canonical_sha, json_int(1)
     )
     record["kernel_identity"] = {
         "wasm_sha256": ctx.wasm_sha256,
@@ -868,7 +609,7 @@ def mint_fleet_bypass(frame: bytes, *, now: int = 1000) -> bytes:
         "seal_receipt": "v2",
         "tool": request.tool,
         "arguments": request.params["arguments"],
-        "now": _n(now),
+        "now": json_int(now),
         "canonical_request": canonical,
         "canonical_request_sha256": sha256_hex(canonical.encode("utf-8")),
         "bypass": True,
@@ -884,7 +625,6 @@ def mint_fleet_bypass(frame: bytes, *, now: int = 1000) -> bytes:
     return render_pretty(record)
 
 
-# ---------------------------------------------------------------------------------------------
 # Demo policy and bulk minting
 
 DEMO_KERNEL_CONFIG = (
@@ -894,6 +634,7 @@ DEMO_KERNEL_CONFIG = (
     '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]},'
     '"temporal":{"enabled":false,"policies":[]}}'
 )
+
 
 _TRACE = (
     '{{"traceparent":"00-{trace}-{span}-01","tracestate":"sealverify=demo",'
@@ -911,7 +652,7 @@ def guard_target_of(frame: bytes, kernel_config: str) -> str:
     """The host guard target of a frame's call under a policy (what an approval must grant)."""
     request = _request(frame)
     return identities.guard_target(
-        request.params, _server(_config(kernel_config)), bind_context=False
+        request.params, policy_server(_config(kernel_config)), bind_context=False
     )
 
 

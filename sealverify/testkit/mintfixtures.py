@@ -7,9 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sealverify.objectb import OBJECT_B_V2
-from sealverify.strictjson import JsonValue
+from sealverify.seal.objectb import OBJECT_B_V2
 from sealverify.testkit import mint
+from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["GENERATORS", "demo_receipts", "main", "mint_demo", "mint_frames"]
 

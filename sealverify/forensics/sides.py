@@ -1,0 +1,262 @@
+"""The two sides of a comparison: a frame or a receipt, resolved from the bytes given."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from sealverify.forensics.integrity import (
+    RECEIPT_LIMITS,
+    decode_b64,
+    receipt_integrity,
+)
+from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
+from sealverify.reports.model import Check
+from sealverify.seal import identities
+from sealverify.wire.framing import FrameBytes, frame_of, raw_line, split_stdio
+from sealverify.wire.strictjson import (
+    JsonError,
+    JsonValue,
+    parse_bytes,
+)
+
+__all__ = [
+    "DiffInputError",
+    "Side",
+    "load_side",
+]
+
+
+RECEIPT_DISCRIMINATORS = ("record_type", "seal_receipt", "seal_live_receipt")
+
+
+_AUTO = FrameOptions(era="auto")
+
+
+class DiffInputError(ValueError):
+    """An input cannot be used at all (empty, no such frame index): the CLI maps it to exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One input, resolved to the frame bytes and tools/call params that get compared."""
+
+    label: str
+    source: str
+    kind: Literal["frame", "receipt"]
+    frame: FrameBytes | None
+    origin: str
+    analysis: FrameAnalysis | None
+    message: JsonValue
+    params: dict[str, JsonValue] | None
+    ids: identities.Identities | None
+    receipt: dict[str, JsonValue] | None = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
+    integrity: tuple[Check, ...] = ()
+
+    @property
+    def request_id(self) -> JsonValue:
+        return self.message.get("id") if isinstance(self.message, dict) else None
+
+
+def _receipt_kind(value: JsonValue) -> bool:
+    return isinstance(value, dict) and any(k in value for k in RECEIPT_DISCRIMINATORS)
+
+
+def _frame_side(
+    label: str,
+    source: str,
+    frame: FrameBytes,
+    analysis: FrameAnalysis,
+    origin: str,
+    notes: list[str],
+) -> Side:
+    message = analysis.message
+    params = None
+    if analysis.method == "tools/call" and isinstance(message, dict):
+        raw = message.get("params")
+        params = raw if isinstance(raw, dict) else None
+    return Side(
+        label,
+        source,
+        "frame",
+        frame,
+        origin,
+        analysis,
+        message,
+        params,
+        analysis.identities,
+        None,
+        tuple(notes),
+    )
+
+
+def _pick_frame(
+    data: bytes, label: str, source: str, index: int | None, options: FrameOptions, transport: str
+) -> Side:
+    if transport == "http":
+        frame = frame_of(data, "http")
+        return _frame_side(label, source, frame, analyze_frame(frame, options), "http body", [])
+    frames = split_stdio(data)
+    results = {r.frame.offset: r for r in analyze_stream(frames, options)}
+    notes: list[str] = []
+    if index is not None:
+        if index >= len(frames):
+            raise DiffInputError(
+                f"{source}: --index-{label.lower()} {index}: the input has {len(frames)} frame(s)"
+            )
+        chosen = index
+    elif len(frames) == 1:
+        chosen = 0
+    else:
+        calls = [
+            i
+            for i, f in enumerate(frames)
+            if f.offset in results and results[f.offset].method == "tools/call"
+        ]
+        chosen = calls[0] if calls else 0
+        what = "tools/call" if calls else "frame (no tools/call in the input)"
+        notes.append(
+            f"{source} holds {len(frames)} frames; compared the first {what}, "
+            f"frame #{chosen}; pass --index-{label.lower()} to choose another"
+        )
+    frame = frames[chosen]
+    analysis = results.get(frame.offset) or analyze_frame(frame, options)
+    return _frame_side(label, source, frame, analysis, f"frame #{chosen}", notes)
+
+
+def unsplice_operation_id(frame: bytes, operation_id: str) -> bytes | None:
+    """Undo seal-host's release splice: drop the ``"operation_id"`` member it appended.
+
+    seal-host ``rust/src/release.rs`` ``frame_with_operation_id`` inserts
+    ``,"operation_id":"<id>"`` (no comma in ``{}``) before the closing brace of the forwarded
+    frame and re-appends its terminator. Returns None when the frame is not shaped that way.
+    """
+    body = raw_line(frame)
+    terminator = frame[len(body) :]
+    member = b'"operation_id":"' + operation_id.encode("ascii", "replace") + b'"'
+    stripped = body.rstrip(b" \t")
+    if not stripped.endswith(member + b"}"):
+        return None
+    head = stripped[: -len(member) - 1]
+    if head.endswith(b","):
+        head = head[:-1]
+    elif not head.rstrip(b" \t").endswith(b"{"):
+        return None
+    return head + b"}" + terminator
+
+
+def _receipt_side(
+    label: str, source: str, receipt: dict[str, JsonValue], options: FrameOptions, notes: list[str]
+) -> Side:
+    artifacts = receipt.get("signed_artifacts")
+    release = receipt.get("release_frame")
+    frame_bytes: bytes | None = None
+    origin = "receipt fields (no frame bytes in the receipt)"
+    if isinstance(artifacts, dict) and "object_a" in artifacts:
+        frame_bytes = decode_b64(artifacts["object_a"])
+        origin = "signed_artifacts.object_a"
+    elif isinstance(release, dict) and "base64" in release:
+        spliced = decode_b64(release["base64"])
+        op = receipt.get("operation_id")
+        frame_bytes = spliced
+        origin = "release_frame.base64 (as released, operation_id spliced in)"
+        if spliced is not None and isinstance(op, str):
+            plain = unsplice_operation_id(spliced, op)
+            if plain is not None:
+                frame_bytes = plain
+                origin = "release_frame.base64 with the spliced operation_id member removed"
+            else:
+                notes.append(
+                    "release_frame carries no removable operation_id member; compared as released"
+                )
+    unspliced = frame_bytes if origin.endswith("operation_id member removed") else None
+    integrity = tuple(receipt_integrity(receipt, frame_bytes, unspliced))
+    if frame_bytes is not None:
+        frame = frame_of(frame_bytes, "stdio")
+        analysis = analyze_frame(frame, replace(options, era="auto"))
+        side = _frame_side(label, source, frame, analysis, origin, notes)
+        return replace(side, kind="receipt", receipt=receipt, integrity=integrity)
+    params: dict[str, JsonValue] | None = None
+    ids = None
+    if isinstance(receipt.get("tool"), str) and "arguments" in receipt:
+        params = {"name": receipt["tool"], "arguments": receipt["arguments"]}
+        for member in ("_meta", "requestState", "inputResponses"):
+            if member in receipt:
+                params[member] = receipt[member]
+        try:
+            ids = identities.compute(params, server=options.server)
+        except (ValueError, TypeError):
+            ids = None
+        notes.append(
+            "the receipt carries no frame bytes: its tool, arguments and any "
+            "_meta/requestState/inputResponses are compared as tools/call params"
+        )
+    message: JsonValue = {"params": params} if params is not None else None
+    return Side(
+        label,
+        source,
+        "receipt",
+        None,
+        origin,
+        None,
+        message,
+        params,
+        ids,
+        receipt,
+        tuple(notes),
+        integrity,
+    )
+
+
+def load_side(
+    data: bytes,
+    label: str,
+    source: str,
+    *,
+    index: int | None = None,
+    options: FrameOptions = _AUTO,
+    transport: str = "stdio",
+) -> Side:
+    """Resolve one input: a raw frame (or capture), a receipt, or a JSON-lines receipt file.
+
+    A receipt is a JSON object with one of the members ``record_type``, ``seal_receipt`` or
+    ``seal_live_receipt``. Raises :class:`DiffInputError` when there is nothing to compare.
+    """
+    if not data.strip(b" \t\r\n"):
+        raise DiffInputError(f"{source}: empty input")
+    try:
+        whole = parse_bytes(data.strip(b" \t\r\n"), RECEIPT_LIMITS)
+    except JsonError:
+        whole = None
+    if isinstance(whole, dict) and _receipt_kind(whole):
+        if index not in (None, 0):
+            raise DiffInputError(f"{source}: holds one receipt; --index-{label.lower()} {index}")
+        return _receipt_side(label, source, whole, options, [])
+    if transport == "stdio":
+        lines = [f for f in split_stdio(data) if f.line.strip(b" \t")]
+        parsed: list[JsonValue] = []
+        for line in lines:
+            try:
+                parsed.append(parse_bytes(line.line, RECEIPT_LIMITS))
+            except JsonError:
+                parsed.append(None)
+        if parsed and _receipt_kind(parsed[0]):
+            notes: list[str] = []
+            if index is None:
+                index = 0
+                if len(parsed) > 1:
+                    notes.append(
+                        f"{source} holds {len(parsed)} lines; compared the first "
+                        f"receipt (line 0); pass --index-{label.lower()} to choose"
+                    )
+            if index >= len(parsed):
+                raise DiffInputError(
+                    f"{source}: --index-{label.lower()} {index}: the input "
+                    f"has {len(parsed)} line(s)"
+                )
+            chosen = parsed[index]
+            if not isinstance(chosen, dict) or not _receipt_kind(chosen):
+                raise DiffInputError(f"{source}: line {index} is not a receipt")
+            return _receipt_side(label, source, chosen, options, notes)
+    return _pick_frame(data, label, source, index, options, transport)

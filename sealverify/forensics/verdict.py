@@ -1,0 +1,316 @@
+"""The verdict of a comparison and the diff report that carries it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from sealverify.forensics.changes import (
+    Change,
+    json_diff,
+    pointer_token,
+)
+from sealverify.forensics.compare import (
+    INVOCATION_NAMES,
+    byte_diff,
+    identity_rows,
+    meta_key_of,
+    meta_key_rows,
+    strip_insignificant,
+)
+from sealverify.forensics.integrity import (
+    receipt_drift,
+)
+from sealverify.forensics.retry import retry_view
+from sealverify.forensics.sides import (
+    Side,
+)
+from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.wire.strictjson import (
+    JsonValue,
+)
+
+__all__ = [
+    "VERDICTS",
+    "diff_report",
+]
+
+
+VERDICTS: dict[str, str] = {
+    "identical-bytes": "identical bytes",
+    "same-invocation": "same invocation, different bytes",
+    "same-action": "same action, different invocation",
+    "different-action": "different action",
+    "not-comparable": "not comparable: identities could not be computed",
+    "receipt-integrity-failed": "not compared: a receipt's stored hashes disagree with its content",
+}
+
+
+SAME_EXIT = frozenset({"identical-bytes", "same-invocation"})
+
+
+def _area(change: Change) -> str:
+    parts = change.pointer.split("/")
+    if len(parts) < 2:
+        return "envelope"
+    if parts[1] != "params":
+        return "envelope"
+    if len(parts) == 2:
+        return "params member order" if change.change == "member-order" else "params"
+    member = parts[2]
+    if member == "_meta":
+        return "metadata"
+    if member in ("requestState", "inputResponses"):
+        return "MRTR context"
+    if member in ("arguments", "name"):
+        if change.change == "member-order":
+            return "argument member order"
+        if change.change == "number-spelling":
+            return "argument number spelling"
+        return member
+    return "params"
+
+
+def _member_named(change: Change) -> str:
+    """The `_meta` key, MRTR member or pointer a change is reported under in the verdict."""
+    key = meta_key_of(change.pointer)
+    if key is not None:
+        return key
+    parts = change.pointer.split("/")
+    if len(parts) > 2 and parts[2] in ("requestState", "inputResponses"):
+        return parts[2]
+    return change.pointer
+
+
+def _verdict(
+    a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change]
+) -> tuple[str, str]:
+    if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data:
+        return "identical-bytes", VERDICTS["identical-bytes"]
+    no_bytes = a.frame is None or b.frame is None
+    if a.ids is None or b.ids is None:
+        if (
+            no_bytes
+            and a.receipt is not None
+            and b.receipt is not None
+            and not json_diff(a.receipt, b.receipt)
+        ):
+            return "same-invocation", "same invocation (identical receipt content; no frame bytes)"
+        missing = [s.label for s in (a, b) if s.ids is None]
+        why = []
+        for side in (a, b):
+            if side.ids is None:
+                if side.analysis is not None and side.analysis.refusals:
+                    why.append(f"{side.label} must be refused ({side.analysis.refusals[0].code})")
+                elif side.params is None:
+                    why.append(f"{side.label} is not a tools/call")
+                else:
+                    why.append(f"{side.label}: seal cannot build its identities")
+        return (
+            "not-comparable",
+            f"{VERDICTS['not-comparable']} for {', '.join(missing)} (" + "; ".join(why) + ")",
+        )
+    equal = {r["name"]: r["equal"] for r in rows}
+    both_absent = {r["name"] for r in rows if r["a"] is None and r["b"] is None}
+    if all(equal[n] or n in both_absent for n in INVOCATION_NAMES):
+        if no_bytes:
+            return "same-invocation", "same invocation (no frame bytes to compare)"
+        return "same-invocation", VERDICTS["same-invocation"]
+    if equal["effect_v3"] and equal["guard_target_legacy"]:
+        areas = sorted({_area(c) for c in changes} - {"envelope", "params member order"})
+        named = []
+        for area in areas:
+            members = sorted({_member_named(c) for c in changes if _area(c) == area})
+            named.append(f"{area}: {', '.join(members)}")
+        if areas == ["metadata"]:
+            named = [f"metadata only: {named[0].split(': ', 1)[1]}"]
+        qualifier = "; ".join(named) or "no member-level change"
+        return "same-action", f"{VERDICTS['same-action']} ({qualifier})"
+    return "different-action", VERDICTS["different-action"]
+
+
+def _meaning_summary(a: Side, b: Side, changes: list[Change]) -> str:
+    if a.frame is not None and b.frame is not None:
+        if a.frame.data == b.frame.data:
+            return "identical"
+        if a.frame.line == b.frame.line:
+            return f"terminator only ({a.frame.terminator} vs {b.frame.terminator})"
+    if changes:
+        kinds = sorted({c.change for c in changes})
+        if kinds == ["member-order"]:
+            return "member order only"
+        if set(kinds) <= {"member-order", "number-spelling"}:
+            return "member order and number spelling only"
+        return f"{len(changes)} member-level change(s)"
+    if a.frame is not None and b.frame is not None and a.message is not None:
+        if strip_insignificant(a.frame.line) == strip_insignificant(b.frame.line):
+            return "whitespace only"
+        return "string escape spelling only (parsed values equal)"
+    return "no member-level change"
+
+
+def _side_facts(side: Side) -> dict[str, Any]:
+    facts: dict[str, Any] = {"source": side.source, "kind": side.kind, "frame_from": side.origin}
+    if side.analysis is not None:
+        facts["method"] = side.analysis.method
+        facts["id"] = side.analysis.request_id
+        facts["era"] = side.analysis.era + (" (inferred)" if side.analysis.era_inferred else "")
+        facts["admissible"] = side.analysis.admissible
+        if side.analysis.refusals:
+            facts["refusals"] = [r.code for r in side.analysis.refusals]
+    if side.notes:
+        facts["notes"] = list(side.notes)
+    return facts
+
+
+def diff_report(a: Side, b: Side, reply: dict[str, JsonValue] | None = None) -> Report:
+    """Compare two resolved inputs; exit 0 when the invocation is the same, else 1."""
+    checks: list[Check] = []
+    facts: dict[str, Any] = {"a": _side_facts(a), "b": _side_facts(b)}
+    for side in (a, b):
+        checks.extend(
+            replace(c, location=f"{side.label}:{c.location or side.origin}") for c in side.integrity
+        )
+    broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
+    if broken:
+        code = "receipt-integrity-failed"
+        text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
+        checks.append(fail("diff.verdict", text, verdict=code))
+        facts["verdict"] = code
+        return _finish(a, b, text, checks, facts, 1)
+    for side in (a, b):
+        checks.extend(info("diff.note", note, side.label) for note in side.notes)
+
+    if a.frame is not None and b.frame is not None:
+        bytes_facts = byte_diff(a.frame, b.frame)
+        facts["bytes"] = bytes_facts
+        if bytes_facts["identical"]:
+            checks.append(passed("diff.bytes", f"identical bytes ({a.frame.length} bytes)"))
+        else:
+            first = bytes_facts["first_difference_offset"]
+            checks.append(
+                info(
+                    "diff.bytes",
+                    f"bytes differ first at offset {first}; lengths {a.frame.length} and "
+                    f"{b.frame.length}",
+                    f"offset {first}",
+                )
+            )
+        if not bytes_facts["terminator_equal"]:
+            checks.append(
+                info(
+                    "diff.terminator",
+                    f"terminator differs: A ends {a.frame.terminator}, B ends {b.frame.terminator}",
+                )
+            )
+    else:
+        checks.append(
+            not_evaluated(
+                "diff.bytes",
+                "a side has no frame bytes (a receipt without "
+                "signed_artifacts.object_a or release_frame)",
+            )
+        )
+
+    rows = identity_rows(a, b)
+    facts["identities"] = {r["name"]: {"a": r["a"], "b": r["b"], "equal": r["equal"]} for r in rows}
+    for row in rows:
+        check_id = f"diff.identity.{row['name']}"
+        if row["equal"] is None:
+            checks.append(
+                not_evaluated(
+                    check_id,
+                    "not computed for "
+                    + " and ".join(s.label for s, v in ((a, row["a"]), (b, row["b"])) if v is None),
+                )
+            )
+        elif row["equal"]:
+            checks.append(passed(check_id, f"{row['name']} equal"))
+        else:
+            checks.append(info(check_id, f"{row['name']} differs"))
+
+    if a.params is not None and b.params is not None and (a.frame is None or b.frame is None):
+        base_a: JsonValue = {"params": a.params}
+        base_b: JsonValue = {"params": b.params}
+    else:
+        base_a, base_b = a.message, b.message
+    changes = json_diff(base_a, base_b) if base_a is not None and base_b is not None else []
+    facts["meaning"] = {
+        "summary": _meaning_summary(a, b, changes),
+        "changes": [c.to_dict() for c in changes],
+    }
+    for change in changes:
+        checks.append(
+            info(
+                f"diff.meaning.{change.change}", f"{_area(change)}: {change.change}", change.pointer
+            )
+        )
+    meta_rows = meta_key_rows(changes)
+    facts["meta_keys"] = meta_rows
+    for row in meta_rows:
+        checks.append(
+            info(
+                "diff.meta-key",
+                f"{row['key']} {row['change']}; option A: "
+                f"{row['option_a']}; option C: {row['option_c']}",
+                f"/params/_meta/{pointer_token(row['key'])}",
+            )
+        )
+
+    retry = retry_view(a, b, reply)
+    facts["retry"] = retry
+    retry_text = {
+        "legitimate": "B is a legitimate multi-round-trip retry of A",
+        "not-legitimate": "B is not a legitimate retry of A: " + "; ".join(retry["reasons"]),
+        "not-a-retry": "B is not a multi-round-trip retry (no inputResponses or requestState)",
+        "not-evaluated": "retry view not evaluated: " + "; ".join(retry["reasons"]),
+    }[retry["state"]]
+    if retry.get("unchecked"):
+        retry_text += " (not checked: " + "; ".join(retry["unchecked"]) + ")"
+    checks.append(
+        Check(
+            "diff.retry",
+            "not-evaluated" if retry["state"] == "not-evaluated" else "info",
+            retry_text,
+        )
+    )
+
+    code, text = _verdict(a, b, rows, changes)
+    facts["verdict"] = code
+    exit_code = 0 if code in SAME_EXIT else 1
+    if a.receipt is not None and b.receipt is not None:
+        drift = receipt_drift(a.receipt, b.receipt)
+        facts["receipt_fields"] = [{**c.to_dict(), "class": cls} for c, cls in drift]
+        surface = sorted({c.pointer.split("/")[1] for c, cls in drift if cls != "minor"})
+        minor = sorted({c.pointer.split("/")[1] for c, cls in drift if cls == "minor"})
+        for change, cls in drift:
+            shown = change.to_dict()
+            values = " -> ".join(str(shown[k])[:60] for k in ("a", "b") if k in shown)
+            checks.append(
+                info(f"diff.receipt.{cls}", f"{change.change} in B: {values}", change.pointer)
+            )
+        if surface:
+            text += "; receipts: authorization-surface drift in " + ", ".join(surface)
+            exit_code = 1
+        elif minor:
+            text += "; receipts: minor fields only (" + ", ".join(minor) + ")"
+    checks.append(
+        Check("diff.verdict", "pass" if exit_code == 0 else "info", text, "", {"verdict": code})
+    )
+    return _finish(a, b, text, checks, facts, exit_code)
+
+
+def _finish(
+    a: Side, b: Side, text: str, checks: list[Check], facts: dict[str, Any], exit_code: int
+) -> Report:
+    facts["verdict_text"] = text
+    subject = Subject(
+        name=f"{a.source} vs {b.source}", outcome=text, checks=tuple(checks), facts=facts
+    )
+    return Report(
+        command="diff",
+        subjects=(subject,),
+        summary={"verdict": facts["verdict"], "exit_code": exit_code},
+        exit_code=exit_code,
+        layout="detail",
+    )

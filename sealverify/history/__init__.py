@@ -1,0 +1,1 @@
+"""Layer 3, history: the audit chain, ApprovalRecord v2 tokens, state kept across runs."""

@@ -1,0 +1,512 @@
+"""ApprovalRecord v2 tokens: exact members, the approval renderer, approver signature, bindings.
+
+Upstream: seal-host@099be66 ``rust/src/providers.rs`` (``ApprovalRecordV2Payload``,
+``write_canonical_json``, ``verify_approval_record_v2_token``, ``validate_approval_v2_payload``,
+``matches_framed_subject``, ``filter_approval_context``, the v1 refusal) and ``docs/DEPLOY.md``
+§9. A token is one NDJSON line ``{"payload","signature_algorithm","signature_encoding",
+"signer_key_id","signature"}``; the signature is Ed25519 over ``"seal.approval-record/v2" 0x00 ||
+payload`` and the payload must be byte-equal to its re-render by :func:`render`. The target is
+compared with the guard target the deployed seal-host kernel computes from the frame, which
+never binds ``_meta``/``requestState``/``inputResponses`` (``Kernels/Safety.lean`` calls the
+legacy ``classifyToolCall``; ``identities.guard_target(..., bind_context=False)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sealverify.history.approval_record import (
+    DOMAIN,
+    HEX_DIGITS,
+    PAYLOAD_MEMBERS,
+    PAYLOAD_RULES,
+    RENDERER_MEMBERS,
+    RENDERER_RULES,
+    TOKEN_MEMBERS,
+    NotRenderable,
+    hex64_rule,
+    render,
+    signature_preimage,
+)
+from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.seal.identities import guard_target
+from sealverify.seal.signatures import b64url_nopad_decode, ed25519_verify, key_id
+from sealverify.wire.framing import raw_line, sha256_hex
+from sealverify.wire.strictjson import (
+    JsonError,
+    JsonValue,
+    parse_bytes,
+    parse_text,
+    uint_value,
+)
+
+__all__ = [
+    "TokenResult",
+    "check_token",
+    "frame_guard_target",
+    "split_tokens",
+]
+
+
+Kind = Literal["v2", "v1-decline", "v1-allow", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenResult:
+    """One token judged: its kind, checks, and the payload facts later bindings need."""
+
+    location: str
+    kind: Kind
+    checks: tuple[Check, ...]
+    payload_bytes: bytes = b""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "v2" and not any(c.status == "fail" for c in self.checks)
+
+
+def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
+    """The token lines of an NDJSON file as ``(location, bytes)``; blank lines are skipped.
+
+    Each line is kept exactly as written apart from its LF, so surrounding whitespace (which
+    seal-host refuses on a v2 line) stays visible to :func:`check_token`.
+    """
+    lines: list[tuple[str, bytes]] = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            lines.append((f"{source}:{number}" if source else f"line {number}", line))
+    return lines
+
+
+def frame_guard_target(frame: bytes, server: str = "") -> str:
+    """The guard target seal-host's kernel derives from one exact frame (stdio line).
+
+    The frame's raw line (one LF, then one CR removed) must be a ``tools/call`` request; the
+    target is ``guard_target(params, server, bind_context=False)``. Raises ValueError.
+    """
+    try:
+        message = parse_bytes(raw_line(frame))
+    except JsonError as exc:
+        raise ValueError(f"the frame is not strict JSON: {exc}") from None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        raise ValueError("the frame is not a tools/call request")
+    params = message.get("params")
+    if not isinstance(params, dict):
+        raise ValueError("the frame's params is not an object")
+    return guard_target(params, server, bind_context=False)
+
+
+def check_token(
+    line: bytes,
+    approver_key: bytes,
+    *,
+    frame: bytes | None = None,
+    server: str = "",
+    at_ms: int | None = None,
+    location: str = "",
+) -> TokenResult:
+    """Judge one approval token line against a pinned approver key and, when given, a frame.
+
+    v2 tokens get every check; v1 allows are refused; v1 declines with a valid signature are
+    read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's ``now``).
+    """
+    try:
+        outer = parse_bytes(line)
+    except JsonError as exc:
+        return TokenResult(
+            location,
+            "invalid",
+            (fail("approval.token-json", f"token is not strict JSON: {exc}", location),),
+        )
+    if not isinstance(outer, dict) or not isinstance(outer.get("payload"), str):
+        return TokenResult(
+            location,
+            "invalid",
+            (
+                fail(
+                    "approval.token-json", "token is not an object with a string payload", location
+                ),
+            ),
+        )
+    payload_text = outer["payload"]
+    assert isinstance(payload_text, str)
+    try:
+        payload = parse_text(payload_text)
+    except JsonError as exc:
+        return TokenResult(
+            location,
+            "invalid",
+            (fail("approval.payload-json", f"payload is not strict JSON: {exc}", location),),
+        )
+    if isinstance(payload, dict) and "approval_record_version" in payload:
+        return _check_v2(
+            line, outer, payload_text, payload, approver_key, frame, server, at_ms, location
+        )
+    return _check_v1(outer, payload_text, payload, approver_key, location)
+
+
+def _check_v2(
+    line: bytes,
+    outer: dict[str, JsonValue],
+    payload_text: str,
+    payload: dict[str, JsonValue],
+    key: bytes,
+    frame: bytes | None,
+    server: str,
+    at_ms: int | None,
+    loc: str,
+) -> TokenResult:
+    checks: list[Check] = []
+    payload_bytes = payload_text.encode("utf-8")
+
+    def at(member: str) -> str:
+        return f"{loc} payload.{member}" if loc else f"payload.{member}"
+
+    if line != line.strip():
+        checks.append(
+            fail(
+                "approval.token-whitespace",
+                "a v2 token line must carry no surrounding whitespace",
+                loc,
+            )
+        )
+    extra = sorted(outer.keys() - TOKEN_MEMBERS)
+    missing = sorted(TOKEN_MEMBERS - outer.keys())
+    if extra or missing:
+        checks.append(
+            fail(
+                "approval.token-members",
+                "token members must be exactly "
+                + ", ".join(sorted(TOKEN_MEMBERS))
+                + _diff(extra, missing),
+                loc,
+                unknown=extra,
+                missing=missing,
+            )
+        )
+    else:
+        checks.append(passed("approval.token-members", "token has exactly the v2 members", loc))
+    if outer.get("signature_algorithm") != "Ed25519":
+        checks.append(
+            fail(
+                "approval.signature-algorithm",
+                "signature_algorithm must be 'Ed25519'",
+                f"{loc} signature_algorithm",
+            )
+        )
+    if outer.get("signature_encoding") != "base64url-nopad":
+        checks.append(
+            fail(
+                "approval.signature-encoding",
+                "signature_encoding must be 'base64url-nopad'",
+                f"{loc} signature_encoding",
+            )
+        )
+    pinned_id = key_id(key)
+    signer = outer.get("signer_key_id")
+    if signer != pinned_id:
+        checks.append(
+            fail(
+                "approval.signer-key-id",
+                f"signer_key_id {signer!r} is not the pinned approver key's id {pinned_id}",
+                f"{loc} signer_key_id",
+            )
+        )
+    else:
+        checks.append(passed("approval.signer-key-id", "signed for the pinned approver key", loc))
+
+    extra = sorted(payload.keys() - PAYLOAD_MEMBERS)
+    missing = sorted(PAYLOAD_MEMBERS - payload.keys())
+    if extra or missing:
+        checks.append(
+            fail(
+                "approval.payload-members",
+                "payload members must be exactly the "
+                "19 ApprovalRecord v2 members" + _diff(extra, missing),
+                loc,
+                unknown=extra,
+                missing=missing,
+            )
+        )
+    member_problems = 0
+    for name in sorted(PAYLOAD_MEMBERS & payload.keys()):
+        problem = PAYLOAD_RULES[name](payload[name])
+        if problem:
+            member_problems += 1
+            checks.append(fail("approval.member", f"{name} {problem}", at(name), member=name))
+    renderer = payload.get("renderer")
+    if isinstance(renderer, dict):
+        r_extra = sorted(renderer.keys() - RENDERER_MEMBERS)
+        r_missing = sorted(RENDERER_MEMBERS - renderer.keys())
+        if r_extra or r_missing:
+            member_problems += 1
+            checks.append(
+                fail(
+                    "approval.member",
+                    "renderer members must be exactly name, "
+                    "version, manifest_sha256" + _diff(r_extra, r_missing),
+                    at("renderer"),
+                    member="renderer",
+                )
+            )
+        for name in sorted(RENDERER_MEMBERS & renderer.keys()):
+            problem = RENDERER_RULES[name](renderer[name])
+            if problem:
+                member_problems += 1
+                checks.append(
+                    fail(
+                        "approval.member",
+                        f"renderer.{name} {problem}",
+                        at(f"renderer.{name}"),
+                        member=f"renderer.{name}",
+                    )
+                )
+    if payload.get("authorization_signer_key_id") != signer:
+        member_problems += 1
+        checks.append(
+            fail(
+                "approval.member",
+                "authorization_signer_key_id differs from the token's signer_key_id",
+                at("authorization_signer_key_id"),
+                member="authorization_signer_key_id",
+            )
+        )
+    authorized = uint_value(payload.get("authorized_at"))
+    expiry = uint_value(payload.get("expiry"))
+    if authorized is not None and expiry is not None and expiry < authorized:
+        member_problems += 1
+        checks.append(
+            fail(
+                "approval.member",
+                f"expiry {expiry} precedes authorized_at {authorized}",
+                at("expiry"),
+                member="expiry",
+            )
+        )
+    if not member_problems and not extra and not missing:
+        checks.append(
+            passed("approval.members", "every payload member has its v2 type and value", loc)
+        )
+
+    try:
+        rendered = render(payload)
+    except NotRenderable as exc:
+        checks.append(
+            fail("approval.payload-canonical", f"payload cannot be re-rendered: {exc}", loc)
+        )
+    else:
+        if rendered == payload_bytes:
+            checks.append(
+                passed("approval.payload-canonical", "payload is byte-equal to its re-render", loc)
+            )
+        else:
+            first = next(
+                (
+                    i
+                    for i, (a, b) in enumerate(zip(rendered, payload_bytes, strict=False))
+                    if a != b
+                ),
+                min(len(rendered), len(payload_bytes)),
+            )
+            checks.append(
+                fail(
+                    "approval.payload-canonical",
+                    "payload differs from its re-render "
+                    f"(keys sorted by UTF-8 bytes, C0 as \\u00xx) at byte {first}",
+                    loc,
+                    offset=first,
+                )
+            )
+    checks.append(_signature_check(outer.get("signature"), key, payload_bytes, loc))
+
+    target = payload.get("target")
+    if frame is None:
+        checks.append(
+            not_evaluated(
+                "approval.subject",
+                "no frame given: subject_sha256/length and the target are not bound",
+                loc,
+            )
+        )
+    else:
+        checks.extend(_frame_checks(payload, frame, server, at))
+    if at_ms is None:
+        checks.append(not_evaluated("approval.time", "no time given to judge expiry at", loc))
+    elif authorized is not None and expiry is not None:
+        if at_ms < authorized:
+            checks.append(
+                fail(
+                    "approval.time",
+                    f"authorized_at {authorized} is after the time judged ({at_ms})",
+                    at("authorized_at"),
+                    member="authorized_at",
+                )
+            )
+        elif at_ms > expiry:
+            checks.append(
+                fail(
+                    "approval.time",
+                    f"expired at {expiry}, before the time judged ({at_ms})",
+                    at("expiry"),
+                    member="expiry",
+                )
+            )
+        else:
+            checks.append(passed("approval.time", f"valid at {at_ms}", loc))
+    facts: dict[str, Any] = {
+        "target": target if isinstance(target, str) else None,
+        "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
+        "authorized_at": authorized,
+        "expiry": expiry,
+    }
+    return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
+
+
+def _frame_checks(
+    payload: dict[str, JsonValue], frame: bytes, server: str, at: Callable[[str], str]
+) -> list[Check]:
+    checks: list[Check] = []
+    digest, length = sha256_hex(frame), len(frame)
+    if payload.get("subject_sha256") != digest:
+        checks.append(
+            fail(
+                "approval.subject",
+                f"subject_sha256 is not the frame's sha256 {digest} (delimiter included)",
+                at("subject_sha256"),
+                member="subject_sha256",
+            )
+        )
+    if uint_value(payload.get("subject_length")) != length:
+        checks.append(
+            fail(
+                "approval.subject",
+                f"subject_length is not the frame's length {length} (delimiter included)",
+                at("subject_length"),
+                member="subject_length",
+            )
+        )
+    if not checks:
+        checks.append(
+            passed(
+                "approval.subject",
+                f"bound to the exact frame ({length} bytes, delimiter included)",
+                at("subject_sha256"),
+            )
+        )
+    try:
+        expected = frame_guard_target(frame, server)
+    except ValueError as exc:
+        checks.append(
+            not_evaluated(
+                "approval.target", f"cannot recompute the guard target: {exc}", at("target")
+            )
+        )
+        return checks
+    if payload.get("target") == expected:
+        checks.append(
+            passed(
+                "approval.target",
+                "target equals the guard target recomputed from the frame",
+                at("target"),
+            )
+        )
+    else:
+        where = f" with server {server!r}" if server else " with no server"
+        checks.append(
+            fail(
+                "approval.target",
+                f"target is not the guard target {expected} recomputed from the frame{where}",
+                at("target"),
+                member="target",
+            )
+        )
+    return checks
+
+
+def _signature_check(signature: JsonValue, key: bytes, payload_bytes: bytes, loc: str) -> Check:
+    where = f"{loc} signature" if loc else "signature"
+    if not isinstance(signature, str):
+        return fail("approval.signature", "signature is not a string", where)
+    try:
+        raw = b64url_nopad_decode(signature)
+    except ValueError as exc:
+        return fail("approval.signature-encoding", str(exc), where)
+    if ed25519_verify(key, signature_preimage(payload_bytes), raw):
+        return passed(
+            "approval.signature",
+            f"Ed25519 signature by the pinned approver key over {DOMAIN!r} 0x00 payload verifies",
+            loc,
+        )
+    return fail(
+        "approval.signature",
+        "Ed25519 signature over the payload does not verify with "
+        "the pinned approver key (a member was changed after signing, or another key "
+        "signed)",
+        where,
+    )
+
+
+def _check_v1(
+    outer: dict[str, JsonValue], payload_text: str, payload: JsonValue, key: bytes, loc: str
+) -> TokenResult:
+    checks: list[Check] = []
+    signature = outer.get("signature")
+    sig = (
+        bytes.fromhex(signature)
+        if isinstance(signature, str) and len(signature) == 128 and HEX_DIGITS.fullmatch(signature)
+        else b""
+    )
+    if not ed25519_verify(key, payload_text.encode("utf-8"), sig):
+        checks.append(
+            fail(
+                "approval.signature",
+                "v1 token: the hex Ed25519 signature over the "
+                "payload does not verify with the pinned key",
+                loc,
+            )
+        )
+    if not isinstance(payload, dict) or hex64_rule(payload.get("target")):
+        checks.append(fail("approval.v1-fields", "v1 payload lacks a 64-hex target", loc))
+        return TokenResult(loc, "invalid", tuple(checks))
+    if payload.get("nonce") is None or payload.get("issuedAt") is None:
+        checks.append(
+            fail("approval.v1-fields", "a signed v1 record must carry nonce and issuedAt", loc)
+        )
+    decision = payload.get("decision")
+    target = payload["target"]
+    if decision is None or decision == "allow":
+        checks.append(
+            fail(
+                "approval.v1-refused",
+                "v1 approvals are refused "
+                "(approval_record_v1_not_supported); sign an ApprovalRecord v2",
+                loc,
+            )
+        )
+        return TokenResult(loc, "v1-allow", tuple(checks), facts={"target": target})
+    if decision == "deny":
+        if not checks:
+            checks.append(
+                info("approval.v1-decline", f"signed v1 decline read for target {target}", loc)
+            )
+        return TokenResult(loc, "v1-decline", tuple(checks), facts={"target": target})
+    checks.append(
+        fail(
+            "approval.unknown-decision",
+            f"decision {decision!r} is neither allow nor deny; the record is dropped",
+            loc,
+        )
+    )
+    return TokenResult(loc, "invalid", tuple(checks))
+
+
+def _diff(extra: Sequence[str], missing: Sequence[str]) -> str:
+    parts = []
+    if extra:
+        parts.append("unknown: " + ", ".join(extra))
+    if missing:
+        parts.append("missing: " + ", ".join(missing))
+    return " (" + "; ".join(parts) + ")" if parts else ""

@@ -1,0 +1,752 @@
+"""seal-host's audit chain on stderr: records, genesis, head recomputation and break classes.
+
+The host prints each audit payload line and then one chain record
+``{"seal_record":"v1","entry","commitment","session","prev_head","prior_session","head"}``
+(seal-host@099be66 ``rust/src/main.rs`` ``emit_audit``; record shape ``rust/src/receipt.rs``
+``ReceiptRecord::to_json_line``). The commitment is
+``head = sha256(prev_head as lowercase hex text || 0x1f || payload bytes)`` from the genesis
+``sha256("seal-verifiable-record/genesis/v1")`` (``rust/src/receipt.rs`` ``genesis``/``commit``,
+mirrored by ``scripts/seal_log.mjs`` and ``Host/Record.lean``). ``entry`` restarts at 0 in every
+host process; the first record of a process names the previous process in ``prior_session``
+and links to the head persisted in ``.seal-audit-head.state``.
+
+Only ``head`` is committed: ``entry``, ``session`` and ``prior_session`` are unauthenticated
+metadata, checked for consistency only. Everything here is pure: callers pass bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
+
+__all__ = [
+    "COMMITMENT",
+    "GENESIS",
+    "GENESIS_PREIMAGE",
+    "Anchor",
+    "BreakKind",
+    "ChainRecord",
+    "ChainResult",
+    "LogLine",
+    "ReceiptAudit",
+    "bind_receipts",
+    "commit",
+    "genesis",
+    "parse_log",
+    "parse_state_file",
+    "receipt_audit",
+    "verify_chain",
+    "verify_logs",
+]
+
+GENESIS_PREIMAGE = b"seal-verifiable-record/genesis/v1"
+COMMITMENT = "sha256(prevHead || 0x1f || payload)"
+RECORD_MEMBERS = frozenset(
+    {"seal_record", "entry", "commitment", "session", "prev_head", "prior_session", "head"}
+)
+STATE_MEMBERS = frozenset({"seal_audit_state", "session", "head"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+BreakKind = Literal["mutation", "insertion", "reordering", "deletion", "unknown"]
+
+
+def genesis() -> str:
+    """The genesis head: lowercase hex ``sha256("seal-verifiable-record/genesis/v1")``."""
+    return hashlib.sha256(GENESIS_PREIMAGE).hexdigest()
+
+
+GENESIS = genesis()
+
+
+def commit(prev_head: str, payload: bytes) -> str:
+    """One chain step: ``sha256(prev_head.encode() || 0x1f || payload)`` as lowercase hex.
+
+    The previous head enters as its 64-character hex text, not as raw digest bytes
+    (seal-host ``rust/src/receipt.rs`` ``commit``).
+    """
+    return hashlib.sha256(prev_head.encode("ascii") + b"\x1f" + payload).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One stderr line as read: which file, its 1-based line number, and its bytes (no LF)."""
+
+    source: str
+    number: int
+    data: bytes
+
+    @property
+    def location(self) -> str:
+        return f"{self.source}:{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainRecord:
+    """A well-formed ``seal_record`` v1 line and the payload line printed just before it."""
+
+    line: LogLine
+    entry: int
+    session: str
+    prev_head: str
+    prior_session: str | None
+    head: str
+    payload: LogLine | None
+
+    @property
+    def location(self) -> str:
+        return self.line.location
+
+    @property
+    def recomputed(self) -> str | None:
+        """The head recomputed from ``prev_head`` and the payload, or None without a payload."""
+        return None if self.payload is None else commit(self.prev_head, self.payload.data)
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """What truncation is judged against: an expected final head, a count, a host state file."""
+
+    head: str | None = None
+    count: int | None = None
+    state_session: str | None = None
+    state_head: str | None = None
+    state_location: str = ".seal-audit-head.state"
+
+    @property
+    def present(self) -> bool:
+        return self.head is not None or self.count is not None or self.state_head is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainResult:
+    """The outcome of walking one stream of logs: records, checks and the head reached."""
+
+    records: tuple[ChainRecord, ...]
+    checks: tuple[Check, ...]
+    other_lines: int
+    malformed_records: int
+    first_break: dict[str, Any] | None
+    final_head: str | None
+    sessions: tuple[str, ...] = ()
+    unanchored_tail: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.status == "fail" for c in self.checks)
+
+
+def _split_lines(source: str, data: bytes) -> list[LogLine]:
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    return [LogLine(source, i + 1, piece) for i, piece in enumerate(pieces)]
+
+
+def _looks_like_record(data: bytes) -> bool:
+    return data.lstrip().startswith(b"{") and b'"seal_record"' in data
+
+
+def _looks_like_audit(data: bytes) -> bool:
+    """True for a Lean audit line (``{certs,epoch,request_sha256,tool,verdict}``)."""
+    if not data.startswith(b'{"certs":'):
+        return False
+    try:
+        doc = parse_bytes(data)
+    except JsonError:
+        return False
+    return isinstance(doc, dict) and {"certs", "verdict", "tool"} <= doc.keys()
+
+
+def _record_problems(doc: JsonValue) -> list[str]:
+    if not isinstance(doc, dict):
+        return ["a chain record must be a JSON object"]
+    problems: list[str] = []
+    missing = sorted(RECORD_MEMBERS - doc.keys())
+    extra = sorted(doc.keys() - RECORD_MEMBERS)
+    if missing:
+        problems.append("missing member(s) " + ", ".join(missing))
+    if extra:
+        problems.append("unknown member(s) " + ", ".join(extra))
+    if doc.get("seal_record") != "v1":
+        problems.append('seal_record is not "v1"')
+    if "commitment" in doc and doc["commitment"] != COMMITMENT:
+        problems.append(f"commitment is not {COMMITMENT!r}")
+    if "entry" in doc and uint_value(doc["entry"]) is None:
+        problems.append("entry is not a non-negative integer")
+    for name in ("prev_head", "head"):
+        value = doc.get(name)
+        if name in doc and not (isinstance(value, str) and _HEX64.fullmatch(value)):
+            problems.append(f"{name} is not 64 lowercase hex digits")
+    session = doc.get("session")
+    if "session" in doc and not (isinstance(session, str) and session):
+        problems.append("session is not a non-empty string")
+    prior = doc.get("prior_session")
+    if prior is not None and not (isinstance(prior, str) and prior):
+        problems.append("prior_session is neither null nor a non-empty string")
+    return problems
+
+
+def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], list[Check], int]:
+    """Read stderr captures, in the order given, into chain records.
+
+    A record's payload is the line printed immediately before it (``emit_audit`` prints the
+    payload, then the record). Lines that are neither a record nor the payload just before one
+    (``{"authorization_decision":…}``, ``{"approval_drop":…}``, ``{"error":…}``, any text) are
+    skipped and counted. Returns ``(records, findings, other_line_count)``.
+    """
+    records: list[ChainRecord] = []
+    checks: list[Check] = []
+    other = 0
+    for source, data in sources:
+        lines = _split_lines(source, data)
+        used: set[int] = set()
+        for index, line in enumerate(lines):
+            if not _looks_like_record(line.data):
+                continue
+            try:
+                doc = parse_bytes(line.data)
+            except JsonError as exc:
+                checks.append(
+                    fail(
+                        "chain.record-malformed",
+                        f"chain record line is not strict JSON: {exc}",
+                        line.location,
+                    )
+                )
+                used.add(index)
+                continue
+            if not isinstance(doc, dict) or "seal_record" not in doc:
+                continue
+            used.add(index)
+            problems = _record_problems(doc)
+            if problems:
+                checks.append(
+                    fail(
+                        "chain.record-malformed",
+                        "chain record refused: " + "; ".join(problems),
+                        line.location,
+                    )
+                )
+                continue
+            payload: LogLine | None = None
+            if (
+                index > 0
+                and index - 1 not in used
+                and not _looks_like_record(lines[index - 1].data)
+            ):
+                payload = lines[index - 1]
+                used.add(index - 1)
+            prior = doc["prior_session"]
+            records.append(
+                ChainRecord(
+                    line=line,
+                    entry=uint_value(doc["entry"]) or 0,
+                    session=str(doc["session"]),
+                    prev_head=str(doc["prev_head"]),
+                    prior_session=prior if isinstance(prior, str) else None,
+                    head=str(doc["head"]),
+                    payload=payload,
+                )
+            )
+        for index, line in enumerate(lines):
+            if index not in used and _looks_like_audit(line.data):
+                following = lines[index + 1].data if index + 1 < len(lines) else b""
+                if b"audit head persistence failure" in following:
+                    checks.append(
+                        info(
+                            "chain.unchained-payload",
+                            "audit line without a chain record; the host reported "
+                            "an audit head persistence failure right after it",
+                            line.location,
+                        )
+                    )
+                else:
+                    checks.append(
+                        fail(
+                            "chain.unchained-payload",
+                            "an audit line with no chain record after it: its record "
+                            "was deleted or the line was inserted",
+                            line.location,
+                        )
+                    )
+        other += len(lines) - len(used)
+    return records, checks, other
+
+
+def parse_state_file(data: bytes) -> tuple[str, str]:
+    """Parse ``.seal-audit-head.state`` (``{"seal_audit_state":"v1","session","head"}``).
+
+    Returns ``(session, head)``; raises ValueError naming what is wrong (seal-host
+    ``rust/src/receipt.rs`` ``ReceiptChain::open`` applies the same rules).
+    """
+    try:
+        doc = parse_bytes(data)
+    except JsonError as exc:
+        raise ValueError(f"not strict JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
+    if set(doc) != STATE_MEMBERS:
+        raise ValueError("members must be exactly seal_audit_state, session, head")
+    if doc["seal_audit_state"] != "v1":
+        raise ValueError('seal_audit_state is not "v1"')
+    head, session = doc["head"], doc["session"]
+    if not (isinstance(head, str) and _HEX64.fullmatch(head)):
+        raise ValueError("head is not 64 lowercase hex digits")
+    if not (isinstance(session, str) and session):
+        raise ValueError("session is not a non-empty string")
+    return session, head
+
+
+def _classify(
+    records: Sequence[ChainRecord], i: int, expected_entry: int | None
+) -> tuple[BreakKind, str]:
+    """Name the likeliest cause of a link break at position ``i`` (prev_head != previous head)."""
+    rec = records[i]
+    prev = records[i - 1]
+    later = {r.head: j for j, r in enumerate(records) if j > i}
+    earlier = {r.head: j for j, r in enumerate(records[:i])}
+    if rec.prev_head in later:
+        j = later[rec.prev_head]
+        return "reordering", (
+            f"it links to the head of a record that appears later "
+            f"({records[j].location}); records are out of order"
+        )
+    if rec.prev_head == prev.recomputed:
+        return "mutation", (
+            f"it links to the head the previous record's payload commits to, "
+            f"so the previous record's head field ({prev.location}) was "
+            "rewritten"
+        )
+    if rec.prev_head in earlier or (i == 1 and rec.prev_head == records[0].prev_head):
+        j = earlier.get(rec.prev_head, -1)
+        skipped = i - 1 - j
+        origin = records[j].location if j >= 0 else "the start of the log"
+        return "insertion", (
+            f"it links to the head of {origin}, so the {skipped} record(s) after that were inserted"
+        )
+    if expected_entry is not None and rec.entry > expected_entry:
+        missing = rec.entry - expected_entry
+        return "deletion", (
+            f"entry {rec.entry} follows entry {prev.entry}: {missing} record(s) were deleted"
+        )
+    if prev.recomputed == prev.head:
+        return "mutation", (
+            f"the previous record ({prev.location}) has a head its payload "
+            "commits to, but not the one this record links from: that payload "
+            "was rewritten and re-sealed"
+        )
+    return "unknown", "no known tampering pattern explains the break"
+
+
+def verify_chain(
+    records: Sequence[ChainRecord], anchor: Anchor = Anchor(), start_head: str | None = None
+) -> ChainResult:
+    """Verify records against the heads the host recorded; never re-seals.
+
+    Each record must commit to its own payload (``head == commit(prev_head, payload)``) and
+    link to the previous record's head; the stream starts at genesis (entry 0, no
+    ``prior_session``), at ``start_head`` when given (a head recorded by an earlier run), or is
+    reported as starting from unverified earlier history. Every break is a finding; the first
+    is summarised with its likely cause. Truncation is judged only against ``anchor``.
+    """
+    checks: list[Check] = []
+    breaks: list[dict[str, Any]] = []
+    sessions: list[str] = []
+    displaced_until = -1  # after a reordering, the breaks it causes are not new findings
+    if not records:
+        checks.append(not_evaluated("chain.records", "the log holds no seal_record chain records"))
+    for i, rec in enumerate(records):
+        if rec.session not in sessions:
+            sessions.append(rec.session)
+        if rec.payload is None:
+            breaks.append(
+                {
+                    "entry": rec.entry,
+                    "location": rec.location,
+                    "kind": "deletion",
+                    "reason": "no payload line precedes this chain record",
+                }
+            )
+        elif rec.recomputed != rec.head:
+            breaks.append(
+                {
+                    "entry": rec.entry,
+                    "location": rec.payload.location,
+                    "kind": "mutation",
+                    "reason": "the payload line does not commit to the recorded head "
+                    f"(recomputed {rec.recomputed}, recorded {rec.head})",
+                }
+            )
+        if i == 0:
+            checks.extend(_start_checks(rec, start_head))
+            continue
+        prev = records[i - 1]
+        new_process = rec.entry == 0 and rec.session != prev.session
+        if new_process and rec.prior_session is None and rec.prev_head == GENESIS:
+            checks.append(
+                fail(
+                    "chain.session-link",
+                    f"session {rec.session!r} restarted the chain from genesis (the "
+                    "host's .seal-audit-head.state was missing): everything before "
+                    "it is unlinked",
+                    rec.location,
+                )
+            )
+            continue
+        if rec.prev_head != prev.head:
+            if i <= displaced_until:
+                continue
+            kind, why = _classify(records, i, None if new_process else prev.entry + 1)
+            if kind == "reordering":
+                displaced_until = max(later_index(records, rec.prev_head), i) + 1
+            breaks.append(
+                {
+                    "entry": rec.entry,
+                    "location": rec.location,
+                    "kind": kind,
+                    "reason": f"prev_head does not equal the previous record's head; {why}",
+                }
+            )
+            continue
+        if new_process:
+            if rec.prior_session != prev.session:
+                checks.append(
+                    fail(
+                        "chain.session-link",
+                        f"session {rec.session!r} starts with prior_session "
+                        f"{rec.prior_session!r}, but the previous session was "
+                        f"{prev.session!r}",
+                        rec.location,
+                    )
+                )
+        elif rec.session != prev.session or rec.entry != prev.entry + 1:
+            breaks.append(
+                {
+                    "entry": rec.entry,
+                    "location": rec.location,
+                    "kind": "unknown",
+                    "reason": f"entry/session metadata out of sequence (after entry "
+                    f"{prev.entry} of {prev.session!r} comes entry {rec.entry} "
+                    f"of {rec.session!r}) although the heads link",
+                }
+            )
+        elif rec.prior_session is not None:
+            checks.append(
+                fail(
+                    "chain.session-link",
+                    "prior_session is set on a record that is not a session's first",
+                    rec.location,
+                )
+            )
+    for item in breaks:
+        checks.append(
+            fail(
+                "chain.break",
+                f"entry {item['entry']}: {item['kind']}: {item['reason']}",
+                item["location"],
+                kind=item["kind"],
+                entry=item["entry"],
+            )
+        )
+    if records and not breaks:
+        checks.append(
+            passed(
+                "chain.links",
+                f"all {len(records)} record(s) commit to their payloads "
+                "and link to the previous head",
+            )
+        )
+    tail_checks, unanchored = _anchor_checks(records, anchor)
+    checks.extend(tail_checks)
+    return ChainResult(
+        records=tuple(records),
+        checks=tuple(checks),
+        other_lines=0,
+        malformed_records=0,
+        first_break=breaks[0] if breaks else None,
+        final_head=records[-1].head if records else None,
+        sessions=tuple(sessions),
+        unanchored_tail=unanchored,
+    )
+
+
+def later_index(records: Sequence[ChainRecord], head: str) -> int:
+    """Position of the last record whose head is ``head`` (-1 when none)."""
+    found = -1
+    for j, r in enumerate(records):
+        if r.head == head:
+            found = j
+    return found
+
+
+def verify_logs(
+    sources: Sequence[tuple[str, bytes]], anchor: Anchor = Anchor(), start_head: str | None = None
+) -> ChainResult:
+    """Parse the stderr captures (in order) and verify them as one chain; see verify_chain."""
+    records, parse_checks, other = parse_log(sources)
+    result = verify_chain(records, anchor, start_head)
+    malformed = sum(1 for c in parse_checks if c.id == "chain.record-malformed")
+    return replace(
+        result,
+        checks=tuple(parse_checks) + result.checks,
+        other_lines=other,
+        malformed_records=malformed,
+    )
+
+
+def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
+    if start_head is not None:
+        if rec.prev_head == start_head:
+            return [
+                passed(
+                    "chain.start",
+                    "the first record links to the head recorded before",
+                    rec.location,
+                )
+            ]
+        return [
+            fail(
+                "chain.start",
+                f"the first record links from {rec.prev_head}, not from the "
+                f"head recorded before ({start_head})",
+                rec.location,
+            )
+        ]
+    if rec.entry == 0 and rec.prior_session is None:
+        if rec.prev_head == GENESIS:
+            return [passed("chain.start", "the log starts at genesis", rec.location)]
+        return [
+            fail(
+                "chain.start",
+                f"the first record has no prior session but does not link from genesis {GENESIS}",
+                rec.location,
+            )
+        ]
+    if rec.entry == 0:
+        return [
+            not_evaluated(
+                "chain.start",
+                f"the log starts a session linked to prior session "
+                f"{rec.prior_session!r} at head {rec.prev_head}; that earlier "
+                "history is not given, so it is not verified",
+                rec.location,
+            )
+        ]
+    return [
+        not_evaluated(
+            "chain.start",
+            f"the log starts mid-session at entry {rec.entry}; the {rec.entry} "
+            "earlier record(s) of that session are not given",
+            rec.location,
+        )
+    ]
+
+
+def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list[Check], bool]:
+    checks: list[Check] = []
+    heads = {r.head: i for i, r in enumerate(records)}
+    last = len(records) - 1
+    if anchor.count is not None:
+        if len(records) == anchor.count:
+            checks.append(
+                passed("chain.anchor-count", f"the log holds the expected {anchor.count} record(s)")
+            )
+        elif len(records) < anchor.count:
+            checks.append(
+                fail(
+                    "chain.truncated",
+                    f"the log holds {len(records)} record(s), "
+                    f"{anchor.count} expected: "
+                    f"{anchor.count - len(records)} missing",
+                    kind="truncation",
+                )
+            )
+        else:
+            checks.append(
+                fail(
+                    "chain.anchor-count",
+                    f"the log holds {len(records)} record(s), "
+                    f"more than the {anchor.count} expected",
+                )
+            )
+    for label, head, location in (
+        ("--expect-head", anchor.head, ""),
+        ("state file head", anchor.state_head, anchor.state_location),
+    ):
+        if head is None:
+            continue
+        check_id = "chain.anchor-head" if label == "--expect-head" else "chain.anchor-state"
+        if records and records[-1].head == head:
+            checks.append(passed(check_id, f"the final head equals the {label}", location))
+        elif head in heads:
+            after = last - heads[head]
+            checks.append(
+                info(
+                    check_id,
+                    f"the {label} is the head of "
+                    f"{records[heads[head]].location}; the {after} record(s) "
+                    "after it are not covered by this anchor",
+                    location,
+                )
+            )
+        elif head == GENESIS and not records:
+            checks.append(
+                passed(check_id, f"the {label} is genesis and the log is empty", location)
+            )
+        else:
+            checks.append(
+                fail(
+                    "chain.truncated",
+                    f"no record in the log has the {label} {head}: "
+                    "the log was truncated or is from another chain",
+                    location,
+                    kind="truncation",
+                )
+            )
+    if anchor.state_head is not None and anchor.state_session is not None:
+        owner = next((r for r in records if r.head == anchor.state_head), None)
+        if owner is not None and owner.session != anchor.state_session:
+            checks.append(
+                fail(
+                    "chain.anchor-state",
+                    f"the state file names session {anchor.state_session!r}, but the "
+                    f"record with its head belongs to {owner.session!r}",
+                    anchor.state_location,
+                )
+            )
+    if not anchor.present:
+        checks.append(
+            not_evaluated(
+                "chain.tail-unanchored",
+                "no anchor given (--expect-head, --expect-count or --state-file): a log cut short "
+                "after its last record cannot be told from a complete one",
+            )
+        )
+        return checks, True
+    return checks, False
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptAudit:
+    """What a receipt says about its chain payload: the audit text and the request hash."""
+
+    name: str
+    audit: str | None
+    request_sha256: str | None
+    problem: str = ""
+
+
+def receipt_audit(name: str, data: bytes) -> ReceiptAudit:
+    """Extract ``emitted_bytes.audit`` and the expected request hash from receipt bytes.
+
+    The expected hash is ``request_sha256``, or ``canonical_request_sha256`` for receipts that
+    do not carry it (fleet receipts; ``/tmp/research/verify-rules.md`` §3.4).
+    """
+    try:
+        doc = parse_bytes(data)
+    except JsonError as exc:
+        return ReceiptAudit(name, None, None, f"receipt is not strict JSON: {exc}")
+    if not isinstance(doc, dict):
+        return ReceiptAudit(name, None, None, "receipt is not a JSON object")
+    expected = doc.get("request_sha256", doc.get("canonical_request_sha256"))
+    request = expected if isinstance(expected, str) else None
+    emitted = doc.get("emitted_bytes")
+    if not isinstance(emitted, str):
+        return ReceiptAudit(name, None, request, "emitted_bytes is not a string")
+    try:
+        step = parse_text(emitted)
+    except JsonError as exc:
+        return ReceiptAudit(name, None, request, f"emitted_bytes is not strict JSON: {exc}")
+    audit = step.get("audit") if isinstance(step, dict) else None
+    if not isinstance(audit, str):
+        return ReceiptAudit(name, None, request, "emitted_bytes.audit is not a string")
+    return ReceiptAudit(name, audit, request)
+
+
+def _audit_request_hash(payload: bytes) -> str | None:
+    try:
+        doc = parse_bytes(payload)
+    except JsonError:
+        return None
+    value = doc.get("request_sha256") if isinstance(doc, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def bind_receipts(records: Sequence[ChainRecord], receipts: Sequence[ReceiptAudit]) -> list[Check]:
+    """Bind each receipt to a chain payload byte-equal to its ``emitted_bytes.audit``.
+
+    Each payload binds at most one receipt (identical payloads are matched in order), and the
+    payload's ``request_sha256`` must equal the receipt's own request hash.
+    """
+    checks: list[Check] = []
+    free: dict[bytes, list[ChainRecord]] = {}
+    for rec in records:
+        if rec.payload is not None:
+            free.setdefault(rec.payload.data, []).append(rec)
+    for item in receipts:
+        if item.audit is None:
+            checks.append(fail("chain.receipt-binding", f"cannot bind: {item.problem}", item.name))
+            continue
+        candidates = free.get(item.audit.encode("utf-8"), [])
+        if not candidates:
+            checks.append(
+                fail(
+                    "chain.receipt-binding",
+                    "no chain payload equals this receipt's emitted_bytes.audit: the "
+                    "decision is not in the given log",
+                    item.name,
+                )
+            )
+            continue
+        rec = candidates.pop(0)
+        audit_hash = _audit_request_hash(item.audit.encode("utf-8"))
+        if audit_hash is None:
+            checks.append(
+                not_evaluated(
+                    "chain.receipt-request",
+                    "the audit payload carries no request_sha256 (older kernel)",
+                    item.name,
+                    entry=rec.entry,
+                )
+            )
+        elif audit_hash != item.request_sha256:
+            checks.append(
+                fail(
+                    "chain.receipt-request",
+                    f"the chained audit names request {audit_hash}, the receipt "
+                    f"{item.request_sha256}",
+                    item.name,
+                    entry=rec.entry,
+                )
+            )
+        checks.append(
+            passed(
+                "chain.receipt-binding",
+                f"bound to the payload of chain entry {rec.entry} "
+                f"({rec.payload.location if rec.payload else rec.location})",
+                item.name,
+                entry=rec.entry,
+                session=rec.session,
+            )
+        )
+    unbound = sum(
+        1
+        for recs in free.values()
+        for r in recs
+        if r.payload is not None and _audit_request_hash(r.payload.data) is not None
+    )
+    if receipts and unbound:
+        checks.append(
+            info(
+                "chain.receipt-coverage",
+                f"{unbound} chained audit payload(s) have no receipt among those given",
+            )
+        )
+    return checks

@@ -1,0 +1,165 @@
+"""An approval a receipt consumed, bound to its ApprovalRecord v2 token (``verify --approvals``)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+
+from sealverify.history.approval_tokens import (
+    check_token,
+)
+from sealverify.reports.model import Check, fail, not_evaluated, passed
+from sealverify.seal.signatures import key_id
+from sealverify.wire.strictjson import (
+    JsonValue,
+    uint_value,
+)
+
+__all__ = [
+    "check_receipt_approval",
+]
+
+
+def check_receipt_approval(
+    receipt: dict[str, JsonValue],
+    tokens: Sequence[tuple[str, bytes]],
+    approver_keys: Sequence[bytes],
+) -> list[Check]:
+    """Bind a receipt's consumed approval to a token from ``tokens`` (``verify --approvals``).
+
+    ``approver_keys`` are the pinned approval keys (raw 32 bytes); the one whose sha256 is
+    ``approval.approval_identity.key_id`` verifies the token.
+    Returns [] when the receipt consumed no approval. Otherwise the token whose target equals
+    the safety cert reason (and whose nonce equals ``approval.nonce`` when present) is checked
+    with the receipt's frame (``signed_artifacts.object_a``), server (``kernel_config.server``)
+    and time (``now``); ``approval.issued_at`` must equal ``authorized_at`` and a present
+    ``signed_artifacts.approval_statement`` must be byte-equal to the token payload.
+    """
+    approval = receipt.get("approval")
+    if not isinstance(approval, dict):
+        return []
+    identity = approval.get("approval_identity")
+    channel = identity.get("channel") if isinstance(identity, dict) else None
+    if channel != "ed25519":
+        return [
+            not_evaluated(
+                "approval.receipt",
+                f"approval channel {channel!r} carries no signed ApprovalRecord to check",
+            )
+        ]
+    checks: list[Check] = []
+    claimed = identity.get("key_id")  # type: ignore[union-attr]
+    if not approver_keys:
+        return [
+            not_evaluated(
+                "approval.receipt-key",
+                "no approval key is pinned, so the approval token cannot be verified",
+                "approval.approval_identity.key_id",
+            )
+        ]
+    approver_key = next((k for k in approver_keys if key_id(k) == claimed), None)
+    if approver_key is None:
+        return [
+            fail(
+                "approval.receipt-key",
+                f"approval_identity.key_id {claimed!r} is not the id of any pinned approval key",
+                "approval.approval_identity.key_id",
+            )
+        ]
+    checks.append(
+        passed(
+            "approval.receipt-key",
+            "approval_identity.key_id names a pinned approval key",
+            "approval.approval_identity.key_id",
+        )
+    )
+    reason = _safety_reason(receipt)
+    nonce = approval.get("nonce")
+    frame, server, now = _receipt_context(receipt)
+    candidates = []
+    for location, line in tokens:
+        result = check_token(
+            line, approver_key, frame=frame, server=server, at_ms=now, location=location
+        )
+        if (
+            result.kind == "v2"
+            and result.facts.get("target") == reason
+            and (nonce is None or result.facts.get("nonce") == nonce)
+        ):
+            candidates.append(result)
+    if not candidates:
+        checks.append(
+            fail(
+                "approval.receipt-token",
+                f"no v2 token with target {reason} and nonce {nonce!r} among those given",
+                "approval",
+            )
+        )
+        return checks
+    best = next((c for c in candidates if c.ok), candidates[0])
+    checks.extend(best.checks)
+    issued = approval.get("issued_at")
+    if uint_value(issued) is not None and uint_value(issued) != best.facts["authorized_at"]:
+        checks.append(
+            fail(
+                "approval.receipt-issued-at",
+                f"approval.issued_at {issued} is not the "
+                f"token's authorized_at {best.facts['authorized_at']}",
+                "approval.issued_at",
+            )
+        )
+    artifacts = receipt.get("signed_artifacts")
+    statement = artifacts.get("approval_statement") if isinstance(artifacts, dict) else None
+    if isinstance(statement, str):
+        try:
+            decoded = base64.b64decode(statement, validate=True)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        if decoded == best.payload_bytes:
+            checks.append(
+                passed(
+                    "approval.receipt-statement",
+                    "signed_artifacts.approval_statement is byte-equal to the token payload",
+                    "signed_artifacts.approval_statement",
+                )
+            )
+        else:
+            checks.append(
+                fail(
+                    "approval.receipt-statement",
+                    "signed_artifacts.approval_statement differs from the token payload",
+                    "signed_artifacts.approval_statement",
+                )
+            )
+    return checks
+
+
+def _safety_reason(receipt: dict[str, JsonValue]) -> str | None:
+    certs = receipt.get("certs")
+    if isinstance(certs, list):
+        for cert in certs:
+            if isinstance(cert, dict) and cert.get("kernel") == "safety":
+                reason = cert.get("reason")
+                return reason if isinstance(reason, str) else None
+    return None
+
+
+def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, int | None]:
+    frame: bytes | None = None
+    artifacts = receipt.get("signed_artifacts")
+    object_a = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    if isinstance(object_a, str):
+        try:
+            frame = base64.b64decode(object_a, validate=True)
+        except (binascii.Error, ValueError):
+            frame = None
+    server = ""
+    config = receipt.get("kernel_config")
+    if isinstance(config, dict):
+        value = config.get("server")
+        safety = config.get("safety")
+        if not isinstance(value, str) and isinstance(safety, dict):
+            value = safety.get("server")
+        server = value if isinstance(value, str) else ""
+    return frame, server, uint_value(receipt.get("now"))

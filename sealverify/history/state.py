@@ -1,0 +1,456 @@
+"""Cross-run history in SQLite: spent nonces, operations, config epochs and the chain head.
+
+A single receipt cannot say whether its approval nonce was already spent, whether its
+``operation_id`` was reused, whether an older signed config came back, or whether the audit log
+was cut since the last look. :class:`HistoryStore` remembers what earlier runs verified. Checks
+only read the database; everything a run learnt is staged in memory and written by
+:meth:`HistoryStore.commit` in ONE transaction after the whole run completed, so a run that dies
+midway leaves the previous state intact. The schema carries its version in
+``PRAGMA user_version`` and is migrated forward step by step; a newer schema is refused.
+
+Operation identity follows seal-host@099be66 ``rust/src/release.rs``: an ALLOW receipt is
+rewritten and re-signed in place as ``release_status`` moves PENDING -> UNKNOWN -> RELEASED, so
+the same ``operation_id`` legitimately reappears with the same decision and a later status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sealverify.reports.model import Check, fail, info, passed
+from sealverify.seal.identities import sort_keys
+from sealverify.wire import serdejson
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_text, uint_value
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "ChainFacts",
+    "HistoryError",
+    "HistoryStore",
+    "ReceiptFacts",
+    "receipt_facts",
+]
+
+# Each entry upgrades the schema from version i to i+1. Never edit a shipped step; add one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE runs (run INTEGER PRIMARY KEY, tool_version TEXT NOT NULL,"
+        " subjects INTEGER NOT NULL)",
+        "CREATE TABLE nonces (nonce TEXT PRIMARY KEY, operation_id TEXT NOT NULL,"
+        " run INTEGER NOT NULL, location TEXT NOT NULL)",
+        "CREATE TABLE operations (operation_id TEXT PRIMARY KEY, identity TEXT NOT NULL,"
+        " status TEXT NOT NULL, run INTEGER NOT NULL, location TEXT NOT NULL)",
+        "CREATE TABLE config_epochs (signer TEXT PRIMARY KEY, epoch INTEGER NOT NULL,"
+        " run INTEGER NOT NULL, location TEXT NOT NULL)",
+    ),
+    (
+        "CREATE TABLE chain_heads (chain TEXT PRIMARY KEY, head TEXT NOT NULL,"
+        " session TEXT NOT NULL, entry INTEGER NOT NULL, records INTEGER NOT NULL,"
+        " run INTEGER NOT NULL)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# seal-host ``ReleaseStatus`` (SCREAMING_SNAKE_CASE): the forward order of re-signing.
+_RELEASE_ORDER = {"PENDING": 0, "UNKNOWN": 1, "RELEASED": 2}
+
+# Test hook: pause inside the commit transaction until stdin yields a line, so a test can kill
+# the process mid-commit. Never set it outside tests.
+PAUSE_ENV = "SEALVERIFY_TEST_PAUSE_BEFORE_COMMIT"
+
+
+class HistoryError(Exception):
+    """The state database cannot be used (unreadable, not SQLite, newer schema)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptFacts:
+    """What history needs from one verified receipt."""
+
+    location: str
+    operation_id: str | None = None
+    release_status: str | None = None
+    identity: str = ""
+    nonce: str | None = None
+    config_signer: str | None = None
+    config_epoch: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainFacts:
+    """The heads a verified audit log reached: where it started and where it ended."""
+
+    location: str
+    first_prev_head: str
+    heads: tuple[str, ...]
+    final_session: str
+    final_entry: int
+    chain: str = "default"
+
+
+def _identity(doc: dict[str, JsonValue]) -> str:
+    """sha256 of the receipt without ``signature`` and ``release_status``, keys sorted.
+
+    Those two members are all that the host's in-place re-signing changes.
+    """
+    rest = {k: v for k, v in doc.items() if k not in ("signature", "release_status")}
+    try:
+        text = serdejson.compact(sort_keys(rest))
+    except ValueError:
+        text = repr(sorted(rest))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
+    """Extract history facts from a parsed receipt (strictjson value).
+
+    The config epoch is read from the signed ``signed_config.payload`` text (what the signer
+    vouched for), falling back to ``kernel_config.epoch``; the signer is
+    ``signed_config.pubkey``.
+    """
+    approval = doc.get("approval")
+    nonce = approval.get("nonce") if isinstance(approval, dict) else None
+    signer: str | None = None
+    epoch: int | None = None
+    signed = doc.get("signed_config")
+    if isinstance(signed, dict):
+        pubkey = signed.get("pubkey")
+        signer = pubkey if isinstance(pubkey, str) else None
+        payload = signed.get("payload")
+        if isinstance(payload, str):
+            try:
+                parsed = parse_text(payload)
+            except JsonError:
+                parsed = None
+            if isinstance(parsed, dict):
+                epoch = uint_value(parsed.get("epoch"))
+    if epoch is None:
+        config = doc.get("kernel_config")
+        if isinstance(config, dict):
+            epoch = uint_value(config.get("epoch"))
+    op = doc.get("operation_id")
+    status = doc.get("release_status")
+    return ReceiptFacts(
+        location=location,
+        operation_id=op if isinstance(op, str) else None,
+        release_status=status if isinstance(status, str) else None,
+        identity=_identity(doc),
+        nonce=nonce if isinstance(nonce, str) else None,
+        config_signer=signer,
+        config_epoch=epoch,
+    )
+
+
+@dataclass
+class _Staged:
+    nonces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    operations: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    epochs: dict[str, tuple[int, str]] = field(default_factory=dict)
+    chains: dict[str, tuple[str, str, int, int]] = field(default_factory=dict)
+    subjects: int = 0
+
+
+class HistoryStore:
+    """One SQLite state file. Check (read-only), stage, then :meth:`commit` once per run."""
+
+    def __init__(self, path: Path, tool_version: str = "") -> None:
+        self.path = path
+        self.tool_version = tool_version
+        try:
+            self._db = sqlite3.connect(str(path), isolation_level=None)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None
+        self._staged = _Staged()
+
+    # -- schema -------------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        row = self._db.execute("PRAGMA user_version").fetchone()
+        return int(row[0])
+
+    def _migrate(self) -> None:
+        version = self.schema_version
+        if version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"{self.path}: schema version {version} is newer than this sealverify "
+                f"understands ({SCHEMA_VERSION}); upgrade sealverify"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step]:
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def runs(self) -> int:
+        row = self._db.execute("SELECT COUNT(*) FROM runs").fetchone()
+        return int(row[0])
+
+    # -- receipts -----------------------------------------------------------------------------
+
+    def check_and_stage(self, subjects: Sequence[ReceiptFacts]) -> list[Check]:
+        """History checks for verified receipts; stages what they teach for :meth:`commit`."""
+        checks: list[Check] = []
+        for facts in subjects:
+            self._staged.subjects += 1
+            checks.extend(self._check_nonce(facts))
+            checks.extend(self._check_operation(facts))
+            checks.extend(self._check_epoch(facts))
+        return checks
+
+    def _check_nonce(self, facts: ReceiptFacts) -> list[Check]:
+        nonce = facts.nonce
+        if nonce is None:
+            return []
+        op = facts.operation_id or f"(no operation_id) {facts.location}"
+        earlier = self._staged.nonces.get(nonce)
+        if earlier is None:
+            row = self._db.execute(
+                "SELECT operation_id, location FROM nonces WHERE nonce = ?", (nonce,)
+            ).fetchone()
+            earlier = (str(row[0]), str(row[1])) if row else None
+        if earlier is not None and earlier[0] != op:
+            return [
+                fail(
+                    "history.nonce-replayed",
+                    f"approval nonce {nonce!r} was already spent by operation {earlier[0]} "
+                    f"({earlier[1]})",
+                    facts.location,
+                    nonce=nonce,
+                )
+            ]
+        if earlier is None:
+            self._staged.nonces[nonce] = (op, facts.location)
+        return [
+            passed(
+                "history.nonce",
+                f"approval nonce {nonce!r} not spent by any other operation",
+                facts.location,
+            )
+        ]
+
+    def _check_operation(self, facts: ReceiptFacts) -> list[Check]:
+        op = facts.operation_id
+        if op is None:
+            return []
+        status = facts.release_status or ""
+        earlier = self._staged.operations.get(op)
+        if earlier is None:
+            row = self._db.execute(
+                "SELECT identity, status, location FROM operations WHERE operation_id = ?", (op,)
+            ).fetchone()
+            earlier = (str(row[0]), str(row[1]), str(row[2])) if row else None
+        if earlier is None:
+            self._staged.operations[op] = (facts.identity, status, facts.location)
+            return [passed("history.operation", f"operation_id {op} is new", facts.location)]
+        identity, seen_status, where = earlier
+        if identity != facts.identity:
+            return [
+                fail(
+                    "history.operation-reused",
+                    f"operation_id {op} already names a different decision ({where})",
+                    facts.location,
+                )
+            ]
+        old, new = _RELEASE_ORDER.get(seen_status), _RELEASE_ORDER.get(status)
+        if old is not None and new is not None and new < old:
+            return [
+                fail(
+                    "history.release-regressed",
+                    f"operation {op} was seen {seen_status} ({where}); this copy says {status}: "
+                    "an older receipt came back",
+                    facts.location,
+                )
+            ]
+        if status != seen_status and (old is None or new is None):
+            return [
+                fail(
+                    "history.operation-reused",
+                    f"operation {op} changed release_status {seen_status} -> {status}, which "
+                    "is not the PENDING -> UNKNOWN -> RELEASED re-signing",
+                    facts.location,
+                )
+            ]
+        if new is not None and old is not None and new > old:
+            self._staged.operations[op] = (identity, status, facts.location)
+            return [
+                passed(
+                    "history.operation",
+                    f"operation {op} re-signed {seen_status} -> "
+                    f"{status}, the documented release progression",
+                    facts.location,
+                )
+            ]
+        return [
+            passed(
+                "history.operation",
+                f"operation {op} seen before as the same decision ({where})",
+                facts.location,
+            )
+        ]
+
+    def _check_epoch(self, facts: ReceiptFacts) -> list[Check]:
+        signer, epoch = facts.config_signer, facts.config_epoch
+        if signer is None or epoch is None:
+            return []
+        high = self._staged.epochs.get(signer)
+        if high is None:
+            row = self._db.execute(
+                "SELECT epoch, location FROM config_epochs WHERE signer = ?", (signer,)
+            ).fetchone()
+            high = (int(row[0]), str(row[1])) if row else None
+        if high is not None and epoch < high[0]:
+            return [
+                fail(
+                    "history.config-rollback",
+                    f"signed config epoch {epoch} from signer {signer} is lower than epoch "
+                    f"{high[0]} seen before ({high[1]}): an older config came back",
+                    facts.location,
+                    epoch=epoch,
+                    high_water=high[0],
+                )
+            ]
+        if high is None or epoch > high[0]:
+            self._staged.epochs[signer] = (epoch, facts.location)
+        return [
+            passed(
+                "history.config-epoch",
+                f"config epoch {epoch} is not below the signer's high-water mark",
+                facts.location,
+            )
+        ]
+
+    # -- audit chain --------------------------------------------------------------------------
+
+    def check_chain(self, facts: ChainFacts) -> list[Check]:
+        """Continuity of the audit chain with the head an earlier run recorded.
+
+        The new log must either contain the recorded head or start right after it; otherwise
+        it was truncated, or the history forked. Stages the new final head.
+        """
+        if not facts.heads:
+            return []
+        staged = self._staged.chains.get(facts.chain)
+        if staged is not None:
+            recorded: tuple[str, int] | None = (staged[0], staged[3])
+        else:
+            row = self._db.execute(
+                "SELECT head, records FROM chain_heads WHERE chain = ?", (facts.chain,)
+            ).fetchone()
+            recorded = (str(row[0]), int(row[1])) if row else None
+        checks: list[Check]
+        if recorded is None:
+            checks = [
+                info(
+                    "history.chain",
+                    "no earlier head recorded for this chain; this run records the first",
+                    facts.location,
+                )
+            ]
+        elif recorded[0] == facts.first_prev_head:
+            checks = [
+                passed(
+                    "history.chain",
+                    "the log continues from the head recorded by an earlier run",
+                    facts.location,
+                )
+            ]
+        elif recorded[0] in facts.heads:
+            checks = [
+                passed(
+                    "history.chain",
+                    "the log still holds the head recorded by an earlier run",
+                    facts.location,
+                )
+            ]
+        else:
+            return [
+                fail(
+                    "history.chain-discontinuity",
+                    f"the head {recorded[0]} recorded by an earlier run is not in this log and "
+                    "the log does not continue from it: the log was truncated or forked",
+                    facts.location,
+                )
+            ]
+        self._staged.chains[facts.chain] = (
+            facts.heads[-1],
+            facts.final_session,
+            facts.final_entry,
+            len(facts.heads),
+        )
+        return checks
+
+    def recorded_head(self, chain: str = "default") -> str | None:
+        """The committed chain head for ``chain`` (None before any run)."""
+        row = self._db.execute("SELECT head FROM chain_heads WHERE chain = ?", (chain,)).fetchone()
+        return str(row[0]) if row else None
+
+    # -- commit -------------------------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Write everything staged in one transaction; call once, after the run completed."""
+        staged = self._staged
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = db.execute(
+                "INSERT INTO runs (tool_version, subjects) VALUES (?, ?)",
+                (self.tool_version, staged.subjects),
+            )
+            run = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT OR IGNORE INTO nonces VALUES (?, ?, ?, ?)",
+                [(n, op, run, loc) for n, (op, loc) in sorted(staged.nonces.items())],
+            )
+            db.executemany(
+                "INSERT INTO operations VALUES (?, ?, ?, ?, ?) ON CONFLICT(operation_id) DO "
+                "UPDATE SET status = excluded.status, run = excluded.run, "
+                "location = excluded.location",
+                [(op, i, s, run, loc) for op, (i, s, loc) in sorted(staged.operations.items())],
+            )
+            db.executemany(
+                "INSERT INTO config_epochs VALUES (?, ?, ?, ?) ON CONFLICT(signer) DO UPDATE "
+                "SET epoch = excluded.epoch, run = excluded.run, location = excluded.location "
+                "WHERE excluded.epoch > config_epochs.epoch",
+                [(s, e, run, loc) for s, (e, loc) in sorted(staged.epochs.items())],
+            )
+            db.executemany(
+                "INSERT INTO chain_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chain) DO UPDATE "
+                "SET head = excluded.head, session = excluded.session, entry = excluded.entry, "
+                "records = excluded.records, run = excluded.run",
+                [(c, h, s, e, n, run) for c, (h, s, e, n) in sorted(staged.chains.items())],
+            )
+            if os.environ.get(PAUSE_ENV) == "1":
+                sys.stderr.write("sealverify-test: paused before commit\n")
+                sys.stderr.flush()
+                sys.stdin.readline()
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        self._staged = _Staged()

@@ -1,0 +1,112 @@
+"""Turn frame analyses into the common report shape (facts, checks, outcome, exit code)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sealverify.mcp.frame import FrameAnalysis
+from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+
+__all__ = ["frame_facts", "frame_report"]
+
+ADMISSIBLE = "ADMISSIBLE"
+REFUSE = "REFUSE"
+
+
+def frame_facts(result: FrameAnalysis) -> dict[str, Any]:
+    """The documented, stable facts of one frame (docs/report-format.md#frame)."""
+    frame = result.frame
+    facts: dict[str, Any] = {
+        "transport": frame.transport,
+        "offset": frame.offset,
+        "terminator": frame.terminator,
+        "exact_frame_sha256": frame.exact_sha256,
+        "exact_frame_length": frame.length,
+        "raw_line_sha256": frame.raw_line_sha256,
+        "kind": result.kind,
+        "method": result.method,
+        "id": result.request_id,
+        "era": result.era + (" (inferred)" if result.era_inferred else ""),
+    }
+    meta = result.meta
+    if meta is not None:
+        facts["meta"] = {
+            "state": meta.state,
+            "keys": list(meta.keys),
+            "unknown_keys": list(meta.unknown_keys),
+            "reserved_prefix_unknown_keys": list(meta.reserved_unknown_keys),
+            "raw_bytes": meta.raw_bytes,
+        }
+    ids = result.identities
+    if ids is not None:
+        facts["identities"] = {
+            "tool": ids.tool,
+            "canonical_request": ids.canonical_request,
+            "canonical_request_sha256": ids.canonical_request_sha256,
+            "canonical_request_error": ids.canonical_request_error,
+            "legacy_canonical_request_sha256": ids.legacy_canonical_request_sha256,
+            "args_hash": ids.args_hash,
+            "guard_target_meta_all": ids.guard_target,
+            "guard_target_seal_host": ids.guard_target_host,
+            "guard_target_legacy": ids.legacy_guard_target,
+            "effect_v3": ids.effect_v3,
+            "effect_v4": ids.effect_v4,
+        }
+    elif result.method == "tools/call":
+        facts["identities"] = "not computed: the frame must be refused first"
+    return facts
+
+
+def _checks(result: FrameAnalysis) -> list[Check]:
+    checks: list[Check] = [
+        fail(r.code, r.reason, r.pointer, wire_error=r.wire_error) for r in result.refusals
+    ]
+    if result.admissible and result.kind != "blank":
+        checks.append(passed("frame.admissible", "strict JSON, envelope and _meta checks passed"))
+    ids = result.identities
+    if ids is not None:
+        for lexeme, text in ids.rewritten_numbers:
+            checks.append(
+                info(
+                    "number.producer-spelling",
+                    f"seal-host's serde_json writes {lexeme} as {text} in canonical_request "
+                    "and args_hash",
+                )
+            )
+        if ids.canonical_request_error:
+            checks.append(
+                info(
+                    "identity.canonical-request-unavailable",
+                    f"seal-host records request_parse_error: {ids.canonical_request_error}",
+                )
+            )
+    checks.extend(info("frame.note", note) for note in result.notes)
+    return checks
+
+
+def frame_report(source: str, results: list[FrameAnalysis]) -> Report:
+    """One subject per frame; exit 1 when any frame must be refused, else 0."""
+    subjects = []
+    for index, result in enumerate(results):
+        first = result.refusals[0] if result.refusals else None
+        subjects.append(
+            Subject(
+                name=f"{source}#{index}",
+                outcome=REFUSE if first else ADMISSIBLE,
+                checks=tuple(_checks(result)),
+                facts=frame_facts(result),
+                label=f"wire error {first.wire_error}" if first else "",
+            )
+        )
+    refused = sum(1 for s in subjects if s.outcome == REFUSE)
+    return Report(
+        command="frame",
+        subjects=tuple(subjects),
+        summary={
+            "frames": len(subjects),
+            "refused": refused,
+            "admissible": len(subjects) - refused,
+        },
+        exit_code=1 if refused else 0,
+        layout="detail",
+    )

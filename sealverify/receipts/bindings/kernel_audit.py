@@ -1,0 +1,214 @@
+"""Kernel-attested bytes: the audit payload in emitted_bytes, its certs, verdict and reason."""
+
+from __future__ import annotations
+
+from sealverify.receipts.bindings.derived import (
+    Derived,
+    Doc,
+    pointer,
+)
+from sealverify.receipts.bindings.request import (
+    expected_request_hash,
+)
+from sealverify.receipts.families import hex64
+from sealverify.reports.model import Check, fail, passed
+from sealverify.wire import serdejson
+from sealverify.wire.strictjson import (
+    JsonError,
+    JsonValue,
+    parse_text,
+)
+
+__all__ = [
+    "audit",
+    "verdict_reason",
+]
+
+
+_VERDICT_MAP = {"allow": "ALLOW", "deny": "BLOCK"}
+
+
+_ROUTE_MAP = {"forward": "ALLOW", "passthrough": "ALLOW", "block": "BLOCK", "error": "ERROR"}
+
+
+def _audit(doc: Doc) -> tuple[dict[str, JsonValue] | None, str | None, str | None]:
+    emitted = doc.get("emitted_bytes")
+    if not isinstance(emitted, str):
+        return None, None, "emitted_bytes is missing"
+    try:
+        outer = parse_text(emitted)
+        audit_text = outer.get("audit") if isinstance(outer, dict) else None
+        if not isinstance(audit_text, str):
+            return None, None, "emitted_bytes has no audit string"
+        audit_value = parse_text(audit_text)
+    except JsonError as exc:
+        return None, None, f"emitted_bytes or its audit is not strict JSON: {exc}"
+    if not isinstance(audit_value, dict):
+        return None, None, "the audit in emitted_bytes is not an object"
+    route = outer.get("route") if isinstance(outer, dict) else None
+    return audit_value, route if isinstance(route, str) else None, None
+
+
+def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """``emitted_bytes.audit`` against the receipt: request hash, verdict, certs, tool, epoch."""
+    if doc.get("bypass") is not False:
+        return []
+    audit_value, route, error = _audit(doc)
+    if audit_value is None:
+        return [fail("binding.audit-request-sha256", error or "no audit", pointer("emitted_bytes"))]
+    checks: list[Check] = []
+    expected = expected_request_hash(doc, derived)
+    attested = audit_value.get("request_sha256")
+    if hex64(attested) and attested == expected:
+        checks.append(
+            passed(
+                "binding.audit-request-sha256",
+                "the kernel-attested audit.request_sha256 is the receipt's request",
+                pointer("emitted_bytes"),
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "binding.audit-request-sha256",
+                "audit.request_sha256 "
+                + ("is missing" if attested is None else f"{attested!s}")
+                + f" does not equal the receipt's request identity {expected}",
+                pointer("emitted_bytes"),
+            )
+        )
+    verdict = doc.get("verdict")
+    mapped = _VERDICT_MAP.get(str(audit_value.get("verdict")))
+    routed = _ROUTE_MAP.get(route or "")
+    if mapped == verdict and routed in (None, verdict):
+        checks.append(
+            passed(
+                "binding.audit-verdict",
+                f"audit verdict and route map to {verdict}",
+                pointer("verdict"),
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "binding.audit-verdict",
+                f"audit verdict {audit_value.get('verdict')!s} / route {route} do not "
+                f"map to the receipt verdict {verdict!s}",
+                pointer("verdict"),
+            )
+        )
+    checks.extend(_audit_certs(doc, audit_value))
+    tool = doc.get("tool")
+    if isinstance(tool, str):
+        if audit_value.get("tool") == tool:
+            checks.append(
+                passed("binding.audit-tool", "audit.tool is the receipt's tool", pointer("tool"))
+            )
+        else:
+            checks.append(
+                fail(
+                    "binding.audit-tool",
+                    "audit.tool differs from the receipt's tool",
+                    pointer("tool"),
+                )
+            )
+    config = doc.get("kernel_config")
+    epoch = config.get("epoch") if isinstance(config, dict) else None
+    if epoch is not None and "epoch" in audit_value:
+        if audit_value["epoch"] == epoch:
+            checks.append(
+                passed(
+                    "binding.audit-epoch",
+                    "audit.epoch = kernel_config.epoch",
+                    pointer("kernel_config", "epoch"),
+                )
+            )
+        else:
+            checks.append(
+                fail(
+                    "binding.audit-epoch",
+                    "audit.epoch differs from kernel_config.epoch",
+                    pointer("kernel_config", "epoch"),
+                )
+            )
+    return checks
+
+
+def _audit_certs(doc: Doc, audit_value: dict[str, JsonValue]) -> list[Check]:
+    certs = doc.get("certs")
+    if "request_parse_error" in doc:
+        # seal-check auditConsistent: byte equality, member order included.
+        same = _safe_compact(certs) == _safe_compact(audit_value.get("certs"))
+        how = "byte-equal"
+    else:
+        # Compared as compact(identities.sort_keys(...)), which compact's sort_keys writes.
+        same = _safe_compact(certs, sort_keys=True) == _safe_compact(
+            audit_value.get("certs"), sort_keys=True
+        )
+        how = "equal (member order aside)"
+    if same and certs is not None:
+        return [
+            passed(
+                "binding.audit-certs",
+                f"receipt certs are {how} to the audit certs",
+                pointer("certs"),
+            )
+        ]
+    return [
+        fail(
+            "binding.audit-certs",
+            f"receipt certs are not {how} to the audit certs",
+            pointer("certs"),
+        )
+    ]
+
+
+def _safe_compact(value: JsonValue, *, sort_keys: bool = False) -> str | None:
+    try:
+        return serdejson.compact(value, sort_keys=sort_keys)
+    except serdejson.NumberNotRepresentable:
+        return None
+
+
+def verdict_reason(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """``reason`` and ``deny_kernel`` follow from the certs and the verdict (host producer).
+
+    seal-host ``authorization_decision.rs``: ALLOW is "every gating kernel allows" with no
+    deny cert; BLOCK names the first deny cert as ``"<kernel> kernel: <cert reason>"`` and
+    ``deny_kernel``, or "no kernel gated this call" with ``deny_kernel`` null. Upstream covers
+    this only through replay; ERROR receipts are not checked.
+    """
+    verdict = doc.get("verdict")
+    certs = doc.get("certs")
+    if doc.get("bypass") is not False or verdict not in ("ALLOW", "BLOCK"):
+        return []
+    if not isinstance(certs, list):
+        return []
+    deny = next((c for c in certs if isinstance(c, dict) and c.get("verdict") == "deny"), None)
+    if verdict == "ALLOW":
+        expected: tuple[JsonValue, JsonValue] = ("every gating kernel allows", None)
+        if deny is not None:
+            return [
+                fail("binding.verdict-reason", "an ALLOW carries a deny cert", pointer("certs"))
+            ]
+    elif deny is not None:
+        kernel = deny.get("kernel")
+        expected = (f"{kernel!s} kernel: {deny.get('reason')!s}", kernel)
+    else:
+        expected = ("no kernel gated this call", None)
+    if (doc.get("reason"), doc.get("deny_kernel")) == expected:
+        return [
+            passed(
+                "binding.verdict-reason",
+                "reason and deny_kernel follow from the certs and the verdict",
+                pointer("reason"),
+            )
+        ]
+    return [
+        fail(
+            "binding.verdict-reason",
+            f"reason/deny_kernel do not follow from the certs: expected {expected[0]!r} "
+            f"and deny_kernel {expected[1]!s}",
+            pointer("reason"),
+        )
+    ]

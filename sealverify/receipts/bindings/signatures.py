@@ -1,0 +1,292 @@
+"""Signatures and configs: signed_config payload and signature, and the Object B signature."""
+
+from __future__ import annotations
+
+import functools
+
+from sealverify.receipts.bindings.derived import (
+    CANNOT_RECONSTRUCT,
+    Derived,
+    Doc,
+    b64_decode_cached,
+    compact_exact,
+    pointer,
+)
+from sealverify.reports.model import Check, fail, info, passed
+from sealverify.seal import objectb
+from sealverify.seal.signatures import (
+    b64url_nopad_decode,
+    ed25519_verify,
+    hex_key,
+    key_id,
+    s_below_order,
+)
+from sealverify.wire import serdejson
+from sealverify.wire.strictjson import (
+    JsonError,
+    parse_text,
+)
+
+__all__ = [
+    "config_binding",
+    "config_signature",
+    "object_b_signature",
+]
+
+
+_SIGNATURE_MEMBERS = {"algorithm", "domain", "encoding", "key_id", "public_key", "value"}
+
+
+def _payload_facts(payload: str) -> tuple[str | None, str, bool]:
+    """(why the payload cannot be judged, or None; its epoch as shown; is it self-compact)."""
+    if len(payload) > _CACHED_PAYLOAD_CHARS:
+        return _judge_payload(payload)
+    return _cached_payload_facts(payload)
+
+
+def _judge_payload(payload: str) -> tuple[str | None, str, bool]:
+    try:
+        parsed = parse_text(payload)
+        self_compact = compact_exact(parsed)
+    except JsonError as exc:
+        return f"payload is not strict JSON: {exc}", "", False
+    except serdejson.NumberNotRepresentable as exc:
+        return f"{CANNOT_RECONSTRUCT}: {exc}", "", False
+    epoch = parsed.get("epoch") if isinstance(parsed, dict) else None
+    return None, f"{epoch!s}", self_compact == payload
+
+
+# A fleet signs few configs and every receipt carries one: what the payload text says about
+# itself is a pure function of that text, so it is worked out once per distinct payload.
+# Bounded in entries and in size (a hostile store of huge distinct payloads retains little).
+_CACHED_PAYLOAD_CHARS = 65_536
+
+
+_cached_payload_facts = functools.lru_cache(maxsize=64)(_judge_payload)
+
+
+def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """signed_config payload: its own compact rendering and byte-equal to compact kernel_config."""
+    config = doc.get("signed_config")
+    if doc.get("bypass") is not False:
+        return []
+    if not isinstance(config, dict) or not isinstance(config.get("payload"), str):
+        return [
+            fail(
+                "binding.config-payload",
+                "signed_config payload unavailable: a mediated receipt must carry one",
+                pointer("signed_config"),
+            )
+        ]
+    payload = str(config["payload"])
+    checks: list[Check] = []
+    refusal, epoch, self_compact = _payload_facts(payload)
+    if refusal is not None:
+        checks.append(
+            fail("binding.config-self-compact", refusal, pointer("signed_config", "payload"))
+        )
+    else:
+        checks.append(
+            info(
+                "config.epoch",
+                f"payload epoch {epoch}: freshness is reported, rollback is not enforced",
+                pointer("signed_config", "payload"),
+            )
+        )
+        if self_compact:
+            checks.append(
+                passed(
+                    "binding.config-self-compact",
+                    "payload is its own compact rendering",
+                    pointer("signed_config", "payload"),
+                )
+            )
+        else:
+            checks.append(
+                fail(
+                    "binding.config-self-compact",
+                    "payload is not its own compact rendering",
+                    pointer("signed_config", "payload"),
+                )
+            )
+    rendered, error = (derived or Derived(doc)).config_text()
+    if rendered == payload:
+        checks.append(
+            passed(
+                "binding.config-payload",
+                "compact kernel_config is byte-equal to the signed payload",
+                pointer("kernel_config"),
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "binding.config-payload",
+                error or "compact kernel_config differs from the signed payload bytes",
+                pointer("kernel_config"),
+            )
+        )
+    return checks
+
+
+# A fleet signs few configs and every receipt carries one: each distinct (key, payload,
+# signature) triple is verified once per process. The verdict is a pure function of those
+# bytes, so a cache hit yields the identical check. Bounded, so memory stays flat in N.
+_config_verdict = functools.lru_cache(maxsize=256)(ed25519_verify)
+
+
+def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """Ed25519 by ``signed_config.pubkey`` over the exact UTF-8 bytes of ``payload`` (S < L)."""
+    config = doc.get("signed_config")
+    if not isinstance(config, dict):
+        return []
+    try:
+        key = hex_key(str(config.get("pubkey")))
+        signature = bytes.fromhex(str(config.get("signature")))
+    except ValueError as exc:
+        return [
+            fail(
+                "signature.config",
+                f"signed_config key or signature malformed: {exc}",
+                pointer("signed_config"),
+            )
+        ]
+    payload = str(config.get("payload")).encode("utf-8")
+    if len(signature) == 64 and not s_below_order(signature):
+        return [
+            fail(
+                "signature.config",
+                "signed_config signature scalar S is not below L",
+                pointer("signed_config", "signature"),
+            )
+        ]
+    if _config_verdict(key, payload, signature):
+        return [
+            passed(
+                "signature.config",
+                f"signed_config verifies under its key {config.get('pubkey')}",
+                pointer("signed_config", "signature"),
+            )
+        ]
+    return [
+        fail(
+            "signature.config",
+            "signature invalid: signed_config does not verify under its embedded pubkey",
+            pointer("signed_config", "signature"),
+        )
+    ]
+
+
+def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """v3 Object B: exact member set, key_id, strict base64url, S < L, preimage by domain."""
+    sig = doc.get("signature")
+    where = pointer("signature")
+    if not isinstance(sig, dict):
+        return [fail("signature.object-b-shape", "signature must be an object", where)]
+    problems: list[str] = []
+    if set(sig) != _SIGNATURE_MEMBERS:
+        problems.append("members must be exactly " + ", ".join(sorted(_SIGNATURE_MEMBERS)))
+    if sig.get("algorithm") != "Ed25519":
+        problems.append(f"unknown algorithm {sig.get('algorithm')!s}")
+    if sig.get("encoding") != "base64url-nopad":
+        problems.append(f"unknown encoding {sig.get('encoding')!s}")
+    domain = sig.get("domain")
+    if domain not in (objectb.OBJECT_B_V1, objectb.OBJECT_B_V2):
+        problems.append(f"unknown domain {domain!s}")
+    try:
+        key = hex_key(str(sig.get("public_key")))
+    except ValueError as exc:
+        problems.append(f"public_key: {exc}")
+        key = b""
+    try:
+        value = b64url_nopad_decode(str(sig.get("value")))
+        if len(value) != 64:
+            problems.append(f"value decodes to {len(value)} bytes, not 64")
+    except ValueError as exc:
+        problems.append(f"value: {exc}")
+        value = b""
+    if problems:
+        return [fail("signature.object-b-shape", "; ".join(problems), where)]
+    checks = [
+        passed(
+            "signature.object-b-shape", f"Object B signature object well formed ({domain})", where
+        )
+    ]
+    if sig.get("key_id") == key_id(key):
+        checks.append(
+            passed(
+                "signature.object-b-key-id",
+                "key_id = sha256(public key bytes)",
+                pointer("signature", "key_id"),
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "signature.object-b-key-id",
+                f"key_id is not sha256(public key bytes) = {key_id(key)}",
+                pointer("signature", "key_id"),
+            )
+        )
+    if not s_below_order(value):
+        checks.append(fail("signature.object-b", "signature scalar S is not below L", where))
+        return checks
+    preimage, error = _object_b_preimage(doc, str(domain), derived)
+    if preimage is None:
+        checks.append(fail("signature.cannot-reconstruct", f"{CANNOT_RECONSTRUCT}: {error}", where))
+        return checks
+    if ed25519_verify(key, preimage, value):
+        checks.append(
+            passed(
+                "signature.object-b",
+                f"Object B verifies under the embedded key {sig.get('public_key')}",
+                where,
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "signature.object-b",
+                f"signature invalid: Object B ({domain}) does not verify under the embedded key",
+                where,
+            )
+        )
+    return checks
+
+
+def _object_b_preimage(
+    doc: Doc, domain: str, derived: Derived | None = None
+) -> tuple[bytes | None, str]:
+    # A copy without "signature" keeps every other member in its order, as a filtered
+    # rebuild would, at C speed.
+    record = dict(doc)
+    record.pop("signature", None)
+    try:
+        object_b = serdejson.compact_bytes(record, exact=True)
+    except serdejson.NumberNotRepresentable as exc:
+        return None, str(exc)
+    if domain == objectb.OBJECT_B_V1:
+        return objectb.preimage_v1(object_b), ""
+    frame, error = (derived or Derived(doc)).object_a()
+    if frame is None:
+        return None, error or "Object B v2 needs signed_artifacts.object_a"
+    artifacts = doc["signed_artifacts"]
+    assert isinstance(artifacts, dict)
+    statement_text = artifacts.get("approval_statement")
+    statement: bytes | None = None
+    if statement_text is not None:
+        try:
+            statement = b64_decode_cached(str(statement_text))
+        except ValueError as exc:
+            return None, f"approval_statement: {exc}"
+    try:
+        return objectb.preimage_v2(
+            frame,
+            statement,
+            object_b,
+            str(doc.get("release_status")),
+            str(doc.get("operation_id")),
+            str(doc.get("durability_class")),
+        ), ""
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,89 @@
+"""The P-ENFORCE outcome of one receipt, computed from its checks alone.
+
+seal-check@0632f31 ``receipt.js`` ``verifyReceipt`` and seal-assurance-kit
+``docs/VERIFY-PROFILES.md`` §4 (ENF-1..5, invariants U1-U4): any failed check is FAIL (a bypass
+receipt is FAIL with the sub-label NOT MEDIATED); otherwise an authority that is not pinned
+caps the outcome at UNPINNED; otherwise a request the host could not parse is REDUCED;
+otherwise VERIFIED. An empty check list is FAIL (the vacuity guard, U3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sealverify.reports.model import Check, not_evaluated
+
+__all__ = [
+    "EXIT_CODES",
+    "FAIL",
+    "NOT_MEDIATED",
+    "OUTCOMES",
+    "REDUCED",
+    "REPLAY_REASON",
+    "UNPINNED",
+    "VERIFIED",
+    "decide",
+    "exit_code",
+    "replay_check",
+]
+
+VERIFIED = "VERIFIED"
+REDUCED = "REDUCED"
+UNPINNED = "UNPINNED"
+FAIL = "FAIL"
+NOT_MEDIATED = "NOT MEDIATED"
+OUTCOMES = (VERIFIED, REDUCED, UNPINNED, FAIL)
+# ENF-3 exit codes; the run's code is the worst receipt's (FAIL > REDUCED > UNPINNED > VERIFIED).
+EXIT_CODES = {VERIFIED: 0, UNPINNED: 3, REDUCED: 4, FAIL: 1}
+_SEVERITY = {VERIFIED: 0, UNPINNED: 1, REDUCED: 2, FAIL: 3}
+REPLAY_REASON = "decision replay: not evaluated (needs the pinned kernel)"
+
+# Checks that say "authority is not established" when not-evaluated, and "reduced scope".
+UNPINNED_IDS = frozenset({"authority.config-key", "authority.receipt-key"})
+REDUCED_IDS = frozenset({"scope.request-unparseable"})
+
+
+def replay_check() -> Check:
+    """The check every receipt carries: the kernel decision is never replayed here."""
+    return not_evaluated("replay.decision", REPLAY_REASON)
+
+
+def decide(checks: Sequence[Check]) -> tuple[str, str]:
+    """Return ``(outcome, label)`` for one receipt from its checks.
+
+    ``label`` is ``NOT MEDIATED`` for a failed ``bypass.not-mediated`` check, else "".
+    ``not-evaluated`` checks other than the authority and scope ones (decision replay, "cannot
+    be told") never change the outcome; they are reported, not hidden.
+    """
+    # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
+    # scans per rule cost four times as much). The rules are applied in their order after it.
+    passes = failed = bypass = False
+    unevaluated: set[str] = set()
+    for check in checks:
+        status = check.status
+        if status == "pass":
+            passes = True
+        elif status == "fail":
+            failed = True
+            if check.id == "bypass.not-mediated":
+                bypass = True
+        elif status == "not-evaluated":
+            unevaluated.add(check.id)
+    if not passes:  # also the empty check list
+        return FAIL, ""
+    if failed:
+        return FAIL, NOT_MEDIATED if bypass else ""
+    if not unevaluated.isdisjoint(UNPINNED_IDS):
+        return UNPINNED, ""
+    if not unevaluated.isdisjoint(REDUCED_IDS):
+        return REDUCED, ""
+    return VERIFIED, ""
+
+
+def exit_code(outcomes: Sequence[str], findings_failed: bool = False) -> int:
+    """The run's exit code: 1 any FAIL, else 4 any REDUCED, else 3 any UNPINNED, else 0."""
+    worst = max((_SEVERITY[o] for o in outcomes), default=0)
+    if findings_failed:
+        worst = _SEVERITY[FAIL]
+    name = next(o for o, s in _SEVERITY.items() if s == worst)
+    return EXIT_CODES[name]

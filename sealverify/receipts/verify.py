@@ -1,0 +1,470 @@
+"""Verify seal decision receipts from their bytes: one Subject per receipt, pure and offline.
+
+The steps follow the P-ENFORCE checklist of docs/verify.md: document checks and family
+(receipts), member rules, bypass, kernel identity, every binding and signature (bindings),
+authority from pins only (trust), then the outcome (outcome). Decision replay is never run.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sealverify.history import receipt_approval
+from sealverify.receipts import bindings, outcome
+from sealverify.receipts.families import (
+    DISCRIMINATOR_NAMES,
+    ReceiptDocument,
+    hex64,
+    pointer,
+    read_document,
+)
+from sealverify.receipts.families import field_checks as receipt_field_checks
+from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.ruling import partition, wording
+from sealverify.seal.signatures import key_id
+from sealverify.seal.trust import TrustStore
+from sealverify.wire.framing import raw_line
+from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
+
+__all__ = [
+    "DEFAULT_KERNEL_SHA256",
+    "VerifyOptions",
+    "build_report",
+    "build_report_from_tally",
+    "is_receipt_like",
+    "log_line_body",
+    "log_lines",
+    "verify_found",
+    "verify_jsonl",
+    "verify_log_line",
+    "verify_receipt",
+]
+
+# The audited fleet kernel build: seal-host@099be66 VERIFIED_WASM_SHA256 (docs/verify.md).
+DEFAULT_KERNEL_SHA256 = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
+# A walked file is a receipt when it holds a discriminator or one of these decision members.
+_RECEIPT_MEMBERS = DISCRIMINATOR_NAMES | {"verdict", "emitted_bytes", "kernel_identity", "bypass"}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """Authority for a run: the pins (flags and trust file) and the accepted kernel builds."""
+
+    trust: TrustStore = field(default_factory=TrustStore)
+    kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)  # the trust file's kernels add to these
+    approval_tokens: tuple[tuple[str, bytes], ...] | None = None  # None: no --approvals given
+    wording_rules: wording.RuleSet = wording.DEFAULT_RULES
+
+
+def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
+    """The exact request frame a receipt carries (Object B v2 ``signed_artifacts.object_a``)."""
+    artifacts = doc.get("signed_artifacts")
+    encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    if not isinstance(encoded, str):
+        return None
+    try:
+        # The bindings already decoded this text (cached). A canonical spelling is the encoder's
+        # output for its bytes, so the lenient decode below gives the very same bytes; only a
+        # text the canonical decoder refuses is decoded leniently here.
+        return bindings.b64_decode_cached(encoded)
+    except ValueError:
+        return _frame_bytes_reference(encoded)
+
+
+def _frame_bytes_reference(encoded: str) -> bytes | None:
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
+    if frame is None:
+        return None
+    line = raw_line(frame)
+    try:
+        # The bindings' cached strict parse of this line: parse_bytes is parse_text(decode_utf8)
+        # plus a size limit, so whatever it accepts the reference parses to the same tree; what
+        # it refuses is parsed by the reference itself (same answer, same refusals).
+        message = bindings.parse_frame_cached(line)
+    except JsonError:
+        return _frame_meta_keys_reference(line)
+    return _meta_keys(message)
+
+
+def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
+    try:
+        message = parse_text(decode_utf8(line))
+    except JsonError:
+        return None
+    return _meta_keys(message)
+
+
+def _meta_keys(message: JsonValue) -> frozenset[str]:
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return frozenset(meta) if isinstance(meta, dict) else frozenset()
+
+
+def _side_checks(
+    doc: dict[str, JsonValue], options: VerifyOptions, attestation: JsonValue | None
+) -> list[Check]:
+    """Approval tokens, the wording rules and partition attestations (issues 4 and 6)."""
+    checks: list[Check] = []
+    frame = _frame_bytes(doc)
+    if options.approval_tokens is not None:
+        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("approval")]
+        checks.extend(receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys))
+    checks.extend(wording.lint_receipt(doc, _frame_meta_keys(frame), options.wording_rules))
+    carried = doc.get("partition_attestation")
+    for source, item in (("receipt member", carried), ("side file", attestation)):
+        if item is None:
+            continue
+        if not isinstance(item, dict):
+            checks.append(fail("partition.attestation", f"{source}: not a JSON object"))
+        elif frame is None:
+            checks.append(
+                not_evaluated(
+                    "partition.attestation",
+                    f"{source}: the receipt carries no frame bytes to recompute it from",
+                )
+            )
+        else:
+            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+            checks.extend(partition.check_attestation(item, frame, keys))
+    return checks
+
+
+def _now(doc: dict[str, JsonValue]) -> int | None:
+    return uint_value(doc.get("now"))
+
+
+def _authority(
+    role: str, check_id: str, key: JsonValue, doc: dict[str, JsonValue], trust: TrustStore
+) -> Check:
+    where = (
+        pointer("signed_config", "pubkey")
+        if role == "config"
+        else pointer("signature", "public_key")
+    )
+    if not hex64(key):
+        return fail(
+            check_id, f"no {role} key in the receipt: authority cannot be established", where
+        )
+    decision, reason = trust.decide_with_reason(role, str(key), _now(doc))
+    if decision == "trusted":
+        return passed(check_id, reason, where, key=key)
+    if decision == "untrusted":
+        return fail(check_id, f"unauthorised {role} signer: {reason}", where, key=key)
+    return not_evaluated(check_id, f"UNPINNED: {reason}", where, key=key)
+
+
+def _approval_authority(doc: dict[str, JsonValue], trust: TrustStore) -> list[Check]:
+    """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
+    pins = trust.pinned("approval")
+    approval = doc.get("approval")
+    if not pins or not isinstance(approval, dict):
+        return []
+    identity = approval.get("approval_identity")
+    identity = identity if isinstance(identity, dict) else {}
+    where = pointer("approval", "approval_identity")
+    if identity.get("channel") != "ed25519":
+        return [
+            info(
+                "authority.approval-key",
+                f"approval channel {identity.get('channel')!s} names no key; approval "
+                "pins do not apply",
+                where,
+            )
+        ]
+    wanted = identity.get("key_id")
+    for pin in pins:
+        if key_id(bytes.fromhex(pin.public_key)) == wanted:
+            decision, reason = trust.decide_with_reason("approval", pin.public_key, _now(doc))
+            if decision == "trusted":
+                return [passed("authority.approval-key", reason, where)]
+            return [fail("authority.approval-key", f"unauthorised approver: {reason}", where)]
+    return [
+        fail(
+            "authority.approval-key",
+            "unauthorised approver: approval key_id is not sha256 of any pinned approval key",
+            where,
+        )
+    ]
+
+
+def _kernel(doc: dict[str, JsonValue], pins: Sequence[str]) -> Check:
+    identity = doc.get("kernel_identity")
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    where = pointer("kernel_identity", "wasm_sha256")
+    if isinstance(wasm, str) and wasm in pins:
+        return passed("kernel.identity", f"kernel wasm {wasm} is a pinned build", where)
+    return fail(
+        "kernel.identity",
+        f"kernel wasm {wasm!s} is not a pinned build (pinned: "
+        + ", ".join(p[:16] + "…" for p in pins)
+        + "); add --kernel-sha256 to accept it",
+        where,
+        wasm_sha256=wasm if isinstance(wasm, str) else None,
+    )
+
+
+def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
+    facts: dict[str, Any] = {"family": family}
+    for name in ("tool", "verdict", "request_sha256", "canonical_request_sha256"):
+        value = doc.get(name)
+        if isinstance(value, str):
+            facts[name] = value
+    config = doc.get("signed_config")
+    if isinstance(config, dict) and isinstance(config.get("pubkey"), str):
+        facts["config_key"] = config["pubkey"]
+    signature = doc.get("signature")
+    if isinstance(signature, dict):
+        for member, fact in (("public_key", "receipt_key"), ("domain", "receipt_domain")):
+            if isinstance(signature.get(member), str):
+                facts[fact] = signature[member]
+    identity = doc.get("kernel_identity")
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    if isinstance(wasm, str):
+        facts["kernel_wasm_sha256"] = wasm
+    return facts
+
+
+def _subject(name: str, checks: list[Check], facts: dict[str, Any]) -> Subject:
+    checks.append(outcome.replay_check())
+    result, label = outcome.decide(checks)
+    return Subject(name, result, tuple(checks), facts, label)
+
+
+def _spine_checker() -> Callable[..., Any] | None:
+    try:
+        module = importlib.import_module("sealverify.receipts.spine")
+    except ImportError:
+        return None
+    checker = getattr(module, "check_spine", None)
+    return checker if callable(checker) else None
+
+
+def _verify_spine(
+    raw: bytes, name: str, doc: dict[str, JsonValue], checks: list[Check], options: VerifyOptions
+) -> Subject:
+    checker = _spine_checker()
+    facts: dict[str, Any] = {"family": "spine"}
+    if checker is None:
+        checks.append(
+            fail(
+                "spine.unavailable",
+                "seal.spine/v1 receipt: the spine checker is not available here",
+            )
+        )
+        return _subject(name, checks, facts)
+    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+    result = checker(raw, doc, keys)
+    checks.extend(result.checks)
+    checks.append(outcome.replay_check())
+    spine_outcome = str(result.outcome)
+    document_failed = any(c.status == "fail" for c in checks)
+    final = outcome.FAIL if document_failed else spine_outcome
+    return Subject(name, final, tuple(checks), facts, "")
+
+
+def verify_receipt(
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    attestation: JsonValue | None = None,
+) -> Subject:
+    """Verify one receipt document from its exact bytes; never raises on bad evidence.
+
+    ``attestation`` is a partition attestation from a side file, when one was found.
+    """
+    return _verify_read(raw, name, read_document(raw), options, attestation)
+
+
+def _verify_read(
+    raw: bytes,
+    name: str,
+    read: ReceiptDocument,
+    options: VerifyOptions,
+    attestation: JsonValue | None,
+) -> Subject:
+    checks = list(read.checks)
+    doc, family = read.document, read.family
+    if doc is None or family is None:
+        return _subject(name, checks, _facts(doc or {}, family))
+    if family == "spine":
+        return _verify_spine(raw, name, doc, checks, options)
+    checks.extend(receipt_field_checks(doc, family))
+    bypass = doc.get("bypass") is True
+    if bypass:
+        checks.append(
+            fail(
+                "bypass.not-mediated",
+                "bypass: the call did not go through seal; never verified",
+                pointer("bypass"),
+            )
+        )
+    elif doc.get("bypass") is False:
+        checks.append(
+            passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
+        )
+        checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
+    if "request_parse_error" in doc:
+        checks.append(
+            not_evaluated(
+                "scope.request-unparseable",
+                "the host could not parse the request: only its raw-line identity (request_sha256) "
+                "is bound, and the decision cannot be replayed (REDUCED at best)",
+                pointer("request_parse_error"),
+            )
+        )
+    derived = bindings.Derived(doc)  # what several bindings derive, worked out once
+    for binding in bindings.ALL_BINDINGS:
+        checks.extend(binding(doc, derived))
+    if family == "v3":
+        for binding in bindings.V3_BINDINGS:
+            checks.extend(binding(doc, derived))
+    if doc.get("bypass") is False:
+        config = doc.get("signed_config")
+        key = config.get("pubkey") if isinstance(config, dict) else None
+        checks.append(_authority("config", "authority.config-key", key, doc, options.trust))
+    checks.extend(_approval_authority(doc, options.trust))
+    if family == "v3":
+        signature = doc.get("signature")
+        key = signature.get("public_key") if isinstance(signature, dict) else None
+        checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
+    checks.extend(_side_checks(doc, options, attestation))
+    return _subject(name, checks, _facts(doc, family))
+
+
+def is_receipt_like(raw: bytes) -> bool:
+    """Whether a file found by a directory walk should be verified as a receipt.
+
+    False for strict JSON whose root is not an object, or an object with no discriminator and
+    none of the members every decision receipt has: such files (policies, trust files,
+    bundles, vector lists) are skipped, and the skip is reported. Anything that is not strict
+    JSON is verified (and fails).
+    """
+    try:
+        root = parse_text(decode_utf8(raw))
+    except JsonError:
+        return True
+    return isinstance(root, dict) and bool(_RECEIPT_MEMBERS & root.keys())
+
+
+def _worth_verifying(read: ReceiptDocument) -> bool:
+    """:func:`is_receipt_like` from an already read document (no second parse)."""
+    if read.document is None:  # not strict JSON (verified, and fails) or not an object
+        return not any(c.id == "document.root-not-object" for c in read.checks)
+    return bool(_RECEIPT_MEMBERS & read.document.keys())
+
+
+def verify_found(
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    attestation: JsonValue | None = None,
+) -> Subject | None:
+    """Verify a file found by a directory walk, or return None to skip it.
+
+    None exactly when :func:`is_receipt_like` is False, else :func:`verify_receipt`'s subject;
+    the document is parsed once for both.
+    """
+    read = read_document(raw)
+    if not _worth_verifying(read):
+        return None
+    return _verify_read(raw, name, read, options, attestation)
+
+
+def log_lines(raw: bytes) -> Iterator[bytes]:
+    """The lines of a JSONL log in memory, as :func:`verify_log_line` numbers them."""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return iter(lines)
+
+
+def verify_log_line(
+    line: bytes, number: int, name: str, options: VerifyOptions = VerifyOptions()
+) -> Subject | Check:
+    """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
+
+    ``line`` is the line without its ``\\n`` (a ``\\r`` before it is dropped here). A blank
+    line, or one that is not strict JSON, is a finding with its line number.
+    """
+    where = f"{name}:{number}"
+    body = log_line_body(line)
+    if not body.strip(b" \t"):
+        return fail("log.blank-line", "blank line in a receipt log", where)
+    read = read_document(body)  # parsed once: the strict-JSON test and the verification
+    if read.document is None:
+        try:
+            parse_text(decode_utf8(body))
+        except JsonError as exc:  # the rare broken line pays a second parse for its message
+            return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
+    return _verify_read(body, where, read, options, None)
+
+
+def log_line_body(line: bytes) -> bytes:
+    """The receipt bytes of a log line, as :func:`verify_log_line` verified them."""
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def verify_jsonl(
+    raw: bytes,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    on_receipt: Callable[[bytes, Subject], None] | None = None,
+) -> tuple[list[Subject], list[Check]]:
+    """Verify a JSONL receipt log: one receipt per line, named ``name:line``.
+
+    A blank line, or a line that is not strict JSON, is a finding with its line number; the
+    run goes on with the next line. A final line terminator does not make a blank line.
+    ``on_receipt`` sees each line's bytes with its subject (history facts use it).
+    """
+    subjects: list[Subject] = []
+    findings: list[Check] = []
+    for number, line in enumerate(log_lines(raw), start=1):
+        result = verify_log_line(line, number, name, options)
+        if isinstance(result, Check):
+            findings.append(result)
+            continue
+        if on_receipt is not None:
+            on_receipt(log_line_body(line), result)
+        subjects.append(result)
+    return subjects, findings
+
+
+def build_report(subjects: Sequence[Subject], findings: Sequence[Check]) -> Report:
+    """The verify report: subjects in input order, counts per outcome and the exit code."""
+    tally = Counter((s.outcome, s.label) for s in subjects)
+    return build_report_from_tally(tally, findings, tuple(subjects))
+
+
+def build_report_from_tally(
+    tally: Mapping[tuple[str, str], int],
+    findings: Sequence[Check],
+    subjects: tuple[Subject, ...] = (),
+) -> Report:
+    """The verify report from counts of ``(outcome, label)``, with ``subjects`` (maybe none).
+
+    A long run whose subjects were already written out (spooled JSON) keeps only these counts.
+    """
+    counts = {name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES}
+    summary: dict[str, Any] = {
+        "receipts": sum(tally.values()),
+        **counts,
+        "not_mediated": sum(n for (_, label), n in tally.items() if label == outcome.NOT_MEDIATED),
+        "findings": len(findings),
+        "decision_replay": "not evaluated",
+    }
+    code = outcome.exit_code(
+        [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)
+    )
+    return Report("verify", subjects, summary, code, tuple(findings), layout="receipts")

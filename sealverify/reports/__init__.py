@@ -1,0 +1,1 @@
+"""Layer 1, reports: the one report model every command produces, and its output formats."""

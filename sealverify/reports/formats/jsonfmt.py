@@ -1,0 +1,101 @@
+"""The JSON report format: sorted keys, two-space indent, UTF-8, byte-stable."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import orjson
+
+from sealverify.reports.model import Report, Subject
+
+__all__ = ["SUBJECT_SEPARATOR", "dumps", "render", "render_around_subjects", "subject_text"]
+
+# How ``render`` lays out the subjects list (two-space indent, subjects at depth two): the
+# spooled form below rebuilds the same bytes from subjects rendered one at a time.
+_SUBJECTS_EMPTY = '\n  "subjects": [],\n'
+_SUBJECTS_OPEN = '\n  "subjects": [\n    '
+_SUBJECTS_CLOSE = "\n  ],\n"
+SUBJECT_SEPARATOR = ",\n    "
+
+
+_INT_RANGE = range(-(2**63), 2**64)  # what orjson writes; beyond it, it refuses
+_ORJSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` holds only exact dict (str keys), list, tuple, str, int, bool, None.
+
+    For such values orjson's indented, key-sorted output is byte for byte what ``json.dumps(
+    sort_keys=True, indent=2, ensure_ascii=False)`` writes (tests/test_jsonfmt.py). Floats are
+    the exception that would pass silently (orjson spells ``1e16`` and NaN differently), so
+    they, and every other type, take the standard library's encoder.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return value in _INT_RANGE
+    if kind is dict:
+        return all(type(key) is str and _plain(item) for key, item in value.items())
+    if kind is list or kind is tuple:
+        return all(map(_plain, value))
+    return False
+
+
+def dumps(value: Any, *, plain: bool | None = None) -> str:
+    """``json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)``, exactly.
+
+    orjson writes it (several times faster than the standard library's pure-Python indented
+    encoder) when the value is :func:`_plain` (``plain`` says so when the caller knows), and
+    the standard library does otherwise and whenever orjson refuses (lone surrogates).
+    """
+    if plain if plain is not None else _plain(value):
+        try:
+            return orjson.dumps(value, option=_ORJSON).decode("utf-8")
+        except orjson.JSONEncodeError:
+            pass
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def _subject_plain(subject: Subject) -> bool:
+    # Subject.to_dict holds the subject's strings, its checks' strings, the checks' data and
+    # the facts: only data and facts can hold other types, so only they are walked.
+    strings = (subject.name, subject.outcome, subject.label)
+    if not all(type(text) is str for text in strings) or not _plain(subject.facts):
+        return False
+    for check in subject.checks:
+        texts = (check.id, check.status, check.reason, check.location)
+        if not all(type(text) is str for text in texts):
+            return False
+        if check.data and not _plain(check.data):
+            return False
+    return True
+
+
+def render(report: Report) -> str:
+    """Serialize the report as documented in docs/report-format.md."""
+    return dumps(report.to_dict()) + "\n"
+
+
+def subject_text(subject: Subject) -> str:
+    """One subject as it appears inside :func:`render`'s subjects list (indented for it).
+
+    JSON strings never hold a raw newline, so re-indenting line starts is exact.
+    """
+    text = dumps(subject.to_dict(), plain=_subject_plain(subject))
+    return text.replace("\n", "\n    ")
+
+
+def render_around_subjects(report: Report) -> tuple[str, str]:
+    """The text of :func:`render` before and after the subjects of a report with subjects.
+
+    ``head + SUBJECT_SEPARATOR.join(subject_text(s) for s in subjects) + tail`` is
+    ``render(report)`` byte for byte; a long ``verify`` run spools the subjects meanwhile.
+    Only the report's summary, findings and exit code are read, not its subjects.
+    """
+    text = render(dataclasses.replace(report, subjects=()))
+    head, found, tail = text.partition(_SUBJECTS_EMPTY)
+    assert found, "the report layout changed: update the spooled JSON form"
+    return head + _SUBJECTS_OPEN, _SUBJECTS_CLOSE + tail

@@ -1,0 +1,107 @@
+"""The JUnit XML format: one test case per subject; failed checks become its failure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sealverify.reports.model import Check, Report, Subject
+
+__all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
+
+_PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN")
+FOOTER = "  </testsuite>\n</testsuites>\n"
+
+
+# xml.sax.saxutils imports urllib.request (about 30 ms): imported on first use, so runs in
+# other formats never pay for it at start-up.
+def escape(text: str) -> str:
+    """XML character data: ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils.escape)."""
+    from xml.sax import saxutils
+
+    return saxutils.escape(text)
+
+
+def quoteattr(text: str) -> str:
+    """A quoted XML attribute value (xml.sax.saxutils.quoteattr)."""
+    from xml.sax import saxutils
+
+    return saxutils.quoteattr(text)
+
+
+def subject_case(command: str, subject: Subject) -> str:
+    """One subject's ``<testcase>`` line (without its line end), as :func:`render` writes it."""
+    checks = subject.sorted_checks()
+    failing = [c for c in checks if c.status == "fail"]
+    unevaluated = [c for c in checks if c.status == "not-evaluated"]
+    body = ""
+    if failing:
+        text = "\n".join(f"{c.id}: {c.reason}" for c in failing)
+        body = (
+            f"<failure message={quoteattr(subject.outcome)} type={quoteattr(failing[0].id)}>"
+            f"{escape(text)}</failure>"
+        )
+    elif subject.outcome not in _PASSING:
+        text = "\n".join(f"{c.id}: {c.reason}" for c in unevaluated) or subject.outcome
+        body = f"<failure message={quoteattr(subject.outcome)}>{escape(text)}</failure>"
+    return (
+        f"    <testcase classname={quoteattr('sealverify.' + command)} "
+        f"name={quoteattr(subject.name)}>{body}</testcase>"
+    )
+
+
+def finding_cases(command: str, findings: Iterable[Check]) -> list[str]:
+    """A ``<testcase>`` line for each failed finding; every one of them is a failure."""
+    return [
+        f"    <testcase classname={quoteattr('sealverify.' + command)} "
+        f"name={quoteattr(finding.location or finding.id)}>"
+        f"<failure message={quoteattr(finding.id)}>{escape(finding.reason)}</failure>"
+        "</testcase>"
+        for finding in findings
+        if finding.status == "fail"
+    ]
+
+
+def case_failed(case: str) -> bool:
+    """Whether a test case line holds a failure.
+
+    Names, messages and texts are escaped (``<`` is ``&lt;``), so the element is the only
+    ``<failure`` a case line can hold.
+    """
+    return "<failure " in case
+
+
+def render_head(report: Report, tests: int, failures: int) -> str:
+    """The XML declaration, the suite's opening tag with its counts, and the run summary."""
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f"<testsuites>\n  <testsuite name={quoteattr('sealverify ' + report.command)} "
+        f'tests="{tests}" failures="{failures}" errors="0">\n'
+    )
+    scalars = sorted(
+        (key, str(value))
+        for key, value in report.summary.items()
+        if isinstance(value, (str, int)) and not isinstance(value, bool)
+    )
+    if scalars:
+        # The run summary (for verify: counts and "decision_replay: not evaluated").
+        head += (
+            "    <properties>\n"
+            + "".join(
+                f"      <property name={quoteattr(k)} value={quoteattr(v)}/>\n" for k, v in scalars
+            )
+            + "    </properties>\n"
+        )
+    return head
+
+
+def render(report: Report) -> str:
+    """Render as a JUnit XML test suite, deterministic (no timestamps or durations).
+
+    ``render_head(report, tests, failures)``, then each subject's and each failed finding's
+    case on its own line, then :data:`FOOTER`; a long ``verify`` run spools the cases.
+    """
+    cases = [subject_case(report.command, s) for s in report.subjects]
+    cases += finding_cases(report.command, report.findings)
+    failures = sum(map(case_failed, cases))
+    head = render_head(report, len(cases), failures)
+    return head + "\n".join(cases) + ("\n" if cases else "") + FOOTER

@@ -1,0 +1,221 @@
+"""The human table format: one row per subject, or a detailed block per subject."""
+
+from __future__ import annotations
+
+import functools
+import operator
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sealverify.reports.model import Report, Subject
+
+__all__ = ["receipt_row_subject", "render"]
+
+
+def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
+    """A table drawn by the tabulate package, which is imported on first use.
+
+    ``verify`` writes its receipt table itself, so its runs never pay for the import.
+    """
+    from tabulate import tabulate as render_table
+
+    return str(render_table(rows, **options))
+
+
+def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict) and value:
+        for key in sorted(value):
+            _flat(f"{prefix}.{key}" if prefix else key, value[key], out)
+    elif isinstance(value, list):
+        out.append((prefix, ", ".join(str(v) for v in value) if value else "(none)"))
+    else:
+        out.append((prefix, "(none)" if value is None else str(value)))
+
+
+def _detail(subject: Subject) -> str:
+    facts: list[tuple[str, str]] = []
+    _flat("", subject.facts, facts)
+    lines = [
+        f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
+    ]
+    if facts:
+        lines.append(tabulate(facts, tablefmt="plain", disable_numparse=True))
+    rows = [(c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks()]
+    if rows:
+        lines.append("")
+        lines.append(
+            tabulate(
+                rows,
+                headers=["status", "check", "reason", "at"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
+        )
+    return "\n".join(lines)
+
+
+def _row(subject: Subject) -> tuple[str, str, str]:
+    failing = [c for c in subject.sorted_checks() if c.status in ("fail", "not-evaluated")]
+    shown = "; ".join(f"{c.id}: {c.reason}" for c in failing if c.status == "fail")[:300]
+    outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
+    return subject.name, outcome, shown
+
+
+def receipt_row_subject(subject: Subject) -> Subject:
+    """The part of a receipt subject the receipts table shows; renders the identical row.
+
+    Kept: name, outcome, label, family, verdict and the failing or not-evaluated checks other
+    than ``replay.decision`` (which every receipt carries and no row shows). A long ``verify``
+    run then holds a few hundred bytes per receipt for this format (docs/performance.md).
+    """
+    family, verdict = subject.facts.get("family"), subject.facts.get("verdict")
+    shared = all(isinstance(v, str | None) for v in (family, verdict))
+    facts: dict[str, Any] = (
+        _row_facts("family" in subject.facts, family, "verdict" in subject.facts, verdict)
+        if shared
+        else {k: subject.facts[k] for k in ("family", "verdict") if k in subject.facts}
+    )
+    return Subject(
+        subject.name,
+        subject.outcome,
+        tuple(
+            c
+            for c in subject.checks
+            if c.status in ("fail", "not-evaluated") and c.id != "replay.decision"
+        ),
+        facts,
+        subject.label,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _row_facts(has_family: bool, family: Any, has_verdict: bool, verdict: Any) -> dict[str, Any]:
+    # Receipts share a handful of (family, verdict) pairs: one read-only dict per pair.
+    facts: dict[str, Any] = {}
+    if has_family:
+        facts["family"] = family
+    if has_verdict:
+        facts["verdict"] = verdict
+    return facts
+
+
+_ID_LOCATION = operator.attrgetter("id", "location")
+
+
+def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
+    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out)."""
+    # The row shows only the failing checks (else the not-evaluated ones) in the order of
+    # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
+    # filtering first and sorting those few checks gives the same sequence as filtering the
+    # fully sorted list, without sorting the ~40 passing checks of every receipt.
+    failing = [c for c in subject.checks if c.status == "fail"]
+    if failing:
+        why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(failing, key=_ID_LOCATION))
+    else:
+        unevaluated = [
+            c for c in subject.checks if c.status == "not-evaluated" and c.id != "replay.decision"
+        ]
+        why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(unevaluated, key=_ID_LOCATION))
+    outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
+    family = str(subject.facts.get("family") or "-")
+    verdict = str(subject.facts.get("verdict") or "-")
+    return subject.name, outcome, family, verdict, why[:300]
+
+
+RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
+
+
+def _cell(text: str) -> str:
+    """One table cell on one line: line breaks and tabs become spaces."""
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+def display_width(text: str) -> int:
+    """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def receipt_cells(subject: Subject) -> tuple[str, ...]:
+    """The five cells of one receipt's row, each on one line."""
+    return tuple(_cell(cell) for cell in _receipt_row(subject))
+
+
+def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
+    """Each column as wide as its widest cell, and at least its header plus two."""
+    widths = [len(header) + 2 for header in RECEIPT_HEADERS]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], display_width(_cell(cell)))
+    return widths
+
+
+def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> Iterator[str]:
+    """The receipts table, one line at a time: header, rule, then a line per receipt.
+
+    Columns are two spaces apart and padded to their width, trailing spaces dropped (the
+    layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
+    millions of receipts never needs them all in memory.
+    """
+
+    def line(cells: tuple[str, ...]) -> str:
+        flat = (_cell(c) for c in cells)
+        padded = (c + " " * (w - display_width(c)) for c, w in zip(flat, widths, strict=True))
+        return "  ".join(padded).rstrip()
+
+    yield line(RECEIPT_HEADERS)
+    yield "  ".join("-" * w for w in widths)
+    for row in rows:
+        yield line(row)
+
+
+def receipts_summary(report: Report) -> str:
+    """The closing line of a receipts table: counts per outcome and the replay caveat."""
+    counts = ", ".join(
+        f"{report.summary.get(name, 0)} {name}"
+        for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
+    )
+    return (
+        f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
+        "decision replay: not evaluated (needs the pinned kernel)"
+    )
+
+
+def findings_table(report: Report) -> str:
+    """The run-level findings (broken log lines, history checks), or "" when there are none."""
+    if not report.findings:
+        return ""
+    return str(
+        tabulate(
+            [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
+            headers=["status", "finding", "reason", "at"],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
+
+
+def render(report: Report) -> str:
+    """Render for a person; the summary line goes to stderr separately (see the CLI)."""
+    parts: list[str] = []
+    if report.findings:
+        parts.append(findings_table(report))
+    if report.layout == "detail":
+        parts.extend(_detail(s) for s in report.subjects)
+    elif report.layout == "receipts" and report.subjects:
+        rows = [receipt_cells(s) for s in report.subjects]
+        widths = column_widths(rows)
+        parts.append("\n".join(receipt_table_lines(rows, widths)))
+        parts.append(receipts_summary(report))
+    elif report.subjects:
+        parts.append(
+            tabulate(
+                [_row(s) for s in report.subjects],
+                headers=["subject", "outcome", "failing checks"],
+                tablefmt="simple",
+                disable_numparse=True,
+            )
+        )
+    return "\n\n".join(parts) + "\n"

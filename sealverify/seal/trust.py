@@ -1,0 +1,260 @@
+"""Trust pins: which Ed25519 keys may speak for a config, a receipt or an approval, and when."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from sealverify.seal.signatures import hex_key
+from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
+
+__all__ = [
+    "ROLES",
+    "TRUST_FILE_VERSION",
+    "Decision",
+    "PinnedKey",
+    "Role",
+    "TrustStore",
+    "load_trust_file",
+]
+
+Role = Literal["config", "receipt", "approval"]
+Decision = Literal["trusted", "untrusted", "unpinned"]
+ROLES: tuple[str, ...] = get_args(Role)
+TRUST_FILE_VERSION = 1
+
+_TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_KEY_REQUIRED = frozenset({"public_key", "roles"})
+_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
+# Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
+_MAX_MS = 2**53 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedKey:
+    """One pinned key: raw key as 64 lowercase hex, its roles, and an optional validity window.
+
+    The window is inclusive at both ends, in milliseconds since the Unix epoch (the unit of a
+    receipt's ``now``). ``source`` says where the pin came from, for reasons and reports.
+    """
+
+    public_key: str
+    roles: frozenset[str]
+    not_before: int | None = None
+    not_after: int | None = None
+    label: str | None = None
+    source: str = ""
+
+    @property
+    def has_window(self) -> bool:
+        """Tell whether this pin is limited in time."""
+        return self.not_before is not None or self.not_after is not None
+
+    def covers(self, at_ms: int) -> bool:
+        """Tell whether ``at_ms`` lies inside the (inclusive) validity window."""
+        if self.not_before is not None and at_ms < self.not_before:
+            return False
+        return self.not_after is None or at_ms <= self.not_after
+
+    def describe(self) -> str:
+        """Name the pin for a human: label if any, else a key prefix, plus its source."""
+        name = self.label or f"{self.public_key[:16]}…"
+        return f"{name} ({self.source})" if self.source else name
+
+
+@dataclass(frozen=True, slots=True)
+class TrustStore:
+    """An immutable set of pins; empty means nothing is pinned for any role."""
+
+    keys: tuple[PinnedKey, ...] = ()
+    kernels: tuple[str, ...] = ()  # accepted kernel wasm builds (sha256 hex), beside the keys
+
+    @classmethod
+    def from_pins(
+        cls,
+        config: Iterable[str] = (),
+        receipt: Iterable[str] = (),
+        approval: Iterable[str] = (),
+    ) -> TrustStore:
+        """Build a store from ``--config-pubkey``/``--receipt-pubkey``/``--approval-pubkey``.
+
+        Each value must be 64 lowercase hex (ValueError otherwise, naming the flag). Flag pins
+        have no validity window.
+        """
+        keys: list[PinnedKey] = []
+        for role, values in (("config", config), ("receipt", receipt), ("approval", approval)):
+            flag = f"--{role}-pubkey"
+            for value in values:
+                try:
+                    hex_key(value)
+                except ValueError as exc:
+                    raise ValueError(f"{flag}: {exc}") from None
+                keys.append(PinnedKey(value, frozenset({role}), source=flag))
+        return cls(tuple(keys))
+
+    def merge(self, *others: TrustStore) -> TrustStore:
+        """Return a store holding the pins of ``self`` and every store in ``others``."""
+        keys = list(self.keys)
+        kernels = list(self.kernels)
+        for other in others:
+            keys.extend(other.keys)
+            kernels.extend(k for k in other.kernels if k not in kernels)
+        return TrustStore(tuple(keys), tuple(kernels))
+
+    def pinned(self, role: str) -> tuple[PinnedKey, ...]:
+        """Return every pin carrying ``role``."""
+        _check_role(role)
+        return tuple(key for key in self.keys if role in key.roles)
+
+    def decide(self, role: str, public_key_hex: str, at_ms: int | None) -> Decision:
+        """Decide whether ``public_key_hex`` is trusted for ``role`` at time ``at_ms``."""
+        return self.decide_with_reason(role, public_key_hex, at_ms)[0]
+
+    def decide_with_reason(
+        self, role: str, public_key_hex: str, at_ms: int | None
+    ) -> tuple[Decision, str]:
+        """Decide, and say why in words a person can act on.
+
+        ``unpinned``: no key carries ``role`` at all. ``untrusted``: pins exist for the role, and
+        this key (compared as exact lowercase hex) is not among them, or every matching pin has
+        a window that excludes ``at_ms``, or cannot be checked because ``at_ms`` is None.
+        ``trusted``: some matching pin has no window, or its window covers ``at_ms``.
+        """
+        pins = self.pinned(role)
+        if not pins:
+            return "unpinned", f"no {role} key is pinned; the embedded key proves integrity only"
+        matching = [pin for pin in pins if pin.public_key == public_key_hex]
+        if not matching:
+            return "untrusted", (
+                f"{role} key {public_key_hex[:16]}… is not one of the {len(pins)} pinned {role} "
+                "key(s)"
+            )
+        for pin in matching:
+            if not pin.has_window:
+                return "trusted", f"{role} key matches pin {pin.describe()}"
+        if at_ms is None:
+            return "untrusted", (
+                f"{role} key matches pin {matching[0].describe()}, but that pin has a validity "
+                "window and the receipt carries no time (`now`) to check it against"
+            )
+        for pin in matching:
+            if pin.covers(at_ms):
+                return "trusted", (
+                    f"{role} key matches pin {pin.describe()}, valid at {at_ms} "
+                    f"[{_bound(pin.not_before)}, {_bound(pin.not_after)}]"
+                )
+        pin = matching[0]
+        return "untrusted", (
+            f"{role} key matches pin {pin.describe()}, but {at_ms} is outside its validity "
+            f"window [{_bound(pin.not_before)}, {_bound(pin.not_after)}]"
+        )
+
+
+def _bound(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"unknown trust role {role!r}; expected one of {', '.join(ROLES)}")
+
+
+def _members(
+    value: JsonValue, where: str, required: frozenset[str], optional: frozenset[str]
+) -> dict[str, JsonValue]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected an object")
+    missing = sorted(required - value.keys())
+    if missing:
+        raise ValueError(f"{where}: missing member(s) {', '.join(missing)}")
+    unknown = sorted(value.keys() - required - optional)
+    if unknown:
+        raise ValueError(f"{where}: unknown member(s) {', '.join(unknown)}")
+    return value
+
+
+def _ms(value: JsonValue, where: str) -> int:
+    number = value.as_uint() if isinstance(value, JsonNumber) else None
+    if number is None or number > _MAX_MS:
+        raise ValueError(f"{where}: expected a non-negative integer of milliseconds (<= 2^53-1)")
+    return number
+
+
+def _key(value: JsonValue, where: str) -> PinnedKey:
+    entry = _members(value, where, _KEY_REQUIRED, _KEY_OPTIONAL)
+    public_key = entry["public_key"]
+    if not isinstance(public_key, str):
+        raise ValueError(f"{where}/public_key: expected a string")
+    try:
+        hex_key(public_key)
+    except ValueError as exc:
+        raise ValueError(f"{where}/public_key: {exc}") from None
+    roles = entry["roles"]
+    if not isinstance(roles, list) or not roles:
+        raise ValueError(f"{where}/roles: expected a non-empty array of role names")
+    for index, role in enumerate(roles):
+        if not isinstance(role, str) or role not in ROLES:
+            raise ValueError(f"{where}/roles/{index}: expected one of {', '.join(ROLES)}")
+    if len(set(roles)) != len(roles):
+        raise ValueError(f"{where}/roles: a role is listed twice")
+    not_before = _ms(entry["not_before"], f"{where}/not_before") if "not_before" in entry else None
+    not_after = _ms(entry["not_after"], f"{where}/not_after") if "not_after" in entry else None
+    if not_before is not None and not_after is not None and not_before > not_after:
+        raise ValueError(f"{where}: not_before {not_before} is after not_after {not_after}")
+    label = entry.get("label")
+    if label is not None and not isinstance(label, str):
+        raise ValueError(f"{where}/label: expected a string")
+    return PinnedKey(
+        public_key,
+        frozenset(str(role) for role in roles),
+        not_before,
+        not_after,
+        label,
+        source="trust file",
+    )
+
+
+def load_trust_file(data: bytes) -> TrustStore:
+    """Parse a trust file (docs/trust.md) from its bytes; ValueError with a reason otherwise.
+
+    The document is strict JSON (duplicate members refused); both levels have exact member
+    sets; a public key may appear in only one entry, so its roles and window are unambiguous.
+    """
+    try:
+        document = parse_bytes(data)
+    except JsonError as exc:
+        raise ValueError(f"trust file is not strict JSON: {exc}") from None
+    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels"}))
+    version = top["sealverify_trust"]
+    if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
+        raise ValueError(
+            f"trust file: sealverify_trust must be {TRUST_FILE_VERSION} (the only format version)"
+        )
+    entries = top["keys"]
+    if not isinstance(entries, list):
+        raise ValueError("trust file/keys: expected an array")
+    keys = [_key(entry, f"trust file/keys/{index}") for index, entry in enumerate(entries)]
+    seen: set[str] = set()
+    for index, key in enumerate(keys):
+        if key.public_key in seen:
+            raise ValueError(
+                f"trust file/keys/{index}: public key {key.public_key[:16]}… is listed twice; "
+                "give one entry all its roles"
+            )
+        seen.add(key.public_key)
+    return TrustStore(tuple(keys), _kernels(top.get("kernels", [])))
+
+
+def _kernels(value: JsonValue) -> tuple[str, ...]:
+    """The optional ``kernels`` member: accepted kernel wasm builds, 64 lowercase hex each."""
+    if not isinstance(value, list):
+        raise ValueError("trust file/kernels: expected an array of sha256 hex strings")
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) and _HEX64.fullmatch(item)):
+            raise ValueError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
+    if len(set(value)) != len(value):
+        raise ValueError("trust file/kernels: a build is listed twice")
+    return tuple(str(item) for item in value)

@@ -1,0 +1,1 @@
+"""Layer 1, wire bytes: strict JSON, the serde and Lean renderers, netstrings, framing, guards."""

@@ -1,0 +1,164 @@
+"""Seal's kernel byte rule: Lean 4 ``Json.compress`` over values parsed by Lean's JSON parser.
+
+Keys sorted by Unicode scalar (Lean ``String`` ``compare``); only ``"`` ``\\`` LF CR get short
+escapes, every other C0 character is ``\\u00xx`` (so TAB is ``\\u0009``); numbers are Lean
+``JsonNumber`` values (mantissa, exponent) printed by ``JsonNumber.toString``. Sources:
+mcp-seal-dev ``Seal/Hash.lean``; Lean ``Lean/Data/Json/{Parser,Printer,Basic}.lean``
+(toolchain v4.28.0). See docs/byte-rules.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import orjson
+
+from sealverify.wire.serdejson import number_default
+from sealverify.wire.strictjson import JsonNumber, JsonValue
+
+__all__ = ["LeanNumber", "compress", "lean_number", "number_text", "string_text"]
+
+_NUMBER = re.compile(r"(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?")
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r"}
+
+
+@dataclass(frozen=True, slots=True)
+class LeanNumber:
+    """A Lean ``JsonNumber``: value = (-1 if negative) * int(digits) * 10^-exponent.
+
+    Kept as a digit string so that no arbitrary-precision conversion is ever needed.
+    """
+
+    negative: bool
+    digits: str  # no leading zeros; "0" for zero
+    exponent: int
+
+
+def lean_number(lexeme: str) -> LeanNumber:
+    """Parse a JSON number lexeme as Lean's ``num`` parser does (no normalization).
+
+    ``1.0`` is (10, 1); ``1e3`` is (1000, 0); ``-0`` loses its sign. A positive exponent
+    multiplies the mantissa (``shiftl``), a negative one adds to the exponent (``shiftr``).
+    """
+    match = _NUMBER.fullmatch(lexeme)
+    if match is None:
+        raise ValueError(f"{lexeme[:40]!r} is not a JSON number")
+    sign, whole, fraction, exp_sign, exp_digits = match.groups()
+    digits = whole + (fraction or "")
+    exponent = len(fraction or "")
+    if exp_digits is not None:
+        if len(exp_digits.lstrip("0")) > 6:
+            raise ValueError(
+                f"{lexeme[:40]}: exponent over 6 digits (seal's wire guard refuses it)"
+            )
+        shift = int(exp_digits)
+        if exp_sign == "-":
+            exponent += shift
+        else:
+            digits += "0" * max(shift - exponent, 0)
+            exponent = max(exponent - shift, 0)
+    digits = digits.lstrip("0") or "0"
+    return LeanNumber(bool(sign) and digits != "0", digits, exponent)
+
+
+def number_text(number: LeanNumber) -> str:
+    """``JsonNumber.toString``: integers verbatim, else fixed point, tiny values with ``e-x``."""
+    sign = "-" if number.negative else ""
+    if number.exponent == 0:
+        return sign + number.digits
+    count = len(number.digits)
+    shift = 9 + count - number.exponent
+    shift = shift if shift < 0 else 0
+    width = number.exponent - abs(shift)  # E = 10^width
+    if width >= count:
+        left, remainder = "0", number.digits.rjust(width, "0")
+    else:
+        left, remainder = number.digits[: count - width], number.digits[count - width :]
+    if shift == 0 and not remainder.strip("0"):
+        return sign + left
+    right = remainder.rstrip("0")
+    suffix = "" if shift == 0 else f"e{shift}"
+    return f"{sign}{left}.{right}{suffix}"
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def string_text(value: str) -> str:
+    """A string as Lean's printer writes it (``escapeAux``)."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
+
+
+def compress(value: JsonValue) -> str:
+    """Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme)."""
+    # orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``) and escapes strings as
+    # Lean does (tests/test_bindings_perf.py compares every code point), except that it
+    # writes TAB, BS and FF as ``\t`` ``\b`` ``\f`` where Lean writes ``\u00xx``. Any such
+    # character leaves that two-character escape in the output; the check below also trips on
+    # an escaped backslash before ``t``, ``b`` or ``f``, which only costs the reference pass.
+    try:
+        data: bytes | None = orjson.dumps(
+            value,
+            default=_LEAN_DEFAULT,
+            option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
+        )
+    except orjson.JSONEncodeError:  # a refused number, a lone surrogate, deep nesting
+        data = None
+    if data is not None and _SHORT_ESCAPE.search(data) is None:
+        return data.decode("utf-8")
+    return _compress_reference(value)
+
+
+_SHORT_ESCAPE = re.compile(rb"\\[btf]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _lean_number_fragment(lexeme: str) -> orjson.Fragment:
+    # Pure in the lexeme; a refusal (ValueError) is not cached and raises afresh.
+    return orjson.Fragment(number_text(lean_number(lexeme)))
+
+
+_LEAN_DEFAULT = number_default(_lean_number_fragment)
+
+
+def _compress_reference(value: JsonValue) -> str:
+    """The printer's definition, value by value (the fallback and the test oracle)."""
+    out: list[str] = []
+    stack: list[JsonValue | tuple[str]] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            out.append(item[0])
+        elif item is None:
+            out.append("null")
+        elif item is True:
+            out.append("true")
+        elif item is False:
+            out.append("false")
+        elif isinstance(item, str):
+            out.append(string_text(item))
+        elif isinstance(item, JsonNumber):
+            out.append(number_text(lean_number(item.lexeme)))
+        elif isinstance(item, list):
+            pending: list[JsonValue | tuple[str]] = [("[",)]
+            for index, element in enumerate(item):
+                if index:
+                    pending.append((",",))
+                pending.append(element)
+            pending.append(("]",))
+            stack.extend(reversed(pending))
+        else:
+            pending = [("{",)]
+            for index, key in enumerate(sorted(item)):
+                if index:
+                    pending.append((",",))
+                pending.append((string_text(key) + ":",))
+                pending.append(item[key])
+            pending.append(("}",))
+            stack.extend(reversed(pending))
+    return "".join(out)
