@@ -1,3 +1,140 @@
-"""sealverify: an independent, offline verifier for seal MCP mediator evidence."""
+"""sealverify: an independent, offline verifier for seal MCP mediator evidence.
+
+The names in ``__all__`` are the public API (docs/api.md): pure functions over bytes and
+frozen values, no file or network I/O. Everything else is importable but not promised.
+Each name is loaded on first use, so ``import sealverify`` stays cheap (start-up is part of
+every run) and never imports the command-line stack (click, tabulate).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from sealverify.forensics import (
+        DiffInputError,
+        Side,
+        diff_report,
+        input_required_reply,
+        load_side,
+    )
+    from sealverify.history.approval_tokens import TokenResult, check_token, split_tokens
+    from sealverify.history.chain import (
+        Anchor,
+        ChainResult,
+        bind_receipts,
+        parse_state_file,
+        receipt_audit,
+        verify_logs,
+    )
+    from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
+    from sealverify.mcp.frame_report import frame_report
+    from sealverify.receipts.verify import (
+        DEFAULT_KERNEL_SHA256,
+        VerifyOptions,
+        build_report,
+        verify_jsonl,
+        verify_receipt,
+    )
+    from sealverify.reports.model import Check, Report, Subject
+    from sealverify.seal.trust import TrustStore, load_trust_file
+    from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+    from sealverify.wire.strictjson import Limits
+
+# Where each public name lives. The layer test (tests/test_layers.py) checks that this table
+# and the imports above name the same objects.
+_EXPORTS: dict[str, str] = {
+    # the report every check produces
+    "Check": "sealverify.reports.model",
+    "Report": "sealverify.reports.model",
+    "Subject": "sealverify.reports.model",
+    # verify receipts
+    "DEFAULT_KERNEL_SHA256": "sealverify.receipts.verify",
+    "VerifyOptions": "sealverify.receipts.verify",
+    "build_report": "sealverify.receipts.verify",
+    "verify_jsonl": "sealverify.receipts.verify",
+    "verify_receipt": "sealverify.receipts.verify",
+    "TrustStore": "sealverify.seal.trust",
+    "load_trust_file": "sealverify.seal.trust",
+    # analyse a frame
+    "FrameBytes": "sealverify.wire.framing",
+    "frame_of": "sealverify.wire.framing",
+    "split_stdio": "sealverify.wire.framing",
+    "FrameAnalysis": "sealverify.mcp.frame",
+    "FrameOptions": "sealverify.mcp.frame",
+    "analyze_frame": "sealverify.mcp.frame",
+    "analyze_stream": "sealverify.mcp.frame",
+    "frame_report": "sealverify.mcp.frame_report",
+    "Limits": "sealverify.wire.strictjson",
+    # compare two frames or receipts
+    "DiffInputError": "sealverify.forensics",
+    "Side": "sealverify.forensics",
+    "diff_report": "sealverify.forensics",
+    "load_side": "sealverify.forensics",
+    "input_required_reply": "sealverify.forensics",
+    # walk an audit chain
+    "Anchor": "sealverify.history.chain",
+    "ChainResult": "sealverify.history.chain",
+    "bind_receipts": "sealverify.history.chain",
+    "parse_state_file": "sealverify.history.chain",
+    "receipt_audit": "sealverify.history.chain",
+    "verify_logs": "sealverify.history.chain",
+    # check an approval
+    "TokenResult": "sealverify.history.approval_tokens",
+    "check_token": "sealverify.history.approval_tokens",
+    "split_tokens": "sealverify.history.approval_tokens",
+}
+
+__all__ = [
+    "DEFAULT_KERNEL_SHA256",
+    "Anchor",
+    "ChainResult",
+    "Check",
+    "DiffInputError",
+    "FrameAnalysis",
+    "FrameBytes",
+    "FrameOptions",
+    "Limits",
+    "Report",
+    "Side",
+    "Subject",
+    "TokenResult",
+    "TrustStore",
+    "VerifyOptions",
+    "__version__",
+    "analyze_frame",
+    "analyze_stream",
+    "bind_receipts",
+    "build_report",
+    "check_token",
+    "diff_report",
+    "frame_of",
+    "frame_report",
+    "input_required_reply",
+    "load_side",
+    "load_trust_file",
+    "parse_state_file",
+    "receipt_audit",
+    "split_stdio",
+    "split_tokens",
+    "verify_jsonl",
+    "verify_logs",
+    "verify_receipt",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its layer on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sealverify' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

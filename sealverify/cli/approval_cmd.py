@@ -6,11 +6,9 @@ from pathlib import Path
 
 import click
 
+from sealverify import Report, Subject, check_token, split_stdio, split_tokens
 from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.history.approval_tokens import check_token, split_tokens
-from sealverify.reports.model import Report, Subject
 from sealverify.seal.signatures import hex_key
-from sealverify.wire.framing import split_stdio
 
 __all__ = ["COMMANDS", "approval"]
 

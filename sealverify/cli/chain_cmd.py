@@ -8,19 +8,22 @@ from typing import Any
 
 import click
 
-from sealverify import __version__
-from sealverify.cli.common import emit, format_option, output_option, read_input
-from sealverify.history.chain import (
+from sealverify import (
     Anchor,
     ChainResult,
+    Check,
+    Report,
+    Subject,
+    __version__,
     bind_receipts,
     parse_state_file,
     receipt_audit,
     verify_logs,
 )
+from sealverify.cli.common import emit, format_option, output_option, read_input
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
-from sealverify.reports.model import Check, Report, Subject, fail
+from sealverify.reports.model import fail
 
 __all__ = ["COMMANDS", "chain"]
 

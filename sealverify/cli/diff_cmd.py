@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sealverify import DiffInputError, FrameOptions, diff_report, input_required_reply, load_side
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -15,8 +16,6 @@ from sealverify.cli.common import (
     server_option,
     transport_option,
 )
-from sealverify.forensics import DiffInputError, diff_report, input_required_reply, load_side
-from sealverify.mcp.frame import FrameOptions
 
 __all__ = ["COMMANDS", "diff"]
 

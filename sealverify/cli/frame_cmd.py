@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sealverify import FrameOptions, Limits, analyze_stream, frame_of, frame_report, split_stdio
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -16,12 +17,10 @@ from sealverify.cli.common import (
     supported_version_option,
     transport_option,
 )
-from sealverify.mcp.frame import FrameOptions, analyze_stream
-from sealverify.mcp.frame_report import frame_report
-from sealverify.wire.framing import frame_of, split_stdio
-from sealverify.wire.strictjson import DEFAULT_LIMITS, Limits
 
 __all__ = ["COMMANDS", "frame"]
+
+_DEFAULT_LIMITS = Limits()
 
 
 @click.command()
@@ -43,35 +42,35 @@ __all__ = ["COMMANDS", "frame"]
 @click.option(
     "--max-meta-bytes",
     type=click.IntRange(min=0),
-    default=DEFAULT_LIMITS.max_meta_bytes,
+    default=_DEFAULT_LIMITS.max_meta_bytes,
     show_default=True,
     help="Largest raw _meta accepted, in bytes as received.",
 )
 @click.option(
     "--max-meta-depth",
     type=click.IntRange(min=1),
-    default=DEFAULT_LIMITS.max_meta_depth,
+    default=_DEFAULT_LIMITS.max_meta_depth,
     show_default=True,
     help="Deepest _meta nesting accepted (the _meta object is level 1).",
 )
 @click.option(
     "--max-depth",
     type=click.IntRange(min=1),
-    default=DEFAULT_LIMITS.max_depth,
+    default=_DEFAULT_LIMITS.max_depth,
     show_default=True,
     help="Deepest nesting accepted in the whole frame.",
 )
 @click.option(
     "--max-string-bytes",
     type=click.IntRange(min=1),
-    default=DEFAULT_LIMITS.max_string_bytes,
+    default=_DEFAULT_LIMITS.max_string_bytes,
     show_default=True,
     help="Longest string or member name accepted, in UTF-8 bytes.",
 )
 @click.option(
     "--max-members",
     type=click.IntRange(min=1),
-    default=DEFAULT_LIMITS.max_members,
+    default=_DEFAULT_LIMITS.max_members,
     show_default=True,
     help="Most object members plus array elements accepted.",
 )

@@ -15,7 +15,16 @@ from typing import IO
 
 import click
 
-from sealverify import __version__
+from sealverify import (
+    DEFAULT_KERNEL_SHA256,
+    Check,
+    Report,
+    Subject,
+    TrustStore,
+    VerifyOptions,
+    __version__,
+    load_trust_file,
+)
 from sealverify.cli.common import format_option, output_option, write_result
 from sealverify.cli.verify_runner import (
     Result,
@@ -26,10 +35,8 @@ from sealverify.cli.verify_runner import (
     tasks,
 )
 from sealverify.history import state as history
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, build_report_from_tally
+from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
-from sealverify.reports.model import Check, Report, Subject
-from sealverify.seal.trust import TrustStore, load_trust_file
 
 __all__ = ["COMMANDS", "verify"]
 

@@ -15,20 +15,13 @@ from pathlib import Path
 
 import click
 
-from sealverify.history import approval_tokens
+from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.history import state as history
 from sealverify.receipts.outcome import FAIL
-from sealverify.receipts.verify import (
-    VerifyOptions,
-    is_receipt_like,
-    log_line_body,
-    verify_found,
-    verify_log_line,
-    verify_receipt,
-)
+from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import Check, Subject, info
+from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["Settings", "expand", "history_facts", "load_approvals", "results", "tasks"]
@@ -81,7 +74,7 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
         data = path.read_bytes()
     except OSError as exc:
         raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(approval_tokens.split_tokens(data, path.name))
+    return tuple(split_tokens(data, path.name))
 
 
 def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
