@@ -1,0 +1,190 @@
+"""The import graph, read with ``ast``: layers import only downward, and never in a circle.
+
+The layer order is written once, in ``LAYERS`` below; docs/architecture.md draws it. Every
+import counts, also one inside a function or under ``TYPE_CHECKING``, and so does a literal
+``importlib.import_module("sealverify....")``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "sealverify"
+
+# Bottom first. A package may import from any lower level, never from its own level's other
+# packages (they are independent siblings) nor from above. "" is the package face,
+# sealverify/__init__.py: the public API, above everything it re-exports.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("wire", "reports"),
+    ("seal", "definitions"),
+    ("mcp", "history"),
+    ("kernel", "ruling", "forensics", "testkit"),
+    ("receipts",),
+    ("",),
+    ("cli", "bench"),
+)
+LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in packages}
+
+# What the CLI takes from below the public API (besides sealverify.reports: the report model
+# and the formats registry). The core work of verify, frame, diff, chain and approval goes
+# through `sealverify`; these are the orchestration pieces around it and the commands whose
+# library surface is not promised yet. docs/api.md names them; adding one is a decision.
+CLI_BELOW_THE_API = {
+    ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
+    ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
+    ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
+    ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
+    ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
+    ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
+    ("sealverify.cli.verify_runner", "sealverify.history.state"),  # facts for --state
+    ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
+    ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
+    ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
+    ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
+    ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
+    ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),
+    ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),
+    ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),
+    ("sealverify.cli.partition_cmd", "sealverify.wire.framing"),
+    ("sealverify.cli.partition_cmd", "sealverify.wire.strictjson"),
+    ("sealverify.cli.skill_cmd", "sealverify.definitions.skills"),
+    ("sealverify.cli.skill_cmd", "sealverify.wire.strictjson"),
+    ("sealverify.cli.tools_cmd", "sealverify.definitions.capture"),
+    ("sealverify.cli.tools_cmd", "sealverify.definitions.compare"),
+    ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),
+    ("sealverify.cli.tools_cmd", "sealverify.wire.strictjson"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(module: str, name: str) -> str:
+    """``from module import name``: the submodule when ``name`` is one, else ``module``."""
+    candidate = f"{module}.{name}"
+    return candidate if candidate in MODULES else module
+
+
+def imports_of(module: str) -> Iterator[str]:
+    """Every sealverify module ``module`` imports, wherever in the file the import is."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if a.name.startswith("sealverify"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if not base.startswith("sealverify"):
+                continue
+            for alias in node.names:
+                # The version string is a constant of the face that imports nothing.
+                if base == "sealverify" and alias.name == "__version__":
+                    continue
+                yield _resolve(base, alias.name)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith("sealverify")
+        ):
+            yield str(node.args[0].value)
+
+
+def package_of(module: str) -> str:
+    """The layer package of a module: ``sealverify.receipts.bindings.derived`` -> receipts."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+GRAPH = {module: sorted(set(imports_of(module)) - {module}) for module in MODULES}
+
+
+def test_every_package_has_a_layer() -> None:
+    unplaced = sorted({package_of(m) for m in MODULES} - set(LEVEL))
+    assert not unplaced, f"add these packages to LAYERS in tests/test_layers.py: {unplaced}"
+
+
+def test_every_import_names_a_module_that_exists() -> None:
+    missing = [(m, t) for m, targets in GRAPH.items() for t in targets if t not in MODULES]
+    assert not missing
+
+
+def test_imports_run_only_downward() -> None:
+    wrong = []
+    for module, targets in GRAPH.items():
+        source = package_of(module)
+        for target in targets:
+            dest = package_of(target)
+            if dest != source and LEVEL[dest] >= LEVEL[source]:
+                side = "sideways" if LEVEL[dest] == LEVEL[source] else "upward"
+                wrong.append(f"{module} -> {target} ({side})")
+    assert not wrong, "\n".join(wrong)
+
+
+def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` as a path that ends where it starts, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in graph.get(node, []):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in graph:
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_no_import_cycle() -> None:
+    cycle = find_cycle(GRAPH)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_checks_themselves_see_what_they_must() -> None:
+    # An upward edge and a cycle in a made-up graph are caught, so the two tests above can fail.
+    assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": ["b"], "b": []}) is None
+    assert "sealverify.receipts.verify" in GRAPH["sealverify.cli.verify_runner"]
+    assert "sealverify.receipts.spine" in GRAPH["sealverify.receipts.verify"]  # import_module
+    assert LEVEL[package_of("sealverify.wire.strictjson")] < LEVEL[package_of("sealverify")]
+
+
+def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
+    reaches = {
+        (module, target)
+        for module, targets in GRAPH.items()
+        if package_of(module) == "cli"
+        for target in targets
+        if package_of(target) not in ("", "cli", "reports")
+    }
+    assert reaches == CLI_BELOW_THE_API
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_stay_small(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= 800, f"{module} has {lines} lines: split it by concern"
