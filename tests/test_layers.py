@@ -18,8 +18,10 @@ PACKAGE = ROOT / "sealverify"
 
 # Bottom first. A package may import from any lower level, never from its own level's other
 # packages (they are independent siblings) nor from above. "" is the package face,
-# sealverify/__init__.py: the public API, above everything it re-exports.
+# sealverify/__init__.py: the public API, above everything it re-exports; "_version" is the
+# version string, which every layer may name.
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_version",),
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
@@ -90,9 +92,6 @@ def imports_of(module: str) -> Iterator[str]:
             if not base.startswith("sealverify"):
                 continue
             for alias in node.names:
-                # The version string is a constant of the face that imports nothing.
-                if base == "sealverify" and alias.name == "__version__":
-                    continue
                 yield _resolve(base, alias.name)
         elif (
             isinstance(node, ast.Call)

@@ -1,1 +1,1 @@
-"""Layer 6, the benchmark: python -m sealverify.bench (see docs/performance.md)."""
+"""Layer 7, the benchmark: python -m sealverify.bench (see docs/performance.md)."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from sealverify import __version__
+from sealverify._version import __version__
 from sealverify.reports.model import Check, Report, Subject
 
 __all__ = [
