@@ -9,11 +9,15 @@ every run) and never imports the command-line stack (click, tabulate).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from sealverify._version import __version__
 
+# typing.TYPE_CHECKING without importing typing, which would cost more than the rest of this
+# module's start-up; mypy treats any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sealverify.forensics import (
         DiffInputError,
         Side,
