@@ -1,0 +1,1 @@
+"""A model of the seal kernel step, written from its Lean source, to re-derive decisions."""

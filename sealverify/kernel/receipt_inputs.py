@@ -1,0 +1,264 @@
+"""From a decision receipt to the kernel inputs that produced it, or why they are not there.
+
+What each family carries (seal-check@0632f31 ``receipt.js`` replays the same way):
+
+* ``seal_receipt`` v1/v2 and ``seal_live_receipt`` v0 (browser, kit and live-demo minted):
+  the judged line is ``canonical_request`` (the ``id: 1`` canonical line), the config is
+  ``signed_config.payload`` or else ``kernel_config``, the approvals are
+  ``granted_capabilities`` (a 64-hex ``target`` verbatim, or ``{tool, arguments}`` resolved
+  through the policy's target spec).
+* host ``record_version`` 2 and 3: the judged line is the wire line; the receipt carries it only
+  as ``signed_artifacts.object_a`` (Object B v2) or when ``canonical_request`` hashes to
+  ``request_sha256`` (the wire line *was* the canonical line). An approval ALLOW adds
+  ``approval.issued_at``.
+* any family with ``request_parse_error``: only ``request_sha256``; the line can be supplied
+  out of band and is accepted only if it hashes to ``request_sha256``.
+
+Kernel state is never in a receipt: a receipt re-derives alone only as the first executed call
+of its session (its temporal cert says ``trace ok (1 events)``); later calls need the receipts
+before them (:mod:`sealverify.kernel.replay` threads a session's log).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+from dataclasses import dataclass
+
+from sealverify.kernel.canonical import escape_string
+from sealverify.kernel.ljson import LValue
+from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
+from sealverify.kernel.profiles import BuildProfile, profile_for
+from sealverify.leanjson import LeanNumber, lean_number
+from sealverify.strictjson import JsonNumber, JsonValue
+
+__all__ = [
+    "NotEvaluated",
+    "ReplayInput",
+    "claimed_position",
+    "lean_value",
+    "lean_view",
+    "prepare",
+    "render_payload",
+    "resolve_grants",
+]
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_TRACE_OK = re.compile(r"trace ok \((\d{1,9}) events\)")
+
+
+@dataclass(frozen=True, slots=True)
+class NotEvaluated:
+    """Why a receipt's decision cannot be re-derived; ``reason`` is shown to the user."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayInput:
+    """Everything one step needs, with where each part came from."""
+
+    profile: BuildProfile
+    payload: str
+    payload_source: str
+    line: str
+    line_source: str
+    now: int
+    grants: tuple[dict[str, JsonValue], ...]
+    issued_at: int | None
+    position: int | None  # the executed-call number the receipt's temporal cert states
+    expected: str
+
+
+def lean_value(value: JsonValue) -> LValue:
+    """A strictly parsed receipt value in the model's representation (numbers by lexeme)."""
+    if isinstance(value, JsonNumber):
+        return lean_number(value.lexeme)
+    if isinstance(value, list):
+        return [lean_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: lean_value(item) for key, item in value.items()}
+    return value
+
+
+def render_payload(value: JsonValue) -> str:
+    """A compact rendering of ``kernel_config`` in member order, in SealV2's escape form.
+
+    Used when a receipt carries no signed payload bytes: any canonical rendering of the same
+    value parses to the same config, so the member order and spacing do not matter.
+    """
+    if isinstance(value, dict):
+        inner = ",".join(f'"{escape_string(k)}":{render_payload(v)}' for k, v in value.items())
+        return "{" + inner + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(render_payload(item) for item in value) + "]"
+    if isinstance(value, str):
+        return '"' + escape_string(value) + '"'
+    if isinstance(value, JsonNumber):
+        return value.lexeme
+    return "null" if value is None else ("true" if value else "false")
+
+
+def lean_view(frame: bytes) -> str | None:
+    """The host's ``lean_view`` of a received frame: one LF, then one CR, stripped; UTF-8."""
+    if frame.endswith(b"\n"):
+        frame = frame[:-1]
+    if frame.endswith(b"\r"):
+        frame = frame[:-1]
+    try:
+        return frame.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def claimed_position(emitted: LValue) -> int | None:
+    """The executed-call number a receipt's temporal cert states (``trace ok (N events)``).
+
+    None when the temporal kernel denied (its verdict depends on earlier calls) or when the
+    emitted bytes carry no temporal cert at all.
+    """
+    audit = emitted.get("audit") if isinstance(emitted, dict) else None
+    text = audit if isinstance(audit, str) else ""
+    match = _TRACE_OK.search(text)
+    return int(match.group(1)) if match else None
+
+
+def resolve_grants(
+    grants: tuple[dict[str, JsonValue], ...],
+    policy: Policy,
+    profile: BuildProfile,
+    issued_at: int | None,
+) -> list[LValue] | NotEvaluated:
+    """``granted_capabilities`` as the step's ``approvals`` array.
+
+    A 64-hex ``target`` is used verbatim. ``{tool, arguments}`` is resolved through the policy:
+    the first guarded rule for the tool whose target spec the entry satisfies gives the target
+    (the full arguments under ``full_arguments``; an ``arg`` part reads the entry's arguments).
+    """
+    approvals: list[LValue] = []
+    for grant in grants:
+        target = grant.get("target")
+        if isinstance(target, str) and _HEX64.fullmatch(target):
+            resolved = target
+        else:
+            tool = grant.get("tool")
+            if not isinstance(tool, str) or "arguments" not in grant:
+                return NotEvaluated("a granted capability names neither a target nor a tool call")
+            args = lean_value(grant["arguments"])
+            rule = next((r for r in policy.tools if r.name == tool and r.mode == "guarded"), None)
+            parts = eval_target_parts(rule.target, args) if rule is not None else None
+            if rule is None or parts is None:
+                return NotEvaluated(
+                    f"the granted capability for {tool} has no guard target in the policy"
+                )
+            resolved = guard_target(policy, tool, parts, profile.target_scheme)
+        record: dict[str, LValue] = {"target": resolved}
+        if issued_at is not None:
+            record["issuedAt"] = LeanNumber(False, str(issued_at), 0)
+        approvals.append(record)
+    return approvals
+
+
+def _uint(value: JsonValue) -> int | None:
+    if isinstance(value, JsonNumber):
+        return value.as_uint(18)
+    return None
+
+
+def prepare(
+    receipt: dict[str, JsonValue], raw_line: bytes | None = None
+) -> ReplayInput | NotEvaluated:
+    """The inputs of the step a receipt records, or the precise reason they are missing."""
+    emitted = receipt.get("emitted_bytes")
+    if not isinstance(emitted, str):
+        if receipt.get("bypass") is True:
+            return NotEvaluated("bypass receipt: the kernel made no decision")
+        return NotEvaluated("the receipt carries no emitted_bytes to compare with")
+    identity = receipt.get("kernel_identity")
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    if not isinstance(wasm, str):
+        return NotEvaluated("the receipt names no kernel build (kernel_identity.wasm_sha256)")
+    profile = profile_for(wasm)
+    if profile is None:
+        return NotEvaluated(f"kernel build {wasm[:12]}… has no profile in this model")
+
+    signed = receipt.get("signed_config")
+    if isinstance(signed, dict) and isinstance(signed.get("payload"), str):
+        payload, payload_source = str(signed["payload"]), "signed_config.payload"
+    elif isinstance(receipt.get("kernel_config"), dict):
+        payload = render_payload(receipt["kernel_config"])
+        payload_source = "kernel_config (no signed payload bytes)"
+    else:
+        return NotEvaluated("the receipt carries no config (signed_config or kernel_config)")
+
+    line = _judged_line(receipt, raw_line)
+    if isinstance(line, NotEvaluated):
+        return line
+    grants_json = receipt.get("granted_capabilities")
+    grants = (
+        tuple(g for g in grants_json if isinstance(g, dict))
+        if isinstance(grants_json, list)
+        else ()
+    )
+    approval = receipt.get("approval")
+    issued_at = _uint(approval.get("issued_at")) if isinstance(approval, dict) else None
+    now = _uint(receipt.get("now"))
+    return ReplayInput(
+        profile=profile,
+        payload=payload,
+        payload_source=payload_source,
+        line=line[0],
+        line_source=line[1],
+        now=1000 if now is None else now,
+        grants=grants,
+        issued_at=issued_at,
+        position=None,
+        expected=emitted,
+    )
+
+
+def _judged_line(
+    receipt: dict[str, JsonValue], raw_line: bytes | None
+) -> tuple[str, str] | NotEvaluated:
+    request_sha = receipt.get("request_sha256")
+    if raw_line is not None:
+        if not isinstance(request_sha, str):
+            return NotEvaluated("a raw line was supplied but the receipt has no request_sha256")
+        view = lean_view(raw_line)
+        if view is None:
+            return NotEvaluated("the supplied raw line is not valid UTF-8")
+        if hashlib.sha256(view.encode("utf-8")).hexdigest() != request_sha:
+            return NotEvaluated(
+                "the supplied raw line does not hash to the receipt's request_sha256"
+            )
+        return view, "the supplied raw line (hash-checked against request_sha256)"
+    artifacts = receipt.get("signed_artifacts")
+    object_a = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    if isinstance(object_a, str):
+        try:
+            frame = base64.b64decode(object_a, validate=True)
+        except (binascii.Error, ValueError):
+            return NotEvaluated("signed_artifacts.object_a is not base64")
+        view = lean_view(frame)
+        if view is None:
+            return NotEvaluated("signed_artifacts.object_a is not UTF-8")
+        return view, "signed_artifacts.object_a"
+    if "request_parse_error" in receipt:
+        return NotEvaluated(
+            "unparseable request: the receipt carries only request_sha256; supply the line "
+            "with --raw-line"
+        )
+    canonical = receipt.get("canonical_request")
+    if not isinstance(canonical, str):
+        return NotEvaluated("the receipt carries no request line")
+    if (
+        isinstance(request_sha, str)
+        and hashlib.sha256(canonical.encode("utf-8")).hexdigest() != request_sha
+    ):
+        return NotEvaluated(
+            "the judged wire line is not carried (request_sha256 is not the hash of "
+            "canonical_request); supply it with --raw-line"
+        )
+    return canonical, "canonical_request"

@@ -1,0 +1,409 @@
+"""One kernel session: ``seal_init``, ``seal_decide`` and the step they run, state carried.
+
+Mirrors seal-host ``Ffi.lean`` (``initImpl``/``initFromConfig``, ``stepImpl``, ``registryFor``,
+``gatePlanFor``), ``Host/Canonical.lean`` (``classifyLine``), ``Host/Registry.lean``
+(``dispatch``: ingest committed at once, decide states only on a combined allow,
+``combineVerdicts``, ``denyReason``), ``Host/Audit.lean`` (``auditLine``) and
+``Seal/Block.lean`` (``blockResponseLine``). Every output is the exact string the kernel returns;
+:class:`StepResult` also carries the parts (route, verdicts, response, audit) for reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+
+from sealverify.kernel import kernels as K
+from sealverify.kernel.canonical import is_canonical
+from sealverify.kernel.config import TrustedConfig, parse_bundle
+from sealverify.kernel.evidence import (
+    Approval,
+    approval_events,
+    parse_forecasts,
+    parse_grants,
+    parse_votes,
+)
+from sealverify.kernel.gate import mcp_version_gate, observe
+from sealverify.kernel.guards import first_failed_guard, keys_safe, numbers_safe
+from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, is_nat, nat_json, parse
+from sealverify.kernel.lpath import trim_ascii
+from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
+from sealverify.kernel.profiles import BuildProfile
+from sealverify.leanjson import LeanNumber
+
+__all__ = ["REFUSE_RESPONSE", "InitResult", "KernelSession", "SessionState", "StepResult"]
+
+REFUSE_RESPONSE = (
+    compress(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": LeanNumber(True, "32600", 0),
+                "message": "seal-host: request refused — unsafe numeric literal",
+            },
+        }
+    )
+    + "\n"
+)
+
+
+def err_json(message: str) -> str:
+    """``errJson``: ``{"error": message, "ok": false}``."""
+    return compress({"ok": False, "error": message})
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """Every ``IO.Ref`` of a session: the kernels' states and the M.2 revision selection."""
+
+    safety: K.SafetyState = ()
+    temporal: K.TemporalState = ()
+    linear: K.LinearState = ()
+    budget: K.BudgetState = ()
+    principal_budget: K.PrincipalBudgetState = ()
+    selection: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """One ``seal_decide`` answer: the exact output and, when mediated, its parts."""
+
+    output: str
+    route: str  # passthrough | forward | block | refuse | reject | error
+    verdicts: tuple[K.Verdict, ...] = ()
+    response: str | None = None
+    audit: str | None = None
+    principal: str | None = None
+    tool: str | None = None
+    refused_by: str | None = None  # the wire guard that refused the line
+
+
+@dataclass(frozen=True, slots=True)
+class InitResult:
+    output: str
+    session: KernelSession | None
+
+
+@dataclass(slots=True)
+class KernelSession:
+    """A session of one build: the trusted config, the config authority and the state."""
+
+    config: TrustedConfig
+    profile: BuildProfile
+    authority: bytes = b""
+    state: SessionState = field(default_factory=SessionState)
+
+    # --- init ------------------------------------------------------------------------------
+
+    @staticmethod
+    def init(envelope_text: str, public_key: str, profile: BuildProfile) -> InitResult:
+        """``seal_init``: parse the envelope, check the payload, verify the signature."""
+        try:
+            envelope = parse(envelope_text)
+            payload_json = envelope.get("payload") if isinstance(envelope, dict) else None
+            signature_json = envelope.get("signature") if isinstance(envelope, dict) else None
+            if not isinstance(envelope, dict):
+                raise LeanError("object expected")
+            if "payload" not in envelope:
+                raise LeanError("property not found: payload")
+            if not isinstance(payload_json, str):
+                raise LeanError("String expected")
+            if "signature" not in envelope:
+                raise LeanError("property not found: signature")
+            if not isinstance(signature_json, str):
+                raise LeanError("String expected")
+            config = load_payload(payload_json, profile)
+            public = hex_decode(public_key)
+            signature = hex_decode(signature_json)
+            if (
+                public is None
+                or signature is None
+                or not nacl_verify(public, payload_json.encode("utf-8"), signature)
+            ):
+                raise LeanError("config signature verification failed")
+        except LeanError as exc:
+            return InitResult(err_json(f"trusted config rejected: {exc}"), None)
+        session = KernelSession(config, profile, public)
+        return InitResult(session.summary(), session)
+
+    @staticmethod
+    def init_trusted(
+        payload_text: str, profile: BuildProfile, authority_hex: str = ""
+    ) -> InitResult:
+        """``modelInitFromTrustedPayload``: the payload's signature is established elsewhere."""
+        try:
+            config = load_payload(payload_text, profile)
+        except LeanError as exc:
+            return InitResult(err_json(f"trusted config rejected: {exc}"), None)
+        session = KernelSession(config, profile, hex_decode(authority_hex) or b"")
+        return InitResult(session.summary(), session)
+
+    def summary(self) -> str:
+        """``initFromConfig``'s JSON: what the host needs for evidence gathering."""
+        config = self.config
+        return compress(
+            {
+                "ok": True,
+                "epoch": nat_json(config.epoch),
+                "approval_ttl_ms": nat_json(config.safety.approval_ttl_ms),
+                "approval_file": config.safety.approval_file,
+                "votes_file": config.consensus.votes_file if config.consensus else "",
+                "grants_file": config.linear.grants_file if config.linear else "",
+                "forecasts_file": config.calibration.records_file if config.calibration else "",
+            }
+        )
+
+    # --- seal_decide ---------------------------------------------------------------------
+
+    def decide(self, input_text: str) -> StepResult:
+        """``seal_decide``: the MCP version gate (builds that have it), then the step."""
+        if self.profile.version_gate:
+            line = _step_line(input_text, self.profile)
+            if line is not None and self.classify(line)[0] != "refuse":
+                decision = mcp_version_gate(line, self.state.selection, keys_safe(line))
+                if not decision.admitted:
+                    return StepResult(decision.to_json(), "reject", response=decision.response)
+                self.state = replace(self.state, selection=observe(self.state.selection, line))
+        return self.step(input_text)
+
+    # --- seal_host_step ------------------------------------------------------------------
+
+    def classify(self, line: str) -> tuple[str, K.Action | None, str | None]:
+        """``classifyLine``: ("refuse", None, guard) | ("passthrough", None, None) | ("act", …)."""
+        trimmed = trim_ascii(line)
+        failed = first_failed_guard(trimmed, self.profile.guards)
+        if failed is not None:
+            return "refuse", None, failed
+        try:
+            request = parse(trimmed)
+        except LeanError:
+            return "passthrough", None, None
+        call = tools_call(request)
+        if call is None:
+            return "passthrough", None, None
+        tool, args = call
+        request_id = request.get("id") if isinstance(request, dict) else None
+        return "act", K.Action(tool, args, request_id), None
+
+    def step(self, input_text: str) -> StepResult:
+        """``stepImpl``: marshal the envelope, classify the line, dispatch, render."""
+        if "numbers" in self.profile.guards and not numbers_safe(input_text):
+            return _error("bad step input: unsafe numeric literal")
+        try:
+            envelope = parse(input_text)
+        except LeanError as exc:
+            return _error(f"bad step input: {exc}")
+        line = _get_str(envelope, "line")
+        now_json = _get(envelope, "now")
+        now = int(now_json.digits) if is_nat(now_json) else 0  # type: ignore[union-attr]
+        approvals_json = _get(envelope, "approvals")
+        approvals = approval_events(
+            [] if approvals_json is _MISSING else approvals_json,
+            now,
+            self.config.safety.approval_ttl_ms,
+        )
+        principal = self._principal(envelope, line)
+        kind, act, failed = self.classify(line)
+        if kind == "passthrough":
+            return StepResult(compress({"route": "passthrough"}), "passthrough")
+        if kind == "refuse" or act is None:
+            output = compress({"route": "block", "response": REFUSE_RESPONSE})
+            return StepResult(output, "refuse", response=REFUSE_RESPONSE, refused_by=failed)
+        verdicts = self._dispatch(act, now, approvals, envelope, principal)
+        return self._render(act, verdicts, line, principal)
+
+    def _principal(self, envelope: LValue, line: str) -> str | None:
+        principals = self.config.principals
+        envelope_json = _get(envelope, "envelope")
+        if envelope_json is _MISSING or principals is None or not self.profile.principals:
+            return None
+        issued = _get(envelope_json, "issued_at")
+        return verify_envelope(
+            self.authority,
+            principals.registry,
+            _get_str(envelope_json, "key_id"),
+            _get_str(envelope_json, "sig"),
+            _get_str(envelope_json, "nonce"),
+            int(issued.digits) if is_nat(issued) else 0,  # type: ignore[union-attr]
+            line,
+        )
+
+    def _dispatch(
+        self,
+        act: K.Action,
+        now: int,
+        approvals: list[Approval],
+        envelope: LValue,
+        principal: str | None,
+    ) -> tuple[K.Verdict, ...]:
+        """``registryFor`` + ``dispatch``: gating kernels in registry order, two-phase commit."""
+        config, state = self.config, self.state
+        verdicts: list[K.Verdict] = []
+        ingested = state
+        held: dict[str, object] = {}
+
+        safety_state = K.safety_ingest(approvals, state.safety)
+        ingested = replace(ingested, safety=safety_state)
+        verdict, held["safety"] = K.safety_decide(
+            act, config.safety, now, safety_state, self.profile.target_scheme
+        )
+        verdicts.append(verdict)
+        verdict, held["temporal"] = K.temporal_decide(act, config.temporal, state.temporal)
+        verdicts.append(verdict)
+        if config.consensus is not None and act.tool in config.consensus.high_stakes:
+            votes = parse_votes(_get_str(envelope, "votes"))
+            verdicts.append(K.consensus_decide(act, config.consensus, votes))
+        if config.convergence and any(r.tool == act.tool for r in config.convergence):
+            verdicts.append(K.convergence_decide(act, config.convergence))
+        calibration = config.calibration
+        if calibration is not None and calibration.enabled and act.tool in calibration.gated_tools:
+            records = parse_forecasts(_get_str(envelope, "forecasts"))
+            verdicts.append(K.calibration_decide(act, calibration, records))
+        linear = config.linear
+        if linear is not None and any(t.tool == act.tool for t in linear.tools):
+            grants = parse_grants(_get_str(envelope, "grants"))
+            linear_state = K.linear_ingest(grants, state.linear)
+            ingested = replace(ingested, linear=linear_state)
+            verdict, held["linear"] = K.linear_decide(act, linear, linear_state)
+            verdicts.append(verdict)
+        if config.budget and any(act.tool in b.tools for b in config.budget):
+            verdict, held["budget"] = K.budget_decide(act, config.budget, state.budget)
+            verdicts.append(verdict)
+        principals = config.principals
+        if (
+            principals is not None
+            and self.profile.principals
+            and any(act.tool in b.tools for b in principals.budgets)
+        ):
+            verdict, held["principal_budget"] = K.principal_budget_decide(
+                act, principals, principal, state.principal_budget
+            )
+            verdicts.append(verdict)
+        if all(v.allows for v in verdicts):
+            ingested = replace(ingested, **held)  # type: ignore[arg-type]
+        self.state = ingested
+        return tuple(verdicts)
+
+    def _render(
+        self, act: K.Action, verdicts: tuple[K.Verdict, ...], line: str, principal: str | None
+    ) -> StepResult:
+        allow = bool(verdicts) and all(v.allows for v in verdicts)
+        audit = audit_line(
+            self.config.epoch, act.tool, allow, verdicts, line, self.profile.request_commitment
+        )
+        fields: dict[str, LValue] = {"route": "forward" if allow else "block", "audit": audit}
+        response = None
+        if not allow:
+            response = block_response(act.request_id, deny_reason(verdicts))
+            fields["response"] = response
+        if principal is not None:
+            fields["principal"] = principal
+        return StepResult(
+            compress(fields),
+            "forward" if allow else "block",
+            verdicts,
+            response,
+            audit,
+            principal,
+            act.tool,
+        )
+
+
+def load_payload(payload: str, profile: BuildProfile) -> TrustedConfig:
+    """``parseCanonicalConfigPayload``: the SealV2 canonical gate, ``Json.parse``, the bundle."""
+    if not is_canonical(payload):
+        raise LeanError("config payload is not canonical (SealV2 parse rejected it)")
+    return parse_bundle(
+        parse(payload),
+        guard_target_full_arguments=profile.guard_target_full_arguments,
+        bundle=profile.bundle_config,
+    )
+
+
+def tools_call(request: LValue) -> tuple[str, LValue] | None:
+    """``Seal.toolsCall?``: (name, arguments or null) for a ``tools/call``, else None."""
+    if not isinstance(request, dict) or request.get("method") != "tools/call":
+        return None
+    params = request.get("params", _MISSING)
+    if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+        return None
+    return params["name"], params.get("arguments")  # type: ignore[return-value]
+
+
+def deny_reason(verdicts: tuple[K.Verdict, ...]) -> str:
+    """``denyReason``: the first denying kernel's reason, else the no-gate default."""
+    return next((v.reason for v in verdicts if not v.allows), "no kernel gated this call")
+
+
+def block_response(request_id: LValue, reason: str) -> str:
+    """``blockResponseLine``: the JSON-RPC result the client sees, with a trailing newline."""
+    content: LValue = [{"type": "text", "text": f"approval required: {reason}"}]
+    result: LValue = {"content": content, "isError": True}
+    return compress({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n"
+
+
+def audit_line(
+    epoch: int,
+    tool: str,
+    allow: bool,
+    verdicts: tuple[K.Verdict, ...],
+    request_line: str,
+    request_commitment: bool = True,
+) -> str:
+    """``auditLine``: epoch, tool, combined verdict, the certs and ``request_sha256``."""
+    certs: list[LValue] = [
+        {
+            "kernel": v.kernel,
+            "verdict": v.kind,
+            "reason": v.reason,
+            "certHash": str(v.cert_hash),
+        }
+        for v in verdicts
+    ]
+    fields: dict[str, LValue] = {
+        "epoch": nat_json(epoch),
+        "tool": tool,
+        "verdict": "allow" if allow else "deny",
+        "certs": certs,
+    }
+    if request_commitment:
+        fields["request_sha256"] = hashlib.sha256(request_line.encode("utf-8")).hexdigest()
+    return compress(fields)
+
+
+# --- envelope marshalling (``getStrD`` and friends) --------------------------------------------
+
+
+class _Missing:
+    __slots__ = ()
+
+
+_MISSING: LValue = _Missing()  # type: ignore[assignment]
+
+
+def _get(value: LValue, key: str) -> LValue:
+    if isinstance(value, dict) and key in value:
+        return value[key]
+    return _MISSING
+
+
+def _get_str(value: LValue, key: str) -> str:
+    """``getStrD j key ""``: the string member, or empty when missing or not a string."""
+    member = _get(value, key)
+    return member if isinstance(member, str) else ""
+
+
+def _step_line(input_text: str, profile: BuildProfile) -> str | None:
+    """``stepLineOf?``: the judged line, or None when the envelope itself is refused."""
+    if "numbers" in profile.guards and not numbers_safe(input_text):
+        return None
+    try:
+        envelope = parse(input_text)
+    except (LeanError, ModelLimit):
+        return None
+    return _get_str(envelope, "line")
+
+
+def _error(message: str) -> StepResult:
+    return StepResult(err_json(message), "error")

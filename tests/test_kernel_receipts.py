@@ -1,0 +1,106 @@
+"""Every real receipt in ../shared/fixtures/seal re-derives byte for byte, or says why not.
+
+17 receipts carry ``emitted_bytes``. Fourteen carry their judged line; the three unparseable
+ones do with the line supplied out of band, hash-checked against ``request_sha256``; the
+forged-binding fixture's ``request_sha256`` matches no line, so it is not evaluated (its other
+bindings fail elsewhere); the bypass receipt has no kernel output at all.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sealverify.kernel.replay import rederive, rederive_log
+from sealverify.strictjson import JsonValue, parse_bytes
+from tests.conftest import shared_path
+
+# seal-host Host/Audit.lean@099be66, golden vector (v2): the corpus line serde cannot parse
+# (1e309 overflows f64), which the kit's unparseable receipt was minted from.
+LINE_1E309 = (
+    b'{"jsonrpc":"2.0","id":90,"method":"tools/call","params":{"name":"db.execute",'
+    b'"arguments":{"database":"prod","sql":"drop table accounts","x":1e309}}}'
+)
+
+
+def _receipts() -> list[tuple[str, dict[str, JsonValue]]]:
+    root = shared_path("fixtures", "seal")
+    found = []
+    for path in sorted(root.rglob("*.json")):
+        document = parse_bytes(path.read_bytes())
+        if isinstance(document, dict) and "emitted_bytes" in document:
+            found.append((str(path.relative_to(root)), document))
+    live = root / "seal-live-demo" / "evidence" / "receipts.jsonl"
+    for index, line in enumerate(live.read_bytes().splitlines()):
+        document = parse_bytes(line)
+        assert isinstance(document, dict)
+        found.append((f"seal-live-demo/evidence/receipts.jsonl#{index + 1}", document))
+    return found
+
+
+def _argument_less_line(receipt: dict[str, JsonValue]) -> bytes:
+    """The argument-less call for the tool and id the receipt's own emitted bytes name."""
+    emitted = json.loads(str(receipt["emitted_bytes"]))
+    tool = json.loads(emitted["audit"])["tool"]
+    request_id = json.loads(emitted["response"])["id"]
+    line = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool}}
+    return json.dumps(line, separators=(",", ":")).encode()
+
+
+def _raw_line(receipt: dict[str, JsonValue]) -> bytes | None:
+    if "request_parse_error" not in receipt:
+        return None
+    if "1e309" in str(receipt["request_parse_error"]) or "number out of range" in str(
+        receipt["request_parse_error"]
+    ):
+        return LINE_1E309
+    return _argument_less_line(receipt)
+
+
+def test_every_real_receipt() -> None:
+    outcomes = {name: rederive(doc, _raw_line(doc)) for name, doc in _receipts()}
+    passed = sorted(n for n, r in outcomes.items() if r.status == "pass")
+    assert not [n for n, r in outcomes.items() if r.status == "fail"]
+    assert len(passed) == 16, {n: r.reason for n, r in outcomes.items() if r.status != "pass"}
+    unevaluated = {n: r.reason for n, r in outcomes.items() if r.status == "not-evaluated"}
+    assert set(unevaluated) == {
+        "seal-verify-action/fixtures/fail/forged-binding.receipt.json",
+        "seal-live-demo/evidence/receipts.jsonl#3",
+    }
+    assert (
+        "does not hash to the receipt's request_sha256"
+        in unevaluated["seal-verify-action/fixtures/fail/forged-binding.receipt.json"]
+    )
+    assert "bypass" in unevaluated["seal-live-demo/evidence/receipts.jsonl#3"]
+    builds = {outcomes[n].build for n in passed}
+    assert builds == {"28bb3ae7", "0b5e7925", "ff1bfd68", "df42cbad", "d7d81e27"}
+    for name in passed:
+        assert "decision re-derived by sealverify's model of kernel build" in outcomes[name].reason
+
+
+def test_unparseable_receipts_need_their_line() -> None:
+    for name, doc in _receipts():
+        if "request_parse_error" in doc:
+            result = rederive(doc)
+            assert result.status == "not-evaluated", name
+            assert "--raw-line" in result.reason
+
+
+def test_a_wrong_raw_line_is_refused_before_use() -> None:
+    for name, doc in _receipts():
+        if "request_parse_error" in doc and "forged" not in name:
+            wrong = _argument_less_line(doc).replace(b'"id":', b'"id":1', 1)
+            result = rederive(doc, wrong)
+            assert result.status == "not-evaluated"
+            assert "does not hash" in result.reason
+
+
+def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
+    # The live-demo receipts were each the first call of their own session (trace ok (1
+    # events)). Threaded as one session, the second call follows an executed first one, so the
+    # temporal cert the model re-derives says 2 events: the log is not one session.
+    docs = [doc for name, doc in _receipts() if "receipts.jsonl" in name][:2]
+    first, second = rederive_log(docs)
+    assert first.status == "pass"
+    assert second.status == "fail"
+    assert second.difference is not None and "(temporal) reason" in second.difference
+    assert "trace ok (2 events)" in second.difference
