@@ -48,28 +48,30 @@ class BuildProfile:
         return self.wasm_sha256[:8]
 
 
-_CURRENT = dict(
-    request_commitment=True,
-    target_scheme="tagged-context",
-    guard_target_full_arguments=True,
-    guards=ALL_GUARDS,
-    version_gate=True,
-    bundle_config=True,
-    principals=True,
-)
+def _current(wasm_sha256: str, label: str) -> BuildProfile:
+    return BuildProfile(
+        wasm_sha256,
+        label,
+        request_commitment=True,
+        target_scheme="tagged-context",
+        guard_target_full_arguments=True,
+        guards=ALL_GUARDS,
+        version_gate=True,
+        bundle_config=True,
+        principals=True,
+    )
+
 
 PROFILES: dict[str, BuildProfile] = {
     profile.wasm_sha256: profile
     for profile in (
-        BuildProfile(
+        _current(
             "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657",
             "seal-host 099be66 pin (mcp-seal-dev 316d741, V2.3 with the MCP version gate)",
-            **_CURRENT,  # type: ignore[arg-type]
         ),
-        BuildProfile(
+        _current(
             "0b5e792500592b56847f70b1e27e47aecdc65023c7c59fd79695102c465f26ec",
             "seal-host e6cc909 pin (mcp-seal-dev 316d741; the conformance-corpus build)",
-            **_CURRENT,  # type: ignore[arg-type]
         ),
         BuildProfile(
             "d7d81e277ba0b5e9df385129d86abf6f7469e6da2a65bb2ec35626caa44ea2be",

@@ -25,7 +25,17 @@ from sealverify.kernel.evidence import (
 )
 from sealverify.kernel.gate import mcp_version_gate, observe
 from sealverify.kernel.guards import first_failed_guard, keys_safe, numbers_safe
-from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, is_nat, nat_json, parse
+from sealverify.kernel.ljson import (
+    ABSENT,
+    Absent,
+    LeanError,
+    LValue,
+    ModelLimit,
+    compress,
+    is_nat,
+    nat_json,
+    parse,
+)
 from sealverify.kernel.lpath import trim_ascii
 from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify.kernel.profiles import BuildProfile
@@ -195,11 +205,10 @@ class KernelSession:
         except LeanError as exc:
             return _error(f"bad step input: {exc}")
         line = _get_str(envelope, "line")
-        now_json = _get(envelope, "now")
-        now = int(now_json.digits) if is_nat(now_json) else 0  # type: ignore[union-attr]
+        now = _get_nat(envelope, "now")
         approvals_json = _get(envelope, "approvals")
         approvals = approval_events(
-            [] if approvals_json is _MISSING else approvals_json,
+            [] if isinstance(approvals_json, Absent) else approvals_json,
             now,
             self.config.safety.approval_ttl_ms,
         )
@@ -213,19 +222,18 @@ class KernelSession:
         verdicts = self._dispatch(act, now, approvals, envelope, principal)
         return self._render(act, verdicts, line, principal)
 
-    def _principal(self, envelope: LValue, line: str) -> str | None:
+    def _principal(self, envelope: LValue | Absent, line: str) -> str | None:
         principals = self.config.principals
         envelope_json = _get(envelope, "envelope")
-        if envelope_json is _MISSING or principals is None or not self.profile.principals:
+        if isinstance(envelope_json, Absent) or principals is None or not self.profile.principals:
             return None
-        issued = _get(envelope_json, "issued_at")
         return verify_envelope(
             self.authority,
             principals.registry,
             _get_str(envelope_json, "key_id"),
             _get_str(envelope_json, "sig"),
             _get_str(envelope_json, "nonce"),
-            int(issued.digits) if is_nat(issued) else 0,  # type: ignore[union-attr]
+            _get_nat(envelope_json, "issued_at"),
             line,
         )
 
@@ -241,16 +249,17 @@ class KernelSession:
         config, state = self.config, self.state
         verdicts: list[K.Verdict] = []
         ingested = state
-        held: dict[str, object] = {}
+        held = ingested
 
         safety_state = K.safety_ingest(approvals, state.safety)
         ingested = replace(ingested, safety=safety_state)
-        verdict, held["safety"] = K.safety_decide(
+        verdict, safety_held = K.safety_decide(
             act, config.safety, now, safety_state, self.profile.target_scheme
         )
         verdicts.append(verdict)
-        verdict, held["temporal"] = K.temporal_decide(act, config.temporal, state.temporal)
+        verdict, temporal_held = K.temporal_decide(act, config.temporal, state.temporal)
         verdicts.append(verdict)
+        held = replace(held, safety=safety_held, temporal=temporal_held)
         if config.consensus is not None and act.tool in config.consensus.high_stakes:
             votes = parse_votes(_get_str(envelope, "votes"))
             verdicts.append(K.consensus_decide(act, config.consensus, votes))
@@ -265,24 +274,26 @@ class KernelSession:
             grants = parse_grants(_get_str(envelope, "grants"))
             linear_state = K.linear_ingest(grants, state.linear)
             ingested = replace(ingested, linear=linear_state)
-            verdict, held["linear"] = K.linear_decide(act, linear, linear_state)
+            verdict, linear_held = K.linear_decide(act, linear, linear_state)
             verdicts.append(verdict)
+            held = replace(held, linear=linear_held)
         if config.budget and any(act.tool in b.tools for b in config.budget):
-            verdict, held["budget"] = K.budget_decide(act, config.budget, state.budget)
+            verdict, budget_held = K.budget_decide(act, config.budget, state.budget)
             verdicts.append(verdict)
+            held = replace(held, budget=budget_held)
         principals = config.principals
         if (
             principals is not None
             and self.profile.principals
             and any(act.tool in b.tools for b in principals.budgets)
         ):
-            verdict, held["principal_budget"] = K.principal_budget_decide(
+            verdict, principal_held = K.principal_budget_decide(
                 act, principals, principal, state.principal_budget
             )
             verdicts.append(verdict)
-        if all(v.allows for v in verdicts):
-            ingested = replace(ingested, **held)  # type: ignore[arg-type]
-        self.state = ingested
+            held = replace(held, principal_budget=principal_held)
+        # Ingested evidence stays whatever happens; execution states only on a combined allow.
+        self.state = held if all(v.allows for v in verdicts) else ingested
         return tuple(verdicts)
 
     def _render(
@@ -325,10 +336,11 @@ def tools_call(request: LValue) -> tuple[str, LValue] | None:
     """``Seal.toolsCall?``: (name, arguments or null) for a ``tools/call``, else None."""
     if not isinstance(request, dict) or request.get("method") != "tools/call":
         return None
-    params = request.get("params", _MISSING)
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+    params = request.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    if not isinstance(params, dict) or not isinstance(name, str):
         return None
-    return params["name"], params.get("arguments")  # type: ignore[return-value]
+    return name, params.get("arguments")
 
 
 def deny_reason(verdicts: tuple[K.Verdict, ...]) -> str:
@@ -375,23 +387,24 @@ def audit_line(
 # --- envelope marshalling (``getStrD`` and friends) --------------------------------------------
 
 
-class _Missing:
-    __slots__ = ()
-
-
-_MISSING: LValue = _Missing()  # type: ignore[assignment]
-
-
-def _get(value: LValue, key: str) -> LValue:
+def _get(value: LValue | Absent, key: str) -> LValue | Absent:
     if isinstance(value, dict) and key in value:
         return value[key]
-    return _MISSING
+    return ABSENT
 
 
-def _get_str(value: LValue, key: str) -> str:
+def _get_str(value: LValue | Absent, key: str) -> str:
     """``getStrD j key ""``: the string member, or empty when missing or not a string."""
     member = _get(value, key)
     return member if isinstance(member, str) else ""
+
+
+def _get_nat(value: LValue | Absent, key: str) -> int:
+    """``(j.getObjVal? key).toOption.bind getNat? |>.getD 0``."""
+    member = _get(value, key)
+    if isinstance(member, LeanNumber) and is_nat(member):
+        return int(member.digits)
+    return 0
 
 
 def _step_line(input_text: str, profile: BuildProfile) -> str | None:

@@ -1,0 +1,146 @@
+"""``sealverify decide``: what the kernel would decide for a frame under a signed config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from sealverify.cli.common import output_option, read_input, write_result
+from sealverify.kernel.ljson import ModelLimit
+from sealverify.kernel.profiles import CURRENT, PROFILES
+from sealverify.kernel.whatif import Approval, WhatIf, decide, to_json
+
+__all__ = ["COMMANDS", "decide_command"]
+
+_HEX64 = frozenset("0123456789abcdef")
+
+
+def _approval(text: str) -> Approval:
+    target, _, issued = text.partition("@")
+    if len(target) != 64 or not _HEX64.issuperset(target):
+        raise click.BadParameter(f"{text!r}: TARGET must be 64 lowercase hex digits")
+    if issued and not issued.isdigit():
+        raise click.BadParameter(f"{text!r}: @MS must be a natural number of milliseconds")
+    return Approval(target, int(issued) if issued else None)
+
+
+def _table(what: WhatIf) -> str:
+    info = to_json(what)
+    out = [f"model: {info['model']}", f"config signature: {what.signature}"]
+    steps = info["steps"]
+    assert isinstance(steps, list)
+    for index, step in enumerate(steps, 1):
+        route = step["route"] + (
+            f" (refused by the {step['refused_by']} guard)" if step["refused"] else ""
+        )
+        out.append(
+            f"\nline {index}: route {route}" + (f", tool {step['tool']}" if step["tool"] else "")
+        )
+        for cert in step["certs"]:
+            out.append(
+                f"  {cert['kernel']:<16} {cert['verdict']:<5} {cert['reason']}  "
+                f"(certHash {cert['certHash']})"
+            )
+        if step["principal"]:
+            out.append(f"  principal: {step['principal']}")
+        out.append(f"  emitted bytes: {step['emitted_bytes']}")
+    return "\n".join(out) + "\n"
+
+
+@click.command("decide")
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The signed config envelope {payload, signature} (or a bare payload, unsigned).",
+)
+@click.argument("frame", type=str)
+@click.option(
+    "--now",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="The clock (ms) the host hands the kernel; it only matters for approvals.",
+)
+@click.option(
+    "--approval",
+    "approvals",
+    multiple=True,
+    metavar="TARGET[@MS]",
+    help="An approval record for a guard target, optionally issued at MS (repeatable).",
+)
+@click.option(
+    "--config-pubkey",
+    default=None,
+    metavar="HEX",
+    help="Verify the envelope's signature with this Ed25519 key (else its pubkey).",
+)
+@click.option(
+    "--kernel-sha256",
+    "build",
+    type=click.Choice(sorted(PROFILES)),
+    default=CURRENT.wasm_sha256,
+    show_default=False,
+    metavar="SHA256",
+    help="The kernel build to model (default: the current pin 28bb3ae7…).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@output_option
+def decide_command(
+    config_path: str,
+    frame: str,
+    now: int,
+    approvals: tuple[str, ...],
+    config_pubkey: str | None,
+    build: str,
+    fmt: str,
+    output: Path | None,
+) -> int:
+    """Decide FRAME (a file of request lines, or - for stdin) as seal's kernel would.
+
+    Each line of FRAME is one step of one session, kernel state carried from line to line;
+    the approvals go to the first step. Prints the route, every gating kernel's cert and the
+    exact bytes the kernel emits. This is sealverify's model of the kernel, written from its
+    Lean source: a what-if for policy authors, not the pinned seal.wasm.
+
+    Exit 0 when every line is forwarded or passed through, 1 when any is blocked or refused,
+    2 when the run could not be done (unreadable input, a config the kernel rejects).
+    """
+    config_text = read_input(config_path).decode("utf-8", errors="replace")
+    data = read_input(frame)
+    frames = [line for line in data.split(b"\n") if line.strip(b" \t\r")] or [b""]
+    try:
+        what = decide(
+            config_text,
+            frames,
+            PROFILES[build],
+            now=now,
+            approvals=tuple(_approval(a) for a in approvals),
+            config_pubkey=config_pubkey,
+        )
+    except (ValueError, ModelLimit) as exc:
+        raise click.UsageError(str(exc)) from None
+    if not what.results:
+        raise click.UsageError(f"the kernel does not start under this config: {what.init_output}")
+    text = (
+        json.dumps(to_json(what), indent=2, sort_keys=True) + "\n"
+        if fmt == "json"
+        else _table(what)
+    )
+    write_result([text], output)
+    routes = ", ".join(r.route for r in what.results)
+    click.echo(f"sealverify decide: {routes} ({what.build.short})", err=True)
+    return 1 if what.blocked else 0
+
+
+COMMANDS = [decide_command]

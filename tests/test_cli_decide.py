@@ -1,0 +1,95 @@
+"""``sealverify decide``: a policy what-if, offline, with the kernel's exact bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from sealverify.cli.main import cli
+
+PAYLOAD = json.dumps(
+    {
+        "epoch": 1,
+        "safety": {
+            "approval": {"control_file": "/tmp/a", "ttl_seconds": 60},
+            "tools": [
+                {"name": "read", "mode": "allow"},
+                {"name": "db", "mode": "guarded", "target": [{"full_arguments": True}]},
+            ],
+        },
+    },
+    separators=(",", ":"),
+)
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(32))
+PUBKEY = KEY.public_key().public_bytes_raw().hex()
+
+
+def _files(tmp_path: Path, *lines: str, sign: bool = True) -> tuple[str, str]:
+    config = tmp_path / "trusted.json"
+    envelope = {"payload": PAYLOAD}
+    if sign:
+        envelope["signature"] = KEY.sign(PAYLOAD.encode()).hex()
+    config.write_text(json.dumps(envelope))
+    frame = tmp_path / "frame.jsonl"
+    frame.write_text("".join(line + "\n" for line in lines))
+    return str(config), str(frame)
+
+
+def _call(tool: str, args: dict[str, object], request_id: int = 1) -> str:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call"}
+    message["params"] = {"name": tool, "arguments": args}
+    return json.dumps(message, separators=(",", ":"))
+
+
+def test_forward_exits_0_and_block_exits_1(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, _call("read", {}))
+    result = CliRunner().invoke(
+        cli, ["decide", "--config", config, "--config-pubkey", PUBKEY, frame]
+    )
+    assert result.exit_code == 0, result.output
+    assert "config signature: verified" in result.output
+    assert "route forward" in result.output and "explicit policy allow" in result.output
+    config, frame = _files(tmp_path, _call("db", {"q": 1}))
+    result = CliRunner().invoke(cli, ["decide", "--config", config, frame, "--format", "json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    step = report["steps"][0]
+    assert step["route"] == "block" and step["certs"][0]["verdict"] == "deny"
+    assert report["config_signature"] == "not checked: no public key (give --config-pubkey)"
+    assert json.loads(step["emitted_bytes"])["route"] == "block"
+
+
+def test_an_approval_forwards_once_and_expires(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, _call("db", {"q": 1}), _call("db", {"q": 1}, 2))
+    first = CliRunner().invoke(cli, ["decide", "--config", config, frame, "--format", "json"])
+    target = json.loads(first.stdout)["steps"][0]["certs"][0]["reason"]
+    args = ["decide", "--config", config, frame, "--format", "json", "--approval", target]
+    result = CliRunner().invoke(cli, args)
+    routes = [s["route"] for s in json.loads(result.stdout)["steps"]]
+    assert routes == ["forward", "block"] and result.exit_code == 1  # one approval, one call
+    late = CliRunner().invoke(cli, [*args[:-1], f"{target}@1", "--now", "70000"])
+    assert [s["route"] for s in json.loads(late.stdout)["steps"]] == ["block", "block"]
+
+
+def test_refused_line_and_bad_inputs(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, '{"method":"tools/call","method":"x","params":{}}')
+    result = CliRunner().invoke(cli, ["decide", "--config", config, frame])
+    assert result.exit_code == 1 and "refused by the keys guard" in result.output
+    bad = CliRunner().invoke(cli, ["decide", "--config", config, frame, "--approval", "xyz"])
+    assert bad.exit_code == 2
+    forged = CliRunner().invoke(
+        cli, ["decide", "--config", config, "--config-pubkey", "11" * 32, frame]
+    )
+    assert forged.exit_code == 2 and "config signature verification failed" in forged.output
+    missing = CliRunner().invoke(cli, ["decide", "--config", str(tmp_path / "nope"), frame])
+    assert missing.exit_code == 2
+
+
+def test_help() -> None:
+    result = CliRunner().invoke(cli, ["decide", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "not the pinned seal.wasm" in text and "--approval TARGET[@MS]" in text
