@@ -337,3 +337,29 @@ def test_lean_json_parse_semantics() -> None:
     assert value["a"] == lean_number("2")  # last duplicate wins
     assert value["s"] == "\ufffdx"  # a lone surrogate escape becomes U+FFFD
     assert value["n"] == lean_number("100") and value["f"] == lean_number("1.0")
+
+
+lean_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.text()
+    | st.integers(-(10**30), 10**30).map(lambda n: lean_number(str(n)))
+    | st.decimals(allow_nan=False, allow_infinity=False).map(lambda d: lean_number(f"{d:f}")),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(lean_values)
+def test_compress_fast_path_equals_the_reference_printer(value: object) -> None:
+    from sealverify.kernel.ljson import compress, compress_reference
+
+    assert compress(value) == compress_reference(value)  # type: ignore[arg-type]
+
+
+def test_compress_spells_tab_like_lean() -> None:
+    from sealverify.kernel.ljson import compress
+
+    assert compress({"b": "\t\b\f\x7f", "a": "é"}) == '{"a":"é","b":"\\u0009\\u0008\\u000c\x7f"}'

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from sealverify.kernel.unicode_nfd import nfd
 
@@ -44,24 +44,30 @@ MAX_NESTING_DEPTH = 128
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 
 
-def _segments(text: str) -> Iterator[tuple[str, str | None, bool]]:
-    """Yield (outside run, string content or None, string closed) pairs in text order.
+Segment = tuple[str, str | None, bool]
 
-    The final pair has content None when the text ends outside a string. An unterminated
+
+@functools.lru_cache(maxsize=64)
+def _segments(text: str) -> tuple[Segment, ...]:
+    """(outside run, string content or None, string closed) triples in text order.
+
+    The final triple has content None when the text ends outside a string. An unterminated
     string (no closing quote, or a trailing lone backslash) is the whole rest of the text.
+    Every guard reads the same cut, so it is made once per text.
     """
+    out: list[Segment] = []
     pos = 0
     while True:
         start = text.find('"', pos)
         if start < 0:
-            yield text[pos:], None, False
-            return
+            out.append((text[pos:], None, False))
+            return tuple(out)
         match = _STRING.match(text, start)
         assert match is not None  # a quote always starts a (possibly empty) literal
         if not match.group(2):
-            yield text[pos:start], text[start + 1 :], False
-            return
-        yield text[pos:start], match.group(1), True
+            out.append((text[pos:start], text[start + 1 :], False))
+            return tuple(out)
+        out.append((text[pos:start], match.group(1), True))
         pos = match.end()
 
 
@@ -134,6 +140,7 @@ def _keys_safe(text: str, identity: Callable[[str], str]) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=256)
 def keys_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireKeysSafe``: no duplicate or escaped key, no stray closer."""
     return _keys_safe(text, _same)
@@ -141,6 +148,9 @@ def keys_safe(text: str) -> bool:
 
 def unicode_keys_safe(text: str) -> bool:
     """``Host.UnicodeKeys.wireKeysSafe``: no two keys of one object equal under NFD (Unicode 17)."""
+    if text.isascii():
+        # NFD is the identity on ASCII, so the scan is the raw-key scan.
+        return keys_safe(text)
     return _keys_safe(text, nfd)
 
 
@@ -464,6 +474,7 @@ GUARD_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=256)
 def first_failed_guard(text: str, enabled: frozenset[str] | None = None) -> str | None:
     """The name of the first guard (in perimeter order) that refuses ``text``, or None."""
     for name, guard in GUARD_ORDER:

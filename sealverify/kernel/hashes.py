@@ -8,6 +8,7 @@ is SHA-256 over the UTF-8 bytes of the same part encoding (``sealverify.netstrin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from sealverify.netstring import encode_parts, hash_parts
@@ -27,9 +28,14 @@ def audit_hash_string(text: str) -> int:
     return acc
 
 
+@functools.lru_cache(maxsize=1024)
+def _audit_hash_tuple(parts: tuple[str, ...]) -> int:
+    return audit_hash_string(encode_parts(parts))
+
+
 def audit_hash_parts(parts: Sequence[str]) -> int:
     """``auditHashParts``: :func:`audit_hash_string` of the scalar-counted part encoding."""
-    return audit_hash_string(encode_parts(parts))
+    return _audit_hash_tuple(tuple(parts))
 
 
 def stable_hash_parts(parts: Sequence[str]) -> str:

@@ -18,9 +18,12 @@ RFC 8259 grammar Lean parses), then fixes the two places where the result differ
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TypeAlias
+
+import orjson
 
 from sealverify.leanjson import LeanNumber, lean_number, number_text, string_text
 
@@ -71,6 +74,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
+@functools.lru_cache(maxsize=4096)
 def _number(lexeme: str) -> LeanNumber:
     try:
         number = lean_number(lexeme)
@@ -146,8 +150,34 @@ def parse_or_none(text: str) -> LValue | LeanError:
         return exc
 
 
+def _number_fragment(value: object) -> orjson.Fragment:
+    if isinstance(value, LeanNumber):
+        return orjson.Fragment(number_text(value))
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+_SHORT_ESCAPE = re.compile(rb"\\[btf]")
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS
+
+
 def compress(value: LValue) -> str:
-    """``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers."""
+    """``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers.
+
+    orjson writes the same bytes (keys sorted by UTF-8, which is scalar order; the same string
+    escapes) except that it spells TAB, BS and FF as short escapes where Lean writes
+    ``\\u00xx``: any such output takes the reference printer (:func:`compress_reference`).
+    """
+    try:
+        data = orjson.dumps(value, default=_number_fragment, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return compress_reference(value)
+    if _SHORT_ESCAPE.search(data) is None:
+        return data.decode("utf-8")
+    return compress_reference(value)
+
+
+def compress_reference(value: LValue) -> str:
+    """The printer's definition, value by value (the fallback and the test oracle)."""
     out: list[str] = []
     stack: list[LValue | tuple[str]] = [value]
     while stack:

@@ -27,6 +27,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+import orjson
+
 from sealverify.kernel.canonical import escape_string
 from sealverify.kernel.ljson import LValue
 from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
@@ -113,16 +115,28 @@ def lean_view(frame: bytes) -> str | None:
         return None
 
 
-def claimed_position(emitted: LValue) -> int | None:
-    """The executed-call number a receipt's temporal cert states (``trace ok (N events)``).
+def claimed_position(emitted: str) -> tuple[int | None, str] | None:
+    """What the receipt's temporal cert says: (executed-call number or None, its reason).
 
-    None when the temporal kernel denied (its verdict depends on earlier calls) or when the
-    emitted bytes carry no temporal cert at all.
+    ``trace ok (N events)`` gives N; a temporal deny gives None (its verdict depends on earlier
+    calls). None when the emitted bytes carry no audit with a temporal cert (then the
+    re-derivation itself decides). This reads a claim to decide *whether* to re-derive; it
+    is never compared, so a plain JSON reader is enough.
     """
-    audit = emitted.get("audit") if isinstance(emitted, dict) else None
-    text = audit if isinstance(audit, str) else ""
-    match = _TRACE_OK.search(text)
-    return int(match.group(1)) if match else None
+    try:
+        out = orjson.loads(emitted)
+        audit = orjson.loads(out["audit"]) if isinstance(out, dict) else None
+        certs = audit.get("certs") if isinstance(audit, dict) else None
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    for cert in certs if isinstance(certs, list) else []:
+        if isinstance(cert, dict) and cert.get("kernel") == "temporal":
+            reason = cert.get("reason")
+            if not isinstance(reason, str):
+                return None
+            match = _TRACE_OK.fullmatch(reason)
+            return (int(match.group(1)) if match else None), reason
+    return None
 
 
 def resolve_grants(

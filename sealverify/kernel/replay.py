@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, nat_json, parse
+from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, nat_json, parse
 from sealverify.kernel.receipt_inputs import (
     NotEvaluated,
     ReplayInput,
@@ -81,17 +81,16 @@ def _evidence_gap(session: KernelSession, inputs: ReplayInput) -> str | None:
     return None
 
 
-def _step_input(inputs: ReplayInput, approvals: list[LValue]) -> str:
-    return compress(
-        {
-            "line": inputs.line,
-            "now": nat_json(inputs.now),
-            "approvals": approvals,
-            "votes": "",
-            "grants": "",
-            "forecasts": "",
-        }
-    )
+def _step_input(inputs: ReplayInput, approvals: list[LValue]) -> LValue:
+    """The step envelope the host builds (evidence files empty: no receipt carries them)."""
+    return {
+        "line": inputs.line,
+        "now": nat_json(inputs.now),
+        "approvals": approvals,
+        "votes": "",
+        "grants": "",
+        "forecasts": "",
+    }
 
 
 def _run(session: KernelSession, inputs: ReplayInput) -> Rederivation:
@@ -103,7 +102,7 @@ def _run(session: KernelSession, inputs: ReplayInput) -> Rederivation:
     )
     if isinstance(approvals, NotEvaluated):
         return _not_evaluated(approvals.reason, inputs)
-    result = session.decide(_step_input(inputs, approvals))
+    result = session.decide_envelope(_step_input(inputs, approvals))
     if result.output == inputs.expected:
         return Rederivation(
             "pass",
@@ -127,13 +126,10 @@ def rederive(receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Re
     inputs = prepare(receipt, raw_line)
     if isinstance(inputs, NotEvaluated):
         return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
-    try:
-        emitted = parse(inputs.expected)
-    except (LeanError, ModelLimit):
-        emitted = None
-    if isinstance(emitted, dict) and "audit" in emitted:
-        position = claimed_position(emitted)
-        if position is None and "temporal policy violated" in str(emitted.get("audit")):
+    claim = claimed_position(inputs.expected)
+    if claim is not None:
+        position, temporal = claim
+        if position is None and temporal.startswith("temporal policy violated"):
             return _not_evaluated(
                 "the temporal kernel's verdict depends on earlier calls of the session, which "
                 "this receipt does not carry",

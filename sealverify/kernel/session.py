@@ -10,6 +10,7 @@ Mirrors seal-host ``Ffi.lean`` (``initImpl``/``initFromConfig``, ``stepImpl``, `
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 
@@ -30,7 +31,6 @@ from sealverify.kernel.ljson import (
     Absent,
     LeanError,
     LValue,
-    ModelLimit,
     compress,
     is_nat,
     nat_json,
@@ -168,33 +168,31 @@ class KernelSession:
 
     def decide(self, input_text: str) -> StepResult:
         """``seal_decide``: the MCP version gate (builds that have it), then the step."""
+        envelope = _step_envelope(input_text, self.profile)
+        if envelope is None:
+            return self.step(input_text)  # the step's own fail-closed error
+        return self.decide_envelope(envelope)
+
+    def decide_envelope(self, envelope: LValue) -> StepResult:
+        """:meth:`decide` on an already parsed step envelope (``gatePlanFor``, then the step).
+
+        For an envelope that passes the exponent guard, this equals ``decide`` of its compact
+        text: parsing that text gives this value back.
+        """
         if self.profile.version_gate:
-            line = _step_line(input_text, self.profile)
-            if line is not None and self.classify(line)[0] != "refuse":
+            line = _get_str(envelope, "line")
+            if self.classify(line)[0] != "refuse":
                 decision = mcp_version_gate(line, self.state.selection, keys_safe(line))
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
                 self.state = replace(self.state, selection=observe(self.state.selection, line))
-        return self.step(input_text)
+        return self.step_envelope(envelope)
 
     # --- seal_host_step ------------------------------------------------------------------
 
     def classify(self, line: str) -> tuple[str, K.Action | None, str | None]:
         """``classifyLine``: ("refuse", None, guard) | ("passthrough", None, None) | ("act", …)."""
-        trimmed = trim_ascii(line)
-        failed = first_failed_guard(trimmed, self.profile.guards)
-        if failed is not None:
-            return "refuse", None, failed
-        try:
-            request = parse(trimmed)
-        except LeanError:
-            return "passthrough", None, None
-        call = tools_call(request)
-        if call is None:
-            return "passthrough", None, None
-        tool, args = call
-        request_id = request.get("id") if isinstance(request, dict) else None
-        return "act", K.Action(tool, args, request_id), None
+        return classify_line(line, self.profile.guards)
 
     def step(self, input_text: str) -> StepResult:
         """``stepImpl``: marshal the envelope, classify the line, dispatch, render."""
@@ -204,6 +202,10 @@ class KernelSession:
             envelope = parse(input_text)
         except LeanError as exc:
             return _error(f"bad step input: {exc}")
+        return self.step_envelope(envelope)
+
+    def step_envelope(self, envelope: LValue) -> StepResult:
+        """:meth:`step` after the envelope is parsed."""
         line = _get_str(envelope, "line")
         now = _get_nat(envelope, "now")
         approvals_json = _get(envelope, "approvals")
@@ -321,6 +323,7 @@ class KernelSession:
         )
 
 
+@functools.lru_cache(maxsize=64)
 def load_payload(payload: str, profile: BuildProfile) -> TrustedConfig:
     """``parseCanonicalConfigPayload``: the SealV2 canonical gate, ``Json.parse``, the bundle."""
     if not is_canonical(payload):
@@ -407,15 +410,33 @@ def _get_nat(value: LValue | Absent, key: str) -> int:
     return 0
 
 
-def _step_line(input_text: str, profile: BuildProfile) -> str | None:
-    """``stepLineOf?``: the judged line, or None when the envelope itself is refused."""
+def _step_envelope(input_text: str, profile: BuildProfile) -> LValue | None:
+    """``stepLineOf?``'s parse: the envelope, or None when the envelope itself is refused."""
     if "numbers" in profile.guards and not numbers_safe(input_text):
         return None
     try:
-        envelope = parse(input_text)
-    except (LeanError, ModelLimit):
+        return parse(input_text)
+    except LeanError:
         return None
-    return _get_str(envelope, "line")
+
+
+@functools.lru_cache(maxsize=256)
+def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | None, str | None]:
+    """``Host.classifyLine`` under a build's guard set (pure, so cached per line)."""
+    trimmed = trim_ascii(line)
+    failed = first_failed_guard(trimmed, guards)
+    if failed is not None:
+        return "refuse", None, failed
+    try:
+        request = parse(trimmed)
+    except LeanError:
+        return "passthrough", None, None
+    call = tools_call(request)
+    if call is None:
+        return "passthrough", None, None
+    tool, args = call
+    request_id = request.get("id") if isinstance(request, dict) else None
+    return "act", K.Action(tool, args, request_id), None
 
 
 def _error(message: str) -> StepResult:
