@@ -99,7 +99,7 @@ def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
     # events)). Threaded as one session, the second call follows an executed first one, so the
     # temporal cert the model re-derives says 2 events: the log is not one session.
     docs = [doc for name, doc in _receipts() if "receipts.jsonl" in name][:2]
-    first, second = rederive_log(docs)
+    first, second = rederive_log([(doc, None) for doc in docs])
     assert first.status == "pass"
     assert second.status == "fail"
     assert second.difference is not None and "(temporal) reason" in second.difference

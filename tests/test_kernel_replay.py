@@ -222,5 +222,11 @@ def test_a_session_log_threads_state() -> None:
         str(audit_hash_parts(["temporal", "allow", "trace ok (1 events)"])), str(audit_hash)
     )
     assert rederive(second).status == "not-evaluated"
-    assert [r.status for r in rederive_log([first, second])] == ["pass", "pass"]
-    assert [r.status for r in rederive_log([second, first])] == ["fail", "fail"]
+    assert [r.status for r in rederive_log([(first, None), (second, None)])] == ["pass", "pass"]
+    # Out of order, the log does not start at the session's first call.
+    swapped = rederive_log([(second, None), (first, None)])
+    assert [r.status for r in swapped] == ["not-evaluated", "not-evaluated"]
+    assert "does not start at the session's first call" in swapped[0].reason
+    # A first call repeated: the second copy follows an executed call, so its trace differs.
+    repeated = rederive_log([(first, None), (first, None)])
+    assert [r.status for r in repeated] == ["pass", "fail"]

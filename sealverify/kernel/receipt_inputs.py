@@ -7,9 +7,10 @@ What each family carries (seal-check@0632f31 ``receipt.js`` replays the same way
   ``signed_config.payload`` or else ``kernel_config``, the approvals are
   ``granted_capabilities`` (a 64-hex ``target`` verbatim, or ``{tool, arguments}`` resolved
   through the policy's target spec).
-* host ``record_version`` 2 and 3: the judged line is the wire line; the receipt carries it only
-  as ``signed_artifacts.object_a`` (Object B v2) or when ``canonical_request`` hashes to
-  ``request_sha256`` (the wire line *was* the canonical line). An approval ALLOW adds
+* host ``record_version`` 2 and 3 (the native host runs the MCP version gate in Rust, so
+  ``emitted_bytes`` is the step's output alone): the judged line is the wire line; the receipt
+  carries it only as ``signed_artifacts.object_a`` (Object B v2) or when ``canonical_request``
+  hashes to ``request_sha256`` (the wire line *was* the canonical line). An approval ALLOW adds
   ``approval.issued_at``.
 * any family with ``request_parse_error``: only ``request_sha256``; the line can be supplied
   out of band and is accepted only if it hashes to ``request_sha256``.
@@ -70,7 +71,9 @@ class ReplayInput:
     now: int
     grants: tuple[dict[str, JsonValue], ...]
     issued_at: int | None
-    position: int | None  # the executed-call number the receipt's temporal cert states
+    # Whether the producer ran ``seal_decide`` (the wasm: MCP version gate, then the step) or,
+    # as the native host does, the gate in Rust and ``seal_host_step`` alone.
+    gate: bool
     expected: str
 
 
@@ -228,7 +231,7 @@ def prepare(
         now=1000 if now is None else now,
         grants=grants,
         issued_at=issued_at,
-        position=None,
+        gate="record_type" not in receipt,
         expected=emitted,
     )
 

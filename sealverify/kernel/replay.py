@@ -14,7 +14,7 @@ build X" and keep ``kernel.identity`` (which build the receipt names) a separate
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, nat_json, parse
 from sealverify.kernel.receipt_inputs import (
@@ -102,7 +102,9 @@ def _run(session: KernelSession, inputs: ReplayInput) -> Rederivation:
     )
     if isinstance(approvals, NotEvaluated):
         return _not_evaluated(approvals.reason, inputs)
-    result = session.decide_envelope(_step_input(inputs, approvals))
+    envelope = _step_input(inputs, approvals)
+    step = session.decide_envelope if inputs.gate else session.step_envelope
+    result = step(envelope)
     if result.output == inputs.expected:
         return Rederivation(
             "pass",
@@ -121,26 +123,39 @@ def _run(session: KernelSession, inputs: ReplayInput) -> Rederivation:
     )
 
 
+def _position_gap(inputs: ReplayInput) -> str | None:
+    """Why a receipt cannot be the first executed call of a fresh session, if it cannot."""
+    claim = claimed_position(inputs.expected)
+    if claim is None:
+        return None
+    position, temporal = claim
+    if position is None and temporal.startswith("temporal policy violated"):
+        return (
+            "the temporal kernel's verdict depends on earlier calls of the session, which this "
+            "receipt does not carry"
+        )
+    if position is not None and position > 1:
+        return (
+            f"the receipt is executed call {position} of its session; the kernel state the "
+            "earlier calls left is not in it"
+        )
+    return None
+
+
 def rederive(receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Rederivation:
     """Re-derive one receipt on its own, as the first executed call of a fresh session."""
     inputs = prepare(receipt, raw_line)
     if isinstance(inputs, NotEvaluated):
         return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
-    claim = claimed_position(inputs.expected)
-    if claim is not None:
-        position, temporal = claim
-        if position is None and temporal.startswith("temporal policy violated"):
-            return _not_evaluated(
-                "the temporal kernel's verdict depends on earlier calls of the session, which "
-                "this receipt does not carry",
-                inputs,
-            )
-        if position is not None and position > 1:
-            return _not_evaluated(
-                f"the receipt is executed call {position} of its session; the kernel state "
-                "left by the earlier calls is not in it (verify the session's receipt log)",
-                inputs,
-            )
+    gap = _position_gap(inputs)
+    if gap is not None:
+        where = session_id(receipt)
+        hint = (
+            f" (its session {where} is re-derived in log order when its receipts are in one log)"
+            if where
+            else " (the receipt names no session, so no log can supply them)"
+        )
+        return _not_evaluated(gap + hint, inputs)
     try:
         session = _start(inputs)
         if isinstance(session, Rederivation):
@@ -157,34 +172,53 @@ def session_id(receipt: dict[str, JsonValue]) -> str | None:
     return session if isinstance(session, str) and session else None
 
 
-def rederive_log(receipts: Sequence[dict[str, JsonValue]]) -> list[Rederivation]:
+def rederive_log(
+    receipts: Sequence[tuple[dict[str, JsonValue], bytes | None]],
+) -> list[Rederivation]:
     """Re-derive the receipts of one session in log order, kernel state threaded.
 
-    The caller establishes that the receipts are one session in order. They must also share
-    one build and one config; otherwise each is re-derived on its own.
+    Each item is a receipt and its out-of-band raw line (or None). The caller establishes that
+    the receipts are one session in order; they must also share one build and one config, and
+    the first must be the session's first executed call. Otherwise every one of them is
+    not evaluated, with the reason.
     """
-    prepared = [prepare(receipt) for receipt in receipts]
+    prepared = [prepare(receipt, raw) for receipt, raw in receipts]
     usable = [p for p in prepared if isinstance(p, ReplayInput)]
-    if (
-        len(usable) != len(prepared)
-        or len({(p.profile.wasm_sha256, p.payload) for p in usable}) > 1
-    ):
-        return [rederive(receipt) for receipt in receipts]
+    problem: str | None = None
+    if len(usable) != len(prepared):
+        problem = next(p.reason for p in prepared if isinstance(p, NotEvaluated))
+        problem = f"a receipt of the session cannot be re-derived ({problem})"
+    elif len({(p.profile.wasm_sha256, p.payload) for p in usable}) > 1:
+        problem = "the session's receipts name different builds or configs"
+    elif usable and _position_gap(usable[0]) is not None:
+        problem = f"the log does not start at the session's first call: {_position_gap(usable[0])}"
+    if problem is not None:
+        return [Rederivation("not-evaluated", f"decision not re-derived: {problem}")] * len(
+            receipts
+        )
     results: list[Rederivation] = []
     session: KernelSession | Rederivation | None = None
-    for inputs in usable:
+    for index, inputs in enumerate(usable):
         try:
             if session is None:
                 session = _start(inputs)
             if isinstance(session, Rederivation):
                 results.append(session)
                 continue
-            results.append(_run(session, inputs))
+            result = _run(session, inputs)
         except ModelLimit as exc:
-            results.append(_not_evaluated(f"outside this model's limits ({exc})", inputs))
-            session = Rederivation(
-                "not-evaluated", "an earlier receipt of the session could not be re-derived"
+            result = _not_evaluated(f"outside this model's limits ({exc})", inputs)
+        if result.status == "not-evaluated":
+            # Without this step's outcome the state after it is unknown: stop threading.
+            rest = "an earlier receipt of the session was not re-derived"
+            results.append(result)
+            results.extend(_not_evaluated(rest, p) for p in usable[index + 1 :])
+            return results
+        if result.status == "pass":
+            result = replace(
+                result, reason=result.reason + f" (call {index + 1} of the session in log order)"
             )
+        results.append(result)
     return results
 
 
