@@ -14,6 +14,8 @@ import json
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.kernel.ljson import compress, parse
@@ -230,3 +232,47 @@ def test_a_session_log_threads_state() -> None:
     # A first call repeated: the second copy follows an executed call, so its trace differs.
     repeated = rederive_log([(first, None), (first, None)])
     assert [r.status for r in repeated] == ["pass", "fail"]
+
+
+hostile_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.text(max_size=20)
+    | st.sampled_from(["1e999999", "-0", "1.5", "9" * 50]).map(JsonNumber)
+    | st.just("[" * 600 + "]" * 600),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+MEMBERS = [
+    "emitted_bytes",
+    "kernel_identity",
+    "signed_config",
+    "kernel_config",
+    "canonical_request",
+    "request_sha256",
+    "granted_capabilities",
+    "approval",
+    "now",
+    "signed_artifacts",
+    "request_parse_error",
+]
+
+
+@given(st.sampled_from(sorted(FAMILIES)), st.sampled_from(MEMBERS), hostile_values)
+def test_hostile_members_never_crash(family: str, member: str, value: JsonValue) -> None:
+    receipt = FAMILIES[family](GUARDED, [TARGET])
+    receipt[member] = value
+    result = rederive(receipt, b"[" * 5000 + b"]" * 5000)
+    assert result.status in ("pass", "fail", "not-evaluated")
+
+
+def test_hostile_lines_and_configs() -> None:
+    receipt = _fleet(GUARDED, [])
+    for line in ("[" * 100_000, '{"a":' * 3000, "\ud800", '{"v":1e999999}', "x" * 300_000):
+        receipt["canonical_request"] = line
+        assert rederive(receipt).status in ("fail", "not-evaluated")
+    receipt = _fleet(GUARDED, [])
+    receipt["signed_config"] = {"payload": "[" * 100_000 + "]" * 100_000}
+    assert rederive(receipt).status in ("fail", "not-evaluated")

@@ -18,7 +18,7 @@ keys or compact spacing:
 
 from __future__ import annotations
 
-import functools
+from sealverify.kernel.memo import text_cache
 
 __all__ = ["escape_string", "is_canonical"]
 
@@ -193,7 +193,7 @@ def _key(text: str, i: int, seen: set[str]) -> int:
     return i + 1
 
 
-@functools.lru_cache(maxsize=256)
+@text_cache(256)
 def is_canonical(text: str) -> bool:
     """Whether ``SealV2.parse`` accepts ``text`` (one value, optional surrounding whitespace)."""
     try:

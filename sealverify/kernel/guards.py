@@ -17,6 +17,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from sealverify.kernel.memo import text_cache
 from sealverify.kernel.unicode_nfd import nfd
 
 __all__ = [
@@ -47,7 +48,7 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 Segment = tuple[str, str | None, bool]
 
 
-@functools.lru_cache(maxsize=64)
+@text_cache(64)
 def _segments(text: str) -> tuple[Segment, ...]:
     """(outside run, string content or None, string closed) triples in text order.
 
@@ -140,7 +141,7 @@ def _keys_safe(text: str, identity: Callable[[str], str]) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=256)
+@text_cache(256)
 def keys_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireKeysSafe``: no duplicate or escaped key, no stray closer."""
     return _keys_safe(text, _same)
@@ -474,7 +475,7 @@ GUARD_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
 )
 
 
-@functools.lru_cache(maxsize=256)
+@text_cache(256)
 def first_failed_guard(text: str, enabled: frozenset[str] | None = None) -> str | None:
     """The name of the first guard (in perimeter order) that refuses ``text``, or None."""
     for name, guard in GUARD_ORDER:

@@ -10,7 +10,6 @@ Mirrors seal-host ``Ffi.lean`` (``initImpl``/``initFromConfig``, ``stepImpl``, `
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 
@@ -37,6 +36,7 @@ from sealverify.kernel.ljson import (
     parse,
 )
 from sealverify.kernel.lpath import trim_ascii
+from sealverify.kernel.memo import text_cache
 from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify.kernel.profiles import BuildProfile
 from sealverify.leanjson import LeanNumber
@@ -323,7 +323,7 @@ class KernelSession:
         )
 
 
-@functools.lru_cache(maxsize=64)
+@text_cache(64)
 def load_payload(payload: str, profile: BuildProfile) -> TrustedConfig:
     """``parseCanonicalConfigPayload``: the SealV2 canonical gate, ``Json.parse``, the bundle."""
     if not is_canonical(payload):
@@ -420,7 +420,7 @@ def _step_envelope(input_text: str, profile: BuildProfile) -> LValue | None:
         return None
 
 
-@functools.lru_cache(maxsize=256)
+@text_cache(256)
 def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | None, str | None]:
     """``Host.classifyLine`` under a build's guard set (pure, so cached per line)."""
     trimmed = trim_ascii(line)
