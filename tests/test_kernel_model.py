@@ -16,8 +16,8 @@ from sealverify.kernel.ljson import parse
 from sealverify.kernel.principal import ENVELOPE_TAG, nacl_verify
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.session import KernelSession, audit_line
-from sealverify.leanjson import lean_number
-from sealverify.signatures import ED25519_L
+from sealverify.seal.signatures import ED25519_L
+from sealverify.wire.leanjson import lean_number
 
 APPROVAL = {"control_file": "/a", "ttl_seconds": 120}
 

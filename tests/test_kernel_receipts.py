@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from sealverify.kernel.replay import rederive, rederive_log
-from sealverify.strictjson import JsonValue, parse_bytes
+from sealverify.wire.strictjson import JsonValue, parse_bytes
 from tests.conftest import shared_path
 
 # seal-host Host/Audit.lean@099be66, golden vector (v2): the corpus line serde cannot parse

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.kernel.ljson import compress, parse
 from sealverify.kernel.replay import first_difference, rederive, rederive_log
-from sealverify.strictjson import JsonNumber, JsonValue, parse_bytes
 from sealverify.testkit import mint
+from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 
 BUILD = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
 CONFIG = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sealverify.kernel.guards import numbers_safe
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, is_nat, parse
 from sealverify.kernel.lpath import trim_ascii
-from sealverify.leanjson import LeanNumber, number_text
+from sealverify.wire.leanjson import LeanNumber, number_text
 
 __all__ = [
     "Approval",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, parse
-from sealverify.leanjson import LeanNumber
+from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["CONFLICT", "GateDecision", "mcp_version_gate", "observe"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from sealverify.netstring import encode_parts, hash_parts
+from sealverify.wire.netstring import encode_parts, hash_parts
 
 __all__ = ["audit_hash_parts", "audit_hash_string", "encode_parts", "stable_hash_parts"]
 

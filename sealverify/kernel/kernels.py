@@ -27,7 +27,7 @@ from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.kernel.ljson import LValue, is_nat
 from sealverify.kernel.lpath import at_path, scalar_text
 from sealverify.kernel.policy import Policy, TargetScheme, classify_tool_call
-from sealverify.leanjson import LeanNumber
+from sealverify.wire.leanjson import LeanNumber
 
 __all__ = [
     "Action",

@@ -25,7 +25,7 @@ from typing import TypeAlias
 
 import orjson
 
-from sealverify.leanjson import LeanNumber, lean_number, number_text, string_text
+from sealverify.wire.leanjson import LeanNumber, lean_number, number_text, string_text
 
 __all__ = [
     "ABSENT",

@@ -8,7 +8,7 @@ seal-host ``lakefile.toml`` pins; Lean core ``String.trimAscii`` (``Char.isWhite
 from __future__ import annotations
 
 from sealverify.kernel.ljson import ABSENT, Absent, LValue
-from sealverify.leanjson import LeanNumber, number_text
+from sealverify.wire.leanjson import LeanNumber, number_text
 
 __all__ = [
     "ascii_lower",

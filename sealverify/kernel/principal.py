@@ -13,7 +13,7 @@ u64be(issuedAt) || line``.
 from __future__ import annotations
 
 from sealverify.kernel.config import PrincipalKey
-from sealverify.signatures import ED25519_L, ed25519_verify_openssl
+from sealverify.seal.signatures import ED25519_L, ed25519_verify_openssl
 
 __all__ = ["ENVELOPE_TAG", "hex_decode", "nacl_verify", "verify_envelope"]
 

@@ -34,8 +34,8 @@ from sealverify.kernel.canonical import escape_string
 from sealverify.kernel.ljson import LValue
 from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
 from sealverify.kernel.profiles import BuildProfile, profile_for
-from sealverify.leanjson import LeanNumber, lean_number
-from sealverify.strictjson import JsonNumber, JsonValue
+from sealverify.wire.leanjson import LeanNumber, lean_number
+from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
     "NotEvaluated",

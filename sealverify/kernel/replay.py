@@ -25,7 +25,7 @@ from sealverify.kernel.receipt_inputs import (
     resolve_grants,
 )
 from sealverify.kernel.session import KernelSession, StepResult
-from sealverify.strictjson import JsonValue
+from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["Rederivation", "first_difference", "rederive", "rederive_log", "session_id"]
 

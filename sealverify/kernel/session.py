@@ -39,7 +39,7 @@ from sealverify.kernel.lpath import trim_ascii
 from sealverify.kernel.memo import text_cache
 from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify.kernel.profiles import BuildProfile
-from sealverify.leanjson import LeanNumber
+from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["REFUSE_RESPONSE", "InitResult", "KernelSession", "SessionState", "StepResult"]
 

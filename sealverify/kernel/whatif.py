@@ -15,7 +15,7 @@ from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
 from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.session import KernelSession, StepResult
-from sealverify.leanjson import LeanNumber
+from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["Approval", "WhatIf", "decide"]
 
