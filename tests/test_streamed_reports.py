@@ -128,9 +128,14 @@ def _old_junit(report: Report) -> str:
         f"<testsuites>\n  <testsuite name={quoteattr('sealverify ' + report.command)} "
         f'tests="{len(cases)}" failures="{failures}" errors="0">\n'
     )
+    flat = [
+        (f"{key}.{sub}", item) if isinstance(value, dict) else (key, value)
+        for key, value in report.summary.items()
+        for sub, item in (value.items() if isinstance(value, dict) else [(None, value)])
+    ]
     scalars = sorted(
         (key, str(value))
-        for key, value in report.summary.items()
+        for key, value in flat
         if isinstance(value, (str, int)) and not isinstance(value, bool)
     )
     if scalars:

@@ -198,13 +198,19 @@ def test_live_demo_log_as_jsonl_with_and_without_pin() -> None:
     assert "binding.approval-grant" in {c.id for c in subjects[0].checks if c.status == "pass"}
 
 
-def test_every_receipt_reports_decision_replay_not_evaluated() -> None:
-    for relative in [*FLEET_PASS, *UNPARSEABLE, *KIT_CONFIGLESS]:
+def test_every_receipt_carries_one_decision_rederivation() -> None:
+    for relative in [*FLEET_PASS, *KIT_CONFIGLESS]:
         subject = run(relative, options(config=(RFC,)))
         replay = [c for c in subject.checks if c.id == "replay.decision"]
-        assert [(c.status, c.reason) for c in replay] == [
-            ("not-evaluated", "decision replay: not evaluated (needs the pinned kernel)")
-        ]
+        assert [c.status for c in replay] == ["pass"], relative
+        assert replay[0].reason.startswith("decision re-derived by sealverify's model of kernel")
+        assert "replayed" not in replay[0].reason
+        assert subject.facts["rederivation"] == "pass"
+    for relative in UNPARSEABLE:
+        subject = run(relative, options(config=(RFC,)))
+        replay = [c for c in subject.checks if c.id == "replay.decision"]
+        assert [c.status for c in replay] == ["not-evaluated"]
+        assert "--raw-line" in replay[0].reason
 
 
 def test_spine_receipts_go_to_the_spine_checker_when_present() -> None:

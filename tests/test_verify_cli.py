@@ -131,18 +131,19 @@ def test_json_report_is_documented_shape_and_byte_stable(monkeypatch: pytest.Mon
     assert report["schema"] == "sealverify.report/v1"
     assert report["command"] == "verify"
     assert report["exit_code"] == first.exit_code == 1
-    assert report["summary"]["decision_replay"] == "not evaluated"
+    assert report["summary"]["decision_rederivation"] == {
+        "pass": 1,
+        "fail": 0,
+        "not-evaluated": 2,
+    }
     assert (report["summary"]["UNPINNED"], report["summary"]["FAIL"]) == (2, 1)
     for subject in report["subjects"]:
         assert subject["outcome"] in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
         for check in subject["checks"]:
             assert check["status"] in ("pass", "fail", "not-evaluated", "info")
             assert check["id"] and check["reason"]
-        assert {
-            "id": "replay.decision",
-            "status": "not-evaluated",
-            "reason": "decision replay: not evaluated (needs the pinned kernel)",
-        } in (subject["checks"])
+        replay = [c for c in subject["checks"] if c["id"] == "replay.decision"]
+        assert len(replay) == 1 and replay[0]["location"] == "/emitted_bytes"
     # names are the paths as given: relative in, relative out (no absolute paths)
     assert [s["name"] for s in report["subjects"]] == [
         "/".join(p) for p in (ALLOW, UNPARSEABLE, BYPASS)
@@ -273,7 +274,8 @@ def test_junit_one_case_per_receipt() -> None:
     assert suite.get("failures") == "1"
     assert cases[2].find("failure") is not None
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert properties["decision_replay"] == "not evaluated"
+    assert properties["decision_rederivation.pass"] == "2"
+    assert properties["decision_rederivation.fail"] == "0"
 
 
 def test_table_one_row_per_receipt_and_summary() -> None:
@@ -284,8 +286,8 @@ def test_table_one_row_per_receipt_and_summary() -> None:
         if "receipts.jsonl:" in line or line.startswith(seal(*ALLOW))
     ]
     assert len(rows) == 4
-    assert "decision replay: not evaluated" in result.stdout
-    assert "decision replay: not evaluated" in result.stderr
+    summary = "decisions re-derived by sealverify's kernel model: "
+    assert summary in result.stdout and summary in result.stderr
     assert "verifying" not in result.stderr  # no progress bar when stderr is not a terminal
 
 

@@ -35,6 +35,7 @@ from sealverify.cli.verify_runner import (
     tasks,
 )
 from sealverify.history import state as history
+from sealverify.receipts.rederivation import raw_line_index
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
 
@@ -50,6 +51,18 @@ def _jobs(value: str) -> int:
     if value.isdigit() and int(value) >= 1:
         return int(value)
     raise click.UsageError(f"--jobs {value!r}: expected a positive integer or 'auto'")
+
+
+def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
+    index: dict[str, bytes] = {}
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise click.UsageError(f"--raw-line {path}: {exc.strerror or exc}") from None
+        for sha, line in raw_line_index(data).items():
+            index.setdefault(sha, line)
+    return index
 
 
 def _trust(
@@ -152,6 +165,23 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     help="Verify in N processes, N - 1 workers and this one ('auto': one per core); the "
     "report is identical.",
 )
+@click.option(
+    "--raw-line",
+    "raw_line_files",
+    type=click.Path(dir_okay=False, path_type=Path),
+    multiple=True,
+    metavar="FILE",
+    help="Request lines (one per line, or a captured stdio stream) for receipts that do not "
+    "carry the line they judged; a line is used only for the receipt whose request_sha256 it "
+    "hashes to (repeatable).",
+)
+@click.option(
+    "--no-rederive",
+    "no_rederive",
+    is_flag=True,
+    help="Do not re-derive decisions: replay.decision is not evaluated (a receipt family "
+    "whose decision no signature covers then cannot be VERIFIED).",
+)
 @format_option()
 @output_option
 def verify(
@@ -164,6 +194,8 @@ def verify(
     approvals_file: Path | None,
     state_path: Path | None,
     jobs_text: str,
+    raw_line_files: tuple[Path, ...],
+    no_rederive: bool,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -171,9 +203,11 @@ def verify(
 
     PATH may be a receipt file, a directory (searched recursively for *.json, *.jsonl and
     *.ndjson), a glob, or a JSONL log (one receipt per line). Authority comes only from pins.
+    Each receipt's decision is re-derived by sealverify's model of the kernel build it names
+    (replay.decision: the model's output must equal emitted_bytes byte for byte, docs/replay.md);
+    the receipts of one session in one log are re-derived in log order, state carried.
     Exit 0 all VERIFIED, 1 any FAIL, 4 any REDUCED (no FAIL), 3 any UNPINNED (nothing worse),
-    2 could not run (bad flag, unreadable path, no receipt found). Decision replay is never
-    performed and every report says so.
+    2 could not run (bad flag, unreadable path, no receipt found).
     """
     for pin in kernel_pins:
         if not _HEX64.fullmatch(pin):
@@ -183,6 +217,8 @@ def verify(
         trust=trust,
         kernel_pins=(DEFAULT_KERNEL_SHA256, *kernel_pins),
         approval_tokens=load_approvals(approvals_file),
+        raw_lines=_raw_lines(raw_line_files),
+        rederive=not no_rederive,
     )
     jobs = _jobs(jobs_text)
     store: history.HistoryStore | None = None
@@ -193,6 +229,7 @@ def verify(
             raise click.UsageError(f"--state: {exc}") from None
     facts: list[history.ReceiptFacts] = []
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
+    rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     findings: list[Check] = []
     settings = Settings(options, store is not None, fmt)
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
@@ -202,7 +239,7 @@ def verify(
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
-    with _progress(results(tasks(expand(paths)), settings, jobs)) as outcomes:
+    with _progress(results(tasks(expand(paths), options), settings, jobs)) as outcomes:
         for result, fragment, found in outcomes:
             if isinstance(result, str):
                 raise click.UsageError(result)
@@ -222,6 +259,7 @@ def verify(
                     elif fmt == "sarif":  # rule_subject: one bare check per rule id
                         rules.update(c.id for c in result.checks)
                 tally[result.outcome, result.label] += 1
+                rederived[str(result.facts.get("rederivation"))] += 1
             else:
                 findings.append(result)
             if found is not None:
@@ -231,12 +269,12 @@ def verify(
     if store is not None:
         for check in store.check_and_stage(facts):
             findings.append(check if check.location else _located(check, state_path))
-    report = build_report_from_tally(tally, findings)
+    report = build_report_from_tally(tally, findings, rederived=rederived)
     summary = report.summary
     line = (
         f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} VERIFIED, "
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
-        f"({summary['not_mediated']} NOT MEDIATED); decision replay: not evaluated"
+        f"({summary['not_mediated']} NOT MEDIATED); " + table.rederivation_summary(summary)
     )
     with spool:
         spool.seek(0)

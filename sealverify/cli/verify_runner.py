@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
@@ -17,7 +18,9 @@ import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.history import state as history
+from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
+from sealverify.receipts.rederivation import threaded_rederivations
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
@@ -136,6 +139,8 @@ class _LogSlice:
     start: int
     end: int
     first: int
+    # Re-derivations of this slice's lines made in their session's log order, by line number.
+    threaded: tuple[tuple[int, Rederivation], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +159,27 @@ _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
-def tasks(files: Iterable[tuple[Path, bool]]) -> Iterator[_Files | _LogSlice]:
-    """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task."""
+def tasks(
+    files: Iterable[tuple[Path, bool]], options: VerifyOptions | None = None
+) -> Iterator[_Files | _LogSlice]:
+    """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
+
+    A log whose sessions need their receipts re-derived in log order (``replay.decision`` of
+    a session's later calls) is threaded here first, in order; its slices carry the results.
+    """
     batch: list[tuple[str, bool]] = []
     for path, walked in files:
         if path.suffix in _LOG_SUFFIXES:
             if batch:
                 yield _Files(tuple(batch))
                 batch = []
-            yield from _log_slices(path)
+            threaded = _threaded(path, options) if options is not None else {}
+            for piece in _log_slices(path):
+                if threaded:
+                    last = piece.first + _CHUNK
+                    rows = tuple((n, r) for n, r in threaded.items() if piece.first <= n < last)
+                    piece = dataclasses.replace(piece, threaded=rows)
+                yield piece
             continue
         batch.append((path.as_posix(), walked))
         if len(batch) == _CHUNK:
@@ -198,6 +215,21 @@ def _log_slices(path: Path) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
+def _threaded(path: Path, options: VerifyOptions) -> dict[int, Rederivation]:
+    if not options.rederive:
+        return {}
+
+    def lines() -> Iterator[bytes]:
+        try:
+            with path.open("rb") as log:
+                for line in log:
+                    yield line[:-1] if line.endswith(b"\n") else line
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+    return threaded_rederivations(lines, options.raw_lines)
+
+
 def _skipped(name: str) -> Check:
     return info("input.not-a-receipt", "skipped: JSON without any receipt member", name)
 
@@ -210,15 +242,17 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     facts = None
     if settings.want_facts and result.outcome != FAIL:
         facts = history_facts(raw, result.name)
+    counted = {"rederivation": result.facts.get("rederivation")}  # the summary counts it
     if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
         return receipt_row_subject(result), jsonfmt.subject_text(result), facts
     if settings.fmt == "sarif":  # its results, maybe none; the parent keeps the rule ids
-        return sarif.rule_subject(result), sarif.subject_text(result), facts
+        rules = dataclasses.replace(sarif.rule_subject(result), facts=counted)
+        return rules, sarif.subject_text(result), facts
     if settings.fmt == "junit":  # its test case; the parent counts it
-        bare = Subject(result.name, result.outcome, label=result.label)
+        bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
         return bare, junit.subject_case("verify", result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
-        bare = Subject(result.name, result.outcome, label=result.label)
+        bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
         return bare, table.receipt_cells(result), facts
     return result, None, facts
 
@@ -253,9 +287,16 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
+    threaded = dict(task.threaded)
     return [
         _finish(
-            verify_log_line(line, task.first + index, task.name, settings.options),
+            verify_log_line(
+                line,
+                task.first + index,
+                task.name,
+                settings.options,
+                threaded.get(task.first + index),
+            ),
             log_line_body(line),
             settings,
         )

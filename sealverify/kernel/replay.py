@@ -27,7 +27,15 @@ from sealverify.kernel.receipt_inputs import (
 from sealverify.kernel.session import KernelSession, StepResult
 from sealverify.wire.strictjson import JsonValue
 
-__all__ = ["Rederivation", "first_difference", "rederive", "rederive_log", "session_id"]
+__all__ = [
+    "Rederivation",
+    "SessionThread",
+    "first_difference",
+    "needs_thread",
+    "rederive",
+    "rederive_log",
+    "session_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +173,18 @@ def rederive(receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Re
         return _not_evaluated(f"outside this model's limits ({exc})", inputs)
 
 
+def needs_thread(receipt: dict[str, JsonValue]) -> bool:
+    """Whether the receipt says it is not the first executed call of its session."""
+    emitted = receipt.get("emitted_bytes")
+    if not isinstance(emitted, str):
+        return False
+    claim = claimed_position(emitted)
+    if claim is None:
+        return False
+    position, reason = claim
+    return (position is not None and position > 1) or reason.startswith("temporal policy")
+
+
 def session_id(receipt: dict[str, JsonValue]) -> str | None:
     """The session a host receipt names (``effect_view.session``), if any."""
     view = receipt.get("effect_view")
@@ -172,54 +192,72 @@ def session_id(receipt: dict[str, JsonValue]) -> str | None:
     return session if isinstance(session, str) and session else None
 
 
-def rederive_log(
-    receipts: Sequence[tuple[dict[str, JsonValue], bytes | None]],
-) -> list[Rederivation]:
-    """Re-derive the receipts of one session in log order, kernel state threaded.
+class SessionThread:
+    """The receipts of one session fed in log order, the model's kernel state carried.
 
-    Each item is a receipt and its out-of-band raw line (or None). The caller establishes that
-    the receipts are one session in order; they must also share one build and one config, and
-    the first must be the session's first executed call. Otherwise every one of them is
-    not evaluated, with the reason.
+    The first receipt must be the session's first executed call; later ones must share its
+    build and config. Once a step cannot be re-derived, the state after it is unknown and
+    every later receipt of the session is not evaluated.
     """
-    prepared = [prepare(receipt, raw) for receipt, raw in receipts]
-    usable = [p for p in prepared if isinstance(p, ReplayInput)]
-    problem: str | None = None
-    if len(usable) != len(prepared):
-        problem = next(p.reason for p in prepared if isinstance(p, NotEvaluated))
-        problem = f"a receipt of the session cannot be re-derived ({problem})"
-    elif len({(p.profile.wasm_sha256, p.payload) for p in usable}) > 1:
-        problem = "the session's receipts name different builds or configs"
-    elif usable and _position_gap(usable[0]) is not None:
-        problem = f"the log does not start at the session's first call: {_position_gap(usable[0])}"
-    if problem is not None:
-        return [Rederivation("not-evaluated", f"decision not re-derived: {problem}")] * len(
-            receipts
-        )
-    results: list[Rederivation] = []
-    session: KernelSession | Rederivation | None = None
-    for index, inputs in enumerate(usable):
+
+    def __init__(self) -> None:
+        self.session: KernelSession | None = None
+        self.key: tuple[str, str] | None = None
+        self.stopped: str | None = None
+        self.count = 0
+
+    def feed(self, receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Rederivation:
+        """Re-derive the next receipt of the session."""
+        self.count += 1
+        if self.stopped is not None:
+            return Rederivation("not-evaluated", f"decision not re-derived: {self.stopped}")
+        inputs = prepare(receipt, raw_line)
+        if isinstance(inputs, NotEvaluated):
+            return self._stop(f"decision not re-derived: {inputs.reason}", inputs.reason)
+        key = (inputs.profile.wasm_sha256, inputs.payload)
+        if self.session is None:
+            gap = _position_gap(inputs)
+            if gap is not None:
+                problem = f"the log does not start at the session's first call: {gap}"
+                return self._stop(f"decision not re-derived: {problem}", problem)
+            try:
+                started = _start(inputs)
+            except ModelLimit as exc:
+                return self._stop(
+                    f"decision not re-derived: outside this model's limits ({exc})", str(exc)
+                )
+            if isinstance(started, Rederivation):
+                self.stopped = "the session's config was refused"
+                return started
+            self.session, self.key = started, key
+        elif key != self.key:
+            problem = "the session's receipts name different builds or configs"
+            return self._stop(f"decision not re-derived: {problem}", problem)
         try:
-            if session is None:
-                session = _start(inputs)
-            if isinstance(session, Rederivation):
-                results.append(session)
-                continue
-            result = _run(session, inputs)
+            result = _run(self.session, inputs)
         except ModelLimit as exc:
             result = _not_evaluated(f"outside this model's limits ({exc})", inputs)
         if result.status == "not-evaluated":
-            # Without this step's outcome the state after it is unknown: stop threading.
-            rest = "an earlier receipt of the session was not re-derived"
-            results.append(result)
-            results.extend(_not_evaluated(rest, p) for p in usable[index + 1 :])
-            return results
-        if result.status == "pass":
-            result = replace(
-                result, reason=result.reason + f" (call {index + 1} of the session in log order)"
-            )
-        results.append(result)
-    return results
+            self.stopped = "an earlier receipt of the session was not re-derived"
+        elif result.status == "pass":
+            suffix = f" (call {self.count} of its session in log order)"
+            result = replace(result, reason=result.reason + suffix)
+        return result
+
+    def _stop(self, reason: str, cause: str) -> Rederivation:
+        if self.count == 1 or self.session is None:
+            self.stopped = cause
+        else:
+            self.stopped = "an earlier receipt of the session was not re-derived"
+        return Rederivation("not-evaluated", reason)
+
+
+def rederive_log(
+    receipts: Sequence[tuple[dict[str, JsonValue], bytes | None]],
+) -> list[Rederivation]:
+    """Re-derive the receipts of one session in log order (see :class:`SessionThread`)."""
+    thread = SessionThread()
+    return [thread.feed(receipt, raw) for receipt, raw in receipts]
 
 
 # --- the first differing field -------------------------------------------------------------

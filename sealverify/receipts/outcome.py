@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sealverify.reports.model import Check, not_evaluated
+from sealverify.reports.model import Check
 
 __all__ = [
     "EXIT_CODES",
@@ -19,12 +19,10 @@ __all__ = [
     "NOT_MEDIATED",
     "OUTCOMES",
     "REDUCED",
-    "REPLAY_REASON",
     "UNPINNED",
     "VERIFIED",
     "decide",
     "exit_code",
-    "replay_check",
 ]
 
 VERIFIED = "VERIFIED"
@@ -36,24 +34,18 @@ OUTCOMES = (VERIFIED, REDUCED, UNPINNED, FAIL)
 # ENF-3 exit codes; the run's code is the worst receipt's (FAIL > REDUCED > UNPINNED > VERIFIED).
 EXIT_CODES = {VERIFIED: 0, UNPINNED: 3, REDUCED: 4, FAIL: 1}
 _SEVERITY = {VERIFIED: 0, UNPINNED: 1, REDUCED: 2, FAIL: 3}
-REPLAY_REASON = "decision replay: not evaluated (needs the pinned kernel)"
 
 # Checks that say "authority is not established" when not-evaluated, and "reduced scope".
 UNPINNED_IDS = frozenset({"authority.config-key", "authority.receipt-key"})
 REDUCED_IDS = frozenset({"scope.request-unparseable"})
 
 
-def replay_check() -> Check:
-    """The check every receipt carries: the kernel decision is never replayed here."""
-    return not_evaluated("replay.decision", REPLAY_REASON)
-
-
 def decide(checks: Sequence[Check]) -> tuple[str, str]:
     """Return ``(outcome, label)`` for one receipt from its checks.
 
     ``label`` is ``NOT MEDIATED`` for a failed ``bypass.not-mediated`` check, else "".
-    ``not-evaluated`` checks other than the authority and scope ones (decision replay, "cannot
-    be told") never change the outcome; they are reported, not hidden.
+    ``not-evaluated`` checks other than the authority and scope ones (decision re-derivation,
+    "cannot be told") never change the outcome; they are reported, not hidden.
     """
     # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
     # scans per rule cost four times as much). The rules are applied in their order after it.

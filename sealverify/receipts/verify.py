@@ -2,7 +2,8 @@
 
 The steps follow the P-ENFORCE checklist of docs/verify.md: document checks and family
 (receipts), member rules, bypass, kernel identity, every binding and signature (bindings),
-authority from pins only (trust), then the outcome (outcome). Decision replay is never run.
+authority from pins only (trust), the decision re-derived by sealverify's model of the kernel
+build the receipt names (rederivation), then the outcome (outcome).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sealverify.history import receipt_approval
-from sealverify.receipts import bindings, outcome
+from sealverify.kernel.replay import Rederivation
+from sealverify.receipts import bindings, outcome, rederivation
 from sealverify.receipts.families import (
     DISCRIMINATOR_NAMES,
     ReceiptDocument,
@@ -60,6 +62,10 @@ class VerifyOptions:
     kernel_pins: tuple[str, ...] = (DEFAULT_KERNEL_SHA256,)  # the trust file's kernels add to these
     approval_tokens: tuple[tuple[str, bytes], ...] | None = None  # None: no --approvals given
     wording_rules: wording.RuleSet = wording.DEFAULT_RULES
+    # Raw request lines supplied out of band (--raw-line), by the sha256 of their lean_view.
+    raw_lines: Mapping[str, bytes] = field(default_factory=dict)
+    # Whether replay.decision re-derives decisions (--no-rederive switches it off).
+    rederive: bool = True
 
 
 def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
@@ -236,10 +242,25 @@ def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
     return facts
 
 
-def _subject(name: str, checks: list[Check], facts: dict[str, Any]) -> Subject:
-    checks.append(outcome.replay_check())
+def _subject(name: str, checks: list[Check], facts: dict[str, Any], replay: Check) -> Subject:
+    checks.append(replay)
+    facts["rederivation"] = replay.status
     result, label = outcome.decide(checks)
     return Subject(name, result, tuple(checks), facts, label)
+
+
+def _replay(
+    doc: dict[str, JsonValue], options: VerifyOptions, threaded: Rederivation | None
+) -> Check:
+    if threaded is not None and options.rederive:
+        return rederivation.check_of(threaded)
+    return rederivation.rederivation_check(doc, options.raw_lines, options.rederive)
+
+
+_SPINE_REPLAY = rederivation.not_applicable(
+    "seal.spine/v1 receipts record no kernel step (docs/spine.md)"
+)
+_UNREAD_REPLAY = rederivation.not_applicable("the document was not read as a decision receipt")
 
 
 def _spine_checker() -> Callable[..., Any] | None:
@@ -263,11 +284,12 @@ def _verify_spine(
                 "seal.spine/v1 receipt: the spine checker is not available here",
             )
         )
-        return _subject(name, checks, facts)
+        return _subject(name, checks, facts, _SPINE_REPLAY)
     keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
     result = checker(raw, doc, keys)
     checks.extend(result.checks)
-    checks.append(outcome.replay_check())
+    checks.append(_SPINE_REPLAY)
+    facts["rederivation"] = _SPINE_REPLAY.status
     spine_outcome = str(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
     final = outcome.FAIL if document_failed else spine_outcome
@@ -293,11 +315,12 @@ def _verify_read(
     read: ReceiptDocument,
     options: VerifyOptions,
     attestation: JsonValue | None,
+    threaded: Rederivation | None = None,
 ) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
     if doc is None or family is None:
-        return _subject(name, checks, _facts(doc or {}, family))
+        return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
     if family == "spine":
         return _verify_spine(raw, name, doc, checks, options)
     checks.extend(receipt_field_checks(doc, family))
@@ -320,7 +343,8 @@ def _verify_read(
             not_evaluated(
                 "scope.request-unparseable",
                 "the host could not parse the request: only its raw-line identity (request_sha256) "
-                "is bound, and the decision cannot be replayed (REDUCED at best)",
+                "is bound, and the decision re-derives only from a raw line supplied out of band "
+                "(--raw-line) (REDUCED at best)",
                 pointer("request_parse_error"),
             )
         )
@@ -340,7 +364,7 @@ def _verify_read(
         key = signature.get("public_key") if isinstance(signature, dict) else None
         checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
     checks.extend(_side_checks(doc, options, attestation))
-    return _subject(name, checks, _facts(doc, family))
+    return _subject(name, checks, _facts(doc, family), _replay(doc, options, threaded))
 
 
 def is_receipt_like(raw: bytes) -> bool:
@@ -391,12 +415,17 @@ def log_lines(raw: bytes) -> Iterator[bytes]:
 
 
 def verify_log_line(
-    line: bytes, number: int, name: str, options: VerifyOptions = VerifyOptions()
+    line: bytes,
+    number: int,
+    name: str,
+    options: VerifyOptions = VerifyOptions(),
+    threaded: Rederivation | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
 
     ``line`` is the line without its ``\\n`` (a ``\\r`` before it is dropped here). A blank
-    line, or one that is not strict JSON, is a finding with its line number.
+    line, or one that is not strict JSON, is a finding with its line number. ``threaded`` is
+    the line's re-derivation in its session's log order, when one was made.
     """
     where = f"{name}:{number}"
     body = log_line_body(line)
@@ -408,7 +437,7 @@ def verify_log_line(
             parse_text(decode_utf8(body))
         except JsonError as exc:  # the rare broken line pays a second parse for its message
             return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
-    return _verify_read(body, where, read, options, None)
+    return _verify_read(body, where, read, options, None, threaded)
 
 
 def log_line_body(line: bytes) -> bytes:
@@ -430,8 +459,13 @@ def verify_jsonl(
     """
     subjects: list[Subject] = []
     findings: list[Check] = []
+    threads = (
+        rederivation.threaded_rederivations(lambda: log_lines(raw), options.raw_lines)
+        if options.rederive
+        else {}
+    )
     for number, line in enumerate(log_lines(raw), start=1):
-        result = verify_log_line(line, number, name, options)
+        result = verify_log_line(line, number, name, options, threads.get(number))
         if isinstance(result, Check):
             findings.append(result)
             continue
@@ -444,13 +478,15 @@ def verify_jsonl(
 def build_report(subjects: Sequence[Subject], findings: Sequence[Check]) -> Report:
     """The verify report: subjects in input order, counts per outcome and the exit code."""
     tally = Counter((s.outcome, s.label) for s in subjects)
-    return build_report_from_tally(tally, findings, tuple(subjects))
+    rederived = Counter(str(s.facts.get("rederivation")) for s in subjects)
+    return build_report_from_tally(tally, findings, tuple(subjects), rederived)
 
 
 def build_report_from_tally(
     tally: Mapping[tuple[str, str], int],
     findings: Sequence[Check],
     subjects: tuple[Subject, ...] = (),
+    rederived: Mapping[str, int] | None = None,
 ) -> Report:
     """The verify report from counts of ``(outcome, label)``, with ``subjects`` (maybe none).
 
@@ -462,7 +498,9 @@ def build_report_from_tally(
         **counts,
         "not_mediated": sum(n for (_, label), n in tally.items() if label == outcome.NOT_MEDIATED),
         "findings": len(findings),
-        "decision_replay": "not evaluated",
+        "decision_rederivation": {
+            status: (rederived or {}).get(status, 0) for status in rederivation.STATUSES
+        },
     }
     code = outcome.exit_code(
         [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)

@@ -77,13 +77,19 @@ def render_head(report: Report, tests: int, failures: int) -> str:
         f"<testsuites>\n  <testsuite name={quoteattr('sealverify ' + report.command)} "
         f'tests="{tests}" failures="{failures}" errors="0">\n'
     )
+    flat: list[tuple[str, object]] = []
+    for key, value in report.summary.items():
+        if isinstance(value, dict):  # one level: verify's decision_rederivation counts
+            flat.extend((f"{key}.{sub}", item) for sub, item in value.items())
+        else:
+            flat.append((key, value))
     scalars = sorted(
         (key, str(value))
-        for key, value in report.summary.items()
+        for key, value in flat
         if isinstance(value, (str, int)) and not isinstance(value, bool)
     )
     if scalars:
-        # The run summary (for verify: counts and "decision_replay: not evaluated").
+        # The run summary (for verify: counts, and decision_rederivation.pass/fail/...).
         head += (
             "    <properties>\n"
             + "".join(

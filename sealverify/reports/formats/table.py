@@ -65,16 +65,22 @@ def _row(subject: Subject) -> tuple[str, str, str]:
 def receipt_row_subject(subject: Subject) -> Subject:
     """The part of a receipt subject the receipts table shows; renders the identical row.
 
-    Kept: name, outcome, label, family, verdict and the failing or not-evaluated checks other
-    than ``replay.decision`` (which every receipt carries and no row shows). A long ``verify``
+    Kept: name, outcome, label, family, verdict and the failing or not-evaluated checks, less
+    a ``replay.decision`` that did not fail (every receipt carries one and the summary line
+    counts them; a failed one shows in the row). A long ``verify``
     run then holds a few hundred bytes per receipt for this format (docs/performance.md).
     """
     family, verdict = subject.facts.get("family"), subject.facts.get("verdict")
-    shared = all(isinstance(v, str | None) for v in (family, verdict))
+    rederived = subject.facts.get("rederivation")
+    shared = all(isinstance(v, str | None) for v in (family, verdict, rederived))
     facts: dict[str, Any] = (
-        _row_facts("family" in subject.facts, family, "verdict" in subject.facts, verdict)
+        _row_facts(
+            "family" in subject.facts, family, "verdict" in subject.facts, verdict, rederived
+        )
         if shared
-        else {k: subject.facts[k] for k in ("family", "verdict") if k in subject.facts}
+        else {
+            k: subject.facts[k] for k in ("family", "verdict", "rederivation") if k in subject.facts
+        }
     )
     return Subject(
         subject.name,
@@ -82,7 +88,7 @@ def receipt_row_subject(subject: Subject) -> Subject:
         tuple(
             c
             for c in subject.checks
-            if c.status in ("fail", "not-evaluated") and c.id != "replay.decision"
+            if c.status == "fail" or (c.status == "not-evaluated" and c.id != "replay.decision")
         ),
         facts,
         subject.label,
@@ -90,13 +96,18 @@ def receipt_row_subject(subject: Subject) -> Subject:
 
 
 @functools.lru_cache(maxsize=256)
-def _row_facts(has_family: bool, family: Any, has_verdict: bool, verdict: Any) -> dict[str, Any]:
-    # Receipts share a handful of (family, verdict) pairs: one read-only dict per pair.
+def _row_facts(
+    has_family: bool, family: Any, has_verdict: bool, verdict: Any, rederived: Any
+) -> dict[str, Any]:
+    # Receipts share a handful of (family, verdict, re-derivation status) triples: one
+    # read-only dict per triple. The status feeds the summary line's counts.
     facts: dict[str, Any] = {}
     if has_family:
         facts["family"] = family
     if has_verdict:
         facts["verdict"] = verdict
+    if rederived is not None:
+        facts["rederivation"] = rederived
     return facts
 
 
@@ -172,14 +183,25 @@ def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> I
 
 
 def receipts_summary(report: Report) -> str:
-    """The closing line of a receipts table: counts per outcome and the replay caveat."""
+    """The closing line of a receipts table: counts per outcome and of re-derived decisions."""
     counts = ", ".join(
         f"{report.summary.get(name, 0)} {name}"
         for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
     )
     return (
         f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
-        "decision replay: not evaluated (needs the pinned kernel)"
+        + rederivation_summary(report.summary)
+    )
+
+
+def rederivation_summary(summary: dict[str, Any]) -> str:
+    """How many decisions sealverify's kernel model re-derived, refuted or could not judge."""
+    counts = summary.get("decision_rederivation")
+    counts = counts if isinstance(counts, dict) else {}
+    return (
+        "decisions re-derived by sealverify's kernel model: "
+        f"{counts.get('pass', 0)} identical, {counts.get('fail', 0)} different, "
+        f"{counts.get('not-evaluated', 0)} not evaluated"
     )
 
 
