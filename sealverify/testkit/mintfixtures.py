@@ -158,7 +158,8 @@ leave `git diff` clean (`nox -s fixtures`).
 The receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")` = `{kernel}`,
 which is not a real seal kernel: the decisions come from the minting code's small kernel
 emulation. That is why `trust.json` accepts it explicitly in its `kernels` list (the same as
-`--kernel-sha256`; decision replay is never run).
+`--kernel-sha256`). sealverify's kernel model has no profile for a build that does not exist,
+so `replay.decision` is not evaluated on these receipts (docs/replay.md).
 
 Main command:
 

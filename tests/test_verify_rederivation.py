@@ -1,0 +1,222 @@
+"""``verify``'s ``replay.decision``: forged decisions FAIL, raw lines, session logs, the switch."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from sealverify.cli.main import cli
+from sealverify.kernel.hashes import audit_hash_parts
+from sealverify.kernel.ljson import compress, parse
+from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify.seal.trust import TrustStore
+from sealverify.testkit import mint
+from sealverify.wire.strictjson import JsonValue, parse_bytes
+from tests.conftest import shared_path
+
+BUILD = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
+CONFIG = (
+    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120,'
+    '"control_file":"/tmp/approvals.ndjson"},"tools":['
+    '{"name":"search_notes","mode":"allow"},'
+    '{"name":"shell_exec","mode":"deny"},'
+    '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]}}'
+)
+HOST = mint.HostContext(wasm_sha256=BUILD)
+FLEET = mint.FleetContext(wasm_sha256=BUILD)
+GUARDED = mint.tools_call_frame("db.execute", '{"sql":"drop table x","database":"prod"}')
+DENIED = mint.tools_call_frame("shell_exec", '{"command":"rm -rf /"}')
+SEARCH = mint.tools_call_frame("search_notes", '{"q":"a"}')
+PINS = TrustStore.from_pins(
+    config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
+)
+OPTIONS = VerifyOptions(trust=PINS)
+Receipt = dict[str, JsonValue]
+
+
+def _doc(raw: bytes) -> Receipt:
+    doc = parse_bytes(raw)
+    assert isinstance(doc, dict)
+    return doc
+
+
+def _bytes(doc: Receipt) -> bytes:
+    if "signature" in doc and "record_type" in doc:
+        domain = str(doc["signature"]["domain"])  # type: ignore[index]
+        doc = mint.resign_v3(doc, mint.RECEIPT_KEY, domain)
+    return mint.render_pretty(doc)
+
+
+def _forge_allow(doc: Receipt) -> Receipt:
+    """A BLOCK re-written as a consistent ALLOW: emitted bytes, certs, verdict and reason."""
+    out = parse(str(doc["emitted_bytes"]))
+    assert isinstance(out, dict)
+    audit = parse(str(out["audit"]))
+    assert isinstance(audit, dict) and isinstance(audit["certs"], list)
+    certs: list[JsonValue] = []
+    for cert in audit["certs"]:
+        assert isinstance(cert, dict)
+        cert["verdict"] = "allow"
+        cert["certHash"] = str(
+            audit_hash_parts([str(cert["kernel"]), "allow", str(cert["reason"])])
+        )
+        certs.append({k: str(v) for k, v in cert.items()})
+    audit["verdict"] = "allow"
+    doc["emitted_bytes"] = compress({"route": "forward", "audit": compress(audit)})
+    doc["certs"] = certs
+    doc["verdict"] = "ALLOW"
+    doc["reason"] = "every gating kernel allows"
+    doc["deny_kernel"] = None
+    return doc
+
+
+def _replay(subject_checks: tuple) -> object:
+    return next(c for c in subject_checks if c.id == "replay.decision")
+
+
+FAMILIES = {
+    "record_version 3, Object B v2": lambda f, a: _doc(
+        mint.mint_host_v3(f, CONFIG, approvals=a, ctx=HOST)
+    ),
+    "record_version 3, Object B v1": lambda f, a: _doc(
+        mint.mint_host_v3(
+            f, CONFIG, approvals=a, ctx=dataclasses.replace(HOST, domain=mint.OBJECT_B_V1)
+        )
+    ),
+    "seal_receipt v2": lambda f, a: _doc(mint.mint_fleet_v2(f, CONFIG, approvals=a, ctx=FLEET)),
+}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_honest_receipts_verify_with_the_decision_rederived(family: str) -> None:
+    target = mint.guard_target_of(GUARDED, CONFIG)
+    for frame, approvals in ((GUARDED, []), (GUARDED, [target]), (SEARCH, []), (DENIED, [])):
+        subject = verify_receipt(_bytes(FAMILIES[family](frame, approvals)), "r", OPTIONS)
+        assert _replay(subject.checks).status == "pass", family
+        assert subject.outcome == "VERIFIED", [c for c in subject.checks if c.status == "fail"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("frame", [GUARDED, DENIED], ids=["guarded-no-approval", "denied-tool"])
+def test_a_forged_allow_fails_in_every_family(family: str, frame: bytes) -> None:
+    doc = _forge_allow(FAMILIES[family](frame, []))
+    subject = verify_receipt(_bytes(doc), "r", OPTIONS)
+    replay = _replay(subject.checks)
+    assert replay.status == "fail"
+    assert "route: the receipt says 'forward', the model 'block'" in replay.reason
+    assert subject.outcome == "FAIL"
+
+
+def test_a_guarded_allow_stripped_of_its_approval_fails() -> None:
+    target = mint.guard_target_of(GUARDED, CONFIG)
+    doc = FAMILIES["seal_receipt v2"](GUARDED, [target])
+    doc["granted_capabilities"] = []
+    subject = verify_receipt(_bytes(doc), "r", OPTIONS)
+    assert _replay(subject.checks).status == "fail" and subject.outcome == "FAIL"
+
+
+def test_no_rederive_leaves_the_check_not_evaluated() -> None:
+    raw = _bytes(FAMILIES["seal_receipt v2"](SEARCH, []))
+    subject = verify_receipt(raw, "r", dataclasses.replace(OPTIONS, rederive=False))
+    replay = _replay(subject.checks)
+    assert replay.status == "not-evaluated" and "--no-rederive" in replay.reason
+
+
+def _session_log(tmp_path: Path, second_events: int, first: bytes = SEARCH) -> Path:
+    ctx = dataclasses.replace(HOST, temporal_events=1)
+    lines = [
+        mint.render_compact(_doc(mint.mint_host_v3(first, CONFIG, ctx=ctx))),
+        mint.render_compact(
+            _doc(
+                mint.mint_host_v3(
+                    mint.tools_call_frame("search_notes", '{"q":"b"}', request_id=2),
+                    CONFIG,
+                    ctx=dataclasses.replace(
+                        ctx, temporal_events=second_events, operation_seed=b"2"
+                    ),
+                )
+            )
+        ),
+    ]
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    return log
+
+
+def test_a_session_log_is_rederived_in_order(tmp_path: Path) -> None:
+    log = _session_log(tmp_path, 2)
+    subjects, _ = verify_jsonl(log.read_bytes(), "session.jsonl", OPTIONS)
+    replays = [_replay(s.checks) for s in subjects]
+    assert [r.status for r in replays] == ["pass", "pass"]
+    assert "call 2 of its session in log order" in replays[1].reason
+    # Alone, the second receipt is a later call whose state no receipt carries.
+    alone = verify_receipt(log.read_bytes().splitlines()[1], "r2", OPTIONS)
+    assert _replay(alone.checks).status == "not-evaluated"
+    assert "executed call 2 of its session" in _replay(alone.checks).reason
+
+
+def test_a_session_log_whose_first_call_did_not_execute_fails(tmp_path: Path) -> None:
+    log = _session_log(tmp_path, 2, first=DENIED)  # a BLOCK leaves the trace empty
+    subjects, _ = verify_jsonl(log.read_bytes(), "session.jsonl", OPTIONS)
+    second = _replay(subjects[1].checks)
+    assert second.status == "fail" and "trace ok (1 events)" in second.reason
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["verify", *args], catch_exceptions=False)
+
+
+def _pins() -> list[str]:
+    return [
+        "--config-pubkey",
+        mint.CONFIG_KEY.public_key.hex(),
+        "--receipt-pubkey",
+        mint.RECEIPT_KEY.public_key.hex(),
+    ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_threads_a_log_the_same_with_workers(tmp_path: Path, jobs: str) -> None:
+    log = _session_log(tmp_path, 2)
+    result = _cli(str(log), *_pins(), "--jobs", jobs, "--format", "json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0, result.stdout
+    assert report["summary"]["decision_rederivation"] == {"pass": 2, "fail": 0, "not-evaluated": 0}
+
+
+def test_cli_raw_line_for_an_unparseable_receipt(tmp_path: Path) -> None:
+    receipt = shared_path(
+        "fixtures", "seal", "seal-verify-action", "fixtures", "reduced", "unparseable.receipt.json"
+    )
+    emitted = json.loads(json.loads(receipt.read_text())["emitted_bytes"])
+    tool = json.loads(emitted["audit"])["tool"]
+    request_id = json.loads(emitted["response"])["id"]
+    line = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool}}
+    capture = tmp_path / "capture.jsonl"
+    capture.write_text(
+        '{"jsonrpc":"2.0","id":0,"method":"initialize"}\n'
+        + json.dumps(line, separators=(",", ":"))
+        + "\n"
+    )
+    result = _cli(str(receipt), "--raw-line", str(capture), "--format", "json")
+    subject = json.loads(result.stdout)["subjects"][0]
+    replay = next(c for c in subject["checks"] if c["id"] == "replay.decision")
+    assert replay["status"] == "pass"
+    assert "supplied raw line" in replay["reason"]
+    assert subject["outcome"] == "UNPINNED"  # REDUCED once pinned: the scope is still reduced
+    missing = _cli(str(receipt), "--raw-line", str(tmp_path / "nope"))
+    assert missing.exit_code == 2
+    help_text = " ".join(_cli("--help").output.split())
+    assert "--raw-line FILE" in help_text and "--no-rederive" in help_text
+
+
+def test_cli_reports_a_forged_decision(tmp_path: Path) -> None:
+    path = tmp_path / "forged.json"
+    path.write_bytes(_bytes(_forge_allow(FAMILIES["seal_receipt v2"](GUARDED, []))))
+    result = _cli(str(path), *_pins())
+    assert result.exit_code == 1
+    assert "replay.decision" in result.stdout and "different" in result.stderr
