@@ -19,8 +19,18 @@ _BYTE_RULES = "byte rules and hashing (serdejson, leanjson, identities, frames, 
 _BINDINGS = "bindings: recompute and compare (receipts/bindings/)"
 _CHECKS = "document, field and authority checks, report (receipts, verify, report, trust)"
 _WORDING = "wording lint (ruling/wording.py)"
+_KERNEL = "decision re-derivation (kernel/, receipts/rederivation.py)"
 _OTHER = "other"
-CATEGORIES = (_SIGNATURES, _PARSING, _BYTE_RULES, _BINDINGS, _CHECKS, _WORDING, _OTHER)
+CATEGORIES = (
+    _SIGNATURES,
+    _PARSING,
+    _BYTE_RULES,
+    _BINDINGS,
+    _CHECKS,
+    _WORDING,
+    _KERNEL,
+    _OTHER,
+)
 
 _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
     (("sealverify/seal/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
@@ -52,6 +62,7 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
         _CHECKS,
     ),
     (("sealverify/ruling/wording.py",), _WORDING),
+    (("sealverify/kernel/", "sealverify/receipts/rederivation.py"), _KERNEL),
 )
 _BUILTIN_NAMES: tuple[
     tuple[tuple[str, ...], str], ...

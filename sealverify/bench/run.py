@@ -7,7 +7,8 @@ verifications those receipts need (same primitive, same messages; one core and a
 with one worker and with all cores; peak RSS at N and 4N, one child per measurement; and
 (c) a profile of where the time of one receipt goes, by concern (sealverify.benchprofile);
 (d) the floor: reading and parsing costs no Python verifier can avoid, against the budget
-that 80% of the signature-only bound leaves.
+that 80% of the signature-only bound leaves; (e) what re-deriving each decision costs
+(replay.decision), in process and end to end, against the rest of verify.
 Ratios are only meaningful within one run: machines are noisy. A benchmark, never a test.
 """
 
@@ -31,6 +32,8 @@ from pathlib import Path
 import orjson
 
 from sealverify.bench.concerns import Profile, profile_calls
+from sealverify.kernel.profiles import CURRENT
+from sealverify.kernel.replay import rederive
 from sealverify.receipts.bindings import signatures as bindings_signatures
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
 from sealverify.seal.signatures import (
@@ -43,8 +46,8 @@ from sealverify.seal.signatures import (
 from sealverify.seal.trust import TrustStore
 from sealverify.testkit.mint import (
     CONFIG_KEY,
+    KERNEL_VALID_CONFIG,
     RECEIPT_KEY,
-    HostContext,
     mint_many,
     parse_record,
     render_compact,
@@ -54,6 +57,7 @@ from sealverify.wire.strictjson import parse_bytes
 __all__ = ["main"]
 
 Triple = tuple[bytes, bytes, bytes]  # (public key, message, signature)
+BUILD = CURRENT.wasm_sha256  # the minted receipts name the current kernel pin
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +77,10 @@ class Run:
 
 def _mint(directory: Path, log: Path, count: int) -> None:
     with log.open("wb") as out:
-        for index, raw in enumerate(mint_many(count)):
+        # Receipts of the current kernel build under a config the kernel loads, so that every
+        # receipt's decision is re-derived (replay.decision passes): the cost is measured.
+        minted = mint_many(count, kernel_config=KERNEL_VALID_CONFIG, wasm_sha256=BUILD)
+        for index, raw in enumerate(minted):
             (directory / f"receipt-{index:08d}.json").write_bytes(raw)
             out.write(render_compact(parse_record(raw)) + b"\n")
 
@@ -182,7 +189,13 @@ def _launch(args: list[str]) -> tuple[float, int, int, str]:
 
 
 def _run_cli(
-    launcher: Pool, label: str, receipts: int, target: Path, jobs: int, fmt: str = "table"
+    launcher: Pool,
+    label: str,
+    receipts: int,
+    target: Path,
+    jobs: int,
+    fmt: str = "table",
+    extra: Sequence[str] = (),
 ) -> Run:
     """One ``sealverify verify`` child, started by a small launcher process.
 
@@ -199,12 +212,11 @@ def _run_cli(
         CONFIG_KEY.public_hex,
         "--receipt-pubkey",
         RECEIPT_KEY.public_hex,
-        "--kernel-sha256",
-        HostContext().wasm_sha256,
         "--format",
         fmt,
         "--jobs",
         str(jobs),
+        *extra,
     ]
     elapsed, max_rss, code, errors = launcher.apply(_launch, (args,))
     if code != 0:  # every minted receipt must verify: say why not
@@ -215,8 +227,7 @@ def _run_cli(
 def _profile(directory: Path, count: int) -> Profile:
     """(c): the in-process profile of ``verify_receipt`` over the first ``count`` receipts."""
     options = VerifyOptions(
-        trust=TrustStore.from_pins([CONFIG_KEY.public_hex], [RECEIPT_KEY.public_hex]),
-        kernel_pins=(HostContext().wasm_sha256,),
+        trust=TrustStore.from_pins([CONFIG_KEY.public_hex], [RECEIPT_KEY.public_hex])
     )
     raws = [(directory / f"receipt-{i:08d}.json").read_bytes() for i in range(count)]
 
@@ -226,6 +237,34 @@ def _profile(directory: Path, count: int) -> Profile:
         return subject
 
     return profile_calls(work, raws)
+
+
+def _rederivation_split(directory: Path, count: int, rounds: int) -> tuple[float, float]:
+    """(e): us per receipt, in process: verify without re-derivation, and the re-derivation.
+
+    Each is the fastest of ``rounds`` passes over the same ``count`` receipts, so caches
+    (configs, classifications) warm as they do in a real run, where many receipts share a
+    config.
+    """
+    options = VerifyOptions(
+        trust=TrustStore.from_pins([CONFIG_KEY.public_hex], [RECEIPT_KEY.public_hex]),
+        rederive=False,
+    )
+    raws = [(directory / f"receipt-{i:08d}.json").read_bytes() for i in range(count)]
+    docs = [parse_bytes(raw) for raw in raws]
+    rest = without = float("inf")
+    for _ in range(max(1, rounds)):
+        started = time.perf_counter()
+        for raw in raws:
+            verify_receipt(raw, "receipt.json", options)
+        rest = min(rest, time.perf_counter() - started)
+        started = time.perf_counter()
+        for doc in docs:
+            assert isinstance(doc, dict)
+            result = rederive(doc)
+            assert result.status == "pass", result.reason
+        without = min(without, time.perf_counter() - started)
+    return rest / count * 1e6, without / count * 1e6
 
 
 def _floor(directory: Path, count: int) -> list[tuple[str, float]]:
@@ -314,23 +353,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         openssl = min(_time_serial(triples, ed25519_verify_openssl) for _ in tries)
         sodium = min(_time_serial(triples, ed25519_verify_sodium) for _ in tries)
 
-        plans = [
-            ("verify DIR, --jobs 1", small, 1),
-            (f"verify DIR, --jobs {workers}", small, workers),
-            ("verify JSONL, --jobs 1", small_log, 1),
-            (f"verify JSONL, --jobs {workers}", small_log, workers),
+        plans: list[tuple[str, Path, int, tuple[str, ...]]] = [
+            ("verify DIR, --jobs 1", small, 1, ()),
+            (f"verify DIR, --jobs {workers}", small, workers, ()),
+            ("verify JSONL, --jobs 1", small_log, 1, ()),
+            (f"verify JSONL, --jobs {workers}", small_log, workers, ()),
+            ("verify DIR, --jobs 1, --no-rederive", small, 1, ("--no-rederive",)),
         ]
-        # Rounds interleave the four runs, and each keeps its fastest: on a shared machine the
+        # Rounds interleave the runs, and each keeps its fastest: on a shared machine the
         # fastest run is the one least disturbed, and interleaving spreads a busy spell.
         rounds = [
-            [_run_cli(launcher, label, n, target, jobs) for label, target, jobs in plans]
+            [
+                _run_cli(launcher, label, n, target, jobs, extra=extra)
+                for label, target, jobs, extra in plans
+            ]
             for _ in range(max(1, args.repeat))
         ]
         runs = [min(tried, key=lambda run: run.seconds) for tried in zip(*rounds, strict=True)]
         ceiling_after = _machine_ceiling(workers)
         profile = _profile(small, min(n, 2000))
+        rest_us, rederive_us = _rederivation_split(small, min(n, 2000), args.repeat)
         floor = _floor(small, min(n, 2000))
-        for run in runs:
+        for run in runs[:4]:
             assert run.exit_code == 0, f"{run.label}: exit {run.exit_code} (expected all VERIFIED)"
         one = root / "receipts-1"
         _link_first(big, one, 1)
@@ -383,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     startup = memory[0].seconds  # the one-receipt run: interpreter, imports, one receipt
     for run in runs:
-        bound = bound_1 if run.label.endswith("--jobs 1") else bound_w
+        bound = bound_1 if "--jobs 1" in run.label else bound_w
         steady = run.receipts / max(run.seconds - startup, 1e-9)
         lines.append(
             _row(
@@ -437,6 +481,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         _row(["---", "---:"]),
     ]
     lines += [_row([label, f"{us:,.1f}"]) for label, us in floor]
+    with_cli, without_cli = runs[0], runs[4]
+    lines += [
+        "",
+        f"(e) decision re-derivation (replay.decision): in process over {min(n, 2000)} "
+        "receipts (fastest pass of each), and end to end (b, --jobs 1, directory)",
+        "",
+        _row(["what", "us per receipt"]),
+        _row(["---", "---:"]),
+        _row(["verify without re-derivation (in process)", f"{rest_us:,.0f}"]),
+        _row(["the re-derivation alone (in process)", f"{rederive_us:,.0f}"]),
+        _row(
+            [
+                "verify with minus without (end to end)",
+                f"{(with_cli.seconds - without_cli.seconds) / n * 1e6:,.0f}",
+            ]
+        ),
+        "",
+        f"re-derivation / the rest of verify: {rederive_us / rest_us:.2f} in process; "
+        f"end to end verify is {with_cli.seconds / without_cli.seconds:.2f}x the run without it",
+    ]
     print("\n".join(lines))
     return 0
 

@@ -13,6 +13,7 @@ Every function is pure: bytes in, bytes out, no clock and no randomness.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterator, Sequence
@@ -59,6 +60,7 @@ __all__ = [
     "APPROVER_KEY",
     "CONFIG_KEY",
     "DEMO_KERNEL_CONFIG",
+    "KERNEL_VALID_CONFIG",
     "OTHER_CONFIG_KEY",
     "OTHER_RECEIPT_KEY",
     "RECEIPT_KEY",
@@ -644,8 +646,18 @@ _TRACE = (
 )
 
 
-def _config_for_epoch(epoch: int) -> str:
-    return DEMO_KERNEL_CONFIG.replace('{"epoch":1,', f'{{"epoch":{epoch},', 1)
+def _config_for_epoch(epoch: int, base: str = DEMO_KERNEL_CONFIG) -> str:
+    return base.replace('{"epoch":1,', f'{{"epoch":{epoch},', 1)
+
+
+# DEMO_KERNEL_CONFIG with the approval control file the kernel requires (seal-host
+# Host/Config.lean: `control_file` is mandatory), so the real kernel, and sealverify's model
+# of it, load it: what receipts that re-derive are minted under.
+KERNEL_VALID_CONFIG = DEMO_KERNEL_CONFIG.replace(
+    '"approval":{"ttl_seconds":120}',
+    '"approval":{"ttl_seconds":120,"control_file":"/tmp/sealverify-demo-approvals.ndjson"}',
+    1,
+)
 
 
 def guard_target_of(frame: bytes, kernel_config: str) -> str:
@@ -656,16 +668,24 @@ def guard_target_of(frame: bytes, kernel_config: str) -> str:
     )
 
 
-def mint_many(n: int, *, seed: bytes = b"bench", start: int = 1_786_000_000_000) -> Iterator[bytes]:
+def mint_many(
+    n: int,
+    *,
+    seed: bytes = b"bench",
+    start: int = 1_786_000_000_000,
+    kernel_config: str = DEMO_KERNEL_CONFIG,
+    wasm_sha256: str | None = None,
+) -> Iterator[bytes]:
     """Yield ``n`` realistic, distinct v3 receipts deterministically (for benchmarks).
 
     Cycles through BLOCK, approved ALLOW (with a release frame) and explicit ALLOW, with
-    ``_meta`` trace keys on every request and three signed configs (epochs 1-3).
+    ``_meta`` trace keys on every request and three signed configs (epochs 1-3 of
+    ``kernel_config``). ``wasm_sha256`` names the kernel build (default: the demo build).
     """
     for index in range(n):
         digest = hashlib.sha256(seed + index.to_bytes(8, "big")).hexdigest()
         meta = _TRACE.format(trace=digest[:32], span=digest[32:48])
-        config = _config_for_epoch(1 + index % 3)
+        config = _config_for_epoch(1 + index % 3, kernel_config)
         kind = index % 3
         if kind == 2:
             arguments = f'{{"query":"invoice {index}","limit":{10 + index % 7}}}'
@@ -680,4 +700,6 @@ def mint_many(n: int, *, seed: bytes = b"bench", start: int = 1_786_000_000_000)
             operation_seed=seed + index.to_bytes(8, "big"),
             session=f"seal-host-rs/stdio:4242:{start}",
         )
+        if wasm_sha256 is not None:
+            ctx = dataclasses.replace(ctx, wasm_sha256=wasm_sha256)
         yield mint_host_v3(frame, config, approvals=approvals, ctx=ctx)
