@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from sealverify.kernel.profiles import CURRENT
 from sealverify.seal.objectb import OBJECT_B_V2
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import JsonValue
@@ -87,7 +88,12 @@ def demo_receipts() -> dict[str, bytes]:
     out["verified-allow.receipt.json"] = mint.mint_host_v3(
         allow_frame, config, approvals=approved, ctx=allow_ctx
     )
-    out["verified-fleet-v2.receipt.json"] = mint.mint_fleet_v2(search_frame, config)
+    # The fleet receipt names the current kernel build under a config that build loads, so
+    # its decision (which no receipt signature covers in this family) re-derives.
+    fleet = mint.FleetContext(wasm_sha256=CURRENT.wasm_sha256)
+    out["verified-fleet-v2.receipt.json"] = mint.mint_fleet_v2(
+        search_frame, mint.KERNEL_VALID_CONFIG, ctx=fleet
+    )
     other = mint.HostContext(
         now=1_786_000_120_000,
         operation_seed=b"demo-unpinned",
@@ -155,11 +161,13 @@ docs/minting.md) with the project's own test keys, whose secret keys are derived
 seeds: anyone can mint under them, so **never pin them outside this demo**. Regenerating must
 leave `git diff` clean (`nox -s fixtures`).
 
-The receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")` = `{kernel}`,
+The host receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")` = `{kernel}`,
 which is not a real seal kernel: the decisions come from the minting code's small kernel
 emulation. That is why `trust.json` accepts it explicitly in its `kernels` list (the same as
 `--kernel-sha256`). sealverify's kernel model has no profile for a build that does not exist,
-so `replay.decision` is not evaluated on these receipts (docs/replay.md).
+so their `replay.decision` is not evaluated (docs/replay.md). The fleet receipt names the
+current seal kernel build (`28bb3ae7…`) under a config that build loads: its decision is
+re-derived by sealverify's model of that build and matches byte for byte.
 
 Main command:
 
