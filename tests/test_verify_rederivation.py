@@ -15,7 +15,7 @@ from sealverify.kernel.ljson import compress, parse
 from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
 from sealverify.seal.trust import TrustStore
 from sealverify.testkit import mint
-from sealverify.wire.strictjson import JsonValue, parse_bytes
+from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 
 BUILD = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
@@ -100,10 +100,35 @@ def test_honest_receipts_verify_with_the_decision_rederived(family: str) -> None
         assert subject.outcome == "VERIFIED", [c for c in subject.checks if c.status == "fail"]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+def _relabel(doc: Receipt, name: str, value: JsonValue) -> Receipt:
+    """The same receipt under another family's discriminator (the decision path is the same)."""
+    for member in ("seal_receipt", "seal_live_receipt"):
+        doc.pop(member, None)
+    return {name: value, **doc}
+
+
+def _host_v2(frame: bytes, approvals: list[str]) -> Receipt:
+    doc = FAMILIES["record_version 3, Object B v1"](frame, approvals)
+    doc["record_version"] = JsonNumber("2")
+    return doc
+
+
+ALL_FAMILIES = {
+    **FAMILIES,
+    "record_version 2": _host_v2,
+    "seal_receipt v1": lambda f, a: _relabel(
+        FAMILIES["seal_receipt v2"](f, a), "seal_receipt", "v1"
+    ),
+    "seal_live_receipt v0": lambda f, a: _relabel(
+        FAMILIES["seal_receipt v2"](f, a), "seal_live_receipt", "v0"
+    ),
+}
+
+
+@pytest.mark.parametrize("family", ALL_FAMILIES)
 @pytest.mark.parametrize("frame", [GUARDED, DENIED], ids=["guarded-no-approval", "denied-tool"])
 def test_a_forged_allow_fails_in_every_family(family: str, frame: bytes) -> None:
-    doc = _forge_allow(FAMILIES[family](frame, []))
+    doc = _forge_allow(ALL_FAMILIES[family](frame, []))
     subject = verify_receipt(_bytes(doc), "r", OPTIONS)
     replay = _replay(subject.checks)
     assert replay.status == "fail"
