@@ -245,3 +245,21 @@ def test_cli_reports_a_forged_decision(tmp_path: Path) -> None:
     result = _cli(str(path), *_pins())
     assert result.exit_code == 1
     assert "replay.decision" in result.stdout and "different" in result.stderr
+
+
+def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> None:
+    # More lines than one task slice holds (64): the threaded results must reach every slice.
+    lines = []
+    for index in range(70):
+        frame = mint.tools_call_frame("search_notes", f'{{"q":"{index}"}}', request_id=index)
+        ctx = dataclasses.replace(HOST, temporal_events=index + 1, operation_seed=bytes([index]))
+        lines.append(mint.render_compact(_doc(mint.mint_host_v3(frame, CONFIG, ctx=ctx))))
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    for jobs in ("1", "2"):
+        report = json.loads(_cli(str(log), *_pins(), "--jobs", jobs, "--format", "json").stdout)
+        assert report["summary"]["decision_rederivation"] == {
+            "pass": 70,
+            "fail": 0,
+            "not-evaluated": 0,
+        }
