@@ -22,22 +22,7 @@ from sealverify.kernel.ljson import compress, parse
 from sealverify.kernel.replay import first_difference, rederive, rederive_log
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
-
-BUILD = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
-CONFIG = (
-    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120,'
-    '"control_file":"/tmp/approvals.ndjson"},"tools":['
-    '{"name":"search_notes","mode":"allow"},'
-    '{"name":"shell_exec","mode":"deny"},'
-    '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]}}'
-)
-HOST = mint.HostContext(wasm_sha256=BUILD)
-FLEET = mint.FleetContext(wasm_sha256=BUILD)
-GUARDED = mint.tools_call_frame("db.execute", '{"sql":"drop table x","database":"prod"}')
-DENIED = mint.tools_call_frame("shell_exec", '{"command":"rm -rf /"}')
-TARGET = mint.guard_target_of(GUARDED, CONFIG)
-
-Receipt = dict[str, JsonValue]
+from tests.kernel_minting import BUILD, CONFIG, DENIED, FLEET, GUARDED, HOST, TARGET, Receipt
 
 
 def _host(frame: bytes, approvals: list[str], domain: str = mint.OBJECT_B_V2) -> Receipt:

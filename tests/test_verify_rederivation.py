@@ -17,25 +17,12 @@ from sealverify.seal.trust import TrustStore
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
+from tests.kernel_minting import CONFIG, DENIED, FLEET, GUARDED, HOST, SEARCH, Receipt
 
-BUILD = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
-CONFIG = (
-    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120,'
-    '"control_file":"/tmp/approvals.ndjson"},"tools":['
-    '{"name":"search_notes","mode":"allow"},'
-    '{"name":"shell_exec","mode":"deny"},'
-    '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]}}'
-)
-HOST = mint.HostContext(wasm_sha256=BUILD)
-FLEET = mint.FleetContext(wasm_sha256=BUILD)
-GUARDED = mint.tools_call_frame("db.execute", '{"sql":"drop table x","database":"prod"}')
-DENIED = mint.tools_call_frame("shell_exec", '{"command":"rm -rf /"}')
-SEARCH = mint.tools_call_frame("search_notes", '{"q":"a"}')
 PINS = TrustStore.from_pins(
     config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
 )
 OPTIONS = VerifyOptions(trust=PINS)
-Receipt = dict[str, JsonValue]
 
 
 def _doc(raw: bytes) -> Receipt:

@@ -25,7 +25,7 @@ from typing import TypeAlias
 
 import orjson
 
-from sealverify.wire.leanjson import LeanNumber, lean_number, number_text, string_text
+from sealverify.wire.leanjson import LeanNumber, lean_number, number_text, print_value
 
 __all__ = [
     "ABSENT",
@@ -178,40 +178,7 @@ def compress(value: LValue) -> str:
 
 def compress_reference(value: LValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
-    out: list[str] = []
-    stack: list[LValue | tuple[str]] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, tuple):
-            out.append(item[0])
-        elif item is None:
-            out.append("null")
-        elif item is True:
-            out.append("true")
-        elif item is False:
-            out.append("false")
-        elif isinstance(item, str):
-            out.append(string_text(item))
-        elif isinstance(item, LeanNumber):
-            out.append(number_text(item))
-        elif isinstance(item, list):
-            pending: list[LValue | tuple[str]] = [("[",)]
-            for index, element in enumerate(item):
-                if index:
-                    pending.append((",",))
-                pending.append(element)
-            pending.append(("]",))
-            stack.extend(reversed(pending))
-        else:
-            pending = [("{",)]
-            for index, key in enumerate(sorted(item)):
-                if index:
-                    pending.append((",",))
-                pending.append((string_text(key) + ":",))
-                pending.append(item[key])
-            pending.append(("}",))
-            stack.extend(reversed(pending))
-    return "".join(out)
+    return print_value(value)
 
 
 def nat_json(value: int) -> LeanNumber:

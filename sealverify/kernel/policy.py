@@ -27,6 +27,7 @@ from sealverify.kernel.ljson import (
     get_str,
 )
 from sealverify.kernel.lpath import at_path, contains_any_ci, scalar_text, split_path
+from sealverify.seal.identities import GUARD_TARGET_TAG, context_parts
 
 __all__ = [
     "GUARD_TARGET_TAG",
@@ -40,17 +41,9 @@ __all__ = [
 ]
 
 MAX_APPROVAL_TTL_SECONDS = 300
-GUARD_TARGET_TAG = "seal.guard-target/v2-proposed-meta-all"
 # ``ValidatedMeta.absent`` / ``RequestState.absent`` / ``InputResponses.absent`` preimage parts
-# (``Seal/EffectCommitment.lean``).
-_ABSENT_CONTEXT = (
-    "meta.absent",
-    "",
-    "requestState.absent",
-    "",
-    "inputResponses.absent",
-    "",
-)
+# (``Seal/EffectCommitment.lean``): the deployed kernel classifies with every context absent.
+_ABSENT_CONTEXT = tuple(context_parts({}))
 GUARD_TARGET_ERROR = 'guard mode requires target [{"full_arguments": true}]'
 
 TargetScheme = Literal["tagged-context", "untagged"]

@@ -18,7 +18,7 @@ import orjson
 from sealverify.wire.serdejson import number_default
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
-__all__ = ["LeanNumber", "compress", "lean_number", "number_text", "string_text"]
+__all__ = ["LeanNumber", "compress", "lean_number", "number_text", "print_value", "string_text"]
 
 _NUMBER = re.compile(r"(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?")
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
@@ -128,8 +128,17 @@ _LEAN_DEFAULT = number_default(_lean_number_fragment)
 
 def _compress_reference(value: JsonValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
+    return print_value(value)
+
+
+def print_value(value: object) -> str:
+    """``Json.compress`` by definition, over any parsed value.
+
+    Numbers are either received lexemes (:class:`JsonNumber`) or Lean numbers
+    (:class:`LeanNumber`, as the kernel model holds them).
+    """
     out: list[str] = []
-    stack: list[JsonValue | tuple[str]] = [value]
+    stack: list[object] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, tuple):
@@ -144,15 +153,17 @@ def _compress_reference(value: JsonValue) -> str:
             out.append(string_text(item))
         elif isinstance(item, JsonNumber):
             out.append(number_text(lean_number(item.lexeme)))
+        elif isinstance(item, LeanNumber):
+            out.append(number_text(item))
         elif isinstance(item, list):
-            pending: list[JsonValue | tuple[str]] = [("[",)]
+            pending: list[object] = [("[",)]
             for index, element in enumerate(item):
                 if index:
                     pending.append((",",))
                 pending.append(element)
             pending.append(("]",))
             stack.extend(reversed(pending))
-        else:
+        elif isinstance(item, dict):
             pending = [("{",)]
             for index, key in enumerate(sorted(item)):
                 if index:
@@ -161,4 +172,6 @@ def _compress_reference(value: JsonValue) -> str:
                 pending.append(item[key])
             pending.append(("}",))
             stack.extend(reversed(pending))
+        else:
+            raise TypeError(f"not a JSON value: {type(item).__name__}")
     return "".join(out)
