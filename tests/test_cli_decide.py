@@ -93,3 +93,26 @@ def test_help() -> None:
     assert result.exit_code == 0
     text = " ".join(result.output.split())
     assert "not the pinned seal.wasm" in text and "--approval TARGET[@MS]" in text
+
+
+def test_builds_by_prefix(tmp_path: Path) -> None:
+    tools = [{"name": "db", "mode": "guarded", "target": [{"literal": "db"}]}]
+    payload = json.dumps(
+        {"epoch": 1, "safety": {"approval": {"control_file": "/a"}, "tools": tools}},
+        separators=(",", ":"),
+    )
+    config = tmp_path / "legacy.json"
+    config.write_text(payload)
+    frame = tmp_path / "frame.jsonl"
+    frame.write_text(_call("db", {}) + "\n")
+    current = CliRunner().invoke(cli, ["decide", "--config", str(config), str(frame)])
+    assert current.exit_code == 2 and "guard mode requires target" in current.output
+    legacy = CliRunner().invoke(
+        cli, ["decide", "--config", str(config), str(frame), "--kernel-sha256", "d7d81e27"]
+    )
+    assert legacy.exit_code == 1 and "route block" in legacy.output
+    assert "not checked: the config is a bare payload" in legacy.output
+    unknown = CliRunner().invoke(
+        cli, ["decide", "--config", str(config), str(frame), "--kernel-sha256", "abcdef12"]
+    )
+    assert unknown.exit_code == 2

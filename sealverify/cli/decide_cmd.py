@@ -26,6 +26,14 @@ def _approval(text: str) -> Approval:
     return Approval(target, int(issued) if issued else None)
 
 
+def _build(value: str) -> str:
+    matches = [sha for sha in PROFILES if sha.startswith(value)] if len(value) >= 8 else []
+    if len(matches) != 1:
+        known = ", ".join(sha[:8] for sha in sorted(PROFILES))
+        raise click.BadParameter(f"{value!r}: not a kernel build this model has ({known})")
+    return matches[0]
+
+
 def _table(what: WhatIf) -> str:
     info = to_json(what)
     out = [f"model: {info['model']}", f"config signature: {what.signature}"]
@@ -81,11 +89,12 @@ def _table(what: WhatIf) -> str:
 @click.option(
     "--kernel-sha256",
     "build",
-    type=click.Choice(sorted(PROFILES)),
     default=CURRENT.wasm_sha256,
     show_default=False,
     metavar="SHA256",
-    help="The kernel build to model (default: the current pin 28bb3ae7…).",
+    callback=lambda _ctx, _param, value: _build(value),
+    help="The kernel build to model, by its seal.wasm SHA-256 or a unique prefix of at least "
+    "8 hex digits (default: the current pin 28bb3ae7…). docs/replay.md lists the builds.",
 )
 @click.option(
     "--format",
