@@ -250,3 +250,11 @@ def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> No
             "fail": 0,
             "not-evaluated": 0,
         }
+
+
+def test_may_need_threading_finds_a_claim_cut_by_a_block_end() -> None:
+    from sealverify.receipts.rederivation import may_need_threading
+
+    text = b"x" * 10 + b"trace ok (2 events)" + b"y" * 10
+    assert may_need_threading([text[:20], text[20:]])
+    assert not may_need_threading([b"trace ok (1 events)", b"nothing"])

@@ -20,7 +20,7 @@ from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_recei
 from sealverify.history import state as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
-from sealverify.receipts.rederivation import threaded_rederivations
+from sealverify.receipts.rederivation import may_need_threading, threaded_rederivations
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
@@ -219,15 +219,22 @@ def _threaded(path: Path, options: VerifyOptions) -> dict[int, Rederivation]:
     if not options.rederive:
         return {}
 
-    def lines() -> Iterator[bytes]:
-        try:
-            with path.open("rb") as log:
-                for line in log:
-                    yield line[:-1] if line.endswith(b"\n") else line
-        except OSError as exc:
-            raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    def blocks() -> Iterator[bytes]:
+        with path.open("rb") as log:
+            while block := log.read(_BLOCK):
+                yield block
 
-    return threaded_rederivations(lines, options.raw_lines)
+    def lines() -> Iterator[bytes]:
+        with path.open("rb") as log:
+            for line in log:
+                yield line[:-1] if line.endswith(b"\n") else line
+
+    try:
+        if not may_need_threading(blocks()):
+            return {}
+        return threaded_rederivations(lines, options.raw_lines)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _skipped(name: str) -> Check:

@@ -28,6 +28,7 @@ __all__ = [
     "CHECK_ID",
     "STATUSES",
     "check_of",
+    "may_need_threading",
     "not_applicable",
     "raw_line_index",
     "raw_line_of",
@@ -102,6 +103,20 @@ def _document(line: bytes) -> dict[str, JsonValue] | None:
     except JsonError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def may_need_threading(blocks: Iterable[bytes]) -> bool:
+    """Whether any receipt in these consecutive blocks of a log says it is a later call.
+
+    A C-speed search per block (blocks overlap by a few bytes so no match is cut), so a log
+    without such receipts is never read line by line.
+    """
+    tail = b""
+    for block in blocks:
+        if _LATER_CALL.search(tail + block):
+            return True
+        tail = block[-64:]
+    return False
 
 
 def threaded_rederivations(
