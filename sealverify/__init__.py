@@ -34,8 +34,13 @@ if TYPE_CHECKING:
         receipt_audit,
         verify_logs,
     )
+    from sealverify.kernel.ljson import ModelLimit
+    from sealverify.kernel.profiles import KERNEL_PROFILES, BuildProfile
+    from sealverify.kernel.replay import Rederivation, rederive
+    from sealverify.kernel.whatif import HostApproval, WhatIf, what_if, what_if_report
     from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
         DEFAULT_KERNEL_SHA256,
         VerifyOptions,
@@ -90,24 +95,41 @@ _EXPORTS: dict[str, str] = {
     "TokenResult": "sealverify.history.approval_tokens",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
+    "Rederivation": "sealverify.kernel.replay",
+    "rederive": "sealverify.kernel.replay",
+    "raw_line_index": "sealverify.receipts.rederivation",
+    "BuildProfile": "sealverify.kernel.profiles",
+    "KERNEL_PROFILES": "sealverify.kernel.profiles",
+    "ModelLimit": "sealverify.kernel.ljson",
+    "HostApproval": "sealverify.kernel.whatif",
+    "WhatIf": "sealverify.kernel.whatif",
+    "what_if": "sealverify.kernel.whatif",
+    "what_if_report": "sealverify.kernel.whatif",
 }
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "KERNEL_PROFILES",
     "Anchor",
+    "BuildProfile",
     "ChainResult",
     "Check",
     "DiffInputError",
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
+    "HostApproval",
     "Limits",
+    "ModelLimit",
+    "Rederivation",
     "Report",
     "Side",
     "Subject",
     "TokenResult",
     "TrustStore",
     "VerifyOptions",
+    "WhatIf",
     "__version__",
     "analyze_frame",
     "analyze_stream",
@@ -121,12 +143,16 @@ __all__ = [
     "load_side",
     "load_trust_file",
     "parse_state_file",
+    "raw_line_index",
     "receipt_audit",
+    "rederive",
     "split_stdio",
     "split_tokens",
     "verify_jsonl",
     "verify_logs",
     "verify_receipt",
+    "what_if",
+    "what_if_report",
 ]
 
 

@@ -119,3 +119,11 @@ def test_readme_main_command_shows_every_outcome() -> None:
     assert result.exit_code == 1  # the demo set includes FAIL receipts on purpose
     outcomes = {s["outcome"] for s in json.loads(result.stdout)["subjects"]}
     assert {"VERIFIED", "REDUCED", "FAIL"} <= outcomes
+
+
+def test_the_demo_names_the_current_kernel_profile() -> None:
+    from sealverify import DEFAULT_KERNEL_SHA256, KERNEL_PROFILES
+    from sealverify.testkit.mintfixtures import CURRENT_KERNEL_SHA256
+
+    assert CURRENT_KERNEL_SHA256 == DEFAULT_KERNEL_SHA256
+    assert CURRENT_KERNEL_SHA256 in KERNEL_PROFILES

@@ -46,6 +46,8 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.history.state"),  # facts for --state
     ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
+    ("sealverify.cli.verify_runner", "sealverify.receipts.rederivation"),  # session threading
+    ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),

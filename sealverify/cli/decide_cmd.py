@@ -7,35 +7,43 @@ from pathlib import Path
 
 import click
 
+from sealverify import (
+    DEFAULT_KERNEL_SHA256,
+    KERNEL_PROFILES,
+    HostApproval,
+    ModelLimit,
+    WhatIf,
+    what_if,
+    what_if_report,
+)
 from sealverify.cli.common import output_option, read_input, write_result
-from sealverify.kernel.ljson import ModelLimit
-from sealverify.kernel.profiles import CURRENT, PROFILES
-from sealverify.kernel.whatif import Approval, WhatIf, decide, to_json
 
 __all__ = ["COMMANDS", "decide_command"]
 
 _HEX64 = frozenset("0123456789abcdef")
 
 
-def _approval(text: str) -> Approval:
+def _approval(text: str) -> HostApproval:
     target, _, issued = text.partition("@")
     if len(target) != 64 or not _HEX64.issuperset(target):
         raise click.BadParameter(f"{text!r}: TARGET must be 64 lowercase hex digits")
     if issued and not issued.isdigit():
         raise click.BadParameter(f"{text!r}: @MS must be a natural number of milliseconds")
-    return Approval(target, int(issued) if issued else None)
+    return HostApproval(target, int(issued) if issued else None)
 
 
 def _build(value: str) -> str:
-    matches = [sha for sha in PROFILES if sha.startswith(value)] if len(value) >= 8 else []
+    matches: list[str] = [sha for sha in KERNEL_PROFILES if sha.startswith(value)]
+    if len(value) < 8:
+        matches = []
     if len(matches) != 1:
-        known = ", ".join(sha[:8] for sha in sorted(PROFILES))
+        known = ", ".join(sha[:8] for sha in sorted(KERNEL_PROFILES))
         raise click.BadParameter(f"{value!r}: not a kernel build this model has ({known})")
     return matches[0]
 
 
 def _table(what: WhatIf) -> str:
-    info = to_json(what)
+    info = what_if_report(what)
     out = [f"model: {info['model']}", f"config signature: {what.signature}"]
     steps = info["steps"]
     assert isinstance(steps, list)
@@ -89,7 +97,7 @@ def _table(what: WhatIf) -> str:
 @click.option(
     "--kernel-sha256",
     "build",
-    default=CURRENT.wasm_sha256,
+    default=DEFAULT_KERNEL_SHA256,
     show_default=False,
     metavar="SHA256",
     callback=lambda _ctx, _param, value: _build(value),
@@ -129,10 +137,10 @@ def decide_command(
     data = read_input(frame)
     frames = [line for line in data.split(b"\n") if line.strip(b" \t\r")] or [b""]
     try:
-        what = decide(
+        what = what_if(
             config_text,
             frames,
-            PROFILES[build],
+            KERNEL_PROFILES[build],
             now=now,
             approvals=tuple(_approval(a) for a in approvals),
             config_pubkey=config_pubkey,
@@ -142,7 +150,7 @@ def decide_command(
     if not what.results:
         raise click.UsageError(f"the kernel does not start under this config: {what.init_output}")
     text = (
-        json.dumps(to_json(what), indent=2, sort_keys=True) + "\n"
+        json.dumps(what_if_report(what), indent=2, sort_keys=True) + "\n"
         if fmt == "json"
         else _table(what)
     )

@@ -24,6 +24,7 @@ from sealverify import (
     VerifyOptions,
     __version__,
     load_trust_file,
+    raw_line_index,
 )
 from sealverify.cli.common import format_option, output_option, write_result
 from sealverify.cli.verify_runner import (
@@ -35,7 +36,6 @@ from sealverify.cli.verify_runner import (
     tasks,
 )
 from sealverify.history import state as history
-from sealverify.receipts.rederivation import raw_line_index
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.formats import jsonfmt, junit, sarif, table
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sealverify.kernel.policy import TargetScheme
 
-__all__ = ["ALL_GUARDS", "PROFILES", "BuildProfile", "profile_for"]
+__all__ = ["ALL_GUARDS", "CURRENT", "KERNEL_PROFILES", "PROFILES", "BuildProfile", "profile_for"]
 
 ALL_GUARDS = frozenset(
     ("numbers", "keys", "unicode-keys", "digits", "agreement", "surrogates", "depth")
@@ -127,3 +127,5 @@ def profile_for(wasm_sha256: str) -> BuildProfile | None:
 
 
 CURRENT = PROFILES["28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"]
+# The public name of the profile table (``sealverify.KERNEL_PROFILES``).
+KERNEL_PROFILES = PROFILES

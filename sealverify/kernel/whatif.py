@@ -1,6 +1,6 @@
 """A policy author's what-if: run request frames through the model under a signed config.
 
-``decide`` takes the signed config envelope (``{"payload", "signature"}``, as seal-host's
+``what_if`` takes the signed config envelope (``{"payload", "signature"}``, as seal-host's
 ``--config`` file) or a bare payload, one or more request lines (each a step of one session,
 state carried), the clock and the approvals the host would hand the kernel, and returns for each
 line the route, the certs and the exact bytes the kernel would emit.
@@ -17,11 +17,11 @@ from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.session import KernelSession, StepResult
 from sealverify.wire.leanjson import LeanNumber
 
-__all__ = ["Approval", "WhatIf", "decide"]
+__all__ = ["HostApproval", "WhatIf", "what_if", "what_if_report"]
 
 
 @dataclass(frozen=True, slots=True)
-class Approval:
+class HostApproval:
     """An approval record the host would pass: a guard target and, optionally, ``issuedAt``."""
 
     target: str
@@ -64,13 +64,13 @@ def _envelope(config_text: str) -> tuple[str | None, str | None, str | None]:
     return None, None, None
 
 
-def decide(
+def what_if(
     config_text: str,
     frames: list[bytes],
     profile: BuildProfile,
     *,
     now: int = 1000,
-    approvals: tuple[Approval, ...] = (),
+    approvals: tuple[HostApproval, ...] = (),
     config_pubkey: str | None = None,
 ) -> WhatIf:
     """Initialise a session of ``profile`` from the config and step every frame through it.
@@ -125,7 +125,7 @@ def decide(
     return WhatIf(profile, init.output, status, tuple(results), tuple(lines))
 
 
-def to_json(what: WhatIf) -> dict[str, object]:
+def what_if_report(what: WhatIf) -> dict[str, object]:
     """The stable JSON form of a what-if (keys sorted by the caller's renderer)."""
     steps = []
     for line, result in zip(what.lines, what.results, strict=True):

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sealverify.kernel.profiles import CURRENT
 from sealverify.seal.objectb import OBJECT_B_V2
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import JsonValue
@@ -54,6 +53,11 @@ _DEMO_META = (
 )
 
 
+# The current kernel pin (seal-host 099be66 VERIFIED_WASM_SHA256), which sealverify's kernel
+# model has a profile for; tests/test_demo_fixtures.py holds it equal to that profile.
+CURRENT_KERNEL_SHA256 = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
+
+
 def _flip_hex_digit(text: str) -> str:
     return ("1" if text[0] == "0" else "0") + text[1:]
 
@@ -90,7 +94,7 @@ def demo_receipts() -> dict[str, bytes]:
     )
     # The fleet receipt names the current kernel build under a config that build loads, so
     # its decision (which no receipt signature covers in this family) re-derives.
-    fleet = mint.FleetContext(wasm_sha256=CURRENT.wasm_sha256)
+    fleet = mint.FleetContext(wasm_sha256=CURRENT_KERNEL_SHA256)
     out["verified-fleet-v2.receipt.json"] = mint.mint_fleet_v2(
         search_frame, mint.KERNEL_VALID_CONFIG, ctx=fleet
     )
