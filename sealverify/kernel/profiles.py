@@ -62,6 +62,28 @@ def _current(wasm_sha256: str, label: str) -> BuildProfile:
     )
 
 
+def _untagged(
+    wasm_sha256: str,
+    label: str,
+    *,
+    guards: frozenset[str] = frozenset(),
+    bundle: bool = False,
+    request_commitment: bool = True,
+) -> BuildProfile:
+    """A build before the tagged guard target, Stage A and the MCP version gate (2026-07-31)."""
+    return BuildProfile(
+        wasm_sha256,
+        label,
+        request_commitment=request_commitment,
+        target_scheme="untagged",
+        guard_target_full_arguments=False,
+        guards=guards,
+        version_gate=False,
+        bundle_config=bundle,
+        principals=bundle,  # of the builds profiled here, those with the bundle have principals
+    )
+
+
 PROFILES: dict[str, BuildProfile] = {
     profile.wasm_sha256: profile
     for profile in (
@@ -73,49 +95,25 @@ PROFILES: dict[str, BuildProfile] = {
             "0b5e792500592b56847f70b1e27e47aecdc65023c7c59fd79695102c465f26ec",
             "seal-host e6cc909 pin (mcp-seal-dev 316d741; the conformance-corpus build)",
         ),
-        BuildProfile(
+        _untagged(
             "d7d81e277ba0b5e9df385129d86abf6f7469e6da2a65bb2ec35626caa44ea2be",
             "seal-host a831682 pin (mcp-seal-dev c3bea29, 2026-07-21)",
-            request_commitment=True,
-            target_scheme="untagged",
-            guard_target_full_arguments=False,
             guards=frozenset(("numbers",)),
-            version_gate=False,
-            bundle_config=True,
-            principals=True,
+            bundle=True,
         ),
-        BuildProfile(
+        _untagged(
             "ff1bfd68d7be51b6a395f94dfc46b2fb27ed11dc5833af6a84675f42f9730546",
             "seal-host 457850c pin (mcp-seal-dev 6bbadbc, 2026-07-16)",
-            request_commitment=True,
-            target_scheme="untagged",
-            guard_target_full_arguments=False,
             guards=frozenset(("numbers",)),
-            version_gate=False,
-            bundle_config=False,
-            principals=False,
         ),
-        BuildProfile(
+        _untagged(
             "d3067bc07e74977dedf6bb96d79a710c4b61143f6e8db151655bc88ece8b9d66",
             "seal-host 46a9e93 pin (mcp-seal-dev 88168e1, 2026-07-15)",
-            request_commitment=True,
-            target_scheme="untagged",
-            guard_target_full_arguments=False,
-            guards=frozenset(),
-            version_gate=False,
-            bundle_config=False,
-            principals=False,
         ),
-        BuildProfile(
+        _untagged(
             "df42cbada2297741bfeab99f222b96ac02e43a4ce8695b24922b425b8d66b1e8",
             "the fleet pin before seal-host 46a9e93 (no request commitment)",
             request_commitment=False,
-            target_scheme="untagged",
-            guard_target_full_arguments=False,
-            guards=frozenset(),
-            version_gate=False,
-            bundle_config=False,
-            principals=False,
         ),
     )
 }
