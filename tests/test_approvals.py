@@ -409,12 +409,27 @@ def test_cli(tmp_path: Path) -> None:
     bad.write_bytes(token(canonical(payload(nonce=""))) + b"\n")
     base = ["approval", "--approval-pubkey", PUB.hex(), "--frame", str(frame)]
     runner = CliRunner()
-    ok = runner.invoke(
-        cli, [*base, str(good), "--at", str(DEPLOY_AUTHORIZED_AT), "--format", "json"]
-    )
+    at = ["--at", str(DEPLOY_AUTHORIZED_AT), "--format", "json"]
+    # KEY is seal-host's test seed [23u8; 32], a published key: a valid token under it is
+    # UNPINNED (exit 3), and VALID only with --allow-published-keys, still named as info.
+    capped = runner.invoke(cli, [*base, str(good), *at])
+    assert capped.exit_code == 3, capped.output
+    report = json.loads(capped.stdout)
+    assert [s["outcome"] for s in report["subjects"]] == ["UNPINNED", "DECLINE"]
+    assert report["summary"]["unpinned"] == 1
+    published = [c for c in report["subjects"][0]["checks"] if c["id"] == "authority.published-key"]
+    assert [(c["status"], c["data"]["sources"][0]) for c in published] == [
+        ("not-evaluated", "seal-host@099be66 rust/src/providers.rs")
+    ]
+    ok = runner.invoke(cli, [*base, str(good), *at, "--allow-published-keys"])
     assert ok.exit_code == 0, ok.output
-    outcomes = [s["outcome"] for s in json.loads(ok.stdout)["subjects"]]
-    assert outcomes == ["VALID", "DECLINE"]
+    report = json.loads(ok.stdout)
+    assert [s["outcome"] for s in report["subjects"]] == ["VALID", "DECLINE"]
+    assert report["summary"]["allow_published_keys"] is True
+    assert "published keys allowed" in ok.stderr
+    statuses = [c["status"] for c in report["subjects"][0]["checks"]]
+    assert statuses.count("info") >= 1
+    assert any(c["id"] == "authority.published-key" for c in report["subjects"][0]["checks"])
     res = runner.invoke(cli, [*base, str(bad), "--format", "sarif"])
     assert res.exit_code == 1 and "approval.member" in res.stdout
     assert runner.invoke(cli, [*base[:2], "zz", *base[3:], str(good)]).exit_code == 2

@@ -39,6 +39,7 @@ LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in 
 CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
     ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
+    ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
@@ -53,6 +54,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),
+    ("sealverify.cli.partition_cmd", "sealverify.seal.publishedkeys"),
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),
     ("sealverify.cli.partition_cmd", "sealverify.wire.framing"),
     ("sealverify.cli.partition_cmd", "sealverify.wire.strictjson"),

@@ -595,8 +595,22 @@ def test_cli_emit_verify_round_trip(files: dict[str, Path], policy: str) -> None
     att = files["dir"] / "att.json"
     att.write_text(out)
     verify = ["partition", "verify", str(att), "--frame", str(frame), "--pubkey", PUBLIC.hex()]
+    # SEED is mcp-seal-dev's public test seed 00..1f: a published key, so UNPINNED (exit 3)
+    # unless --allow-published-keys, which still names it.
     code, out = run([*verify, "--format", "json"])
-    assert code == 0 and json.loads(out)["subjects"][0]["outcome"] == "VERIFIED"
+    subject = json.loads(out)["subjects"][0]
+    assert (code, subject["outcome"]) == (3, "UNPINNED")
+    published = [c for c in subject["checks"] if c["id"] == "authority.published-key"]
+    assert [(c["status"], c["location"]) for c in published] == [
+        ("not-evaluated", "/signature/public_key")
+    ]
+    code, out = run([*verify, "--allow-published-keys", "--format", "json"])
+    subject = json.loads(out)["subjects"][0]
+    assert (code, subject["outcome"]) == (0, "VERIFIED")
+    assert [c["status"] for c in subject["checks"] if c["id"] == "authority.published-key"] == [
+        "info"
+    ]
+    verify.append("--allow-published-keys")
     tampered = json.loads(att.read_text())
     tampered["record"]["excluded_present"] = ["baggage"]
     att.write_text(json.dumps(tampered))

@@ -46,29 +46,36 @@ def _old_location(subject_name: str, check: Check) -> dict[str, Any]:
     return location
 
 
+def _old_level(check: Check) -> str | None:
+    # An accepted published key (info) is still a SARIF result, as a note (docs/trust.md).
+    if check.status == "info" and check.id == "authority.published-key":
+        return "note"
+    return _LEVEL.get(check.status)
+
+
 def _old_sarif(report: Report) -> str:
     results: list[dict[str, Any]] = []
     rule_ids: set[str] = set()
     for check in report.findings:
-        if check.status in _LEVEL:
+        if _old_level(check):
             rule_ids.add(check.id)
             results.append(
                 {
                     "ruleId": check.id,
-                    "level": _LEVEL[check.status],
+                    "level": _old_level(check),
                     "message": {"text": check.reason},
                     "locations": [_old_location(check.location or "(run)", check)],
                 }
             )
     for subject in report.subjects:
         for check in subject.sorted_checks():
-            if check.status not in _LEVEL:
+            if not _old_level(check):
                 continue
             rule_ids.add(check.id)
             results.append(
                 {
                     "ruleId": check.id,
-                    "level": _LEVEL[check.status],
+                    "level": _old_level(check),
                     "message": {"text": f"{subject.outcome}: {check.reason}"},
                     "locations": [_old_location(subject.name, check)],
                 }
@@ -85,7 +92,15 @@ def _old_sarif(report: Report) -> str:
             {
                 "tool": {"driver": {"name": "sealverify", "version": __version__, "rules": rules}},
                 "results": results,
-                "properties": {"command": report.command, "exitCode": report.exit_code},
+                "properties": {
+                    "command": report.command,
+                    "exitCode": report.exit_code,
+                    **(
+                        {"allowPublishedKeys": report.summary["allow_published_keys"]}
+                        if "allow_published_keys" in report.summary
+                        else {}
+                    ),
+                },
             }
         ],
     }
@@ -134,9 +149,9 @@ def _old_junit(report: Report) -> str:
         for sub, item in (value.items() if isinstance(value, dict) else [(None, value)])
     ]
     scalars = sorted(
-        (key, str(value))
+        (key, ("true" if value else "false") if isinstance(value, bool) else str(value))
         for key, value in flat
-        if isinstance(value, (str, int)) and not isinstance(value, bool)
+        if isinstance(value, (str, int))
     )
     if scalars:
         head += (

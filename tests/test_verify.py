@@ -58,10 +58,15 @@ def raw(relative: str) -> bytes:
 
 
 def options(
-    config: tuple[str, ...] = (), receipt: tuple[str, ...] = (), kernels: tuple[str, ...] = ()
+    config: tuple[str, ...] = (),
+    receipt: tuple[str, ...] = (),
+    kernels: tuple[str, ...] = (),
+    allow: bool = False,
 ) -> VerifyOptions:
     return VerifyOptions(
-        TrustStore.from_pins(config=config, receipt=receipt), (DEFAULT_KERNEL_SHA256, *kernels)
+        TrustStore.from_pins(config=config, receipt=receipt),
+        (DEFAULT_KERNEL_SHA256, *kernels),
+        allow_published_keys=allow,
     )
 
 
@@ -73,11 +78,31 @@ def failed(subject: Subject) -> set[str]:
     return {c.id for c in subject.checks if c.status == "fail"}
 
 
+def published(subject: Subject) -> list[tuple[str, str]]:
+    """The (status, first source) of each authority.published-key check."""
+    return [
+        (c.status, c.data["sources"][0])
+        for c in subject.checks
+        if c.id == "authority.published-key"
+    ]
+
+
+# The fleet's config signer is RFC 8032 test key 1: a pin on it proves nothing (docs/trust.md).
+RFC_CAPPED = [("not-evaluated", "RFC 8032 §7.1 TEST 1")]
+RFC_ALLOWED = [("info", "RFC 8032 §7.1 TEST 1")]
+
+
 @pytest.mark.parametrize("relative", FLEET_PASS)
 def test_fleet_pass_fixtures_verified_pinned_unpinned_without_and_fail_with_wrong_pin(
     relative: str,
 ) -> None:
-    assert run(relative, options(config=(RFC,))).outcome == "VERIFIED"
+    pinned = run(relative, options(config=(RFC,)))
+    assert pinned.outcome == "UNPINNED"
+    assert not failed(pinned)
+    assert published(pinned) == RFC_CAPPED
+    allowed = run(relative, options(config=(RFC,), allow=True))
+    assert allowed.outcome == "VERIFIED"
+    assert published(allowed) == RFC_ALLOWED
     unpinned = run(relative, options())
     assert unpinned.outcome == "UNPINNED"
     assert not failed(unpinned)
@@ -91,10 +116,12 @@ def test_fleet_pass_fixtures_verified_pinned_unpinned_without_and_fail_with_wron
 
 @pytest.mark.parametrize("relative", UNPARSEABLE)
 def test_legit_unparseable_is_reduced_with_pin_and_unpinned_without(relative: str) -> None:
-    pinned = run(relative, options(config=(RFC,)))
+    pinned = run(relative, options(config=(RFC,), allow=True))
     assert pinned.outcome == "REDUCED"
     assert not failed(pinned)
     assert run(relative, options()).outcome == "UNPINNED"
+    capped = run(relative, options(config=(RFC,)))
+    assert (capped.outcome, published(capped)) == ("UNPINNED", RFC_CAPPED)
 
 
 def test_bypass_fixture_fails_not_mediated_with_and_without_pin() -> None:
@@ -179,12 +206,13 @@ def test_kit_unparseable_fails_on_kernel_and_is_reduced_with_its_era_pin() -> No
     relative = "seal-assurance-kit/fixtures/receipt-unparseable.json"
     subject = run(relative, options(config=(RFC,)))
     assert failed(subject) == {"kernel.identity"}
-    assert run(relative, options(config=(RFC,), kernels=(ERA_D7D8,))).outcome == "REDUCED"
+    opts = options(config=(RFC,), kernels=(ERA_D7D8,), allow=True)
+    assert run(relative, opts).outcome == "REDUCED"
 
 
 def test_live_demo_log_as_jsonl_with_and_without_pin() -> None:
     data = raw("seal-live-demo/evidence/receipts.jsonl")
-    subjects, findings = verify_jsonl(data, "receipts.jsonl", options(config=(RFC,)))
+    subjects, findings = verify_jsonl(data, "receipts.jsonl", options(config=(RFC,), allow=True))
     assert findings == []
     assert [s.name for s in subjects] == [f"receipts.jsonl:{n}" for n in (1, 2, 3)]
     assert [(s.outcome, s.label) for s in subjects] == [
@@ -194,6 +222,10 @@ def test_live_demo_log_as_jsonl_with_and_without_pin() -> None:
     ]
     unpinned, _ = verify_jsonl(data, "receipts.jsonl", options())
     assert [s.outcome for s in unpinned] == ["UNPINNED", "UNPINNED", "FAIL"]
+    # The live demo's policy key is RFC 8032 test key 1: pinned, it is still not VERIFIED.
+    capped, _ = verify_jsonl(data, "receipts.jsonl", options(config=(RFC,)))
+    assert [s.outcome for s in capped] == ["UNPINNED", "UNPINNED", "FAIL"]
+    assert [published(s) for s in capped[:2]] == [RFC_CAPPED, RFC_CAPPED]
     # p1's grant is un-hashed ({tool, arguments}): resolved from the policy to the reason.
     assert "binding.approval-grant" in {c.id for c in subjects[0].checks if c.status == "pass"}
 
@@ -240,7 +272,8 @@ def verify_doc(document: dict, opts: VerifyOptions) -> Subject:
 
 
 def test_class_pass_pinned_and_pass_unpinned() -> None:
-    assert verify_doc(load(ALLOW), options(config=(RFC,))).outcome == "VERIFIED"
+    assert verify_doc(load(ALLOW), options(config=(RFC,), allow=True)).outcome == "VERIFIED"
+    assert verify_doc(load(ALLOW), options(config=(RFC,))).outcome == "UNPINNED"
     assert verify_doc(load(ALLOW), options()).outcome == "UNPINNED"
 
 
@@ -285,8 +318,11 @@ def _unparseable_forge(with_config: bool) -> dict:
 
 def test_class_config_reusing_unparseable_forge_is_reduced_at_best() -> None:
     forge = _unparseable_forge(with_config=True)
-    assert verify_doc(forge, options(config=(RFC,))).outcome == "REDUCED"
+    assert verify_doc(forge, options(config=(RFC,), allow=True)).outcome == "REDUCED"
     assert verify_doc(forge, options()).outcome == "UNPINNED"
+    # The reused config is signed with RFC 8032 test key 1: pinned, it is capped at UNPINNED.
+    capped = verify_doc(forge, options(config=(RFC,)))
+    assert (capped.outcome, published(capped)) == ("UNPINNED", RFC_CAPPED)
 
 
 def test_class_configless_unparseable_forge_fails() -> None:

@@ -42,6 +42,7 @@ def minted() -> bytes:
     return mint.mint_host_v3(FRAME, mint.DEMO_KERNEL_CONFIG, approvals=[target], ctx=CTX)
 
 
+# The testkit keys are published keys: allowed here, as a test suite that knows it.
 OPTS = VerifyOptions(
     TrustStore.from_pins(
         config=[mint.CONFIG_KEY.public_hex],
@@ -49,6 +50,7 @@ OPTS = VerifyOptions(
         approval=[mint.APPROVER_KEY.public_hex],
     ),
     (DEFAULT_KERNEL_SHA256, DEMO_WASM),
+    allow_published_keys=True,
 )
 
 
@@ -164,6 +166,7 @@ def test_approval_token_verifies_end_to_end_through_the_cli(tmp_path: Path) -> N
         DEMO_WASM,
         "--approvals",
         str(tokens),
+        "--allow-published-keys",
         "--format",
         "json",
     ]

@@ -59,7 +59,9 @@ def assert_flip(before: bytes, after: bytes, opts: VerifyOptions, check_id: str)
 
 # --- fleet v2 (no Object B): JSON re-dump keeps these integer-only documents exact ----------
 
-FLEET_OPTS = VerifyOptions(TrustStore.from_pins(config=[RFC]))
+# RFC 8032 test key 1 and the testkit keys are published keys: these binding tests allow them
+# (a published key alone caps a receipt at UNPINNED; tests/test_publishedkeys.py).
+FLEET_OPTS = VerifyOptions(TrustStore.from_pins(config=[RFC]), allow_published_keys=True)
 
 
 def fleet(relative: str, mutate: Callable[[Doc], None]) -> tuple[bytes, bytes]:
@@ -181,7 +183,8 @@ def host(
     mutate(record)
     after_record = mint.resign_v3(record, mint.RECEIPT_KEY, domain) if resign else record
     opts = VerifyOptions(
-        TrustStore.from_pins(config=[config_key], receipt=[mint.RECEIPT_KEY.public_hex])
+        TrustStore.from_pins(config=[config_key], receipt=[mint.RECEIPT_KEY.public_hex]),
+        allow_published_keys=True,
     )
     return before, mint.render_pretty(after_record), opts
 
@@ -328,6 +331,7 @@ MINT_OPTS = VerifyOptions(
         config=[mint.CONFIG_KEY.public_hex], receipt=[mint.RECEIPT_KEY.public_hex]
     ),
     (DEFAULT_KERNEL_SHA256, DEMO_WASM),
+    allow_published_keys=True,
 )
 
 
@@ -467,7 +471,9 @@ def test_approval_pin_matches_the_ed25519_approval_key_id() -> None:
     }
     text = json.dumps(document).encode()
     assert verify_receipt(text, "a", FLEET_OPTS).outcome == "VERIFIED"
-    pinned = VerifyOptions(TrustStore.from_pins(config=[RFC], approval=[approver]))
+    pinned = VerifyOptions(
+        TrustStore.from_pins(config=[RFC], approval=[approver]), allow_published_keys=True
+    )
     assert status_of(verify_receipt(text, "a", pinned), "authority.approval-key") == {"pass"}
     other = VerifyOptions(TrustStore.from_pins(config=[RFC], approval=["22" * 32]))
     subject = verify_receipt(text, "a", other)

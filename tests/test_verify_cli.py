@@ -18,6 +18,8 @@ from sealverify.cli.main import cli
 from tests.conftest import ROOT, shared_path
 
 RFC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+# RFC 8032 test key 1 is a published key: pinned, it caps at UNPINNED unless this is given.
+PUB = "--allow-published-keys"
 
 
 def seal(*parts: str) -> str:
@@ -35,14 +37,15 @@ def run(*args: str) -> Result:
 
 
 def test_exit_codes_per_outcome() -> None:
-    assert run(seal(*ALLOW), "--config-pubkey", RFC).exit_code == 0
+    assert run(seal(*ALLOW), "--config-pubkey", RFC, PUB).exit_code == 0
+    assert run(seal(*ALLOW), "--config-pubkey", RFC).exit_code == 3  # a published key
     assert run(seal(*ALLOW)).exit_code == 3
-    assert run(seal(*UNPARSEABLE), "--config-pubkey", RFC).exit_code == 4
+    assert run(seal(*UNPARSEABLE), "--config-pubkey", RFC, PUB).exit_code == 4
     assert run(seal(*BYPASS)).exit_code == 1
     # the worst receipt decides: FAIL > REDUCED > UNPINNED > VERIFIED
-    assert run(seal(*ALLOW), seal(*UNPARSEABLE), "--config-pubkey", RFC).exit_code == 4
+    assert run(seal(*ALLOW), seal(*UNPARSEABLE), "--config-pubkey", RFC, PUB).exit_code == 4
     assert run(seal(*ALLOW), seal(*UNPARSEABLE)).exit_code == 3
-    assert run(seal(*ALLOW), seal(*BYPASS), "--config-pubkey", RFC).exit_code == 1
+    assert run(seal(*ALLOW), seal(*BYPASS), "--config-pubkey", RFC, PUB).exit_code == 1
 
 
 def test_could_not_run_is_exit_2(tmp_path: Path) -> None:
@@ -64,7 +67,8 @@ def test_trust_file_pins_and_windows(tmp_path: Path) -> None:
     trust.write_text(
         json.dumps({"sealverify_trust": 1, "keys": [{"public_key": RFC, "roles": ["config"]}]})
     )
-    assert run(seal(*ALLOW), "--trust", str(trust)).exit_code == 0
+    assert run(seal(*ALLOW), "--trust", str(trust), PUB).exit_code == 0
+    assert run(seal(*ALLOW), "--trust", str(trust)).exit_code == 3  # a published key
     # the receipt's now is 1000 ms; a window that excludes it is a pin mismatch: FAIL
     trust.write_text(
         json.dumps(
@@ -81,7 +85,7 @@ def test_trust_file_pins_and_windows(tmp_path: Path) -> None:
 
 
 def test_directory_glob_and_jsonl_inputs() -> None:
-    result = run(seal("seal-verify-action"), "--config-pubkey", RFC, "--format", "json")
+    result = run(seal("seal-verify-action"), "--config-pubkey", RFC, PUB, "--format", "json")
     report = json.loads(result.stdout)
     outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
     assert outcomes == {
@@ -94,8 +98,8 @@ def test_directory_glob_and_jsonl_inputs() -> None:
     }
     assert result.exit_code == 1
     pattern = seal("seal-verify-action", "fixtures") + "/pass/*.json"
-    assert run(pattern, "--config-pubkey", RFC).exit_code == 0
-    log = json.loads(run(seal(*LOG), "--config-pubkey", RFC, "--format", "json").stdout)
+    assert run(pattern, "--config-pubkey", RFC, PUB).exit_code == 0
+    log = json.loads(run(seal(*LOG), "--config-pubkey", RFC, PUB, "--format", "json").stdout)
     assert [(s["outcome"], s.get("label")) for s in log["subjects"]] == [
         ("VERIFIED", None),
         ("VERIFIED", None),
@@ -114,7 +118,7 @@ def test_jsonl_broken_lines_are_findings_with_line_numbers(tmp_path: Path) -> No
     line = Path(seal(*ALLOW)).read_bytes().replace(b"\n", b"")
     log = tmp_path / "log.jsonl"
     log.write_bytes(line + b"\n\nnot json\n" + line + b"\n")
-    result = run(str(log), "--config-pubkey", RFC, "--format", "json")
+    result = run(str(log), "--config-pubkey", RFC, PUB, "--format", "json")
     report = json.loads(result.stdout)
     assert [s["outcome"] for s in report["subjects"]] == ["VERIFIED", "VERIFIED"]
     locations = [(f["id"], f["location"].rsplit(":", 1)[1]) for f in report["findings"]]
@@ -266,7 +270,7 @@ def test_sarif_validates_and_is_byte_stable() -> None:
 
 
 def test_junit_one_case_per_receipt() -> None:
-    result = run(seal(*LOG), "--config-pubkey", RFC, "--format", "junit")
+    result = run(seal(*LOG), "--config-pubkey", RFC, PUB, "--format", "junit")
     suite = ET.fromstring(result.stdout).find("testsuite")
     assert suite is not None
     cases = suite.findall("testcase")
@@ -276,6 +280,7 @@ def test_junit_one_case_per_receipt() -> None:
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert properties["decision_rederivation.pass"] == "2"
     assert properties["decision_rederivation.fail"] == "0"
+    assert properties["allow_published_keys"] == "true"
 
 
 def test_table_one_row_per_receipt_and_summary() -> None:
@@ -296,7 +301,7 @@ def test_output_is_written_only_when_the_run_completes(tmp_path: Path) -> None:
     failed = run(str(tmp_path / "missing.json"), "--output", str(out))
     assert failed.exit_code == 2
     assert not out.exists()
-    done = run(seal(*ALLOW), "--config-pubkey", RFC, "--format", "json", "--output", str(out))
+    done = run(seal(*ALLOW), "--config-pubkey", RFC, PUB, "--format", "json", "--output", str(out))
     assert done.exit_code == 0
     assert done.stdout == ""
     assert json.loads(out.read_text())["subjects"][0]["outcome"] == "VERIFIED"
@@ -320,12 +325,14 @@ def test_readme_setup_command_on_the_demo_fixtures() -> None:
         str(demo / "trust.json"),
         "--kernel-sha256",
         "08146af94d76df19fe63475b1ba8f9abb8d21524d99c27dc4cbd17251dfb21f7",
+        PUB,
         "--format",
         "json",
     )
     report = json.loads(result.stdout)
     outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
-    # expectations stated in fixtures/demo/README.md
+    # expectations stated in fixtures/demo/README.md, with published keys allowed (the demo
+    # keys are the testkit's); without the option see tests/test_demo_fixtures.py
     assert outcomes["verified-block.receipt.json"] == "VERIFIED"
     assert outcomes["verified-allow.receipt.json"] == "VERIFIED"
     assert outcomes["verified-fleet-v2.receipt.json"] == "VERIFIED"

@@ -22,7 +22,8 @@ from tests.kernel_minting import CONFIG, DENIED, FLEET, GUARDED, HOST, SEARCH, R
 PINS = TrustStore.from_pins(
     config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
 )
-OPTIONS = VerifyOptions(trust=PINS)
+# The testkit keys are published keys: allowed, as a test suite that knows it (docs/trust.md).
+OPTIONS = VerifyOptions(trust=PINS, allow_published_keys=True)
 
 
 def _doc(raw: bytes) -> Receipt:
@@ -188,6 +189,7 @@ def _pins() -> list[str]:
         mint.CONFIG_KEY.public_key.hex(),
         "--receipt-pubkey",
         mint.RECEIPT_KEY.public_key.hex(),
+        "--allow-published-keys",
     ]
 
 

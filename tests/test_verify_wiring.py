@@ -15,10 +15,12 @@ from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire.framing import frame_of
 
 KERNEL = mint.HostContext().wasm_sha256
+# The testkit keys are published keys, allowed here as a test suite that knows it.
 PINS = [
     "--config-pubkey", mint.CONFIG_KEY.public_hex,
     "--receipt-pubkey", mint.RECEIPT_KEY.public_hex,
     "--kernel-sha256", KERNEL,
+    "--allow-published-keys",
 ]  # fmt: skip
 
 

@@ -58,6 +58,7 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
             "sealverify/reports/model.py",
             "sealverify/receipts/outcome.py",
             "sealverify/seal/trust.py",
+            "sealverify/seal/publishedkeys.py",
         ),
         _CHECKS,
     ),

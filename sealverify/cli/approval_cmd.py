@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from sealverify import Report, Subject, check_token, split_stdio, split_tokens
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import (
+    allow_published_keys_option,
+    emit,
+    format_option,
+    output_option,
+    read_input,
+)
+from sealverify.reports.formats import table
+from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
 
 __all__ = ["COMMANDS", "approval"]
@@ -46,6 +54,7 @@ _OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "inv
     metavar="MS",
     help="Judge expiry at this time (epoch milliseconds, e.g. a receipt's now).",
 )
+@allow_published_keys_option
 @format_option()
 @output_option
 def approval(
@@ -54,6 +63,7 @@ def approval(
     frame_path: str,
     server: str,
     at_ms: int | None,
+    allow_published_keys: bool,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -61,8 +71,10 @@ def approval(
 
     Every token line is one subject: exact members, the renderer byte rule, the Ed25519
     signature by the pinned key, the subject bound to the exact frame and the target equal to
-    the guard target recomputed from it. v1 allows are refused; v1 declines are read. Exit 0
-    when every token is valid or a readable decline, 1 otherwise, 2 when it could not run.
+    the guard target recomputed from it. v1 allows are refused; v1 declines are read. A valid
+    token under a published key (docs/trust.md) is UNPINNED, unless --allow-published-keys.
+    Exit 0 when every token is valid or a readable decline, 1 when any is invalid or refused,
+    3 when the worst is UNPINNED, 2 when it could not run.
     """
     try:
         key = hex_key(pubkey)
@@ -71,6 +83,7 @@ def approval(
     frame = read_input(frame_path)
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
+    published = publishedkeys.lookup(pubkey)
     subjects: list[Subject] = []
     for source in tokens:
         name = "-" if source == "-" else Path(source).name
@@ -81,27 +94,35 @@ def approval(
             result = check_token(
                 line, key, frame=frame, server=server, at_ms=at_ms, location=location
             )
-            failed = any(c.status == "fail" for c in result.checks)
+            checks = result.checks
+            if published is not None:
+                check = publishedkeys.check_key("approver", published, "", allow_published_keys)
+                checks = (*checks, check)
+            failed = any(c.status == "fail" for c in checks)
             outcome = "INVALID" if failed and result.kind == "v2" else _OUTCOMES[result.kind]
-            pending = [c.id for c in result.checks if c.status == "not-evaluated"]
+            if outcome == "VALID" and published is not None and not allow_published_keys:
+                outcome = "UNPINNED"
+            pending = [c.id for c in checks if c.status == "not-evaluated"]
             label = ("not evaluated: " + ", ".join(sorted(set(pending)))) if pending else ""
             facts = {k: v for k, v in result.facts.items() if v is not None}
             facts["kind"] = result.kind
-            subjects.append(Subject(location, outcome, result.checks, facts, label))
+            subjects.append(Subject(location, outcome, checks, facts, label))
     bad = sum(1 for s in subjects if s.outcome in ("INVALID", "REFUSED"))
-    code = 1 if bad else 0
-    report = Report(
-        "approval",
-        tuple(subjects),
-        {"tokens": len(subjects), "invalid": bad},
-        code,
-        layout="detail",
-    )
+    unpinned = sum(1 for s in subjects if s.outcome == "UNPINNED")
+    code = 1 if bad else 3 if unpinned else 0
+    summary = {
+        "tokens": len(subjects),
+        "invalid": bad,
+        "unpinned": unpinned,
+        "allow_published_keys": allow_published_keys,
+    }
+    report = Report("approval", tuple(subjects), summary, code, layout="detail")
     emit(
         report,
         fmt,
         output,
-        f"sealverify approval: {len(subjects)} token(s), {bad} invalid or refused",
+        f"sealverify approval: {len(subjects)} token(s), {bad} invalid or refused, "
+        f"{unpinned} UNPINNED (published key)" + table.published_keys_note(summary),
     )
     return code
 

@@ -13,6 +13,7 @@ from sealverify.reports.formats import FORMATS, render
 from sealverify.reports.model import Report
 
 __all__ = [
+    "allow_published_keys_option",
     "emit",
     "era_option",
     "format_option",
@@ -48,6 +49,19 @@ def output_option(func: F) -> F:
         type=click.Path(dir_okay=False, writable=True, path_type=Path),
         default=None,
         help="Write the report to FILE (only once the run has completed) instead of stdout.",
+    )(func)
+
+
+def allow_published_keys_option(func: F) -> F:
+    """``--allow-published-keys`` for every command that checks signatures (docs/trust.md)."""
+    return click.option(
+        "--allow-published-keys",
+        "allow_published_keys",
+        is_flag=True,
+        help="Accept signatures under published keys (RFC 8032 and Wycheproof vectors, seal and "
+        "sealverify test seeds; docs/trust.md), for test suites that use them knowingly. Each "
+        "is still reported (authority.published-key, info) and the summary says the option "
+        "was on. Without it such a signature is UNPINNED at best, even when pinned.",
     )(func)
 
 

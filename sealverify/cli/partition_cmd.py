@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from sealverify.cli.common import (
+    allow_published_keys_option,
     emit,
     era_option,
     format_option,
@@ -18,9 +19,10 @@ from sealverify.cli.common import (
     write_result,
 )
 from sealverify.mcp.frame import FrameOptions
+from sealverify.reports.formats import table
 from sealverify.reports.model import Check, Report, Subject, fail, info
 from sealverify.ruling import partition as pt
-from sealverify.seal import signatures
+from sealverify.seal import publishedkeys, signatures
 from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -164,6 +166,7 @@ def emit_cmd(
     help="Trusted Ed25519 public key, 64 lowercase hex digits (repeatable).",
 )
 @_frame_options
+@allow_published_keys_option
 @format_option()
 @output_option
 def verify_cmd(
@@ -173,12 +176,15 @@ def verify_cmd(
     transport: str,
     index: int,
     supported: tuple[str, ...],
+    allow_published_keys: bool,
     fmt: str,
     output: Path | None,
 ) -> int:
     """Recompute the record from the frame and check the signature and every field.
 
-    Exit 0 when every check passes, 1 when any fails, 2 when an input cannot be read.
+    An attestation signed by a published key (docs/trust.md) is UNPINNED, not VERIFIED, unless
+    --allow-published-keys. Exit 0 when every check passes, 1 when any fails, 3 when it is
+    UNPINNED, 2 when an input cannot be read.
     """
     if attestation_path == "-" and frame_path == "-":
         raise click.UsageError("ATTESTATION and --frame cannot both be standard input")
@@ -202,16 +208,32 @@ def verify_cmd(
         checks = pt.check_attestation(
             parsed, frame.data, keys, transport=transport, options=options
         )
+        signature = parsed.get("signature")
+        signer = signature.get("public_key") if isinstance(signature, dict) else None
+        published = publishedkeys.lookup(signer)
+        if published is not None:
+            checks.append(
+                publishedkeys.check_key(
+                    "attestation", published, "/signature/public_key", allow_published_keys
+                )
+            )
     failed = sum(1 for c in checks if c.status == "fail")
-    outcome = "FAILED" if failed else "VERIFIED"
+    capped = any(c.id == publishedkeys.CHECK_ID and c.status == "not-evaluated" for c in checks)
+    outcome = "FAILED" if failed else "UNPINNED" if capped else "VERIFIED"
+    summary = {"failed_checks": failed, "allow_published_keys": allow_published_keys}
     report = Report(
         "partition verify",
         (Subject(name, outcome, tuple(checks)),),
-        {"failed_checks": failed},
-        1 if failed else 0,
+        summary,
+        1 if failed else 3 if capped else 0,
         layout="detail",
     )
-    emit(report, fmt, output, f"sealverify partition verify: {name} {outcome}")
+    emit(
+        report,
+        fmt,
+        output,
+        f"sealverify partition verify: {name} {outcome}" + table.published_keys_note(summary),
+    )
     return report.exit_code
 
 

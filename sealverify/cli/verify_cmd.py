@@ -26,7 +26,12 @@ from sealverify import (
     load_trust_file,
     raw_line_index,
 )
-from sealverify.cli.common import format_option, output_option, write_result
+from sealverify.cli.common import (
+    allow_published_keys_option,
+    format_option,
+    output_option,
+    write_result,
+)
 from sealverify.cli.verify_runner import (
     Result,
     Settings,
@@ -155,6 +160,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     help="SQLite history across runs: single-use nonces, operation ids, config epochs "
     "(docs/history.md). Written only when the run completes.",
 )
+@allow_published_keys_option
 @click.option(
     "--jobs",
     "-j",
@@ -193,6 +199,7 @@ def verify(
     kernel_pins: tuple[str, ...],
     approvals_file: Path | None,
     state_path: Path | None,
+    allow_published_keys: bool,
     jobs_text: str,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
@@ -202,7 +209,8 @@ def verify(
     """Verify seal decision receipts: signatures, bindings, pins and the P-ENFORCE outcome.
 
     PATH may be a receipt file, a directory (searched recursively for *.json, *.jsonl and
-    *.ndjson), a glob, or a JSONL log (one receipt per line). Authority comes only from pins.
+    *.ndjson), a glob, or a JSONL log (one receipt per line). Authority comes only from pins,
+    never from a published key (one whose secret is public: UNPINNED at best; docs/trust.md).
     Each receipt's decision is re-derived by sealverify's model of the kernel build it names
     (replay.decision: the model's output must equal emitted_bytes byte for byte, docs/replay.md);
     the receipts of one session in one log are re-derived in log order, state carried.
@@ -219,6 +227,7 @@ def verify(
         approval_tokens=load_approvals(approvals_file),
         raw_lines=_raw_lines(raw_line_files),
         rederive=not no_rederive,
+        allow_published_keys=allow_published_keys,
     )
     jobs = _jobs(jobs_text)
     store: history.HistoryStore | None = None
@@ -269,12 +278,16 @@ def verify(
     if store is not None:
         for check in store.check_and_stage(facts):
             findings.append(check if check.location else _located(check, state_path))
-    report = build_report_from_tally(tally, findings, rederived=rederived)
+    report = build_report_from_tally(
+        tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
+    )
     summary = report.summary
     line = (
         f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} VERIFIED, "
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
-        f"({summary['not_mediated']} NOT MEDIATED); " + table.rederivation_summary(summary)
+        f"({summary['not_mediated']} NOT MEDIATED); "
+        + table.rederivation_summary(summary)
+        + table.published_keys_note(summary)
     )
     with spool:
         spool.seek(0)

@@ -15,6 +15,7 @@ from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
 from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.session import KernelSession, StepResult
+from sealverify.seal import publishedkeys
 from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["HostApproval", "WhatIf", "what_if", "what_if_report"]
@@ -86,6 +87,10 @@ def what_if(
         envelope = compress({"payload": payload, "signature": signature})
         init = KernelSession.init(envelope, pubkey, profile)
         status = "verified" if init.session is not None else "refused"
+        published = publishedkeys.lookup(pubkey)
+        if published is not None and init.session is not None:
+            # A what-if decides nothing about authority, but says what the signature is worth.
+            status += f" (published key: {published.source}; it authenticates nothing)"
     else:
         text = payload if payload is not None else config_text
         init = KernelSession.init_trusted(text, profile, pubkey or "")

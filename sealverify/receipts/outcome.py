@@ -21,6 +21,7 @@ __all__ = [
     "REDUCED",
     "UNPINNED",
     "VERIFIED",
+    "capped",
     "decide",
     "exit_code",
 ]
@@ -36,7 +37,11 @@ EXIT_CODES = {VERIFIED: 0, UNPINNED: 3, REDUCED: 4, FAIL: 1}
 _SEVERITY = {VERIFIED: 0, UNPINNED: 1, REDUCED: 2, FAIL: 3}
 
 # Checks that say "authority is not established" when not-evaluated, and "reduced scope".
-UNPINNED_IDS = frozenset({"authority.config-key", "authority.receipt-key"})
+# authority.published-key is not-evaluated for a signature under a published key: a pin on
+# such a key establishes nothing, since anyone can sign with it (docs/trust.md).
+UNPINNED_IDS = frozenset(
+    {"authority.config-key", "authority.receipt-key", "authority.published-key"}
+)
 REDUCED_IDS = frozenset({"scope.request-unparseable"})
 
 
@@ -70,6 +75,18 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
     if not unevaluated.isdisjoint(REDUCED_IDS):
         return REDUCED, ""
     return VERIFIED, ""
+
+
+def capped(result: str, checks: Sequence[Check]) -> str:
+    """``result`` (an outcome computed elsewhere, as the spine checker does) capped at UNPINNED.
+
+    VERIFIED becomes UNPINNED when an authority check is not-evaluated, as in :func:`decide`.
+    """
+    if result == VERIFIED and any(
+        c.status == "not-evaluated" and c.id in UNPINNED_IDS for c in checks
+    ):
+        return UNPINNED
+    return result
 
 
 def exit_code(outcomes: Sequence[str], findings_failed: bool = False) -> int:

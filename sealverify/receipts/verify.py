@@ -29,6 +29,7 @@ from sealverify.receipts.families import (
 from sealverify.receipts.families import field_checks as receipt_field_checks
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.ruling import partition, wording
+from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
 from sealverify.seal.trust import TrustStore
 from sealverify.wire.framing import raw_line
@@ -66,6 +67,9 @@ class VerifyOptions:
     raw_lines: Mapping[str, bytes] = field(default_factory=dict)
     # Whether replay.decision re-derives decisions (--no-rederive switches it off).
     rederive: bool = True
+    # --allow-published-keys: a signature under a published key (publishedkeys) is reported
+    # as info instead of capping the receipt at UNPINNED.
+    allow_published_keys: bool = False
 
 
 def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
@@ -288,11 +292,18 @@ def _verify_spine(
     keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
     result = checker(raw, doc, keys)
     checks.extend(result.checks)
+    published = publishedkeys.lookup_key_id(result.signer_key_id)
+    if published is not None:
+        checks.append(
+            publishedkeys.check_key(
+                "spine receipt", published, "/seal/sig", options.allow_published_keys
+            )
+        )
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = _SPINE_REPLAY.status
     spine_outcome = str(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
-    final = outcome.FAIL if document_failed else spine_outcome
+    final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
     return Subject(name, final, tuple(checks), facts, "")
 
 
@@ -363,6 +374,7 @@ def _verify_read(
         signature = doc.get("signature")
         key = signature.get("public_key") if isinstance(signature, dict) else None
         checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
+    checks.extend(publishedkeys.receipt_checks(doc, attestation, options.allow_published_keys))
     checks.extend(_side_checks(doc, options, attestation))
     return _subject(name, checks, _facts(doc, family), _replay(doc, options, threaded))
 
@@ -475,11 +487,15 @@ def verify_jsonl(
     return subjects, findings
 
 
-def build_report(subjects: Sequence[Subject], findings: Sequence[Check]) -> Report:
+def build_report(
+    subjects: Sequence[Subject], findings: Sequence[Check], allow_published_keys: bool = False
+) -> Report:
     """The verify report: subjects in input order, counts per outcome and the exit code."""
     tally = Counter((s.outcome, s.label) for s in subjects)
     rederived = Counter(str(s.facts.get("rederivation")) for s in subjects)
-    return build_report_from_tally(tally, findings, tuple(subjects), rederived)
+    return build_report_from_tally(
+        tally, findings, tuple(subjects), rederived, allow_published_keys
+    )
 
 
 def build_report_from_tally(
@@ -487,10 +503,12 @@ def build_report_from_tally(
     findings: Sequence[Check],
     subjects: tuple[Subject, ...] = (),
     rederived: Mapping[str, int] | None = None,
+    allow_published_keys: bool = False,
 ) -> Report:
     """The verify report from counts of ``(outcome, label)``, with ``subjects`` (maybe none).
 
     A long run whose subjects were already written out (spooled JSON) keeps only these counts.
+    ``allow_published_keys`` says whether the run accepted published keys; the summary says so.
     """
     counts = {name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES}
     summary: dict[str, Any] = {
@@ -501,6 +519,7 @@ def build_report_from_tally(
         "decision_rederivation": {
             status: (rederived or {}).get(status, 0) for status in rederivation.STATUSES
         },
+        "allow_published_keys": allow_published_keys,
     }
     code = outcome.exit_code(
         [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)

@@ -84,12 +84,13 @@ def render_head(report: Report, tests: int, failures: int) -> str:
         else:
             flat.append((key, value))
     scalars = sorted(
-        (key, str(value))
+        (key, ("true" if value else "false") if isinstance(value, bool) else str(value))
         for key, value in flat
-        if isinstance(value, (str, int)) and not isinstance(value, bool)
+        if isinstance(value, (str, int))
     )
     if scalars:
-        # The run summary (for verify: counts, and decision_rederivation.pass/fail/...).
+        # The run summary (for verify: counts, decision_rederivation.pass/fail/..., and
+        # whether published keys were allowed, spelled as JSON spells booleans).
         head += (
             "    <properties>\n"
             + "".join(

@@ -22,6 +22,9 @@ __all__ = [
 
 _SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"fail": "error", "not-evaluated": "warning"}
+# Info checks SARIF still reports, as notes: a published key accepted by
+# --allow-published-keys must stay named in every format (docs/trust.md).
+_NOTED_INFO = frozenset({"authority.published-key"})
 # Commands whose check ids are documented on their own page (one table, no per-id anchors).
 _HELP_PAGE = {"verify": "docs/verify.md"}
 # How ``render`` lays out the results list (sorted keys, two-space indent: ``runs[0]`` holds
@@ -54,17 +57,24 @@ def _location(subject_name: str, check: Check) -> dict[str, Any]:
     return location
 
 
+def _level(check: Check) -> str | None:
+    """The SARIF level of a check that becomes a result, or None for one that does not."""
+    if check.status == "info":
+        return "note" if check.id in _NOTED_INFO else None
+    return _LEVEL.get(check.status)
+
+
 def finding_results(findings: Iterable[Check]) -> list[dict[str, Any]]:
     """The results of a report's findings (its failed or unevaluated ones), in order."""
     return [
         {
             "ruleId": check.id,
-            "level": _LEVEL[check.status],
+            "level": _level(check),
             "message": {"text": check.reason},
             "locations": [_location(check.location or "(run)", check)],
         }
         for check in findings
-        if check.status in _LEVEL
+        if _level(check)
     ]
 
 
@@ -73,18 +83,19 @@ def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
     return [
         {
             "ruleId": check.id,
-            "level": _LEVEL[check.status],
+            "level": _level(check),
             "message": {"text": f"{subject.outcome}: {check.reason}"},
             "locations": [_location(subject.name, check)],
         }
         for check in subject.sorted_checks()
-        if check.status in _LEVEL
+        if _level(check)
     ]
 
 
 def _document(
-    command: str, exit_code: int, rule_ids: Iterable[str], results: Sequence[dict[str, Any]]
+    report: Report, rule_ids: Iterable[str], results: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
+    command = report.command
     page = _HELP_PAGE.get(command)
     # helpUri must be an absolute URI in SARIF 2.1.0; the docs ship with the project, so the
     # rule points at its page in plain text instead of inventing a URL.
@@ -105,10 +116,17 @@ def _document(
                     }
                 },
                 "results": list(results),
-                "properties": {"command": command, "exitCode": exit_code},
+                "properties": _properties(report),
             }
         ],
     }
+
+
+def _properties(report: Report) -> dict[str, Any]:
+    properties: dict[str, Any] = {"command": report.command, "exitCode": report.exit_code}
+    if "allow_published_keys" in report.summary:  # the run summary says the option was on
+        properties["allowPublishedKeys"] = report.summary["allow_published_keys"]
+    return properties
 
 
 def render(report: Report) -> str:
@@ -116,7 +134,7 @@ def render(report: Report) -> str:
     results = finding_results(report.findings)
     for subject in report.subjects:
         results.extend(results_for_subject(subject))
-    document = _document(report.command, report.exit_code, (r["ruleId"] for r in results), results)
+    document = _document(report, (r["ruleId"] for r in results), results)
     return _dumps(document) + "\n"
 
 
@@ -136,7 +154,7 @@ def rule_subject(subject: Subject) -> Subject:
 
     Its name, outcome and label, and one bare check for each rule id it reports.
     """
-    ids = sorted({c.id: c.status for c in subject.checks if c.status in _LEVEL}.items())
+    ids = sorted({c.id: c.status for c in subject.checks if _level(c)}.items())
     checks = tuple(Check(rule, status, "") for rule, status in ids)
     return Subject(subject.name, subject.outcome, checks, label=subject.label)
 
@@ -151,7 +169,7 @@ def render_around_results(report: Report, subject_rule_ids: Iterable[str]) -> tu
     """
     found = finding_results(report.findings)
     ids = {r["ruleId"] for r in found} | set(subject_rule_ids)
-    text = _dumps(_document(report.command, report.exit_code, ids, [])) + "\n"
+    text = _dumps(_document(report, ids, [])) + "\n"
     before, marker, after = text.partition(_RESULTS_EMPTY)
     assert marker, "the SARIF layout changed: update the spooled form"
     head = before + _RESULTS_OPEN

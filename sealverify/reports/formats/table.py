@@ -10,7 +10,7 @@ from typing import Any
 
 from sealverify.reports.model import Report, Subject
 
-__all__ = ["receipt_row_subject", "render"]
+__all__ = ["published_keys_note", "receipt_row_subject", "render"]
 
 
 def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
@@ -191,6 +191,7 @@ def receipts_summary(report: Report) -> str:
     return (
         f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
         + rederivation_summary(report.summary)
+        + published_keys_note(report.summary)
     )
 
 
@@ -203,6 +204,13 @@ def rederivation_summary(summary: dict[str, Any]) -> str:
         f"{counts.get('pass', 0)} identical, {counts.get('fail', 0)} different, "
         f"{counts.get('not-evaluated', 0)} not evaluated"
     )
+
+
+def published_keys_note(summary: dict[str, Any]) -> str:
+    """What a summary line adds when the run accepted published keys, else ""."""
+    if summary.get("allow_published_keys"):
+        return "; published keys allowed (--allow-published-keys): not for real evidence"
+    return ""
 
 
 def findings_table(report: Report) -> str:
