@@ -101,24 +101,100 @@ def test_jsonl_has_one_broken_line() -> None:
     assert all(_object_b_ok(line) for i, line in enumerate(lines[:-1]) if i in (0, 1, 4))
 
 
-def test_readme_main_command_shows_every_outcome() -> None:
-    """The README's first set-up command, run as written, gives the outcomes it promises."""
-    import json
-    import re
+# What each demo file shows once published keys are allowed (fixtures/demo/README.md).
+DEMO_ALLOWED_OUTCOMES = {
+    "verified-block.receipt.json": "VERIFIED",
+    "verified-allow.receipt.json": "VERIFIED",
+    "verified-fleet-v2.receipt.json": "VERIFIED",
+    "reduced-unparseable.receipt.json": "REDUCED",
+    "other-signer.receipt.json": "FAIL",
+    "fail-forged-binding.receipt.json": "FAIL",
+    "fail-edited-arguments.receipt.json": "FAIL",
+    "fail-bypass.receipt.json": "FAIL",
+    "receipts.jsonl:1": "VERIFIED",
+    "receipts.jsonl:2": "VERIFIED",
+    "receipts.jsonl:4": "VERIFIED",
+    "receipts.jsonl:5": "REDUCED",
+}
+
+
+def _run_readme_command(command: str) -> tuple[int, dict]:
+    """Run one ``sealverify`` command as a README writes it, with ``--format json`` added."""
     import shlex
 
     from click.testing import CliRunner
 
     from sealverify.cli.main import cli
 
-    readme = (DEMO.parent.parent / "README.md").read_text(encoding="utf-8")
-    command = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)[0].split("&&")[1]
-    argv = shlex.split(command)
+    argv = shlex.split(command.replace("\\\n", " "))
     assert argv[0] == "sealverify"
     result = CliRunner().invoke(cli, [*argv[1:], "--format", "json"], catch_exceptions=False)
-    assert result.exit_code == 1  # the demo set includes FAIL receipts on purpose
-    outcomes = {s["outcome"] for s in json.loads(result.stdout)["subjects"]}
-    assert {"VERIFIED", "REDUCED", "FAIL"} <= outcomes
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _published(subject: dict) -> list[tuple[str, str, str]]:
+    return [
+        (c["status"], c["data"]["role"], c["data"]["sources"][0])
+        for c in subject["checks"]
+        if c["id"] == "authority.published-key"
+    ]
+
+
+def test_readme_main_command_shows_the_capped_state() -> None:
+    """The README's first set-up command, run as written, gives the outcomes it promises.
+
+    The demo trust file pins the testkit keys, whose secrets are public: nothing is VERIFIED,
+    every receipt signed under them is UNPINNED naming the key and its source.
+    """
+    import re
+
+    readme = (DEMO.parent.parent / "README.md").read_text(encoding="utf-8")
+    command = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)[0].split("&&")[1]
+    code, report = _run_readme_command(command.strip())
+    assert code == 1  # the demo set includes FAIL receipts on purpose
+    assert report["summary"]["allow_published_keys"] is False
+    outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
+    assert set(outcomes.values()) == {"UNPINNED", "FAIL"}
+    capped = [s for s in report["subjects"] if s["outcome"] == "UNPINNED"]
+    assert sorted(Path(s["name"]).name for s in capped) == [
+        "receipts.jsonl:1",
+        "receipts.jsonl:2",
+        "receipts.jsonl:4",
+        "receipts.jsonl:5",
+        "reduced-unparseable.receipt.json",
+        "verified-allow.receipt.json",
+        "verified-block.receipt.json",
+        "verified-fleet-v2.receipt.json",
+    ]
+    config = ("not-evaluated", "config", "sealverify testkit CONFIG_KEY")
+    receipt = ("not-evaluated", "receipt", "sealverify testkit RECEIPT_KEY")
+    for subject in capped:
+        expected = [config] if subject["facts"]["family"] == "v2" else [config, receipt]
+        assert sorted(_published(subject)) == sorted(expected), subject["name"]
+        assert not [c for c in subject["checks"] if c["status"] == "fail"]
+
+
+def test_demo_readme_commands_give_what_it_says() -> None:
+    """fixtures/demo/README.md: the capped main command, then the one with published keys."""
+    import re
+
+    readme = (DEMO / "README.md").read_text(encoding="utf-8")
+    main, allowed, unpinned = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)
+    assert "--allow-published-keys" not in main and "--allow-published-keys" in allowed
+    code, report = _run_readme_command(main)
+    assert code == 1
+    assert {s["outcome"] for s in report["subjects"]} == {"UNPINNED", "FAIL"}
+    code, report = _run_readme_command(allowed)
+    assert code == 1
+    assert report["summary"]["allow_published_keys"] is True
+    outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
+    assert outcomes == DEMO_ALLOWED_OUTCOMES
+    for subject in report["subjects"]:
+        if subject["outcome"] in ("VERIFIED", "REDUCED"):
+            statuses = {status for status, _, _ in _published(subject)}
+            assert statuses == {"info"}, subject["name"]  # still named, with its source
+    code, report = _run_readme_command(unpinned)
+    assert (code, [s["outcome"] for s in report["subjects"]]) == (3, ["UNPINNED"])
 
 
 def test_the_demo_names_the_current_kernel_profile() -> None:

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from sealverify.cli import verify_cmd
 from sealverify.cli.main import cli
 from tests.conftest import ROOT, shared_path
+from tests.test_demo_fixtures import DEMO_ALLOWED_OUTCOMES
 
 RFC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
 # RFC 8032 test key 1 is a published key: pinned, it caps at UNPINNED unless this is given.
@@ -333,20 +334,7 @@ def test_readme_setup_command_on_the_demo_fixtures() -> None:
     outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
     # expectations stated in fixtures/demo/README.md, with published keys allowed (the demo
     # keys are the testkit's); without the option see tests/test_demo_fixtures.py
-    assert outcomes["verified-block.receipt.json"] == "VERIFIED"
-    assert outcomes["verified-allow.receipt.json"] == "VERIFIED"
-    assert outcomes["verified-fleet-v2.receipt.json"] == "VERIFIED"
-    assert outcomes["reduced-unparseable.receipt.json"] == "REDUCED"
-    assert outcomes["other-signer.receipt.json"] == "FAIL"
-    assert outcomes["fail-forged-binding.receipt.json"] == "FAIL"
-    assert outcomes["fail-edited-arguments.receipt.json"] == "FAIL"
-    assert outcomes["fail-bypass.receipt.json"] == "FAIL"
-    assert [outcomes[f"receipts.jsonl:{n}"] for n in (1, 2, 4, 5)] == [
-        "VERIFIED",
-        "VERIFIED",
-        "VERIFIED",
-        "REDUCED",
-    ]
+    assert outcomes == DEMO_ALLOWED_OUTCOMES
     assert [
         f["location"].rsplit(":", 1)[1] for f in report["findings"] if f["id"] == "log.broken-line"
     ] == ["3"]

@@ -180,7 +180,26 @@ sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json
 ```
 
 `trust.json` pins the demo config key (role `config`), the demo receipt key (role `receipt`)
-and the demo kernel build. What each file should show:
+and the demo kernel build. The pins match, and still no receipt is VERIFIED: both keys are on
+sealverify's list of published keys (docs/trust.md), keys whose secret anyone can read, so a
+signature under one authenticates nothing even when it is pinned. This is the honest result
+(exit 1):
+
+- every receipt that verifies under the pinned keys is **UNPINNED**, with the check
+  `authority.published-key` (not-evaluated) naming each key and its source, "sealverify
+  testkit CONFIG_KEY" and "sealverify testkit RECEIPT_KEY": the four `verified-*` and
+  `reduced-*` files and lines 1, 2, 4 and 5 of `receipts.jsonl`;
+- the four FAIL receipts below stay FAIL, and line 3 of `receipts.jsonl` is a finding.
+
+Published keys allowed: a test suite that uses such keys knowingly adds
+`--allow-published-keys`. Each one is still reported (`authority.published-key`, info, with
+its source) and the summary says the option was on:
+
+```sh
+sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json --allow-published-keys
+```
+
+What each file then shows (the files are named for it):
 
 - `verified-block.receipt.json`: **VERIFIED**. Host v3 BLOCK, Object B v2; config and
   receipt keys pinned; every binding recomputes.
@@ -211,7 +230,8 @@ sealverify verify fixtures/demo/receipts/other-signer.receipt.json \\
   --kernel-sha256 {kernel}
 ```
 
-Without `--trust`, every receipt above that would be VERIFIED is UNPINNED instead.
+Without `--trust`, every receipt above that would be VERIFIED is UNPINNED instead, with or
+without `--allow-published-keys`.
 """
 
 
