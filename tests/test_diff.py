@@ -356,7 +356,17 @@ def test_meta_key_rows_never_say_inert() -> None:
         )
         assert by_key[key]["option_c"].startswith(expected)
         assert by_key[key]["option_a"] == "changes authority identity"
-    assert "never excluded" in by_key["com.example/unknown"]["option_c"]
+    unknown = by_key["com.example/unknown"]["option_c"]
+    assert "excluded" not in unknown and "C-refuse-unknown" in unknown and "refused" in unknown
+    committed = {r["key"]: r for r in meta_key_rows(changes, "commit")}["com.example/unknown"]
+    assert committed["option_c"].startswith("unknown key: committed")
+    assert "C-commit-unknown" in committed["option_c"]
+    # The policy only changes the unknown key's row.
+    assert [r for r in rows if r["in_key_table"]] == [
+        r for r in meta_key_rows(changes, "commit") if r["in_key_table"]
+    ]
+    with pytest.raises(ValueError):
+        meta_key_rows(changes, "exclude")
 
 
 def test_core_imports_no_cli_libraries() -> None:

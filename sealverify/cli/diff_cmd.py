@@ -6,14 +6,20 @@ from pathlib import Path
 
 import click
 
-from sealverify import DiffInputError, FrameOptions, diff_report, input_required_reply, load_side
+from sealverify import (
+    DiffInputError,
+    FrameOptions,
+    Side,
+    diff_report,
+    input_required_reply,
+    load_side,
+)
 from sealverify.cli.common import (
     emit,
     era_option,
     format_option,
     output_option,
     read_input,
-    server_option,
     transport_option,
 )
 
@@ -38,7 +44,30 @@ __all__ = ["COMMANDS", "diff"]
 )
 @transport_option("stdio: each LF-terminated line is a frame; http: each whole input is one body.")
 @era_option("auto", "Protocol era to enforce on raw frames; 'auto' lets the first request decide.")
-@server_option
+@click.option(
+    "--server",
+    default=None,
+    help="seal's kernel_config.server for both sides (guard-target and effect server part); "
+    "a receipt side uses its own kernel_config unless --server-a/--server-b is given.",
+)
+@click.option(
+    "--server-a",
+    default=None,
+    help="The server for side A only (overrides --server and a receipt's kernel_config).",
+)
+@click.option(
+    "--server-b",
+    default=None,
+    help="The server for side B only (overrides --server and a receipt's kernel_config).",
+)
+@click.option(
+    "--unknown-keys",
+    type=click.Choice(["refuse", "commit"]),
+    default="refuse",
+    show_default=True,
+    help="Option-C policy for _meta keys outside the key table: refuse (C-refuse-unknown) "
+    "or commit (C-commit-unknown). Changes the option-C rows, never the verdict.",
+)
 @click.option(
     "--reply-a",
     "reply_a",
@@ -56,7 +85,10 @@ def diff(
     index_b: int | None,
     transport: str,
     era: str,
-    server: str,
+    server: str | None,
+    server_a: str | None,
+    server_b: str | None,
+    unknown_keys: str,
     reply_a: str | None,
     fmt: str,
     output: Path | None,
@@ -69,34 +101,64 @@ def diff(
     """
     if source_a == "-" and source_b == "-":
         raise click.UsageError("only one of A and B can be standard input")
-    options = FrameOptions(era=era, server=server)
+    inputs = [
+        (read_input(source), label, _name(source), index, own)
+        for source, label, index, own in (
+            (source_a, "A", index_a, server_a),
+            (source_b, "B", index_b, server_b),
+        )
+    ]
+
+    def load(
+        data: bytes, label: str, name: str, index: int | None, chosen: str, from_: str
+    ) -> Side:
+        return load_side(
+            data,
+            label,
+            name,
+            index=index,
+            options=FrameOptions(era=era, server=chosen),
+            transport=transport,
+            server_from=from_,
+            server_from_receipt=from_ in ("default (empty)", "--server"),
+        )
+
     try:
-        a = load_side(
-            read_input(source_a),
-            "A",
-            _name(source_a),
-            index=index_a,
-            options=options,
-            transport=transport,
-        )
-        b = load_side(
-            read_input(source_b),
-            "B",
-            _name(source_b),
-            index=index_b,
-            options=options,
-            transport=transport,
-        )
+        sides = [load(d, lb, n, i, *_server(own, server, lb)) for d, lb, n, i, own in inputs]
+        # A frame given no server is judged under the server of a receipt on the other side:
+        # "is this frame what that receipt decided?" is asked under the receipt's kernel_config.
+        for mine, other in ((0, 1), (1, 0)):
+            side, peer = sides[mine], sides[other]
+            if (
+                side.kind == "frame"
+                and side.server_from == "default (empty)"
+                and peer.kind == "receipt"
+                and peer.server_from.startswith("kernel_config")
+            ):
+                data, label, name, index, _own = inputs[mine]
+                sides[mine] = load(
+                    data, label, name, index, peer.server, f"{peer.label}'s {peer.server_from}"
+                )
     except DiffInputError as exc:
         raise click.UsageError(str(exc)) from None
+    a, b = sides
     reply = None
     if reply_a is not None:
         reply = input_required_reply(read_input(reply_a), a.request_id)
         if reply is None:
             raise click.UsageError(f"{reply_a}: no response to A's id {a.request_id!s}")
-    report = diff_report(a, b, reply)
+    report = diff_report(a, b, reply, unknown_keys=unknown_keys)
     emit(report, fmt, output, f"sealverify diff: {report.subjects[0].outcome}")
     return report.exit_code
+
+
+def _server(own: str | None, both: str | None, label: str) -> tuple[str, str]:
+    """A side's server and where it came from: its own flag, then --server, then empty."""
+    if own is not None:
+        return own, f"--server-{label.lower()}"
+    if both is not None:
+        return both, "--server"
+    return "", "default (empty)"
 
 
 def _name(source: str) -> str:

@@ -15,9 +15,12 @@ from sealverify.wire.framing import FrameBytes
 
 __all__ = [
     "IDENTITY_NAMES",
+    "UNKNOWN_KEY_POLICIES",
     "byte_diff",
     "identity_rows",
     "meta_key_rows",
+    "option_c_view",
+    "unknown_meta_keys",
 ]
 
 
@@ -135,13 +138,31 @@ def meta_key_of(pointer: str) -> str | None:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def meta_key_rows(changes: list[Change]) -> list[dict[str, Any]]:
-    """For each differing ``_meta`` key: its seed 000 §2.2 row and each partition's reading.
+UNKNOWN_KEY_POLICIES: dict[str, str] = {"refuse": "C-refuse-unknown", "commit": "C-commit-unknown"}
+
+# How option C reads a key outside the key table, under each declared policy
+# (META-PARTITION-SPEC §3.5 and §4 "Unknown key present": exactly one policy, never excluded).
+_UNKNOWN_READING = {
+    "refuse": "unknown key: the request is refused before authority (C-refuse-unknown)",
+    "commit": "unknown key: committed, changes authority identity (C-commit-unknown)",
+}
+
+
+def _policy(unknown_keys: str) -> str:
+    if unknown_keys not in UNKNOWN_KEY_POLICIES:
+        raise ValueError(f"unknown-key policy must be refuse or commit, not {unknown_keys!r}")
+    return unknown_keys
+
+
+def meta_key_rows(changes: list[Change], unknown_keys: str = "refuse") -> list[dict[str, Any]]:
+    """For each differing ``_meta`` key: its key-table row and each partition's reading.
 
     Option A (ruled 2026-07-28) commits the complete ``_meta``: every difference changes
-    authority identity. Option C commits or excludes by exact name (seed 000 §3.2, §3.3); an
-    unknown key is refused (C-refuse-unknown) or committed (C-commit-unknown), never excluded.
+    authority identity. Option C commits or excludes by exact name (META-PARTITION-SPEC §3.2,
+    §3.3); a key outside the table is read under the one declared ``unknown_keys`` policy:
+    ``refuse`` (C-refuse-unknown) or ``commit`` (C-commit-unknown), never excluded (§3.5).
     """
+    policy = _policy(unknown_keys)
     rows: dict[str, dict[str, Any]] = {}
     for change in changes:
         key = meta_key_of(change.pointer)
@@ -168,12 +189,45 @@ def meta_key_rows(changes: list[Change]) -> list[dict[str, Any]]:
         else:
             row.update(
                 in_key_table=False,
-                carried_by="not in the key table of seed 000 §2.2 (extension or unknown key)",
+                carried_by="not in the key table of META-PARTITION-SPEC §2.2 "
+                "(extension or unknown key)",
                 may_change_between_identical_actions="not established",
                 server_can_act="assume yes: a server may read any _meta key",
-                option_c="unknown key: refused under C-refuse-unknown, committed under "
-                "C-commit-unknown; never excluded",
+                option_c=_UNKNOWN_READING[policy],
             )
         row["volatile_in_retry"] = key in VOLATILE_RETRY_KEYS
         rows[key] = row
     return [rows[k] for k in sorted(rows)]
+
+
+def unknown_meta_keys(params: dict[str, Any] | None) -> list[str] | None:
+    """The ``_meta`` keys of a call outside the key table, sorted; None without a ``_meta``."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    return sorted(k for k in meta if k not in KEY_TABLE)
+
+
+def option_c_view(
+    params_a: dict[str, Any] | None, params_b: dict[str, Any] | None, unknown_keys: str
+) -> dict[str, Any]:
+    """How option C, under the declared unknown-key policy, reads each side as a whole.
+
+    Under C-refuse-unknown a call carrying any key outside the key table is refused before
+    authority, even when both sides carry the same key; under C-commit-unknown it is admitted
+    and the unknown keys are committed (META-PARTITION-SPEC §3.5).
+    """
+    policy = _policy(unknown_keys)
+    view: dict[str, Any] = {"unknown_keys": policy, "policy": UNKNOWN_KEY_POLICIES[policy]}
+    for label, params in (("a", params_a), ("b", params_b)):
+        unknown = unknown_meta_keys(params)
+        if params is None:
+            reading = "not a tools/call"
+        elif not unknown:
+            reading = "admitted: no unknown _meta key"
+        elif policy == "refuse":
+            reading = "refused before authority"
+        else:
+            reading = "admitted: unknown keys committed to authority identity"
+        view[label] = {"unknown": unknown or [], "reading": reading}
+    return view

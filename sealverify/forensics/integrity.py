@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 
 from sealverify.forensics.changes import (
     Change,
@@ -42,12 +43,20 @@ def decode_b64(text: JsonValue) -> bytes | None:
         return None
 
 
+def _shown(value: object) -> str:
+    """A value in a reason as JSON text (numbers as received), never a Python repr."""
+    if isinstance(value, JsonNumber):
+        return value.lexeme
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _hash_check(check_id: str, stored: object, computed: str | int, what: str) -> Check:
     if stored == computed:
         return passed(check_id, f"{what} matches the receipt's own content", stored=stored)
     return fail(
         check_id,
-        f"stored {what} {stored!r} disagrees with the receipt's own content ({computed!r})",
+        f"stored {what} {_shown(stored)} disagrees with the receipt's own content "
+        f"({_shown(computed)})",
         stored=stored,
         computed=computed,
     )

@@ -51,7 +51,7 @@ def retry_view(a: Side, b: Side, reply: dict[str, JsonValue] | None = None) -> d
 
     The retry must carry a new JSON-RPC id, the same name and arguments, ``inputResponses``,
     ``requestState`` exactly as the server returned it (checked only when the server's reply
-    to A is given), and the same ``_meta`` apart from the volatile keys of seed 003
+    to A is given), and the same ``_meta`` apart from the volatile retry keys
     (traceparent, tracestate, baggage, progressToken, io.modelcontextprotocol/clientInfo).
     """
     pa, pb = a.params, b.params

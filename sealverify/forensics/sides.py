@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -10,6 +11,7 @@ from sealverify.forensics.integrity import (
     decode_b64,
     receipt_integrity,
 )
+from sealverify.history.receipt_approval import receipt_server
 from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
 from sealverify.reports.model import Check
 from sealverify.seal import identities
@@ -53,6 +55,8 @@ class Side:
     receipt: dict[str, JsonValue] | None = field(default=None, repr=False)
     notes: tuple[str, ...] = ()
     integrity: tuple[Check, ...] = ()
+    server: str = ""
+    server_from: str = ""
 
     @property
     def request_id(self) -> JsonValue:
@@ -70,6 +74,8 @@ def _frame_side(
     analysis: FrameAnalysis,
     origin: str,
     notes: list[str],
+    options: FrameOptions,
+    server_from: str,
 ) -> Side:
     message = analysis.message
     params = None
@@ -88,15 +94,24 @@ def _frame_side(
         analysis.identities,
         None,
         tuple(notes),
+        server=options.server,
+        server_from=server_from,
     )
 
 
 def _pick_frame(
-    data: bytes, label: str, source: str, index: int | None, options: FrameOptions, transport: str
+    data: bytes,
+    label: str,
+    source: str,
+    index: int | None,
+    options: FrameOptions,
+    transport: str,
+    server_from: str,
 ) -> Side:
     if transport == "http":
         frame = frame_of(data, "http")
-        return _frame_side(label, source, frame, analyze_frame(frame, options), "http body", [])
+        analysis = analyze_frame(frame, options)
+        return _frame_side(label, source, frame, analysis, "http body", [], options, server_from)
     frames = split_stdio(data)
     results = {r.frame.offset: r for r in analyze_stream(frames, options)}
     notes: list[str] = []
@@ -122,7 +137,9 @@ def _pick_frame(
         )
     frame = frames[chosen]
     analysis = results.get(frame.offset) or analyze_frame(frame, options)
-    return _frame_side(label, source, frame, analysis, f"frame #{chosen}", notes)
+    return _frame_side(
+        label, source, frame, analysis, f"frame #{chosen}", notes, options, server_from
+    )
 
 
 def unsplice_operation_id(frame: bytes, operation_id: str) -> bytes | None:
@@ -146,9 +163,41 @@ def unsplice_operation_id(frame: bytes, operation_id: str) -> bytes | None:
     return head + b"}" + terminator
 
 
+def _receipt_server(
+    label: str,
+    receipt: dict[str, JsonValue],
+    options: FrameOptions,
+    server_from: str,
+    from_receipt: bool,
+    notes: list[str],
+) -> tuple[FrameOptions, str]:
+    """The server a receipt side is judged under: its own kernel_config unless one was given."""
+    found = receipt_server(receipt)
+    if found is None:
+        return options, server_from
+    server, member = found
+    if from_receipt:
+        return replace(options, server=server), member
+    if server != options.server:
+        notes.append(
+            f"the server given for {label} ({json.dumps(options.server)}) differs from the "
+            f"receipt's {member} ({json.dumps(server)}); the given one is used"
+        )
+    return options, server_from
+
+
 def _receipt_side(
-    label: str, source: str, receipt: dict[str, JsonValue], options: FrameOptions, notes: list[str]
+    label: str,
+    source: str,
+    receipt: dict[str, JsonValue],
+    options: FrameOptions,
+    notes: list[str],
+    server_from: str,
+    from_receipt: bool,
 ) -> Side:
+    options, server_from = _receipt_server(
+        label, receipt, options, server_from, from_receipt, notes
+    )
     artifacts = receipt.get("signed_artifacts")
     release = receipt.get("release_frame")
     frame_bytes: bytes | None = None
@@ -175,7 +224,7 @@ def _receipt_side(
     if frame_bytes is not None:
         frame = frame_of(frame_bytes, "stdio")
         analysis = analyze_frame(frame, replace(options, era="auto"))
-        side = _frame_side(label, source, frame, analysis, origin, notes)
+        side = _frame_side(label, source, frame, analysis, origin, notes, options, server_from)
         return replace(side, kind="receipt", receipt=receipt, integrity=integrity)
     params: dict[str, JsonValue] | None = None
     ids = None
@@ -206,6 +255,8 @@ def _receipt_side(
         receipt,
         tuple(notes),
         integrity,
+        server=options.server,
+        server_from=server_from,
     )
 
 
@@ -217,11 +268,18 @@ def load_side(
     index: int | None = None,
     options: FrameOptions = _AUTO,
     transport: str = "stdio",
+    server_from: str = "default (empty)",
+    server_from_receipt: bool = True,
 ) -> Side:
     """Resolve one input: a raw frame (or capture), a receipt, or a JSON-lines receipt file.
 
     A receipt is a JSON object with one of the members ``record_type``, ``seal_receipt`` or
     ``seal_live_receipt``. Raises :class:`DiffInputError` when there is nothing to compare.
+
+    ``options.server`` is seal's ``kernel_config.server`` for the guard targets and effect
+    commitments; ``server_from`` says where it came from. A receipt side with a
+    ``kernel_config`` is judged under its own server unless ``server_from_receipt`` is False
+    (a server given for that side explicitly), and a differing given server is noted.
     """
     if not data.strip(b" \t\r\n"):
         raise DiffInputError(f"{source}: empty input")
@@ -232,7 +290,7 @@ def load_side(
     if isinstance(whole, dict) and _receipt_kind(whole):
         if index not in (None, 0):
             raise DiffInputError(f"{source}: holds one receipt; --index-{label.lower()} {index}")
-        return _receipt_side(label, source, whole, options, [])
+        return _receipt_side(label, source, whole, options, [], server_from, server_from_receipt)
     if transport == "stdio":
         lines = [f for f in split_stdio(data) if f.line.strip(b" \t")]
         parsed: list[JsonValue] = []
@@ -258,5 +316,7 @@ def load_side(
             chosen = parsed[index]
             if not isinstance(chosen, dict) or not _receipt_kind(chosen):
                 raise DiffInputError(f"{source}: line {index} is not a receipt")
-            return _receipt_side(label, source, chosen, options, notes)
-    return _pick_frame(data, label, source, index, options, transport)
+            return _receipt_side(
+                label, source, chosen, options, notes, server_from, server_from_receipt
+            )
+    return _pick_frame(data, label, source, index, options, transport, server_from)

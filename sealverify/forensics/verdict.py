@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +17,7 @@ from sealverify.forensics.compare import (
     identity_rows,
     meta_key_of,
     meta_key_rows,
+    option_c_view,
     strip_insignificant,
 )
 from sealverify.forensics.integrity import (
@@ -85,7 +87,8 @@ def _member_named(change: Change) -> str:
 def _verdict(
     a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change]
 ) -> tuple[str, str]:
-    if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data:
+    same_server = a.server == b.server
+    if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data and same_server:
         return "identical-bytes", VERDICTS["identical-bytes"]
     no_bytes = a.frame is None or b.frame is None
     if a.ids is None or b.ids is None:
@@ -126,6 +129,11 @@ def _verdict(
             named = [f"metadata only: {named[0].split(': ', 1)[1]}"]
         qualifier = "; ".join(named) or "no member-level change"
         return "same-action", f"{VERDICTS['same-action']} ({qualifier})"
+    if not same_server:
+        return "different-action", (
+            f"{VERDICTS['different-action']} (the servers differ: {json.dumps(a.server)} vs "
+            f"{json.dumps(b.server)})"
+        )
     return "different-action", VERDICTS["different-action"]
 
 
@@ -150,7 +158,13 @@ def _meaning_summary(a: Side, b: Side, changes: list[Change]) -> str:
 
 
 def _side_facts(side: Side) -> dict[str, Any]:
-    facts: dict[str, Any] = {"source": side.source, "kind": side.kind, "frame_from": side.origin}
+    facts: dict[str, Any] = {
+        "source": side.source,
+        "kind": side.kind,
+        "frame_from": side.origin,
+        "server": side.server,
+        "server_from": side.server_from,
+    }
     if side.analysis is not None:
         facts["method"] = side.analysis.method
         facts["id"] = side.analysis.request_id
@@ -163,8 +177,15 @@ def _side_facts(side: Side) -> dict[str, Any]:
     return facts
 
 
-def diff_report(a: Side, b: Side, reply: dict[str, JsonValue] | None = None) -> Report:
-    """Compare two resolved inputs; exit 0 when the invocation is the same, else 1."""
+def diff_report(
+    a: Side, b: Side, reply: dict[str, JsonValue] | None = None, *, unknown_keys: str = "refuse"
+) -> Report:
+    """Compare two resolved inputs; exit 0 when the invocation is the same, else 1.
+
+    ``unknown_keys`` (``refuse`` or ``commit``) is the option-C policy the ``_meta`` rows are
+    read under (META-PARTITION-SPEC §3.5); it never changes the verdict, which follows the
+    identities seal binds.
+    """
     checks: list[Check] = []
     facts: dict[str, Any] = {"a": _side_facts(a), "b": _side_facts(b)}
     for side in (a, b):
@@ -245,8 +266,21 @@ def diff_report(a: Side, b: Side, reply: dict[str, JsonValue] | None = None) -> 
                 f"diff.meaning.{change.change}", f"{_area(change)}: {change.change}", change.pointer
             )
         )
-    meta_rows = meta_key_rows(changes)
+    meta_rows = meta_key_rows(changes, unknown_keys)
     facts["meta_keys"] = meta_rows
+    view = option_c_view(a.params, b.params, unknown_keys)
+    facts["option_c"] = view
+    for label in ("a", "b"):
+        side_view = view[label]
+        if side_view["unknown"]:
+            checks.append(
+                info(
+                    "diff.option-c",
+                    f"{label.upper()} under {view['policy']}: {side_view['reading']} "
+                    f"(keys outside the key table: {', '.join(side_view['unknown'])})",
+                    label.upper(),
+                )
+            )
     for row in meta_rows:
         checks.append(
             info(

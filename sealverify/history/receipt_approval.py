@@ -18,6 +18,7 @@ from sealverify.wire.strictjson import (
 
 __all__ = [
     "check_receipt_approval",
+    "receipt_server",
 ]
 
 
@@ -154,12 +155,24 @@ def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, 
             frame = base64.b64decode(object_a, validate=True)
         except (binascii.Error, ValueError):
             frame = None
-    server = ""
+    found = receipt_server(receipt)
+    return frame, found[0] if found else "", uint_value(receipt.get("now"))
+
+
+def receipt_server(receipt: dict[str, JsonValue]) -> tuple[str, str] | None:
+    """The server a receipt's kernel used, and the member it was read from.
+
+    ``kernel_config.server``, else ``kernel_config.safety.server``, else ``""`` (the kernel
+    then leaves the server part out). None when the receipt has no ``kernel_config`` object.
+    """
     config = receipt.get("kernel_config")
-    if isinstance(config, dict):
-        value = config.get("server")
-        safety = config.get("safety")
-        if not isinstance(value, str) and isinstance(safety, dict):
-            value = safety.get("server")
-        server = value if isinstance(value, str) else ""
-    return frame, server, uint_value(receipt.get("now"))
+    if not isinstance(config, dict):
+        return None
+    value = config.get("server")
+    if isinstance(value, str):
+        return value, "kernel_config.server"
+    safety = config.get("safety")
+    value = safety.get("server") if isinstance(safety, dict) else None
+    if isinstance(value, str):
+        return value, "kernel_config.safety.server"
+    return "", "kernel_config (no server member: empty)"

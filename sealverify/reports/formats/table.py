@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import operator
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -23,14 +24,22 @@ def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
     return str(render_table(rows, **options))
 
 
+def _json_text(value: Any) -> str:
+    """A fact value as JSON text: ``true``, ``null``, ``["a","b"]``; never a Python repr."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+    # A string is shown as itself; every other value as JSON. A non-empty list is walked by
+    # index (`changes.0.pointer`), so no nested value is ever shown as a Python repr.
     if isinstance(value, dict) and value:
         for key in sorted(value):
             _flat(f"{prefix}.{key}" if prefix else key, value[key], out)
-    elif isinstance(value, list):
-        out.append((prefix, ", ".join(str(v) for v in value) if value else "(none)"))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            _flat(f"{prefix}.{index}" if prefix else str(index), item, out)
     else:
-        out.append((prefix, "(none)" if value is None else str(value)))
+        out.append((prefix, value if isinstance(value, str) else _json_text(value)))
 
 
 def _detail(subject: Subject) -> str:
