@@ -86,7 +86,9 @@ def test_unknown_keys_commit_changes_only_the_option_c_reading(
     refuse = facts_of(str(a), str(b), "--unknown-keys", "refuse")
     commit = facts_of(str(a), str(b), "--unknown-keys", "commit")
     (row,) = [r for r in commit[1]["meta_keys"] if r["key"] == "com.example/request-purpose"]
-    assert row["option_c"] == "unknown key: committed, changes authority identity (C-commit-unknown)"
+    assert row["option_c"] == (
+        "unknown key: committed, changes authority identity (C-commit-unknown)"
+    )
     assert commit[1]["option_c"]["a"] == {
         "unknown": unknown,
         "reading": "admitted: unknown keys committed to authority identity",

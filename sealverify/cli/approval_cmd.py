@@ -17,6 +17,7 @@ from sealverify.cli.common import (
 from sealverify.reports.formats import table
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "approval"]
 
@@ -47,6 +48,14 @@ _OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "inv
     help="kernel_config.server, the guard target's server part (empty: none).",
 )
 @click.option(
+    "--target-spec",
+    "target_spec_text",
+    default=None,
+    metavar="JSON",
+    help="The guarded rule's target spec from the policy, e.g. "
+    '\'[{"literal":"prod"},{"arg":"db.name"}]\'; default: [{"full_arguments":true}].',
+)
+@click.option(
     "--at",
     "at_ms",
     type=click.IntRange(min=0),
@@ -62,6 +71,7 @@ def approval(
     pubkey: str,
     frame_path: str,
     server: str,
+    target_spec_text: str | None,
     at_ms: int | None,
     allow_published_keys: bool,
     fmt: str,
@@ -80,6 +90,12 @@ def approval(
         key = hex_key(pubkey)
     except ValueError as exc:
         raise click.UsageError(f"--approval-pubkey: {exc}") from None
+    target_spec: JsonValue | None = None
+    if target_spec_text is not None:
+        try:
+            target_spec = parse_bytes(target_spec_text.encode("utf-8"))
+        except JsonError as exc:
+            raise click.UsageError(f"--target-spec: not strict JSON: {exc}") from None
     frame = read_input(frame_path)
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
@@ -92,7 +108,13 @@ def approval(
             raise click.UsageError(f"{source}: no token lines")
         for location, line in lines:
             result = check_token(
-                line, key, frame=frame, server=server, at_ms=at_ms, location=location
+                line,
+                key,
+                frame=frame,
+                server=server,
+                at_ms=at_ms,
+                location=location,
+                target_spec=target_spec,
             )
             checks = result.checks
             if published is not None:

@@ -13,6 +13,7 @@ legacy ``classifyToolCall``; ``identities.guard_target(..., bind_context=False)`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,7 +32,7 @@ from sealverify.history.approval_record import (
     signature_preimage,
 )
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
-from sealverify.seal.identities import guard_target
+from sealverify.seal.identities import guard_target, spec_guard_target
 from sealverify.seal.signatures import b64url_nopad_decode, ed25519_verify, key_id
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import (
@@ -81,11 +82,12 @@ def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
     return lines
 
 
-def frame_guard_target(frame: bytes, server: str = "") -> str:
+def frame_guard_target(frame: bytes, server: str = "", spec: JsonValue | None = None) -> str:
     """The guard target seal-host's kernel derives from one exact frame (stdio line).
 
     The frame's raw line (one LF, then one CR removed) must be a ``tools/call`` request; the
-    target is ``guard_target(params, server, bind_context=False)``. Raises ValueError.
+    target is ``guard_target(params, server, bind_context=False)``, or with ``spec`` (the
+    guarded rule's ``target`` from the policy) ``spec_guard_target``. Raises ValueError.
     """
     try:
         message = parse_bytes(raw_line(frame))
@@ -96,7 +98,15 @@ def frame_guard_target(frame: bytes, server: str = "") -> str:
     params = message.get("params")
     if not isinstance(params, dict):
         raise ValueError("the frame's params is not an object")
-    return guard_target(params, server, bind_context=False)
+    if spec is None:
+        return guard_target(params, server, bind_context=False)
+    tool = params.get("name")
+    if not isinstance(tool, str):
+        raise ValueError("tools/call lacks a string params.name")
+    target = spec_guard_target(tool, params.get("arguments"), server, spec)
+    if target is None:
+        raise ValueError("the target spec names an argument the call does not carry")
+    return target
 
 
 def check_token(
@@ -107,11 +117,14 @@ def check_token(
     server: str = "",
     at_ms: int | None = None,
     location: str = "",
+    target_spec: JsonValue | None = None,
 ) -> TokenResult:
     """Judge one approval token line against a pinned approver key and, when given, a frame.
 
     v2 tokens get every check; v1 allows are refused; v1 declines with a valid signature are
     read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's ``now``).
+    ``target_spec`` is the guarded rule's target spec from the policy; without it the target
+    is the full-arguments one.
     """
     try:
         outer = parse_bytes(line)
@@ -143,7 +156,16 @@ def check_token(
         )
     if isinstance(payload, dict) and "approval_record_version" in payload:
         return _check_v2(
-            line, outer, payload_text, payload, approver_key, frame, server, at_ms, location
+            line,
+            outer,
+            payload_text,
+            payload,
+            approver_key,
+            frame,
+            server,
+            at_ms,
+            location,
+            target_spec,
         )
     return _check_v1(outer, payload_text, payload, approver_key, location)
 
@@ -158,6 +180,7 @@ def _check_v2(
     server: str,
     at_ms: int | None,
     loc: str,
+    target_spec: JsonValue | None = None,
 ) -> TokenResult:
     checks: list[Check] = []
     payload_bytes = payload_text.encode("utf-8")
@@ -332,7 +355,7 @@ def _check_v2(
             )
         )
     else:
-        checks.extend(_frame_checks(payload, frame, server, at))
+        checks.extend(_frame_checks(payload, frame, server, at, target_spec))
     if at_ms is None:
         checks.append(not_evaluated("approval.time", "no time given to judge expiry at", loc))
     elif authorized is not None and expiry is not None:
@@ -366,7 +389,11 @@ def _check_v2(
 
 
 def _frame_checks(
-    payload: dict[str, JsonValue], frame: bytes, server: str, at: Callable[[str], str]
+    payload: dict[str, JsonValue],
+    frame: bytes,
+    server: str,
+    at: Callable[[str], str],
+    target_spec: JsonValue | None = None,
 ) -> list[Check]:
     checks: list[Check] = []
     digest, length = sha256_hex(frame), len(frame)
@@ -397,7 +424,7 @@ def _frame_checks(
             )
         )
     try:
-        expected = frame_guard_target(frame, server)
+        expected = frame_guard_target(frame, server, target_spec)
     except ValueError as exc:
         checks.append(
             not_evaluated(
@@ -414,7 +441,9 @@ def _frame_checks(
             )
         )
     else:
-        where = f" with server {server!r}" if server else " with no server"
+        where = f" with server {json.dumps(server)}" if server else " with no server"
+        if target_spec is not None:
+            where += " under the policy's target spec"
         checks.append(
             fail(
                 "approval.target",

@@ -18,6 +18,7 @@ from sealverify.wire.strictjson import (
 
 __all__ = [
     "check_receipt_approval",
+    "policy_target_spec",
     "receipt_server",
 ]
 
@@ -81,7 +82,13 @@ def check_receipt_approval(
     candidates = []
     for location, line in tokens:
         result = check_token(
-            line, approver_key, frame=frame, server=server, at_ms=now, location=location
+            line,
+            approver_key,
+            frame=frame,
+            server=server,
+            at_ms=now,
+            location=location,
+            target_spec=policy_target_spec(receipt),
         )
         if (
             result.kind == "v2"
@@ -157,6 +164,22 @@ def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, 
             frame = None
     found = receipt_server(receipt)
     return frame, found[0] if found else "", uint_value(receipt.get("now"))
+
+
+def policy_target_spec(receipt: dict[str, JsonValue]) -> JsonValue | None:
+    """The ``target`` spec of the receipt policy's rule for its tool, or None (full arguments).
+
+    The first ``kernel_config.safety.tools`` entry naming the receipt's ``tool``, as the
+    guard-target binding reads it.
+    """
+    config = receipt.get("kernel_config")
+    safety = config.get("safety") if isinstance(config, dict) else None
+    rules = safety.get("tools") if isinstance(safety, dict) else None
+    tool = receipt.get("tool")
+    for rule in rules if isinstance(rules, list) else []:
+        if isinstance(rule, dict) and rule.get("name") == tool and "target" in rule:
+            return rule["target"]
+    return None
 
 
 def receipt_server(receipt: dict[str, JsonValue]) -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ __all__ = [
     "EFFECT_V4_TAG",
     "GUARD_TARGET_TAG",
     "Identities",
+    "TargetSpecError",
     "args_hash",
     "canonical_request",
     "compute",
@@ -33,6 +34,8 @@ __all__ = [
     "legacy_canonical_request",
     "legacy_guard_target",
     "sort_keys",
+    "spec_guard_target",
+    "target_spec_parts",
 ]
 
 GUARD_TARGET_TAG = "seal.guard-target/v2-proposed-meta-all"
@@ -211,6 +214,90 @@ def guard_target(
     prefix = [GUARD_TARGET_TAG] + ([server] if server else []) + [tool]
     context = context_parts(params) if bind_context else context_parts({})
     return hash_parts([*prefix, _kernel_arguments(params), *context])
+
+
+class TargetSpecError(ValueError):
+    """A policy target spec the kernel's parser refuses (the policy would not load)."""
+
+
+def _scalar_text(value: JsonValue) -> str | None:
+    """mcp-seal-dev ``Seal/JsonUtil.lean`` ``jsonScalarToString``: None for arrays and objects."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, JsonNumber):
+        return leanjson.number_text(leanjson.lean_number(value.lexeme))
+    if value is None:
+        return "null"
+    return None
+
+
+def target_spec_parts(spec: JsonValue, arguments: JsonValue) -> list[str] | None:
+    """The target parts a guarded rule's spec resolves to against ``arguments``.
+
+    Mirrors mcp-seal-dev@316d741 ``Seal/Policy.lean`` ``parseTargetPart`` and
+    ``Seal/Classify.lean`` ``evalTargetParts``: a part with a ``literal`` is that string,
+    whatever other members it has; otherwise it holds exactly one of ``arg`` (a dotted path,
+    empty segments dropped as ``splitPath`` does, to a scalar written by
+    ``jsonScalarToString``) and ``full_arguments: true`` (``compress(arguments)``). Raises
+    :class:`TargetSpecError` for a spec the policy parser refuses; returns None when a path
+    does not reach a scalar (the kernel then denies with ``missing target field``).
+    """
+    if not isinstance(spec, list):
+        raise TargetSpecError("the target spec is not an array")
+    parts: list[str] = []
+    missing = False
+    for index, item in enumerate(spec):
+        if not isinstance(item, dict):
+            raise TargetSpecError(f"target part {index} is not an object")
+        if "literal" in item:
+            literal = item["literal"]
+            if not isinstance(literal, str):
+                raise TargetSpecError(f"target part {index}: literal is not a string")
+            parts.append(literal)
+        elif "arg" in item and "full_arguments" not in item:
+            path = item["arg"]
+            if not isinstance(path, str):
+                raise TargetSpecError(f"target part {index}: arg is not a string")
+            value: JsonValue = arguments
+            found = True
+            for step in (s for s in path.split(".") if s):
+                if not (isinstance(value, dict) and step in value):
+                    found = False
+                    break
+                value = value[step]
+            text = _scalar_text(value) if found else None
+            missing = missing or text is None
+            parts.append(text or "")
+        elif "full_arguments" in item and "arg" not in item:
+            if item["full_arguments"] is not True:
+                raise TargetSpecError(f"target part {index}: full_arguments must be true")
+            parts.append(leanjson.compress(arguments))
+        else:
+            raise TargetSpecError(
+                f"target part {index} must hold exactly one of literal, arg, full_arguments"
+            )
+    return None if missing else parts
+
+
+def spec_guard_target(
+    tool: str, arguments: JsonValue, server: str, spec: JsonValue, *, legacy: bool = False
+) -> str | None:
+    """The guard target of a call under a guarded rule's spec, as the deployed kernel hashes it.
+
+    ``[tag, server?, tool, *parts]`` and every context pair "absent" (seal-host@099be66
+    ``Kernels/Safety.lean`` calls the legacy ``classifyToolCall``); with ``legacy`` the
+    untagged pre-2026-08-01 form ``[server?, tool, *parts]``. None when a path is missing;
+    raises :class:`TargetSpecError` for a spec the policy parser refuses.
+    """
+    parts = target_spec_parts(spec, arguments)
+    if parts is None:
+        return None
+    prefix = ([server] if server else []) + [tool]
+    if legacy:
+        return hash_parts([*prefix, *parts])
+    return hash_parts([GUARD_TARGET_TAG, *prefix, *parts, *context_parts({})])
 
 
 def legacy_guard_target(params: dict[str, JsonValue], server: str = "") -> str:

@@ -60,11 +60,16 @@ def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Ce
         elif mode == "deny":
             blocking = blocking or f"flat deny: {tool}"
         elif mode in ("guard", "guarded"):
-            if rule.get("target") != [{"full_arguments": True}]:
-                raise ValueError("minting emulates only [{full_arguments: true}] guard targets")
-            guards.append(
-                identities.guard_target(params, policy_server(config), bind_context=False)
+            # Any target spec the kernel's parser accepts (literal, arg, full_arguments; before
+            # Stage A a guarded rule could hold any of them). A path that reaches no scalar is
+            # the kernel's `invalid` decision, which blocks like a deny.
+            target = identities.spec_guard_target(
+                str(tool), params.get("arguments"), policy_server(config), rule.get("target")
             )
+            if target is None:
+                blocking = blocking or f"missing target field: {tool}"
+            else:
+                guards.append(target)
     if blocking is not None:
         return Cert("safety", "deny", blocking)
     if guards:

@@ -379,7 +379,54 @@ def approval_token(frame: bytes, kernel_config: str, *, ctx: HostContext = HostC
     Ed25519 by ``ctx.approver_key`` over ``"seal.approval-record/v2" 0x00 payload``, base64url
     without padding (seal-host ``providers.rs`` ``verify_approval_record_v2_token``).
     """
-    payload = approval_statement(frame, kernel_config, ctx=ctx)
+    return _signed_token(approval_statement(frame, kernel_config, ctx=ctx), ctx)
+
+
+def policy_guard_target(frame: bytes, kernel_config: str) -> str:
+    """The guard target the kernel computes for a frame's call under its tool's guarded rule.
+
+    Unlike :func:`guard_target_of` (full arguments), this resolves the rule's ``target`` spec:
+    ``literal``, ``arg`` paths and ``full_arguments`` parts in any combination
+    (:func:`sealverify.seal.identities.spec_guard_target`). Raises ValueError when the policy
+    has no guarded rule for the tool or a path reaches no scalar.
+    """
+    request = _request(frame)
+    config = _config(kernel_config)
+    safety = config.get("safety")
+    rules = safety.get("tools") if isinstance(safety, dict) else None
+    for rule in rules if isinstance(rules, list) else []:
+        if (
+            isinstance(rule, dict)
+            and rule.get("name") == request.tool
+            and rule.get("mode") in ("guard", "guarded")
+        ):
+            target = identities.spec_guard_target(
+                request.tool,
+                request.params.get("arguments"),
+                policy_server(config),
+                rule.get("target"),
+            )
+            if target is None:
+                raise ValueError(f"missing target field: {request.tool}")
+            return target
+    raise ValueError(f"the policy has no guarded rule for {request.tool}")
+
+
+def approval_statement_for_target(
+    frame: bytes, kernel_config: str, target: str, *, ctx: HostContext = HostContext()
+) -> bytes:
+    """:func:`approval_statement` for a given target (e.g. :func:`policy_guard_target`)."""
+    return _approval_payload(frame, target, _config(kernel_config), ctx)
+
+
+def approval_token_for_target(
+    frame: bytes, kernel_config: str, target: str, *, ctx: HostContext = HostContext()
+) -> bytes:
+    """:func:`approval_token` for a given target: the token an approver signs for a spec target."""
+    return _signed_token(approval_statement_for_target(frame, kernel_config, target, ctx=ctx), ctx)
+
+
+def _signed_token(payload: bytes, ctx: HostContext) -> bytes:
     signature = ctx.approver_key.sign(approval_record.signature_preimage(payload))
     token: Record = {
         "payload": payload.decode("utf-8"),

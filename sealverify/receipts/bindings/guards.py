@@ -12,9 +12,6 @@ from sealverify.receipts.bindings.derived import (
 from sealverify.receipts.families import hex64
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal import identities
-from sealverify.wire.leanjson import compress, lean_number
-from sealverify.wire.leanjson import number_text as lean_number_text
-from sealverify.wire.netstring import hash_parts
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -41,43 +38,6 @@ def _policy(doc: Doc) -> tuple[str, dict[str, dict[str, JsonValue]]]:
     return server if isinstance(server, str) else "", tools
 
 
-def _scalar(value: JsonValue) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, JsonNumber):
-        return lean_number_text(lean_number(value.lexeme))
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return None
-
-
-def _spec_parts(spec: JsonValue, arguments: JsonValue) -> list[str] | None:
-    """Resolve a policy target spec (mcp-seal-dev ``Seal/Policy.lean``) against arguments."""
-    if not isinstance(spec, list):
-        return None
-    parts: list[str] = []
-    for item in spec:
-        if not isinstance(item, dict):
-            return None
-        if item.get("full_arguments") is True:
-            parts.append(compress(arguments))
-        elif isinstance(item.get("literal"), str):
-            parts.append(str(item["literal"]))
-        elif isinstance(item.get("arg"), str):
-            value: JsonValue = arguments
-            for step in str(item["arg"]).split("."):
-                value = value.get(step) if isinstance(value, dict) else None
-            text = _scalar(value)
-            if text is None:
-                return None
-            parts.append(text)
-        else:
-            return None
-    return parts
-
-
 def kernel_number_refusal(value: JsonValue) -> str | None:
     """Why the kernel would refuse a number in ``value`` (over 6 exponent digits), or None.
 
@@ -102,23 +62,40 @@ def _targets(server: str, tool: str, spec: JsonValue, arguments: JsonValue) -> l
     """Guard targets this call can have: the tagged host form, then the pre-2026-08-01 form."""
     if kernel_number_refusal(arguments) is not None:
         return []
-    parts = _spec_parts(spec, arguments)
-    if parts is None:
+    try:
+        tagged = identities.spec_guard_target(tool, arguments, server, spec)
+        legacy = identities.spec_guard_target(tool, arguments, server, spec, legacy=True)
+    except identities.TargetSpecError:
         return []
-    prefix = [server] if server else []
-    tagged = [
-        identities.GUARD_TARGET_TAG,
-        *prefix,
-        tool,
-        *parts,
-        "meta.absent",
-        "",
-        "requestState.absent",
-        "",
-        "inputResponses.absent",
-        "",
+    return [tagged, legacy] if tagged is not None and legacy is not None else []
+
+
+def _partial_spec(spec: JsonValue) -> list[Check]:
+    """An info check when a guarded rule binds less than the full arguments.
+
+    mcp-seal-dev f119487 (Stage A, 2026-07-21) refuses such a policy at load
+    (``Seal/Policy.lean`` ``guardCheck``); a receipt that carries one came from an older policy
+    parser, and its approvals cover only the parts the spec names.
+    """
+    # Lean's isFullArgumentsTarget holds for the parsed parts: one part that parses to
+    # fullArguments (unknown members such as `_comment` are tolerated by the parser).
+    only = spec[0] if isinstance(spec, list) and len(spec) == 1 else None
+    if (
+        isinstance(only, dict)
+        and "literal" not in only
+        and "arg" not in only
+        and only.get("full_arguments") is True
+    ):
+        return []
+    return [
+        info(
+            "binding.guard-target-spec",
+            "the guarded rule's target spec is not [{full_arguments: true}]: the guard target "
+            "and any approval of it cover only the parts the spec names; seal-host since "
+            "Stage A (2026-07-21) refuses such a policy at load",
+            pointer("kernel_config"),
+        )
     ]
-    return [hash_parts(tagged), hash_parts([*prefix, tool, *parts])]
 
 
 def safety_reason(doc: Doc) -> str | None:
@@ -185,13 +162,15 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("kernel_config"),
             )
         ]
+    partial = _partial_spec(entry.get("target"))
     if reason == targets[0]:
         return [
             passed(
                 "binding.guard-target",
                 "safety reason = guard target of the call (seal.guard-target/v2)",
                 pointer("certs"),
-            )
+            ),
+            *partial,
         ]
     if reason == targets[1]:
         return [
@@ -199,7 +178,8 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 "binding.guard-target",
                 "safety reason = legacy untagged guard target (host before 2026-08-01)",
                 pointer("certs"),
-            )
+            ),
+            *partial,
         ]
     return [
         fail(
