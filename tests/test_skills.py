@@ -24,11 +24,11 @@ def _md(extra: str = "") -> bytes:
 
 
 def _entry(frontmatter: dict[str, Any], resources: list[dict[str, str]] | None = None) -> Any:
-    doc = {
-        "uri": f"skill://{NAME}/SKILL.md",
-        "frontmatter": frontmatter,
-        "resources": resources or [],
-    }
+    # Without resources the entry omits the member (a generated skill under SEP-2640): these
+    # tests are about the frontmatter, and no digest is claimed.
+    doc: dict[str, Any] = {"uri": f"skill://{NAME}/SKILL.md", "frontmatter": frontmatter}
+    if resources is not None:
+        doc["resources"] = resources
     return parse_bytes(json.dumps(doc).encode())
 
 
@@ -213,7 +213,7 @@ def test_resource_digests_match_raw_bytes() -> None:
 
 
 def test_unlisted_file_is_a_mismatch() -> None:
-    report = verify_skill(_entry(_base()), _md(), [ResourceFile("scripts/x.py", b"print(1)\n")])
+    report = verify_skill(_entry(_base(), []), _md(), [ResourceFile("scripts/x.py", b"print(1)\n")])
     assert "skill.resource.unlisted" in _ids(report, "fail")
 
 
@@ -241,7 +241,8 @@ def _skill_dir(tmp_path: Path) -> tuple[Path, Path, Path]:
                 "uri": f"skill://{NAME}/SKILL.md",
                 "frontmatter": _base(),
                 "resources": [
-                    {"uri": f"skill://{NAME}/references/GUIDE.md", "digest": _digest(b"guide\n")}
+                    {"uri": f"skill://{NAME}/SKILL.md", "digest": _digest(_md())},
+                    {"uri": f"skill://{NAME}/references/GUIDE.md", "digest": _digest(b"guide\n")},
                 ],
             }
         )

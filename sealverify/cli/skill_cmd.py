@@ -1,16 +1,24 @@
-"""``sealverify skill verify``: a fetched SKILL.md and its files against their SEP-2640 entry."""
+"""``sealverify skill verify``: SEP-2640 listings against fetched files or a skills directory."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 
 import click
 
 from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.definitions.skill_listing import (
+    DEFAULT_BASE,
+    SkillTree,
+    read_listing_entries,
+    verify_listing,
+)
 from sealverify.definitions.skills import ResourceFile, verify_skill
-from sealverify.wire.strictjson import JsonError, parse_bytes
+from sealverify.reports.model import Report
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["COMMANDS", "skill"]
+__all__ = ["COMMANDS", "read_tree", "skill"]
 
 
 @click.group()
@@ -30,33 +38,139 @@ def _relpath(skill_md: Path, file: str) -> str:
     return PurePosixPath(*rel.parts).as_posix()
 
 
+def read_tree(root: Path) -> SkillTree:
+    """Read every regular file under ``root`` by its ``/``-separated relative path.
+
+    Symlinks are not followed out of ``root``: a file symlink is read only when its target is
+    a regular file inside ``root``; a symlinked directory is not entered (which also keeps
+    loops out). Each thing not read is a problem the report names, never a silent skip.
+    """
+    base = root.resolve()
+    files: dict[str, bytes] = {}
+    problems: list[tuple[str, str]] = []
+
+    def fail(path: Path, why: str) -> None:
+        problems.append((PurePosixPath(*path.relative_to(root).parts).as_posix(), why))
+
+    def walk_error(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        problems.append((str(where), f"cannot list: {exc.strerror or exc}"))
+
+    for current, dirnames, filenames in os.walk(root, onerror=walk_error, followlinks=False):
+        here = Path(current)
+        for name in sorted(dirnames):
+            if (here / name).is_symlink():
+                fail(here / name, "a symlinked directory is not followed")
+        for name in sorted(filenames):
+            path = here / name
+            rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+            try:
+                if path.is_symlink():
+                    target = path.resolve(strict=True)
+                    if not target.is_relative_to(base):
+                        fail(path, "a symlink to a file outside the directory is not followed")
+                        continue
+                if not path.is_file():
+                    fail(path, "not a regular file")
+                    continue
+                files[rel] = path.read_bytes()
+            except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
+                fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+    return SkillTree(files, tuple(sorted(problems)))
+
+
+def _entry(doc: JsonValue, wanted: str | None) -> JsonValue:
+    """The one entry a SKILL.md is checked against: the only one, or the one --entry names."""
+    read = read_listing_entries(doc)
+    entries = [value for _, value in read.entries]
+    if wanted is not None:
+        chosen = [v for v in entries if isinstance(v, dict) and v.get("uri") == wanted]
+        if not chosen:
+            raise click.UsageError(f"--entry {wanted}: no entry with that uri in the listing")
+        return chosen[0]
+    if len(entries) != 1:
+        raise click.UsageError(
+            f"the listing has {len(entries)} entries: pass --entry URI to choose the one "
+            "SKILL.md belongs to, or --dir to verify them all"
+        )
+    return entries[0]
+
+
 @skill.command("verify")
 @click.option(
     "--listing",
     "listing",
     required=True,
-    type=click.Path(dir_okay=False),
-    help="The skill's listing entry as JSON: {uri, frontmatter, resources:[{uri,digest}]}.",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="A skills/list result (or JSON-RPC response, array of pages, skills/get result), "
+    "or one entry: {uri, frontmatter, resources:[{uri,digest}]}.",
 )
-@click.argument("skill_md", metavar="SKILL.md", type=click.Path(dir_okay=False))
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="A skills directory: every entry's <skill-path>/SKILL.md and files are read under "
+    "it, and every directory holding a SKILL.md must have an entry.",
+)
+@click.option(
+    "--base",
+    default=DEFAULT_BASE,
+    show_default=True,
+    help="The uri prefix that names the root of --dir (<base><skill-path>/SKILL.md).",
+)
+@click.option(
+    "--entry",
+    "wanted",
+    default=None,
+    metavar="URI",
+    help="With SKILL.md: the uri of the listing entry it belongs to.",
+)
+@click.option(
+    "--partial-listing",
+    "partial",
+    is_flag=True,
+    help="The listing is partial on purpose (SEP-2640 allows it): a directory without an "
+    "entry is reported, not failed.",
+)
+@click.argument("skill_md", metavar="[SKILL.md]", required=False, type=click.Path(dir_okay=False))
 @click.argument("files", metavar="[FILES]...", nargs=-1, type=click.Path(dir_okay=False))
-@format_option(choices=("table", "json"))
+@format_option()
 @output_option
 def verify(
-    listing: str, skill_md: str, files: tuple[str, ...], fmt: str, output: Path | None
+    listing: str,
+    directory: Path | None,
+    base: str,
+    wanted: str | None,
+    partial: bool,
+    skill_md: str | None,
+    files: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
 ) -> int:
-    """Check SKILL.md's frontmatter field by field against the entry, and every file's digest.
+    """Check a listing's entries field by field against SKILL.md files, and every digest.
 
-    FILES are the skill's other fetched files, at their paths relative to SKILL.md's directory.
-    Exit 0 when everything matches, 1 on any mismatch, 2 when an input cannot be read.
+    With --dir, every entry of the listing against the skills directory (and every skill
+    directory against the listing). With SKILL.md, one entry against that file and FILES,
+    the skill's other fetched files at their paths relative to SKILL.md's directory. With
+    neither, the listing alone. Exit 0 when everything matches, 1 on any mismatch, 2 when an
+    input cannot be read.
     """
     try:
-        entry = parse_bytes(read_input(listing))
+        doc = parse_bytes(read_input(listing))
     except JsonError as exc:
         raise click.UsageError(f"--listing {listing}: not strict JSON: {exc}") from None
-    md = read_input(skill_md)
-    resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
-    report = verify_skill(entry, md, resources, Path(skill_md).name)
+    report: Report
+    if directory is not None:
+        if skill_md is not None:
+            raise click.UsageError("give either --dir or SKILL.md [FILES], not both")
+        report = verify_listing(doc, read_tree(directory), base=base, partial=partial)
+    elif skill_md is not None:
+        md = read_input(skill_md)
+        resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
+        report = verify_skill(_entry(doc, wanted), md, resources, Path(skill_md).name)
+    else:
+        report = verify_listing(doc, None, base=base, partial=partial)
     emit(
         report,
         fmt,

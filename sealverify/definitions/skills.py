@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -19,14 +20,20 @@ __all__ = [
     "RESERVED_PREFIX",
     "Frontmatter",
     "FrontmatterError",
+    "ResourceFile",
+    "SkillEntry",
     "check_name",
+    "directory_check",
+    "entry_checks",
+    "field_checks",
     "parse_frontmatter",
     "verify_skill",
 ]
 
 RESERVED_PREFIX = "io.modelcontextprotocol/"
 # Reserved metadata keys this verifier gives a meaning to. SEP-2640 defines none, so none are
-# acted on; every key under the prefix is still preserved and compared (seed 001).
+# acted on; every key under the prefix is still preserved and compared (the experimental-ext-skills
+# finding on reserved metadata keys: do not act on them, do compare them).
 RECOGNIZED_RESERVED_KEYS: frozenset[str] = frozenset()
 
 
@@ -187,7 +194,7 @@ def parse_frontmatter(data: bytes) -> Frontmatter:
         raise FrontmatterError("frontmatter is not a YAML mapping")
     bad = [k for k in value if not isinstance(k, str)]
     if bad:
-        raise FrontmatterError(f"frontmatter key {bad[0]!r} is not a string")
+        raise FrontmatterError(f"frontmatter key {_json(bad[0])} is not a string")
     return Frontmatter(value, anchors, aliases, merges, dups)
 
 
@@ -230,12 +237,17 @@ def _number(value: Any) -> Decimal:
     return Decimal(value.lexeme if isinstance(value, JsonNumber) else str(value))
 
 
+def _json(value: Any) -> str:
+    """A value in a reason as JSON text, never a Python repr."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _show(value: Any) -> str:
     if isinstance(value, (Decimal, JsonNumber)):
         return str(value)
     if isinstance(value, str):
-        return repr(value) if len(value) <= 60 else repr(value[:60] + "…")
-    return _kind(value) if isinstance(value, (dict, list)) else repr(value)
+        return _json(value if len(value) <= 60 else value[:60] + "…")
+    return _kind(value) if isinstance(value, (dict, list)) else _json(value)
 
 
 def compare_values(listing: Any, file: Any, path: tuple[str | int, ...] = ()) -> list[Check]:
@@ -305,7 +317,7 @@ def compare_values(listing: Any, file: Any, path: tuple[str | int, ...] = ()) ->
     ]
 
 
-def _field_checks(fm: dict[str, Any]) -> list[Check]:
+def field_checks(fm: dict[str, Any]) -> list[Check]:
     out: list[Check] = []
     why = check_name(fm.get("name"))
     out.append(
@@ -380,17 +392,24 @@ class ResourceFile:
 
 
 @dataclass(slots=True)
-class _Entry:
+class SkillEntry:
+    """One listing entry as read: its uri, frontmatter and ``(pointer, uri, digest)`` rows.
+
+    ``has_resources`` is False when the entry omits ``resources`` (SEP-2640 allows that only
+    for generated skills, whose content no digest binds).
+    """
+
     uri: str = ""
     frontmatter: dict[str, Any] | None = None
     resources: list[tuple[str, str, str]] = field(default_factory=list)
+    has_resources: bool = True
 
 
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
-def _entry(value: JsonValue, checks: list[Check]) -> _Entry:
-    entry = _Entry()
+def _entry(value: JsonValue, checks: list[Check]) -> SkillEntry:
+    entry = SkillEntry()
     if not isinstance(value, dict):
         checks.append(fail("skill.listing.invalid", "the listing entry is not a JSON object", "/"))
         return entry
@@ -406,7 +425,10 @@ def _entry(value: JsonValue, checks: list[Check]) -> _Entry:
         checks.append(
             fail("skill.listing.invalid", "the entry has no `frontmatter` object", "/frontmatter")
         )
-    resources = value.get("resources", [])
+    if "resources" not in value:
+        entry.has_resources = False
+        return entry
+    resources = value["resources"]
     if not isinstance(resources, list):
         checks.append(fail("skill.listing.invalid", "`resources` is not an array", "/resources"))
         return entry
@@ -450,9 +472,54 @@ def verify_skill(
     raw bytes of each fetched file, where a file the entry does not list is a mismatch.
     Exit code 1 when any check fails.
     """
+    checks, entry = entry_checks(listing, skill_md, files, name)
+    failed = any(c.status == "fail" for c in checks)
+    subject = Subject(
+        entry.uri or name,
+        "FAIL" if failed else "PASS",
+        tuple(checks),
+        {"uri": entry.uri, "files": len(files) + 1, "listed_resources": len(entry.resources)},
+    )
+    summary = {
+        "outcome": "fail" if failed else "pass",
+        "failed_checks": sum(1 for c in checks if c.status == "fail"),
+    }
+    return Report("skill verify", (subject,), summary, 1 if failed else 0, layout="detail")
+
+
+def entry_checks(
+    listing: JsonValue,
+    skill_md: bytes | None,
+    files: list[ResourceFile],
+    name: str = "SKILL.md",
+    *,
+    directory: str | None = None,
+) -> tuple[list[Check], SkillEntry]:
+    """Every check of one listing entry against its fetched files, and the entry as read.
+
+    ``skill_md`` None means SKILL.md was not fetched: the entry's own frontmatter is held to
+    the field rules and the file comparison is not evaluated. ``directory`` is the skill's
+    directory name when the files come from a skills directory: the frontmatter name must
+    equal it (Agent Skills), and a listed file missing from the directory is a mismatch
+    rather than not fetched.
+    """
     checks: list[Check] = []
     entry = _entry(listing, checks)
     fm: Frontmatter | None = None
+    if skill_md is None:
+        checks.append(
+            not_evaluated(
+                "skill.frontmatter.not-fetched",
+                "no SKILL.md was given: the listing's frontmatter is held to the field rules, "
+                "but not compared with the file",
+                "/frontmatter",
+            )
+        )
+        if entry.frontmatter is not None:
+            checks.extend(field_checks(entry.frontmatter))
+            checks.extend(_name_checks(entry, entry.frontmatter.get("name"), directory))
+        checks.extend(_resource_checks(entry, None, files, complete=directory is not None))
+        return checks, entry
     try:
         fm = parse_frontmatter(skill_md)
         checks.append(
@@ -493,7 +560,7 @@ def verify_skill(
                     "/frontmatter" + where,
                 )
             )
-        checks.extend(_field_checks(fm.value))
+        checks.extend(field_checks(fm.value))
         if entry.frontmatter is not None:
             diffs = compare_values(entry.frontmatter, fm.value)
             checks.extend(diffs)
@@ -505,36 +572,76 @@ def verify_skill(
                         "/frontmatter",
                     )
                 )
-        if entry.uri:
-            fm_name = fm.value.get("name")
-            if _uri_name(entry.uri) != fm_name:
-                checks.append(
-                    fail(
-                        "skill.uri.name-mismatch",
-                        f"the entry uri names {_uri_name(entry.uri)!r}, the "
-                        f"frontmatter name is {fm_name!r}",
-                        "/uri",
-                    )
-                )
-            else:
-                checks.append(passed("skill.uri.name", "entry uri ends in the skill name", "/uri"))
-    checks.extend(_resource_checks(entry, skill_md, files))
-    failed = any(c.status == "fail" for c in checks)
-    subject = Subject(
-        entry.uri or name,
-        "fail" if failed else "pass",
-        tuple(checks),
-        {"uri": entry.uri, "files": len(files) + 1, "listed_resources": len(entry.resources)},
-    )
-    summary = {
-        "outcome": "fail" if failed else "pass",
-        "failed_checks": sum(1 for c in checks if c.status == "fail"),
-    }
-    return Report("skill verify", (subject,), summary, 1 if failed else 0, layout="detail")
+        checks.extend(_name_checks(entry, fm.value.get("name"), directory))
+    checks.extend(_resource_checks(entry, skill_md, files, complete=directory is not None))
+    return checks, entry
 
 
-def _resource_checks(entry: _Entry, skill_md: bytes, files: list[ResourceFile]) -> list[Check]:
+def _name_checks(entry: SkillEntry, fm_name: Any, directory: str | None) -> list[Check]:
     out: list[Check] = []
+    if entry.uri:
+        if _uri_name(entry.uri) != fm_name:
+            out.append(
+                fail(
+                    "skill.uri.name-mismatch",
+                    f"the entry uri names {_json(_uri_name(entry.uri))}, the "
+                    f"frontmatter name is {_json(fm_name)}",
+                    "/uri",
+                )
+            )
+        else:
+            out.append(passed("skill.uri.name", "entry uri ends in the skill name", "/uri"))
+    if directory is not None:
+        out.append(directory_check(directory, fm_name))
+    return out
+
+
+def directory_check(directory: str, name: Any) -> Check:
+    """The Agent Skills rule that ``name`` equals the skill's parent directory name."""
+    if directory != name:
+        return fail(
+            "skill.name.directory-mismatch",
+            f"the skill's directory is {_json(directory)} but its name is {_json(name)}; "
+            "Agent Skills requires the name to equal the parent directory",
+            "/frontmatter/name",
+        )
+    return passed(
+        "skill.name.directory", "the name equals the skill's parent directory", "/frontmatter/name"
+    )
+
+
+def _relative(uri: str, base: str) -> str | None:
+    """A resource uri as a path inside the skill's directory, or None when it is not inside.
+
+    SEP-2640: each resource is the skill's SKILL.md or a file within its directory. A path with
+    an empty, ``.`` or ``..`` segment does not name a file within it.
+    """
+    if not base or not uri.startswith(base):
+        return None
+    rel = uri[len(base) :]
+    if not rel or any(seg in ("", ".", "..") for seg in rel.split("/")):
+        return None
+    return rel
+
+
+def _resource_checks(
+    entry: SkillEntry, skill_md: bytes | None, files: list[ResourceFile], *, complete: bool = False
+) -> list[Check]:
+    """Digests of the fetched files against the entry's ``resources``.
+
+    ``complete`` says the files are the whole skill directory: a listed file that is not
+    among them is then a mismatch (``skill.resource.missing``), not merely not fetched.
+    """
+    out: list[Check] = []
+    if not entry.has_resources:
+        return [
+            not_evaluated(
+                "skill.resource.none",
+                "the entry has no `resources`: SEP-2640 allows this only for generated skills, "
+                "and no digest binds their content",
+                "/resources",
+            )
+        ]
     base = _base(entry.uri) if entry.uri else ""
     listed: dict[str, tuple[str, str]] = {}
     for where, uri, digest in entry.resources:
@@ -546,16 +653,37 @@ def _resource_checks(entry: _Entry, skill_md: bytes, files: list[ResourceFile]) 
                     where,
                 )
             )
-        rel = uri[len(base) :] if base and uri.startswith(base) else uri
+        rel = _relative(uri, base)
+        if rel is None:
+            out.append(
+                fail(
+                    "skill.resource.outside",
+                    f"resource {_json(uri)} is not a file within the skill's directory "
+                    f"{_json(base)} (SEP-2640)",
+                    where,
+                )
+            )
+            continue
+        if rel in listed:
+            out.append(fail("skill.resource.duplicate", f"{rel} is listed twice", where))
         listed[rel] = (where, digest)
-    fetched = [ResourceFile("SKILL.md", skill_md), *files]
+    if base and "SKILL.md" not in listed:
+        out.append(
+            fail(
+                "skill.resource.skill-md-unlisted",
+                "`resources` has no entry for the skill's own SKILL.md; SEP-2640 requires one, "
+                "carrying SKILL.md's digest",
+                "/resources",
+            )
+        )
+    fetched = ([ResourceFile("SKILL.md", skill_md)] if skill_md is not None else []) + files
     seen: set[str] = set()
     for item in fetched:
         seen.add(item.relpath)
         actual = "sha256:" + hashlib.sha256(item.data).hexdigest()
         if item.relpath not in listed:
             if item.relpath == "SKILL.md":
-                continue  # identified by the entry itself and compared field by field
+                continue  # reported above; still identified by the entry field by field
             out.append(
                 fail(
                     "skill.resource.unlisted",
@@ -582,7 +710,17 @@ def _resource_checks(entry: _Entry, skill_md: bytes, files: list[ResourceFile]) 
                 )
             )
     for rel, (where, _digest) in sorted(listed.items()):
-        if rel not in seen:
+        if rel in seen:
+            continue
+        if complete:
+            out.append(
+                fail(
+                    "skill.resource.missing",
+                    f"listed file {rel} is not in the skill's directory",
+                    where,
+                )
+            )
+        else:
             out.append(
                 not_evaluated(
                     "skill.resource.not-fetched",
