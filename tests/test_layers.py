@@ -65,6 +65,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.tools_cmd", "sealverify.definitions.capture"),
     ("sealverify.cli.tools_cmd", "sealverify.definitions.compare"),
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),
+    ("sealverify.cli.tools_cmd", "sealverify.definitions.transcripts"),
     ("sealverify.cli.tools_cmd", "sealverify.wire.strictjson"),
 }
 

@@ -17,10 +17,10 @@ from sealverify.definitions.digests import (
     digest_tool,
     js_value,
     listing_findings,
-    read_listing,
     toolset_digest,
     unevaluated,
 )
+from sealverify.definitions.transcripts import TranscriptError, read_any
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -41,7 +41,10 @@ def _declared(path: str | None) -> Any:
 def _read(
     source: str, requests: str | None, capture: str | None
 ) -> tuple[Listing, dict[str, Any], list[Check]]:
-    listing = read_listing(read_input(source), read_input(requests) if requests else None)
+    try:
+        listing = read_any(read_input(source), read_input(requests) if requests else None)
+    except TranscriptError as exc:
+        raise click.UsageError(f"{source}: {exc}") from None
     declared = _declared(capture)
     if declared is None:
         declared = listing.declared_capture
@@ -126,7 +129,7 @@ def digest(
                 fail(
                     "tools.capture.reader-environment",
                     "the definition quotes the reader's home directory or a placeholder value "
-                    "(seed 004 §3 rule 4); this digest identifies the reader",
+                    "(capture rule 4); this digest identifies the reader",
                     location + where,
                 )
             )
@@ -251,7 +254,7 @@ def compare_cmd(
     fmt: str,
     output: Path | None,
 ) -> int:
-    """Compare two readings of a server's tools under seed 004 §3 rules 1-4.
+    """Compare two readings of a server's tools under the capture rules 1-4.
 
     Exit 0 when both lists are complete, their captures match and no tool drifted or was
     flagged; 1 for drift, a capture difference, an incomplete list or a flag; 2 when an input

@@ -1,7 +1,8 @@
-"""The capture block of seed 004 §2: how a tool listing was read, published beside its digest."""
+"""The capture block: how a tool listing was read, published beside its digest."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sealverify.definitions.digests import Listing
@@ -50,7 +51,7 @@ def sanitize_declared(declared: Any, where: str) -> tuple[dict[str, Any], list[C
 
     for key, value in declared.items():
         if key not in _TOP:
-            drop(key, "not a member of the seed 004 §2 capture block")
+            drop(key, "not a member of the capture block")
         elif key == "protocol" or key == "pages":
             members = _PROTOCOL if key == "protocol" else ("read", "complete")
             if not isinstance(value, dict):
@@ -76,7 +77,7 @@ def sanitize_declared(declared: Any, where: str) -> tuple[dict[str, Any], list[C
                         info(
                             "capture.env-values-withheld",
                             "launch.env values were given; only their names are published "
-                            "(seed 004 §2: values are never published)",
+                            "(capture values are never published)",
                             where,
                         )
                     )
@@ -128,12 +129,25 @@ def build_capture(
             findings.append(
                 fail(
                     "capture.declared.conflict",
-                    f"declared protocol.{key} {protocol[key]!r} disagrees with {value!r} read from "
+                    f"declared protocol.{key} {json.dumps(protocol[key])} disagrees with "
+                    f"{json.dumps(value)} read from "
                     "the transcript; the transcript wins",
                     f"capture/protocol/{key}",
                 )
             )
         protocol[key] = value
+    if listing.version_header is not None:
+        if "versionHeader" in protocol and protocol["versionHeader"] != listing.version_header:
+            findings.append(
+                fail(
+                    "capture.declared.conflict",
+                    f"declared protocol.versionHeader {json.dumps(protocol['versionHeader'])} "
+                    f"disagrees with {json.dumps(listing.version_header)} read from the HTTP "
+                    "transcript's request headers; the transcript wins",
+                    "capture/protocol/versionHeader",
+                )
+            )
+        protocol["versionHeader"] = listing.version_header
     if protocol:
         block["protocol"] = protocol
     if listing.transport is not None:
@@ -141,7 +155,7 @@ def build_capture(
             findings.append(
                 fail(
                     "capture.declared.conflict",
-                    f"declared transport {block['transport']!r} but the input is a "
+                    f"declared transport {json.dumps(block['transport'])} but the input is a "
                     f"{listing.transport} transcript",
                     "capture/transport",
                 )
@@ -149,4 +163,18 @@ def build_capture(
         block["transport"] = listing.transport
     if listing.client_capabilities is not None:
         block["clientCapabilities"] = listing.client_capabilities
+    if listing.launch:
+        launch = dict(block.get("launch", {}))
+        for key, value in listing.launch.items():
+            if key in launch and launch[key] != value:
+                findings.append(
+                    fail(
+                        "capture.declared.conflict",
+                        f"declared launch.{key} disagrees with the launch the transcript "
+                        "recorded; the transcript wins",
+                        f"capture/launch/{key}",
+                    )
+                )
+            launch[key] = value
+        block["launch"] = {k: launch[k] for k in LAUNCH_MEMBERS if k in launch}
     return {k: block[k] for k in _TOP if k in block}, findings

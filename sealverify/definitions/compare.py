@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,7 @@ def capture_differences(a: dict[str, Any], b: dict[str, Any]) -> tuple[list[Chec
                 "tools.compare.incomplete",
                 f"reading {' and '.join(sides)} is not a complete list "
                 "(pages.complete is not true); "
-                "seed 004 §3 rule 1: an incomplete list is never compared with a complete one",
+                "capture rule 1: an incomplete list is never compared with a complete one",
                 "/capture/pages/complete",
             )
         )
@@ -101,7 +102,8 @@ def capture_differences(a: dict[str, Any], b: dict[str, Any]) -> tuple[list[Chec
             checks.append(
                 fail(
                     "tools.compare.capture-difference",
-                    f"{'.'.join(path)} differs ({shown_a!r} vs {shown_b!r}); seed 004 §3 rule 3: "
+                    f"{'.'.join(path)} differs ({json.dumps(shown_a)} vs {json.dumps(shown_b)}); "
+                    "capture rule 3: "
                     "definition differences are reported as capture differences, not drift",
                     where,
                 )
@@ -196,7 +198,7 @@ def compare(
                     fail(
                         "tools.compare.reader-environment",
                         f"reading {reading.label}: a tool definition quotes the reader's home "
-                        "directory or a placeholder value (seed 004 §3 rule 4); its digest "
+                        "directory or a placeholder value (capture rule 4); its digest "
                         "identifies the reader, no other reader will reproduce it",
                         f"{reading.label}:{location}{hits[0]}",
                     )

@@ -21,8 +21,10 @@ __all__ = [
     "Profile",
     "ToolDigest",
     "Unrepresentable",
+    "collect_pages",
     "digest_tool",
     "js_value",
+    "note_request",
     "pointer",
     "read_listing",
     "rugsnare_canonical",
@@ -318,6 +320,8 @@ class Listing:
     negotiated: str | None = None
     client_capabilities: list[str] | None = None
     declared_capture: dict[str, Any] | None = None
+    version_header: bool | None = None  # Streamable HTTP: every request after the handshake
+    launch: dict[str, Any] | None = None  # a stdio launch transcript's recorded launch
 
     @property
     def complete(self) -> bool:
@@ -412,41 +416,47 @@ def _version_in(params: JsonValue) -> str | None:
     return None
 
 
-def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
-    listing.transport = "stdio"
-    requests: dict[str, dict[str, JsonValue]] = {}
-    if c2s is not None:
-        for i, frame in enumerate(split_stdio(c2s)):
-            msg = _frame_json(frame, i, listing, "c2s")
-            if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" in msg:
-                requests[repr(msg["id"])] = msg
-                params = msg.get("params")
-                if msg["method"] == "initialize" and isinstance(params, dict):
-                    version = params.get("protocolVersion")
-                    caps = params.get("capabilities")
-                    if isinstance(version, str):
-                        listing.requested = version
-                    if isinstance(caps, dict):
-                        listing.client_capabilities = sorted(caps)
-                elif listing.requested is None and _version_in(params) is not None:
-                    # 2026-07-28 has no initialize: each request names its version in _meta.
-                    listing.requested = _version_in(params)
-                    assert isinstance(params, dict)
-                    meta = params.get("_meta")
-                    caps = (
-                        meta.get("io.modelcontextprotocol/clientCapabilities")
-                        if isinstance(meta, dict)
-                        else None
-                    )
-                    if isinstance(caps, dict):
-                        listing.client_capabilities = sorted(caps)
+def note_request(msg: dict[str, JsonValue], listing: Listing) -> None:
+    """What a client request shows of the capture: the version asked for, its capabilities.
+
+    ``initialize`` names both (a handshake-era session); in a 2026-07-28 session, which has no
+    handshake, the first request naming a version in its ``_meta`` does.
+    """
+    params = msg.get("params")
+    if msg.get("method") == "initialize" and isinstance(params, dict):
+        version = params.get("protocolVersion")
+        caps = params.get("capabilities")
+        if isinstance(version, str):
+            listing.requested = version
+        if isinstance(caps, dict):
+            listing.client_capabilities = sorted(caps)
+    elif listing.requested is None and _version_in(params) is not None:
+        listing.requested = _version_in(params)
+        assert isinstance(params, dict)
+        meta = params.get("_meta")
+        caps = (
+            meta.get("io.modelcontextprotocol/clientCapabilities")
+            if isinstance(meta, dict)
+            else None
+        )
+        if isinstance(caps, dict):
+            listing.client_capabilities = sorted(caps)
+
+
+def collect_pages(
+    replies: list[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]],
+    listing: Listing,
+) -> None:
+    """Follow the tools/list pages among server replies, each paired with its request or None.
+
+    With requests, a page's request must carry the previous page's ``nextCursor``; without,
+    a page continues the listing while the one before it returned a ``nextCursor``. The
+    negotiated version is the ``initialize`` result's, else (2026-07-28) the version the
+    answered ``tools/list`` request named. The last listing is kept.
+    """
     sequences = 0
     current: list[Page] = []
-    for i, frame in enumerate(split_stdio(s2c)):
-        msg = _frame_json(frame, i, listing, "s2c")
-        if not isinstance(msg, dict) or "method" in msg:
-            continue
-        request = requests.get(repr(msg.get("id"))) if "id" in msg else None
+    for where, request, msg in replies:
         method = request.get("method") if request else None
         result = msg.get("result")
         if (
@@ -470,12 +480,12 @@ def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
             listing.findings.append(
                 fail(
                     "tools.pages.error",
-                    f"the tools/list response in s2c frame {i} carries no "
-                    "tools (an error or a malformed result); the list is incomplete",
-                    f"s2c#{i}",
+                    f"the tools/list response at {where} carries no tools (an error or a "
+                    "malformed result); the list is incomplete",
+                    where,
                 )
             )
-            current.append(Page(f"s2c#{i}", [], "(error)", cursor))
+            current.append(Page(where, [], "(error)", cursor))
             continue
         starts_new = (
             (not current or current[-1].next_cursor is None)
@@ -489,14 +499,33 @@ def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
             listing.findings.append(
                 fail(
                     "tools.pages.cursor-mismatch",
-                    f"the tools/list request for s2c frame {i} did not carry the previous page's "
-                    "nextCursor; the pages do not form one listing",
-                    f"s2c#{i}",
+                    f"the tools/list request answered at {where} did not carry the previous "
+                    "page's nextCursor; the pages do not form one listing",
+                    where,
                 )
             )
-        current.append(_page(page_result, f"s2c#{i}/result", cursor))
+        current.append(_page(page_result, f"{where}/result", cursor))
     listing.pages = current
     listing.sequences = sequences
+
+
+def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
+    listing.transport = "stdio"
+    requests: dict[str, dict[str, JsonValue]] = {}
+    if c2s is not None:
+        for i, frame in enumerate(split_stdio(c2s)):
+            msg = _frame_json(frame, i, listing, "c2s")
+            if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" in msg:
+                requests[repr(msg["id"])] = msg
+                note_request(msg, listing)
+    replies: list[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]] = []
+    for i, frame in enumerate(split_stdio(s2c)):
+        msg = _frame_json(frame, i, listing, "s2c")
+        if not isinstance(msg, dict) or "method" in msg:
+            continue
+        request = requests.get(repr(msg.get("id"))) if "id" in msg else None
+        replies.append((f"s2c#{i}", request, msg))
+    collect_pages(replies, listing)
 
 
 def read_listing(data: bytes, requests: bytes | None = None) -> Listing:
