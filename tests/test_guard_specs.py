@@ -17,15 +17,17 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.receipts.verify import verify_receipt
 from sealverify.reports.model import Subject
 from sealverify.seal import identities
 from sealverify.seal.objectb import OBJECT_B_V2
-from sealverify.seal.trust import TrustStore
 from sealverify.testkit import mint
 from sealverify.testkit.guard_specs import GUARD_SPECS, guarded_config
 from sealverify.wire.netstring import hash_parts
 from sealverify.wire.strictjson import parse_bytes
+
+# OPTS pins every testkit key and allows them as published keys.
+from tests.test_verify_approval_statement import OPTS, verify_with_approvals
 
 TOOL = "db.migrate"
 ARGUMENTS = (
@@ -35,7 +37,6 @@ ARGUMENTS = (
 FRAME = mint.tools_call_frame(TOOL, ARGUMENTS)
 SERVER = "sealverify-demo@1.0.0"
 CTX = mint.HostContext(approval_channel="ed25519")
-DEMO_WASM = mint.HostContext().wasm_sha256
 ABSENT = ["meta.absent", "", "requestState.absent", "", "inputResponses.absent", ""]
 # What the kernel's compress(arguments) gives: keys sorted, numbers as received.
 COMPRESSED = (
@@ -58,17 +59,6 @@ EXPECTED_PARTS: dict[str, list[str]] = {
     "mixed": ["prod-db", "ledger", COMPRESSED],
     "with-comment": [COMPRESSED],
 }
-
-OPTS = VerifyOptions(
-    TrustStore.from_pins(
-        config=[mint.CONFIG_KEY.public_hex],
-        receipt=[mint.RECEIPT_KEY.public_hex],
-        approval=[mint.APPROVER_KEY.public_hex],
-    ),
-    (DEFAULT_KERNEL_SHA256, DEMO_WASM),
-    # The testkit keys are published keys: allowed here, as a test suite that knows it.
-    allow_published_keys=True,
-)
 
 
 def expected_target(name: str, server: str = SERVER) -> str:
@@ -116,28 +106,7 @@ def test_ed25519_approval_of_a_spec_target_verifies_end_to_end(name: str, tmp_pa
     doc = json.loads(receipt.read_bytes())
     assert (doc["verdict"], doc["authorization"]) == ("ALLOW", "approval")
     assert json.loads(json.loads(tokens.read_bytes())["payload"])["target"] == expected_target(name)
-    result = CliRunner().invoke(
-        cli,
-        [
-            "verify",
-            str(receipt),
-            "--config-pubkey",
-            mint.CONFIG_KEY.public_hex,
-            "--receipt-pubkey",
-            mint.RECEIPT_KEY.public_hex,
-            "--approval-pubkey",
-            mint.APPROVER_KEY.public_hex,
-            "--kernel-sha256",
-            DEMO_WASM,
-            "--approvals",
-            str(tokens),
-            "--allow-published-keys",
-            "--format",
-            "json",
-        ],
-    )
-    report = json.loads(result.stdout)
-    checks = {(c["id"], c["status"]) for s in report["subjects"] for c in s["checks"]}
+    code, _, checks = verify_with_approvals(receipt, tokens)
     for check_id in (
         "approval.signature",
         "approval.subject",
@@ -149,7 +118,7 @@ def test_ed25519_approval_of_a_spec_target_verifies_end_to_end(name: str, tmp_pa
     ):
         assert (check_id, "pass") in checks, check_id
     assert not [c for c in checks if c[1] == "fail"]
-    assert result.exit_code == 0
+    assert code == 0
 
 
 @pytest.mark.parametrize("name", ["literal", "arg-nested", "mixed"])

@@ -144,15 +144,11 @@ def test_object_b_v2_signature_covers_the_statement() -> None:
     assert status_of(subject, "signature.object-b") == {"fail"}
 
 
-def test_approval_token_verifies_end_to_end_through_the_cli(tmp_path: Path) -> None:
-    receipt = tmp_path / "allow.json"
-    receipt.write_bytes(minted())
-    tokens = tmp_path / "approvals.ndjson"
-    tokens.write_bytes(mint.approval_token(FRAME, mint.DEMO_KERNEL_CONFIG, ctx=CTX) + b"\n")
-    token = json.loads(tokens.read_bytes())
-    assert token["payload"].encode() == base64.b64decode(
-        json.loads(receipt.read_bytes())["signed_artifacts"]["approval_statement"]
-    )
+def verify_with_approvals(receipt: Path, tokens: Path) -> tuple[int, str, set[tuple[str, str]]]:
+    """``verify`` of one minted receipt with its tokens, every testkit key pinned.
+
+    Returns the exit code, the output and every ``(check id, status)`` of the JSON report.
+    """
     args = [
         "verify",
         str(receipt),
@@ -171,9 +167,22 @@ def test_approval_token_verifies_end_to_end_through_the_cli(tmp_path: Path) -> N
         "json",
     ]
     result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     checks = {(c["id"], c["status"]) for s in report["subjects"] for c in s["checks"]}
+    return result.exit_code, result.output, checks
+
+
+def test_approval_token_verifies_end_to_end_through_the_cli(tmp_path: Path) -> None:
+    receipt = tmp_path / "allow.json"
+    receipt.write_bytes(minted())
+    tokens = tmp_path / "approvals.ndjson"
+    tokens.write_bytes(mint.approval_token(FRAME, mint.DEMO_KERNEL_CONFIG, ctx=CTX) + b"\n")
+    token = json.loads(tokens.read_bytes())
+    assert token["payload"].encode() == base64.b64decode(
+        json.loads(receipt.read_bytes())["signed_artifacts"]["approval_statement"]
+    )
+    code, output, checks = verify_with_approvals(receipt, tokens)
+    assert code == 0, output
     for check_id in (
         "approval.signature",
         "approval.subject",
@@ -187,11 +196,8 @@ def test_approval_token_verifies_end_to_end_through_the_cli(tmp_path: Path) -> N
 
     other = mint.tools_call_frame("shell_exec", '{"command":"rm -rf /tmp/y"}')
     tokens.write_bytes(mint.approval_token(other, mint.DEMO_KERNEL_CONFIG, ctx=CTX) + b"\n")
-    result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 1, result.output
-    checks = {
-        (c["id"], c["status"]) for s in json.loads(result.stdout)["subjects"] for c in s["checks"]
-    }
+    code, output, checks = verify_with_approvals(receipt, tokens)
+    assert code == 1, output
     assert ("approval.receipt-token", "fail") in checks
 
 

@@ -102,49 +102,45 @@ def sse_messages(body: bytes) -> list[bytes]:
 # --- Streamable HTTP -----------------------------------------------------------------------
 
 
+def _pair(item: JsonValue, where: str) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
+    req = item.get("request") if isinstance(item, dict) else None
+    resp = item.get("response") if isinstance(item, dict) else None
+    if not isinstance(req, dict) or not isinstance(resp, dict):
+        raise TranscriptError(f"{where} needs a request and a response object")
+    return req, resp
+
+
 def _exchanges(doc: dict[str, JsonValue]) -> list[dict[str, Any]]:
-    """Exchanges of our format or of a HAR 1.2 log, as plain request/response records."""
-    out: list[dict[str, Any]] = []
-    if doc.get("format") == HTTP_FORMAT:
-        items = doc.get("exchanges")
-        if not isinstance(items, list):
-            raise TranscriptError("`exchanges` is not an array")
-        for i, item in enumerate(items):
-            req = item.get("request") if isinstance(item, dict) else None
-            resp = item.get("response") if isinstance(item, dict) else None
-            if not isinstance(req, dict) or not isinstance(resp, dict):
-                raise TranscriptError(f"/exchanges/{i} needs a request and a response object")
-            status = resp.get("status")
-            out.append(
-                {
-                    "method": req.get("method"),
-                    "request_headers": _headers(req.get("headers"), f"/exchanges/{i}/request"),
-                    "request_body": _b64(req.get("body_base64", ""), f"/exchanges/{i}/request"),
-                    "status": status,
-                    "response_headers": _headers(resp.get("headers"), f"/exchanges/{i}/response"),
-                    "response_body": _b64(resp.get("body_base64", ""), f"/exchanges/{i}/response"),
-                }
-            )
-        return out
+    """Exchanges of our format or of a HAR 1.2 log, as plain request/response records.
+
+    Our format carries bodies as ``body_base64``; HAR carries ``request.postData`` and
+    ``response.content`` (text, or base64 when ``encoding`` says so).
+    """
+    ours = doc.get("format") == HTTP_FORMAT
     log = doc.get("log")
-    entries = log.get("entries") if isinstance(log, dict) else None
-    if not isinstance(entries, list):
-        raise TranscriptError("not an HTTP transcript: no `exchanges` and no HAR `log.entries`")
-    for i, entry in enumerate(entries):
-        req = entry.get("request") if isinstance(entry, dict) else None
-        resp = entry.get("response") if isinstance(entry, dict) else None
-        if not isinstance(req, dict) or not isinstance(resp, dict):
-            raise TranscriptError(f"/log/entries/{i} needs a request and a response")
-        post = req.get("postData")
-        content = resp.get("content")
+    items = doc.get("exchanges") if ours else log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(items, list):
+        raise TranscriptError(
+            "`exchanges` is not an array" if ours else "no `exchanges` and no HAR `log.entries`"
+        )
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        where = f"/exchanges/{i}" if ours else f"/log/entries/{i}"
+        req, resp = _pair(item, where)
+        if ours:
+            request_body = _b64(req.get("body_base64", ""), f"{where}/request")
+            response_body = _b64(resp.get("body_base64", ""), f"{where}/response")
+        else:
+            request_body = _har_text(req.get("postData"), f"{where}/request/postData")
+            response_body = _har_text(resp.get("content"), f"{where}/response/content")
         out.append(
             {
                 "method": req.get("method"),
-                "request_headers": _headers(req.get("headers"), f"/log/entries/{i}/request"),
-                "request_body": _har_text(post, f"/log/entries/{i}/request/postData"),
+                "request_headers": _headers(req.get("headers"), f"{where}/request"),
+                "request_body": request_body,
                 "status": resp.get("status"),
-                "response_headers": _headers(resp.get("headers"), f"/log/entries/{i}/response"),
-                "response_body": _har_text(content, f"/log/entries/{i}/response/content"),
+                "response_headers": _headers(resp.get("headers"), f"{where}/response"),
+                "response_body": response_body,
             }
         )
     return out
