@@ -14,19 +14,25 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sealverify.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.spine import commitments, signing_message
-from sealverify.strictjson import JsonNumber, JsonValue
+from sealverify.kernel.profiles import CURRENT
+from sealverify.receipts.spine import commitments, signing_message
+from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2
 from sealverify.testkit import mint
+from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 Record = dict[str, JsonValue]
 
-CONFIG = mint.DEMO_KERNEL_CONFIG
-KERNEL = mint.HostContext().wasm_sha256
+CONFIG = mint.KERNEL_VALID_CONFIG  # a policy the kernel loads, so decisions re-derive
+KERNEL = CURRENT.wasm_sha256  # the current build: replay.decision can pass
+# The demo build has no profile in the kernel model: receipts naming it are not re-derived.
+# Unparseable requests are minted under it (the minting emulation does not reproduce the
+# kernel's audit for a line serde refuses), so their decision stays not evaluated.
+DEMO_KERNEL = mint.HostContext().wasm_sha256
 META = (
     '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",'
     '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
@@ -73,7 +79,10 @@ class Case:
 
 def _host(kind: str, domain: str = OBJECT_B_V2, channel: str = "file", extra: str = "") -> bytes:
     ctx = mint.HostContext(
-        domain=domain, approval_channel=channel, operation_seed=f"{kind}-{domain}".encode()
+        domain=domain,
+        approval_channel=channel,
+        operation_seed=f"{kind}-{domain}".encode(),
+        wasm_sha256=KERNEL,
     )
     if kind == "block":
         return mint.mint_host_v3(frame(extra=extra), CONFIG, ctx=ctx)
@@ -85,7 +94,8 @@ def _host(kind: str, domain: str = OBJECT_B_V2, channel: str = "file", extra: st
         return mint.mint_host_v3(frame("search_notes", SEARCH, extra=extra), CONFIG, ctx=ctx)
     if kind == "unparseable":
         call = frame("db.execute", '{"database":"prod","x":1e309}')
-        return mint.mint_unparseable_v3(call, CONFIG, ctx=ctx)
+        demo = dataclasses.replace(ctx, wasm_sha256=DEMO_KERNEL)
+        return mint.mint_unparseable_v3(call, CONFIG, ctx=demo)
     raise ValueError(kind)
 
 
@@ -109,14 +119,18 @@ def _host_v2(data: bytes) -> bytes:
     return mint.render_pretty(record)
 
 
+FLEET = mint.FleetContext(wasm_sha256=KERNEL)
+
+
 def _fleet(kind: str) -> bytes:
     if kind == "block":
-        return mint.mint_fleet_v2(frame(meta=None), CONFIG)
+        return mint.mint_fleet_v2(frame(meta=None), CONFIG, ctx=FLEET)
     if kind == "allow":
         call = frame(meta=None)
-        return mint.mint_fleet_v2(call, CONFIG, approvals=(mint.guard_target_of(call, CONFIG),))
+        approved = (mint.guard_target_of(call, CONFIG),)
+        return mint.mint_fleet_v2(call, CONFIG, approvals=approved, ctx=FLEET)
     if kind == "explicit":
-        return mint.mint_fleet_v2(frame("search_notes", SEARCH, meta=None), CONFIG)
+        return mint.mint_fleet_v2(frame("search_notes", SEARCH, meta=None), CONFIG, ctx=FLEET)
     raise ValueError(kind)
 
 
@@ -208,6 +222,7 @@ def approval_tokens() -> tuple[tuple[str, bytes], ...]:
         domain=OBJECT_B_V2,
         approval_channel="ed25519",
         operation_seed=f"allow-{OBJECT_B_V2}".encode(),
+        wasm_sha256=KERNEL,
     )
     token = mint.approval_token(frame(), CONFIG, ctx=ctx)
     return (("tokens.ndjson:1", token),)

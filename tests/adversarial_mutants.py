@@ -16,9 +16,10 @@ import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sealverify import approvals, leanjson, serdejson
-from sealverify.framing import raw_line
-from sealverify.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+from sealverify.history import approval_record as approvals
+from sealverify.wire import leanjson, serdejson
+from sealverify.wire.framing import raw_line
+from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
 
 Record = dict[str, JsonValue]
 HEX = "0123456789abcdef"

@@ -19,16 +19,19 @@ from click.testing import CliRunner, Result
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from sealverify import history, identities, leanjson, outcome
-from sealverify.chain import Anchor, verify_logs
 from sealverify.cli.main import cli
-from sealverify.framing import raw_line, sha256_hex
-from sealverify.report import Subject, fail, not_evaluated, passed
-from sealverify.signatures import ed25519_verify, ed25519_verify_openssl, ed25519_verify_sodium
-from sealverify.strictjson import JsonNumber, JsonValue, parse_text
+from sealverify.history import state as history
+from sealverify.history.chain import Anchor, verify_logs
+from sealverify.receipts import outcome
+from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.reports.model import Subject, fail, not_evaluated, passed
+from sealverify.seal import identities
+from sealverify.seal.signatures import ed25519_verify, ed25519_verify_openssl, ed25519_verify_sodium
+from sealverify.seal.trust import PinnedKey, TrustStore
 from sealverify.testkit import mint
-from sealverify.trust import PinnedKey, TrustStore
-from sealverify.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.wire import leanjson
+from sealverify.wire.framing import raw_line, sha256_hex
+from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_text
 from tests import adversarial_corpus as corpus
 from tests.conftest import shared_path
 from tests.test_chain import GEN, PAYLOADS, flat, session_pairs
@@ -39,7 +42,7 @@ PINS = TrustStore.from_pins(
     receipt=[mint.RECEIPT_KEY.public_hex],
     approval=[mint.APPROVER_KEY.public_hex],
 )
-KERNELS = (DEFAULT_KERNEL_SHA256, corpus.KERNEL)
+KERNELS = (DEFAULT_KERNEL_SHA256, corpus.KERNEL, corpus.DEMO_KERNEL)
 OPTIONS = VerifyOptions(PINS, kernel_pins=KERNELS)
 CASES = {case.name: case for case in corpus.build()}
 
