@@ -243,7 +243,9 @@ def resign(record: Record, family: str, path: str = "", domain: str | None = Non
         if path.startswith("/kernel_config") and isinstance(record.get("kernel_config"), dict):
             fresh = mint.sign_config(record["kernel_config"], mint.CONFIG_KEY)
             config.update({k: fresh[k] for k in ("payload", "signature") if k in config})
-        elif path.startswith("/signed_config/payload") and "signature" in config:
+        elif (
+            path.startswith("/signed_config/payload") and {"payload", "signature"} <= config.keys()
+        ):
             config["signature"] = config_signed_text(str(config["payload"]))
     if family == "spine":
         return record if path.startswith("/seal/sig") else reseal_spine(record)

@@ -57,6 +57,8 @@ def _verify(record: corpus.Record, name: str) -> Subject:
 def expected(case: corpus.Case) -> str:
     if "unparseable" in case.name:
         return "REDUCED"
+    if not case.signed and case.name.endswith("-allow"):
+        return "REDUCED"  # an ALLOW by approval: nothing authenticates the approver's consent
     if "bypass" in case.name:
         return "FAIL"
     return BASELINE[case.family]
@@ -79,8 +81,9 @@ def demand(row: Row | None, mutant: Mutant) -> str:
         return "FAIL"  # a member no row names is not the family's: refused
     if mutant.how == "add" and row.members == "exact":
         return "FAIL"
-    if mutant.how == "remove" and not row.subtree and not row.optional:
-        return "FAIL"
+    if mutant.how == "remove" and not row.subtree:
+        # An optional member may be absent; one the producer always writes may not.
+        return "ANY" if row.optional else "FAIL"
     return row.demand
 
 

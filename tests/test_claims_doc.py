@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from sealverify.receipts import claims
+from sealverify.receipts.members import LEVELS
 from sealverify.testkit import mint
 from tests import adversarial_corpus as corpus
 from tests.adversarial_mutants import CARRIED, CODECS
@@ -107,3 +109,47 @@ def test_every_live_demo_member_has_a_row() -> None:
         assert key is not None
         assert _uncovered(record, key) == [], f"receipts.jsonl:{number}"
         json.loads(line)  # the line is one receipt
+
+
+# Carried documents whose member sets their own bindings check (binding.object-a-request,
+# binding.approval-statement), not receipt.members.
+_BINDING_LEVELS = (
+    "/signed_artifacts/object_a#",
+    "/signed_artifacts/approval_statement#",
+    "/release_frame/base64#",
+)
+
+
+def _doc_children(table: dict[str, object], level: str) -> set[str]:
+    base = "" if level == "/" else level
+    names: set[str] = set()
+    for member in table:
+        if member == level or not member.startswith(base):
+            continue
+        rest = member[len(base) :]
+        if rest.endswith("/**"):
+            rest = rest[:-3]
+        if rest.startswith("/") and "/" not in rest[1:] and "#" not in rest[1:]:
+            names.add(rest[1:])
+    return names
+
+
+@pytest.mark.parametrize("key", FAMILY_TABLES)
+def test_the_code_member_sets_are_the_documented_ones(key: str) -> None:
+    table = tables()[key]
+    levels = {level.at: level for level in LEVELS[key]}
+    for at, level in levels.items():
+        row = table.get(at)
+        assert row is not None and row.members == "exact", f"{key}: {at} has no exact row"
+        assert _doc_children(table, at) == set(level.members), f"{key}: members of {at}"
+    for row in table.values():
+        if row.members == "exact" and not row.member.startswith(_BINDING_LEVELS):
+            assert row.member in levels, f"{key}: {row.member} is exact in the doc, not in code"
+
+
+@pytest.mark.parametrize("key", FAMILY_TABLES)
+def test_the_code_names_every_asserted_and_unbound_member(key: str) -> None:
+    table = tables()[key]
+    for kind, code in (("asserted", claims.ASSERTED), ("unbound", claims.UNBOUND)):
+        documented = {r.member for r in table.values() if r.kinds == (kind,)}
+        assert documented == set(code.get(key, ())), f"{key}: {kind} members"

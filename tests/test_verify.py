@@ -90,10 +90,14 @@ def published(subject: Subject) -> list[tuple[str, str]]:
 # The fleet's config signer is RFC 8032 test key 1: a pin on it proves nothing (docs/trust.md).
 RFC_CAPPED = [("not-evaluated", "RFC 8032 §7.1 TEST 1")]
 RFC_ALLOWED = [("info", "RFC 8032 §7.1 TEST 1")]
+# Fleet ALLOWs by approval: no receipt signature, and nothing authenticates the approver's
+# consent (interactive channel, no token), so the approval is a claim nothing binds
+# (docs/claims.md): REDUCED with every pin. The BLOCK's decision re-derives: VERIFIED.
+FLEET_APPROVED = {p for p in FLEET_PASS if not p.endswith("block.receipt.json")}
 
 
 @pytest.mark.parametrize("relative", FLEET_PASS)
-def test_fleet_pass_fixtures_verified_pinned_unpinned_without_and_fail_with_wrong_pin(
+def test_fleet_pass_fixtures_pinned_unpinned_without_and_fail_with_wrong_pin(
     relative: str,
 ) -> None:
     pinned = run(relative, options(config=(RFC,)))
@@ -101,8 +105,13 @@ def test_fleet_pass_fixtures_verified_pinned_unpinned_without_and_fail_with_wron
     assert not failed(pinned)
     assert published(pinned) == RFC_CAPPED
     allowed = run(relative, options(config=(RFC,), allow=True))
-    assert allowed.outcome == "VERIFIED"
     assert published(allowed) == RFC_ALLOWED
+    if relative in FLEET_APPROVED:
+        assert allowed.outcome == "REDUCED"
+        unbound = next(c for c in allowed.checks if c.id == "claims.unbound")
+        assert unbound.data["members"] == ["/approval"]
+    else:
+        assert allowed.outcome == "VERIFIED"
     unpinned = run(relative, options())
     assert unpinned.outcome == "UNPINNED"
     assert not failed(unpinned)
@@ -138,15 +147,17 @@ def test_forged_binding_fixture_fails_on_the_audit_binding() -> None:
         assert failed(subject) == {"binding.audit-request-sha256"}
 
 
-def test_host_v2_block_fails_on_the_current_kernel_pin_and_verifies_with_its_era_pin() -> None:
+def test_host_v2_block_fails_on_the_current_kernel_pin_and_is_reduced_with_its_era_pin() -> None:
     relative = "seal-check/test/fixtures/host-v2-block.receipt.json"
     for opts in (options(), options(config=(HOST_V2_CONFIG,))):
         subject = run(relative, opts)
         assert subject.outcome == "FAIL"
         assert failed(subject) == {"kernel.identity"}
-    assert run(relative, options(config=(HOST_V2_CONFIG,), kernels=(ERA_0B5E,))).outcome == (
-        "VERIFIED"
-    )
+    # No receipt signature: its framed subject is a claim nothing binds (docs/claims.md), so
+    # even with every pin it is REDUCED, never VERIFIED (it was VERIFIED before that rule).
+    pinned = run(relative, options(config=(HOST_V2_CONFIG,), kernels=(ERA_0B5E,)))
+    assert pinned.outcome == "REDUCED"
+    assert {c.id for c in pinned.checks if c.status == "not-evaluated"} >= {"claims.unbound"}
     assert run(relative, options(kernels=(ERA_0B5E,))).outcome == "UNPINNED"
 
 
@@ -216,7 +227,7 @@ def test_live_demo_log_as_jsonl_with_and_without_pin() -> None:
     assert findings == []
     assert [s.name for s in subjects] == [f"receipts.jsonl:{n}" for n in (1, 2, 3)]
     assert [(s.outcome, s.label) for s in subjects] == [
-        ("VERIFIED", ""),
+        ("REDUCED", ""),  # an ALLOW by a file-channel approval nothing authenticates
         ("VERIFIED", ""),
         ("FAIL", "NOT MEDIATED"),
     ]
@@ -272,7 +283,7 @@ def verify_doc(document: dict, opts: VerifyOptions) -> Subject:
 
 
 def test_class_pass_pinned_and_pass_unpinned() -> None:
-    assert verify_doc(load(ALLOW), options(config=(RFC,), allow=True)).outcome == "VERIFIED"
+    assert verify_doc(load(ALLOW), options(config=(RFC,), allow=True)).outcome == "REDUCED"
     assert verify_doc(load(ALLOW), options(config=(RFC,))).outcome == "UNPINNED"
     assert verify_doc(load(ALLOW), options()).outcome == "UNPINNED"
 
@@ -316,13 +327,13 @@ def _unparseable_forge(with_config: bool) -> dict:
     return forge
 
 
-def test_class_config_reusing_unparseable_forge_is_reduced_at_best() -> None:
+def test_class_config_reusing_unparseable_forge_fails() -> None:
+    # Upstream calls it REDUCED at best; here an ALLOW with no cert is never an ALLOW.
     forge = _unparseable_forge(with_config=True)
-    assert verify_doc(forge, options(config=(RFC,), allow=True)).outcome == "REDUCED"
-    assert verify_doc(forge, options()).outcome == "UNPINNED"
-    # The reused config is signed with RFC 8032 test key 1: pinned, it is capped at UNPINNED.
-    capped = verify_doc(forge, options(config=(RFC,)))
-    assert (capped.outcome, published(capped)) == ("UNPINNED", RFC_CAPPED)
+    for opts in (options(config=(RFC,), allow=True), options(config=(RFC,)), options()):
+        subject = verify_doc(forge, opts)
+        assert subject.outcome == "FAIL"
+        assert "binding.allow-certs" in failed(subject)
 
 
 def test_class_configless_unparseable_forge_fails() -> None:

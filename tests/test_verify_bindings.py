@@ -415,7 +415,7 @@ def test_legacy_flag_names_the_meta_keys_the_canonical_request_omits() -> None:
 
 
 def test_legacy_flag_cannot_be_told_without_frame_bytes() -> None:
-    subject = verify_receipt(fixture(ALLOW), "allow", FLEET_OPTS)
+    subject = verify_receipt(fixture(BLOCK), "block", FLEET_OPTS)
     assert status_of(subject, "legacy.canonical-request-omits-meta") == {"not-evaluated"}
     assert subject.outcome == "VERIFIED"
 
@@ -470,7 +470,8 @@ def test_approval_pin_matches_the_ed25519_approval_key_id() -> None:
         "policy_hash": document["approval"]["policy_hash"],
     }
     text = json.dumps(document).encode()
-    assert verify_receipt(text, "a", FLEET_OPTS).outcome == "VERIFIED"
+    # No token verifies the consent: the approval is a claim nothing binds (docs/claims.md).
+    assert verify_receipt(text, "a", FLEET_OPTS).outcome == "REDUCED"
     pinned = VerifyOptions(
         TrustStore.from_pins(config=[RFC], approval=[approver]), allow_published_keys=True
     )

@@ -28,6 +28,9 @@ def seal(*parts: str) -> str:
 
 
 ALLOW = ("seal-check", "examples", "allow.receipt.json")
+# A fleet receipt that is VERIFIED with its config pin: its BLOCK re-derives. (The fleet ALLOWs
+# are REDUCED: nothing authenticates their approver's consent, docs/claims.md.)
+FLEET_BLOCK = ("seal-verify-action", "fixtures", "pass", "block.receipt.json")
 BYPASS = ("seal-verify-action", "fixtures", "fail", "bypass.receipt.json")
 UNPARSEABLE = ("seal-verify-action", "fixtures", "reduced", "unparseable.receipt.json")
 LOG = ("seal-live-demo", "evidence", "receipts.jsonl")
@@ -38,8 +41,9 @@ def run(*args: str) -> Result:
 
 
 def test_exit_codes_per_outcome() -> None:
-    assert run(seal(*ALLOW), "--config-pubkey", RFC, PUB).exit_code == 0
-    assert run(seal(*ALLOW), "--config-pubkey", RFC).exit_code == 3  # a published key
+    assert run(seal(*FLEET_BLOCK), "--config-pubkey", RFC, PUB).exit_code == 0
+    assert run(seal(*FLEET_BLOCK), "--config-pubkey", RFC).exit_code == 3  # a published key
+    assert run(seal(*ALLOW), "--config-pubkey", RFC, PUB).exit_code == 4
     assert run(seal(*ALLOW)).exit_code == 3
     assert run(seal(*UNPARSEABLE), "--config-pubkey", RFC, PUB).exit_code == 4
     assert run(seal(*BYPASS)).exit_code == 1
@@ -68,9 +72,10 @@ def test_trust_file_pins_and_windows(tmp_path: Path) -> None:
     trust.write_text(
         json.dumps({"sealverify_trust": 1, "keys": [{"public_key": RFC, "roles": ["config"]}]})
     )
-    assert run(seal(*ALLOW), "--trust", str(trust), PUB).exit_code == 0
-    assert run(seal(*ALLOW), "--trust", str(trust)).exit_code == 3  # a published key
-    # the receipt's now is 1000 ms; a window that excludes it is a pin mismatch: FAIL
+    assert run(seal(*FLEET_BLOCK), "--trust", str(trust), PUB).exit_code == 0
+    assert run(seal(*FLEET_BLOCK), "--trust", str(trust)).exit_code == 3  # a published key
+    # the receipt's now (1000 ms) is signed by nothing: a windowed pin cannot be judged at it,
+    # so the receipt is not VERIFIED whether or not the window covers it
     trust.write_text(
         json.dumps(
             {
@@ -79,10 +84,10 @@ def test_trust_file_pins_and_windows(tmp_path: Path) -> None:
             }
         )
     )
-    result = run(seal(*ALLOW), "--trust", str(trust), "--format", "json")
-    assert result.exit_code == 1
+    result = run(seal(*FLEET_BLOCK), "--trust", str(trust), "--format", "json")
+    assert result.exit_code == 3
     checks = json.loads(result.stdout)["subjects"][0]["checks"]
-    assert any(c["id"] == "authority.config-key" and c["status"] == "fail" for c in checks)
+    assert any(c["id"] == "authority.config-key" and c["status"] == "not-evaluated" for c in checks)
 
 
 def test_directory_glob_and_jsonl_inputs() -> None:
@@ -90,19 +95,19 @@ def test_directory_glob_and_jsonl_inputs() -> None:
     report = json.loads(result.stdout)
     outcomes = {Path(s["name"]).name: s["outcome"] for s in report["subjects"]}
     assert outcomes == {
-        "allow.receipt.json": "VERIFIED",
+        "allow.receipt.json": "REDUCED",
         "block.receipt.json": "VERIFIED",
-        "crosstool.receipt.json": "VERIFIED",
+        "crosstool.receipt.json": "REDUCED",
         "bypass.receipt.json": "FAIL",
         "forged-binding.receipt.json": "FAIL",
         "unparseable.receipt.json": "REDUCED",
     }
     assert result.exit_code == 1
     pattern = seal("seal-verify-action", "fixtures") + "/pass/*.json"
-    assert run(pattern, "--config-pubkey", RFC, PUB).exit_code == 0
+    assert run(pattern, "--config-pubkey", RFC, PUB).exit_code == 4
     log = json.loads(run(seal(*LOG), "--config-pubkey", RFC, PUB, "--format", "json").stdout)
     assert [(s["outcome"], s.get("label")) for s in log["subjects"]] == [
-        ("VERIFIED", None),
+        ("REDUCED", None),
         ("VERIFIED", None),
         ("FAIL", "NOT MEDIATED"),
     ]
@@ -116,7 +121,7 @@ def test_walk_skips_non_receipts_and_reports_the_skip() -> None:
 
 
 def test_jsonl_broken_lines_are_findings_with_line_numbers(tmp_path: Path) -> None:
-    line = Path(seal(*ALLOW)).read_bytes().replace(b"\n", b"")
+    line = Path(seal(*FLEET_BLOCK)).read_bytes().replace(b"\n", b"")
     log = tmp_path / "log.jsonl"
     log.write_bytes(line + b"\n\nnot json\n" + line + b"\n")
     result = run(str(log), "--config-pubkey", RFC, PUB, "--format", "json")
@@ -276,7 +281,7 @@ def test_junit_one_case_per_receipt() -> None:
     assert suite is not None
     cases = suite.findall("testcase")
     assert len(cases) == 3
-    assert suite.get("failures") == "1"
+    assert suite.get("failures") == "2"  # line 1 is REDUCED (never shown as success)
     assert cases[2].find("failure") is not None
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert properties["decision_rederivation.pass"] == "2"
@@ -302,7 +307,9 @@ def test_output_is_written_only_when_the_run_completes(tmp_path: Path) -> None:
     failed = run(str(tmp_path / "missing.json"), "--output", str(out))
     assert failed.exit_code == 2
     assert not out.exists()
-    done = run(seal(*ALLOW), "--config-pubkey", RFC, PUB, "--format", "json", "--output", str(out))
+    done = run(
+        seal(*FLEET_BLOCK), "--config-pubkey", RFC, PUB, "--format", "json", "--output", str(out)
+    )
     assert done.exit_code == 0
     assert done.stdout == ""
     assert json.loads(out.read_text())["subjects"][0]["outcome"] == "VERIFIED"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -61,7 +62,8 @@ _OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "inv
     type=click.IntRange(min=0),
     default=None,
     metavar="MS",
-    help="Judge expiry at this time (epoch milliseconds, e.g. a receipt's now).",
+    help="Judge expiry at this time (epoch milliseconds, e.g. a receipt's now); without it, "
+    "expiry is judged at the current time and the report says so.",
 )
 @allow_published_keys_option
 @format_option()
@@ -96,6 +98,9 @@ def approval(
             target_spec = parse_bytes(target_spec_text.encode("utf-8"))
         except JsonError as exc:
             raise click.UsageError(f"--target-spec: not strict JSON: {exc}") from None
+    # Expiry is always judged: at --at, else now (the CLI reads the clock; the core never does).
+    what = "--at" if at_ms is not None else "the current time; pass --at to judge at another"
+    judged_at = at_ms if at_ms is not None else time.time_ns() // 1_000_000
     frame = read_input(frame_path)
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
@@ -112,9 +117,10 @@ def approval(
                 key,
                 frame=frame,
                 server=server,
-                at_ms=at_ms,
+                at_ms=judged_at,
                 location=location,
                 target_spec=target_spec,
+                at_what=what,
             )
             checks = result.checks
             if published is not None:
@@ -137,6 +143,7 @@ def approval(
         "invalid": bad,
         "unpinned": unpinned,
         "allow_published_keys": allow_published_keys,
+        "expiry_judged_at": "--at" if at_ms is not None else "current time",
     }
     report = Report("approval", tuple(subjects), summary, code, layout="detail")
     emit(

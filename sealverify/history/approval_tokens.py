@@ -118,13 +118,17 @@ def check_token(
     at_ms: int | None = None,
     location: str = "",
     target_spec: JsonValue | None = None,
+    subject: tuple[str, int] | None = None,
+    at_what: str = "",
 ) -> TokenResult:
     """Judge one approval token line against a pinned approver key and, when given, a frame.
 
     v2 tokens get every check; v1 allows are refused; v1 declines with a valid signature are
-    read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's ``now``).
-    ``target_spec`` is the guarded rule's target spec from the policy; without it the target
-    is the full-arguments one.
+    read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's signed
+    ``now``, or the current time), ``at_what`` names it in the reasons. ``target_spec`` is the
+    guarded rule's target spec from the policy; without it the target is the full-arguments
+    one. Without a frame, ``subject`` (sha256 and length of the framed subject a receipt
+    signs) is compared with the token's subject.
     """
     try:
         outer = parse_bytes(line)
@@ -161,9 +165,7 @@ def check_token(
             payload_text,
             payload,
             approver_key,
-            frame,
-            server,
-            at_ms,
+            _Context(frame, server, at_ms, at_what, subject),
             location,
             target_spec,
         )
@@ -176,12 +178,12 @@ def _check_v2(
     payload_text: str,
     payload: dict[str, JsonValue],
     key: bytes,
-    frame: bytes | None,
-    server: str,
-    at_ms: int | None,
+    context: _Context,
     loc: str,
     target_spec: JsonValue | None = None,
 ) -> TokenResult:
+    frame, server, at_ms = context.frame, context.server, context.at_ms
+    when = f" ({context.at_what})" if context.at_what else ""
     checks: list[Check] = []
     payload_bytes = payload_text.encode("utf-8")
 
@@ -346,7 +348,17 @@ def _check_v2(
     checks.append(_signature_check(outer.get("signature"), key, payload_bytes, loc))
 
     target = payload.get("target")
-    if frame is None:
+    if frame is None and context.subject is not None:
+        digest, length = context.subject
+        checks.extend(_subject_checks(payload, digest, length, "the receipt's framed subject", at))
+        checks.append(
+            not_evaluated(
+                "approval.target",
+                "no frame bytes: the target is matched to the receipt's safety reason only",
+                at("target"),
+            )
+        )
+    elif frame is None:
         checks.append(
             not_evaluated(
                 "approval.subject",
@@ -363,7 +375,7 @@ def _check_v2(
             checks.append(
                 fail(
                     "approval.time",
-                    f"authorized_at {authorized} is after the time judged ({at_ms})",
+                    f"authorized_at {authorized} is after the time judged ({at_ms}{when})",
                     at("authorized_at"),
                     member="authorized_at",
                 )
@@ -372,13 +384,13 @@ def _check_v2(
             checks.append(
                 fail(
                     "approval.time",
-                    f"expired at {expiry}, before the time judged ({at_ms})",
+                    f"expired at {expiry}, before the time judged ({at_ms}{when})",
                     at("expiry"),
                     member="expiry",
                 )
             )
         else:
-            checks.append(passed("approval.time", f"valid at {at_ms}", loc))
+            checks.append(passed("approval.time", f"valid at {at_ms}{when}", loc))
     facts: dict[str, Any] = {
         "target": target if isinstance(target, str) else None,
         "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
@@ -388,20 +400,30 @@ def _check_v2(
     return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
 
 
-def _frame_checks(
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What a v2 token is judged against: a frame or a framed subject, a server, a time."""
+
+    frame: bytes | None
+    server: str
+    at_ms: int | None
+    at_what: str
+    subject: tuple[str, int] | None
+
+
+def _subject_checks(
     payload: dict[str, JsonValue],
-    frame: bytes,
-    server: str,
+    digest: str,
+    length: int,
+    what: str,
     at: Callable[[str], str],
-    target_spec: JsonValue | None = None,
 ) -> list[Check]:
     checks: list[Check] = []
-    digest, length = sha256_hex(frame), len(frame)
     if payload.get("subject_sha256") != digest:
         checks.append(
             fail(
                 "approval.subject",
-                f"subject_sha256 is not the frame's sha256 {digest} (delimiter included)",
+                f"subject_sha256 is not {what}'s sha256 {digest} (delimiter included)",
                 at("subject_sha256"),
                 member="subject_sha256",
             )
@@ -410,7 +432,7 @@ def _frame_checks(
         checks.append(
             fail(
                 "approval.subject",
-                f"subject_length is not the frame's length {length} (delimiter included)",
+                f"subject_length is not {what}'s length {length} (delimiter included)",
                 at("subject_length"),
                 member="subject_length",
             )
@@ -419,10 +441,21 @@ def _frame_checks(
         checks.append(
             passed(
                 "approval.subject",
-                f"bound to the exact frame ({length} bytes, delimiter included)",
+                f"bound to {what} ({length} bytes, delimiter included)",
                 at("subject_sha256"),
             )
         )
+    return checks
+
+
+def _frame_checks(
+    payload: dict[str, JsonValue],
+    frame: bytes,
+    server: str,
+    at: Callable[[str], str],
+    target_spec: JsonValue | None = None,
+) -> list[Check]:
+    checks = _subject_checks(payload, sha256_hex(frame), len(frame), "the frame", at)
     try:
         expected = frame_guard_target(frame, server, target_spec)
     except ValueError as exc:

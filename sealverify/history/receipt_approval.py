@@ -27,6 +27,7 @@ def check_receipt_approval(
     receipt: dict[str, JsonValue],
     tokens: Sequence[tuple[str, bytes]],
     approver_keys: Sequence[bytes],
+    signed_time: tuple[int | None, str] | None = None,
 ) -> list[Check]:
     """Bind a receipt's consumed approval to a token from ``tokens`` (``verify --approvals``).
 
@@ -35,8 +36,12 @@ def check_receipt_approval(
     Returns [] when the receipt consumed no approval. Otherwise the token whose target equals
     the safety cert reason (and whose nonce equals ``approval.nonce`` when present) is checked
     with the receipt's frame (``signed_artifacts.object_a``), server (``kernel_config.server``)
-    and time (``now``); ``approval.issued_at`` must equal ``authorized_at`` and a present
-    ``signed_artifacts.approval_statement`` must be byte-equal to the token payload.
+    and time; ``approval.issued_at`` must equal ``authorized_at`` and a present
+    ``signed_artifacts.approval_statement`` must be byte-equal to the token payload. Without
+    Object A, the token's subject is compared with the receipt's framed subject (a v3 record
+    signs it under either Object B domain). ``signed_time`` is the time a verified signature
+    covers and why there is none (the receipt's ``now`` when not given): expiry is judged only
+    at it.
     """
     approval = receipt.get("approval")
     if not isinstance(approval, dict):
@@ -79,6 +84,8 @@ def check_receipt_approval(
     reason = _safety_reason(receipt)
     nonce = approval.get("nonce")
     frame, server, now = _receipt_context(receipt)
+    at_ms, no_time = signed_time if signed_time is not None else (now, "")
+    subject = _framed_subject(receipt) if frame is None else None
     candidates = []
     for location, line in tokens:
         result = check_token(
@@ -86,9 +93,11 @@ def check_receipt_approval(
             approver_key,
             frame=frame,
             server=server,
-            at_ms=now,
+            at_ms=at_ms,
             location=location,
             target_spec=policy_target_spec(receipt),
+            subject=subject,
+            at_what="the receipt's signed now" if at_ms is not None else "",
         )
         if (
             result.kind == "v2"
@@ -106,7 +115,12 @@ def check_receipt_approval(
         )
         return checks
     best = next((c for c in candidates if c.ok), candidates[0])
-    checks.extend(best.checks)
+    checks.extend(
+        not_evaluated("approval.time", f"expiry cannot be judged: {no_time}", c.location)
+        if c.id == "approval.time" and c.status == "not-evaluated" and no_time
+        else c
+        for c in best.checks
+    )
     issued = approval.get("issued_at")
     if uint_value(issued) is not None and uint_value(issued) != best.facts["authorized_at"]:
         checks.append(
@@ -141,6 +155,12 @@ def check_receipt_approval(
                 )
             )
     return checks
+
+
+def _framed_subject(receipt: dict[str, JsonValue]) -> tuple[str, int] | None:
+    digest = receipt.get("framed_subject_sha256")
+    length = uint_value(receipt.get("framed_subject_length"))
+    return (digest, length) if isinstance(digest, str) and length is not None else None
 
 
 def _safety_reason(receipt: dict[str, JsonValue]) -> str | None:

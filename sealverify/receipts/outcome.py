@@ -3,8 +3,10 @@
 seal-check@0632f31 ``receipt.js`` ``verifyReceipt`` and seal-assurance-kit
 ``docs/VERIFY-PROFILES.md`` §4 (ENF-1..5, invariants U1-U4): any failed check is FAIL (a bypass
 receipt is FAIL with the sub-label NOT MEDIATED); otherwise an authority that is not pinned
-caps the outcome at UNPINNED; otherwise a request the host could not parse is REDUCED;
-otherwise VERIFIED. An empty check list is FAIL (the vacuity guard, U3).
+caps the outcome at UNPINNED; otherwise a reduced scope is REDUCED: a request the host could
+not parse, a decision no signature covers and no re-derivation authenticated, a claim nothing
+binds (docs/claims.md); otherwise VERIFIED. An empty check list is FAIL (the vacuity guard,
+U3).
 """
 
 from __future__ import annotations
@@ -40,9 +42,20 @@ _SEVERITY = {VERIFIED: 0, UNPINNED: 1, REDUCED: 2, FAIL: 3}
 # authority.published-key is not-evaluated for a signature under a published key: a pin on
 # such a key establishes nothing, since anyone can sign with it (docs/trust.md).
 UNPINNED_IDS = frozenset(
-    {"authority.config-key", "authority.receipt-key", "authority.published-key"}
+    {
+        "authority.config-key",
+        "authority.receipt-key",
+        "authority.approval-key",
+        "authority.published-key",
+    }
 )
-REDUCED_IDS = frozenset({"scope.request-unparseable"})
+REDUCED_IDS = frozenset(
+    {"scope.request-unparseable", "decision.authenticated", "claims.unbound", "approval.time"}
+)
+# A decision no receipt signature covers is authenticated by re-deriving it: a passing
+# replay.decision lifts decision.authenticated, whatever set that check.
+_REPLAY = "replay.decision"
+_DECISION = "decision.authenticated"
 
 
 def decide(checks: Sequence[Check]) -> tuple[str, str]:
@@ -54,12 +67,13 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
     """
     # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
     # scans per rule cost four times as much). The rules are applied in their order after it.
-    passes = failed = bypass = False
+    passes = failed = bypass = replayed = False
     unevaluated: set[str] = set()
     for check in checks:
         status = check.status
         if status == "pass":
             passes = True
+            replayed = replayed or check.id == _REPLAY
         elif status == "fail":
             failed = True
             if check.id == "bypass.not-mediated":
@@ -68,6 +82,8 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
             unevaluated.add(check.id)
     if not passes:  # also the empty check list
         return FAIL, ""
+    if replayed:
+        unevaluated.discard(_DECISION)
     if failed:
         return FAIL, NOT_MEDIATED if bypass else ""
     if not unevaluated.isdisjoint(UNPINNED_IDS):

@@ -18,7 +18,8 @@ from typing import Any
 
 from sealverify.history import receipt_approval
 from sealverify.kernel.replay import Rederivation
-from sealverify.receipts import bindings, outcome, rederivation
+from sealverify.receipts import bindings, claims, members, outcome, rederivation
+from sealverify.receipts.bindings.signatures import object_b_envelopes
 from sealverify.receipts.families import (
     DISCRIMINATOR_NAMES,
     ReceiptDocument,
@@ -123,14 +124,19 @@ def _meta_keys(message: JsonValue) -> frozenset[str]:
 
 
 def _side_checks(
-    doc: dict[str, JsonValue], options: VerifyOptions, attestation: JsonValue | None
+    doc: dict[str, JsonValue],
+    options: VerifyOptions,
+    attestation: JsonValue | None,
+    time: tuple[int | None, str],
 ) -> list[Check]:
     """Approval tokens, the wording rules and partition attestations (issues 4 and 6)."""
     checks: list[Check] = []
     frame = _frame_bytes(doc)
     if options.approval_tokens is not None:
         keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("approval")]
-        checks.extend(receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys))
+        checks.extend(
+            receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys, time)
+        )
     checks.extend(wording.lint_receipt(doc, _frame_meta_keys(frame), options.wording_rules))
     carried = doc.get("partition_attestation")
     for source, item in (("receipt member", carried), ("side file", attestation)):
@@ -155,8 +161,44 @@ def _now(doc: dict[str, JsonValue]) -> int | None:
     return uint_value(doc.get("now"))
 
 
+def signed_time(doc: dict[str, JsonValue], family: str) -> tuple[int | None, str]:
+    """The receipt's time, when a verified signature covers it, else None and why not.
+
+    Only Object B (v3) signs ``now``; on every other family ``now`` is the kernel's logical
+    clock that nothing signs, so no pin window or expiry is judged at it (docs/claims.md).
+    A v3 record whose Object B fails is FAIL whatever its time says.
+    """
+    if family != "v3":
+        return None, f"a {family} receipt's now is covered by no signature"
+    now = _now(doc)
+    return (now, "") if now is not None else (None, "the receipt carries no now")
+
+
+def _decide(
+    trust: TrustStore, role: str, key: str, at_ms: int | None, no_time: str
+) -> tuple[str, str]:
+    """``TrustStore.decide_with_reason``, where a window that cannot be judged is not a pass.
+
+    A matching pin without a window trusts at any time; a key whose only matching pins have
+    windows, with no signed time to judge them at, is neither trusted nor refused: its
+    authority cannot be established (not-evaluated).
+    """
+    if at_ms is None:
+        matching = [pin for pin in trust.pinned(role) if pin.public_key == key]
+        if matching and all(pin.has_window for pin in matching):
+            return "unjudged", (
+                f"{role} key matches pin {matching[0].describe()}, whose validity window "
+                f"cannot be judged: {no_time}"
+            )
+    return trust.decide_with_reason(role, key, at_ms)
+
+
 def _authority(
-    role: str, check_id: str, key: JsonValue, doc: dict[str, JsonValue], trust: TrustStore
+    role: str,
+    check_id: str,
+    key: JsonValue,
+    time: tuple[int | None, str],
+    trust: TrustStore,
 ) -> Check:
     where = (
         pointer("signed_config", "pubkey")
@@ -167,15 +209,19 @@ def _authority(
         return fail(
             check_id, f"no {role} key in the receipt: authority cannot be established", where
         )
-    decision, reason = trust.decide_with_reason(role, str(key), _now(doc))
+    decision, reason = _decide(trust, role, str(key), *time)
     if decision == "trusted":
         return passed(check_id, reason, where, key=key)
     if decision == "untrusted":
         return fail(check_id, f"unauthorised {role} signer: {reason}", where, key=key)
+    if decision == "unjudged":
+        return not_evaluated(check_id, f"authority not established: {reason}", where, key=key)
     return not_evaluated(check_id, f"UNPINNED: {reason}", where, key=key)
 
 
-def _approval_authority(doc: dict[str, JsonValue], trust: TrustStore) -> list[Check]:
+def _approval_authority(
+    doc: dict[str, JsonValue], trust: TrustStore, time: tuple[int | None, str]
+) -> list[Check]:
     """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
     pins = trust.pinned("approval")
     approval = doc.get("approval")
@@ -196,9 +242,11 @@ def _approval_authority(doc: dict[str, JsonValue], trust: TrustStore) -> list[Ch
     wanted = identity.get("key_id")
     for pin in pins:
         if key_id(bytes.fromhex(pin.public_key)) == wanted:
-            decision, reason = trust.decide_with_reason("approval", pin.public_key, _now(doc))
+            decision, reason = _decide(trust, "approval", pin.public_key, *time)
             if decision == "trusted":
                 return [passed("authority.approval-key", reason, where)]
+            if decision == "unjudged":
+                return [not_evaluated("authority.approval-key", reason, where)]
             return [fail("authority.approval-key", f"unauthorised approver: {reason}", where)]
     return [
         fail(
@@ -291,6 +339,7 @@ def _verify_spine(
         return _subject(name, checks, facts, _SPINE_REPLAY)
     keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
     result = checker(raw, doc, keys)
+    checks.extend(members.member_checks(doc, "spine"))
     checks.extend(result.checks)
     published = publishedkeys.lookup_key_id(result.signer_key_id)
     if published is not None:
@@ -299,12 +348,40 @@ def _verify_spine(
                 "spine receipt", published, "/seal/sig", options.allow_published_keys
             )
         )
+    checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = _SPINE_REPLAY.status
     spine_outcome = str(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
     final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
     return Subject(name, final, tuple(checks), facts, "")
+
+
+def _spine_window(
+    doc: dict[str, JsonValue], signer_key_id: str | None, trust: TrustStore
+) -> list[Check]:
+    """The spine signer's pin judged at ``at``, the time the verified spine seal covers."""
+    if signer_key_id is None:
+        return []
+    signer = next(
+        (
+            p.public_key
+            for p in trust.pinned("receipt")
+            if key_id(bytes.fromhex(p.public_key)) == signer_key_id
+        ),
+        None,
+    )
+    if signer is None:  # pragma: no cover - the seal verified under one of these pins
+        return []
+    at = uint_value(doc.get("at"))
+    why = "" if at is not None else "the spine receipt carries no integer at"
+    decision, reason = _decide(trust, "receipt", signer, at, why)
+    where = "/seal/sig"
+    if decision == "trusted":
+        return [passed("authority.receipt-key", reason, where)]
+    if decision == "untrusted":
+        return [fail("authority.receipt-key", f"unauthorised receipt signer: {reason}", where)]
+    return [not_evaluated("authority.receipt-key", f"authority not established: {reason}", where)]
 
 
 def verify_receipt(
@@ -335,6 +412,8 @@ def _verify_read(
     if family == "spine":
         return _verify_spine(raw, name, doc, checks, options)
     checks.extend(receipt_field_checks(doc, family))
+    checks.extend(members.member_checks(doc, family))
+    checks.extend(object_b_envelopes(doc, family))
     bypass = doc.get("bypass") is True
     if bypass:
         checks.append(
@@ -365,18 +444,23 @@ def _verify_read(
     if family == "v3":
         for binding in bindings.V3_BINDINGS:
             checks.extend(binding(doc, derived))
+    time = signed_time(doc, family)
     if doc.get("bypass") is False:
         config = doc.get("signed_config")
         key = config.get("pubkey") if isinstance(config, dict) else None
-        checks.append(_authority("config", "authority.config-key", key, doc, options.trust))
-    checks.extend(_approval_authority(doc, options.trust))
+        checks.append(_authority("config", "authority.config-key", key, time, options.trust))
+    checks.extend(_approval_authority(doc, options.trust, time))
     if family == "v3":
         signature = doc.get("signature")
         key = signature.get("public_key") if isinstance(signature, dict) else None
-        checks.append(_authority("receipt", "authority.receipt-key", key, doc, options.trust))
+        checks.append(_authority("receipt", "authority.receipt-key", key, time, options.trust))
     checks.extend(publishedkeys.receipt_checks(doc, attestation, options.allow_published_keys))
-    checks.extend(_side_checks(doc, options, attestation))
-    return _subject(name, checks, _facts(doc, family), _replay(doc, options, threaded))
+    checks.extend(_side_checks(doc, options, attestation, time))
+    replay = _replay(doc, options, threaded)
+    checks.append(claims.decision_check(family, replay))
+    checks.extend(claims.unbound_check(doc, family, checks))
+    checks.extend(claims.asserted_check(doc, family))
+    return _subject(name, checks, _facts(doc, family), replay)
 
 
 def is_receipt_like(raw: bytes) -> bool:

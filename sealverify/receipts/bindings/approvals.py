@@ -67,8 +67,17 @@ def approval_policy_hash(doc: Doc, derived: Derived | None = None) -> list[Check
 def approval_expiry(doc: Doc, derived: Derived | None = None) -> list[Check]:
     """``approval.expiry == issued_at + safety.approval.ttl_seconds * 1000`` (host producer)."""
     approval = doc.get("approval")
-    if not isinstance(approval, dict) or "expiry" not in approval or "issued_at" not in approval:
+    if not isinstance(approval, dict) or "expiry" not in approval:
         return []
+    if "issued_at" not in approval:
+        # The host writes expiry only as issued_at + ttl: an expiry alone derives from nothing.
+        return [
+            fail(
+                "binding.approval-expiry",
+                "approval.expiry without issued_at: the host derives expiry from issued_at",
+                pointer("approval", "expiry"),
+            )
+        ]
     issued, expiry = uint_value(approval.get("issued_at")), uint_value(approval.get("expiry"))
     config = doc.get("kernel_config")
     safety = config.get("safety") if isinstance(config, dict) else None
@@ -290,4 +299,43 @@ def effect_view(doc: Doc, derived: Derived | None = None) -> list[Check]:
         )
     )
     check("effect", same, "effect_view.effect = {resource: tool, action: call, arguments, ...}")
+    config = doc.get("kernel_config")
+    if (isinstance(config, dict) and "epoch" in config) or "policy_version" in view:
+        epoch = config.get("epoch") if isinstance(config, dict) else None
+        check(
+            "policy_version",
+            epoch is not None and view.get("policy_version") == epoch,
+            "effect_view.policy_version = kernel_config.epoch",
+        )
+    checks.extend(_effect_view_constants(view))
+    return checks
+
+
+# The values seal-host@099be66 authorization_decision.rs ``effect_view`` always writes.
+_VIEW_CONSTANTS: tuple[tuple[tuple[str, ...], JsonValue], ...] = (
+    (("schema",), "seal.effect-view/v0"),
+    (("source",), "mcp-jsonrpc/tools-call@1"),
+    (("adapter", "type"), "mcp-jsonrpc/tools-call"),
+    (("adapter", "version"), "1"),
+    (("authoritative",), False),
+)
+
+
+def _effect_view_constants(view: Doc) -> list[Check]:
+    checks: list[Check] = []
+    wanted = list(_VIEW_CONSTANTS)
+    if "policy_version" in view or "policy_version_enforced" in view:
+        wanted.append((("policy_version_enforced",), False))
+    for path, value in wanted:
+        found: JsonValue = view
+        for step in path:
+            found = found.get(step) if isinstance(found, dict) else None
+        if not (type(found) is type(value) and found == value):
+            checks.append(
+                fail(
+                    "format.fields",
+                    f"effect_view.{'.'.join(path)} must be {value!r} (the host writes no other)",
+                    pointer("effect_view", *path),
+                )
+            )
     return checks

@@ -29,6 +29,7 @@ _VERDICT_MAP = {"allow": "ALLOW", "deny": "BLOCK"}
 
 
 _ROUTE_MAP = {"forward": "ALLOW", "passthrough": "ALLOW", "block": "BLOCK", "error": "ERROR"}
+_HOST_ROUTES = {"forward": "ALLOW", "block": "BLOCK"}
 
 
 def _audit(doc: Doc) -> tuple[dict[str, JsonValue] | None, str | None, str | None]:
@@ -79,8 +80,11 @@ def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
         )
     verdict = doc.get("verdict")
     mapped = _VERDICT_MAP.get(str(audit_value.get("verdict")))
-    routed = _ROUTE_MAP.get(route or "")
-    if mapped == verdict and routed in (None, verdict):
+    # A host writes a receipt only for a forward or a block (seal-host@099be66
+    # authorization_decision.rs refuses any other route); fleet receipts map every route.
+    routes = _HOST_ROUTES if "record_type" in doc else _ROUTE_MAP
+    routed = routes.get(route or "")
+    if mapped == verdict and routed == verdict:
         checks.append(
             passed(
                 "binding.audit-verdict",

@@ -12,6 +12,7 @@ from sealverify.receipts.bindings.derived import (
     compact_exact,
     pointer,
 )
+from sealverify.receipts.families import pointer as receipts_pointer
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal import objectb
 from sealverify.seal.signatures import (
@@ -24,12 +25,14 @@ from sealverify.seal.signatures import (
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     JsonError,
+    JsonValue,
     parse_text,
 )
 
 __all__ = [
     "config_binding",
     "config_signature",
+    "object_b_envelopes",
     "object_b_signature",
 ]
 
@@ -290,3 +293,54 @@ def _object_b_preimage(
         ), ""
     except ValueError as exc:
         return None, str(exc)
+
+
+def _is_envelope(value: JsonValue) -> bool:
+    """An Object B envelope: a ``signature`` object naming a ``seal.object-b/...`` domain."""
+    if not isinstance(value, dict):
+        return False
+    domain = value.get("domain")
+    return isinstance(domain, str) and domain.startswith("seal.object-b")
+
+
+def _envelope_holders(doc: Doc) -> list[tuple[tuple[str | int, ...], Doc]]:
+    """Every object in the document whose ``signature`` member is an Object B envelope."""
+    found: list[tuple[tuple[str | int, ...], Doc]] = []
+    stack: list[tuple[tuple[str | int, ...], JsonValue]] = [((), doc)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            if _is_envelope(item.get("signature")):
+                found.append((where, item))
+            stack.extend(((*where, k), v) for k, v in item.items() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(
+                ((*where, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))
+            )
+    return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
+
+
+def object_b_envelopes(doc: Doc, family: str) -> list[Check]:
+    """Every Object B envelope the document carries is verified over the object holding it.
+
+    A v3 record's own ``signature`` is :func:`object_b_signature`'s; any other envelope (on a
+    record another family claims, or nested anywhere) would otherwise ride along unchecked,
+    so a relabelled or wrapped v3 record cannot shed its signature. The upstream verifiers
+    ignore the envelope on older families; sealverify is stricter (docs/claims.md).
+    """
+    checks: list[Check] = []
+    for where, holder in _envelope_holders(doc):
+        if not where and family == "v3":
+            continue
+        prefix = receipts_pointer(*where)
+        for check in object_b_signature(holder, Derived(holder)):
+            checks.append(
+                Check(
+                    check.id,
+                    check.status,
+                    f"envelope at {prefix or '/'}: {check.reason}",
+                    prefix + check.location,
+                    check.data,
+                )
+            )
+    return checks

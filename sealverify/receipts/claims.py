@@ -1,0 +1,171 @@
+"""What a receipt claims that no signature and no recomputation binds, named, never passed.
+
+docs/claims.md is the map. Three checks come from it: ``decision.authenticated`` (a family no
+receipt signature covers has its decision authenticated only by re-deriving it,
+``replay.decision``), ``claims.unbound`` (a member nothing binds: REDUCED) and
+``claims.asserted`` (members the producer states and nothing verifies: reported, never part
+of what VERIFIED vouches for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sealverify.receipts.bindings.guards import safety_reason
+from sealverify.receipts.families import pointer
+from sealverify.reports.model import Check, info, not_evaluated, passed
+from sealverify.wire.strictjson import JsonValue
+
+__all__ = [
+    "ASSERTED",
+    "DECISION_CHECK",
+    "UNBOUND",
+    "UNSIGNED_FAMILIES",
+    "asserted_check",
+    "decision_check",
+    "unbound_check",
+]
+
+Doc = dict[str, JsonValue]
+DECISION_CHECK = "decision.authenticated"
+# Families whose decision no receipt signature covers (docs/claims.md).
+UNSIGNED_FAMILIES = frozenset({"v2-host", "v2", "v1", "v0-live"})
+
+_FLEET_ASSERTED = (
+    "/now",
+    "/kernel_identity/self_verified",
+    "/kernel_identity/note",
+    "/asserted_provenance/lean_toolchain",
+    "/asserted_provenance/axioms/**",
+    "/asserted_provenance/note",
+    "/granted_capabilities/*/note",
+    "/policy_id",
+    "/execution/**",
+    "/gateway/**",
+)
+_HOST_IDENTITY = (
+    "/host_identity/native_executable_sha256",
+    "/host_identity/lean_ffi_sha256",
+)
+_UNSIGNED_APPROVAL = (
+    "/approval/approval_identity/channel",
+    "/approval/approval_identity/key_id",
+    "/approval/nonce",
+)
+# Members the producer states and nothing verifies, per family (kind `asserted`).
+ASSERTED: dict[str, tuple[str, ...]] = {
+    "v2-host": (
+        "/now",
+        "/effect_view/session",
+        "/request_parse_error",
+        *_UNSIGNED_APPROVAL,
+        "/kernel_identity/self_verified",
+        "/kernel_identity/note",
+        *_HOST_IDENTITY,
+        "/asserted_provenance/lean_toolchain",
+        "/asserted_provenance/axioms/**",
+        "/asserted_provenance/note",
+    ),
+    "v2": (*_FLEET_ASSERTED, "/request_parse_error", *_UNSIGNED_APPROVAL, *_HOST_IDENTITY),
+    "v1": _FLEET_ASSERTED,
+    "v0-live": (*_FLEET_ASSERTED, "/kernel_identity/lean_toolchain", "/kernel_identity/axioms/**"),
+}
+# Members nothing binds, per family (kind `unbound`): each caps the receipt at REDUCED. The
+# approval block is the one exception a proof can lift: an ed25519 approval whose token
+# verifies under a pinned approver key (`--approvals`) binds the consent it records.
+UNBOUND: dict[str, tuple[str, ...]] = {
+    "v2-host": ("/framed_subject_sha256", "/framed_subject_length", "/approval"),
+    "v2": ("/action", "/approval"),
+}
+_EXPLICIT = "explicit policy allow"
+
+
+def _present(value: JsonValue, steps: list[str], at: str = "") -> Iterator[str]:
+    if not steps or steps == ["**"]:
+        yield at
+        return
+    step, rest = steps[0], steps[1:]
+    if step == "*" and isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _present(item, rest, f"{at}/{index}")
+    elif isinstance(value, dict) and step in value:
+        yield from _present(value[step], rest, at + pointer(step))
+
+
+def _found(doc: Doc, patterns: tuple[str, ...]) -> list[str]:
+    return [where for pattern in patterns for where in _present(doc, pattern.split("/")[1:])]
+
+
+def decision_check(family: str, replay: Check) -> Check:
+    """Whether a receipt's decision is authenticated: by its signature, or by re-deriving it."""
+    where = pointer("verdict")
+    if family not in UNSIGNED_FAMILIES:
+        return passed(DECISION_CHECK, "a receipt signature covers the decision", where)
+    if replay.status == "pass":
+        return passed(
+            DECISION_CHECK,
+            "no receipt signature covers the decision; re-deriving it (replay.decision) "
+            "authenticates it",
+            where,
+        )
+    return not_evaluated(
+        DECISION_CHECK,
+        f"decision not authenticated: no receipt signature covers the verdict, certs, "
+        f"emitted_bytes, authorization, approval or grants of a {family} receipt, and the "
+        f"decision was not re-derived ({replay.reason}); REDUCED at best",
+        where,
+    )
+
+
+def _consent_proven(checks: list[Check]) -> bool:
+    """An approval token verified under a pinned approver key, and bound to this receipt."""
+    verified = any(c.id == "approval.signature" and c.status == "pass" for c in checks)
+    return verified and not any(c.id.startswith("approval.") and c.status == "fail" for c in checks)
+
+
+def _consent(doc: Doc, family: str, checks: list[Check]) -> list[str]:
+    """Where an unsigned ALLOW states a consent nothing authenticates (the grant it used)."""
+    if family not in UNSIGNED_FAMILIES or "approval" in doc or _consent_proven(checks):
+        return []
+    if doc.get("bypass") is not False or doc.get("verdict") != "ALLOW":
+        return []
+    reason = safety_reason(doc)
+    return [] if reason in (None, _EXPLICIT) else ["/granted_capabilities"]
+
+
+def unbound_check(doc: Doc, family: str, checks: list[Check]) -> list[Check]:
+    """``claims.unbound``: the members of this receipt nothing binds (REDUCED), if any.
+
+    ``checks`` are the receipt's checks so far: a verified approval token lifts the approval.
+    """
+    patterns = UNBOUND.get(family, ())
+    if _consent_proven(checks):
+        patterns = tuple(p for p in patterns if p != "/approval")
+    found = _found(doc, patterns) + _consent(doc, family, checks)
+    if not found:
+        return []
+    return [
+        not_evaluated(
+            "claims.unbound",
+            f"claims nothing binds (no receipt signature, nothing to recompute them from): "
+            f"{', '.join(found)}; REDUCED at best",
+            found[0],
+            members=found,
+        )
+    ]
+
+
+def asserted_check(doc: Doc, family: str) -> list[Check]:
+    """``claims.asserted``: what the producer states and nothing verifies (info), if any."""
+    found = _found(doc, ASSERTED.get(family, ()))
+    if not found:
+        return []
+    return [
+        info(
+            "claims.asserted",
+            f"stated by the producer, not verified (VERIFIED does not cover them): "
+            f"{', '.join(found)}",
+            found[0],
+            members=found,
+        )
+    ]
