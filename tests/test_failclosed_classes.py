@@ -26,6 +26,7 @@ from sealverify.receipts import outcome
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
 from sealverify.reports.model import Subject, fail, not_evaluated, passed
 from sealverify.seal import identities
+from sealverify.seal.releaseframe import unsplice_operation_id
 from sealverify.seal.signatures import ed25519_verify, ed25519_verify_openssl, ed25519_verify_sodium
 from sealverify.seal.trust import PinnedKey, TrustStore
 from sealverify.testkit import mint
@@ -788,3 +789,17 @@ def test_class11_partition_verify_on_a_null_attestation_is_a_finding(tmp_path: P
         mint.RECEIPT_KEY.public_hex,
     )
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "request_frame",
+    [GOOD_FRAME, GOOD_FRAME.replace(b"\n", b"\r\n"), b"{}\n", b'{"a":1}  \n', b'{"a":1}'],
+)
+def test_class3_unsplicing_is_the_exact_inverse_of_the_splice(request_frame: bytes) -> None:
+    operation = "ab" * 32
+    release = mint.splice_operation_id(request_frame, operation)
+    assert unsplice_operation_id(release, operation) == request_frame
+    assert unsplice_operation_id(release, "cd" * 32) is None
+    edited = release.replace(b"{", b'{"x":0,', 1)  # anything else changed: not this request
+    assert unsplice_operation_id(edited, operation) != request_frame
+    assert unsplice_operation_id(request_frame, operation) is None  # no splice at all

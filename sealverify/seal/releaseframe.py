@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from sealverify.wire import strictjson
 
-__all__ = ["splice_operation_id"]
+__all__ = ["splice_operation_id", "unsplice_operation_id"]
 
 
 def splice_operation_id(
@@ -33,3 +33,28 @@ def splice_operation_id(
     stripped = body.rstrip(b" \t\r\n")
     insert = (b"," if parsed else b"") + b'"operation_id":"' + operation_id.encode() + b'"'
     return stripped[:-1] + insert + body[len(stripped) - 1 :] + terminator
+
+
+def unsplice_operation_id(release: bytes, operation_id: str) -> bytes | None:
+    """The request a release frame was made from: the exact inverse of the splice, or None.
+
+    ``,"operation_id":"<id>"`` (or ``"operation_id":"<id>"`` in an otherwise empty object)
+    must sit right before the body's closing brace; the request is the frame without it,
+    and only when splicing it again gives back exactly ``release`` (so nothing else in the
+    frame differs, and the request itself carried no operation_id).
+    """
+    terminator = b"\r\n" if release.endswith(b"\r\n") else b"\n" if release.endswith(b"\n") else b""
+    body = release[: len(release) - len(terminator)]
+    stripped = body.rstrip(b" \t\r\n")
+    member = b'"operation_id":"' + operation_id.encode("utf-8") + b'"'
+    if not stripped.endswith(member + b"}"):
+        return None
+    head = stripped[: -len(member) - 1]
+    if head.endswith(b","):
+        head = head[:-1]
+    request = head + body[len(stripped) - 1 :] + terminator
+    try:
+        again = splice_operation_id(request, operation_id)
+    except (ValueError, strictjson.JsonError):
+        return None
+    return request if again == release else None

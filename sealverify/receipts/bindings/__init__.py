@@ -30,8 +30,9 @@ from sealverify.receipts.bindings.derived import (
 )
 from sealverify.receipts.bindings.guards import grants, guard_target
 from sealverify.receipts.bindings.kernel_audit import audit, verdict_reason
+from sealverify.receipts.bindings.object_a import object_a
 from sealverify.receipts.bindings.releases import release, release_companions
-from sealverify.receipts.bindings.request import args_hash, canonical_request, legacy_meta, object_a
+from sealverify.receipts.bindings.request import args_hash, canonical_request, legacy_meta
 from sealverify.receipts.bindings.signatures import (
     config_binding,
     config_signature,

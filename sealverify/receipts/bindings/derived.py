@@ -9,6 +9,7 @@ from typing import Protocol
 from sealverify.receipts import families as receipts
 from sealverify.reports.model import Check
 from sealverify.seal import identities
+from sealverify.seal.releaseframe import unsplice_operation_id
 from sealverify.seal.signatures import (
     b64_std_decode_canonical,
 )
@@ -80,7 +81,7 @@ class Derived:
     records is not kept: the next caller computes afresh and raises it again.
     """
 
-    __slots__ = ("_config", "_doc", "_line", "_object_a", "_policy")
+    __slots__ = ("_config", "_doc", "_frame", "_line", "_object_a", "_policy")
 
     def __init__(self, doc: Doc) -> None:
         self._doc = doc
@@ -88,6 +89,7 @@ class Derived:
         self._config: tuple[str | None, str] | None = None
         self._policy: tuple[str | None, str | None] | None = None
         self._object_a: tuple[bytes | None, str | None] | None = None
+        self._frame: tuple[bytes | None, str] | None = None
 
     def canonical_line(self) -> tuple[str | None, ValueError | None]:
         """The host line of the record's own params, or None and the refusal.
@@ -126,6 +128,21 @@ class Derived:
             self._object_a = object_a_bytes(self._doc)
         return self._object_a
 
+    def request_frame(self) -> tuple[bytes | None, str]:
+        """The request frame the decision was made on, and where it came from.
+
+        Object A when the receipt carries ``signed_artifacts``; otherwise, for a release frame
+        (an ALLOW under Object B v1), the frame less exactly its operation-id splice. None
+        when the receipt carries neither, or the release frame is not such a splice.
+        """
+        if self._frame is None:
+            frame, _ = self.object_a()
+            if frame is not None or "signed_artifacts" in self._doc:
+                self._frame = frame, "Object A"
+            else:
+                self._frame = recovered_object_a(self._doc), RECOVERED
+        return self._frame
+
 
 class Binding(Protocol):
     """A binding: its checks for a receipt (``[]`` where it does not apply).
@@ -145,6 +162,29 @@ def request_params(doc: Doc) -> dict[str, JsonValue]:
         if member in doc:
             params[member] = doc[member]
     return params
+
+
+RECOVERED = "Object A recovered from the release frame"
+
+
+def release_frame_bytes(doc: Doc) -> bytes | None:
+    """The decoded ``release_frame.base64``, or None when there is none to decode."""
+    frame = doc.get("release_frame")
+    if not isinstance(frame, dict) or not isinstance(frame.get("base64"), str):
+        return None
+    try:
+        return b64_decode_cached(str(frame["base64"]))
+    except ValueError:
+        return None
+
+
+def recovered_object_a(doc: Doc) -> bytes | None:
+    """Object A as a release frame carries it: the frame less its operation-id splice."""
+    release = release_frame_bytes(doc)
+    operation_id = doc.get("operation_id")
+    if release is None or not isinstance(operation_id, str):
+        return None
+    return unsplice_operation_id(release, operation_id)
 
 
 def object_a_bytes(doc: Doc) -> tuple[bytes | None, str | None]:

@@ -128,7 +128,10 @@ def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("release_frame"),
             )
         )
-    checks.extend(_release_is_object_a(frame, spliced, problem))
+    if "signed_artifacts" in doc:
+        checks.extend(_release_is_object_a(frame, spliced, problem))
+    else:
+        checks.append(_release_recovers_object_a(doc, derived or Derived(doc)))
     operation_id = doc.get("operation_id")
     if isinstance(operation_id, str):
         expected = sha256_of(
@@ -203,6 +206,30 @@ def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | Non
         return splice_operation_id(object_a, operation_id, parse=parse_frame_cached), None
     except (ValueError, JsonError) as exc:
         return None, f"Object A cannot be released: {exc}"
+
+
+def _release_recovers_object_a(doc: Doc, derived: Derived) -> Check:
+    """Object B v1: Object A is the release frame less exactly its operation-id splice.
+
+    The receipt carries no Object A, so the frame the child was sent is the only request the
+    record can be bound to: it must be a splice of one (and every Object A binding is then
+    checked on what is recovered, bindings.object_a).
+    """
+    where = pointer("release_frame", "base64")
+    frame, _ = derived.request_frame()
+    if frame is None:
+        return fail(
+            "binding.release-frame-object-a",
+            "the release frame is not a request with exactly the operation-id splice (seal-host "
+            "release.rs): no Object A can be recovered, so the record is bound to no request",
+            where,
+        )
+    return passed(
+        "binding.release-frame-object-a",
+        "the release frame less its operation-id splice is Object A, and every Object A "
+        "binding is checked on it",
+        where,
+    )
 
 
 def _release_is_object_a(frame: bytes, expected: bytes | None, problem: str | None) -> list[Check]:

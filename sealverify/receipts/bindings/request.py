@@ -6,29 +6,26 @@ from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
     Derived,
     Doc,
-    b64_decode_cached,
     compact_exact,
     frame_params,
     pointer,
+    release_frame_bytes,
     sha256_of,
 )
 from sealverify.reports.model import Check, fail, not_evaluated, passed
-from sealverify.seal import identities
 from sealverify.wire import serdejson
-from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import (
     DEFAULT_LIMITS,
     JsonError,
     JsonValue,
     parse_text,
-    uint_value,
 )
 
 __all__ = [
     "args_hash",
     "canonical_request",
+    "expected_request_hash",
     "legacy_meta",
-    "object_a",
 ]
 
 
@@ -125,98 +122,6 @@ def expected_request_hash(doc: Doc, derived: Derived | None = None) -> str | Non
     return None
 
 
-def object_a(doc: Doc, derived: Derived | None = None) -> list[Check]:
-    """Object A (``signed_artifacts.object_a``): framed subject and raw-line identity.
-
-    ``sha256(ObjectA) == framed_subject_sha256``, ``len == framed_subject_length`` (the frame
-    including its delimiter) and ``sha256(raw_line(ObjectA)) == request_sha256``.
-    """
-    if "signed_artifacts" not in doc:
-        return []
-    frame, error = (derived or Derived(doc)).object_a()
-    if frame is None:
-        return [
-            fail(
-                "binding.object-a",
-                error or "signed_artifacts must be an object",
-                pointer("signed_artifacts"),
-            )
-        ]
-    checks: list[Check] = []
-    digest, length = sha256_hex(frame), len(frame)
-    if (
-        doc.get("framed_subject_sha256") == digest
-        and uint_value(doc.get("framed_subject_length")) == length
-    ):
-        checks.append(
-            passed(
-                "binding.framed-subject",
-                f"framed_subject_sha256/length = sha256/length of Object A ({length})",
-                pointer("framed_subject_sha256"),
-            )
-        )
-    else:
-        checks.append(
-            fail(
-                "binding.framed-subject",
-                f"framed_subject_sha256/length do not match Object A "
-                f"(sha256 {digest}, {length} bytes)",
-                pointer("framed_subject_sha256"),
-            )
-        )
-    line_digest = sha256_hex(raw_line(frame))
-    if doc.get("request_sha256") == line_digest:
-        checks.append(
-            passed(
-                "binding.request-sha256",
-                "request_sha256 = sha256(raw line of Object A)",
-                pointer("request_sha256"),
-            )
-        )
-    else:
-        checks.append(
-            fail(
-                "binding.request-sha256",
-                f"request_sha256 is not sha256(raw line of Object A) = {line_digest}",
-                pointer("request_sha256"),
-            )
-        )
-    params = frame_params(frame)
-    if "canonical_request" in doc and params is not None:
-        try:
-            line: str | None = identities.canonical_request(params)
-        except (ValueError, serdejson.NumberNotRepresentable):
-            line = None
-        if line == doc["canonical_request"]:
-            checks.append(
-                passed(
-                    "binding.canonical-request-frame",
-                    "canonical_request is the host line of Object A's params",
-                    pointer("canonical_request"),
-                )
-            )
-        else:
-            checks.append(
-                fail(
-                    "binding.canonical-request-frame",
-                    "canonical_request is not the host line of Object A's params",
-                    pointer("canonical_request"),
-                    expected=line,
-                )
-            )
-    return checks
-
-
-def _release_frame_bytes(doc: Doc) -> bytes | None:
-    frame = doc.get("release_frame")
-    if not isinstance(frame, dict) or not isinstance(frame.get("base64"), str):
-        return None
-    try:
-        return b64_decode_cached(str(frame["base64"]))
-    except ValueError:
-        return None
-
-
 def _line_binds_meta(doc: Doc, text: str, derived: Derived | None = None) -> bool | None:
     """Whether ``text`` strictly parses to a line whose params hold ``_meta``; None: no JSON.
 
@@ -273,10 +178,15 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
     ``canonical_request`` does not, the receipt uses the pre-f967783 projection and leaves
     those ``_meta`` keys unbound. Without frame bytes it cannot be told.
     """
+    derived = derived or Derived(doc)
     text = doc.get("canonical_request")
     if not isinstance(text, str):
-        return []
-    derived = derived or Derived(doc)
+        # Without the line itself, its hash names it: when canonical_request_sha256 is the
+        # hash of the line derived from the record, that line is the one the receipt binds.
+        line = _derived_line(doc, derived)
+        if line is None or doc.get("canonical_request_sha256") != sha256_of(line):
+            return []
+        text = line
     binds_meta = _line_binds_meta(doc, text, derived)
     if binds_meta is None:
         return []
@@ -290,7 +200,8 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
         ]
     if "_meta" in doc:
         return [_omits_meta("the record carries the request's _meta", doc["_meta"])]
-    frames = [f for f in (derived.object_a()[0], _release_frame_bytes(doc)) if f is not None]
+    carried = (derived.object_a()[0], derived.request_frame()[0], release_frame_bytes(doc))
+    frames = [f for f in carried if f is not None]
     if not frames:
         return [
             not_evaluated(
