@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from sealverify.cli.main import cli
 from sealverify.history import state as history
+from sealverify.history.approval_tokens import check_token
 from sealverify.history.chain import Anchor, verify_logs
 from sealverify.receipts import outcome
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
@@ -420,6 +421,115 @@ def test_class3_legacy_meta_flag_fires_without_canonical_request() -> None:
     del effect["_meta"]
     subject = verify(resigned(record))
     assert statuses(subject, "legacy.canonical-request-omits-meta") == {"fail"}
+
+
+# --- class 4: the guard target and the ruling ------------------------------------------
+
+
+def _minted(ruled: bool, kind: str = "allow") -> Record:
+    ctx = mint.HostContext(ruled_target=ruled, wasm_sha256=corpus.DEMO_KERNEL)
+    call = corpus.frame()
+    approved = (mint.guard_target_of(call, corpus.CONFIG, ruled=ruled),) if kind == "allow" else ()
+    return mint.parse_record(mint.mint_host_v3(call, corpus.CONFIG, approvals=approved, ctx=ctx))
+
+
+@pytest.mark.parametrize("kind", ["allow", "block"])
+def test_class4_the_ruled_target_is_accepted(kind: str) -> None:
+    subject = verify(_minted(True, kind))
+    assert subject.outcome == "VERIFIED"
+    assert statuses(subject, "binding.guard-target") == {"pass"}
+    assert statuses(subject, "legacy.guard-target-omits-meta") == {"pass"}
+
+
+@pytest.mark.parametrize("kind", ["allow", "block"])
+def test_class4_the_hosts_absent_form_is_a_legacy_failure_naming_the_keys(kind: str) -> None:
+    subject = verify(_minted(False, kind))
+    assert subject.outcome == "FAIL"
+    legacy = next(c for c in subject.checks if c.id == "legacy.guard-target-omits-meta")
+    assert legacy.status == "fail"
+    assert "_meta.traceparent" in legacy.data["keys"]
+    assert failing(subject) == {"legacy.guard-target-omits-meta"}
+
+
+def test_class4_a_waiver_shows_the_check_waived_never_passed() -> None:
+    options = VerifyOptions(PINS, kernel_pins=KERNELS, waive=frozenset({LEGACY_TARGET}))
+    subject = verify(_minted(False), options)
+    assert statuses(subject, LEGACY_TARGET) == {"waived"}
+    assert subject.outcome == "VERIFIED"
+    assert subject.facts["waived"] == [LEGACY_TARGET]
+    with pytest.raises(ValueError, match="never"):
+        VerifyOptions(waive=frozenset({"binding.guard-target"}))
+    with pytest.raises(ValueError, match="never"):
+        VerifyOptions(waive=frozenset({"signature.object-b"}))
+
+
+LEGACY_TARGET = "legacy.guard-target-omits-meta"
+
+
+def test_class4_waivers_on_the_command_line_and_in_the_trust_file(tmp_path: Path) -> None:
+    receipt = tmp_path / "r.json"
+    receipt.write_bytes(mint.render_pretty(_minted(False)))
+    pins = ["--config-pubkey", mint.CONFIG_KEY.public_hex]
+    pins += ["--receipt-pubkey", mint.RECEIPT_KEY.public_hex, "--kernel-sha256", corpus.DEMO_KERNEL]
+    assert run("verify", str(receipt), *pins).exit_code == 1
+    waived = run("verify", str(receipt), *pins, "--waive", LEGACY_TARGET, "--format", "json")
+    assert waived.exit_code == 0
+    assert '"status": "waived"' in waived.stdout
+    assert run("verify", str(receipt), *pins, "--waive", "binding.guard-target").exit_code == 2
+    trust = tmp_path / "trust.json"
+    document = {"sealverify_trust": 1, "keys": [], "waive": [LEGACY_TARGET]}
+    trust.write_text(json.dumps(document))
+    assert run("verify", str(receipt), *pins, "--trust", str(trust)).exit_code == 0
+    document["waive"] = ["signature.object-b"]
+    trust.write_text(json.dumps(document))
+    assert run("verify", str(receipt), *pins, "--trust", str(trust)).exit_code == 2
+
+
+def _swap_meta(record: Record, meta: str) -> Record:
+    """The same call with another _meta, every raw identity re-derived and re-signed."""
+    out = copy.deepcopy(record)
+    frame = corpus.frame(meta=meta)
+    params = parse_text(raw_line(frame).decode())["params"]  # type: ignore[index]
+    assert isinstance(params, dict)
+    out["_meta"] = params["_meta"]
+    view = out["effect_view"]
+    assert isinstance(view, dict) and isinstance(view["effect"], dict)
+    view["effect"]["_meta"] = params["_meta"]
+    line = identities.canonical_request(params)
+    out["canonical_request"] = line
+    out["canonical_request_sha256"] = hashlib.sha256(line.encode()).hexdigest()
+    return _with_object_a(out, frame)
+
+
+OTHER_META = corpus.META.replace("b7ad6b7169203331", "0000000000000001")
+
+
+def test_class4_a_grant_for_one_meta_does_not_authorise_another() -> None:
+    subject = verify(_swap_meta(_minted(True), OTHER_META))
+    assert subject.outcome == "FAIL"
+    assert "binding.guard-target" in failing(subject)
+    # The host's form cannot tell the two apart: its legacy flag is what refuses it.
+    legacy = verify(_swap_meta(_minted(False), OTHER_META))
+    assert legacy.outcome == "FAIL"
+    assert LEGACY_TARGET in failing(legacy)
+
+
+def test_class4_an_approval_token_for_the_hosts_form_is_flagged(tmp_path: Path) -> None:
+    frame = corpus.frame()
+    ctx = mint.HostContext(ruled_target=False, approval_channel="ed25519")
+    token = mint.approval_token(frame, corpus.CONFIG, ctx=ctx)
+    result = check_token(
+        token, mint.APPROVER_KEY.public_key, frame=frame, server="sealverify-demo@1.0.0"
+    )
+    assert {c.id: c.status for c in result.checks}[LEGACY_TARGET] == "fail"
+    ruled = mint.approval_token(
+        frame, corpus.CONFIG, ctx=mint.HostContext(approval_channel="ed25519")
+    )
+    good = check_token(
+        ruled, mint.APPROVER_KEY.public_key, frame=frame, server="sealverify-demo@1.0.0"
+    )
+    assert LEGACY_TARGET not in {c.id for c in good.checks}
+    assert {c.id: c.status for c in good.checks}["approval.target"] == "pass"
 
 
 # --- class 5: decision semantics that need no replay --------------------------------------

@@ -188,6 +188,15 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     help="Do not re-derive decisions: replay.decision is not evaluated (a receipt family "
     "whose decision no signature covers then cannot be VERIFIED).",
 )
+@click.option(
+    "--waive",
+    "waive",
+    multiple=True,
+    metavar="CHECK_ID",
+    help="Waive a legacy.* check for a fleet that knowingly runs a host predating the "
+    'meta-partition ruling (repeatable; also a trust file\'s "waive" list). A waived check is '
+    "shown as waived, never as a pass; signature and binding checks cannot be waived.",
+)
 @format_option()
 @output_option
 def verify(
@@ -203,6 +212,7 @@ def verify(
     jobs_text: str,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
+    waive: tuple[str, ...],
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -221,14 +231,18 @@ def verify(
         if not _HEX64.fullmatch(pin):
             raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 lowercase hex digits")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
-    options = VerifyOptions(
-        trust=trust,
-        kernel_pins=(DEFAULT_KERNEL_SHA256, *kernel_pins),
-        approval_tokens=load_approvals(approvals_file),
-        raw_lines=_raw_lines(raw_line_files),
-        rederive=not no_rederive,
-        allow_published_keys=allow_published_keys,
-    )
+    try:
+        options = VerifyOptions(
+            trust=trust,
+            kernel_pins=(DEFAULT_KERNEL_SHA256, *kernel_pins),
+            approval_tokens=load_approvals(approvals_file),
+            raw_lines=_raw_lines(raw_line_files),
+            rederive=not no_rederive,
+            allow_published_keys=allow_published_keys,
+            waive=frozenset(waive) | frozenset(trust.waive),
+        )
+    except ValueError as exc:
+        raise click.UsageError(f"--waive: {exc}") from None
     jobs = _jobs(jobs_text)
     store: history.HistoryStore | None = None
     if state_path is not None:

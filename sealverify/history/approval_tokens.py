@@ -82,12 +82,16 @@ def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
     return lines
 
 
-def frame_guard_target(frame: bytes, server: str = "", spec: JsonValue | None = None) -> str:
-    """The guard target seal-host's kernel derives from one exact frame (stdio line).
+def frame_guard_target(
+    frame: bytes, server: str = "", spec: JsonValue | None = None, *, bind_context: bool = True
+) -> str:
+    """The guard target of one exact frame's call (stdio line).
 
     The frame's raw line (one LF, then one CR removed) must be a ``tools/call`` request; the
-    target is ``guard_target(params, server, bind_context=False)``, or with ``spec`` (the
-    guarded rule's ``target`` from the policy) ``spec_guard_target``. Raises ValueError.
+    target is ``guard_target(params, server)``, or with ``spec`` (the guarded rule's ``target``
+    from the policy) ``spec_guard_target``: the ruled form over the call's complete ``_meta``,
+    ``requestState`` and ``inputResponses``, or, with ``bind_context=False``, what the deployed
+    seal-host kernel computes (every context pair "absent"). Raises ValueError.
     """
     try:
         message = parse_bytes(raw_line(frame))
@@ -99,14 +103,31 @@ def frame_guard_target(frame: bytes, server: str = "", spec: JsonValue | None = 
     if not isinstance(params, dict):
         raise ValueError("the frame's params is not an object")
     if spec is None:
-        return guard_target(params, server, bind_context=False)
+        return guard_target(params, server, bind_context=bind_context)
     tool = params.get("name")
     if not isinstance(tool, str):
         raise ValueError("tools/call lacks a string params.name")
-    target = spec_guard_target(tool, params.get("arguments"), server, spec)
+    context = params if bind_context else None
+    target = spec_guard_target(tool, params.get("arguments"), server, spec, context=context)
     if target is None:
         raise ValueError("the target spec names an argument the call does not carry")
     return target
+
+
+def _context_names(frame: bytes) -> list[str]:
+    """The context members a frame's call carries (``_meta`` keys named), for the legacy flag."""
+    try:
+        message = parse_bytes(raw_line(frame))
+    except JsonError:
+        return []
+    params = message.get("params") if isinstance(message, dict) else None
+    if not isinstance(params, dict):
+        return []
+    meta = params.get("_meta")
+    names = [f"_meta.{key}" for key in sorted(meta)] if isinstance(meta, dict) else []
+    if "_meta" in params and not names:
+        names.append("_meta")
+    return names + [m for m in ("requestState", "inputResponses") if m in params]
 
 
 def check_token(
@@ -458,6 +479,7 @@ def _frame_checks(
     checks = _subject_checks(payload, sha256_hex(frame), len(frame), "the frame", at)
     try:
         expected = frame_guard_target(frame, server, target_spec)
+        host_form = frame_guard_target(frame, server, target_spec, bind_context=False)
     except ValueError as exc:
         checks.append(
             not_evaluated(
@@ -471,6 +493,26 @@ def _frame_checks(
                 "approval.target",
                 "target equals the guard target recomputed from the frame",
                 at("target"),
+            )
+        )
+    elif payload.get("target") == host_form:
+        # The deployed host's target: right for the call, but blind to its context members,
+        # so the approval would cover the call with any other _meta (the ruling's gap).
+        names = _context_names(frame)
+        checks.append(
+            passed(
+                "approval.target",
+                "target equals the deployed host's guard target recomputed from the frame",
+                at("target"),
+            )
+        )
+        checks.append(
+            fail(
+                "legacy.guard-target-omits-meta",
+                "the approved target was computed with the context pairs absent while the frame "
+                f"carries them, so these stay unbound: {', '.join(names)}",
+                at("target"),
+                keys=names,
             )
         )
     else:

@@ -23,6 +23,7 @@ __all__ = [
     "REDUCED",
     "UNPINNED",
     "VERIFIED",
+    "WAIVABLE",
     "capped",
     "decide",
     "exit_code",
@@ -52,6 +53,10 @@ UNPINNED_IDS = frozenset(
 REDUCED_IDS = frozenset(
     {"scope.request-unparseable", "decision.authenticated", "claims.unbound", "approval.time"}
 )
+# The only checks a user may waive (verify --waive, a trust file's "waive"): the legacy
+# projections of hosts that predate the meta-partition ruling. A signature or binding check
+# is never waivable; a waived check is shown as "waived", never as a pass.
+WAIVABLE = frozenset({"legacy.canonical-request-omits-meta", "legacy.guard-target-omits-meta"})
 # A decision no receipt signature covers is authenticated by re-deriving it: a passing
 # replay.decision lifts decision.authenticated, whatever set that check.
 _REPLAY = "replay.decision"

@@ -28,7 +28,16 @@ from sealverify.receipts.families import (
     read_document,
 )
 from sealverify.receipts.families import field_checks as receipt_field_checks
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+    waived,
+)
 from sealverify.ruling import partition, wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
@@ -71,6 +80,22 @@ class VerifyOptions:
     # --allow-published-keys: a signature under a published key (publishedkeys) is reported
     # as info instead of capping the receipt at UNPINNED.
     allow_published_keys: bool = False
+    # Check ids the user waives (--waive, the trust file's "waive"): legacy.* only.
+    waive: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        refused = sorted(self.waive - outcome.WAIVABLE)
+        if refused:
+            raise ValueError(
+                "only these checks can be waived: "
+                + ", ".join(sorted(outcome.WAIVABLE))
+                + f"; not {', '.join(refused)} (signature and binding checks never are)"
+            )
+
+    @property
+    def waivers(self) -> frozenset[str]:
+        """Everything waived: the options' own ids and the trust file's."""
+        return self.waive | frozenset(self.trust.waive)
 
 
 def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
@@ -294,7 +319,28 @@ def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
     return facts
 
 
-def _subject(name: str, checks: list[Check], facts: dict[str, Any], replay: Check) -> Subject:
+def _apply_waivers(checks: list[Check], waivers: frozenset[str]) -> list[Check]:
+    """Failed checks the user waived, shown as waived (never pass): legacy projections only."""
+    if not waivers:
+        return checks
+    return [
+        waived(c, "the fleet runs a host that predates the ruling")
+        if c.status == "fail" and c.id in waivers
+        else c
+        for c in checks
+    ]
+
+
+def _subject(
+    name: str,
+    checks: list[Check],
+    facts: dict[str, Any],
+    replay: Check,
+    waivers: frozenset[str] = frozenset(),
+) -> Subject:
+    checks[:] = _apply_waivers(checks, waivers)
+    if any(c.status == "waived" for c in checks):
+        facts["waived"] = sorted({c.id for c in checks if c.status == "waived"})
     checks.append(replay)
     facts["rederivation"] = replay.status
     result, label = outcome.decide(checks)
@@ -460,7 +506,7 @@ def _verify_read(
     checks.append(claims.decision_check(family, replay))
     checks.extend(claims.unbound_check(doc, family, checks))
     checks.extend(claims.asserted_check(doc, family))
-    return _subject(name, checks, _facts(doc, family), replay)
+    return _subject(name, checks, _facts(doc, family), replay, options.waivers)
 
 
 def is_receipt_like(raw: bytes) -> bool:

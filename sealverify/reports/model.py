@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Check", "Report", "Status", "Subject", "fail", "info", "not_evaluated", "passed"]
+__all__ = [
+    "Check",
+    "Report",
+    "Status",
+    "Subject",
+    "fail",
+    "info",
+    "not_evaluated",
+    "passed",
+    "waived",
+]
 
-Status = Literal["pass", "fail", "not-evaluated", "info"]
-_STATUS_ORDER = {"fail": 0, "not-evaluated": 1, "pass": 2, "info": 3}
+# "waived": a failed check the user explicitly waived (verify --waive); shown, never a pass.
+Status = Literal["pass", "fail", "not-evaluated", "info", "waived"]
+_STATUS_ORDER = {"fail": 0, "waived": 1, "not-evaluated": 2, "pass": 3, "info": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +78,11 @@ def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -
 
 def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     return _check(check_id, "info", reason, location, data)
+
+
+def waived(check: Check, why: str) -> Check:
+    """``check`` (a failure) as waived: same id, location and data, the waiver in its reason."""
+    return _check(check.id, "waived", f"WAIVED ({why}): {check.reason}", check.location, check.data)
 
 
 @dataclass(frozen=True, slots=True)

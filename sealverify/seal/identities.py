@@ -282,12 +282,21 @@ def target_spec_parts(spec: JsonValue, arguments: JsonValue) -> list[str] | None
 
 
 def spec_guard_target(
-    tool: str, arguments: JsonValue, server: str, spec: JsonValue, *, legacy: bool = False
+    tool: str,
+    arguments: JsonValue,
+    server: str,
+    spec: JsonValue,
+    *,
+    legacy: bool = False,
+    context: dict[str, JsonValue] | None = None,
 ) -> str | None:
-    """The guard target of a call under a guarded rule's spec, as the deployed kernel hashes it.
+    """The guard target of a call under a guarded rule's spec.
 
-    ``[tag, server?, tool, *parts]`` and every context pair "absent" (seal-host@099be66
-    ``Kernels/Safety.lean`` calls the legacy ``classifyToolCall``); with ``legacy`` the
+    ``[tag, server?, tool, *parts]`` and every context pair "absent", as the deployed kernel
+    hashes it (seal-host@099be66 ``Kernels/Safety.lean`` calls the legacy
+    ``classifyToolCall``); with ``context`` (the call's params, or just its ``_meta``,
+    ``requestState``, ``inputResponses``) the ruled form, those pairs "present" with their
+    complete values (ValueError for a ``_meta`` that is not an object); with ``legacy`` the
     untagged pre-2026-08-01 form ``[server?, tool, *parts]``. None when a path is missing;
     raises :class:`TargetSpecError` for a spec the policy parser refuses.
     """
@@ -297,7 +306,7 @@ def spec_guard_target(
     prefix = ([server] if server else []) + [tool]
     if legacy:
         return hash_parts([*prefix, *parts])
-    return hash_parts([GUARD_TARGET_TAG, *prefix, *parts, *context_parts({})])
+    return hash_parts([GUARD_TARGET_TAG, *prefix, *parts, *context_parts(context or {})])
 
 
 def legacy_guard_target(params: dict[str, JsonValue], server: str = "") -> str:

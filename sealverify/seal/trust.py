@@ -71,6 +71,7 @@ class TrustStore:
 
     keys: tuple[PinnedKey, ...] = ()
     kernels: tuple[str, ...] = ()  # accepted kernel wasm builds (sha256 hex), beside the keys
+    waive: tuple[str, ...] = ()  # legacy.* check ids the fleet waives (docs/trust.md)
 
     @classmethod
     def from_pins(
@@ -99,10 +100,12 @@ class TrustStore:
         """Return a store holding the pins of ``self`` and every store in ``others``."""
         keys = list(self.keys)
         kernels = list(self.kernels)
+        waive = list(self.waive)
         for other in others:
             keys.extend(other.keys)
             kernels.extend(k for k in other.kernels if k not in kernels)
-        return TrustStore(tuple(keys), tuple(kernels))
+            waive.extend(w for w in other.waive if w not in waive)
+        return TrustStore(tuple(keys), tuple(kernels), tuple(waive))
 
     def pinned(self, role: str) -> tuple[PinnedKey, ...]:
         """Return every pin carrying ``role``."""
@@ -227,7 +230,7 @@ def load_trust_file(data: bytes) -> TrustStore:
         document = parse_bytes(data)
     except JsonError as exc:
         raise ValueError(f"trust file is not strict JSON: {exc}") from None
-    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels"}))
+    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive"}))
     version = top["sealverify_trust"]
     if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
         raise ValueError(
@@ -245,7 +248,22 @@ def load_trust_file(data: bytes) -> TrustStore:
                 "give one entry all its roles"
             )
         seen.add(key.public_key)
-    return TrustStore(tuple(keys), _kernels(top.get("kernels", [])))
+    return TrustStore(tuple(keys), _kernels(top.get("kernels", [])), _waive(top.get("waive", [])))
+
+
+def _waive(value: JsonValue) -> tuple[str, ...]:
+    """The optional ``waive`` member: distinct ``legacy.*`` check ids the fleet waives."""
+    if not isinstance(value, list):
+        raise ValueError("trust file/waive: expected an array of check ids")
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) and item.startswith("legacy.")):
+            raise ValueError(
+                f"trust file/waive/{index}: only legacy.* checks can be waived (signature and "
+                "binding checks never are)"
+            )
+    if len(set(value)) != len(value):
+        raise ValueError("trust file/waive: a check id is listed twice")
+    return tuple(str(item) for item in value)
 
 
 def _kernels(value: JsonValue) -> tuple[str, ...]:

@@ -41,7 +41,9 @@ def _matches(rule: Record, arguments: JsonValue) -> bool:
     raise ValueError(f"minting does not emulate match type {kind!r}")
 
 
-def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Cert:
+def _safety_cert(
+    config: Record, params: Record, approvals: Sequence[str], bind_context: bool
+) -> Cert:
     """mcp-seal-dev ``Seal/Classify.lean`` ``resolveRuleDecisions``, then the approval step."""
     tool = params.get("name")
     safety = config.get("safety")
@@ -62,9 +64,14 @@ def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Ce
         elif mode in ("guard", "guarded"):
             # Any target spec the kernel's parser accepts (literal, arg, full_arguments; before
             # Stage A a guarded rule could hold any of them). A path that reaches no scalar is
-            # the kernel's `invalid` decision, which blocks like a deny.
+            # the kernel's `invalid` decision, which blocks like a deny. bind_context: the
+            # ruled target over the call's context; else the deployed host's (all absent).
             target = identities.spec_guard_target(
-                str(tool), params.get("arguments"), policy_server(config), rule.get("target")
+                str(tool),
+                params.get("arguments"),
+                policy_server(config),
+                rule.get("target"),
+                context=params if bind_context else None,
             )
             if target is None:
                 blocking = blocking or f"missing target field: {tool}"
@@ -82,10 +89,21 @@ def _safety_cert(config: Record, params: Record, approvals: Sequence[str]) -> Ce
 
 
 def decide(
-    config: Record, params: Record, approvals: Sequence[str], temporal_events: int
+    config: Record,
+    params: Record,
+    approvals: Sequence[str],
+    temporal_events: int,
+    *,
+    bind_context: bool = True,
 ) -> list[Cert]:
+    """The certs of one call, safety then temporal.
+
+    ``bind_context``: the ruled guard target over the call's ``_meta``, ``requestState`` and
+    ``inputResponses``; False gives the deployed host's form (every context pair "absent"),
+    which verify flags as ``legacy.guard-target-omits-meta``.
+    """
     temporal = Cert("temporal", "allow", f"trace ok ({temporal_events} events)")
-    return [_safety_cert(config, params, approvals), temporal]
+    return [_safety_cert(config, params, approvals, bind_context), temporal]
 
 
 def overall_verdict(certs: Sequence[Cert]) -> tuple[str, str, str | None]:

@@ -120,6 +120,9 @@ class HostContext:
     approver: str = "approver@sealverify.test"
     approval_session: str = "sealverify-demo-approval-session"
     approval_nonce: str | None = None
+    # The guard target form: the ruled one over the call's complete context (True), or the
+    # deployed host's, context pairs "absent" (False; verify flags it as legacy).
+    ruled_target: bool = True
 
     @property
     def op_id(self) -> str:
@@ -368,7 +371,10 @@ def approval_statement(
     ``signed_artifacts.approval_statement``; the approver key is ``ctx.approver_key``.
     """
     return _approval_payload(
-        frame, guard_target_of(frame, kernel_config), _config(kernel_config), ctx
+        frame,
+        guard_target_of(frame, kernel_config, ruled=ctx.ruled_target),
+        _config(kernel_config),
+        ctx,
     )
 
 
@@ -466,7 +472,9 @@ def _host_record(
 ) -> Record:
     request = _request(frame)
     config = _config(kernel_config)
-    certs = decide(config, request.params, approvals, ctx.temporal_events)
+    certs = decide(
+        config, request.params, approvals, ctx.temporal_events, bind_context=ctx.ruled_target
+    )
     verdict, reason, deny_kernel = overall_verdict(certs)
     sha = sha256_hex(raw_line(frame))
     record: Record = {"record_type": "seal.authorization-decision", "record_version": json_int(3)}
@@ -707,11 +715,14 @@ KERNEL_VALID_CONFIG = DEMO_KERNEL_CONFIG.replace(
 )
 
 
-def guard_target_of(frame: bytes, kernel_config: str) -> str:
-    """The host guard target of a frame's call under a policy (what an approval must grant)."""
+def guard_target_of(frame: bytes, kernel_config: str, *, ruled: bool = True) -> str:
+    """The guard target of a frame's call under a policy (what an approval must grant).
+
+    ``ruled``: over the call's complete context (the ruling); False: the deployed host's form.
+    """
     request = _request(frame)
     return identities.guard_target(
-        request.params, policy_server(_config(kernel_config)), bind_context=False
+        request.params, policy_server(_config(kernel_config)), bind_context=ruled
     )
 
 
@@ -722,12 +733,14 @@ def mint_many(
     start: int = 1_786_000_000_000,
     kernel_config: str = DEMO_KERNEL_CONFIG,
     wasm_sha256: str | None = None,
+    ruled_target: bool = True,
 ) -> Iterator[bytes]:
     """Yield ``n`` realistic, distinct v3 receipts deterministically (for benchmarks).
 
     Cycles through BLOCK, approved ALLOW (with a release frame) and explicit ALLOW, with
     ``_meta`` trace keys on every request and three signed configs (epochs 1-3 of
-    ``kernel_config``). ``wasm_sha256`` names the kernel build (default: the demo build).
+    ``kernel_config``). ``wasm_sha256`` names the kernel build (default: the demo build);
+    ``ruled_target`` False mints the guard target as the deployed build computes it.
     """
     for index in range(n):
         digest = hashlib.sha256(seed + index.to_bytes(8, "big")).hexdigest()
@@ -741,12 +754,14 @@ def mint_many(
         else:
             arguments = f'{{"command":"rotate-logs --shard {index} --keep 7","cwd":"/srv/app"}}'
             frame = tools_call_frame("shell_exec", arguments, request_id=index, meta=meta)
-            approvals = (guard_target_of(frame, config),) if kind == 1 else ()
+            approved = guard_target_of(frame, config, ruled=ruled_target)
+            approvals = (approved,) if kind == 1 else ()
         ctx = HostContext(
             now=start + index * 1000,
             operation_seed=seed + index.to_bytes(8, "big"),
             session=f"seal-host-rs/stdio:4242:{start}",
         )
+        ctx = dataclasses.replace(ctx, ruled_target=ruled_target)
         if wasm_sha256 is not None:
             ctx = dataclasses.replace(ctx, wasm_sha256=wasm_sha256)
         yield mint_host_v3(frame, config, approvals=approvals, ctx=ctx)

@@ -20,6 +20,8 @@ from sealverify.wire.strictjson import (
 __all__ = [
     "grants",
     "guard_target",
+    "legacy_target_finding",
+    "safety_reason",
 ]
 
 
@@ -58,16 +60,41 @@ def kernel_number_refusal(value: JsonValue) -> str | None:
     return None
 
 
-def _targets(server: str, tool: str, spec: JsonValue, arguments: JsonValue) -> list[str]:
-    """Guard targets this call can have: the tagged host form, then the pre-2026-08-01 form."""
+def _targets(
+    server: str,
+    tool: str,
+    spec: JsonValue,
+    arguments: JsonValue,
+    context: dict[str, JsonValue] | None = None,
+) -> dict[str, str]:
+    """The guard targets this call can have, by form (empty when none can be computed).
+
+    ``ruled``: ``seal.guard-target/v2-proposed-meta-all`` over the call's complete ``_meta``,
+    ``requestState`` and ``inputResponses`` (the ruling; mcp-seal-dev ``Seal/Classify.lean``
+    ``guardTargetWithContext``). ``absent``: the same tag with every context pair "absent",
+    what the deployed host kernel computes (``Kernels/Safety.lean``). ``untagged``: the form
+    of hosts before 2026-08-01. With no context member the ruled and absent forms coincide.
+    """
     if kernel_number_refusal(arguments) is not None:
-        return []
+        return {}
     try:
-        tagged = identities.spec_guard_target(tool, arguments, server, spec)
-        legacy = identities.spec_guard_target(tool, arguments, server, spec, legacy=True)
+        absent = identities.spec_guard_target(tool, arguments, server, spec)
+        untagged = identities.spec_guard_target(tool, arguments, server, spec, legacy=True)
+        # A _meta that is not an object has no ruled target: the kernel refuses such a call.
+        try:
+            ruled = identities.spec_guard_target(
+                tool, arguments, server, spec, context=context or {}
+            )
+        except ValueError:
+            ruled = None
     except identities.TargetSpecError:
-        return []
-    return [tagged, legacy] if tagged is not None and legacy is not None else []
+        return {}
+    if absent is None or untagged is None:
+        return {}
+    found = {"absent": absent, "untagged": untagged}
+    if ruled is not None:
+        found["ruled"] = ruled
+    return found
 
 
 def _partial_spec(spec: JsonValue) -> list[Check]:
@@ -98,6 +125,26 @@ def _partial_spec(spec: JsonValue) -> list[Check]:
     ]
 
 
+def _call_context(doc: Doc, derived: Derived) -> tuple[JsonValue, dict[str, JsonValue]]:
+    """The call's arguments and context members: the frame's (Object A) or the record's."""
+    frame, _ = derived.request_frame()
+    params = frame_params(frame) if frame is not None else None
+    source: dict[str, JsonValue] = params if params is not None else doc
+    arguments = source.get("arguments", doc.get("arguments"))
+    context: dict[str, JsonValue] = {
+        m: source[m] for m in ("_meta", "requestState", "inputResponses") if m in source
+    }
+    return arguments, context
+
+
+def _context_names(context: dict[str, JsonValue]) -> list[str]:
+    meta = context.get("_meta")
+    names = [f"_meta.{key}" for key in sorted(meta)] if isinstance(meta, dict) else []
+    if "_meta" in context and not names:
+        names.append("_meta")
+    return names + [m for m in ("requestState", "inputResponses") if m in context]
+
+
 def safety_reason(doc: Doc) -> str | None:
     certs = doc.get("certs")
     for cert in certs if isinstance(certs, list) else []:
@@ -107,20 +154,15 @@ def safety_reason(doc: Doc) -> str | None:
     return None
 
 
-def _call_arguments(doc: Doc, derived: Derived) -> JsonValue:
-    frame, _ = derived.object_a()
-    params = frame_params(frame) if frame is not None else None
-    if params is not None and "arguments" in params:
-        return params["arguments"]
-    return doc.get("arguments")
-
-
 def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
-    """The safety cert reason, when it is a target, equals the guard target of the call.
+    """The safety cert reason, when it is a target, is the guard target of the call.
 
-    Computed as the deployed host kernel does (``Kernels/Safety.lean``: context pairs always
-    "absent"), server from ``kernel_config``; Object A's wire arguments are used when present.
-    The untagged pre-2026-08-01 form is accepted and reported as such.
+    The ruled target (complete ``_meta``, ``requestState``, ``inputResponses``) passes. The
+    deployed host's form, context pairs "absent", and the untagged pre-2026-08-01 form
+    recompute too, but while the call carries context members they leave them unbound:
+    ``legacy.guard-target-omits-meta`` fails naming them (a grant for one ``_meta`` would
+    authorise a frame with another). Server from ``kernel_config``; the frame's wire
+    arguments and context when the receipt carries Object A.
     """
     if not mediated_parsed(doc) or not isinstance(doc.get("tool"), str):
         return []
@@ -143,7 +185,7 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("kernel_config"),
             )
         ]
-    arguments = _call_arguments(doc, derived or Derived(doc))
+    arguments, context = _call_context(doc, derived or Derived(doc))
     refusal = kernel_number_refusal(arguments)
     if refusal is not None:
         return [
@@ -153,7 +195,7 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("arguments"),
             )
         ]
-    targets = _targets(server, str(doc["tool"]), entry.get("target"), arguments)
+    targets = _targets(server, str(doc["tool"]), entry.get("target"), arguments, context)
     if not targets:
         return [
             fail(
@@ -162,33 +204,58 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("kernel_config"),
             )
         ]
-    partial = _partial_spec(entry.get("target"))
-    if reason == targets[0]:
+    return [*_judge_target(reason, targets, context), *_partial_spec(entry.get("target"))]
+
+
+_FORMS = {
+    "ruled": "the ruled guard target of the call (seal.guard-target/v2-proposed-meta-all)",
+    "absent": "the deployed host's guard target of the call (context pairs absent)",
+    "untagged": "the untagged guard target of hosts before 2026-08-01",
+}
+
+
+def _judge_target(
+    reason: str, targets: dict[str, str], context: dict[str, JsonValue]
+) -> list[Check]:
+    where = pointer("certs")
+    form = next((f for f in ("ruled", "absent", "untagged") if targets.get(f) == reason), None)
+    if form is None:
+        expected = targets.get("ruled", targets["absent"])
         return [
-            passed(
+            fail(
                 "binding.guard-target",
-                "safety reason = guard target of the call (seal.guard-target/v2)",
-                pointer("certs"),
-            ),
-            *partial,
+                f"safety reason {reason} is not the guard target of the call ({expected})",
+                where,
+                expected=expected,
+            )
         ]
-    if reason == targets[1]:
-        return [
+    checks = [passed("binding.guard-target", f"safety reason = {_FORMS[form]}", where)]
+    names = _context_names(context)
+    if not names:
+        return checks
+    if form == "ruled":
+        checks.append(
             passed(
-                "binding.guard-target",
-                "safety reason = legacy untagged guard target (host before 2026-08-01)",
-                pointer("certs"),
-            ),
-            *partial,
-        ]
-    return [
-        fail(
-            "binding.guard-target",
-            f"safety reason {reason} is not the guard target of the call ({targets[0]})",
-            pointer("certs"),
-            expected=targets[0],
+                "legacy.guard-target-omits-meta",
+                "the guard target binds the call's context: " + ", ".join(names),
+                where,
+            )
         )
-    ]
+        return checks
+    checks.append(legacy_target_finding(names, where))
+    return checks
+
+
+def legacy_target_finding(names: list[str], where: str) -> Check:
+    """``legacy.guard-target-omits-meta``: a target that leaves the call's context unbound."""
+    return fail(
+        "legacy.guard-target-omits-meta",
+        "the guard target was computed with the context pairs absent while the call carries "
+        f"them, so these stay unbound (an approval for this target authorises the call with "
+        f"any other values): {', '.join(names)}",
+        where,
+        keys=names,
+    )
 
 
 def grants(doc: Doc, derived: Derived | None = None) -> list[Check]:
@@ -210,11 +277,11 @@ def grants(doc: Doc, derived: Derived | None = None) -> list[Check]:
             found = (
                 _targets(server, str(grant["tool"]), entry.get("target"), grant.get("arguments"))
                 if entry
-                else []
+                else {}
             )
             if not found:
                 errors.append(f"grant {index} ({grant['tool']}) does not resolve under the policy")
-            resolved.update(found)
+            resolved.update(found.values())
         else:
             errors.append(f"grant {index} has neither a target nor a tool")
     checks: list[Check] = []

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 _SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {"fail": "error", "not-evaluated": "warning"}
+_LEVEL = {"fail": "error", "not-evaluated": "warning", "waived": "note"}
 # Info checks SARIF still reports, as notes: a published key accepted by
 # --allow-published-keys must stay named in every format (docs/trust.md).
 _NOTED_INFO = frozenset({"authority.published-key"})

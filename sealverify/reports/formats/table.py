@@ -97,7 +97,8 @@ def receipt_row_subject(subject: Subject) -> Subject:
         tuple(
             c
             for c in subject.checks
-            if c.status == "fail" or (c.status == "not-evaluated" and c.id != "replay.decision")
+            if c.status in ("fail", "waived")
+            or (c.status == "not-evaluated" and c.id != "replay.decision")
         ),
         facts,
         subject.label,
@@ -134,7 +135,9 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
         why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(failing, key=_ID_LOCATION))
     else:
         unevaluated = [
-            c for c in subject.checks if c.status == "not-evaluated" and c.id != "replay.decision"
+            c
+            for c in subject.checks
+            if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
         ]
         why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(unevaluated, key=_ID_LOCATION))
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
