@@ -55,6 +55,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " session TEXT NOT NULL, entry INTEGER NOT NULL, records INTEGER NOT NULL,"
         " run INTEGER NOT NULL)",
     ),
+    # A spent nonce is tied to the decision that spent it (its identity), never to where the
+    # receipt was stored: rows written before this step keep an empty identity.
+    ("ALTER TABLE nonces ADD COLUMN identity TEXT NOT NULL DEFAULT ''",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -150,11 +153,21 @@ def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
 
 @dataclass
 class _Staged:
-    nonces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    nonces: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     operations: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     epochs: dict[str, tuple[int, str]] = field(default_factory=dict)
     chains: dict[str, tuple[str, str, int, int]] = field(default_factory=dict)
     subjects: int = 0
+
+
+def _other_decision(earlier: tuple[str, str, str], identity: str, operation_id: str) -> bool:
+    """Whether the decision that spent a nonce (``earlier``) is not this one."""
+    spent_identity, spent_operation, _ = earlier
+    if spent_identity:
+        return spent_identity != identity
+    # A row from before nonces kept identities: its operation id is all there is to compare
+    # (older rows without one named a location, which is never the same decision's proof).
+    return not operation_id or spent_operation != operation_id
 
 
 class HistoryStore:
@@ -224,32 +237,38 @@ class HistoryStore:
         return checks
 
     def _check_nonce(self, facts: ReceiptFacts) -> list[Check]:
+        """A nonce is spent by one decision: the same decision may come back, anywhere.
+
+        The decision is its identity (the record less ``signature`` and ``release_status``),
+        never a file path or a line number: a different decision reusing the nonce is a
+        replay wherever it is stored, and the same receipt under another name is not.
+        """
         nonce = facts.nonce
         if nonce is None:
             return []
-        op = facts.operation_id or f"(no operation_id) {facts.location}"
+        op = facts.operation_id or ""
         earlier = self._staged.nonces.get(nonce)
         if earlier is None:
             row = self._db.execute(
-                "SELECT operation_id, location FROM nonces WHERE nonce = ?", (nonce,)
+                "SELECT identity, operation_id, location FROM nonces WHERE nonce = ?", (nonce,)
             ).fetchone()
-            earlier = (str(row[0]), str(row[1])) if row else None
-        if earlier is not None and earlier[0] != op:
+            earlier = (str(row[0]), str(row[1]), str(row[2])) if row else None
+        if earlier is not None and _other_decision(earlier, facts.identity, op):
             return [
                 fail(
                     "history.nonce-replayed",
-                    f"approval nonce {nonce!r} was already spent by operation {earlier[0]} "
-                    f"({earlier[1]})",
+                    f"approval nonce {nonce!r} was already spent by another decision "
+                    f"({earlier[2]})",
                     facts.location,
                     nonce=nonce,
                 )
             ]
         if earlier is None:
-            self._staged.nonces[nonce] = (op, facts.location)
+            self._staged.nonces[nonce] = (facts.identity, op, facts.location)
         return [
             passed(
                 "history.nonce",
-                f"approval nonce {nonce!r} not spent by any other operation",
+                f"approval nonce {nonce!r} not spent by any other decision",
                 facts.location,
             )
         ]
@@ -424,8 +443,9 @@ class HistoryStore:
             )
             run = int(cursor.lastrowid or 0)
             db.executemany(
-                "INSERT OR IGNORE INTO nonces VALUES (?, ?, ?, ?)",
-                [(n, op, run, loc) for n, (op, loc) in sorted(staged.nonces.items())],
+                "INSERT OR IGNORE INTO nonces (nonce, operation_id, run, location, identity)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(n, op, run, loc, i) for n, (i, op, loc) in sorted(staged.nonces.items())],
             )
             db.executemany(
                 "INSERT INTO operations VALUES (?, ?, ?, ?, ?) ON CONFLICT(operation_id) DO "
