@@ -70,6 +70,13 @@ def _receipt_inputs(
     help="The head the log must reach (64 lowercase hex); anchors truncation.",
 )
 @click.option(
+    "--start-head",
+    default=None,
+    metavar="HEX",
+    help="The head the log continues from (64 lowercase hex), when it does not start at "
+    "genesis: anchors its start.",
+)
+@click.option(
     "--expect-count",
     type=click.IntRange(min=0),
     default=None,
@@ -102,6 +109,7 @@ def _receipt_inputs(
 def chain(
     logs: tuple[str, ...],
     expect_head: str | None,
+    start_head: str | None,
     expect_count: int | None,
     state_file: Path | None,
     receipts: tuple[Path, ...],
@@ -113,11 +121,14 @@ def chain(
 
     Each chain record must commit to the payload line before it and link to the previous head;
     breaks are classified (mutation, insertion, reordering, deletion). Truncation needs an
-    anchor: --expect-head, --expect-count or --state-file. Exit 0 intact and anchored, 1 broken,
-    2 could not run, 3 intact but the tail is unanchored.
+    anchor: --expect-head, --expect-count or --state-file; a log that does not start at genesis
+    needs --start-head (or --state). Exit 0 intact and anchored at both ends, 1 broken (or no
+    chain record at all), 2 could not run, 3 intact but its start or tail is unanchored.
     """
     if expect_head is not None and not _HEX64.fullmatch(expect_head):
         raise click.UsageError("--expect-head must be 64 lowercase hex digits")
+    if start_head is not None and not _HEX64.fullmatch(start_head):
+        raise click.UsageError("--start-head must be 64 lowercase hex digits")
     sources = [("-" if log == "-" else Path(log).name, read_input(log)) for log in logs]
     extra: list[Check] = []
     state_session = state_head = None
@@ -140,16 +151,21 @@ def chain(
             store = HistoryStore(state, tool_version=__version__)
         except HistoryError as exc:
             raise click.UsageError(str(exc)) from None
-    result = verify_logs(sources, anchor)
+    result = verify_logs(sources, anchor, start_head=start_head)
     recorded = store.recorded_head() if store is not None else None
-    if recorded is not None and result.records and result.records[0].prev_head == recorded:
+    if (
+        start_head is None
+        and recorded is not None
+        and result.records
+        and result.records[0].prev_head == recorded
+    ):
         # The log continues from the head an earlier run recorded: that is its verified start.
         result = verify_logs(sources, anchor, start_head=recorded)
     chain_checks = list(result.checks) + extra
     subjects = [
         Subject(
             ", ".join(name for name, _ in sources),
-            _outcome(chain_checks, result.unanchored_tail),
+            _outcome(chain_checks, result.unanchored_tail or result.unanchored_start),
             tuple(chain_checks),
             _facts(result),
         )
@@ -194,7 +210,8 @@ def chain(
             if not any(c.status == "fail" for c in history_checks):
                 store.commit()
     broken = any(s.outcome == "BROKEN" for s in subjects)
-    code = 1 if broken else (EXIT_UNANCHORED if result.unanchored_tail else 0)
+    unanchored = result.unanchored_tail or result.unanchored_start
+    code = 1 if broken else (EXIT_UNANCHORED if unanchored else 0)
     report = Report(
         "chain",
         tuple(subjects),
@@ -203,6 +220,7 @@ def chain(
             "other_lines": result.other_lines,
             "broken": broken,
             "unanchored_tail": result.unanchored_tail,
+            "unanchored_start": result.unanchored_start,
         },
         code,
         layout="detail",
@@ -228,6 +246,7 @@ def _facts(result: ChainResult) -> dict[str, Any]:
         "final_head": result.final_head,
         "first_break": result.first_break,
         "tail": "unanchored" if result.unanchored_tail else "anchored",
+        "start": "unanchored" if result.unanchored_start else "anchored",
     }
 
 

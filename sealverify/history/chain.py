@@ -135,6 +135,7 @@ class ChainResult:
     final_head: str | None
     sessions: tuple[str, ...] = ()
     unanchored_tail: bool = False
+    unanchored_start: bool = False
     facts: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -154,11 +155,15 @@ def _looks_like_record(data: bytes) -> bool:
 
 
 def _looks_like_audit(data: bytes) -> bool:
-    """True for a Lean audit line (``{certs,epoch,request_sha256,tool,verdict}``)."""
-    if not data.startswith(b'{"certs":'):
-        return False
+    """True for a Lean audit line (``{certs,epoch,request_sha256,tool,verdict}``).
+
+    Found by parsing, whatever its spacing or member order: a byte prefix would let an edited
+    or re-serialised audit line (the one a deleted record leaves behind) pass unnoticed.
+    """
+    if b"{" not in data[:64]:
+        return False  # a strict JSON object starts with "{" after at most some whitespace
     try:
-        doc = parse_bytes(data)
+        doc = parse_bytes(data.strip(b" \t\r"))
     except JsonError:
         return False
     return isinstance(doc, dict) and {"certs", "verdict", "tool"} <= doc.keys()
@@ -361,7 +366,13 @@ def verify_chain(
     sessions: list[str] = []
     displaced_until = -1  # after a reordering, the breaks it causes are not new findings
     if not records:
-        checks.append(not_evaluated("chain.records", "the log holds no seal_record chain records"))
+        checks.append(
+            fail(
+                "chain.records",
+                "the log holds no seal_record chain records: nothing in it is verified (capture "
+                "the host's stderr, where the chain is written)",
+            )
+        )
     for i, rec in enumerate(records):
         if rec.session not in sessions:
             sessions.append(rec.session)
@@ -465,6 +476,7 @@ def verify_chain(
         )
     tail_checks, unanchored = _anchor_checks(records, anchor)
     checks.extend(tail_checks)
+    unanchored_start = any(c.id == "chain.start" and c.status == "not-evaluated" for c in checks)
     return ChainResult(
         records=tuple(records),
         checks=tuple(checks),
@@ -474,6 +486,7 @@ def verify_chain(
         final_head=records[-1].head if records else None,
         sessions=tuple(sessions),
         unanchored_tail=unanchored,
+        unanchored_start=unanchored_start,
     )
 
 
@@ -535,7 +548,8 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
                 "chain.start",
                 f"the log starts a session linked to prior session "
                 f"{rec.prior_session!r} at head {rec.prev_head}; that earlier "
-                "history is not given, so it is not verified",
+                "history is not given, so its start is unanchored (give the earlier logs, "
+                "--start-head with the head it continues from, or --state)",
                 rec.location,
             )
         ]
@@ -543,7 +557,8 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
         not_evaluated(
             "chain.start",
             f"the log starts mid-session at entry {rec.entry}; the {rec.entry} "
-            "earlier record(s) of that session are not given",
+            "earlier record(s) of that session are not given, so its start is unanchored "
+            "(give them, --start-head with the head it continues from, or --state)",
             rec.location,
         )
     ]
@@ -627,6 +642,19 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
                 "chain.tail-unanchored",
                 "no anchor given (--expect-head, --expect-count or --state-file): a log cut short "
                 "after its last record cannot be told from a complete one",
+            )
+        )
+        return checks, True
+    final = records[-1].head if records else GENESIS
+    covered = anchor.count == len(records) or final in (anchor.head, anchor.state_head)
+    if not covered and not any(c.status == "fail" for c in checks):
+        # Every anchor names an earlier head: the records after it could have been appended
+        # by anyone, and a cut among them could not be told either.
+        checks.append(
+            not_evaluated(
+                "chain.tail-unanchored",
+                "the records after the last anchored head are an unanchored tail: no anchor "
+                "covers the final record (pass its head with --expect-head, or --expect-count)",
             )
         )
         return checks, True
