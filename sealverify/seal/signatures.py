@@ -22,6 +22,7 @@ __all__ = [
     "hex_key",
     "key_id",
     "s_below_order",
+    "weak_key_reason",
 ]
 
 # Order of the Ed25519 base point (RFC 8032 §5.1). seal-host refuses signatures whose scalar
@@ -34,18 +35,48 @@ _B64_STD_CANONICAL = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+_P = 2**255 - 19
+_Y_MASK = (1 << 255) - 1
+# The y coordinates of the eight points of small order (the identity y = 1, order 2 y = -1,
+# order 4 y = 0, order 8 y = +-Y8): on such a key, (R = identity, S = 0) verifies for many
+# messages under a cofactorless check, so anyone can forge for it. OpenSSL accepts these
+# keys, libsodium refuses them; sealverify refuses them whichever backend answers.
+_Y8 = 0x05FC536D880238B13933C6D305ACDFD5F098EFF289F4C345B027B2C28F95E826
+_SMALL_ORDER_Y = frozenset({0, 1, _P - 1, _Y8, _P - _Y8})
+
+
+def weak_key_reason(public_key: bytes) -> str | None:
+    """Why a raw Ed25519 key can never authenticate anything, or None for a usable one.
+
+    Refused: a key that is not 32 bytes, a non-canonical encoding (y >= p), and every
+    encoding of a point of small order (the identity included).
+    """
+    if len(public_key) != 32:
+        return f"public key is {len(public_key)} bytes, not 32"
+    y = int.from_bytes(public_key, "little") & _Y_MASK
+    if y >= _P:
+        return "public key is not canonically encoded (y >= p)"
+    if y in _SMALL_ORDER_Y:
+        return (
+            "public key is a point of small order (the identity or a torsion point): any "
+            "signature can be forged for it"
+        )
+    return None
+
+
 def s_below_order(signature: bytes) -> bool:
     """Tell whether a 64-byte signature's scalar S (little-endian ``sig[32:]``) is below L."""
     return len(signature) == 64 and int.from_bytes(signature[32:], "little") < ED25519_L
 
 
 def ed25519_verify_openssl(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    """The reference verdict: OpenSSL (via ``cryptography``) after seal's explicit S < L rule.
+    """The reference verdict: OpenSSL (via ``cryptography``) after seal's S < L and key rules.
 
     False for a key that is not 32 bytes, a signature that is not 64 bytes, a scalar S >= L,
-    a key that is not a curve point, or a signature that does not verify. Never raises.
+    a small-order or non-canonically encoded key (:func:`weak_key_reason`), a key that is
+    not a curve point, or a signature that does not verify. Never raises.
     """
-    if len(public_key) != 32 or len(signature) != 64 or not s_below_order(signature):
+    if weak_key_reason(public_key) or len(signature) != 64 or not s_below_order(signature):
         return False
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
@@ -55,12 +86,12 @@ def ed25519_verify_openssl(public_key: bytes, message: bytes, signature: bytes) 
 
 
 def ed25519_verify_sodium(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    """The libsodium verdict (``crypto_sign_open``) after the same length and S < L rules.
+    """The libsodium verdict (``crypto_sign_open``) after the same key, length and S < L rules.
 
-    libsodium is stricter than OpenSSL on some inputs (small-order or non-canonical keys and
-    R); docs/performance.md lists the cases. Never raises.
+    libsodium is stricter than OpenSSL on some inputs (non-canonical R); docs/performance.md
+    lists the cases. Never raises.
     """
-    if len(public_key) != 32 or len(signature) != 64 or not s_below_order(signature):
+    if weak_key_reason(public_key) or len(signature) != 64 or not s_below_order(signature):
         return False
     try:
         crypto_sign_open(signature + message, public_key)
@@ -76,8 +107,10 @@ def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
     here, docs/performance.md) answers first: its acceptance is final, because every
     signature libsodium accepts OpenSSL accepts too (proven over all of Wycheproof and seal's
     S and encoding rules in tests/test_signatures_backends.py); a rejection is confirmed by
-    OpenSSL, since libsodium rejects some inputs (small-order keys) that OpenSSL accepts.
-    Invalid signatures are rare in a real store, so they may cost both.
+    OpenSSL, since libsodium rejects some inputs (non-canonical R) that OpenSSL accepts.
+    Small-order and non-canonical keys are refused before either is asked
+    (:func:`weak_key_reason`): OpenSSL alone would accept forgeries for them. Invalid
+    signatures are rare in a real store, so they may cost both.
     """
     if ed25519_verify_sodium(public_key, message, signature):
         return True

@@ -21,6 +21,7 @@ from sealverify.seal.signatures import (
     hex_key,
     key_id,
     s_below_order,
+    weak_key_reason,
 )
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
@@ -155,6 +156,11 @@ def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
             )
         ]
     payload = str(config.get("payload")).encode("utf-8")
+    weak = weak_key_reason(key)
+    if weak is not None:
+        return [
+            fail("signature.config", f"signed_config {weak}", pointer("signed_config", "pubkey"))
+        ]
     if len(signature) == 64 and not s_below_order(signature):
         return [
             fail(
@@ -231,6 +237,12 @@ def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("signature", "key_id"),
             )
         )
+    weak = weak_key_reason(key)
+    if weak is not None:
+        checks.append(
+            fail("signature.object-b", f"Object B {weak}", pointer("signature", "public_key"))
+        )
+        return checks
     if not s_below_order(value):
         checks.append(fail("signature.object-b", "signature scalar S is not below L", where))
         return checks
