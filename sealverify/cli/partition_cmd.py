@@ -200,9 +200,10 @@ def verify_cmd(
     except JsonError as exc:
         parsed = None
         checks = [fail("partition.attestation.json", f"attestation is not strict JSON: {exc}")]
-    if parsed is not None and not isinstance(parsed, dict):
+    else:
+        # Any other JSON value (null included) is a finding, never an internal error.
         checks = [fail("partition.attestation.json", "attestation must be a JSON object")]
-    elif isinstance(parsed, dict):
+    if isinstance(parsed, dict):
         frame = _select_frame(read_input(frame_path), transport, index, frame_path)
         options = FrameOptions(supported_versions=frozenset(supported))
         checks = pt.check_attestation(

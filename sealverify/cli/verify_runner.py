@@ -36,22 +36,42 @@ _LOG_SUFFIXES = (".jsonl", ".ndjson")
 _GLOB = re.compile(r"[*?\[]")
 
 
-def _walk(directory: Path) -> Iterator[Path]:
+def _walk(directory: Path, seen: frozenset[tuple[int, int]] = frozenset()) -> Iterator[Path]:
     """Receipt files under ``directory``, lazily, in sorted path order.
 
     Each directory's entries are sorted by name and subdirectories are entered in place,
     which is the order ``sorted(directory.rglob("*"))`` gives (paths compare part by part)
-    without holding the whole tree's paths at once.
+    without holding the whole tree's paths at once. Fails closed: an unreadable directory,
+    a dangling symbolic link and a symbolic link loop are usage errors naming the path
+    (exit 2), never skipped, so a walk never silently verifies less than the tree holds.
     """
     try:
+        here = directory.stat()
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return
+    except OSError as exc:
+        raise click.UsageError(
+            f"cannot read directory {directory}: {exc.strerror or exc}"
+        ) from None
+    seen = seen | {(here.st_dev, here.st_ino)}
     for entry in entries:
         path = Path(entry.path)
-        if entry.is_dir():
-            yield from _walk(path)
-        elif entry.is_file() and path.suffix in _SUFFIXES and not entry.name.endswith(_SIDE_SUFFIX):
+        try:
+            is_dir, is_file = entry.is_dir(), entry.is_file()
+            if entry.is_symlink() and not (is_dir or is_file):
+                path.stat()  # raises for a dangling link or a loop; anything else is odd
+                raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
+        except OSError as exc:
+            raise click.UsageError(
+                f"{path}: dangling or looping symbolic link ({exc.strerror or exc})"
+            ) from None
+        if is_dir:
+            target = path.stat()
+            if (target.st_dev, target.st_ino) in seen:
+                raise click.UsageError(
+                    f"{path}: symbolic link loop (leads back to an enclosing directory)"
+                )
+            yield from _walk(path, seen)
+        elif is_file and path.suffix in _SUFFIXES and not entry.name.endswith(_SIDE_SUFFIX):
             yield path
 
 
