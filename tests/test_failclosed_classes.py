@@ -45,7 +45,7 @@ PINS = TrustStore.from_pins(
     approval=[mint.APPROVER_KEY.public_hex],
 )
 KERNELS = (DEFAULT_KERNEL_SHA256, corpus.KERNEL, corpus.DEMO_KERNEL)
-OPTIONS = VerifyOptions(PINS, kernel_pins=KERNELS)
+OPTIONS = VerifyOptions(PINS, kernel_pins=KERNELS, allow_published_keys=True)
 CASES = {case.name: case for case in corpus.build()}
 
 
@@ -149,7 +149,8 @@ def test_class1_real_v3_block_forged_into_allow_and_relabelled_v2_is_refused() -
         TrustStore.from_pins(
             config=["88d2d0c0cbb47cfc637efda0d9dc2f4277dfc7d7e686049fae89ac2153b740c3"],
             receipt=["e74e48b61d5b203a3346b001af5a9aabe8890e75e3df2c932b5023dd5f6ec948"],
-        )
+        ),
+        allow_published_keys=True,
     )
     assert verify(data, options).outcome == "VERIFIED"
     forged = forge_allow(mint.parse_record(data))
@@ -252,7 +253,7 @@ def test_class1_required_member_missing_fails() -> None:
 # --- class 2: decisions no signature covers -----------------------------------------------
 
 
-UNREPLAYED = VerifyOptions(PINS, kernel_pins=KERNELS, rederive=False)
+UNREPLAYED = VerifyOptions(PINS, kernel_pins=KERNELS, rederive=False, allow_published_keys=True)
 
 
 @pytest.mark.parametrize("name", ["v2-host-allow", "v2-allow", "v1-allow", "v0-live-allow"])
@@ -297,7 +298,16 @@ def test_class2_the_rule_reads_only_the_replay_check() -> None:
 def test_class2_real_fleet_receipts_are_reduced_unless_re_derived() -> None:
     data = shared_path("fixtures", "seal", "seal-check", "examples", "allow.receipt.json")
     rfc = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
-    result = run("verify", str(data), "--config-pubkey", rfc, "--no-rederive", "--format", "json")
+    result = run(
+        "verify",
+        str(data),
+        "--config-pubkey",
+        rfc,
+        "--no-rederive",
+        "--allow-published-keys",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 4
     assert "decision not authenticated" in result.output
 
@@ -452,7 +462,9 @@ def test_class4_the_hosts_absent_form_is_a_legacy_failure_naming_the_keys(kind: 
 
 
 def test_class4_a_waiver_shows_the_check_waived_never_passed() -> None:
-    options = VerifyOptions(PINS, kernel_pins=KERNELS, waive=frozenset({LEGACY_TARGET}))
+    options = VerifyOptions(
+        PINS, kernel_pins=KERNELS, waive=frozenset({LEGACY_TARGET}), allow_published_keys=True
+    )
     subject = verify(_minted(False), options)
     assert statuses(subject, LEGACY_TARGET) == {"waived"}
     assert subject.outcome == "VERIFIED"
@@ -471,6 +483,7 @@ def test_class4_waivers_on_the_command_line_and_in_the_trust_file(tmp_path: Path
     receipt.write_bytes(mint.render_pretty(_minted(False)))
     pins = ["--config-pubkey", mint.CONFIG_KEY.public_hex]
     pins += ["--receipt-pubkey", mint.RECEIPT_KEY.public_hex, "--kernel-sha256", corpus.DEMO_KERNEL]
+    pins += ["--allow-published-keys"]  # the testkit keys are published (docs/trust.md)
     assert run("verify", str(receipt), *pins).exit_code == 1
     waived = run("verify", str(receipt), *pins, "--waive", LEGACY_TARGET, "--format", "json")
     assert waived.exit_code == 0
@@ -620,15 +633,21 @@ NOW = mint.HostContext().now
 
 
 def test_class6_v3_windows_are_judged_at_the_signed_now() -> None:
-    inside = VerifyOptions(_windowed(NOW - 1, NOW + 1), kernel_pins=KERNELS)
-    outside = VerifyOptions(_windowed(NOW + 1, NOW + 2), kernel_pins=KERNELS)
+    inside = VerifyOptions(
+        _windowed(NOW - 1, NOW + 1), kernel_pins=KERNELS, allow_published_keys=True
+    )
+    outside = VerifyOptions(
+        _windowed(NOW + 1, NOW + 2), kernel_pins=KERNELS, allow_published_keys=True
+    )
     assert verify(case("v3-b2-block"), inside).outcome == "VERIFIED"
     assert verify(case("v3-b2-block"), outside).outcome == "FAIL"
 
 
 def test_class6_an_unsigned_time_cannot_establish_a_window() -> None:
     now = 1000  # the fleet receipts' logical clock: nothing signs it
-    options = VerifyOptions(_windowed(now - 1, now + 1), kernel_pins=KERNELS)
+    options = VerifyOptions(
+        _windowed(now - 1, now + 1), kernel_pins=KERNELS, allow_published_keys=True
+    )
     subject = verify(case("v2-block"), options)
     assert subject.outcome != "VERIFIED"
     check = next(c for c in subject.checks if c.id == "authority.config-key")
@@ -638,17 +657,26 @@ def test_class6_an_unsigned_time_cannot_establish_a_window() -> None:
 def test_class6_a_v3_receipt_without_now_cannot_pass_a_window() -> None:
     record = case("v3-b2-block")
     del record["now"]
-    options = VerifyOptions(_windowed(NOW - 1, NOW + 1), kernel_pins=KERNELS)
+    options = VerifyOptions(
+        _windowed(NOW - 1, NOW + 1), kernel_pins=KERNELS, allow_published_keys=True
+    )
     assert verify(resigned(record), options).outcome != "VERIFIED"
 
 
 def test_class6_spine_receipts_honour_windows() -> None:
     at = 1786873203318
     keys = (PinnedKey(mint.RECEIPT_KEY.public_hex, frozenset({"receipt"}), at + 1, at + 2),)
-    subject = verify(case("spine-allow"), VerifyOptions(TrustStore(keys)))
+    subject = verify(
+        case("spine-allow"), VerifyOptions(TrustStore(keys), allow_published_keys=True)
+    )
     assert subject.outcome == "FAIL"
     keys = (PinnedKey(mint.RECEIPT_KEY.public_hex, frozenset({"receipt"}), at - 1, at + 1),)
-    assert verify(case("spine-allow"), VerifyOptions(TrustStore(keys))).outcome == "VERIFIED"
+    assert (
+        verify(
+            case("spine-allow"), VerifyOptions(TrustStore(keys), allow_published_keys=True)
+        ).outcome
+        == "VERIFIED"
+    )
 
 
 def test_class6_approval_cli_without_at_judges_expiry_now(tmp_path: Path) -> None:
@@ -673,6 +701,7 @@ def test_class6_approval_cli_without_at_judges_expiry_now(tmp_path: Path) -> Non
             mint.APPROVER_KEY.public_hex,
             "--server",
             "sealverify-demo@1.0.0",
+            "--allow-published-keys",  # the testkit approver key is published
         )
         report = json.loads(result.stdout)
         checks = {c["id"]: c for c in report["subjects"][0]["checks"]}
@@ -692,7 +721,9 @@ def _b1_ed25519() -> tuple[Record, VerifyOptions]:
     approved = (mint.guard_target_of(frame, corpus.CONFIG),)
     record = mint.parse_record(mint.mint_host_v3(frame, corpus.CONFIG, approvals=approved, ctx=ctx))
     token = mint.approval_token(frame, corpus.CONFIG, ctx=ctx)
-    return record, VerifyOptions(PINS, kernel_pins=KERNELS, approval_tokens=(("t:1", token),))
+    return record, VerifyOptions(
+        PINS, kernel_pins=KERNELS, approval_tokens=(("t:1", token),), allow_published_keys=True
+    )
 
 
 def test_class7_token_subject_is_compared_with_an_object_b_v1_framed_subject() -> None:
@@ -832,7 +863,7 @@ def test_class10_a_config_signed_by_the_identity_key_fails() -> None:
     assert isinstance(config, dict)
     config["pubkey"] = IDENTITY.hex()
     config["signature"] = (IDENTITY + bytes(32)).hex()
-    subject = verify(record, VerifyOptions(kernel_pins=KERNELS))
+    subject = verify(record, VerifyOptions(kernel_pins=KERNELS, allow_published_keys=True))
     assert subject.outcome == "FAIL"
     assert "signature.config" in failing(subject)
 

@@ -210,7 +210,7 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
 _FORMS = {
     "ruled": "the ruled guard target of the call (seal.guard-target/v2-proposed-meta-all)",
     "absent": "the deployed host's guard target of the call (context pairs absent)",
-    "untagged": "the untagged guard target of hosts before 2026-08-01",
+    "untagged": "the legacy untagged guard target of hosts before 2026-08-01",
 }
 
 
