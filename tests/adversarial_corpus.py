@@ -86,17 +86,28 @@ def _host(kind: str, domain: str = OBJECT_B_V2, channel: str = "file", extra: st
         # re-derived (the Object B signature covers them).
         wasm_sha256=DEMO_KERNEL,
     )
-    if kind == "block":
-        return mint.mint_host_v3(frame(extra=extra), CONFIG, ctx=ctx)
-    if kind == "allow":
-        call = frame(extra=extra)
-        approved = (mint.guard_target_of(call, CONFIG),)
-        return mint.mint_host_v3(call, CONFIG, approvals=approved, ctx=ctx)
-    if kind == "explicit":
-        return mint.mint_host_v3(frame("search_notes", SEARCH, extra=extra), CONFIG, ctx=ctx)
     if kind == "unparseable":
         call = frame("db.execute", '{"database":"prod","x":1e309}')
         return mint.mint_unparseable_v3(call, CONFIG, ctx=ctx)
+    return _by_kind(
+        kind,
+        META,
+        extra,
+        lambda call, approved: mint.mint_host_v3(call, CONFIG, approvals=approved, ctx=ctx),
+    )
+
+
+def _by_kind(
+    kind: str, meta: str | None, extra: str, minter: Callable[[bytes, tuple[str, ...]], bytes]
+) -> bytes:
+    """A guarded BLOCK, the same call ALLOWed by its approval, or an explicit policy allow."""
+    if kind == "explicit":
+        return minter(frame("search_notes", SEARCH, meta=meta, extra=extra), ())
+    call = frame(meta=meta, extra=extra)
+    if kind == "block":
+        return minter(call, ())
+    if kind == "allow":
+        return minter(call, (mint.guard_target_of(call, CONFIG),))
     raise ValueError(kind)
 
 
@@ -124,15 +135,12 @@ FLEET = mint.FleetContext(wasm_sha256=KERNEL)
 
 
 def _fleet(kind: str) -> bytes:
-    if kind == "block":
-        return mint.mint_fleet_v2(frame(meta=None), CONFIG, ctx=FLEET)
-    if kind == "allow":
-        call = frame(meta=None)
-        approved = (mint.guard_target_of(call, CONFIG),)
-        return mint.mint_fleet_v2(call, CONFIG, approvals=approved, ctx=FLEET)
-    if kind == "explicit":
-        return mint.mint_fleet_v2(frame("search_notes", SEARCH, meta=None), CONFIG, ctx=FLEET)
-    raise ValueError(kind)
+    return _by_kind(
+        kind,
+        None,
+        "",
+        lambda call, approved: mint.mint_fleet_v2(call, CONFIG, approvals=approved, ctx=FLEET),
+    )
 
 
 def _fleet_v1(data: bytes, live: bool = False) -> bytes:
