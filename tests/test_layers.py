@@ -19,9 +19,10 @@ PACKAGE = ROOT / "sealverify"
 # Bottom first. A package may import from any lower level, never from its own level's other
 # packages (they are independent siblings) nor from above. "" is the package face,
 # sealverify/__init__.py: the public API, above everything it re-exports; "_version" is the
-# version string, which every layer may name.
+# version string, which every layer may name, and "catalogue" the check-id catalogue (package
+# data), which SARIF and `explain` read; "__main__" is `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version",),
+    ("_version", "catalogue"),
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
@@ -29,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("receipts",),
     ("",),
     ("cli", "bench"),
+    ("__main__",),
 )
 LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 
@@ -51,6 +53,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.receipts.rederivation"),  # session threading
     ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
+    ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),

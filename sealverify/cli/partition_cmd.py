@@ -73,7 +73,7 @@ class _EmitByDefault(click.Group):
 
 @click.group(cls=_EmitByDefault)
 def partition() -> None:
-    """Make and check `_meta` partition records (docs/partition-attestation.md).
+    """Make and check `_meta` partition records (sealverify explain partition.).
 
     `partition FRAME` (short for `partition emit FRAME`) writes the record, or with
     --sign-key a signed attestation; `partition verify ATTESTATION --frame FRAME --pubkey HEX`
@@ -182,7 +182,7 @@ def verify_cmd(
 ) -> int:
     """Recompute the record from the frame and check the signature and every field.
 
-    An attestation signed by a published key (docs/trust.md) is UNPINNED, not VERIFIED, unless
+    An attestation signed by a published key (sealverify explain authority.published-key) is UNPINNED, not VERIFIED, unless
     --allow-published-keys. Exit 0 when every check passes, 1 when any fails, 3 when it is
     UNPINNED, 2 when an input cannot be read.
     """

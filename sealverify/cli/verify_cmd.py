@@ -132,7 +132,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     metavar="FILE",
-    help="A trust file of pinned keys, roles and validity windows (docs/trust.md).",
+    help="A trust file of pinned keys, roles and validity windows.",
 )
 @click.option(
     "--kernel-sha256",
@@ -149,7 +149,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     default=None,
     metavar="FILE",
     help="ApprovalRecord v2 tokens (NDJSON) to bind each consumed ed25519 approval to "
-    "(docs/approvals.md).",
+    "(sealverify explain approval.receipt).",
 )
 @click.option(
     "--state",
@@ -158,7 +158,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     default=None,
     metavar="PATH",
     help="SQLite history across runs: single-use nonces, operation ids, config epochs "
-    "(docs/history.md). Written only when the run completes.",
+    "(sealverify explain history.). Written only when the run completes.",
 )
 @allow_published_keys_option
 @click.option(
@@ -220,9 +220,9 @@ def verify(
 
     PATH may be a receipt file, a directory (searched recursively for *.json, *.jsonl and
     *.ndjson), a glob, or a JSONL log (one receipt per line). Authority comes only from pins,
-    never from a published key (one whose secret is public: UNPINNED at best; docs/trust.md).
+    never from a published key (one whose secret is public: UNPINNED at best).
     Each receipt's decision is re-derived by sealverify's model of the kernel build it names
-    (replay.decision: the model's output must equal emitted_bytes byte for byte, docs/replay.md);
+    (replay.decision: the model's output must equal emitted_bytes byte for byte);
     the receipts of one session in one log are re-derived in log order, state carried.
     Exit 0 all VERIFIED, 1 any FAIL, 4 any REDUCED (no FAIL), 3 any UNPINNED (nothing worse),
     2 could not run (bad flag, unreadable path, no receipt found).
