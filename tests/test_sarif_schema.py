@@ -92,3 +92,79 @@ def test_chain_sarif_is_valid(validator: jsonschema.Draft4Validator, tmp_path: P
     log = tmp_path / "stderr.log"
     log.write_bytes(bytes(data))
     validator.validate(_sarif("chain", str(log)))
+
+
+def _demo_sarif() -> dict:
+    return _sarif(
+        "verify",
+        str(ROOT / "fixtures" / "demo" / "receipts"),
+        "--trust",
+        str(ROOT / "fixtures" / "demo" / "trust.json"),
+    )
+
+
+def test_rules_carry_the_catalogue_for_code_scanning(
+    validator: jsonschema.Draft4Validator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sealverify import catalogue
+
+    monkeypatch.delenv(catalogue.SOURCE_URL_ENV, raising=False)
+    plain = _demo_sarif()
+    driver = plain["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver  # no address is invented
+    monkeypatch.setenv(catalogue.SOURCE_URL_ENV, "https://example.org/sealverify/blob/v1")
+    document = _demo_sarif()
+    validator.validate(document)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://example.org/sealverify/blob/v1/README.md"
+    rules = {rule["id"]: rule for rule in driver["rules"]}
+    assert "log.broken-line" in rules and "bypass.not-mediated" in rules
+    for rule_id, rule in rules.items():
+        entry = catalogue.lookup(rule_id)
+        assert entry is not None, rule_id
+        assert rule["shortDescription"]["text"] == entry.short
+        assert rule["fullDescription"]["text"] == entry.full
+        assert rule["helpUri"] == f"https://example.org/sealverify/blob/v1/docs/{entry.page}"
+        assert rule["defaultConfiguration"]["level"] == entry.severity
+        assert f"sealverify explain {rule_id}" in rule["help"]["text"]
+    # the links are the only difference
+    for rule in driver["rules"]:
+        del rule["helpUri"]
+    del driver["informationUri"]
+    assert document == plain
+
+
+def test_every_result_has_a_region_and_log_lines_keep_theirs() -> None:
+    document = _demo_sarif()
+    located: dict[str, set[int]] = {}
+    for result in document["runs"][0]["results"]:
+        physical = result["locations"][0]["physicalLocation"]
+        line = physical["region"]["startLine"]
+        located.setdefault(physical["artifactLocation"]["uri"], set()).add(line)
+    log = next(uri for uri in located if uri.endswith("receipts.jsonl"))
+    assert 3 in located[log]  # the broken line, a run-level finding
+    assert located[log] <= {1, 2, 3, 4, 5}
+    single = next(uri for uri in located if uri.endswith("fail-bypass.receipt.json"))
+    assert located[single] == {1}  # a whole document starts at line 1
+
+
+def test_lint_results_carry_the_line_of_the_text(tmp_path: Path) -> None:
+    text = tmp_path / "note.md"
+    text.write_text("# Title\n\nFine words.\n\nThe traceparent value is inert.\n")
+    document = _sarif("lint", str(text))
+    (result,) = document["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 5}
+
+
+def test_sarif_is_byte_stable_across_runs_and_jobs() -> None:
+    args = [
+        "verify",
+        str(ROOT / "fixtures" / "demo" / "receipts"),
+        "--trust",
+        str(ROOT / "fixtures" / "demo" / "trust.json"),
+        "--format",
+        "sarif",
+    ]
+    first = CliRunner().invoke(cli, args).stdout
+    assert first == CliRunner().invoke(cli, args).stdout
+    assert first == CliRunner().invoke(cli, [*args, "--jobs", "2"]).stdout

@@ -31,6 +31,7 @@ _LEVEL = {"fail": "error", "not-evaluated": "warning"}
 
 
 def _old_location(subject_name: str, check: Check) -> dict[str, Any]:
+    # Since the split, every result has a region: a log line's, lint's "line N", else line 1.
     uri, _, line = subject_name.rpartition(":")
     physical: dict[str, Any]
     if uri and line.isdigit():
@@ -39,7 +40,11 @@ def _old_location(subject_name: str, check: Check) -> dict[str, Any]:
             "region": {"startLine": int(line)},
         }
     else:
-        physical = {"artifactLocation": {"uri": quote(subject_name, safe="/:@#")}}
+        start = int(check.location[5:]) if check.location.startswith("line ") else 1
+        physical = {
+            "artifactLocation": {"uri": quote(subject_name, safe="/:@#")},
+            "region": {"startLine": start},
+        }
     location: dict[str, Any] = {"physicalLocation": physical}
     if check.location:
         location["logicalLocations"] = [{"fullyQualifiedName": check.location}]
@@ -80,11 +85,8 @@ def _old_sarif(report: Report) -> str:
                     "locations": [_old_location(subject.name, check)],
                 }
             )
-    page = {"verify": "docs/verify.md"}.get(report.command)
-    rules = [
-        {"id": rule, "help": {"text": f"sealverify {page or 'docs/checks.md'}: {rule}"}}
-        for rule in sorted(rule_ids)
-    ]
+    # Since the split, rules carry the catalogue's descriptions (tests/test_sarif_schema.py).
+    rules = [sarif._rule(rule) for rule in sorted(rule_ids)]
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

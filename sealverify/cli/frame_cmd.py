@@ -74,7 +74,7 @@ _DEFAULT_LIMITS = Limits()
     show_default=True,
     help="Most object members plus array elements accepted.",
 )
-@format_option(choices=("table", "json"))
+@format_option(choices=("table", "json", "jsonl"))
 @output_option
 def frame(
     source: str,

@@ -42,7 +42,7 @@ from sealverify.cli.verify_runner import (
 )
 from sealverify.history import state as history
 from sealverify.receipts.verify import build_report_from_tally
-from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 
 __all__ = ["COMMANDS", "verify"]
 
@@ -322,7 +322,12 @@ def _spool() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
 
 
-_SEPARATOR = {"json": jsonfmt.SUBJECT_SEPARATOR, "sarif": sarif.RESULT_SEPARATOR, "junit": "\n"}
+_SEPARATOR = {
+    "json": jsonfmt.SUBJECT_SEPARATOR,
+    "jsonl": "",  # each line ends in its own newline
+    "sarif": sarif.RESULT_SEPARATOR,
+    "junit": "\n",
+}
 
 
 def _around(
@@ -336,6 +341,8 @@ def _around(
     """
     if fmt == "json":
         return jsonfmt.render_around_subjects(report)
+    if fmt == "jsonl":
+        return "", jsonl.tail_text(report)
     if fmt == "sarif":
         if not spooled:  # no subject has a result: the findings' are the whole list
             return sarif.render(report), ""

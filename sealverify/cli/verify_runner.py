@@ -22,7 +22,7 @@ from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.rederivation import may_need_threading, threaded_rederivations
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
-from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -272,6 +272,8 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     counted = {"rederivation": result.facts.get("rederivation")}  # the summary counts it
     if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
         return receipt_row_subject(result), jsonfmt.subject_text(result), facts
+    if settings.fmt == "jsonl":  # its line, likewise
+        return receipt_row_subject(result), jsonl.subject_line(result), facts
     if settings.fmt == "sarif":  # its results, maybe none; the parent keeps the rule ids
         rules = dataclasses.replace(sarif.rule_subject(result), facts=counted)
         return rules, sarif.subject_text(result), facts

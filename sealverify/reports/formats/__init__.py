@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.model import Report
 
 __all__ = ["FORMATS", "render"]
@@ -12,6 +12,7 @@ __all__ = ["FORMATS", "render"]
 FORMATS: dict[str, Callable[[Report], str]] = {
     "table": table.render,
     "json": jsonfmt.render,
+    "jsonl": jsonl.render,
     "sarif": sarif.render,
     "junit": junit.render,
 }

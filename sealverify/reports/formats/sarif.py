@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from sealverify import catalogue
 from sealverify._version import __version__
 from sealverify.reports.model import Check, Report, Subject
 
@@ -25,8 +27,7 @@ _LEVEL = {"fail": "error", "not-evaluated": "warning", "waived": "note"}
 # Info checks SARIF still reports, as notes: a published key accepted by
 # --allow-published-keys must stay named in every format (docs/trust.md).
 _NOTED_INFO = frozenset({"authority.published-key"})
-# Commands whose check ids are documented on their own page (one table, no per-id anchors).
-_HELP_PAGE = {"verify": "docs/verify.md"}
+_LINE_OF_TEXT = re.compile(r"line (\d+)")  # lint's location in a text file
 # How ``render`` lays out the results list (sorted keys, two-space indent: ``runs[0]`` holds
 # ``properties``, ``results``, ``tool`` in that order, so the rules come after the results and
 # the results sit at depth four). The spooled form below rebuilds the same bytes.
@@ -41,16 +42,22 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
 
 
+def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
+    """The file a result is in and its line: ``FILE:LINE`` (a log line), lint's ``line N`` in
+    a text file, else line 1, where the document that is the subject starts."""
+    path, _, line = subject_name.rpartition(":")
+    if path and line.isdigit():
+        return path, int(line)
+    text_line = _LINE_OF_TEXT.fullmatch(check.location)
+    return subject_name, int(text_line.group(1)) if text_line else 1
+
+
 def _location(subject_name: str, check: Check) -> dict[str, Any]:
-    uri, _, line = subject_name.rpartition(":")
-    physical: dict[str, Any]
-    if uri and line.isdigit():
-        physical = {
-            "artifactLocation": {"uri": quote(uri, safe="/:@#")},
-            "region": {"startLine": int(line)},
-        }
-    else:
-        physical = {"artifactLocation": {"uri": quote(subject_name, safe="/:@#")}}
+    path, line = _file_and_line(subject_name, check)
+    physical = {
+        "artifactLocation": {"uri": quote(path, safe="/:@#")},
+        "region": {"startLine": line},
+    }
     location: dict[str, Any] = {"physicalLocation": physical}
     if check.location:
         location["logicalLocations"] = [{"fullyQualifiedName": check.location}]
@@ -92,29 +99,46 @@ def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
     ]
 
 
+def _rule(rule_id: str) -> dict[str, Any]:
+    """A rule from the catalogue: descriptions, default level, help, and its page's URI."""
+    entry = catalogue.lookup(rule_id)
+    explain = f"sealverify explain {rule_id}"
+    if entry is None:  # an id the catalogue lacks (tests/test_catalogue.py prevents it)
+        return {"id": rule_id, "help": {"text": explain}}
+    rule: dict[str, Any] = {
+        "id": rule_id,
+        "shortDescription": {"text": entry.short},
+        "fullDescription": {"text": entry.full},
+        "defaultConfiguration": {"level": entry.severity},
+        "help": {
+            "text": f"{entry.full}\n\nMore: `{explain}`, or docs/{entry.page} in the sealverify source.",
+            "markdown": f"{entry.full}\n\nMore: `{explain}`, or `docs/{entry.page}` in the sealverify source.",
+        },
+        "properties": {"tags": ["sealverify", rule_id.split(".")[0]]},
+    }
+    uri = catalogue.help_uri(entry)
+    if uri is not None:
+        rule["helpUri"] = uri
+    return rule
+
+
 def _document(
     report: Report, rule_ids: Iterable[str], results: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
-    command = report.command
-    page = _HELP_PAGE.get(command)
-    # helpUri must be an absolute URI in SARIF 2.1.0; the docs ship with the project, so the
-    # rule points at its page in plain text instead of inventing a URL.
-    rules = [
-        {"id": rule, "help": {"text": f"sealverify {page or 'docs/checks.md'}: {rule}"}}
-        for rule in sorted(set(rule_ids))
-    ]
+    driver: dict[str, Any] = {
+        "name": "sealverify",
+        "version": __version__,
+        "rules": [_rule(rule) for rule in sorted(set(rule_ids))],
+    }
+    home = catalogue.information_uri()
+    if home is not None:
+        driver["informationUri"] = home
     return {
         "$schema": _SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "sealverify",
-                        "version": __version__,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": driver},
                 "results": list(results),
                 "properties": _properties(report),
             }

@@ -1,0 +1,94 @@
+"""The JSON Lines format: one line per subject, then the findings, then one summary line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sealverify.reports.model import Check, Report, Subject
+
+__all__ = [
+    "finding_line",
+    "lines",
+    "parse_check",
+    "parse_subject",
+    "render",
+    "subject_line",
+    "summary_line",
+    "tail_text",
+]
+
+# Every line is one JSON object with a "type": "subject" (the json format's subject object
+# plus "type"), "finding" (a report-level finding: a check), "summary" (last, exactly once:
+# what the json format holds besides subjects and findings). A stream without its summary
+# line did not complete.
+
+
+def _line(kind: str, value: dict[str, Any]) -> str:
+    """``{"type": kind}`` first (so ``grep '^{"type":"summary"'`` works), then ``value``'s
+    members sorted; compact UTF-8 by the standard library's C encoder (indent None)."""
+    body = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f'{{"type":"{kind}"' + ("," + body[1:] if value else "}") + "\n"
+
+
+def subject_line(subject: Subject) -> str:
+    """One subject as its line (ending in a newline)."""
+    return _line("subject", subject.to_dict())
+
+
+def finding_line(check: Check) -> str:
+    """One report-level finding as its line."""
+    return _line("finding", check.to_dict())
+
+
+def summary_line(report: Report) -> str:
+    """The closing line: schema, command, exit code and summary counts."""
+    return _line(
+        "summary",
+        {
+            "schema": report.schema,
+            "command": report.command,
+            "exit_code": report.exit_code,
+            "summary": report.summary,
+        },
+    )
+
+
+def tail_text(report: Report) -> str:
+    """What follows the subjects' lines: the findings' lines and the summary line."""
+    return "".join(map(finding_line, report.findings)) + summary_line(report)
+
+
+def render(report: Report) -> str:
+    """Render as JSON Lines: subjects in input order, then findings, then the summary."""
+    return "".join(map(subject_line, report.subjects)) + tail_text(report)
+
+
+def lines(report: Report) -> Iterator[str]:
+    """:func:`render`, a line at a time."""
+    yield from map(subject_line, report.subjects)
+    yield tail_text(report)
+
+
+def parse_check(value: dict[str, Any]) -> Check:
+    """The check a subject's or finding's ``checks`` entry was written from."""
+    return Check(
+        str(value["id"]),
+        value["status"],
+        str(value["reason"]),
+        str(value.get("location", "")),
+        dict(value.get("data", {})),
+    )
+
+
+def parse_subject(value: dict[str, Any]) -> Subject:
+    """The subject a ``"type": "subject"`` line was written from (checks in sorted order)."""
+    checks: Iterable[dict[str, Any]] = value.get("checks", [])
+    return Subject(
+        str(value["name"]),
+        str(value["outcome"]),
+        tuple(parse_check(c) for c in checks),
+        dict(value.get("facts", {})),
+        str(value.get("label", "")),
+    )
