@@ -165,3 +165,29 @@ def test_help_texts_never_point_at_files_an_installed_copy_lacks() -> None:
             assert not _DOC_PATH.search(text), (name, text)
         seen += 1
     assert seen >= 15  # every command and subcommand was read
+
+
+def test_the_catalogue_file_keeps_its_ids_sorted() -> None:
+    text = (ROOT / "sealverify" / "catalogue" / "checks.toml").read_text(encoding="utf-8")
+    ids = re.findall(r'^\["([^"]+)"\]$', text, re.MULTILINE)
+    assert ids == sorted(ids) and len(ids) == len(catalogue.entries())
+
+
+def test_every_id_reported_on_the_bundled_fixtures_has_an_entry() -> None:
+    # Ids made at run time are not literals in the code: the reports themselves are read.
+    demo = ROOT / "fixtures" / "demo"
+    runs = [
+        ["verify", str(demo / "receipts"), "--trust", str(demo / "trust.json")],
+        ["verify", str(demo / "receipts"), "--allow-published-keys"],
+    ]
+    runs += [["frame", str(p)] for p in sorted((ROOT / "fixtures" / "frames").glob("*.bin"))]
+    frames = sorted((ROOT / "fixtures" / "frames").glob("*.bin"))
+    runs.append(["diff", str(frames[0]), str(frames[1])])
+    seen: set[str] = set()
+    for args in runs:
+        result = CliRunner().invoke(cli, [*args, "--format", "json"])
+        report = json.loads(result.stdout)
+        checks = [*report["findings"], *(c for s in report["subjects"] for c in s["checks"])]
+        seen.update(check["id"] for check in checks)
+    assert len(seen) > 40
+    assert not sorted(i for i in seen if catalogue.lookup(i) is None)
