@@ -28,6 +28,10 @@ def _lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()]
 
 
+def _untyped(line: dict) -> dict:
+    return {k: v for k, v in line.items() if k != "type"}
+
+
 def _matches_json(args: list[str]) -> list[dict]:
     code_l, text = _run(*args, "--format", "jsonl")
     code_j, document = _run(*args, "--format", "json")
@@ -36,8 +40,8 @@ def _matches_json(args: list[str]) -> list[dict]:
     assert code_l == code_j == report["exit_code"]
     types = [line["type"] for line in lines]
     assert types[-1] == "summary" and types.count("summary") == 1
-    subjects = [{k: v for k, v in ln.items() if k != "type"} for ln in lines if ln["type"] == "subject"]
-    findings = [{k: v for k, v in ln.items() if k != "type"} for ln in lines if ln["type"] == "finding"]
+    subjects = [_untyped(ln) for ln in lines if ln["type"] == "subject"]
+    findings = [_untyped(ln) for ln in lines if ln["type"] == "finding"]
     assert subjects == report["subjects"]
     assert findings == report["findings"]
     summary = lines[-1]

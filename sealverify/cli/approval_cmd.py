@@ -84,7 +84,8 @@ def approval(
     Every token line is one subject: exact members, the renderer byte rule, the Ed25519
     signature by the pinned key, the subject bound to the exact frame and the target equal to
     the guard target recomputed from it. v1 allows are refused; v1 declines are read. A valid
-    token under a published key (sealverify explain authority.published-key) is UNPINNED, unless --allow-published-keys.
+    token under a published key (sealverify explain authority.published-key) is UNPINNED,
+    unless --allow-published-keys.
     Exit 0 when every token is valid or a readable decline, 1 when any is invalid or refused,
     3 when the worst is UNPINNED, 2 when it could not run.
     """

@@ -59,9 +59,9 @@ def allow_published_keys_option(func: F) -> F:
         "allow_published_keys",
         is_flag=True,
         help="Accept signatures under published keys (RFC 8032 and Wycheproof vectors, seal and "
-        "sealverify test seeds; sealverify explain authority.published-key), for test suites that use them knowingly. Each "
-        "is still reported (authority.published-key, info) and the summary says the option "
-        "was on. Without it such a signature is UNPINNED at best, even when pinned.",
+        "sealverify test seeds; see: sealverify explain authority.published-key), for test "
+        "suites that use them knowingly. Each is still reported (authority.published-key, "
+        "info) and the summary says the option was on. Without it such a signature is UNPINNED at best, even when pinned.",
     )(func)
 
 

@@ -102,7 +102,8 @@ def _table(what: WhatIf) -> str:
     metavar="SHA256",
     callback=lambda _ctx, _param, value: _build(value),
     help="The kernel build to model, by its seal.wasm SHA-256 or a unique prefix of at least "
-    "8 hex digits (default: the current pin 28bb3ae7…). The replay page of the documentation lists the builds.",
+    "8 hex digits (default: the current pin 28bb3ae7…); the replay page of the documentation "
+    "lists the builds.",
 )
 @click.option(
     "--format",

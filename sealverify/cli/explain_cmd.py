@@ -47,7 +47,8 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
     """
     if check_id is None and not list_all:
         raise click.UsageError("give an ID or PREFIX, or --list")
-    exact = None if list_all or not check_id or check_id.endswith(".") else catalogue.lookup(check_id)
+    listing = list_all or not check_id or check_id.endswith(".")
+    exact = None if listing or check_id is None else catalogue.lookup(check_id)
     found = [exact] if exact is not None else catalogue.matching(check_id or "")
     if not found:
         close = catalogue.close_matches(check_id or "")

@@ -59,7 +59,7 @@ def _lint_file(path: Path, rules: wording.RuleSet) -> tuple[str, list[Check]]:
     "rules_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="TOML rule file: enable, disable, [[phrase]] (the wording rules: sealverify explain wording.).",
+    help="TOML rule file: enable, disable, [[phrase]] (the rules: sealverify explain wording.).",
 )
 @format_option(choices=("table", "json", "sarif"))
 @output_option

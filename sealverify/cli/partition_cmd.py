@@ -182,9 +182,9 @@ def verify_cmd(
 ) -> int:
     """Recompute the record from the frame and check the signature and every field.
 
-    An attestation signed by a published key (sealverify explain authority.published-key) is UNPINNED, not VERIFIED, unless
-    --allow-published-keys. Exit 0 when every check passes, 1 when any fails, 3 when it is
-    UNPINNED, 2 when an input cannot be read.
+    An attestation signed by a published key (sealverify explain authority.published-key) is
+    UNPINNED, not VERIFIED, unless --allow-published-keys. Exit 0 when every check passes, 1
+    when any fails, 3 when it is UNPINNED, 2 when an input cannot be read.
     """
     if attestation_path == "-" and frame_path == "-":
         raise click.UsageError("ATTESTATION and --frame cannot both be standard input")

@@ -26,8 +26,10 @@ __all__ = [
 
 
 def _line(kind: str, value: dict[str, Any]) -> str:
-    """``{"type": kind}`` first (so ``grep '^{"type":"summary"'`` works), then ``value``'s
-    members sorted; compact UTF-8 by the standard library's C encoder (indent None)."""
+    """One line: ``"type"`` first (``grep '^{"type":"summary"'`` works), then ``value`` sorted.
+
+    Compact UTF-8, by the standard library's C encoder (used when indent is None).
+    """
     body = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return f'{{"type":"{kind}"' + ("," + body[1:] if value else "}") + "\n"
 

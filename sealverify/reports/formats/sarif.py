@@ -43,8 +43,11 @@ def _dumps(value: Any) -> str:
 
 
 def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
-    """The file a result is in and its line: ``FILE:LINE`` (a log line), lint's ``line N`` in
-    a text file, else line 1, where the document that is the subject starts."""
+    """The file a result is in and its line.
+
+    ``FILE:LINE`` for a log line, lint's ``line N`` in a text file, else line 1, where the
+    document that is the subject starts.
+    """
     path, _, line = subject_name.rpartition(":")
     if path and line.isdigit():
         return path, int(line)
@@ -103,6 +106,7 @@ def _rule(rule_id: str) -> dict[str, Any]:
     """A rule from the catalogue: descriptions, default level, help, and its page's URI."""
     entry = catalogue.lookup(rule_id)
     explain = f"sealverify explain {rule_id}"
+    source = f"docs/{entry.page if entry else 'checks.md'} in the sealverify source"
     if entry is None:  # an id the catalogue lacks (tests/test_catalogue.py prevents it)
         return {"id": rule_id, "help": {"text": explain}}
     rule: dict[str, Any] = {
@@ -111,8 +115,8 @@ def _rule(rule_id: str) -> dict[str, Any]:
         "fullDescription": {"text": entry.full},
         "defaultConfiguration": {"level": entry.severity},
         "help": {
-            "text": f"{entry.full}\n\nMore: `{explain}`, or docs/{entry.page} in the sealverify source.",
-            "markdown": f"{entry.full}\n\nMore: `{explain}`, or `docs/{entry.page}` in the sealverify source.",
+            "text": f"{entry.full}\n\nMore: `{explain}`, or {source}.",
+            "markdown": f"{entry.full}\n\nMore: `{explain}`, or {source}.",
         },
         "properties": {"tags": ["sealverify", rule_id.split(".")[0]]},
     }
