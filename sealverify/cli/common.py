@@ -61,7 +61,8 @@ def allow_published_keys_option(func: F) -> F:
         help="Accept signatures under published keys (RFC 8032 and Wycheproof vectors, seal and "
         "sealverify test seeds; see: sealverify explain authority.published-key), for test "
         "suites that use them knowingly. Each is still reported (authority.published-key, "
-        "info) and the summary says the option was on. Without it such a signature is UNPINNED at best, even when pinned.",
+        "info) and the summary says the option was on. Without it such a signature is "
+        "UNPINNED at best, even when pinned.",
     )(func)
 
 
