@@ -54,6 +54,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
+    ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),

@@ -1,0 +1,477 @@
+"""The GitHub Action's entry (``action.yml``): verify, then summary, annotations, SARIF, outputs.
+
+Run as ``python -m sealverify.cli.github_action`` by the composite action, which passes its
+inputs as ``INPUT_*`` variables. One ``sealverify verify --format jsonl`` run does the work;
+its lines are read one at a time, so memory stays flat however many receipts match. From
+them come the Markdown run summary (``$GITHUB_STEP_SUMMARY``), an ``::error`` or
+``::warning`` annotation per receipt that is not VERIFIED (file, and line for a JSONL log),
+the SARIF file for code scanning (byte for byte ``verify --format sarif``), the step's
+outputs (``$GITHUB_OUTPUT``) and the exit code: the README's table, gated by ``fail-on``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from sealverify import catalogue
+from sealverify.reports.formats import jsonl, render, sarif
+from sealverify.reports.model import Check, Report, Subject
+
+__all__ = ["GATES", "Inputs", "main", "run"]
+
+# fail-on: the verify exit codes that fail the step (README: 1 FAIL or a finding, 4 REDUCED
+# and no FAIL, 3 UNPINNED and nothing worse). 2, "could not run", fails the step always.
+GATES: dict[str, frozenset[int]] = {
+    "unpinned": frozenset({1, 3, 4}),
+    "reduced": frozenset({1, 4}),
+    "fail": frozenset({1}),
+    "none": frozenset(),
+}
+_OUTCOMES = ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
+_GLOB = re.compile(r"[*?\[]")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold every receipt
+_MAX_ROWS = 100  # receipts listed in the run summary
+
+
+class CouldNotRun(Exception):
+    """A broken invocation: reported as an error annotation and exit 2, never a finding."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The action's inputs, as the composite action passes them (``INPUT_*``)."""
+
+    paths: tuple[str, ...]
+    trust: str = ""
+    config_pubkeys: tuple[str, ...] = ()
+    receipt_pubkeys: tuple[str, ...] = ()
+    kernel_sha256: tuple[str, ...] = ()
+    allow_published_keys: bool = False
+    fail_on: str = "unpinned"
+    sarif: str = "sealverify.sarif"
+    report: str = ""
+    report_format: str = "jsonl"
+    working_directory: str = "."
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Inputs:
+        def get(name: str, default: str = "") -> str:
+            return env.get("INPUT_" + name.upper().replace("-", "_"), "").strip() or default
+
+        def words(name: str) -> tuple[str, ...]:
+            return tuple(get(name).split())
+
+        flag = get("allow-published-keys", "false").lower()
+        if flag not in ("true", "false"):
+            raise CouldNotRun(f"allow-published-keys: expected true or false, not {flag!r}")
+        inputs = cls(
+            paths=tuple(line.strip() for line in get("paths").splitlines() if line.strip()),
+            trust=get("trust"),
+            config_pubkeys=words("config-pubkey"),
+            receipt_pubkeys=words("receipt-pubkey"),
+            kernel_sha256=words("kernel-sha256"),
+            allow_published_keys=flag == "true",
+            fail_on=get("fail-on", "unpinned"),
+            sarif=env.get("INPUT_SARIF", "sealverify.sarif").strip(),  # "": no SARIF
+            report=get("report"),
+            report_format=get("format", "jsonl"),
+            working_directory=get("working-directory", "."),
+        )
+        inputs.check()
+        return inputs
+
+    def check(self) -> None:
+        """Refuse what verify would refuse later, with the input's name in the message."""
+        if not self.paths:
+            raise CouldNotRun("paths: give at least one file, directory or glob, one per line")
+        if self.fail_on not in GATES:
+            raise CouldNotRun(f"fail-on: expected one of {', '.join(GATES)}, not {self.fail_on!r}")
+        if self.report_format not in ("jsonl", "json", "sarif", "junit"):
+            raise CouldNotRun(f"format: expected jsonl, json, sarif or junit: {self.report_format}")
+        pins = (*self.config_pubkeys, *self.receipt_pubkeys, *self.kernel_sha256)
+        for pin in pins:
+            if not _HEX64.fullmatch(pin):
+                hint = " (write it in lowercase)" if _HEX64.fullmatch(pin.lower()) else ""
+                raise CouldNotRun(f"pin {pin!r}: expected 64 lowercase hex digits{hint}")
+
+    def resolve(self, name: str) -> str:
+        """A path input relative to ``working-directory``."""
+        return (
+            name
+            if os.path.isabs(name)
+            else os.path.normpath(os.path.join(self.working_directory, name))
+        )
+
+    def sources(self) -> list[str]:
+        """The paths and globs, resolved; an empty glob or a missing path is refused."""
+        resolved = []
+        for pattern in self.paths:
+            path = self.resolve(pattern)
+            if _GLOB.search(pattern):
+                if not glob.glob(path, recursive=True):
+                    raise CouldNotRun(f"paths: {pattern!r} matches no file")
+            elif not os.path.exists(path):
+                raise CouldNotRun(f"paths: {pattern!r}: no such file or directory")
+            resolved.append(path)
+        return resolved
+
+    def verify_args(self, output: str) -> list[str]:
+        args = ["verify", *self.sources(), "--format", "jsonl", "--output", output]
+        if self.trust:
+            args += ["--trust", self.resolve(self.trust)]
+        args += [a for pin in self.config_pubkeys for a in ("--config-pubkey", pin)]
+        args += [a for pin in self.receipt_pubkeys for a in ("--receipt-pubkey", pin)]
+        args += [a for pin in self.kernel_sha256 for a in ("--kernel-sha256", pin)]
+        if self.allow_published_keys:
+            args.append("--allow-published-keys")
+        return args
+
+
+# --- workflow commands, outputs and the summary file ---------------------------------------
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(level: str, message: str, **properties: str | int) -> str:
+    """A workflow command line (``::error file=a,line=3,title=t::message``), escaped."""
+    props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in properties.items())
+    return f"::{level}{' ' + props if props else ''}::{_escape_data(message)}"
+
+
+def _neutral(line: str) -> str:
+    """A log line that cannot be read as a workflow command (a file may be named ``::x``)."""
+    return " " + line if line.lstrip().startswith("::") else line
+
+
+def _append(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(text)
+
+
+def _outputs(values: Mapping[str, str | int]) -> str:
+    lines = []
+    for name, value in values.items():
+        text = str(value)
+        if "\n" in text or "\r" in text:  # never for these values; kept safe all the same
+            delimiter = "sealverify_" + os.urandom(8).hex()
+            lines.append(f"{name}<<{delimiter}\n{text}\n{delimiter}")
+        else:
+            lines.append(f"{name}={text}")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+# --- reading the run -------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """What the run's lines leave behind: counts, rows, annotations, the SARIF pieces."""
+
+    rows: list[str] = field(default_factory=list)
+    more_rows: int = 0
+    annotations: list[str] = field(default_factory=list)
+    more_annotations: int = 0
+    rules: set[str] = field(default_factory=set)
+    sarif_results: int = 0
+    findings: list[Check] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+
+
+def _where(name: str, workspace: str) -> tuple[str, int | None]:
+    """A subject or finding location as a workspace-relative file and a line (JSONL logs)."""
+    path, _, line = name.rpartition(":")
+    if not (path and line.isdigit()):
+        path, line = name, ""
+    if workspace and os.path.isabs(path):
+        relative = os.path.relpath(path, workspace)
+        path = path if relative.startswith("..") else relative
+    return path.replace(os.sep, "/"), int(line) if line else None
+
+
+def _decisive(subject: Subject) -> list[Check]:
+    """The first three failing (then not evaluated) checks, one per id."""
+    first: dict[str, Check] = {}
+    for check in subject.sorted_checks():
+        if check.status in ("fail", "not-evaluated") and check.id not in first:
+            first[check.id] = check
+    return list(first.values())[:3]
+
+
+def _note(run: _Run, level: str, message: str, where: str, title: str, workspace: str) -> None:
+    if len(run.annotations) >= _MAX_ANNOTATIONS:
+        run.more_annotations += 1
+        return
+    path, line = _where(where, workspace)
+    props: dict[str, str | int] = {"file": path}
+    if line is not None:
+        props["line"] = line
+    props["title"] = title
+    run.annotations.append(annotation(level, message, **props))
+
+
+def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) -> _Run:
+    run = _Run()
+    failing = {"FAIL": 1, "REDUCED": 4, "UNPINNED": 3}
+    for text in lines:
+        value = json.loads(text)
+        kind = value.pop("type")
+        if kind == "summary":
+            run.summary = value
+        elif kind == "finding":
+            check = jsonl.parse_check(value)
+            run.findings.append(check)
+            if check.status == "fail":
+                message = f"{check.id}: {check.reason}"
+                level = "error" if 1 in gate else "warning"
+                _note(run, level, message, check.location, "sealverify finding", workspace)
+        elif kind == "subject":
+            subject = jsonl.parse_subject(value)
+            results = sarif.subject_text(subject)
+            if results:
+                spool.write(sarif.RESULT_SEPARATOR if run.sarif_results else "")
+                spool.write(results)
+                run.sarif_results += 1
+                run.rules.update(c.id for c in sarif.rule_subject(subject).checks)
+            if subject.outcome == "VERIFIED":
+                continue
+            label = f"{subject.outcome} ({subject.label})" if subject.label else subject.outcome
+            checks = _decisive(subject)
+            reasons = "; ".join(f"{c.id}: {c.reason}" for c in checks) or "no failing check"
+            level = "error" if failing.get(subject.outcome) in gate else "warning"
+            _note(
+                run, level, f"{label}: {reasons}", subject.name, f"sealverify: {label}", workspace
+            )
+            if len(run.rows) < _MAX_ROWS:
+                ids = ", ".join(f"`{c.id}`" for c in checks)
+                run.rows.append(f"| `{_md(subject.name)}` | {label} | {ids} |")
+            else:
+                run.more_rows += 1
+    return run
+
+
+def _sarif_text(run: _Run, spool: IO[str]) -> Iterator[str]:
+    """``verify --format sarif`` of the run, from its spooled results: byte for byte."""
+    assert run.summary is not None
+    report = Report(
+        str(run.summary["command"]),
+        (),
+        dict(run.summary["summary"]),
+        int(run.summary["exit_code"]),
+        tuple(run.findings),
+    )
+    if not run.sarif_results:
+        yield sarif.render(report)
+        return
+    head, tail = sarif.render_around_results(report, run.rules)
+    yield head
+    spool.seek(0)
+    yield from iter(lambda: spool.read(1 << 20), "")
+    yield tail
+
+
+# --- the summary -----------------------------------------------------------------------------
+
+
+def _summary_markdown(run: _Run, inputs: Inputs, code: int, step_code: int) -> str:
+    assert run.summary is not None
+    counts = run.summary["summary"]
+    verdict = "passed" if step_code == 0 else f"failed (exit {step_code})"
+    lines = [
+        "## sealverify verify",
+        "",
+        f"**{counts.get('receipts', 0)} receipt(s)**: "
+        + ", ".join(f"{counts.get(o, 0)} {o}" for o in _OUTCOMES)
+        + f" ({counts.get('not_mediated', 0)} NOT MEDIATED); {len(run.findings)} finding(s). "
+        + f"Exit code {code}; with `fail-on: {inputs.fail_on}` the step {verdict}.",
+        "",
+        "| outcome | receipts |",
+        "|---|---|",
+        *(f"| {o} | {counts.get(o, 0)} |" for o in _OUTCOMES),
+        "",
+    ]
+    if counts.get("allow_published_keys"):
+        lines += [
+            "Published keys were allowed (`allow-published-keys`): not for real evidence.",
+            "",
+        ]
+    if run.rows:
+        lines += ["### Receipts not VERIFIED", "", "| receipt | outcome | decisive checks |"]
+        lines += ["|---|---|---|", *run.rows]
+        if run.more_rows:
+            lines.append(f"| … | {run.more_rows} more | in the SARIF file |")
+        lines.append("")
+    if run.findings:
+        lines += ["### Findings", ""]
+        lines += [f"- `{_md(c.location)}`: `{c.id}` {_md(c.reason)}" for c in run.findings[:50]]
+        lines.append("")
+    lines.append("Explain any id with `sealverify explain ID` (`sealverify explain --list`).")
+    return "\n".join(lines) + "\n"
+
+
+def _could_not_run_markdown(message: str) -> str:
+    return f"## sealverify verify\n\n**Could not run** (exit 2): {_md(message)}\n"
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def _source_url(env: Mapping[str, str]) -> str | None:
+    """Where the docs this action runs with are published: its own repository at its ref."""
+    if env.get(catalogue.SOURCE_URL_ENV):
+        return None  # the caller's own choice stands
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    repository, ref = env.get("SEALVERIFY_ACTION_REPOSITORY"), env.get("SEALVERIFY_ACTION_REF")
+    if not (repository and ref):  # a local action (uses: ./) is the workflow's own repository
+        action_path, workspace = env.get("GITHUB_ACTION_PATH", ""), env.get("GITHUB_WORKSPACE")
+        if not (workspace and action_path and Path(action_path).is_relative_to(workspace)):
+            return None
+        repository, ref = env.get("GITHUB_REPOSITORY"), env.get("GITHUB_SHA")
+        if not (repository and ref):
+            return None
+    return f"{server}/{repository}/blob/{ref}/"
+
+
+@contextmanager
+def _links(source: str | None) -> Iterator[None]:
+    """``SEALVERIFY_SOURCE_URL`` set for the SARIF rules' links while the run is written."""
+    if source is None:
+        yield
+        return
+    before = os.environ.get(catalogue.SOURCE_URL_ENV)
+    os.environ[catalogue.SOURCE_URL_ENV] = source
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[catalogue.SOURCE_URL_ENV]
+        else:
+            os.environ[catalogue.SOURCE_URL_ENV] = before
+
+
+def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
+    """Verify, write the summary, SARIF, report and outputs; return the step's exit code."""
+    workspace = env.get("GITHUB_WORKSPACE", "")
+    gate = GATES[inputs.fail_on]
+    with _links(_source_url(env)), tempfile.TemporaryDirectory(prefix="sealverify-action-") as tmp:
+        lines_path = os.path.join(tmp, "report.jsonl")
+        command = [sys.executable, "-m", "sealverify", *inputs.verify_args(lines_path)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        for line in done.stderr.splitlines():
+            out.write(_neutral(line) + "\n")
+        if done.returncode == 2 or not os.path.exists(lines_path):
+            problem = done.stderr.strip().splitlines()[-1:] or ["verify could not run"]
+            raise CouldNotRun(problem[0])
+        with (
+            open(lines_path, encoding="utf-8") as lines,
+            tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n") as spool,
+        ):
+            found = _read(lines, gate, spool, workspace)
+            if found.summary is None:
+                raise CouldNotRun("verify stopped before its summary line")
+            code = int(found.summary["exit_code"])
+            if inputs.sarif:
+                _write_pieces(inputs.resolve(inputs.sarif), _sarif_text(found, spool))
+        if inputs.report:
+            _write_report(inputs, lines_path)
+    step_code = code if code in gate else 0
+    for line in found.annotations:
+        out.write(line + "\n")
+    if found.more_annotations:
+        more = f"{found.more_annotations} more receipt(s) not annotated: see the run summary"
+        out.write(annotation("notice", more) + "\n")
+    _append(env.get("GITHUB_STEP_SUMMARY"), _summary_markdown(found, inputs, code, step_code))
+    counts = found.summary["summary"]
+    _append(
+        env.get("GITHUB_OUTPUT"),
+        _outputs(
+            {
+                "exit-code": code,
+                "receipts": counts.get("receipts", 0),
+                **{o.lower(): counts.get(o, 0) for o in _OUTCOMES},
+                "findings": len(found.findings),
+                "sarif": inputs.resolve(inputs.sarif) if inputs.sarif else "",
+                "report": inputs.resolve(inputs.report) if inputs.report else "",
+                "passed": "true" if step_code == 0 else "false",
+            }
+        ),
+    )
+    return step_code
+
+
+def _write_pieces(path: str, pieces: Iterator[str]) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as target:
+        target.writelines(pieces)
+
+
+def _write_report(inputs: Inputs, lines_path: str) -> None:
+    """The ``report`` file in ``format``: the jsonl itself, or rendered from its lines."""
+    target = inputs.resolve(inputs.report)
+    if inputs.report_format == "jsonl":
+        _write_pieces(target, iter([Path(lines_path).read_text(encoding="utf-8")]))
+        return
+    subjects, findings, summary = [], [], {}
+    with open(lines_path, encoding="utf-8") as lines:
+        for text in lines:
+            value = json.loads(text)
+            kind = value.pop("type")
+            if kind == "subject":
+                subjects.append(jsonl.parse_subject(value))
+            elif kind == "finding":
+                findings.append(jsonl.parse_check(value))
+            else:
+                summary = value
+    report = Report(
+        summary["command"],
+        tuple(subjects),
+        summary["summary"],
+        summary["exit_code"],
+        tuple(findings),
+        schema=summary["schema"],
+    )
+    _write_pieces(target, iter([render(report, inputs.report_format)]))
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    out: IO[str] | None = None,
+) -> int:
+    """The action's step: exit 0 (gate passed), 1/3/4 (the README's codes), 2 (could not run)."""
+    del argv  # the inputs come from the environment, as a runner passes them
+    env = os.environ if env is None else env
+    out = sys.stdout if out is None else out
+    try:
+        return run(Inputs.from_env(env), env, out)
+    except CouldNotRun as exc:
+        out.write(annotation("error", f"sealverify could not run: {exc}") + "\n")
+        _append(env.get("GITHUB_STEP_SUMMARY"), _could_not_run_markdown(str(exc)))
+        _append(env.get("GITHUB_OUTPUT"), _outputs({"exit-code": 2, "passed": "false"}))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
