@@ -250,6 +250,7 @@ def test_working_directory_resolves_every_path_and_annotations_stay_workspace_re
         "--format",
         "jsonl",
     )
+    assert code == step.code
     assert (tmp_path / "report.jsonl").read_text(encoding="utf-8") == expected
 
 
