@@ -1,4 +1,4 @@
-"""Developer sessions: tests, lint, typecheck, fixtures and bench."""
+"""Developer sessions: tests, lint, typecheck, fixtures, catalogue and bench."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ def fixtures(session: nox.Session) -> None:
     session.install("-e", ".")
     session.run("python", "-m", "sealverify.testkit.mintfixtures", "fixtures")
     session.run("git", "diff", "--exit-code", "--", "fixtures", external=True)
+
+
+@nox.session
+def catalogue(session: nox.Session) -> None:
+    """Regenerate the id table in docs/checks.md from sealverify/catalogue/checks.toml."""
+    session.install("-e", ".")
+    session.run("python", "-m", "sealverify.catalogue", "docs/checks.md")
 
 
 @nox.session
