@@ -58,3 +58,15 @@ def test_every_module_has_a_one_line_docstring() -> None:
     for path in (ROOT / "sealverify").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert re.match(r'"""[^\n]+', text), path
+
+
+def test_readme_shows_the_action_pre_commit_and_explain_on_its_first_screen() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_screen = "\n".join(readme.splitlines()[:60])
+    assert "uses: OWNER/sealverify@" in first_screen  # the GitHub Action (action.yml)
+    assert "id: sealverify-verify" in first_screen and "id: sealverify-lint" in first_screen
+    assert "sealverify explain" in first_screen
+    assert "(docs/ci.md)" in first_screen
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "id: sealverify-verify" in hooks and "id: sealverify-lint" in hooks
+    assert (ROOT / "action.yml").is_file()

@@ -54,6 +54,7 @@ class Step:
     def __init__(self, tmp: Path, monkeypatch: pytest.MonkeyPatch, **inputs: str) -> None:
         monkeypatch.chdir(ROOT)
         monkeypatch.delenv(catalogue.SOURCE_URL_ENV, raising=False)
+        tmp.mkdir(parents=True, exist_ok=True)  # the runner's files exist before the step
         self.summary_path, self.output_path = tmp / "summary.md", tmp / "output.txt"
         env = {
             "GITHUB_STEP_SUMMARY": str(self.summary_path),
@@ -363,3 +364,18 @@ def test_action_yml_s_verify_step_runs_as_written(tmp_path: Path) -> None:
     assert done.stdout.count("::error file=fixtures/demo/receipts/verified-") == 3
     assert "sealverify verify: 3 receipt(s)" in done.stdout  # verify's summary line, in the log
     assert json.loads((tmp_path / "sealverify.sarif").read_text())["version"] == "2.1.0"
+
+
+def test_awkward_file_names_stay_one_table_cell_and_one_annotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    odd = folder / "a|b, c:d.receipt.json"
+    odd.write_bytes((ROOT / DEMO / "receipts" / "fail-bypass.receipt.json").read_bytes())
+    step = Step(tmp_path / "run", monkeypatch, paths=str(folder))
+    assert step.code == 1
+    (error,) = step.annotations("error")
+    assert "file=" + str(odd).replace(",", "%2C").replace(":", "%3A") + "," in error
+    row = next(line for line in step.summary.splitlines() if "receipt.json" in line)
+    assert "a\\|b, c:d.receipt.json" in row and row.count(" | ") == 2
