@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sealverify.reports.formats import FORMATS, render
+from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
 
 __all__ = [
@@ -116,8 +116,11 @@ def read_input(source: str) -> bytes:
 
 
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
-    """Write the rendered report (stdout or ``--output``) and the summary line to stderr."""
-    write_result([render(report, fmt)], output)
+    """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
+
+    JSON Lines are written a line at a time, never joined into one string first.
+    """
+    write_result(jsonl.lines(report) if fmt == "jsonl" else [render(report, fmt)], output)
     click.echo(summary, err=True)
 
 
