@@ -93,6 +93,11 @@ def test_demo_fails_the_step_with_the_readme_exit_code(
         "0",
     )
     assert step.outputs["findings"] == "1"
+    rederived = [
+        step.outputs[f"rederived-{k}"] for k in ("identical", "different", "not-evaluated")
+    ]
+    assert rederived == ["2", "0", "10"]  # the fleet receipts' build is modelled, the demo's not
+    assert "2 identical, 0 different, 10 not evaluated" in step.summary
     assert step.outputs["sarif"] == str(step.sarif)
     errors = step.annotations("error")
     assert len(errors) == 13  # twelve receipts not VERIFIED and the broken line

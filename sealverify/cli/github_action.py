@@ -312,6 +312,14 @@ def _summary_markdown(run: _Run, inputs: Inputs, code: int, step_code: int) -> s
         *(f"| {o} | {counts.get(o, 0)} |" for o in _OUTCOMES),
         "",
     ]
+    rederived = counts.get("decision_rederivation")
+    if rederived:
+        lines += [
+            "Decisions re-derived by sealverify's model of the kernel: "
+            f"{rederived.get('pass', 0)} identical, {rederived.get('fail', 0)} different, "
+            f"{rederived.get('not-evaluated', 0)} not evaluated.",
+            "",
+        ]
     if counts.get("allow_published_keys"):
         lines += [
             "Published keys were allowed (`allow-published-keys`): not for real evidence.",
@@ -404,6 +412,7 @@ def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
         out.write(annotation("notice", more) + "\n")
     _append(env.get("GITHUB_STEP_SUMMARY"), _summary_markdown(found, inputs, code, step_code))
     counts = found.summary["summary"]
+    rederived = counts.get("decision_rederivation", {})
     _append(
         env.get("GITHUB_OUTPUT"),
         _outputs(
@@ -412,6 +421,9 @@ def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
                 "receipts": counts.get("receipts", 0),
                 **{o.lower(): counts.get(o, 0) for o in _OUTCOMES},
                 "findings": len(found.findings),
+                "rederived-identical": rederived.get("pass", 0),
+                "rederived-different": rederived.get("fail", 0),
+                "rederived-not-evaluated": rederived.get("not-evaluated", 0),
                 "sarif": inputs.resolve(inputs.sarif) if inputs.sarif else "",
                 "report": inputs.resolve(inputs.report) if inputs.report else "",
                 "passed": "true" if step_code == 0 else "false",
