@@ -22,7 +22,7 @@ from sealverify.receipts.bindings.derived import (
     pointer,
     sha256_of,
 )
-from sealverify.reports.model import Check, fail, passed
+from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
 from sealverify.seal import identities
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
@@ -101,10 +101,16 @@ def _identities(doc: Doc, frame: bytes, source: str) -> list[Check]:
         )
     else:
         checks.append(
-            fail(
+            fail_compared(
                 "binding.request-sha256",
                 f"request_sha256 is not sha256(raw line of {source}) = {line_digest}",
                 pointer("request_sha256"),
+                Compared(
+                    line_digest,
+                    str(doc.get("request_sha256")),
+                    f"sha256 of the raw line of {source}",
+                    "request_sha256 in the receipt",
+                ),
             )
         )
     return checks

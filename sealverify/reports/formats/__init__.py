@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sealverify.reports.formats import jsonfmt, junit, sarif, table
+from sealverify.reports.formats import html, jsonfmt, junit, sarif, table
 from sealverify.reports.model import Report
 
 __all__ = ["FORMATS", "render"]
@@ -14,6 +14,7 @@ FORMATS: dict[str, Callable[[Report], str]] = {
     "json": jsonfmt.render,
     "sarif": sarif.render,
     "junit": junit.render,
+    "html": html.render,
 }
 
 
