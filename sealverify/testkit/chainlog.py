@@ -6,7 +6,7 @@ import json
 
 from sealverify.history.chain import GENESIS, commit
 
-__all__ = ["audit_payload", "chain_lines"]
+__all__ = ["audit_payload", "chain_lines", "demo_log"]
 
 
 def audit_payload(index: int, tool: str = "shell_exec", verdict: str = "allow") -> bytes:
@@ -64,3 +64,22 @@ def chain_lines(
         heads.append(new)
         head = new
     return lines, heads
+
+
+def demo_log() -> tuple[bytes, str]:
+    """A two-session chain with one mutated payload, and the head that anchors session one.
+
+    Twelve records of session ``s1`` from genesis, then four of ``s2`` linked to it; entry 5's
+    payload is edited after the host chained it (a mutation break), and the returned anchor
+    is the last head of ``s1``, so ``s2`` is an unanchored tail under ``--expect-head``.
+    """
+    first, heads = chain_lines([audit_payload(i) for i in range(12)])
+    second, _ = chain_lines(
+        [audit_payload(100 + i, "search_notes") for i in range(4)],
+        session="s2",
+        start=heads[-1],
+        prior="s1",
+    )
+    lines = first + second
+    lines[15] = lines[15].replace(b'"verdict":"allow"', b'"verdict":"deny"')  # entry 5's payload
+    return b"".join(line + b"\n" for line in lines), heads[-1]

@@ -239,7 +239,7 @@ class VerifyPage:
 
 def _read_back(spool: IO[str]) -> Iterator[str]:
     spool.seek(0)
-    yield from iter(lambda: spool.read(1 << 20), "")
+    yield from iter(lambda: spool.read(1 << 16), "")  # 64 Ki characters at a time
 
 
 def render(report: Report) -> str:
