@@ -231,6 +231,8 @@ def test_chain_page_marks_genesis_the_break_the_anchor_and_the_tail(tmp_path: Pa
     assert len(page.with_class("anchor", "path")) == 1
     breaks = page.by_id("breaks").joined
     assert "mutation" in breaks and describe("chain.break") in breaks
+    # The two heads the break compared: recomputed from the payload, and as recorded.
+    assert "expected: commit(prev_head, payload)" in breaks and "found: head" in breaks
 
 
 def test_diff_page_shows_both_sides_the_marked_span_identities_and_meta_keys() -> None:
