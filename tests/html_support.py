@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -12,24 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
+from sealverify.testkit.browser import chromium_path, run_chromium
 from sealverify.testkit.chainlog import demo_log
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
 FRAMES = ROOT / "fixtures" / "frames"
-
-# Headless Chromium with everything that could reach the network or a profile switched off.
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
 
 
 @dataclass
@@ -134,7 +121,7 @@ def diff_demo_html() -> str:
 
 
 def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    path = chromium_path()
     if path is None:
         pytest.skip(
             "chromium is not installed (Debian: apt-get install -y chromium; .ci/run installs "
@@ -147,5 +134,4 @@ def browser(
     args: list[str], profile: Path, timeout: float = 120
 ) -> subprocess.CompletedProcess[bytes]:
     """Run headless Chromium once with a fresh profile directory; never touches the network."""
-    command = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
-    return subprocess.run(command, capture_output=True, timeout=timeout, check=False)
+    return run_chromium(chromium(), args, profile, timeout)

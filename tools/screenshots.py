@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,21 +21,11 @@ from pathlib import Path
 from PIL import Image, ImageOps
 
 from sealverify.cli.main import cli
+from sealverify.testkit.browser import chromium_path, run_chromium
 from sealverify.testkit.chainlog import demo_log
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
 
 
 def _run(args: list[str]) -> None:
@@ -86,23 +74,14 @@ def pages(work: Path) -> dict[str, Path]:
 
 def shoot(url: str, target: Path, height: int, profile: Path, bottom: bool = False) -> None:
     """Screenshot ``url`` 1280 wide; ``bottom``: the last ``height`` pixels of the page."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = chromium_path()
     if browser is None:
         raise SystemExit("chromium is not installed (apt-get install -y chromium)")
     raw = profile.parent / "raw.png"
-    subprocess.run(
-        [
-            browser,
-            *FLAGS,
-            f"--user-data-dir={profile}",
-            f"--window-size=1280,{6000 if bottom else height}",
-            f"--screenshot={raw}",
-            url,
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    size = f"--window-size=1280,{6000 if bottom else height}"
+    done = run_chromium(browser, [size, f"--screenshot={raw}", url], profile)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr.decode(errors="replace"))
     image = Image.open(raw).convert("RGB")
     if bottom:  # cut the white below the page's end, then keep its last `height` pixels
         ink = ImageOps.invert(image).getbbox()

@@ -6,7 +6,7 @@ import json
 
 from sealverify.history.chain import GENESIS, commit
 
-__all__ = ["audit_payload", "chain_lines", "demo_log"]
+__all__ = ["audit_payload", "chain_lines", "demo_log", "record_line"]
 
 
 def audit_payload(index: int, tool: str = "shell_exec", verdict: str = "allow") -> bytes:
@@ -23,7 +23,8 @@ def audit_payload(index: int, tool: str = "shell_exec", verdict: str = "allow") 
     )
 
 
-def _record(entry: int, session: str, prev: str, head: str, prior: str | None) -> bytes:
+def record_line(entry: int, session: str, prev: str, head: str, prior: str | None) -> bytes:
+    """One ``seal_record`` v1 chain record line (no line end)."""
     # Member order of seal-host@099be66 rust/src/receipt.rs `ReceiptRecord::to_json_line`.
     return json.dumps(
         {
@@ -58,7 +59,7 @@ def chain_lines(
         new = commit(head, payload)
         lines += [
             payload,
-            _record(entry, session, head, new, prior if entry == 0 else None),
+            record_line(entry, session, head, new, prior if entry == 0 else None),
             b'{"authorization_decision":"receipt-%020d.json"}' % entry,
         ]
         heads.append(new)

@@ -41,8 +41,14 @@ _HEADLINE = {
 }
 
 
-def _open_ids(subject: Subject) -> list[str]:
-    return sorted({c.id for c in subject.checks if c.status in _OPEN})
+def _open_ids(subject: Subject) -> list[tuple[str, str]]:
+    """The ids of the checks that did not pass, each with its worst status, failures first."""
+    rank = {status: index for index, status in enumerate(_OPEN)}
+    worst: dict[str, str] = {}
+    for check in sorted(subject.checks, key=lambda c: -rank.get(c.status, -1)):
+        if check.status in rank:
+            worst[check.id] = check.status  # the worse statuses come later and win
+    return sorted(worst.items(), key=lambda item: (rank[item[1]], item[0]))
 
 
 def _facts(subject: Subject) -> list[tuple[str, str]]:
