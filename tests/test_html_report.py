@@ -390,3 +390,18 @@ def test_in_memory_render_of_a_verify_report_matches_the_cli_rows() -> None:
     assert len(page.with_class("receipt", "section")) == sum(
         s.outcome != "VERIFIED" for s in subjects
     )
+
+
+def test_verify_page_is_the_same_with_workers_and_deterministic() -> None:
+    args = [
+        "verify",
+        str(DEMO / "receipts"),
+        "--trust",
+        str(DEMO / "trust.json"),
+        "--format",
+        "html",
+    ]
+    _code, one = run_cli(args)
+    _code, again = run_cli(args)
+    _code, workers = run_cli([*args, "--jobs", "2"])
+    assert one == again == workers
