@@ -374,6 +374,9 @@ def test_explain_text_is_in_step_with_the_docs() -> None:
     assert "sha256" in (describe("binding.args-hash") or "")
     assert document_of("binding.args-hash") == "docs/verify.md"
     assert describe("no.such-check") is None and document_of("no.such-check") == "docs/checks.md"
+    # An id no table lists is sent to the page docs/checks.md names for its prefix.
+    assert describe("log.broken-line") is None
+    assert document_of("log.broken-line") == "docs/verify.md"
 
 
 def test_in_memory_render_of_a_verify_report_matches_the_cli_rows() -> None:

@@ -50,8 +50,26 @@ def descriptions() -> dict[str, dict[str, str]]:
     return dict(sorted(found.items()))
 
 
+_PREFIX = re.compile(r"`([a-z0-9-]+)\.\*`")
+_PAGE = re.compile(r"\]\(([a-z0-9-]+\.md)")
+
+
+def prefixes() -> dict[str, dict[str, str]]:
+    """``prefix.*`` -> the page docs/checks.md names for ids under that prefix."""
+    found: dict[str, dict[str, str]] = {}
+    for row in (ROOT / "docs" / "checks.md").read_text(encoding="utf-8").splitlines():
+        cells = row.split(" | ")
+        page = _PAGE.search(cells[-1]) if len(cells) > 2 else None
+        if page is None:
+            continue
+        for prefix in _PREFIX.findall(cells[0]):
+            found.setdefault(f"{prefix}.*", {"text": "", "doc": f"docs/{page.group(1)}"})
+    return found
+
+
 def rendered() -> str:
-    return json.dumps(descriptions(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    table = {**prefixes(), **descriptions()}
+    return json.dumps(table, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def main(argv: list[str]) -> int:

@@ -24,10 +24,10 @@ def describe(check_id: str) -> str | None:
     The one place the html report asks; a richer catalogue can answer here instead.
     """
     entry = _table().get(check_id)
-    return entry["text"] if entry else None
+    return entry["text"] or None if entry else None
 
 
 def document_of(check_id: str) -> str:
-    """The page that explains ``check_id`` (docs/checks.md indexes every prefix)."""
-    entry = _table().get(check_id)
+    """The page that explains ``check_id``: its own table's, else its prefix's, else the index."""
+    entry = _table().get(check_id) or _table().get(check_id.split(".", 1)[0] + ".*")
     return entry["doc"] if entry else "docs/checks.md"
