@@ -118,7 +118,10 @@ def _json(args: list[str]) -> dict:
 
 
 def assert_self_contained(page: Page, text: str) -> None:
-    """No external fetch: every link an in-page anchor, no src, one script, our own."""
+    """No external fetch: every link an in-page anchor that exists, no src, one script."""
+    targets = {e.attrs["id"] for e in page.elements if "id" in e.attrs}
+    for link in page.find("a"):
+        assert link.attrs["href"][1:] in targets, link.attrs["href"]
     for element in page.elements:
         for name, value in element.attrs.items():
             if name in ("href", "xlink:href"):
@@ -408,3 +411,40 @@ def test_verify_page_is_the_same_with_workers_and_deterministic() -> None:
     _code, again = run_cli(args)
     _code, workers = run_cli([*args, "--jobs", "2"])
     assert one == again == workers
+
+
+def test_large_runs_bin_the_timeline_and_state_what_they_do_not_list() -> None:
+    from sealverify.reports.formats.html.verify_page import (
+        DOT_CAP,
+        VERIFIED_ROW_CAP,
+        VerifyPage,
+        receipt_fragments,
+    )
+
+    verified, failed = VERIFIED_ROW_CAP + 300, DETAIL_CAP + 20
+    checks = (Check("binding.args-hash", "fail", "args_hash differs", "/args_hash"),)
+    subjects = [
+        Subject(f"v{i}.json", "VERIFIED", display={"signed_time_ms": 1_786_000_000_000 + i})
+        for i in range(verified)
+    ] + [
+        Subject(f"f{i}.json", "FAIL", checks, display={"signed_time_ms": 1_786_000_000_000 + i})
+        for i in range(failed)
+    ]
+    assert len(subjects) > DOT_CAP
+    summary = {"receipts": len(subjects), "VERIFIED": verified, "FAIL": failed, "findings": 0}
+    with VerifyPage() as built:
+        for subject in subjects:
+            built.add(subject, receipt_fragments(subject))
+        text = "".join(built.pieces(Report("verify", (), summary, 1)))
+    page = Page(text)
+    rows = [r for r in page.find("tr") if "data-outcome" in r.attrs]
+    assert sum(r.attrs["data-outcome"] == "VERIFIED" for r in rows) == VERIFIED_ROW_CAP
+    assert sum(r.attrs["data-outcome"] == "FAIL" for r in rows) == failed
+    assert len(page.with_class("receipt", "section")) == DETAIL_CAP
+    assert "300 receipt(s) are not listed (300 VERIFIED)" in page.by_id("table-note").joined
+    assert "20 more did not verify" in page.by_id("details-note").joined
+    assert not page.with_class("dot", "circle") and page.with_class("bin", "rect")
+    assert "in 60 bins" in page.by_id("timeline-note").joined
+    # A row whose drill-down was cut links nowhere: every in-page link has its target.
+    targets = {e.attrs["id"] for e in page.elements if "id" in e.attrs}
+    assert all(a.attrs["href"][1:] in targets for a in page.find("a"))

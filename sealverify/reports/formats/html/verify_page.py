@@ -129,7 +129,7 @@ class VerifyPage:
             self._signed += 1
             self._first = when if self._first is None else min(self._first, when)
             self._last = when if self._last is None else max(self._last, when)
-            self._times.write(json.dumps([when, outcome, subject.name]) + "\n")
+            self._times.write(json.dumps([when, outcome, subject.name, keep_detail]) + "\n")
         else:
             self._unsigned += 1
 
@@ -158,12 +158,12 @@ class VerifyPage:
         points = (json.loads(line) for line in self._times)
         if self._signed <= DOT_CAP:
             values["dots"] = [
-                (round((when - first) * scale, 1), lane.get(o, 3), o, name, when)
-                for when, o, name in points
+                (round((when - first) * scale, 1), lane.get(o, 3), o, name, when, linked)
+                for when, o, name, linked in points
             ]
         else:
             counts: Counter[tuple[int, str]] = Counter()
-            for when, o, _name in points:
+            for when, o, _name, _linked in points:
                 counts[min(int((when - first) * scale * _BINS / _WIDTH), _BINS - 1), o] += 1
             peak = max(counts.values())
             values["bins"] = [
