@@ -241,6 +241,13 @@ def _same(left: JsonValue, right: JsonValue) -> bool:
         return False
 
 
+def _compact_text(value: JsonValue) -> str | None:
+    try:
+        return serdejson.compact(value)
+    except serdejson.NumberNotRepresentable:
+        return None
+
+
 def _call(doc: Doc, params: dict[str, JsonValue], source: str) -> Check:
     problems: list[str] = []
     if params.get("name") != doc.get("tool"):
@@ -254,7 +261,14 @@ def _call(doc: Doc, params: dict[str, JsonValue], source: str) -> Check:
             problems.append(f"its {member} is not the receipt's")
     where = pointer("tool")
     if problems:
-        return fail("binding.object-a-call", f"{source}: " + "; ".join(problems), where)
+        reason = f"{source}: " + "; ".join(problems)
+        shown = [_compact_text(v) for v in (params.get("arguments"), doc.get("arguments"))]
+        if shown[0] != shown[1] and None not in shown:  # what the html report sets side by side
+            compared = Compared(
+                str(shown[0]), str(shown[1]), f"arguments in {source}", "arguments in the receipt"
+            )
+            return fail_compared("binding.object-a-call", reason, where, compared)
+        return fail("binding.object-a-call", reason, where)
     return passed(
         "binding.object-a-call",
         f"{source} calls the receipt's tool with its arguments and context members",
