@@ -101,7 +101,7 @@ def main(argv: list[str]) -> int:
         out = pages(work)
         shots = [
             (out["verify"], "report-verify.png", 1500, False),
-            (out["verify-detail"], "report-verify-detail.png", 1500, True),
+            (out["verify-detail"], "report-verify-detail.png", 1760, True),
             (out["chain"], "report-chain.png", 1250, False),
             (out["diff"], "report-diff.png", 1350, False),
         ]
