@@ -20,6 +20,7 @@ from sealverify.history.chain import (
     parse_state_file,
     verify_logs,
 )
+from sealverify.testkit.chainlog import record_line
 from tests.conftest import shared_path
 
 # seal-host@099be66377052954e7c9381b7f29174b02266b6f rust/src/receipt.rs
@@ -37,19 +38,7 @@ def step(prev: str, payload: bytes) -> str:
 
 
 def record(entry: int, session: str, prev: str, head: str, prior: str | None = None) -> bytes:
-    # Member order of seal-host `ReceiptRecord::to_json_line`.
-    return json.dumps(
-        {
-            "seal_record": "v1",
-            "entry": entry,
-            "commitment": "sha256(prevHead || 0x1f || payload)",
-            "session": session,
-            "prev_head": prev,
-            "prior_session": prior,
-            "head": head,
-        },
-        separators=(",", ":"),
-    ).encode()
+    return record_line(entry, session, prev, head, prior)
 
 
 def session_pairs(

@@ -20,6 +20,7 @@ from sealverify import (
     receipt_audit,
     verify_logs,
 )
+from sealverify.cli.chain_display import chain_display
 from sealverify.cli.common import emit, format_option, output_option, read_input
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
@@ -168,6 +169,7 @@ def chain(
             _outcome(chain_checks, result.unanchored_tail or result.unanchored_start),
             tuple(chain_checks),
             _facts(result),
+            display=chain_display(result, anchor, start_head) if fmt == "html" else {},
         )
     ]
     for label, names, files in groups:

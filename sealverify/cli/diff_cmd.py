@@ -76,7 +76,7 @@ __all__ = ["COMMANDS", "diff"]
     help="The server's output (s2c capture) holding its reply to A; lets the retry "
     "view check that B echoes requestState exactly.",
 )
-@format_option(choices=("table", "json"))
+@format_option(choices=("table", "json", "html"))
 @output_option
 def diff(
     source_a: str,

@@ -32,6 +32,7 @@ from sealverify.cli.common import (
     output_option,
     write_result,
 )
+from sealverify.cli.verify_html import run_settings
 from sealverify.cli.verify_runner import (
     Result,
     Settings,
@@ -43,6 +44,7 @@ from sealverify.cli.verify_runner import (
 from sealverify.history import state as history
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
+from sealverify.reports.formats.html import verify_page
 
 __all__ = ["COMMANDS", "verify"]
 
@@ -262,12 +264,15 @@ def verify(
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
+    page = verify_page.VerifyPage(_spool) if fmt == "html" else None  # spools of its own
     with _progress(results(tasks(expand(paths), options), settings, jobs)) as outcomes:
         for result, fragment, found in outcomes:
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
-                if fmt == "table" and isinstance(fragment, tuple):  # tab-separated cells
+                if page is not None and isinstance(fragment, tuple):  # html rows and detail
+                    page.add(result, fragment)
+                elif fmt == "table" and isinstance(fragment, tuple):  # tab-separated cells
                     cells = fragment
                     widths = [
                         max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
@@ -306,7 +311,11 @@ def verify(
     )
     with spool:
         spool.seek(0)
-        if fmt == "table":
+        if page is not None:
+            with page:
+                run = run_settings(options, trust_file, approvals_file, state_path, raw_line_files)
+                _write(page.pieces(report, run), output, line)
+        elif fmt == "table":
             _write(_spooled_table(report, spool, widths), output, line)
         else:
             head, tail = _around(report, fmt, spooled, rules, failures)

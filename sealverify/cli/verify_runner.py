@@ -23,6 +23,7 @@ from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.rederivation import may_need_threading, threaded_rederivations
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
+from sealverify.reports.formats.html import verify_page
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -280,6 +281,8 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     if settings.fmt == "junit":  # its test case; the parent counts it
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
         return bare, junit.subject_case("verify", result), facts
+    if settings.fmt == "html":  # its rows and drill-down, rendered here; the parent spools them
+        return verify_page.bare(result), verify_page.receipt_fragments(result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
         return bare, table.receipt_cells(result), facts

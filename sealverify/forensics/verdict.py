@@ -334,12 +334,23 @@ def diff_report(
     return _finish(a, b, text, checks, facts, exit_code)
 
 
+def _frame_text(side: Side) -> dict[str, Any]:
+    """A side's frame bytes as text for the html report (undecodable bytes as \\x escapes)."""
+    if side.frame is None:
+        return {"text": None, "from": side.origin}
+    return {"text": side.frame.data.decode("utf-8", "backslashreplace"), "from": side.origin}
+
+
 def _finish(
     a: Side, b: Side, text: str, checks: list[Check], facts: dict[str, Any], exit_code: int
 ) -> Report:
     facts["verdict_text"] = text
     subject = Subject(
-        name=f"{a.source} vs {b.source}", outcome=text, checks=tuple(checks), facts=facts
+        name=f"{a.source} vs {b.source}",
+        outcome=text,
+        checks=tuple(checks),
+        facts=facts,
+        display={side.label.lower(): _frame_text(side) for side in (a, b)},
     )
     return Report(
         command="diff",

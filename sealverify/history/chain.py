@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
 
 __all__ = [
@@ -393,6 +393,9 @@ def verify_chain(
                     "kind": "mutation",
                     "reason": "the payload line does not commit to the recorded head "
                     f"(recomputed {rec.recomputed}, recorded {rec.head})",
+                    "compared": Compared(
+                        str(rec.recomputed), rec.head, "commit(prev_head, payload)", "head"
+                    ),
                 }
             )
         if i == 0:
@@ -457,15 +460,14 @@ def verify_chain(
                 )
             )
     for item in breaks:
-        checks.append(
-            fail(
-                "chain.break",
-                f"entry {item['entry']}: {item['kind']}: {item['reason']}",
-                item["location"],
-                kind=item["kind"],
-                entry=item["entry"],
-            )
+        found = fail(
+            "chain.break",
+            f"entry {item['entry']}: {item['kind']}: {item['reason']}",
+            item["location"],
+            kind=item["kind"],
+            entry=item["entry"],
         )
+        checks.append(replace(found, compared=item.pop("compared", None)))
     if records and not breaks:
         checks.append(
             passed(

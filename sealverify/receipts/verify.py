@@ -20,6 +20,7 @@ from sealverify.history import receipt_approval
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation
 from sealverify.receipts.bindings.signatures import object_b_envelopes
+from sealverify.receipts.compared import attach_compared
 from sealverify.receipts.families import (
     DISCRIMINATOR_NAMES,
     ReceiptDocument,
@@ -337,6 +338,7 @@ def _subject(
     facts: dict[str, Any],
     replay: Check,
     waivers: frozenset[str] = frozenset(),
+    signed_at: int | None = None,
 ) -> Subject:
     checks[:] = _apply_waivers(checks, waivers)
     if any(c.status == "waived" for c in checks):
@@ -344,7 +346,8 @@ def _subject(
     checks.append(replay)
     facts["rederivation"] = replay.status
     result, label = outcome.decide(checks)
-    return Subject(name, result, tuple(checks), facts, label)
+    display = {} if signed_at is None else {"signed_time_ms": signed_at}
+    return Subject(name, result, tuple(checks), facts, label, display)
 
 
 def _replay(
@@ -400,7 +403,9 @@ def _verify_spine(
     spine_outcome = str(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
     final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
-    return Subject(name, final, tuple(checks), facts, "")
+    at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
+    display = {} if at is None else {"signed_time_ms": at}
+    return Subject(name, final, tuple(checks), facts, "", display)
 
 
 def _spine_window(
@@ -506,7 +511,8 @@ def _verify_read(
     checks.append(claims.decision_check(family, replay))
     checks.extend(claims.unbound_check(doc, family, checks))
     checks.extend(claims.asserted_check(doc, family))
-    return _subject(name, checks, _facts(doc, family), replay, options.waivers)
+    attach_compared(checks, doc, options.trust)
+    return _subject(name, checks, _facts(doc, family), replay, options.waivers, time[0])
 
 
 def is_receipt_like(raw: bytes) -> bool:

@@ -7,10 +7,12 @@ from typing import Any, Literal
 
 __all__ = [
     "Check",
+    "Compared",
     "Report",
     "Status",
     "Subject",
     "fail",
+    "fail_compared",
     "info",
     "not_evaluated",
     "passed",
@@ -23,6 +25,20 @@ _STATUS_ORDER = {"fail": 0, "waived": 1, "not-evaluated": 2, "pass": 3, "info": 
 
 
 @dataclass(frozen=True, slots=True)
+class Compared:
+    """The two texts a check held side by side: what it derived and what the evidence holds.
+
+    Only the formats for people show it (html, with the differing spans marked); ``to_dict``
+    leaves it out, so the JSON, SARIF and JUnit reports stay byte-stable.
+    """
+
+    expected: str
+    found: str
+    expected_from: str = "derived by sealverify"
+    found_from: str = "in the evidence"
+
+
+@dataclass(frozen=True, slots=True)
 class Check:
     """One check or finding: a stable id, a status, an actionable reason and a location."""
 
@@ -31,6 +47,7 @@ class Check:
     reason: str
     location: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+    compared: Compared | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
@@ -46,21 +63,28 @@ class Check:
 # calling them directly on a bare instance builds an identical object (same slots, so the same
 # equality, repr, hash and pickling) at about half the cost. A receipt builds ~40 checks.
 _NEW = object.__new__
-_SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA = (
-    Check.__dict__[name].__set__ for name in ("id", "status", "reason", "location", "data")
+_SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA, _SET_COMPARED = (
+    Check.__dict__[name].__set__
+    for name in ("id", "status", "reason", "location", "data", "compared")
 )
 
 
 def _check(
-    check_id: str, status: Status, reason: str, location: str, data: dict[str, Any]
+    check_id: str,
+    status: Status,
+    reason: str,
+    location: str,
+    data: dict[str, Any],
+    compared: Compared | None = None,
 ) -> Check:
-    """``Check(check_id, status, reason, location, data)`` without the generated __init__."""
+    """``Check(check_id, status, reason, location, data, compared)``, without __init__."""
     check: Check = _NEW(Check)
     _SET_ID(check, check_id)
     _SET_STATUS(check, status)
     _SET_REASON(check, reason)
     _SET_LOCATION(check, location)
     _SET_DATA(check, data)
+    _SET_COMPARED(check, compared)
     return check
 
 
@@ -70,6 +94,13 @@ def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     return _check(check_id, "fail", reason, location, data)
+
+
+def fail_compared(
+    check_id: str, reason: str, location: str, compared: Compared, **data: Any
+) -> Check:
+    """A failed check that also holds the two texts it compared (the html report shows them)."""
+    return _check(check_id, "fail", reason, location, data, compared)
 
 
 def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
@@ -82,7 +113,14 @@ def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
 
 def waived(check: Check, why: str) -> Check:
     """``check`` (a failure) as waived: same id, location and data, the waiver in its reason."""
-    return _check(check.id, "waived", f"WAIVED ({why}): {check.reason}", check.location, check.data)
+    return _check(
+        check.id,
+        "waived",
+        f"WAIVED ({why}): {check.reason}",
+        check.location,
+        check.data,
+        check.compared,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +132,9 @@ class Subject:
     checks: tuple[Check, ...] = ()
     facts: dict[str, Any] = field(default_factory=dict)
     label: str = ""
+    # What only the formats for people show (html): a receipt's signed time, a chain's
+    # records, a diff's frame bytes. ``to_dict`` leaves it out (the JSON stays byte-stable).
+    display: dict[str, Any] = field(default_factory=dict)
 
     def sorted_checks(self) -> list[Check]:
         """Checks in a deterministic order: failures first, then by id and location."""

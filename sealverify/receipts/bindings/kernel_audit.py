@@ -11,7 +11,7 @@ from sealverify.receipts.bindings.request import (
     expected_request_hash,
 )
 from sealverify.receipts.families import hex64
-from sealverify.reports.model import Check, fail, passed
+from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     JsonError,
@@ -70,12 +70,18 @@ def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
         )
     else:
         checks.append(
-            fail(
+            fail_compared(
                 "binding.audit-request-sha256",
                 "audit.request_sha256 "
                 + ("is missing" if attested is None else f"{attested!s}")
                 + f" does not equal the receipt's request identity {expected}",
                 pointer("emitted_bytes"),
+                Compared(
+                    str(expected),
+                    str(attested),
+                    "the receipt's request identity",
+                    "audit.request_sha256 the kernel attested (emitted_bytes)",
+                ),
             )
         )
     verdict = doc.get("verdict")

@@ -22,7 +22,7 @@ from sealverify.receipts.bindings.derived import (
     pointer,
     sha256_of,
 )
-from sealverify.reports.model import Check, fail, passed
+from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
 from sealverify.seal import identities
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
@@ -101,10 +101,16 @@ def _identities(doc: Doc, frame: bytes, source: str) -> list[Check]:
         )
     else:
         checks.append(
-            fail(
+            fail_compared(
                 "binding.request-sha256",
                 f"request_sha256 is not sha256(raw line of {source}) = {line_digest}",
                 pointer("request_sha256"),
+                Compared(
+                    line_digest,
+                    str(doc.get("request_sha256")),
+                    f"sha256 of the raw line of {source}",
+                    "request_sha256 in the receipt",
+                ),
             )
         )
     return checks
@@ -235,6 +241,13 @@ def _same(left: JsonValue, right: JsonValue) -> bool:
         return False
 
 
+def _compact_text(value: JsonValue) -> str | None:
+    try:
+        return serdejson.compact(value)
+    except serdejson.NumberNotRepresentable:
+        return None
+
+
 def _call(doc: Doc, params: dict[str, JsonValue], source: str) -> Check:
     problems: list[str] = []
     if params.get("name") != doc.get("tool"):
@@ -248,7 +261,14 @@ def _call(doc: Doc, params: dict[str, JsonValue], source: str) -> Check:
             problems.append(f"its {member} is not the receipt's")
     where = pointer("tool")
     if problems:
-        return fail("binding.object-a-call", f"{source}: " + "; ".join(problems), where)
+        reason = f"{source}: " + "; ".join(problems)
+        shown = [_compact_text(v) for v in (params.get("arguments"), doc.get("arguments"))]
+        if shown[0] != shown[1] and None not in shown:  # what the html report sets side by side
+            compared = Compared(
+                str(shown[0]), str(shown[1]), f"arguments in {source}", "arguments in the receipt"
+            )
+            return fail_compared("binding.object-a-call", reason, where, compared)
+        return fail("binding.object-a-call", reason, where)
     return passed(
         "binding.object-a-call",
         f"{source} calls the receipt's tool with its arguments and context members",

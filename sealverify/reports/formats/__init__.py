@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
+from sealverify.reports.formats import html, jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.model import Report
 
 __all__ = ["FORMATS", "render"]
@@ -15,6 +15,7 @@ FORMATS: dict[str, Callable[[Report], str]] = {
     "jsonl": jsonl.render,
     "sarif": sarif.render,
     "junit": junit.render,
+    "html": html.render,
 }
 
 

@@ -1,0 +1,48 @@
+"""The pins and options of a ``verify`` run, as the html report's summary lists them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sealverify import VerifyOptions
+
+__all__ = ["run_settings"]
+
+
+def _pins(options: VerifyOptions, role: str) -> str:
+    pins = options.trust.pinned(role)
+    if not pins:
+        return "none (UNPINNED at best for this role)"
+    return "; ".join(f"{pin.public_key} {pin.describe()}" for pin in pins)
+
+
+def run_settings(
+    options: VerifyOptions,
+    trust_file: Path | None,
+    approvals: Path | None,
+    state: Path | None,
+    raw_line_files: tuple[Path, ...],
+) -> list[tuple[str, str]]:
+    """(name, value) rows: every pin by role, accepted kernels and each option that was set.
+
+    File options are named by their file name only (no absolute paths in a report).
+    """
+    kernels = (*options.kernel_pins, *options.trust.kernels)
+    return [
+        ("trust file", trust_file.name if trust_file else "none"),
+        ("config keys pinned", _pins(options, "config")),
+        ("receipt keys pinned", _pins(options, "receipt")),
+        ("approval keys pinned", _pins(options, "approval")),
+        ("kernel builds accepted", ", ".join(dict.fromkeys(kernels))),
+        ("decision re-derivation", "on" if options.rederive else "off (--no-rederive)"),
+        (
+            "published keys",
+            "allowed (--allow-published-keys): not for real evidence"
+            if options.allow_published_keys
+            else "refused (UNPINNED at best)",
+        ),
+        ("waived checks", ", ".join(sorted(options.waive)) or "none"),
+        ("approval tokens", approvals.name if approvals else "none"),
+        ("raw lines", ", ".join(p.name for p in raw_line_files) or "none"),
+        ("history state", state.name if state else "none"),
+    ]

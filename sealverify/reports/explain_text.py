@@ -1,0 +1,22 @@
+"""What a check id means, in a sentence, for the reports people read (the html format)."""
+
+from __future__ import annotations
+
+from sealverify import catalogue
+
+__all__ = ["describe", "document_of"]
+
+
+def describe(check_id: str) -> str | None:
+    """The catalogue's full description of ``check_id`` (``sealverify explain``), or None.
+
+    The one place the html report asks; an id the catalogue does not know gets no text.
+    """
+    entry = catalogue.lookup(check_id)
+    return entry.full if entry else None
+
+
+def document_of(check_id: str) -> str:
+    """The docs page that explains ``check_id``: its catalogue entry's, else the index."""
+    entry = catalogue.lookup(check_id)
+    return f"docs/{entry.page}" if entry else "docs/checks.md"

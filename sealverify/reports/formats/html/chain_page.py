@@ -1,0 +1,116 @@
+"""The html report of ``chain``: the records as a timeline, every break marked and explained."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sealverify.reports.formats.html.env import render as template
+from sealverify.reports.formats.html.page import close, open_page
+from sealverify.reports.model import Check, Report, Subject
+
+__all__ = ["ROW_CAP", "render"]
+
+ROW_CAP = 2_000  # records listed one per row; every break is listed whatever the cap
+_STRIP_CELLS = 600  # the timeline strip draws at most this many cells (records grouped beyond)
+_WIDTH = 1000
+# Checks that say something about where the chain starts or ends, drawn at its ends.
+_START = ("chain.start",)
+_END = (
+    "chain.anchor-head",
+    "chain.anchor-count",
+    "chain.anchor-state",
+    "chain.truncated",
+    "chain.tail-unanchored",
+)
+
+
+def _breaks(checks: tuple[Check, ...]) -> dict[str, list[Check]]:
+    """Failed checks by the log location they name (a record's line or its payload's)."""
+    found: dict[str, list[Check]] = {}
+    for check in checks:
+        if check.status == "fail" and check.location:
+            found.setdefault(check.location, []).append(check)
+    return found
+
+
+def _rows(subject: Subject) -> list[dict[str, Any]]:
+    display = subject.display
+    records: list[dict[str, Any]] = list(display.get("records", ()))
+    by_location = _breaks(subject.checks)
+    through = display.get("anchored_through")
+    tail = bool(display.get("tail_unanchored"))
+    rows = []
+    for index, rec in enumerate(records):
+        found = by_location.get(rec["location"], []) + (
+            by_location.get(rec["payload"], []) if rec["payload"] else []
+        )
+        in_tail = tail and (through is None or index > through)
+        rows.append({**rec, "index": index, "breaks": found, "tail": in_tail})
+    return rows
+
+
+def _strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cells of the timeline strip: one per record, or per group of records when many."""
+    if not rows:
+        return []
+    per = -(-len(rows) // _STRIP_CELLS)  # records per cell, rounded up
+    cells = []
+    count = -(-len(rows) // per)
+    width = _WIDTH / count
+    for n in range(count):
+        group = rows[n * per : (n + 1) * per]
+        state = (
+            "broken"
+            if any(r["breaks"] for r in group)
+            else ("tail" if any(r["tail"] for r in group) else "ok")
+        )
+        cells.append(
+            {
+                "x": round(n * width, 2),
+                "w": max(round(width - (1 if width > 3 else 0), 2), 0.5),
+                "state": state,
+                "first": group[0],
+                "last": group[-1],
+                "anchors": [a for r in group for a in r["anchors"]],
+                "new_session": n > 0 and group[0]["session"] != rows[n * per - 1]["session"],
+                "genesis": n == 0 and group[0]["prior_session"] is None and group[0]["entry"] == 0,
+            }
+        )
+    return cells
+
+
+def render(report: Report) -> str:
+    """The chain subject as a timeline and a record table; receipt and history subjects after."""
+    chain, others = report.subjects[0], report.subjects[1:]
+    rows = _rows(chain)
+    checks = chain.sorted_checks()
+    body = template(
+        "chain.html",
+        report=report,
+        chain=chain,
+        rows=rows[:ROW_CAP],
+        unlisted=max(len(rows) - ROW_CAP, 0),
+        broken_rows=[r for r in rows[ROW_CAP:] if r["breaks"]],
+        cells=_strip(rows),
+        width=_WIDTH,
+        start=[c for c in checks if c.id in _START],
+        end=[c for c in checks if c.id in _END],
+        breaks=[c for c in checks if c.status == "fail"],
+        others=others,
+        facts=chain.facts,
+    )
+    return (
+        open_page(
+            "sealverify chain report",
+            f"{report.summary.get('records', 0)} chain record(s) from {chain.name}",
+            [
+                ("summary", "Summary"),
+                ("timeline", "Timeline"),
+                ("breaks", "Breaks"),
+                ("records", "Records"),
+                ("checks", "All checks"),
+            ],
+        )
+        + body
+        + close()
+    )

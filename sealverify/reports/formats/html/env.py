@@ -1,0 +1,83 @@
+"""The one Jinja2 environment of the html reports: package templates, autoescaping always on."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from sealverify.reports.explain_text import describe, document_of
+from sealverify.reports.formats.html.spans import Span, compare, first_difference
+
+if TYPE_CHECKING:
+    import jinja2
+
+__all__ = ["anchor", "environment", "render", "utc"]
+
+
+def utc(ms: int | None) -> str:
+    """A signed time in milliseconds since the epoch as ISO 8601 UTC (to the second)."""
+    if ms is None:
+        return ""
+    try:
+        moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    except (OverflowError, OSError, ValueError):
+        return f"{ms} ms (out of range)"
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def anchor(name: str) -> str:
+    """A stable in-page anchor for a subject: its name hashed, so no name text reaches an id."""
+    return "r-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _spans(expected: str, found: str) -> dict[str, Any]:
+    left, right = compare(expected, found)
+    return {"expected": left, "found": right, "first": first_difference(expected, found)}
+
+
+# The css classes an outcome or a status may take; any other text gets "other".
+_CSS = frozenset(
+    {"VERIFIED", "UNPINNED", "REDUCED", "FAIL", "INTACT", "UNANCHORED", "BROKEN"}
+    | {"pass", "fail", "not-evaluated", "info", "waived", "same", "differ", "warn"}
+)
+
+
+def _css(text: object) -> str:
+    return text if isinstance(text, str) and text in _CSS else "other"
+
+
+def _marked(spans: list[Span]) -> int:
+    return sum(len(s.text) for s in spans if s.differs)
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """Templates from the package (``templates/``); every value is escaped unless marked safe.
+
+    Nothing in any template marks receipt text safe: autoescaping is the only escaping.
+    """
+    import jinja2  # only the html format needs it: `import sealverify` stays light
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("sealverify.reports.formats.html", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["utc"] = utc
+    env.filters["anchor"] = anchor
+    env.filters["marked"] = _marked
+    env.filters["css"] = _css
+    env.globals["describe"] = describe
+    env.globals["document_of"] = document_of
+    env.globals["spans"] = _spans
+    return env
+
+
+def render(template: str, **values: Any) -> str:
+    """Render a package template with ``values``."""
+    return environment().get_template(template).render(**values)

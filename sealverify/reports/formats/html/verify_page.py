@@ -1,0 +1,256 @@
+"""The html report of ``verify``, assembled receipt by receipt so memory stays flat."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
+
+from sealverify.reports.formats.html.env import render as template
+from sealverify.reports.formats.html.page import close, open_page
+from sealverify.reports.model import Report, Subject
+
+__all__ = [
+    "DETAIL_CAP",
+    "OTHER_ROW_CAP",
+    "VERIFIED_ROW_CAP",
+    "VerifyPage",
+    "bare",
+    "receipt_fragments",
+    "render",
+]
+
+OUTCOMES = ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
+COLOUR = {"VERIFIED": "#1a7f37", "UNPINNED": "#9a6700", "REDUCED": "#bc4c00", "FAIL": "#cf222e"}
+# The stated caps (docs/report-format.md): drill-downs and rows for the receipts that did not
+# verify, rows for those that did; beyond them receipts are counted, never dropped silently.
+DETAIL_CAP = 200
+OTHER_ROW_CAP = 10_000
+VERIFIED_ROW_CAP = 2_000
+DOT_CAP = 1_000  # receipts drawn one by one on the timeline; beyond, counts per bin
+_BINS = 60
+_WIDTH = 760
+_OPEN = ("fail", "not-evaluated", "waived")
+_HEADLINE = {
+    0: "every receipt VERIFIED",
+    1: "FAIL: at least one receipt failed or a run finding failed",
+    3: "UNPINNED: authority not established for at least one receipt (nothing worse)",
+    4: "REDUCED: at least one receipt verified only in part (no FAIL)",
+}
+
+
+def _open_ids(subject: Subject) -> list[tuple[str, str]]:
+    """The ids of the checks that did not pass, each with its worst status, failures first."""
+    rank = {status: index for index, status in enumerate(_OPEN)}
+    worst: dict[str, str] = {}
+    for check in sorted(subject.checks, key=lambda c: -rank.get(c.status, -1)):
+        if check.status in rank:
+            worst[check.id] = check.status  # the worse statuses come later and win
+    return sorted(worst.items(), key=lambda item: (rank[item[1]], item[0]))
+
+
+def _facts(subject: Subject) -> list[tuple[str, str]]:
+    return [
+        (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for key, value in sorted(subject.facts.items())
+    ]
+
+
+def receipt_fragments(subject: Subject) -> tuple[str, str, str]:
+    """One verified receipt as (row linking to its detail, plain row, detail html).
+
+    The detail is empty for a VERIFIED receipt. Rendered where the receipt was verified (a
+    worker), so the parent only spools text.
+    """
+    ids = _open_ids(subject)
+    plain = template("verify_row.html", s=subject, link=False, open_ids=ids)
+    if subject.outcome == "VERIFIED":
+        return plain, plain, ""
+    linked = template("verify_row.html", s=subject, link=True, open_ids=ids)
+    return linked, plain, template("verify_detail.html", s=subject, facts=_facts(subject))
+
+
+def bare(subject: Subject) -> Subject:
+    """What the page keeps of a receipt besides its fragments: outcome, verdict, signed time."""
+    facts = {k: subject.facts.get(k) for k in ("rederivation", "verdict")}
+    return Subject(
+        subject.name, subject.outcome, facts=facts, label=subject.label, display=subject.display
+    )
+
+
+class VerifyPage:
+    """Receipts in, the page out: rows, drill-downs and signed times wait in spools.
+
+    ``spool`` makes a text file to hold them (``io.StringIO`` by default; the CLI passes
+    temporary files). Only counters, the time range and at most ``DOT_CAP`` timeline points are
+    held in memory.
+    """
+
+    def __init__(self, spool: Callable[[], IO[str]] = io.StringIO) -> None:
+        self._rows, self._details, self._times = spool(), spool(), spool()
+        self._listed: Counter[str] = Counter()  # rows written, VERIFIED and other
+        self._unlisted: Counter[str] = Counter()  # receipts counted but not listed
+        self._detailed = self._undetailed = 0
+        self._verdicts: Counter[tuple[str, str]] = Counter()
+        self._signed = self._unsigned = 0
+        self._first: int | None = None
+        self._last: int | None = None
+
+    def __enter__(self) -> VerifyPage:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for spool in (self._rows, self._details, self._times):
+            spool.close()
+
+    def add(self, subject: Subject, fragments: Sequence[str]) -> None:
+        """Take one receipt: ``subject`` (:func:`bare` is enough) and its fragments."""
+        linked, plain, detail = fragments
+        outcome = subject.outcome
+        verified = outcome == "VERIFIED"
+        kind = "VERIFIED" if verified else "other"
+        verdict = subject.facts.get("verdict")
+        self._verdicts[verdict if isinstance(verdict, str) else "(none)", outcome] += 1
+        keep_detail = not verified and self._detailed < DETAIL_CAP
+        if keep_detail:
+            self._details.write(detail)
+            self._detailed += 1
+        elif not verified:
+            self._undetailed += 1
+        if self._listed[kind] < (VERIFIED_ROW_CAP if verified else OTHER_ROW_CAP):
+            self._rows.write(linked if keep_detail else plain)
+            self._listed[kind] += 1
+        else:
+            self._unlisted[outcome] += 1
+        when = subject.display.get("signed_time_ms")
+        if isinstance(when, int):
+            self._signed += 1
+            self._first = when if self._first is None else min(self._first, when)
+            self._last = when if self._last is None else max(self._last, when)
+            self._times.write(json.dumps([when, outcome, subject.name, keep_detail]) + "\n")
+        else:
+            self._unsigned += 1
+
+    def _timeline(self) -> dict[str, Any]:
+        first, last = self._first, self._last
+        values: dict[str, Any] = {
+            "outcomes": OUTCOMES,
+            "colour": COLOUR,
+            "unsigned": self._unsigned,
+            "signed": self._signed,
+            "span": first is not None,
+            "dots": [],
+            "bins": [],
+            "dot_cap": DOT_CAP,
+            "bin_count": _BINS,
+            "bin_width": round(_WIDTH / _BINS, 1),
+            "width": _WIDTH,
+            "first": first,
+            "last": last,
+        }
+        if first is None or last is None:
+            return values
+        scale = _WIDTH / max(last - first, 1)
+        lane = {o: i for i, o in enumerate(OUTCOMES)}
+        self._times.seek(0)
+        points = (json.loads(line) for line in self._times)
+        if self._signed <= DOT_CAP:
+            values["dots"] = [
+                (round((when - first) * scale, 1), lane.get(o, 3), o, name, when, linked)
+                for when, o, name, linked in points
+            ]
+        else:
+            counts: Counter[tuple[int, str]] = Counter()
+            for when, o, _name, _linked in points:
+                counts[min(int((when - first) * scale * _BINS / _WIDTH), _BINS - 1), o] += 1
+            peak = max(counts.values())
+            values["bins"] = [
+                (round(b * _WIDTH / _BINS, 1), lane.get(o, 3), o, n, peak)
+                for (b, o), n in sorted(counts.items())
+            ]
+        return values
+
+    def _verdict_rows(self) -> list[tuple[str, dict[str, int], int]]:
+        rows = []
+        for verdict in sorted({v for v, _ in self._verdicts}):
+            counts = {o: self._verdicts[verdict, o] for o in OUTCOMES}
+            rows.append((verdict, counts, sum(counts.values())))
+        return rows
+
+    def _notes(self) -> tuple[str, str]:
+        unlisted = sum(self._unlisted.values())
+        table = (
+            f"Every receipt is listed ({sum(self._listed.values())})."
+            if not unlisted
+            else f"{unlisted} receipt(s) are not listed ("
+            + ", ".join(f"{n} {o}" for o, n in sorted(self._unlisted.items()))
+            + f"): the table lists at most {VERIFIED_ROW_CAP} VERIFIED receipts and "
+            f"{OTHER_ROW_CAP} others; the summary counts every receipt."
+        )
+        if not self._detailed and not self._undetailed:
+            details = "Every receipt verified: there is nothing to drill into."
+        else:
+            details = f"{self._detailed} receipt(s) in input order, each with every check"
+            details += (
+                f"; {self._undetailed} more did not verify and are not shown in detail (at most "
+                f"{DETAIL_CAP} per report: run verify on them alone, or use --format json)."
+                if self._undetailed
+                else "."
+            )
+        return table, details
+
+    def pieces(self, report: Report, settings: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
+        """The page, in pieces, from ``report`` (its summary and findings) and the spools.
+
+        ``settings`` are the run's pins and options as (name, value) rows.
+        """
+        summary = report.summary
+        worst = next((o for o in reversed(OUTCOMES) if summary.get(o)), "VERIFIED")
+        if report.exit_code == 1 and not summary.get("FAIL"):
+            worst = "FAIL"
+        headline = f"{_HEADLINE.get(report.exit_code, 'could not run')} (exit {report.exit_code})"
+        table_note, details_note = self._notes()
+        yield open_page(
+            "sealverify verify report",
+            f"{summary.get('receipts', 0)} receipt(s) verified from their exact bytes",
+            [
+                ("summary", "Summary"),
+                ("timeline", "Timeline"),
+                ("receipts", "Receipts"),
+                ("details", "Receipts that did not verify"),
+            ],
+        )
+        yield template(
+            "verify_head.html",
+            **self._timeline(),
+            summary=summary,
+            worst=worst,
+            headline=headline,
+            verdicts=self._verdict_rows(),
+            rederived=summary.get("decision_rederivation", {}),
+            settings=list(settings) or [("pins and options", "not recorded in this report")],
+            findings=[
+                c for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
+            ],
+            listed=sum(self._listed.values()),
+        )
+        yield from _read_back(self._rows)
+        yield template("verify_middle.html", table_note=table_note, details_note=details_note)
+        yield from _read_back(self._details)
+        yield template("verify_close.html")
+        yield close()
+
+
+def _read_back(spool: IO[str]) -> Iterator[str]:
+    spool.seek(0)
+    yield from iter(lambda: spool.read(1 << 16), "")  # 64 Ki characters at a time
+
+
+def render(report: Report) -> str:
+    """A whole verify report held in memory (the CLI streams the same page instead)."""
+    with VerifyPage() as page:
+        for subject in report.subjects:
+            page.add(subject, receipt_fragments(subject))
+        return "".join(page.pieces(report))
