@@ -237,7 +237,7 @@ def analyze_frame(
     """Analyze one frame: strict parse, envelope, era, `_meta`, then identities (tools/call).
 
     Identities are computed only for an admissible ``tools/call``: nothing refused reaches
-    canonical work (seed 000 §3.1). Byte digests are always available on ``frame``.
+    canonical work (the meta-partition ruling §3.1). Byte digests are always available on ``frame``.
     """
     era = era or options.era
     refusals = _frame_refusals(frame)

@@ -68,7 +68,8 @@ def uint_value(value: JsonValue) -> int | None:
 class Limits:
     """Resource bounds applied before any canonical work; each is configurable.
 
-    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows seed 003
+    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows AttestoMCP
+    Server v2.8.0 `RequestMeta`
     (65,536 bytes of raw ``_meta``). See docs/limits.md.
     """
 
