@@ -436,4 +436,16 @@ def test_cli_digest_usage_errors_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text('{"tools":[]}')
     assert _run("tools", "digest", str(path), "--profile", "md5").exit_code == 2
-    assert _run("tools", "digest", str(path)).exit_code == 2  # --profile is required
+
+
+def test_cli_digest_defaults_to_heldfast_as_compare_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    tool = {"name": "search", "description": "Search notes", "inputSchema": {"type": "object"}}
+    path.write_text(json.dumps({"tools": [tool]}))
+    bare = _run("tools", "digest", str(path), "--format", "json")
+    named = _run("tools", "digest", str(path), "--profile", "heldfast", "--format", "json")
+    assert bare.exit_code == named.exit_code == 0
+    assert bare.output == named.output
+    assert "heldfast-jcs-v2" in bare.output
+    rug = _run("tools", "digest", str(path), "--profile", "rugsnare", "--format", "json")
+    assert rug.output != bare.output

@@ -20,7 +20,7 @@ from sealverify import (
     receipt_audit,
     verify_logs,
 )
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.model import fail
@@ -65,15 +65,17 @@ def _receipt_inputs(
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option(
     "--expect-head",
+    callback=lowercase_hex,
     default=None,
     metavar="HEX",
-    help="The head the log must reach (64 lowercase hex); anchors truncation.",
+    help="The head the log must reach (64 hex digits, either case); anchors truncation.",
 )
 @click.option(
     "--start-head",
+    callback=lowercase_hex,
     default=None,
     metavar="HEX",
-    help="The head the log continues from (64 lowercase hex), when it does not start at "
+    help="The head the log continues from (64 hex digits, either case), when it does not start at "
     "genesis: anchors its start.",
 )
 @click.option(
@@ -94,7 +96,7 @@ def _receipt_inputs(
     "receipts",
     type=click.Path(exists=True, path_type=Path),
     multiple=True,
-    metavar="PATH",
+    metavar="FILE|DIR",
     help="Receipt file or receipt directory to bind to the chain (repeatable).",
 )
 @click.option(
@@ -126,9 +128,9 @@ def chain(
     chain record at all), 2 could not run, 3 intact but its start or tail is unanchored.
     """
     if expect_head is not None and not _HEX64.fullmatch(expect_head):
-        raise click.UsageError("--expect-head must be 64 lowercase hex digits")
+        raise click.UsageError("--expect-head must be 64 hex digits")
     if start_head is not None and not _HEX64.fullmatch(start_head):
-        raise click.UsageError("--start-head must be 64 lowercase hex digits")
+        raise click.UsageError("--start-head must be 64 hex digits")
     sources = [("-" if log == "-" else Path(log).name, read_input(log)) for log in logs]
     extra: list[Check] = []
     state_session = state_head = None

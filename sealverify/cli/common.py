@@ -17,6 +17,7 @@ __all__ = [
     "emit",
     "era_option",
     "format_option",
+    "lowercase_hex",
     "output_option",
     "read_input",
     "server_option",
@@ -88,7 +89,10 @@ def era_option(default: str, help_text: str) -> Callable[[F], F]:
 def server_option(func: F) -> F:
     """``--server``: seal's ``kernel_config.server``, the guard target's server part."""
     return click.option(
-        "--server", default="", help="seal's kernel_config.server (guard-target server part)."
+        "--server",
+        default="",
+        metavar="NAME",
+        help="seal's kernel_config.server (guard-target server part).",
     )(func)
 
 
@@ -98,10 +102,22 @@ def supported_version_option(func: F) -> F:
         "--supported-version",
         "supported",
         multiple=True,
+        metavar="VERSION",
         default=("2026-07-28",),
         show_default=True,
         help="A protocolVersion the mediated server supports (repeatable).",
     )(func)
+
+
+def lowercase_hex(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback: hex pins are accepted in either case and used as lowercase hex.
+
+    seal writes every key and digest in lowercase hex; a pin copied from an uppercase listing
+    means the same bytes, so it is normalised rather than refused.
+    """
+    if isinstance(value, tuple):
+        return tuple(v.lower() for v in value)
+    return value.lower() if isinstance(value, str) else value
 
 
 def read_input(source: str) -> bytes:

@@ -33,6 +33,7 @@ _DEFAULT_LIMITS = Limits()
 @click.option(
     "--index",
     "indexes",
+    metavar="N",
     type=click.IntRange(min=0),
     multiple=True,
     help="Report only the frame(s) with this 0-based index in the stream (repeatable).",
@@ -41,6 +42,7 @@ _DEFAULT_LIMITS = Limits()
 @supported_version_option
 @click.option(
     "--max-meta-bytes",
+    metavar="BYTES",
     type=click.IntRange(min=0),
     default=_DEFAULT_LIMITS.max_meta_bytes,
     show_default=True,
@@ -48,6 +50,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-meta-depth",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_meta_depth,
     show_default=True,
@@ -55,6 +58,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-depth",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_depth,
     show_default=True,
@@ -62,6 +66,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-string-bytes",
+    metavar="BYTES",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_string_bytes,
     show_default=True,
@@ -69,6 +74,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-members",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_members,
     show_default=True,

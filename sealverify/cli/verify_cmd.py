@@ -29,6 +29,7 @@ from sealverify import (
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
+    lowercase_hex,
     output_option,
     write_result,
 )
@@ -107,13 +108,15 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--config-pubkey",
     "config_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin a config signer (64 lowercase hex Ed25519 key); repeatable.",
+    help="Pin a config signer (Ed25519 key, 64 hex digits, either case); repeatable.",
 )
 @click.option(
     "--receipt-pubkey",
     "receipt_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Pin a receipt (Object B) signing key; repeatable.",
@@ -121,6 +124,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--approval-pubkey",
     "approval_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Pin an approver key (matched to an ed25519 approval's key_id); repeatable.",
@@ -137,6 +141,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--kernel-sha256",
     "kernel_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Also accept this kernel wasm build (the fleet build "
@@ -156,7 +161,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     "state_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    metavar="PATH",
+    metavar="FILE",
     help="SQLite history across runs: single-use nonces, operation ids, config epochs "
     "(docs/history.md). Written only when the run completes.",
 )
@@ -229,7 +234,7 @@ def verify(
     """
     for pin in kernel_pins:
         if not _HEX64.fullmatch(pin):
-            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 lowercase hex digits")
+            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:
         options = VerifyOptions(

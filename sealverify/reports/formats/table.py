@@ -44,7 +44,8 @@ def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
 
 def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
-    _flat("", subject.facts, facts)
+    if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
+        _flat("", subject.facts, facts)
     lines = [
         f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
     ]
