@@ -136,3 +136,34 @@ def _in_root(args: list[str]):
         return CliRunner().invoke(cli, args, catch_exceptions=False)
     finally:
         os.chdir(here)
+
+
+WITH_OUTPUT = [
+    (path, command)
+    for path, command in ALL
+    if any(isinstance(p, click.Option) and "--output" in p.opts for p in command.params)
+]
+
+
+@pytest.mark.parametrize("path,command", WITH_OUTPUT, ids=[" ".join(p) for p, _ in WITH_OUTPUT])
+def test_output_into_a_missing_directory_exits_2_before_any_work(
+    path, command, tmp_path: Path
+) -> None:
+    target = tmp_path / "no-such-dir" / "report.out"
+    result = _run(*path, "--output", str(target), str(ROOT / "fixtures" / "frames" / "call.bin"))
+    assert result.exit_code == 2, result.output
+    assert "does not exist" in result.output
+    assert "--output" in result.output
+    assert not target.parent.exists()
+
+
+def test_every_command_with_a_report_has_output() -> None:
+    assert {"verify", "frame", "chain", "approval", "lint"} <= {" ".join(p) for p, _ in WITH_OUTPUT}
+
+
+def test_output_under_a_file_is_refused_at_once(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = _run("verify", str(DEMO / "receipts"), "--output", str(blocker / "r.json"))
+    assert result.exit_code == 2
+    assert "is not a directory" in result.output

@@ -21,6 +21,7 @@ from sealverify import (
     verify_logs,
 )
 from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
+from sealverify.cli.walk import inside
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.model import fail
@@ -50,8 +51,9 @@ def _receipt_inputs(
                 names = sorted(p.name for p in path.iterdir())
             except OSError as exc:
                 raise click.UsageError(f"cannot list {path}: {exc.strerror or exc}") from None
+            root = path.resolve()
             files = [
-                (n, read_input(str(path / n)))
+                (n, read_input(str(inside(path / n, root))))  # never read out of the directory
                 for n in names
                 if n.startswith("receipt-") and n.endswith(".json")
             ]

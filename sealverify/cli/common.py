@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -43,12 +44,35 @@ def format_option(
     )
 
 
+def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Check ``--output`` before any work: its directory exists and this user may write there.
+
+    The report is written only once the run completes, so a bad destination found then would
+    throw the whole run away; it is a usage error (exit 2) at once instead.
+    """
+    if value is None:
+        return None
+    parent = value.parent if str(value.parent) else Path(".")
+    if not parent.exists():
+        raise click.BadParameter(f"{value}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise click.BadParameter(f"{value}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"{value}: directory {parent} is not writable")
+    if value.exists() and not os.access(value, os.W_OK):
+        raise click.BadParameter(f"{value}: the file exists and is not writable")
+    return value
+
+
 def output_option(func: F) -> F:
+    """``--output FILE``: the report goes there, once the run has completed, not to stdout."""
     return click.option(
         "--output",
         "output",
-        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        type=click.Path(dir_okay=False, path_type=Path),
         default=None,
+        metavar="FILE",
+        callback=_writable_output,
         help="Write the report to FILE (only once the run has completed) instead of stdout.",
     )(func)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import os
 import re
 import sys
 from collections import deque
@@ -17,6 +16,7 @@ from pathlib import Path
 import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
+from sealverify.cli.walk import walk_tree
 from sealverify.history import state as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
@@ -36,43 +36,13 @@ _LOG_SUFFIXES = (".jsonl", ".ndjson")
 _GLOB = re.compile(r"[*?\[]")
 
 
-def _walk(directory: Path, seen: frozenset[tuple[int, int]] = frozenset()) -> Iterator[Path]:
-    """Receipt files under ``directory``, lazily, in sorted path order.
+def _wanted(path: Path) -> bool:
+    return path.suffix in _SUFFIXES and not path.name.endswith(_SIDE_SUFFIX)
 
-    Each directory's entries are sorted by name and subdirectories are entered in place,
-    which is the order ``sorted(directory.rglob("*"))`` gives (paths compare part by part)
-    without holding the whole tree's paths at once. Fails closed: an unreadable directory,
-    a dangling symbolic link and a symbolic link loop are usage errors naming the path
-    (exit 2), never skipped, so a walk never silently verifies less than the tree holds.
-    """
-    try:
-        here = directory.stat()
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError as exc:
-        raise click.UsageError(
-            f"cannot read directory {directory}: {exc.strerror or exc}"
-        ) from None
-    seen = seen | {(here.st_dev, here.st_ino)}
-    for entry in entries:
-        path = Path(entry.path)
-        try:
-            is_dir, is_file = entry.is_dir(), entry.is_file()
-            if entry.is_symlink() and not (is_dir or is_file):
-                path.stat()  # raises for a dangling link or a loop; anything else is odd
-                raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
-        except OSError as exc:
-            raise click.UsageError(
-                f"{path}: dangling or looping symbolic link ({exc.strerror or exc})"
-            ) from None
-        if is_dir:
-            target = path.stat()
-            if (target.st_dev, target.st_ino) in seen:
-                raise click.UsageError(
-                    f"{path}: symbolic link loop (leads back to an enclosing directory)"
-                )
-            yield from _walk(path, seen)
-        elif is_file and path.suffix in _SUFFIXES and not entry.name.endswith(_SIDE_SUFFIX):
-            yield path
+
+def _walk(directory: Path) -> Iterator[Path]:
+    """Receipt files under ``directory`` in sorted path order, fail-closed (cli/walk.py)."""
+    return walk_tree(directory, _wanted)
 
 
 def _side_attestation(path: Path) -> tuple[JsonValue | None, str]:
