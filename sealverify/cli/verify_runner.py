@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import re
+import signal
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -307,6 +308,9 @@ _WORKER: Settings | None = None
 def _init_worker(settings: Settings) -> None:
     global _WORKER
     _WORKER = settings
+    # Ctrl-C reaches the whole process group: only the parent handles it (one clean message,
+    # exit 130) and ends the pool; a worker that took it too would print its own traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_task_in_worker(task: _Files | _LogSlice) -> list[Result]:
