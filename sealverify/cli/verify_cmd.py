@@ -360,7 +360,7 @@ def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterato
     rows = (tuple(line[:-1].split("\t")) for line in spool)
     for text in table.receipt_table_lines(rows, widths):
         yield text + "\n"
-    yield "\n" + table.receipts_summary(report) + "\n"
+    # The run's summary line is printed once, on stderr (with the NOT MEDIATED count).
 
 
 def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
