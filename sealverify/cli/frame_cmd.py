@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +14,7 @@ from typing import BinaryIO
 
 import click
 
-from sealverify import FrameOptions, Limits, frame_of, frame_report
+from sealverify import FrameBytes, FrameOptions, Limits, frame_of, frame_report, iter_stream
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -22,9 +24,8 @@ from sealverify.cli.common import (
     supported_version_option,
     transport_option,
 )
-from sealverify.mcp.frame import iter_stream
+from sealverify.cli.progress import Advance, progress, shown
 from sealverify.reports.model import Check, Report, fail
-from sealverify.wire.framing import FrameBytes
 
 __all__ = ["COMMANDS", "frame"]
 
@@ -47,12 +48,22 @@ def _opened(source: str) -> Iterator[BinaryIO]:
         yield stream
 
 
-def _stdio_frames(stream: BinaryIO) -> Iterator[FrameBytes]:
+def _stdio_frames(stream: BinaryIO, advance: Advance) -> Iterator[FrameBytes]:
     """Each LF-terminated line (the last one maybe unterminated), one at a time."""
     offset = 0
     while line := stream.readline():  # binary readline splits at LF only, as stdio does
+        advance(len(line))
         yield frame_of(line, "stdio", offset)
         offset += len(line)
+
+
+def _size(stream: BinaryIO) -> int | None:
+    """The bytes a regular file holds (the progress bar's total), else None (a pipe)."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 @click.command()
@@ -169,11 +180,16 @@ def frame(
         max_frame_bytes=max_frame_bytes,
     )
     name = "-" if source == "-" else Path(source).name
-    with _opened(source) as stream:
+    with (
+        _opened(source) as stream,
+        progress(
+            "reading frames", _size(stream) if shown() else None, "B", unit_scale=True
+        ) as advance,
+    ):
         if transport == "http":
             frames: Iterator[FrameBytes] = iter([frame_of(stream.read(), "http")])
         else:
-            frames = _stdio_frames(stream)
+            frames = _stdio_frames(stream, advance)
         first = next(frames, None)
         if first is None:
             raise click.UsageError(f"{source}: no bytes to read as a frame")

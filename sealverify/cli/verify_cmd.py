@@ -5,11 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -33,8 +31,10 @@ from sealverify.cli.common import (
     output_option,
     write_result,
 )
+from sealverify.cli.progress import progress
+from sealverify.cli.progress import shown as progress_shown
 from sealverify.cli.verify_runner import (
-    Result,
+    LOG_SUFFIXES,
     Settings,
     expand,
     load_approvals,
@@ -93,14 +93,23 @@ def _trust(
         raise click.UsageError(f"--trust {trust_file}: {exc}") from None
 
 
-@contextmanager
-def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
-    """A progress counter on stderr, only when stderr is a terminal (never in captured output)."""
-    if sys.stderr.isatty():
-        with click.progressbar(results, label="verifying", file=sys.stderr) as bar:
-            yield bar
-    else:
-        yield results
+def _total(paths: tuple[str, ...]) -> int:
+    """Subjects a run will report, for the progress bar: a file each, a log a line each."""
+    total = 0
+    for path, _ in expand(paths):
+        if path.suffix not in LOG_SUFFIXES:
+            total += 1
+            continue
+        try:
+            with path.open("rb") as log:
+                last = b"\n"
+                while block := log.read(1 << 20):
+                    total += block.count(b"\n")
+                    last = block[-1:]
+        except OSError:
+            continue  # the run itself names the unreadable file (exit 2)
+        total += last != b"\n"  # an unterminated last line is a subject too
+    return total
 
 
 @click.command()
@@ -267,8 +276,10 @@ def verify(
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
-    with _progress(results(tasks(expand(paths), options), settings, jobs)) as outcomes:
-        for result, fragment, found in outcomes:
+    total = _total(paths) if progress_shown() else None
+    with progress("verifying", total, "receipt") as advance:
+        for result, fragment, found in results(tasks(expand(paths), options), settings, jobs):
+            advance(1)
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):

@@ -28,12 +28,20 @@ from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["Settings", "expand", "history_facts", "load_approvals", "results", "tasks"]
+__all__ = [
+    "LOG_SUFFIXES",
+    "Settings",
+    "expand",
+    "history_facts",
+    "load_approvals",
+    "results",
+    "tasks",
+]
 
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
 _SIDE_SUFFIX = ".partition.json"
-_LOG_SUFFIXES = (".jsonl", ".ndjson")
+LOG_SUFFIXES = (".jsonl", ".ndjson")  # a log: one receipt per line
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -160,7 +168,7 @@ def tasks(
     """
     batch: list[tuple[str, bool]] = []
     for path, walked in files:
-        if path.suffix in _LOG_SUFFIXES:
+        if path.suffix in LOG_SUFFIXES:
             if batch:
                 yield _Files(tuple(batch))
                 batch = []
