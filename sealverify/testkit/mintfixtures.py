@@ -257,6 +257,7 @@ GENERATORS: list[Callable[[Path], None]] = [
     samples.mint_skills,
     samples.mint_decide,
     samples.mint_lint,
+    samples.mint_readme,
 ]
 
 

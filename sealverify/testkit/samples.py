@@ -25,6 +25,7 @@ __all__ = [
     "mint_decide",
     "mint_lint",
     "mint_partition",
+    "mint_readme",
     "mint_skills",
     "mint_tools",
 ]
@@ -213,3 +214,39 @@ def mint_lint(root: Path) -> None:
     )
     bad = "# Partition note\n\nThe `traceparent` key is inert, so nothing downstream acts on it.\n"
     _write(root / "lint", {"good.md": good.encode(), "bad.md": bad.encode()})
+
+
+_README = """\
+# Samples for every command
+
+Minted by `python -m sealverify.testkit.mintfixtures fixtures` (sealverify/testkit/samples.py
+and mintfixtures.py) with the project's own test keys, whose secrets are public: **never pin
+them outside these samples**. Regenerating must leave `git diff` clean (`nox -s fixtures`).
+docs/examples.md runs a command on each folder, exactly as written there.
+
+- `demo/` (`verify`): receipts of every outcome, a receipt log and a trust file; see
+  `demo/README.md`.
+- `frames/` (`frame`, `diff`, `partition`): an admissible call, the same call with another
+  `traceparent`, and a refusal (`_meta: null`).
+- `chain/` (`chain`): `host.stderr`, a host's stderr with three decisions; `anchors.json`, its
+  final head and record count (`--expect-head`, `--expect-count`); `truncated.stderr`, the
+  same log missing its last decision.
+- `approval/` (`approval`): `tokens.ndjson`, an ApprovalRecord v2 token; `frame.bin`, the call
+  it approves; `approver.json`, the approver key, the server and the time to judge at
+  (`--approval-pubkey`, `--server`, `--at`).
+- `partition/` (`partition verify`): `attestation.json`, a signed commit-all attestation of
+  `frame.bin`; `signer.json`, its public key (`--pubkey`).
+- `tools/` (`tools digest`, `tools compare`): `tools.json`, a `tools/list` result with its
+  capture block; `tools-later.json`, a later reading in which one description drifted.
+- `skills/` (`skill verify`): `dir/`, a skills directory with one skill; `listing.json`, its
+  SEP-2640 listing entry.
+- `decide/` (`decide`): `signed-config.json`, the demo policy signed; `calls.bin`, two calls
+  to judge (one allowed, one guarded).
+- `lint/` (`lint`): `good.md`, a note that follows the wording rules; `bad.md`, one that calls
+  a key "inert".
+"""
+
+
+def mint_readme(root: Path) -> None:
+    """``README.md``: what each sample folder holds and which command reads it."""
+    _write(root, {"README.md": _README.encode("utf-8")})
