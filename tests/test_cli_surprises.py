@@ -167,3 +167,45 @@ def test_output_under_a_file_is_refused_at_once(tmp_path: Path) -> None:
     result = _run("verify", str(DEMO / "receipts"), "--output", str(blocker / "r.json"))
     assert result.exit_code == 2
     assert "is not a directory" in result.output
+
+
+def test_junit_from_the_cli_has_no_failure_for_an_intact_chain_or_a_valid_approval() -> None:
+    anchors = json.loads((ROOT / "fixtures" / "chain" / "anchors.json").read_text())
+    chain = _in_root(
+        [
+            "chain",
+            "fixtures/chain/host.stderr",
+            "--expect-head",
+            anchors["expect_head"],
+            "--expect-count",
+            str(anchors["expect_count"]),
+            "--format",
+            "junit",
+        ]
+    )
+    assert chain.exit_code == 0
+    assert 'failures="0"' in chain.stdout and "<failure" not in chain.stdout
+    approver = json.loads((ROOT / "fixtures" / "approval" / "approver.json").read_text())
+    approval = _in_root(
+        [
+            "approval",
+            "fixtures/approval/tokens.ndjson",
+            "--frame",
+            "fixtures/approval/frame.bin",
+            "--server",
+            approver["server"],
+            "--approval-pubkey",
+            approver["approver_pubkey"],
+            "--at",
+            str(approver["judged_at_ms"]),
+            "--allow-published-keys",
+            "--format",
+            "junit",
+        ]
+    )
+    assert approval.exit_code == 0
+    assert 'failures="0"' in approval.stdout and "<failure" not in approval.stdout
+    broken = _in_root(
+        ["chain", "fixtures/chain/truncated.stderr", "--expect-count", "3", "--format", "junit"]
+    )
+    assert broken.exit_code == 1 and 'failures="1"' in broken.stdout
