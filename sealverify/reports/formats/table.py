@@ -151,12 +151,22 @@ def _severity(check: Check) -> tuple[int, str, str]:
 def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
     """The checks that decide an outcome, most severe first, within ``width`` characters.
 
-    Checks are ordered by how decisive their family is, then by id and location (stable);
-    whole checks are shown while they fit, then "(+N more)". A single check longer than the
-    cell is cut at a word boundary and marked with an ellipsis, never mid-word unmarked.
+    Checks are ordered by how decisive their family is, then by id and location (stable), the
+    first of each family before the others. Whole checks are shown while they fit; the next
+    one is cut at a word and marked "…" when its id and a few words still fit; "(+N more)"
+    counts the rest. A check is never cut mid-word unmarked.
     """
     ordered = sorted(checks, key=_severity)
-    parts = [f"{c.id}: {c.reason}" for c in ordered]
+    # One check of each family first (a forged decision shows its replay.decision beside the
+    # bindings it broke), then the rest, each group in severity order.
+    families: set[str] = set()
+    first: list[Check] = []
+    others: list[Check] = []
+    for check in ordered:
+        family = check.id.partition(".")[0]
+        (others if family in families else first).append(check)
+        families.add(family)
+    parts = [f"{c.id}: {c.reason}" for c in (*first, *others)]
     if not parts:
         return ""
     shown: list[str] = []
@@ -167,9 +177,12 @@ def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
         if len(candidate) + len(tail) <= width:
             shown.append(part)
             continue
+        more = f" (+{rest} more)" if rest else ""
         if not shown:  # the most decisive check alone is too long: cut it, marked
-            more = f" (+{len(parts) - 1} more)" if len(parts) > 1 else ""
             return _cut(part, width - len(more)) + more
+        room = width - len("; ".join(shown)) - 2 - len(more)
+        if room >= len(part.partition(": ")[0]) + 12:  # its id and a few words still fit
+            return "; ".join([*shown, _cut(part, room)]) + more
         return "; ".join(shown) + f" (+{len(parts) - len(shown)} more)"
     return "; ".join(shown)
 
