@@ -43,7 +43,7 @@ def _piped(args: list[str]) -> tuple[int, str]:
 
 
 def _chain_log(tmp_path: Path) -> Path:
-    from sealverify.testkit.chainlog import chain_log
+    from sealverify.testkit.auditlog import chain_log
 
     log = tmp_path / "host.stderr"
     log.write_bytes(chain_log([b"payload %d" % i for i in range(5)]))

@@ -14,7 +14,7 @@ from typing import Any
 
 from sealverify.ruling import partition
 from sealverify.testkit import mint
-from sealverify.testkit.chainlog import mint_log
+from sealverify.testkit.auditlog import mint_log
 from sealverify.testkit.records import sign_config
 from sealverify.wire.framing import frame_of
 
