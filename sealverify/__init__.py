@@ -38,7 +38,13 @@ if TYPE_CHECKING:
     from sealverify.kernel.profiles import KERNEL_PROFILES, BuildProfile
     from sealverify.kernel.replay import Rederivation, rederive
     from sealverify.kernel.whatif import HostApproval, WhatIf, what_if, what_if_report
-    from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
+    from sealverify.mcp.frame import (
+        FrameAnalysis,
+        FrameOptions,
+        analyze_frame,
+        analyze_stream,
+        iter_stream,
+    )
     from sealverify.mcp.frame_report import frame_report
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
@@ -76,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "FrameOptions": "sealverify.mcp.frame",
     "analyze_frame": "sealverify.mcp.frame",
     "analyze_stream": "sealverify.mcp.frame",
+    "iter_stream": "sealverify.mcp.frame",
     "frame_report": "sealverify.mcp.frame_report",
     "Limits": "sealverify.wire.strictjson",
     # compare two frames or receipts
@@ -140,6 +147,7 @@ __all__ = [
     "frame_of",
     "frame_report",
     "input_required_reply",
+    "iter_stream",
     "load_side",
     "load_trust_file",
     "parse_state_file",

@@ -12,7 +12,8 @@ from sealverify.wire import strictjson
 from sealverify.wire.framing import raw_line
 from tests.test_mint import _config_ok, _object_b_ok, _record
 
-DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "demo"
 
 
 def _load(name: str) -> bytes:
@@ -203,3 +204,19 @@ def test_the_demo_names_the_current_kernel_profile() -> None:
 
     assert CURRENT_KERNEL_SHA256 == DEFAULT_KERNEL_SHA256
     assert CURRENT_KERNEL_SHA256 in KERNEL_PROFILES
+
+
+def test_every_committed_fixture_is_what_the_generators_mint(tmp_path: Path) -> None:
+    from sealverify.testkit.mintfixtures import main as mint_all
+
+    assert mint_all([str(tmp_path)]) == 0
+    minted = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    fixtures = ROOT / "fixtures"
+    committed = {
+        p.relative_to(fixtures): p.read_bytes() for p in fixtures.rglob("*") if p.is_file()
+    }
+    assert minted.keys() == committed.keys()
+    changed = [str(name) for name in minted if minted[name] != committed[name]]
+    assert not changed
+    for folder in ("chain", "approval", "partition", "tools", "skills", "decide", "lint"):
+        assert (fixtures / folder).is_dir(), folder

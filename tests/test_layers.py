@@ -26,8 +26,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
-    ("kernel", "ruling", "forensics", "testkit"),
-    ("receipts",),
+    ("kernel", "ruling", "forensics"),
+    # The testkit mints evidence of every surface below it, partition attestations included.
+    ("receipts", "testkit"),
     ("",),
     ("cli", "bench"),
     ("__main__",),

@@ -163,18 +163,18 @@ def _receipt_row_reference(subject: Subject) -> tuple[str, str, str, str, str]:
     """``table._receipt_row`` as it was: filtered from the fully sorted checks."""
     checks = subject.sorted_checks()
     failing = [c for c in checks if c.status == "fail"]
+    # The cell's order and width are table.decisive_reason's (tests/test_table_reason.py);
+    # this reference holds the fast path's filtering equal to filtering the sorted checks.
     if failing:
-        why = "; ".join(f"{c.id}: {c.reason}" for c in failing)
+        why = table.decisive_reason(failing)
     else:
-        why = "; ".join(
-            f"{c.id}: {c.reason}"
-            for c in checks
-            if c.status == "not-evaluated" and c.id != "replay.decision"
+        why = table.decisive_reason(
+            c for c in checks if c.status == "not-evaluated" and c.id != "replay.decision"
         )
     label = f" ({subject.label})" if subject.label else ""
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
-    return subject.name, subject.outcome + label, family, verdict, why[:300]
+    return subject.name, subject.outcome + label, family, verdict, why
 
 
 @settings(max_examples=1500)
@@ -198,7 +198,8 @@ def test_receipt_row_orders_ties_as_the_full_sort() -> None:
     subject = Subject("r.json", FAIL, checks)
     row = table._receipt_row(subject)
     assert row == _receipt_row_reference(subject)
-    assert row[4] == "a: a-1; a: a-2; b: b-early; b: b-late"
+    # One check of each family first, then the rest; equal keys keep their input order.
+    assert row[4] == "a: a-1; b: b-early; a: a-2; b: b-late"
 
 
 def _nested(depth: int) -> JsonValue:

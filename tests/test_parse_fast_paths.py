@@ -50,7 +50,10 @@ def _reference_parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonVal
     except json.JSONDecodeError as exc:
         code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
         raise JsonError(
-            code, f"not RFC 8259 JSON: {exc.msg}", strictjson._byte_offset(text, exc.pos)
+            # The decoder's own trailing "at" is dropped: the offset names the place once.
+            code,
+            f"not RFC 8259 JSON: {exc.msg.removesuffix(' at')}",
+            strictjson._byte_offset(text, exc.pos),
         ) from None
     except ValueError as exc:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None

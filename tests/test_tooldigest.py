@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import rfc8785
 from click.testing import CliRunner
 
@@ -27,8 +24,9 @@ from tests.conftest import shared_path
 
 HELDFAST = PROFILES["heldfast"]
 RUGSNARE = PROFILES["rugsnare"]
-# Fetched upstream snapshots (see the brief: read at run time, never committed).
-MIRRORS = Path(os.environ.get("SEALVERIFY_MIRRORS", "/work/.mirror"))
+# Upstream vectors (heldfast, rugsnare) in ../shared, read in place at test time, never committed;
+# their provenance is ../shared/vectors/tool-digests/PROVENANCE.md.
+VECTORS = ("vectors", "tool-digests")
 SDK = ("frames", "mcp-python-sdk-2.3.0")
 
 
@@ -44,42 +42,28 @@ def _run(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-# --- upstream vectors, read at run time from the fetched mirror, never committed -------------
+# --- upstream vectors, read at run time from ../shared, never committed ----------------------
 
 
-def _mirror(name: str) -> Path:
-    repo = MIRRORS / name / "repo"
-    if not repo.is_dir():
-        pytest.skip(
-            f"mirror {repo} not fetched; upstream-vector test skipped "
-            f"(fetch github:{name.replace('+', '/')} to run it)"
-        )
-    return repo
-
-
-def _git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "--git-dir", str(repo), *args], check=True, capture_output=True
-    ).stdout
+def _vectors(project: str) -> Path:
+    return shared_path(*VECTORS, project)
 
 
 def test_heldfast_published_tool_vectors_reproduce() -> None:
     # rufat325/heldfast tests/golden/tools/*.json: {"id", "digest", "tool"} (docs/LOCK.md).
-    repo = _mirror("rufat325+heldfast")
-    names = _git(repo, "ls-tree", "--name-only", "HEAD", "tests/golden/tools/").decode().split()
-    vectors = [n for n in names if n.endswith(".json")]
-    assert vectors, "no golden tool vectors in the mirror"
+    vectors = sorted((_vectors("heldfast") / "tests" / "golden" / "tools").glob("*.json"))
+    assert len(vectors) >= 14, "the heldfast golden tool vectors are incomplete"
     for path in vectors:
-        vector = json.loads(_git(repo, "show", f"HEAD:{path}"))
+        vector = json.loads(path.read_bytes())
         got = digest_tool(parse_bytes(json.dumps(vector["tool"]).encode()), HELDFAST)
-        assert got.digest == vector["digest"], path
+        assert got.digest == vector["digest"], path.name
 
 
 def test_heldfast_published_jcs_vectors_reproduce() -> None:
     # tests/golden/jcs_vectors.json `canonical`: value -> exact canonical text. Values holding a
     # lone surrogate are refused by sealverify's strict parser before any profile sees them.
-    repo = _mirror("rufat325+heldfast")
-    vectors = json.loads(_git(repo, "show", "HEAD:tests/golden/jcs_vectors.json"))
+    path = _vectors("heldfast") / "tests" / "golden" / "jcs_vectors.json"
+    vectors = json.loads(path.read_bytes())
     checked = 0
     for case in vectors["canonical"]:
         raw = json.dumps(case["value"]).encode()
@@ -93,15 +77,11 @@ def test_heldfast_published_jcs_vectors_reproduce() -> None:
 def test_rugsnare_published_pins_reproduce() -> None:
     # Paraphern/rugsnare corpus/*/.rugsnare/pins.json that record description and inputSchema
     # beside hash/schemaHash/proseHash (docs/PIN-SPEC.md §2).
-    repo = _mirror("Paraphern+rugsnare")
-    files = [
-        p
-        for p in _git(repo, "ls-tree", "-r", "--name-only", "HEAD", "corpus/").decode().split()
-        if p.endswith(".rugsnare/pins.json")
-    ]
+    files = sorted((_vectors("rugsnare") / "corpus").glob("*/.rugsnare/pins.json"))
+    assert files, "no rugsnare pins files"
     checked = 0
     for path in files:
-        pins = json.loads(_git(repo, "show", f"HEAD:{path}"))
+        pins = json.loads(path.read_bytes())
         for server in pins["servers"].values():
             for name, pin in server["tools"].items():
                 if "inputSchema" not in pin or "schemaHash" not in pin:
@@ -112,9 +92,9 @@ def test_rugsnare_published_pins_reproduce() -> None:
                     "inputSchema": pin["inputSchema"],
                 }
                 got = digest_tool(_tool(tool), RUGSNARE)
-                assert got.digest == pin["hash"], (path, name)
-                assert got.extra["schemaHash"] == pin["schemaHash"], (path, name)
-                assert got.extra["proseHash"] == pin["proseHash"], (path, name)
+                assert got.digest == pin["hash"], (path.parent.parent.name, name)
+                assert got.extra["schemaHash"] == pin["schemaHash"], (path.parent.parent.name, name)
+                assert got.extra["proseHash"] == pin["proseHash"], (path.parent.parent.name, name)
                 checked += 1
     assert checked, "no pins with inputSchema found"
 
@@ -456,4 +436,16 @@ def test_cli_digest_usage_errors_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text('{"tools":[]}')
     assert _run("tools", "digest", str(path), "--profile", "md5").exit_code == 2
-    assert _run("tools", "digest", str(path)).exit_code == 2  # --profile is required
+
+
+def test_cli_digest_defaults_to_heldfast_as_compare_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    tool = {"name": "search", "description": "Search notes", "inputSchema": {"type": "object"}}
+    path.write_text(json.dumps({"tools": [tool]}))
+    bare = _run("tools", "digest", str(path), "--format", "json")
+    named = _run("tools", "digest", str(path), "--profile", "heldfast", "--format", "json")
+    assert bare.exit_code == named.exit_code == 0
+    assert bare.output == named.output
+    assert "heldfast-jcs-v2" in bare.output
+    rug = _run("tools", "digest", str(path), "--profile", "rugsnare", "--format", "json")
+    assert rug.output != bare.output

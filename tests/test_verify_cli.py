@@ -13,7 +13,6 @@ import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 
-from sealverify.cli import verify_cmd
 from sealverify.cli.main import cli
 from tests.conftest import ROOT, shared_path
 from tests.test_demo_fixtures import DEMO_ALLOWED_OUTCOMES
@@ -298,7 +297,10 @@ def test_table_one_row_per_receipt_and_summary() -> None:
     ]
     assert len(rows) == 4
     summary = "decisions re-derived by sealverify's kernel model: "
-    assert summary in result.stdout and summary in result.stderr
+    # The summary is printed once: on stderr, never also as the table's last line.
+    assert summary not in result.stdout
+    assert result.stderr.count(summary) == 1
+    assert "receipt(s):" not in result.stdout
     assert "verifying" not in result.stderr  # no progress bar when stderr is not a terminal
 
 
@@ -349,13 +351,20 @@ def test_readme_setup_command_on_the_demo_fixtures() -> None:
 
 
 def test_progress_bar_only_when_stderr_is_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sealverify.cli import progress as progress_module
+
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    items = [(Path("a.json"), False), (Path("b.json"), False)]
+        def fileno(self) -> int:
+            raise OSError("no descriptor")
+
     for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", stream)
-        with verify_cmd._progress(items) as progress:
-            assert list(progress) == items
-        assert ("verifying" in stream.getvalue()) is shown
+        with progress_module.progress("verifying", 2, "receipt") as advance:
+            advance(1)
+            advance(1)
+        text = stream.getvalue()
+        assert ("verifying" in text) is shown
+        assert ("2/2" in text) is shown

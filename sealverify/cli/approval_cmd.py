@@ -12,6 +12,7 @@ from sealverify.cli.common import (
     allow_published_keys_option,
     emit,
     format_option,
+    lowercase_hex,
     output_option,
     read_input,
 )
@@ -30,9 +31,10 @@ _OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "inv
 @click.option(
     "--approval-pubkey",
     "pubkey",
+    callback=lowercase_hex,
     required=True,
     metavar="HEX",
-    help="The pinned approver Ed25519 public key (64 lowercase hex), as given to "
+    help="The pinned approver Ed25519 public key (64 hex digits, either case), as given to "
     "seal-host --approval-pubkey.",
 )
 @click.option(
@@ -45,6 +47,7 @@ _OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "inv
 @click.option(
     "--server",
     default="",
+    metavar="NAME",
     show_default=True,
     help="kernel_config.server, the guard target's server part (empty: none).",
 )

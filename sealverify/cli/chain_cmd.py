@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from sealverify import (
     verify_logs,
 )
 from sealverify.cli.chain_display import chain_display
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
+from sealverify.cli.progress import Advance, progress
+from sealverify.cli.walk import inside
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.model import fail
@@ -51,8 +54,9 @@ def _receipt_inputs(
                 names = sorted(p.name for p in path.iterdir())
             except OSError as exc:
                 raise click.UsageError(f"cannot list {path}: {exc.strerror or exc}") from None
+            root = path.resolve()
             files = [
-                (n, read_input(str(path / n)))
+                (n, read_input(str(inside(path / n, root))))  # never read out of the directory
                 for n in names
                 if n.startswith("receipt-") and n.endswith(".json")
             ]
@@ -62,19 +66,48 @@ def _receipt_inputs(
     return groups
 
 
+def _read_logs(logs: tuple[str, ...]) -> list[tuple[str, bytes]]:
+    """Each log's name and bytes, read a block at a time under a progress bar (a terminal)."""
+    sizes = [os.path.getsize(log) if log != "-" and os.path.isfile(log) else 0 for log in logs]
+    sources: list[tuple[str, bytes]] = []
+    with progress("reading logs", sum(sizes) or None, "B", unit_scale=True) as advance:
+        for log in logs:
+            if log == "-" or not os.path.isfile(log):
+                data = read_input(log)  # stdin, or a usage error naming the path
+                advance(len(data))
+            else:
+                data = _read_blocks(Path(log), advance)
+            sources.append(("-" if log == "-" else Path(log).name, data))
+    return sources
+
+
+def _read_blocks(path: Path, advance: Advance) -> bytes:
+    blocks: list[bytes] = []
+    try:
+        with path.open("rb") as log:
+            while block := log.read(1 << 20):
+                blocks.append(block)
+                advance(len(block))
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return b"".join(blocks)
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option(
     "--expect-head",
+    callback=lowercase_hex,
     default=None,
     metavar="HEX",
-    help="The head the log must reach (64 lowercase hex); anchors truncation.",
+    help="The head the log must reach (64 hex digits, either case); anchors truncation.",
 )
 @click.option(
     "--start-head",
+    callback=lowercase_hex,
     default=None,
     metavar="HEX",
-    help="The head the log continues from (64 lowercase hex), when it does not start at "
+    help="The head the log continues from (64 hex digits, either case), when it does not start at "
     "genesis: anchors its start.",
 )
 @click.option(
@@ -95,7 +128,7 @@ def _receipt_inputs(
     "receipts",
     type=click.Path(exists=True, path_type=Path),
     multiple=True,
-    metavar="PATH",
+    metavar="FILE|DIR",
     help="Receipt file or receipt directory to bind to the chain (repeatable).",
 )
 @click.option(
@@ -127,10 +160,10 @@ def chain(
     chain record at all), 2 could not run, 3 intact but its start or tail is unanchored.
     """
     if expect_head is not None and not _HEX64.fullmatch(expect_head):
-        raise click.UsageError("--expect-head must be 64 lowercase hex digits")
+        raise click.UsageError("--expect-head must be 64 hex digits")
     if start_head is not None and not _HEX64.fullmatch(start_head):
-        raise click.UsageError("--start-head must be 64 lowercase hex digits")
-    sources = [("-" if log == "-" else Path(log).name, read_input(log)) for log in logs]
+        raise click.UsageError("--start-head must be 64 hex digits")
+    sources = _read_logs(logs)
     extra: list[Check] = []
     state_session = state_head = None
     if state_file is not None:
@@ -172,8 +205,16 @@ def chain(
             display=chain_display(result, anchor, start_head) if fmt == "html" else {},
         )
     ]
-    for label, names, files in groups:
-        audits = [receipt_audit(name, data) for name, data in files]
+    receipt_total = sum(len(files) for _, _, files in groups)
+    with progress("binding receipts", receipt_total or None, "receipt") as advance:
+        audits_by_group = []
+        for _, _, files in groups:
+            audits = []
+            for name, data in files:
+                audits.append(receipt_audit(name, data))
+                advance(1)
+            audits_by_group.append(audits)
+    for (label, names, files), audits in zip(groups, audits_by_group, strict=True):
         read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in files]
         checks = bind_receipts(result.records, audits)
         if names:

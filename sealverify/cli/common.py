@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ __all__ = [
     "emit",
     "era_option",
     "format_option",
+    "lowercase_hex",
     "output_option",
     "read_input",
     "server_option",
@@ -42,12 +44,35 @@ def format_option(
     )
 
 
+def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Check ``--output`` before any work: its directory exists and this user may write there.
+
+    The report is written only once the run completes, so a bad destination found then would
+    throw the whole run away; it is a usage error (exit 2) at once instead.
+    """
+    if value is None:
+        return None
+    parent = value.parent if str(value.parent) else Path(".")
+    if not parent.exists():
+        raise click.BadParameter(f"{value}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise click.BadParameter(f"{value}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"{value}: directory {parent} is not writable")
+    if value.exists() and not os.access(value, os.W_OK):
+        raise click.BadParameter(f"{value}: the file exists and is not writable")
+    return value
+
+
 def output_option(func: F) -> F:
+    """``--output FILE``: the report goes there, once the run has completed, not to stdout."""
     return click.option(
         "--output",
         "output",
-        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        type=click.Path(dir_okay=False, path_type=Path),
         default=None,
+        metavar="FILE",
+        callback=_writable_output,
         help="Write the report to FILE (only once the run has completed) instead of stdout.",
     )(func)
 
@@ -89,7 +114,10 @@ def era_option(default: str, help_text: str) -> Callable[[F], F]:
 def server_option(func: F) -> F:
     """``--server``: seal's ``kernel_config.server``, the guard target's server part."""
     return click.option(
-        "--server", default="", help="seal's kernel_config.server (guard-target server part)."
+        "--server",
+        default="",
+        metavar="NAME",
+        help="seal's kernel_config.server (guard-target server part).",
     )(func)
 
 
@@ -99,10 +127,22 @@ def supported_version_option(func: F) -> F:
         "--supported-version",
         "supported",
         multiple=True,
+        metavar="VERSION",
         default=("2026-07-28",),
         show_default=True,
         help="A protocolVersion the mediated server supports (repeatable).",
     )(func)
+
+
+def lowercase_hex(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback: hex pins are accepted in either case and used as lowercase hex.
+
+    seal writes every key and digest in lowercase hex; a pin copied from an uppercase listing
+    means the same bytes, so it is normalised rather than refused.
+    """
+    if isinstance(value, tuple):
+        return tuple(v.lower() for v in value)
+    return value.lower() if isinstance(value, str) else value
 
 
 def read_input(source: str) -> bytes:

@@ -16,7 +16,7 @@ from sealverify import (
     what_if,
     what_if_report,
 )
-from sealverify.cli.common import output_option, read_input, write_result
+from sealverify.cli.common import lowercase_hex, output_option, read_input, write_result
 
 __all__ = ["COMMANDS", "decide_command"]
 
@@ -26,7 +26,7 @@ _HEX64 = frozenset("0123456789abcdef")
 def _approval(text: str) -> HostApproval:
     target, _, issued = text.partition("@")
     if len(target) != 64 or not _HEX64.issuperset(target):
-        raise click.BadParameter(f"{text!r}: TARGET must be 64 lowercase hex digits")
+        raise click.BadParameter(f"{text!r}: TARGET must be 64 hex digits")
     if issued and not issued.isdigit():
         raise click.BadParameter(f"{text!r}: @MS must be a natural number of milliseconds")
     return HostApproval(target, int(issued) if issued else None)
@@ -76,6 +76,7 @@ def _table(what: WhatIf) -> str:
 @click.argument("frame", type=str)
 @click.option(
     "--now",
+    metavar="MS",
     type=click.IntRange(min=0),
     default=1000,
     show_default=True,
@@ -84,12 +85,14 @@ def _table(what: WhatIf) -> str:
 @click.option(
     "--approval",
     "approvals",
+    callback=lowercase_hex,
     multiple=True,
     metavar="TARGET[@MS]",
     help="An approval record for a guard target, optionally issued at MS (repeatable).",
 )
 @click.option(
     "--config-pubkey",
+    callback=lowercase_hex,
     default=None,
     metavar="HEX",
     help="Verify the envelope's signature with this Ed25519 key (else its pubkey).",

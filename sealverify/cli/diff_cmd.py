@@ -31,6 +31,7 @@ __all__ = ["COMMANDS", "diff"]
 @click.argument("source_b", metavar="B")
 @click.option(
     "--index-a",
+    metavar="N",
     type=click.IntRange(min=0),
     default=None,
     help="0-based frame (or JSON-lines receipt) index in A; default: the first "
@@ -38,6 +39,7 @@ __all__ = ["COMMANDS", "diff"]
 )
 @click.option(
     "--index-b",
+    metavar="N",
     type=click.IntRange(min=0),
     default=None,
     help="0-based frame (or JSON-lines receipt) index in B.",
@@ -47,16 +49,19 @@ __all__ = ["COMMANDS", "diff"]
 @click.option(
     "--server",
     default=None,
+    metavar="NAME",
     help="seal's kernel_config.server for both sides (guard-target and effect server part); "
     "a receipt side uses its own kernel_config unless --server-a/--server-b is given.",
 )
 @click.option(
     "--server-a",
+    metavar="NAME",
     default=None,
     help="The server for side A only (overrides --server and a receipt's kernel_config).",
 )
 @click.option(
     "--server-b",
+    metavar="NAME",
     default=None,
     help="The server for side B only (overrides --server and a receipt's kernel_config).",
 )

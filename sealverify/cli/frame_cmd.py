@@ -2,25 +2,68 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
-from sealverify import FrameOptions, Limits, analyze_stream, frame_of, frame_report, split_stdio
+from sealverify import FrameBytes, FrameOptions, Limits, frame_of, frame_report, iter_stream
 from sealverify.cli.common import (
     emit,
     era_option,
     format_option,
     output_option,
-    read_input,
     server_option,
     supported_version_option,
     transport_option,
 )
+from sealverify.cli.progress import Advance, progress, shown
+from sealverify.reports.model import Check, Report, fail
 
 __all__ = ["COMMANDS", "frame"]
 
 _DEFAULT_LIMITS = Limits()
+MAX_FRAMES = 10_000  # frames analysed per run by default: the report holds each one's subject
+MAX_FRAME_BYTES = 16 << 20  # bytes of one frame parsed at most by default (16 MiB)
+
+
+@contextmanager
+def _opened(source: str) -> Iterator[BinaryIO]:
+    """The input as a binary stream, read as it is used; a failure is a usage error."""
+    if source == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 (closed below, after the last frame)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    with stream:
+        yield stream
+
+
+def _stdio_frames(stream: BinaryIO, advance: Advance) -> Iterator[FrameBytes]:
+    """Each LF-terminated line (the last one maybe unterminated), one at a time."""
+    offset = 0
+    while line := stream.readline():  # binary readline splits at LF only, as stdio does
+        advance(len(line))
+        yield frame_of(line, "stdio", offset)
+        offset += len(line)
+
+
+def _size(stream: BinaryIO) -> int | None:
+    """The bytes a regular file holds (the progress bar's total), else None (a pipe)."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 @click.command()
@@ -33,6 +76,7 @@ _DEFAULT_LIMITS = Limits()
 @click.option(
     "--index",
     "indexes",
+    metavar="N",
     type=click.IntRange(min=0),
     multiple=True,
     help="Report only the frame(s) with this 0-based index in the stream (repeatable).",
@@ -41,6 +85,7 @@ _DEFAULT_LIMITS = Limits()
 @supported_version_option
 @click.option(
     "--max-meta-bytes",
+    metavar="BYTES",
     type=click.IntRange(min=0),
     default=_DEFAULT_LIMITS.max_meta_bytes,
     show_default=True,
@@ -48,6 +93,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-meta-depth",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_meta_depth,
     show_default=True,
@@ -55,6 +101,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-depth",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_depth,
     show_default=True,
@@ -62,6 +109,7 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-string-bytes",
+    metavar="BYTES",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_string_bytes,
     show_default=True,
@@ -69,10 +117,28 @@ _DEFAULT_LIMITS = Limits()
 )
 @click.option(
     "--max-members",
+    metavar="N",
     type=click.IntRange(min=1),
     default=_DEFAULT_LIMITS.max_members,
     show_default=True,
     help="Most object members plus array elements accepted.",
+)
+@click.option(
+    "--max-frames",
+    metavar="N",
+    type=click.IntRange(min=1),
+    default=MAX_FRAMES,
+    show_default=True,
+    help="Frames analysed at most; past it the run stops reading and fails with "
+    "frame.limit.frames (memory stays bounded by N).",
+)
+@click.option(
+    "--max-frame-bytes",
+    metavar="BYTES",
+    type=click.IntRange(min=1),
+    default=MAX_FRAME_BYTES,
+    show_default=True,
+    help="A longer frame is refused unread (frame.too-large).",
 )
 @format_option(choices=("table", "json", "jsonl"))
 @output_option
@@ -88,6 +154,8 @@ def frame(
     max_depth: int,
     max_string_bytes: int,
     max_members: int,
+    max_frames: int,
+    max_frame_bytes: int,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -97,7 +165,6 @@ def frame(
     is reported). Exit 0 when every reported frame is admissible, 1 when any must be
     refused, 2 when the input cannot be read.
     """
-    data = read_input(source)
     limits = Limits(
         max_depth=max_depth,
         max_members=max_members,
@@ -106,28 +173,67 @@ def frame(
         max_meta_depth=max_meta_depth,
     )
     options = FrameOptions(
-        era=era, limits=limits, supported_versions=frozenset(supported), server=server
+        era=era,
+        limits=limits,
+        supported_versions=frozenset(supported),
+        server=server,
+        max_frame_bytes=max_frame_bytes,
     )
-    frames = [frame_of(data, "http")] if transport == "http" else split_stdio(data)
-    if not frames:
-        raise click.UsageError(f"{source}: no bytes to read as a frame")
-    results = analyze_stream(frames, options)
-    if indexes:
-        missing = [i for i in indexes if i >= len(results)]
-        if missing:
-            raise click.UsageError(f"--index {missing[0]}: the input has {len(results)} frame(s)")
-        results = [results[i] for i in sorted(set(indexes))]
     name = "-" if source == "-" else Path(source).name
-    report = frame_report(name, results)
+    with (
+        _opened(source) as stream,
+        progress(
+            "reading frames", _size(stream) if shown() else None, "B", unit_scale=True
+        ) as advance,
+    ):
+        if transport == "http":
+            frames: Iterator[FrameBytes] = iter([frame_of(stream.read(), "http")])
+        else:
+            frames = _stdio_frames(stream, advance)
+        first = next(frames, None)
+        if first is None:
+            raise click.UsageError(f"{source}: no bytes to read as a frame")
+        frames = itertools.chain([first], frames)
+        analysed = iter_stream(itertools.islice(frames, max_frames), options)
+        if indexes:
+            wanted = set(indexes)
+            seen = 0
+            chosen = []
+            for index, result in enumerate(analysed):
+                seen = index + 1
+                if index in wanted:
+                    chosen.append(result)
+            missing = [i for i in indexes if i >= seen]
+            if missing:
+                raise click.UsageError(f"--index {missing[0]}: the input has {seen} frame(s)")
+            report = frame_report(name, chosen)
+        else:
+            report = frame_report(name, analysed)
+        more = next(frames, None) is not None
+    if more:
+        finding = fail(
+            "frame.limit.frames",
+            f"the input holds more than {max_frames} frames (--max-frames): only the first "
+            f"{max_frames} were analysed, the rest were not read",
+            name,
+        )
+        report = frame_report_with(report, finding)
     refused = report.summary["refused"]
     emit(
         report,
         fmt,
         output,
-        f"sealverify frame: {len(results)} frame(s), {refused} refused, "
-        f"{len(results) - refused} admissible",
+        f"sealverify frame: {report.summary['frames']} frame(s), {refused} refused, "
+        f"{report.summary['frames'] - refused} admissible"
+        + (f"; more than {max_frames} in the input, the rest not analysed" if more else ""),
     )
     return report.exit_code
+
+
+def frame_report_with(report: Report, finding: Check) -> Report:
+    """``report`` with one more run-level finding (a failing one makes the exit 1)."""
+    code = 1 if finding.status == "fail" else report.exit_code
+    return dataclasses.replace(report, findings=(*report.findings, finding), exit_code=code)
 
 
 COMMANDS = [frame]

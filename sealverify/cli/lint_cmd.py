@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from sealverify.cli.common import emit, format_option, output_option
+from sealverify.cli.walk import walk_tree
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
@@ -22,9 +23,7 @@ def _expand(paths: tuple[str, ...]) -> list[Path]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found.extend(
-                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
-            )
+            found.extend(walk_tree(path, lambda p: p.suffix in _SUFFIXES))
         elif path.exists():
             found.append(path)
         else:

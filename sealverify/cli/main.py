@@ -11,7 +11,9 @@ import click
 from sealverify import __version__
 from sealverify import cli as cli_package
 
-__all__ = ["cli", "command_modules", "main"]
+__all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C
 
 
 class _LazyGroup(click.Group):
@@ -65,9 +67,10 @@ def main() -> None:
     """Run the CLI; any uncaught error exits 2 (could not run), never 1 (findings)."""
     try:
         code = cli.main(standalone_mode=False)  # Exit(n) from a subcommand returns n here
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(2)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        # Ctrl-C (click turns it into Abort): one line, no traceback, from any process.
+        click.echo("sealverify: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)

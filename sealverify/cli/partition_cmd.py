@@ -12,6 +12,7 @@ from sealverify.cli.common import (
     emit,
     era_option,
     format_option,
+    lowercase_hex,
     output_option,
     read_input,
     supported_version_option,
@@ -46,6 +47,7 @@ def _frame_options(func: Any) -> Any:
     )(func)
     func = click.option(
         "--index",
+        metavar="N",
         type=click.IntRange(min=0),
         default=0,
         show_default=True,
@@ -157,13 +159,21 @@ def emit_cmd(
 
 @partition.command("verify")
 @click.argument("attestation_path", metavar="ATTESTATION")
-@click.option("--frame", "frame_path", required=True, help="The exact frame bytes (file or -).")
+@click.option(
+    "--frame",
+    "frame_path",
+    required=True,
+    metavar="FILE|-",
+    help="The exact frame bytes (file or -).",
+)
 @click.option(
     "--pubkey",
     "pubkeys",
+    callback=lowercase_hex,
+    metavar="HEX",
     multiple=True,
     required=True,
-    help="Trusted Ed25519 public key, 64 lowercase hex digits (repeatable).",
+    help="Trusted Ed25519 public key, 64 hex digits, either case (repeatable).",
 )
 @_frame_options
 @allow_published_keys_option

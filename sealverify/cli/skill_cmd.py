@@ -115,6 +115,7 @@ def _entry(doc: JsonValue, wanted: str | None) -> JsonValue:
 )
 @click.option(
     "--base",
+    metavar="URI",
     default=DEFAULT_BASE,
     show_default=True,
     help="The uri prefix that names the root of --dir (<base><skill-path>/SKILL.md).",

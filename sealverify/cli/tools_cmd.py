@@ -67,8 +67,10 @@ def tools() -> None:
     "--profile",
     "profile_name",
     type=_PROFILE,
-    required=True,
-    help="Digest profile: heldfast (RFC 8785, heldfast-jcs-v2) or rugsnare (rugsnare-v1).",
+    default="heldfast",
+    show_default=True,
+    help="Digest profile: heldfast (RFC 8785, heldfast-jcs-v2) or rugsnare (rugsnare-v1); "
+    "the same default as tools compare. The profile id is printed beside every digest.",
 )
 @click.option(
     "--requests",
@@ -88,6 +90,7 @@ def tools() -> None:
 @click.option(
     "--placeholder",
     "placeholders",
+    metavar="VALUE",
     multiple=True,
     help="A placeholder value the reader gave the server (repeatable); definitions "
     "quoting it are flagged. The value itself is never printed.",
@@ -208,7 +211,7 @@ def digest(
     type=_PROFILE,
     default="heldfast",
     show_default=True,
-    help="Profile whose digest decides drift.",
+    help="Profile whose digest decides drift (the same default as tools digest).",
 )
 @click.option(
     "--requests-a",
@@ -237,6 +240,7 @@ def digest(
 @click.option(
     "--placeholder",
     "placeholders",
+    metavar="VALUE",
     multiple=True,
     help="A placeholder value a reader used (repeatable); never printed.",
 )

@@ -5,11 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -29,12 +27,15 @@ from sealverify import (
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
+    lowercase_hex,
     output_option,
     write_result,
 )
+from sealverify.cli.progress import progress
+from sealverify.cli.progress import shown as progress_shown
 from sealverify.cli.verify_html import run_settings
 from sealverify.cli.verify_runner import (
-    Result,
+    LOG_SUFFIXES,
     Settings,
     expand,
     load_approvals,
@@ -94,14 +95,23 @@ def _trust(
         raise click.UsageError(f"--trust {trust_file}: {exc}") from None
 
 
-@contextmanager
-def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
-    """A progress counter on stderr, only when stderr is a terminal (never in captured output)."""
-    if sys.stderr.isatty():
-        with click.progressbar(results, label="verifying", file=sys.stderr) as bar:
-            yield bar
-    else:
-        yield results
+def _total(paths: tuple[str, ...]) -> int:
+    """Subjects a run will report, for the progress bar: a file each, a log a line each."""
+    total = 0
+    for path, _ in expand(paths):
+        if path.suffix not in LOG_SUFFIXES:
+            total += 1
+            continue
+        try:
+            with path.open("rb") as log:
+                last = b"\n"
+                while block := log.read(1 << 20):
+                    total += block.count(b"\n")
+                    last = block[-1:]
+        except OSError:
+            continue  # the run itself names the unreadable file (exit 2)
+        total += last != b"\n"  # an unterminated last line is a subject too
+    return total
 
 
 @click.command()
@@ -109,13 +119,15 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--config-pubkey",
     "config_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin a config signer (64 lowercase hex Ed25519 key); repeatable.",
+    help="Pin a config signer (Ed25519 key, 64 hex digits, either case); repeatable.",
 )
 @click.option(
     "--receipt-pubkey",
     "receipt_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Pin a receipt (Object B) signing key; repeatable.",
@@ -123,6 +135,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--approval-pubkey",
     "approval_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Pin an approver key (matched to an ed25519 approval's key_id); repeatable.",
@@ -139,6 +152,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--kernel-sha256",
     "kernel_pins",
+    callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
     help="Also accept this kernel wasm build (the fleet build "
@@ -158,7 +172,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     "state_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    metavar="PATH",
+    metavar="FILE",
     help="SQLite history across runs: single-use nonces, operation ids, config epochs "
     "(sealverify explain history.). Written only when the run completes.",
 )
@@ -231,7 +245,7 @@ def verify(
     """
     for pin in kernel_pins:
         if not _HEX64.fullmatch(pin):
-            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 lowercase hex digits")
+            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:
         options = VerifyOptions(
@@ -265,8 +279,10 @@ def verify(
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
     page = verify_page.VerifyPage(_spool) if fmt == "html" else None  # spools of its own
-    with _progress(results(tasks(expand(paths), options), settings, jobs)) as outcomes:
-        for result, fragment, found in outcomes:
+    total = _total(paths) if progress_shown() else None
+    with progress("verifying", total, "receipt") as advance:
+        for result, fragment, found in results(tasks(expand(paths), options), settings, jobs):
+            advance(1)
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
@@ -371,7 +387,7 @@ def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterato
     rows = (tuple(line[:-1].split("\t")) for line in spool)
     for text in table.receipt_table_lines(rows, widths):
         yield text + "\n"
-    yield "\n" + table.receipts_summary(report) + "\n"
+    # The run's summary line is printed once, on stderr (with the NOT MEDIATED count).
 
 
 def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import os
 import re
+import signal
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
+from sealverify.cli.walk import walk_tree
 from sealverify.history import state as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
@@ -28,52 +29,30 @@ from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["Settings", "expand", "history_facts", "load_approvals", "results", "tasks"]
+__all__ = [
+    "LOG_SUFFIXES",
+    "Settings",
+    "expand",
+    "history_facts",
+    "load_approvals",
+    "results",
+    "tasks",
+]
 
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
 _SIDE_SUFFIX = ".partition.json"
-_LOG_SUFFIXES = (".jsonl", ".ndjson")
+LOG_SUFFIXES = (".jsonl", ".ndjson")  # a log: one receipt per line
 _GLOB = re.compile(r"[*?\[]")
 
 
-def _walk(directory: Path, seen: frozenset[tuple[int, int]] = frozenset()) -> Iterator[Path]:
-    """Receipt files under ``directory``, lazily, in sorted path order.
+def _wanted(path: Path) -> bool:
+    return path.suffix in _SUFFIXES and not path.name.endswith(_SIDE_SUFFIX)
 
-    Each directory's entries are sorted by name and subdirectories are entered in place,
-    which is the order ``sorted(directory.rglob("*"))`` gives (paths compare part by part)
-    without holding the whole tree's paths at once. Fails closed: an unreadable directory,
-    a dangling symbolic link and a symbolic link loop are usage errors naming the path
-    (exit 2), never skipped, so a walk never silently verifies less than the tree holds.
-    """
-    try:
-        here = directory.stat()
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError as exc:
-        raise click.UsageError(
-            f"cannot read directory {directory}: {exc.strerror or exc}"
-        ) from None
-    seen = seen | {(here.st_dev, here.st_ino)}
-    for entry in entries:
-        path = Path(entry.path)
-        try:
-            is_dir, is_file = entry.is_dir(), entry.is_file()
-            if entry.is_symlink() and not (is_dir or is_file):
-                path.stat()  # raises for a dangling link or a loop; anything else is odd
-                raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
-        except OSError as exc:
-            raise click.UsageError(
-                f"{path}: dangling or looping symbolic link ({exc.strerror or exc})"
-            ) from None
-        if is_dir:
-            target = path.stat()
-            if (target.st_dev, target.st_ino) in seen:
-                raise click.UsageError(
-                    f"{path}: symbolic link loop (leads back to an enclosing directory)"
-                )
-            yield from _walk(path, seen)
-        elif is_file and path.suffix in _SUFFIXES and not entry.name.endswith(_SIDE_SUFFIX):
-            yield path
+
+def _walk(directory: Path) -> Iterator[Path]:
+    """Receipt files under ``directory`` in sorted path order, fail-closed (cli/walk.py)."""
+    return walk_tree(directory, _wanted)
 
 
 def _side_attestation(path: Path) -> tuple[JsonValue | None, str]:
@@ -190,7 +169,7 @@ def tasks(
     """
     batch: list[tuple[str, bool]] = []
     for path, walked in files:
-        if path.suffix in _LOG_SUFFIXES:
+        if path.suffix in LOG_SUFFIXES:
             if batch:
                 yield _Files(tuple(batch))
                 batch = []
@@ -342,6 +321,9 @@ _WORKER: Settings | None = None
 def _init_worker(settings: Settings) -> None:
     global _WORKER
     _WORKER = settings
+    # Ctrl-C reaches the whole process group: only the parent handles it (one clean message,
+    # exit 130) and ends the pool; a worker that took it too would print its own traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_task_in_worker(task: _Files | _LogSlice) -> list[Result]:

@@ -10,7 +10,8 @@ from sealverify.reports.model import Check, fail, info
 
 __all__ = ["LAUNCH_MEMBERS", "build_capture", "sanitize_declared"]
 
-# Seed 004 §2 names exactly these members. Anything else a user declares is dropped (and said
+# The capture-conditions proposal (§2) names exactly these members. Anything else a user declares
+# is dropped (and said
 # so), never carried into the published block.
 _TOP = ("observedAt", "transport", "protocol", "pages", "clientCapabilities", "launch")
 _PROTOCOL = ("requested", "negotiated", "versionHeader")

@@ -1,4 +1,4 @@
-"""Seed 004 §3 rules 1-4: compare two tool readings as drift only when their captures allow it."""
+"""Capture-conditions proposal §3 rules 1-4: tool readings are drift only when captures allow."""
 
 from __future__ import annotations
 

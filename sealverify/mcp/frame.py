@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sealverify.mcp.meta import (
@@ -27,7 +28,14 @@ from sealverify.wire.strictjson import (
     parse_text,
 )
 
-__all__ = ["ERA_CHOICES", "FrameAnalysis", "FrameOptions", "analyze_frame", "analyze_stream"]
+__all__ = [
+    "ERA_CHOICES",
+    "FrameAnalysis",
+    "FrameOptions",
+    "analyze_frame",
+    "analyze_stream",
+    "iter_stream",
+]
 
 ERA_CHOICES = (MODERN, LEGACY, "auto")
 ERR_PARSE = -32700
@@ -41,6 +49,9 @@ class FrameOptions:
     limits: Limits = DEFAULT_LIMITS
     supported_versions: frozenset[str] = frozenset({MODERN})
     server: str = ""
+    # A frame longer than this is refused unread (``frame.too-large``): hostile input must not
+    # cost a parse proportional to its size. None: no cap (the library default).
+    max_frame_bytes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,10 +248,21 @@ def analyze_frame(
     """Analyze one frame: strict parse, envelope, era, `_meta`, then identities (tools/call).
 
     Identities are computed only for an admissible ``tools/call``: nothing refused reaches
-    canonical work (seed 000 §3.1). Byte digests are always available on ``frame``.
+    canonical work (the meta-partition ruling §3.1). Byte digests are always available on ``frame``.
     """
     era = era or options.era
     refusals = _frame_refusals(frame)
+    cap = options.max_frame_bytes
+    if cap is not None and frame.length > cap:
+        refusals.append(
+            Refusal(
+                "frame.too-large",
+                ERR_PARSE,
+                f"the frame is {frame.length} bytes, over the cap of {cap} (--max-frame-bytes): "
+                "refused unread",
+            )
+        )
+        return FrameAnalysis(frame, "unparsed", None, None, era, False, tuple(refusals), None, None)
     try:
         text = decode_utf8(frame.line)
         message = parse_text(text, options.limits)
@@ -308,19 +330,30 @@ def analyze_frame(
 
 
 def analyze_stream(
-    frames: list[FrameBytes], options: FrameOptions = FrameOptions()
+    frames: Iterable[FrameBytes], options: FrameOptions = FrameOptions()
 ) -> list[FrameAnalysis]:
     """Analyze every frame of one stdio stream; with era ``auto`` the first request decides.
 
     This mirrors the reference SDK's dual-era loop: the first request fixes the era of the
     whole connection (``initialize`` selects legacy, a modern envelope selects 2026-07-28).
     """
-    results: list[FrameAnalysis] = []
+    return list(iter_stream(frames, options))
+
+
+def iter_stream(
+    frames: Iterable[FrameBytes], options: FrameOptions = FrameOptions()
+) -> Iterator[FrameAnalysis]:
+    """:func:`analyze_stream` one frame at a time, so a long stream is never held whole."""
     session_era: str | None = None if options.era == "auto" else options.era
     for frame in frames:
         if not frame.line.strip(b" \t\r\n") and frame.terminator != "none":
-            note = "blank line between frames: not a message, nothing is bound"
-            results.append(
+            # A blank line is not a JSON-RPC message: never an admissible frame, nothing bound.
+            blank = Refusal(
+                "frame.blank-line",
+                ERR_PARSE,
+                "a blank line is not a JSON-RPC message: refused as a frame, nothing is bound",
+            )
+            yield (
                 FrameAnalysis(
                     frame,
                     "blank",
@@ -328,16 +361,13 @@ def analyze_stream(
                     None,
                     session_era or "auto",
                     False,
-                    (),
+                    (blank,),
                     None,
                     None,
-                    None,
-                    (note,),
                 )
             )
             continue
         result = analyze_frame(frame, options, era=session_era or "auto")
         if session_era is None and result.kind == "request":
             session_era = result.era
-        results.append(result)
-    return results
+        yield result

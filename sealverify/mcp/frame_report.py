@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sealverify.mcp.frame import FrameAnalysis
@@ -84,8 +85,14 @@ def _checks(result: FrameAnalysis) -> list[Check]:
     return checks
 
 
-def frame_report(source: str, results: list[FrameAnalysis]) -> Report:
-    """One subject per frame; exit 1 when any frame must be refused, else 0."""
+def frame_report(
+    source: str, results: Iterable[FrameAnalysis], findings: tuple[Check, ...] = ()
+) -> Report:
+    """One subject per frame; exit 1 when any frame must be refused (or a finding fails), else 0.
+
+    ``results`` may be a generator: each analysis is turned into its subject and dropped, so
+    only the subjects are held.
+    """
     subjects = []
     for index, result in enumerate(results):
         first = result.refusals[0] if result.refusals else None
@@ -107,6 +114,7 @@ def frame_report(source: str, results: list[FrameAnalysis]) -> Report:
             "refused": refused,
             "admissible": len(subjects) - refused,
         },
-        exit_code=1 if refused else 0,
+        exit_code=1 if refused or any(f.status == "fail" for f in findings) else 0,
+        findings=findings,
         layout="detail",
     )

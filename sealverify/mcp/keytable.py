@@ -1,7 +1,8 @@
 """The MCP `_meta` key-name grammar, reserved prefixes and the reserved-key table.
 
 Sources: MCP 2026-07-28 ``basic/index.mdx`` "General fields / _meta" and "Reserved keys"
-(commit 5f5440bb); seed 000 §2.2 for what carries each key and whether a server can act on it.
+(commit 5f5440bb); the meta-partition ruling §2.2 for what carries each key and whether a server
+can act on it.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def is_reserved_prefix(key: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class KeyInfo:
-    """One row of seed 000 §2.2: what carries a key and how the partition options treat it."""
+    """One row of the meta-partition ruling §2.2: what carries a key, how each option treats it."""
 
     key: str
     carried_by: str
@@ -173,7 +174,8 @@ OPTION_C_EXCLUDED: tuple[str, ...] = tuple(
     sorted(k for k, v in KEY_TABLE.items() if v.option_c == "excluded")
 )
 
-# Seed 003: metadata a multi-round-trip retry may change (the rest stays bound to round one).
+# AttestoMCP Server v2.8.0 `RequestMeta`: metadata a multi-round-trip retry may change (the rest
+# stays bound to round one).
 VOLATILE_RETRY_KEYS: frozenset[str] = frozenset(
     {"traceparent", "tracestate", "baggage", "progressToken", CLIENT_INFO}
 )

@@ -1,4 +1,4 @@
-"""Fail-closed validation of request `_meta` for MCP 2026-07-28 and the legacy era (seed 000 §4)."""
+"""Fail-closed validation of request `_meta` (MCP 2026-07-28, legacy; meta-partition ruling §4)."""
 
 from __future__ import annotations
 
@@ -228,9 +228,9 @@ def validate_meta(
 ) -> MetaResult:
     """Validate the `_meta` of one request's ``params`` in the given era, fail-closed.
 
-    Order follows seed 000 §3.1: presence and shape, resource bounds, then each key's grammar
-    and each reserved key's type or format. Every problem found is reported, not only the
-    first. Unknown keys that pass the grammar are accepted (Option A commits them whole).
+    Order follows the meta-partition ruling §3.1: presence and shape, resource bounds, then each
+    key's grammar and each reserved key's type or format. Every problem found is reported, not
+    only the first. Unknown keys that pass the grammar are accepted (Option A commits them whole).
     """
     present = isinstance(params, dict) and "_meta" in params
     state = meta_state(params, present)

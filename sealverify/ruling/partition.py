@@ -1,4 +1,4 @@
-"""`_meta` partition records and signed partition attestations (seed 000 §3.4, §4, §5)."""
+"""`_meta` partition records and signed attestations (the meta-partition ruling §3.4, §4, §5)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ C_REFUSE_UNKNOWN = "c-refuse-unknown"
 C_COMMIT_UNKNOWN = "c-commit-unknown"
 POLICIES: tuple[str, ...] = (COMMIT_ALL, C_REFUSE_UNKNOWN, C_COMMIT_UNKNOWN)
 
-# The fixed, sorted exclusion declaration each policy signs (seed 000 §3.3, §3.4). Pinned here
+# The fixed, sorted exclusion declaration each policy signs (the meta-partition ruling §3.3, §3.4).
+# Pinned here
 # and compared by `check_attestation`, so an emitter whose table grew an excluded name fails.
 POLICY_DECLARATIONS: dict[str, tuple[str, ...]] = {
     COMMIT_ALL: (),
@@ -61,7 +62,8 @@ POLICY_DECLARATIONS: dict[str, tuple[str, ...]] = {
 }
 _UNKNOWN_KEY_POLICY = {COMMIT_ALL: "commit", C_REFUSE_UNKNOWN: "refuse", C_COMMIT_UNKNOWN: "commit"}
 
-# The Option C classifier table (seed 000 §3.2, §3.3): exact key name -> committed | excluded.
+# The Option C classifier table (the meta-partition ruling §3.2, §3.3): exact key name -> committed
+# | excluded.
 # A name missing from it is unknown (§3.5). Tests mutate this table for the §7 controls.
 C_TABLE: dict[str, str] = {key: row.option_c for key, row in metakeys.KEY_TABLE.items()}
 
@@ -82,7 +84,8 @@ def _jcs_value(value: Any, where: str) -> Any:
     """Convert a parsed JSON value (strictjson or json module) to what rfc8785 serializes.
 
     A number is accepted only when JCS writes a numeral of exactly the received value (an
-    IEEE double, seed 000 §3.5 "total, bounded, cross-language canonical-value treatment");
+    IEEE double, the meta-partition ruling §3.5 "total, bounded, cross-language canonical-value
+    treatment");
     otherwise two different received values could commit to one identity.
     """
     if value is None or isinstance(value, (bool, str)):
@@ -129,7 +132,8 @@ def authority_identity(record: Mapping[str, Any]) -> str:
     """SHA-256 hex of what the record says enters action/authority identity.
 
     That is the policy, era, `_meta` presence state, the committed map and (C-commit-unknown)
-    the unknown map; never the excluded-present list or the subject digests (seed 000 §3.4:
+    the unknown map; never the excluded-present list or the subject digests (the meta-partition
+    ruling §3.4:
     the per-request excluded list is recorded but is not an identity input).
     """
     part = {name: record[name] for name in _IDENTITY_FIELDS if name in record}
@@ -192,7 +196,8 @@ def partition_frame(
 ) -> PartitionResult:
     """Partition one request frame's `_meta` under ``policy``, or refuse with evidence.
 
-    Every fail-closed case of seed 000 §4 (and every other frame refusal) is refused before
+    Every fail-closed case of the meta-partition ruling §4 (and every other frame refusal) is
+    refused before
     any record exists; so is a non-``tools/call`` frame, an unknown key under
     C-refuse-unknown, and a committed number JCS cannot write exactly.
     """

@@ -1,4 +1,4 @@
-"""Wording rules for receipts and documents about `_meta` (seed 000 §5; docs/wording.md)."""
+"""Wording rules for receipts and documents about `_meta` (meta-partition ruling §5)."""
 
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ NOT_PRESENT_UNOBSERVED = "wording.not-present-unobserved"
 RULES: dict[str, str] = {
     INERT: 'calls metadata keys or values "inert"; servers and downstream systems may act on '
     "every key, so say what the key does or that it is excluded from authority identity "
-    "(seed 000 §3.3, §5)",
+    "(the meta-partition ruling §3.3, §5)",
     NOT_PRESENT_CARRIED: '"not present" said of a _meta key the request frame carries; write '
-    '"excluded from authority identity" for an excluded key (seed 000 §5)',
+    '"excluded from authority identity" for an excluded key (the meta-partition ruling §5)',
     EXCLUDED_UNLABELLED: 'an excluded key is named without the words "excluded from authority '
-    'identity" in an Option C record (seed 000 §5)',
+    'identity" in an Option C record (the meta-partition ruling §5)',
     NOT_PRESENT_UNOBSERVED: '"not present" where the structure was not observed absent; reserve '
-    "it for an absence seen in the request (seed 000 §5)",
+    "it for an absence seen in the request (the meta-partition ruling §5)",
 }
 
 _LABELS = ("excluded from authority identity", "excluded from action and authority identity")

@@ -204,6 +204,8 @@ def key_id(public_key: bytes) -> str:
 def hex_key(text: str) -> bytes:
     """Parse a raw Ed25519 key spelled as exactly 64 lowercase hex digits; else ValueError."""
     if not _HEX64.fullmatch(text):
+        if re.fullmatch(r"[0-9a-fA-F]{64}", text):
+            raise ValueError("public key has uppercase hex digits: write it in lowercase hex")
         raise ValueError(
             f"public key must be exactly 64 lowercase hex digits, got {len(text)} characters"
             + ("" if re.fullmatch(r"[0-9a-f]*", text) else " including non-lowercase-hex")

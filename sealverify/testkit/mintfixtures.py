@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sealverify.seal.objectb import OBJECT_B_V2
-from sealverify.testkit import mint
+from sealverify.testkit import mint, samples
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["GENERATORS", "demo_receipts", "main", "mint_demo", "mint_frames"]
@@ -247,7 +247,18 @@ def mint_demo(root: Path) -> None:
     (out / "README.md").write_bytes(readme.encode("utf-8"))
 
 
-GENERATORS: list[Callable[[Path], None]] = [mint_frames, mint_demo]
+GENERATORS: list[Callable[[Path], None]] = [
+    mint_frames,
+    mint_demo,
+    samples.mint_chain,
+    samples.mint_approval,
+    samples.mint_partition,
+    samples.mint_tools,
+    samples.mint_skills,
+    samples.mint_decide,
+    samples.mint_lint,
+    samples.mint_readme,
+]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,7 +68,8 @@ def uint_value(value: JsonValue) -> int | None:
 class Limits:
     """Resource bounds applied before any canonical work; each is configurable.
 
-    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows seed 003
+    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows AttestoMCP
+    Server v2.8.0 `RequestMeta`
     (65,536 bytes of raw ``_meta``). See docs/limits.md.
     """
 
@@ -317,6 +318,12 @@ def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
 _DECODE_FIRST_MAX_BRACKETS = 512
 
 
+def _message(msg: str) -> str:
+    """The decoder's message without its own trailing "at": the offset is appended once."""
+    # json.decoder says "Invalid control character at" and then leaves the position to us.
+    return msg.removesuffix(" at")
+
+
 def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
     if text.startswith("\ufeff"):
@@ -376,7 +383,7 @@ def _decode(text: str, start: int) -> JsonValue:
     except json.JSONDecodeError as exc:
         code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
         raise JsonError(
-            code, f"not RFC 8259 JSON: {exc.msg}", _byte_offset(text, exc.pos)
+            code, f"not RFC 8259 JSON: {_message(exc.msg)}", _byte_offset(text, exc.pos)
         ) from None
     except ValueError as exc:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None

@@ -8,7 +8,9 @@ from sealverify.reports.model import Check, Report, Subject
 
 __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
 
-_PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN")
+# Outcomes that are a full pass in their command (chain INTACT, an approval VALID or a v1
+# DECLINE read as such; exit 0 in the README table); every other outcome is a failure.
+_PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN", "INTACT", "VALID", "DECLINE")
 FOOTER = "  </testsuite>\n</testsuites>\n"
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
-import operator
 import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sealverify.reports.model import Report, Subject
+from sealverify.reports.model import Check, Report, Subject
 
-__all__ = ["published_keys_note", "receipt_row_subject", "render"]
+__all__ = ["decisive_reason", "published_keys_note", "receipt_row_subject", "render"]
 
 
 def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
@@ -44,7 +43,8 @@ def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
 
 def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
-    _flat("", subject.facts, facts)
+    if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
+        _flat("", subject.facts, facts)
     lines = [
         f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
     ]
@@ -65,8 +65,7 @@ def _detail(subject: Subject) -> str:
 
 
 def _row(subject: Subject) -> tuple[str, str, str]:
-    failing = [c for c in subject.sorted_checks() if c.status in ("fail", "not-evaluated")]
-    shown = "; ".join(f"{c.id}: {c.reason}" for c in failing if c.status == "fail")[:300]
+    shown = decisive_reason([c for c in subject.checks if c.status == "fail"])
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     return subject.name, outcome, shown
 
@@ -121,7 +120,82 @@ def _row_facts(
     return facts
 
 
-_ID_LOCATION = operator.attrgetter("id", "location")
+# How decisive a failed check's family is, most first: a receipt seal never mediated, then a
+# document that cannot be read, a signature that does not verify, authority, the kernel
+# build, the bindings, the decision, and last the legacy projections a fleet may waive.
+_SEVERITY = {
+    "bypass": 0,
+    "document": 1,
+    "json": 1,
+    "format": 1,
+    "log": 1,
+    "signature": 2,
+    "authority": 3,
+    "kernel": 4,
+    "binding": 5,
+    "spine": 5,
+    "decision": 6,
+    "replay": 6,
+    "approval": 7,
+    "history": 7,
+    "scope": 8,
+    "legacy": 10,
+}
+WHY_WIDTH = 300  # characters of the "why" cell
+
+
+def _severity(check: Check) -> tuple[int, str, str]:
+    return (_SEVERITY.get(check.id.partition(".")[0], 9), check.id, check.location)
+
+
+def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
+    """The checks that decide an outcome, most severe first, within ``width`` characters.
+
+    Checks are ordered by how decisive their family is, then by id and location (stable), the
+    first of each family before the others. Whole checks are shown while they fit; the next
+    one is cut at a word and marked "…" when its id and a few words still fit; "(+N more)"
+    counts the rest. A check is never cut mid-word unmarked.
+    """
+    ordered = sorted(checks, key=_severity)
+    # One check of each family first (a forged decision shows its replay.decision beside the
+    # bindings it broke), then the rest, each group in severity order.
+    families: set[str] = set()
+    first: list[Check] = []
+    others: list[Check] = []
+    for check in ordered:
+        family = check.id.partition(".")[0]
+        (others if family in families else first).append(check)
+        families.add(family)
+    parts = [f"{c.id}: {c.reason}" for c in (*first, *others)]
+    if not parts:
+        return ""
+    shown: list[str] = []
+    for index, part in enumerate(parts):
+        rest = len(parts) - index - 1
+        tail = f" (+{rest} more)" if rest else ""
+        candidate = "; ".join([*shown, part])
+        if len(candidate) + len(tail) <= width:
+            shown.append(part)
+            continue
+        more = f" (+{rest} more)" if rest else ""
+        if not shown:  # the most decisive check alone is too long: cut it, marked
+            return _cut(part, width - len(more)) + more
+        room = width - len("; ".join(shown)) - 2 - len(more)
+        if room >= len(part.partition(": ")[0]) + 12:  # its id and a few words still fit
+            return "; ".join([*shown, _cut(part, room)]) + more
+        return "; ".join(shown) + f" (+{len(parts) - len(shown)} more)"
+    return "; ".join(shown)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` within ``width`` characters, cut after a whole word and ended with "…"."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    if space > 0:
+        head = head[:space]
+    return head.rstrip(" ;,:") + "…"
 
 
 def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
@@ -132,18 +206,18 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
     failing = [c for c in subject.checks if c.status == "fail"]
     if failing:
-        why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(failing, key=_ID_LOCATION))
+        why = decisive_reason(failing)
     else:
         unevaluated = [
             c
             for c in subject.checks
             if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
         ]
-        why = "; ".join(f"{c.id}: {c.reason}" for c in sorted(unevaluated, key=_ID_LOCATION))
+        why = decisive_reason(unevaluated)
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
-    return subject.name, outcome, family, verdict, why[:300]
+    return subject.name, outcome, family, verdict, why
 
 
 RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
@@ -240,7 +314,7 @@ def findings_table(report: Report) -> str:
 
 
 def render(report: Report) -> str:
-    """Render for a person; the summary line goes to stderr separately (see the CLI)."""
+    """Render for a person; the summary line goes to stderr, once (see the CLI), not here."""
     parts: list[str] = []
     if report.findings:
         parts.append(findings_table(report))
@@ -250,7 +324,6 @@ def render(report: Report) -> str:
         rows = [receipt_cells(s) for s in report.subjects]
         widths = column_widths(rows)
         parts.append("\n".join(receipt_table_lines(rows, widths)))
-        parts.append(receipts_summary(report))
     elif report.subjects:
         parts.append(
             tabulate(
