@@ -26,6 +26,7 @@ from sealverify import (
     load_trust_file,
     raw_line_index,
 )
+from sealverify.cli import cluster
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
@@ -37,7 +38,6 @@ from sealverify.cli.verify_runner import (
     Settings,
     expand,
     load_approvals,
-    results,
     tasks,
 )
 from sealverify.history import state as history
@@ -154,11 +154,11 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    metavar="PATH",
-    help="SQLite history across runs: single-use nonces, operation ids, config epochs "
-    "(sealverify explain history.). Written only when the run completes.",
+    metavar="PATH|URL",
+    help="History across runs: single-use nonces, operation ids, config epochs "
+    "(sealverify explain history.): a SQLite file, or a PostgreSQL URL (postgresql://...) "
+    "that many runners share. Written only when the run completes.",
 )
 @allow_published_keys_option
 @click.option(
@@ -197,6 +197,7 @@ def _progress(results: Iterator[Result]) -> Iterator[Iterable[Result]]:
     'meta-partition ruling (repeatable; also a trust file\'s "waive" list). A waived check is '
     "shown as waived, never as a pass; signature and binding checks cannot be waived.",
 )
+@cluster.cluster_options
 @format_option()
 @output_option
 def verify(
@@ -207,12 +208,15 @@ def verify(
     trust_file: Path | None,
     kernel_pins: tuple[str, ...],
     approvals_file: Path | None,
-    state_path: Path | None,
+    state_path: str | None,
     allow_published_keys: bool,
     jobs_text: str,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
     waive: tuple[str, ...],
+    cluster_text: str | None,
+    partition_size: int,
+    storage_pairs: tuple[str, ...],
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -244,10 +248,11 @@ def verify(
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
     jobs = _jobs(jobs_text)
+    run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: history.HistoryStore | None = None
     if state_path is not None:
         try:
-            store = history.HistoryStore(state_path, tool_version=__version__)
+            store = history.open_store(state_path, tool_version=__version__)
         except history.HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
     facts: list[history.ReceiptFacts] = []
@@ -262,7 +267,7 @@ def verify(
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
-    with _progress(results(tasks(expand(paths), options), settings, jobs)) as outcomes:
+    with _progress(run(tasks(expand(paths), options), settings)) as outcomes:
         for result, fragment, found in outcomes:
             if isinstance(result, str):
                 raise click.UsageError(result)
@@ -292,7 +297,7 @@ def verify(
         raise click.UsageError("no receipts matched: " + " ".join(paths))
     if store is not None:
         for check in store.check_and_stage(facts):
-            findings.append(check if check.location else _located(check, state_path))
+            findings.append(check if check.location else _located(check, store.where))
     report = build_report_from_tally(
         tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
     )
@@ -371,7 +376,7 @@ def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
     click.echo(summary, err=True)
 
 
-def _located(check: Check, state: Path | None) -> Check:
+def _located(check: Check, state: str) -> Check:
     return Check(check.id, check.status, check.reason, f"history:{state}", check.data)
 
 
