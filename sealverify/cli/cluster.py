@@ -153,7 +153,7 @@ def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
                 n_workers=address.workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address="127.0.0.1:0",  # loopback, any free port: never a clash
                 silence_logs=logging.ERROR,
             )
         )
