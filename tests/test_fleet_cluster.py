@@ -148,7 +148,11 @@ def test_an_unreachable_scheduler_exits_2_and_writes_nothing(tmp_path: Path) -> 
     child = env()
     child["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "2s"
     proc = subprocess.run(
-        [sys.executable, "-c", "from sealverify.cli.main import main; main()", "verify", str(DEMO / "receipts"), "--trust", str(TRUST), "--output", str(out), "--state", str(state), "--cluster", address],
+        [
+            *[sys.executable, "-c", "from sealverify.cli.main import main; main()", "verify"],
+            *[str(DEMO / "receipts"), "--trust", str(TRUST), "--output", str(out)],
+            *["--state", str(state), "--cluster", address],
+        ],
         capture_output=True,
         env=child,
         timeout=120,
