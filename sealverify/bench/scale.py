@@ -96,7 +96,7 @@ def _verify(launcher: Pool, label: str, receipts: int, target: Path, *extra: str
         *extra,
     ]
     elapsed, max_rss, code, errors = launcher.apply(_launch, (args,))
-    if code != 0:
+    if code not in (0, 1):  # 1: the minted corpus holds receipts a legacy check fails
         sys.stderr.write(errors)
         raise SystemExit(f"{label}: exit {code}")
     return Timed(label, receipts, elapsed, max_rss)
