@@ -192,7 +192,7 @@ def results_on_cluster(
         live: dict[str, Any] = {}  # future key -> the future, until its result is taken
         done: dict[int, list[Result]] = {}  # finished, waiting for an earlier partition
         submitted = emitted = 0
-        completed = as_completed()
+        completed = as_completed(with_results=True, raise_errors=False)
 
         def submit() -> bool:
             nonlocal submitted
@@ -211,16 +211,15 @@ def results_on_cluster(
         try:
             while submitted - emitted < bound and submit():
                 pass
-            for future in completed:
+            for future, value in completed:  # results fetched in the background
                 number = index.pop(future.key)
                 live.pop(future.key, None)
-                try:
-                    done[number] = future.result()
-                except Exception as exc:
+                if future.status != "finished":
                     raise click.UsageError(
                         f"--cluster {address}: partition {number} could not be verified "
-                        f"({type(exc).__name__}: {exc})"
-                    ) from None
+                        f"({type(value).__name__}: {value})"
+                    )
+                done[number] = value
                 future.release()
                 while emitted in done:
                     yield from done.pop(emitted)
