@@ -173,7 +173,7 @@ def results_on_cluster(
 ) -> Iterator[Result]:
     """Results in input order, the partitions verified by the cluster's workers.
 
-    At most ``4 x workers`` partitions are submitted and not yet handed on; a worker lost
+    At most ``2 x workers + 2`` partitions are submitted and not yet handed on; a worker lost
     mid-run has its partitions run again by the scheduler (the results are pure, so the report
     is the same). Leaving early (Ctrl-C, an error) cancels every partition still on the
     cluster.
@@ -183,7 +183,7 @@ def results_on_cluster(
         as_completed = _distributed().as_completed
 
         workers = max(1, sum(client.nthreads().values()))
-        bound = 4 * workers
+        bound = 2 * workers + 2  # one running and one queued a worker, and two more
         shared = client.scatter(settings, broadcast=True, hash=False)
         options = storage.storage_options()
         run = uuid.uuid4().hex[:12]
