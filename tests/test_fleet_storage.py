@@ -143,3 +143,29 @@ def test_storage_options_are_checked(pair: str) -> None:
 def test_storage_option_values_read_as_json() -> None:
     parsed = storage.parse_storage_options(("anon=true", "n=3", 'c={"a": 1}', "u=http://h:1"))
     assert parsed == {"anon": True, "n": 3, "c": {"a": 1}, "u": "http://h:1"}
+
+
+def test_a_bucket_with_local_workers_is_the_one_process_report(s3_server: S3, bucket: str) -> None:
+    args = [f"{bucket}/receipts", "--trust", str(TRUST), "--format", "junit", *s3_server.options()]
+    assert run(*args, "--jobs", "2").stdout == run(*args).stdout
+
+
+def test_an_https_style_url_is_read_like_a_file(tree: Path) -> None:
+    pytest.importorskip("aiohttp", reason="aiohttp (fsspec's http) is not installed")
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tree))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        name = "receipts/receipts.jsonl"
+        url = f"http://127.0.0.1:{server.server_address[1]}/{name}"
+        local = run(str(tree / name), "--trust", str(TRUST), "--format", "json")
+        remote = run(url, "--trust", str(TRUST), "--format", "json")
+        assert remote.exit_code == local.exit_code
+        assert remote.stdout == local.stdout.replace((tree / name).as_posix(), url)
+    finally:
+        server.shutdown()
+        server.server_close()
