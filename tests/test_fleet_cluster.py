@@ -54,7 +54,7 @@ def _cli(*args: str) -> subprocess.Popen[bytes]:
     )
 
 
-@pytest.mark.parametrize("fmt", ["table", "json", "sarif", "junit"])
+@pytest.mark.parametrize("fmt", ["table", "json", "jsonl", "sarif", "junit"])
 def test_the_cluster_report_is_the_one_process_report(
     fmt: str, tmp_path: Path, dask_cluster: DaskCluster
 ) -> None:

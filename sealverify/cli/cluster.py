@@ -53,7 +53,7 @@ def cluster_options(command: _F) -> _F:
                 metavar="ADDRESS",
                 help="Verify on a Dask cluster: a scheduler address (tcp://host:8786) or "
                 "local[:N] (N worker processes here); the report is identical "
-                "(docs/scale.md; needs the dask extra).",
+                "(needs the dask extra: pip install 'sealverify[dask]').",
             ),
             click.option(
                 "--partition-size",
