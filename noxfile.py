@@ -44,5 +44,7 @@ def catalogue(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    session.install("-e", ".")
+    session.install("-e", ".[dask]")
     session.run("python", "-m", "sealverify.bench", *session.posargs)
+    # The scale section: --cluster on real local Dask workers (docs/scale.md).
+    session.run("python", "-m", "sealverify.bench.scale")

@@ -47,6 +47,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
+    ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
     ("sealverify.cli.verify_runner", "sealverify.history.state"),  # facts for --state
     ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings

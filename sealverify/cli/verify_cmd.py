@@ -24,6 +24,7 @@ from sealverify import (
     load_trust_file,
     raw_line_index,
 )
+from sealverify.cli import cluster, storage
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
@@ -39,7 +40,6 @@ from sealverify.cli.verify_runner import (
     Settings,
     expand,
     load_approvals,
-    results,
     tasks,
 )
 from sealverify.history import state as history
@@ -95,8 +95,13 @@ def _trust(
         raise click.UsageError(f"--trust {trust_file}: {exc}") from None
 
 
-def _total(paths: tuple[str, ...]) -> int:
-    """Subjects a run will report, for the progress bar: a file each, a log a line each."""
+def _total(paths: tuple[str, ...]) -> int | None:
+    """Subjects a run will report, for the progress bar: a file each, a log a line each.
+
+    None (a bar without a total) when an input is a URL: counting would read the store twice.
+    """
+    if any(storage.is_url(arg) for arg in paths):
+        return None
     total = 0
     for path, _ in expand(paths):
         if path.suffix not in LOG_SUFFIXES:
@@ -170,11 +175,11 @@ def _total(paths: tuple[str, ...]) -> int:
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    metavar="FILE",
-    help="SQLite history across runs: single-use nonces, operation ids, config epochs "
-    "(sealverify explain history.). Written only when the run completes.",
+    metavar="PATH|URL",
+    help="History across runs: single-use nonces, operation ids, config epochs "
+    "(sealverify explain history.): a SQLite file, or a PostgreSQL URL (postgresql://...) "
+    "that many runners share. Written only when the run completes.",
 )
 @allow_published_keys_option
 @click.option(
@@ -213,6 +218,7 @@ def _total(paths: tuple[str, ...]) -> int:
     'meta-partition ruling (repeatable; also a trust file\'s "waive" list). A waived check is '
     "shown as waived, never as a pass; signature and binding checks cannot be waived.",
 )
+@cluster.cluster_options
 @format_option()
 @output_option
 def verify(
@@ -223,12 +229,15 @@ def verify(
     trust_file: Path | None,
     kernel_pins: tuple[str, ...],
     approvals_file: Path | None,
-    state_path: Path | None,
+    state_path: str | None,
     allow_published_keys: bool,
     jobs_text: str,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
     waive: tuple[str, ...],
+    cluster_text: str | None,
+    partition_size: int,
+    storage_pairs: tuple[str, ...],
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -260,10 +269,11 @@ def verify(
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
     jobs = _jobs(jobs_text)
+    run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: history.HistoryStore | None = None
     if state_path is not None:
         try:
-            store = history.HistoryStore(state_path, tool_version=__version__)
+            store = history.open_store(state_path, tool_version=__version__)
         except history.HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
     facts: list[history.ReceiptFacts] = []
@@ -281,7 +291,7 @@ def verify(
     page = verify_page.VerifyPage(_spool) if fmt == "html" else None  # spools of its own
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
-        for result, fragment, found in results(tasks(expand(paths), options), settings, jobs):
+        for result, fragment, found in run(tasks(expand(paths), options), settings):
             advance(1)
             if isinstance(result, str):
                 raise click.UsageError(result)
@@ -313,7 +323,7 @@ def verify(
         raise click.UsageError("no receipts matched: " + " ".join(paths))
     if store is not None:
         for check in store.check_and_stage(facts):
-            findings.append(check if check.location else _located(check, state_path))
+            findings.append(check if check.location else _located(check, store.where))
     report = build_report_from_tally(
         tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
     )
@@ -329,8 +339,8 @@ def verify(
         spool.seek(0)
         if page is not None:
             with page:
-                run = run_settings(options, trust_file, approvals_file, state_path, raw_line_files)
-                _write(page.pieces(report, run), output, line)
+                rows = run_settings(options, trust_file, approvals_file, state_path, raw_line_files)
+                _write(page.pieces(report, rows), output, line)
         elif fmt == "table":
             _write(_spooled_table(report, spool, widths), output, line)
         else:
@@ -396,7 +406,7 @@ def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
     click.echo(summary, err=True)
 
 
-def _located(check: Check, state: Path | None) -> Check:
+def _located(check: Check, state: str) -> Check:
     return Check(check.id, check.status, check.reason, f"history:{state}", check.data)
 
 

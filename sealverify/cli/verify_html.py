@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify import VerifyOptions
+from sealverify.history.databases import redacted
 
 __all__ = ["run_settings"]
 
@@ -20,7 +21,7 @@ def run_settings(
     options: VerifyOptions,
     trust_file: Path | None,
     approvals: Path | None,
-    state: Path | None,
+    state: str | None,
     raw_line_files: tuple[Path, ...],
 ) -> list[tuple[str, str]]:
     """(name, value) rows: every pin by role, accepted kernels and each option that was set.
@@ -44,5 +45,14 @@ def run_settings(
         ("waived checks", ", ".join(sorted(options.waive)) or "none"),
         ("approval tokens", approvals.name if approvals else "none"),
         ("raw lines", ", ".join(p.name for p in raw_line_files) or "none"),
-        ("history state", state.name if state else "none"),
+        ("history state", _state_name(state)),
     ]
+
+
+def _state_name(state: str | None) -> str:
+    """The ``--state`` store as a report may name it: a file by its name, a URL without secrets."""
+    if state is None:
+        return "none"
+    if "://" in state:
+        return redacted(state)
+    return Path(state).name

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
+from sealverify.cli import storage
 from sealverify.cli.walk import walk_tree
 from sealverify.history import state as history
 from sealverify.kernel.replay import Rederivation
@@ -31,7 +32,9 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = [
     "LOG_SUFFIXES",
+    "Result",
     "Settings",
+    "Task",
     "expand",
     "history_facts",
     "load_approvals",
@@ -55,7 +58,7 @@ def _walk(directory: Path) -> Iterator[Path]:
     return walk_tree(directory, _wanted)
 
 
-def _side_attestation(path: Path) -> tuple[JsonValue | None, str]:
+def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     """A partition attestation beside a receipt: ``<receipt file>.partition.json``.
 
     Returns ``(attestation, "")``, or ``(None, problem)`` when the side file exists but cannot
@@ -88,14 +91,18 @@ def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
     return history.receipt_facts(doc, name) if isinstance(doc, dict) else None
 
 
-def expand(paths: Iterable[str]) -> Iterator[tuple[Path, bool]]:
+def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
     """Files to read, each with whether it was found by a walk (then non-receipts are skipped).
 
     Arguments are checked up front (a bad one is a usage error before any work); directory
-    walks are lazy. A file named twice is read once.
+    walks are lazy. A file named twice is read once. A URL (``s3://``, ``file://``, ...) is
+    listed and read through fsspec by the same rules (``cli/storage.py``).
     """
-    sources: list[tuple[Path, bool]] = []
+    sources: list[tuple[storage.Location, bool]] = []
     for arg in paths:
+        if storage.is_url(arg):
+            sources.extend(storage.expand_url(arg))
+            continue
         path = Path(arg)
         if path.is_dir():
             sources.append((path, True))
@@ -111,11 +118,25 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[Path, bool]]:
     return _unique(sources)
 
 
-def _unique(sources: list[tuple[Path, bool]]) -> Iterator[tuple[Path, bool]]:
+def _walk_any(source: storage.Location) -> Iterator[storage.Location]:
+    if isinstance(source, storage.Remote):
+        return storage.walk(source, _kept)
+    return _walk(source)
+
+
+def _kept(name: str) -> bool:
+    return name.endswith(_SUFFIXES) and not name.endswith(_SIDE_SUFFIX)
+
+
+def _unique(
+    sources: list[tuple[storage.Location, bool]],
+) -> Iterator[tuple[storage.Location, bool]]:
     # One source never names a file twice: remember names only when there are several.
     seen: set[str] | None = set() if len(sources) > 1 else None
     for source, walked in sources:
-        found = ((p, True) for p in _walk(source)) if source.is_dir() else iter([(source, walked)])
+        found = (
+            ((p, True) for p in _walk_any(source)) if source.is_dir() else iter([(source, walked)])
+        )
         for path, from_walk in found:
             if seen is None:
                 yield path, from_walk
@@ -152,6 +173,8 @@ class Settings:
     fmt: str
 
 
+Task = _Files | _LogSlice
+
 # A subject or a finding (a str is a usage problem met in a worker), the subject's text
 # fragment when the format is spooled as text (json, sarif, junit), and history facts.
 Result = tuple[Subject | Check | str, str | tuple[str, ...] | None, history.ReceiptFacts | None]
@@ -160,7 +183,7 @@ _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, smal
 
 
 def tasks(
-    files: Iterable[tuple[Path, bool]], options: VerifyOptions | None = None
+    files: Iterable[tuple[storage.Location, bool]], options: VerifyOptions | None = None
 ) -> Iterator[_Files | _LogSlice]:
     """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
 
@@ -189,7 +212,7 @@ def tasks(
         yield _Files(tuple(batch))
 
 
-def _log_slices(path: Path) -> Iterator[_LogSlice]:
+def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
     """Slices of ``_CHUNK`` lines; only line boundaries are kept, never the log's bytes.
 
     The log is read a block at a time and line ends are found with ``bytes.find`` (C speed):
@@ -215,7 +238,7 @@ def _log_slices(path: Path) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _threaded(path: Path, options: VerifyOptions) -> dict[int, Rederivation]:
+def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Rederivation]:
     if not options.rederive:
         return {}
 
@@ -268,7 +291,7 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return result, None, facts
 
 
-def _verify_file(path: Path, walked: bool, settings: Settings) -> Result:
+def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Result:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -288,11 +311,9 @@ def _verify_file(path: Path, walked: bool, settings: Settings) -> Result:
 def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
-        return [_verify_file(Path(name), walked, settings) for name, walked in task.files]
+        return [_verify_file(storage.locate(name), walked, settings) for name, walked in task.files]
     try:
-        with open(task.name, "rb") as log:
-            log.seek(task.start)
-            data = log.read(task.end - task.start)
+        data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:
         return [(f"cannot read {task.name}: {exc.strerror or exc}", None, None)]
     lines = data.split(b"\n")

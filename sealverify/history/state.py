@@ -1,12 +1,13 @@
-"""Cross-run history in SQLite: spent nonces, operations, config epochs and the chain head.
+"""Cross-run history: spent nonces, operations, config epochs and the chain head.
 
 A single receipt cannot say whether its approval nonce was already spent, whether its
 ``operation_id`` was reused, whether an older signed config came back, or whether the audit log
 was cut since the last look. :class:`HistoryStore` remembers what earlier runs verified. Checks
 only read the database; everything a run learnt is staged in memory and written by
 :meth:`HistoryStore.commit` in ONE transaction after the whole run completed, so a run that dies
-midway leaves the previous state intact. The schema carries its version in
-``PRAGMA user_version`` and is migrated forward step by step; a newer schema is refused.
+midway leaves the previous state intact. The database is a SQLite file or a PostgreSQL URL
+(``history/databases.py``). The schema carries its version (SQLite: ``PRAGMA user_version``)
+and is migrated forward step by step, inside the commit; a newer schema is refused.
 
 Operation identity follows seal-host@099be66 ``rust/src/release.rs``: an ALLOW receipt is
 rewritten and re-signed in place as ``release_status`` moves PENDING -> UNKNOWN -> RELEASED, so
@@ -16,13 +17,18 @@ the same ``operation_id`` legitimately reappears with the same decision and a la
 from __future__ import annotations
 
 import hashlib
-import os
-import sqlite3
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sealverify.history.databases import (
+    PAUSE_ENV,
+    Database,
+    HistoryError,
+    PostgresDatabase,
+    SqliteDatabase,
+    is_database_url,
+)
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal.identities import sort_keys
 from sealverify.wire import serdejson
@@ -35,6 +41,7 @@ __all__ = [
     "HistoryError",
     "HistoryStore",
     "ReceiptFacts",
+    "open_store",
     "receipt_facts",
 ]
 
@@ -64,13 +71,29 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # seal-host ``ReleaseStatus`` (SCREAMING_SNAKE_CASE): the forward order of re-signing.
 _RELEASE_ORDER = {"PENDING": 0, "UNKNOWN": 1, "RELEASED": 2}
 
-# Test hook: pause inside the commit transaction until stdin yields a line, so a test can kill
-# the process mid-commit. Never set it outside tests.
-PAUSE_ENV = "SEALVERIFY_TEST_PAUSE_BEFORE_COMMIT"
+__all__ += ["PAUSE_ENV"]  # re-exported: the test hook of the commit
 
-
-class HistoryError(Exception):
-    """The state database cannot be used (unreadable, not SQLite, newer schema)."""
+# One run's writes; the run number is appended to every row (the last column of each).
+_WRITE_NONCES = (
+    "INSERT INTO nonces (nonce, operation_id, location, identity, run) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT DO NOTHING"
+)
+_WRITE_OPERATIONS = (
+    "INSERT INTO operations (operation_id, identity, status, location, run)"
+    " VALUES (?, ?, ?, ?, ?) ON CONFLICT(operation_id) DO UPDATE SET status = excluded.status,"
+    " run = excluded.run, location = excluded.location"
+)
+_WRITE_EPOCHS = (
+    "INSERT INTO config_epochs (signer, epoch, location, run) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT(signer) DO UPDATE SET epoch = excluded.epoch, run = excluded.run,"
+    " location = excluded.location WHERE excluded.epoch > config_epochs.epoch"
+)
+_WRITE_CHAINS = (
+    "INSERT INTO chain_heads (chain, head, session, entry, records, run)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chain) DO UPDATE SET head = excluded.head,"
+    " session = excluded.session, entry = excluded.entry, records = excluded.records,"
+    " run = excluded.run"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,44 +194,26 @@ def _other_decision(earlier: tuple[str, str, str], identity: str, operation_id: 
 
 
 class HistoryStore:
-    """One SQLite state file. Check (read-only), stage, then :meth:`commit` once per run."""
+    """One history database. Check (read-only), stage, then :meth:`commit` once per run."""
 
-    def __init__(self, path: Path, tool_version: str = "") -> None:
-        self.path = path
+    def __init__(self, path: Path | str, tool_version: str = "") -> None:
         self.tool_version = tool_version
-        try:
-            self._db = sqlite3.connect(str(path), isolation_level=None)
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None
+        self._db: Database
+        if isinstance(path, str) and is_database_url(path):
+            self._db = PostgresDatabase(path, SCHEMA_VERSION)
+        else:
+            self._db = SqliteDatabase(Path(path), MIGRATIONS)
+        self.path = path
         self._staged = _Staged()
 
-    # -- schema -------------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        """The database as a report names it (a URL without its password)."""
+        return self._db.where
 
     @property
     def schema_version(self) -> int:
-        row = self._db.execute("PRAGMA user_version").fetchone()
-        return int(row[0])
-
-    def _migrate(self) -> None:
-        version = self.schema_version
-        if version > SCHEMA_VERSION:
-            raise HistoryError(
-                f"{self.path}: schema version {version} is newer than this sealverify "
-                f"understands ({SCHEMA_VERSION}); upgrade sealverify"
-            )
-        if version == SCHEMA_VERSION:
-            return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for step in range(version, SCHEMA_VERSION):
-                for statement in MIGRATIONS[step]:
-                    self._db.execute(statement)
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        return self._db.schema_version
 
     def close(self) -> None:
         self._db.close()
@@ -221,13 +226,14 @@ class HistoryStore:
 
     @property
     def runs(self) -> int:
-        row = self._db.execute("SELECT COUNT(*) FROM runs").fetchone()
-        return int(row[0])
+        row = self._db.one("SELECT COUNT(*) FROM runs")
+        return int(row[0]) if row else 0
 
     # -- receipts -----------------------------------------------------------------------------
 
     def check_and_stage(self, subjects: Sequence[ReceiptFacts]) -> list[Check]:
         """History checks for verified receipts; stages what they teach for :meth:`commit`."""
+        self._db.begin()
         checks: list[Check] = []
         for facts in subjects:
             self._staged.subjects += 1
@@ -249,9 +255,9 @@ class HistoryStore:
         op = facts.operation_id or ""
         earlier = self._staged.nonces.get(nonce)
         if earlier is None:
-            row = self._db.execute(
+            row = self._db.one(
                 "SELECT identity, operation_id, location FROM nonces WHERE nonce = ?", (nonce,)
-            ).fetchone()
+            )
             earlier = (str(row[0]), str(row[1]), str(row[2])) if row else None
         if earlier is not None and _other_decision(earlier, facts.identity, op):
             return [
@@ -280,9 +286,9 @@ class HistoryStore:
         status = facts.release_status or ""
         earlier = self._staged.operations.get(op)
         if earlier is None:
-            row = self._db.execute(
+            row = self._db.one(
                 "SELECT identity, status, location FROM operations WHERE operation_id = ?", (op,)
-            ).fetchone()
+            )
             earlier = (str(row[0]), str(row[1]), str(row[2])) if row else None
         if earlier is None:
             self._staged.operations[op] = (facts.identity, status, facts.location)
@@ -339,9 +345,9 @@ class HistoryStore:
             return []
         high = self._staged.epochs.get(signer)
         if high is None:
-            row = self._db.execute(
+            row = self._db.one(
                 "SELECT epoch, location FROM config_epochs WHERE signer = ?", (signer,)
-            ).fetchone()
+            )
             high = (int(row[0]), str(row[1])) if row else None
         if high is not None and epoch < high[0]:
             return [
@@ -374,13 +380,14 @@ class HistoryStore:
         """
         if not facts.heads:
             return []
+        self._db.begin()
         staged = self._staged.chains.get(facts.chain)
         if staged is not None:
             recorded: tuple[str, int] | None = (staged[0], staged[3])
         else:
-            row = self._db.execute(
+            row = self._db.one(
                 "SELECT head, records FROM chain_heads WHERE chain = ?", (facts.chain,)
-            ).fetchone()
+            )
             recorded = (str(row[0]), int(row[1])) if row else None
         checks: list[Check]
         if recorded is None:
@@ -426,7 +433,7 @@ class HistoryStore:
 
     def recorded_head(self, chain: str = "default") -> str | None:
         """The committed chain head for ``chain`` (None before any run)."""
-        row = self._db.execute("SELECT head FROM chain_heads WHERE chain = ?", (chain,)).fetchone()
+        row = self._db.one("SELECT head FROM chain_heads WHERE chain = ?", (chain,))
         return str(row[0]) if row else None
 
     # -- commit -------------------------------------------------------------------------------
@@ -434,43 +441,27 @@ class HistoryStore:
     def commit(self) -> None:
         """Write everything staged in one transaction; call once, after the run completed."""
         staged = self._staged
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            cursor = db.execute(
-                "INSERT INTO runs (tool_version, subjects) VALUES (?, ?)",
-                (self.tool_version, staged.subjects),
-            )
-            run = int(cursor.lastrowid or 0)
-            db.executemany(
-                "INSERT OR IGNORE INTO nonces (nonce, operation_id, run, location, identity)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(n, op, run, loc, i) for n, (i, op, loc) in sorted(staged.nonces.items())],
-            )
-            db.executemany(
-                "INSERT INTO operations VALUES (?, ?, ?, ?, ?) ON CONFLICT(operation_id) DO "
-                "UPDATE SET status = excluded.status, run = excluded.run, "
-                "location = excluded.location",
-                [(op, i, s, run, loc) for op, (i, s, loc) in sorted(staged.operations.items())],
-            )
-            db.executemany(
-                "INSERT INTO config_epochs VALUES (?, ?, ?, ?) ON CONFLICT(signer) DO UPDATE "
-                "SET epoch = excluded.epoch, run = excluded.run, location = excluded.location "
-                "WHERE excluded.epoch > config_epochs.epoch",
-                [(s, e, run, loc) for s, (e, loc) in sorted(staged.epochs.items())],
-            )
-            db.executemany(
-                "INSERT INTO chain_heads VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chain) DO UPDATE "
-                "SET head = excluded.head, session = excluded.session, entry = excluded.entry, "
-                "records = excluded.records, run = excluded.run",
-                [(c, h, s, e, n, run) for c, (h, s, e, n) in sorted(staged.chains.items())],
-            )
-            if os.environ.get(PAUSE_ENV) == "1":
-                sys.stderr.write("sealverify-test: paused before commit\n")
-                sys.stderr.flush()
-                sys.stdin.readline()
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        self._db.commit(
+            (self.tool_version, staged.subjects),
+            (
+                (
+                    _WRITE_NONCES,
+                    [(n, op, loc, i) for n, (i, op, loc) in sorted(staged.nonces.items())],
+                ),
+                (
+                    _WRITE_OPERATIONS,
+                    [(op, i, s, loc) for op, (i, s, loc) in sorted(staged.operations.items())],
+                ),
+                (_WRITE_EPOCHS, [(s, e, loc) for s, (e, loc) in sorted(staged.epochs.items())]),
+                (
+                    _WRITE_CHAINS,
+                    [(c, h, s, e, n) for c, (h, s, e, n) in sorted(staged.chains.items())],
+                ),
+            ),
+        )
         self._staged = _Staged()
+
+
+def open_store(where: str, tool_version: str = "") -> HistoryStore:
+    """The history store a ``--state`` value names: a PostgreSQL URL or a SQLite path."""
+    return HistoryStore(where if is_database_url(where) else Path(where), tool_version)

@@ -1,0 +1,231 @@
+"""``verify --cluster``: the runner's tasks verified on a Dask distributed cluster, in order.
+
+The same tasks as ``--jobs`` (``verify_runner.tasks``: receipt files in groups, JSONL logs cut
+into byte ranges at line boundaries, sessions threaded first) are grouped into partitions and
+submitted to the cluster; each worker runs ``verify_runner._run_task`` over them, reading the
+bytes itself (local paths it can see, or object storage URLs). The client takes results as
+they complete and hands them on in input order, holding at most a bounded number of
+partitions, so its memory stays flat; everything across receipts (the report's tally,
+``--state`` history) happens after, on the client, exactly as for one process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from typing import Any, TypeVar
+
+import click
+
+from sealverify.cli import storage, verify_runner
+from sealverify.cli.verify_runner import Result, Settings, Task
+
+__all__ = [
+    "ClusterAddress",
+    "cluster_options",
+    "parse_address",
+    "results_on_cluster",
+    "run_partition",
+    "runner",
+]
+
+_LOCAL = re.compile(r"local(?::([1-9][0-9]*))?")
+_REMOTE = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
+HINT = "--cluster needs the dask extra: pip install 'sealverify[dask]'"
+DEFAULT_PARTITION = 512  # receipts per partition: see docs/scale.md for the measurement
+_F = TypeVar("_F", bound=Callable[..., Any])
+Runner = Callable[[Iterator[Task], Settings], Iterator[Result]]
+
+
+def cluster_options(command: _F) -> _F:
+    """``--cluster``, ``--partition-size`` and ``--storage-option`` (docs/scale.md)."""
+    for option in reversed(
+        (
+            click.option(
+                "--cluster",
+                "cluster_text",
+                default=None,
+                metavar="ADDRESS",
+                help="Verify on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                "local[:N] (N worker processes here); the report is identical "
+                "(needs the dask extra: pip install 'sealverify[dask]').",
+            ),
+            click.option(
+                "--partition-size",
+                "partition_size",
+                type=click.IntRange(min=1),
+                default=DEFAULT_PARTITION,
+                show_default=True,
+                metavar="N",
+                help="With --cluster: about N receipts per cluster task.",
+            ),
+            click.option(
+                "--storage-option",
+                "storage_pairs",
+                multiple=True,
+                metavar="KEY=VALUE",
+                help="An fsspec storage option for s3://, gs://, az://, https:// inputs, e.g. "
+                "endpoint_url=http://127.0.0.1:9000 or anon=true (repeatable; VALUE may be "
+                "JSON). The environment's credentials (AWS_*, FSSPEC_S3_*) apply too.",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+def runner(
+    cluster_text: str | None, jobs: int, partition_size: int, storage_pairs: tuple[str, ...]
+) -> Runner:
+    """How the tasks are run: this process and ``jobs - 1`` workers, or a Dask cluster."""
+    storage.configure(storage.parse_storage_options(storage_pairs))
+    if cluster_text is None:
+        return lambda tasks, settings: verify_runner.results(tasks, settings, jobs)
+    address = parse_address(cluster_text)
+    if jobs != 1:
+        raise click.UsageError("--cluster and --jobs: name one (the cluster has the workers)")
+    tasks_per_partition = max(1, -(-partition_size // verify_runner._CHUNK))
+    return lambda tasks, settings: results_on_cluster(tasks, settings, address, tasks_per_partition)
+
+
+class ClusterAddress:
+    """A parsed ``--cluster`` value: a scheduler address, or a local cluster of N workers."""
+
+    def __init__(self, scheduler: str | None, workers: int) -> None:
+        self.scheduler = scheduler
+        self.workers = workers
+
+    def __str__(self) -> str:
+        return self.scheduler or f"local:{self.workers}"
+
+
+def parse_address(text: str) -> ClusterAddress:
+    """``tcp://host:port`` (any Dask scheme) or ``local[:N]`` (N worker processes here)."""
+    local = _LOCAL.fullmatch(text)
+    if local:
+        return ClusterAddress(None, int(local.group(1) or os.cpu_count() or 1))
+    if _REMOTE.fullmatch(text):
+        return ClusterAddress(text, 0)
+    raise click.UsageError(
+        f"--cluster {text!r}: expected a scheduler address (tcp://host:8786) or local[:N]"
+    )
+
+
+def run_partition(
+    partition: tuple[Task, ...], settings: Settings, options: dict[str, Any]
+) -> list[Result]:
+    """What a worker runs: a partition's tasks, in order (pure over the bytes it reads)."""
+    storage.configure(options)
+    return [result for task in partition for result in verify_runner._run_task(task, settings)]
+
+
+def _partitions(tasks: Iterator[Task], size: int) -> Iterator[tuple[Task, ...]]:
+    batch: list[Task] = []
+    for task in tasks:
+        batch.append(task)
+        if len(batch) == size:
+            yield tuple(batch)
+            batch = []
+    if batch:
+        yield tuple(batch)
+
+
+def _distributed() -> Any:
+    """The ``distributed`` package, or the one-line hint to install the dask extra."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise click.UsageError(HINT) from None
+
+
+def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
+    """A Dask client for ``address`` (a local cluster is started and closed with the run)."""
+    dask = _distributed()
+    Client, LocalCluster = dask.Client, dask.LocalCluster
+    if address.scheduler is None:
+        cluster = stack.enter_context(
+            LocalCluster(
+                n_workers=address.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address="127.0.0.1:0",  # loopback, any free port: never a clash
+                silence_logs=logging.ERROR,
+            )
+        )
+        return stack.enter_context(Client(cluster))
+    try:
+        client = Client(address.scheduler)
+    except (OSError, TimeoutError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.UsageError(
+            f"--cluster {address.scheduler}: cannot reach the Dask scheduler ({reason})"
+        ) from None
+    return stack.enter_context(client)
+
+
+def results_on_cluster(
+    tasks: Iterator[Task], settings: Settings, address: ClusterAddress, partition_size: int
+) -> Iterator[Result]:
+    """Results in input order, the partitions verified by the cluster's workers.
+
+    At most ``2 x workers + 2`` partitions are submitted and not yet handed on; a worker lost
+    mid-run has its partitions run again by the scheduler (the results are pure, so the report
+    is the same). Leaving early (Ctrl-C, an error) cancels every partition still on the
+    cluster.
+    """
+    with ExitStack() as stack:
+        client = _connect(address, stack)
+        as_completed = _distributed().as_completed
+
+        workers = max(1, sum(client.nthreads().values()))
+        bound = 2 * workers + 2  # one running and one queued a worker, and two more
+        shared = client.scatter(settings, broadcast=True, hash=False)
+        options = storage.storage_options()
+        run = uuid.uuid4().hex[:12]
+        parts = _partitions(tasks, partition_size)
+        index: dict[str, int] = {}  # future key -> partition number
+        live: dict[str, Any] = {}  # future key -> the future, until its result is taken
+        done: dict[int, list[Result]] = {}  # finished, waiting for an earlier partition
+        submitted = emitted = 0
+        completed = as_completed(with_results=True, raise_errors=False)
+
+        def submit() -> bool:
+            nonlocal submitted
+            part = next(parts, None)
+            if part is None:
+                return False
+            future = client.submit(
+                run_partition, part, shared, options, key=f"sealverify-{run}-{submitted}"
+            )
+            index[future.key] = submitted
+            live[future.key] = future
+            completed.add(future)
+            submitted += 1
+            return True
+
+        try:
+            while submitted - emitted < bound and submit():
+                pass
+            for future, value in completed:  # results fetched in the background
+                number = index.pop(future.key)
+                live.pop(future.key, None)
+                if future.status != "finished":
+                    raise click.UsageError(
+                        f"--cluster {address}: partition {number} could not be verified "
+                        f"({type(value).__name__}: {value})"
+                    )
+                done[number] = value
+                future.release()
+                while emitted in done:
+                    yield from done.pop(emitted)
+                    emitted += 1
+                while submitted - emitted < bound and submit():
+                    pass
+        finally:
+            if live:  # left early: nothing of this run stays on the cluster
+                client.cancel(list(live.values()), force=True)
