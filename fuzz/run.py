@@ -140,6 +140,13 @@ def _atheris(name: str, seconds: int, workdir: Path) -> None:
 
 
 _EXECUTED = re.compile(rb"stat::number_of_executed_units:\s*(\d+)")
+_COVERAGE = re.compile(rb"cov: (\d+)")
+_PEAK_RSS = re.compile(rb"stat::peak_rss_mb:\s*(\d+)")
+
+
+def _last(pattern: re.Pattern[bytes], text: bytes) -> str:
+    found = pattern.findall(text)
+    return found[-1].decode() if found else "?"
 
 
 def _all(names: list[str], seconds: int, workdir: Path) -> int:
@@ -149,7 +156,7 @@ def _all(names: list[str], seconds: int, workdir: Path) -> int:
         return _quick(names, 0, seconds)
     workdir.mkdir(parents=True, exist_ok=True)
     failed = 0
-    print(f"{'harness':18} {'budget':>7} {'executions':>11}  findings")
+    print(f"{'harness':18} {'budget':>7} {'executions':>11} {'edges':>6} {'RSS MB':>6}  findings")
     for name in names:
         log = workdir / f"{name}.log"
         with log.open("wb") as sink:
@@ -159,12 +166,12 @@ def _all(names: list[str], seconds: int, workdir: Path) -> int:
                 stdout=sink, stderr=subprocess.STDOUT, check=False,
             )  # fmt: skip
         text = log.read_bytes()
-        executed = _EXECUTED.findall(text)
         crashes = sorted(p.name for p in (workdir / "artifacts" / name).glob("*"))
         found = ", ".join(crashes) if crashes else ("none" if proc.returncode == 0 else "?")
         failed += proc.returncode != 0 or bool(crashes)
-        runs = executed[-1].decode() if executed else "?"
-        print(f"{name:18} {seconds:>6}s {runs:>11}  {found}  (log {log})", flush=True)
+        runs, edges, rss = (_last(p, text) for p in (_EXECUTED, _COVERAGE, _PEAK_RSS))
+        print(f"{name:18} {seconds:>6}s {runs:>11} {edges:>6} {rss:>6}  {found}  (log {log})")
+        sys.stdout.flush()
     return 1 if failed else 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tomllib
 
 import pytest
 
@@ -11,7 +12,7 @@ from fuzz.harnesses import HARNESSES, Harness
 from fuzz.mutate import mutate_json
 from fuzz.resign import resign
 from fuzz.run import mutant, run_quick
-from fuzz.seeds import FIXTURES, files
+from fuzz.seeds import FIXTURES, ROOT, files
 from sealverify.testkit.records import parse_record
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -100,3 +101,10 @@ def test_verify_mutants_reach_inside_embedded_documents_and_are_re_signed() -> N
         except (JsonError, ValueError):
             continue
     assert len(fresh) > 2  # several mutants carry new signatures made by the testkit keys
+
+
+def test_the_harnesses_are_not_shipped_in_the_wheel() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert include == ["sealverify*"]  # fuzz/ stays out; atheris is only the `fuzz` extra
+    assert "atheris==3.0.0" in config["project"]["optional-dependencies"]["fuzz"]
