@@ -98,14 +98,21 @@ def _frame(data: bytes) -> None:
     run_cli(["frame", path, "--format", "json", *extra])
 
 
+def _receipts(data: bytes) -> str:
+    """The receipt directory holding ``data``: a JSON-lines log when it has several lines."""
+    log = b"\n{" in data.rstrip(b"\n")
+    names = ("r.jsonl", "r.receipt.json") if log else ("r.receipt.json", "r.jsonl")
+    (_workspace() / "receipts" / names[1]).unlink(missing_ok=True)
+    _write(f"receipts/{names[0]}", data)
+    return str(_workspace() / "receipts")
+
+
 def _verify(data: bytes) -> None:
-    _write("receipts/r.receipt.json", data)
-    run_cli(["verify", str(_workspace() / "receipts"), "--format", "json"])
+    run_cli(["verify", _receipts(data), "--format", "json"])
 
 
 def _verify_pinned(data: bytes) -> None:
-    _write("receipts/r.receipt.json", data)
-    receipts = str(_workspace() / "receipts")
+    receipts = _receipts(data)
     run_cli(
         ["verify", receipts, "--trust", str(TRUST), "--allow-published-keys", "--format", "json"]
     )
