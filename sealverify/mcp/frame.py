@@ -149,10 +149,10 @@ def _envelope_refusals(message: JsonValue) -> tuple[str, list[Refusal]]:
     return kind, refusals
 
 
-# seal-host mediates every line its classifier reads as a tools/call, id or not, and answers a
-# block with "id": null (Host/Canonical.lean classifyLine and rust/src/main.rs route_of_classify,
-# seal-host@099be66); a call without an id has no reply to correlate and no request identity to
-# bind, so it is refused here before any identity is computed (docs/frame.md).
+# seal-host mediates every line its classifier reads as a tools/call, id or not, under the
+# request id null (Host/Canonical.lean classifyLine and jsonId, rust/src/main.rs
+# route_of_classify, seal-host@099be66). A call without an id has no reply to correlate and no
+# request identity to bind, so it is refused before any identity is computed (docs/frame.md).
 _NOTIFICATION_CALL = Refusal(
     "tools-call.notification",
     ERR_INVALID_REQUEST,
