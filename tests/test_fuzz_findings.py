@@ -162,3 +162,39 @@ def test_quadratic_input_through_frame_and_verify(tmp_path: Path) -> None:
     assert frame.exit_code == 1 and "json.too-deep" in frame.stdout
     verify = _run("verify", str(tmp_path), "--format", "json")
     assert verify.exit_code == 1 and "nesting deeper than the limit of 64" in verify.stdout
+
+
+# --- diff: a receipt's stored hash or length of the wrong type (found by the diff harness) ----
+
+RECEIPT = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "receipts"
+
+
+@pytest.mark.parametrize(
+    ("member", "value"),
+    [
+        ("framed_subject_length", "1e-400"),
+        ("framed_subject_length", "2.5"),
+        ("framed_subject_sha256", '{"a":1.0}'),
+        ("request_sha256", "[1e400]"),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_diff_receipt_with_a_mistyped_stored_hash(
+    tmp_path: Path, member: str, value: str, fmt: str
+) -> None:
+    doc = json.loads((RECEIPT / "verified-allow.receipt.json").read_bytes())
+    text = json.dumps(doc).replace(f'"{member}": {json.dumps(doc[member])}', f'"{member}": {value}')
+    assert value in text
+    receipt = tmp_path / "r.json"
+    receipt.write_text(text)
+    frame = str(Path(__file__).resolve().parent.parent / "fixtures" / "frames" / "call.bin")
+    result = _run("diff", str(receipt), frame, "--format", fmt)
+    assert result.exit_code == 1, result.output
+    if fmt == "json":
+        check = next(
+            c
+            for s in json.loads(result.stdout)["subjects"]
+            for c in s["checks"]
+            if c["id"].startswith("diff.receipt.") and c.get("data", {}).get("stored") == value
+        )
+        assert check["status"] == "fail"
