@@ -17,14 +17,14 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "sealverify", "tests", "noxfile.py")
-    session.run("ruff", "format", "--check", "sealverify", "tests", "noxfile.py")
+    session.run("ruff", "check", "sealverify", "tests", "fuzz", "noxfile.py")
+    session.run("ruff", "format", "--check", "sealverify", "tests", "fuzz", "noxfile.py")
 
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
-    session.run("mypy", "--strict", "sealverify")
+    session.run("mypy", "--strict", "sealverify", "fuzz")
 
 
 @nox.session
@@ -48,3 +48,10 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "sealverify.bench", *session.posargs)
     # The scale section: --cluster on real local Dask workers (docs/scale.md).
     session.run("python", "-m", "sealverify.bench.scale")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Every harness under atheris for its budget (docs/fuzzing.md): -- --seconds N HARNESS..."""
+    session.install("-e", ".[fuzz]")
+    session.run("python", "-m", "fuzz", "all", *session.posargs)

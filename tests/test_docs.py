@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 _CALL = re.compile(
     r'(?:fail|passed|info|not_evaluated|Refusal|Check|_field_fail|_fail|_pass|_info)\(\s*f?"'
-    r'([a-z][a-z0-9_]*(?:\.[a-z0-9_\-]+)+)"'
+    r'([a-z][a-z0-9_\-]*(?:\.[a-z0-9_\-]+)+)"'
 )
 
 

@@ -8,7 +8,8 @@ with one worker and with all cores; peak RSS at N and 4N, one child per measurem
 (c) a profile of where the time of one receipt goes, by concern (sealverify.benchprofile);
 (d) the floor: reading and parsing costs no Python verifier can avoid, against the budget
 that 80% of the signature-only bound leaves; (e) what re-deriving each decision costs
-(replay.decision), in process and end to end, against the rest of verify.
+(replay.decision), in process and end to end, against the rest of verify; (f) parse time
+over growing hostile inputs, which must grow linearly (``--parsing-only`` runs only this).
 Ratios are only meaningful within one run: machines are noisy. A benchmark, never a test.
 """
 
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import orjson
 
+from sealverify.bench import parsing
 from sealverify.bench.concerns import Profile, profile_calls
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.replay import rederive
@@ -335,7 +337,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="table,json,sarif,junit",
         help="formats to measure peak RSS for at N and 4N",
     )
+    parser.add_argument(
+        "--parsing-only", action="store_true", help="only (f), parse time over growing inputs"
+    )
     args = parser.parse_args(argv)
+    if args.parsing_only:
+        print("\n".join(parsing.section(args.repeat)))
+        return 0
     n, workers = args.n, max(1, args.workers)
     with (
         get_context("forkserver").Pool(1) as launcher,
@@ -508,6 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"re-derivation / the rest of verify: {rederive_us / rest_us:.2f} in process; "
         f"end to end verify is {with_cli.seconds / without_cli.seconds:.2f}x the run without it",
     ]
+    lines += ["", *parsing.section(args.repeat)]
     print("\n".join(lines))
     return 0
 

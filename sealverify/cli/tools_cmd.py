@@ -14,6 +14,7 @@ from sealverify.definitions.compare import Reading, compare, reader_environment
 from sealverify.definitions.digests import (
     PROFILES,
     Listing,
+    Unrepresentable,
     digest_tool,
     js_value,
     listing_findings,
@@ -29,13 +30,22 @@ __all__ = ["COMMANDS", "tools"]
 _PROFILE = click.Choice(sorted(PROFILES))
 
 
-def _declared(path: str | None) -> Any:
+def _declared(path: str | None) -> tuple[Any, list[Check]]:
+    """The declared capture of ``--capture`` and the findings on it.
+
+    A number it cannot hold is a finding, as for a ``capture`` member beside ``tools``
+    (``tools.input.bad-capture``); a file that is not JSON cannot be run (exit 2).
+    """
     if path is None:
-        return None
+        return None, []
     try:
-        return js_value(parse_bytes(read_input(path)))
+        parsed = parse_bytes(read_input(path))
     except JsonError as exc:
         raise click.UsageError(f"--capture {path}: not strict JSON: {exc}") from None
+    try:
+        return js_value(parsed), []
+    except Unrepresentable as exc:
+        return None, [fail("tools.input.bad-capture", f"declared capture unreadable: {exc}", path)]
 
 
 def _read(
@@ -45,11 +55,11 @@ def _read(
         listing = read_any(read_input(source), read_input(requests) if requests else None)
     except TranscriptError as exc:
         raise click.UsageError(f"{source}: {exc}") from None
-    declared = _declared(capture)
-    if declared is None:
+    declared, declared_findings = _declared(capture)
+    if declared is None and not declared_findings:
         declared = listing.declared_capture
     block, capture_findings = build_capture(listing, declared)
-    return listing, block, listing_findings(listing) + capture_findings
+    return listing, block, listing_findings(listing) + declared_findings + capture_findings
 
 
 def _compact(value: Any) -> str:

@@ -64,21 +64,26 @@ PinnedLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0
 
 
 def _construct_number(loader: yaml.SafeLoader, node: yaml.Node) -> Decimal:
-    assert isinstance(node, yaml.ScalarNode)
+    # construct_scalar refuses a tag on a sequence or mapping (`!!int []`) as a YAML error.
+    text = str(loader.construct_scalar(node))
     try:
-        return Decimal(str(node.value))
+        number = Decimal(text)
     except InvalidOperation:
+        number = None
+    # NaN, sNaN and infinities are no JSON number; a signalling NaN would also raise when
+    # compared, so they are refused here with the other non-numbers.
+    if number is None or not number.is_finite():
         raise yaml.constructor.ConstructorError(
             None,
             None,
-            f"explicitly tagged number {node.value!r} is not a decimal number",
+            f"explicitly tagged number {text[:40]!r} is not a finite decimal number",
             node.start_mark,
-        ) from None
+        )
+    return number
 
 
 def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
-    assert isinstance(node, yaml.ScalarNode)
-    return str(node.value).lower() == "true"
+    return str(loader.construct_scalar(node)).lower() == "true"
 
 
 PinnedLoader.add_constructor("tag:yaml.org,2002:int", _construct_number)

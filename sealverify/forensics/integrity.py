@@ -20,6 +20,7 @@ from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
     Limits,
+    display,
     parse_bytes,
 )
 
@@ -53,11 +54,14 @@ def _shown(value: object) -> str:
 def _hash_check(check_id: str, stored: object, computed: str | int, what: str) -> Check:
     if stored == computed:
         return passed(check_id, f"{what} matches the receipt's own content", stored=stored)
+    # A stored member of the wrong type (a number such as 1e-400, an object) goes into the
+    # check's data as its JSON text: report data holds plain JSON values only.
+    plain = display(stored) if isinstance(stored, (JsonNumber, dict, list)) else stored
     return fail(
         check_id,
         f"stored {what} {_shown(stored)} disagrees with the receipt's own content "
         f"({_shown(computed)})",
-        stored=stored,
+        stored=plain,
         computed=computed,
     )
 

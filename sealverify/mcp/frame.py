@@ -160,6 +160,19 @@ def _envelope_refusals(message: JsonValue) -> tuple[str, list[Refusal]]:
     return kind, refusals
 
 
+# seal-host mediates every line its classifier reads as a tools/call, id or not, under the
+# request id null (Host/Canonical.lean classifyLine and jsonId, rust/src/main.rs
+# route_of_classify, seal-host@099be66). A call without an id has no reply to correlate and no
+# request identity to bind, so it is refused before any identity is computed (docs/frame.md).
+_NOTIFICATION_CALL = Refusal(
+    "tools-call.notification",
+    ERR_INVALID_REQUEST,
+    "a tools/call without an id is a notification: no reply can be correlated and no identity "
+    "is bound to it",
+    "/id",
+)
+
+
 def _tools_call_refusals(params: JsonValue) -> list[Refusal]:
     if not isinstance(params, dict):
         return [
@@ -307,10 +320,12 @@ def analyze_frame(
             refusals.extend(_tools_call_refusals(message.get("params")))
     elif kind == "notification":
         notes.append("notification: no identity is bound")
+        if method == "tools/call":
+            refusals.append(_NOTIFICATION_CALL)
     elif kind == "response":
         notes.append("response: a client-to-server JSON-RPC response; no identity is bound")
     found = None
-    if method == "tools/call" and not refusals and isinstance(message, dict):
+    if kind == "request" and method == "tools/call" and not refusals and isinstance(message, dict):
         params_obj = message["params"]
         assert isinstance(params_obj, dict)
         found = identities.compute(params_obj, server=options.server)

@@ -101,7 +101,11 @@ class JsonError(ValueError):
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\r\n]*")
 # Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+# A string left open runs to the end of the text (as the decoder reads it): every quote that
+# opens a token then matches at once, so a scan is linear; requiring the closing quote made
+# the engine retry from every later quote (``[``*65 + ``"`` + ``\\"``*n took quadratic time).
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
+_TOKEN = re.compile(_STRING + r"|[\[\]{}]", re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -139,7 +143,7 @@ def _byte_offset(text: str, char_index: int) -> int:
     return len(text[:char_index].encode("utf-8", "surrogatepass"))
 
 
-_STRING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRING_TOKEN = re.compile(_STRING, re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 
 

@@ -1,0 +1,1 @@
+"""Fuzz harnesses for sealverify's entry points (not shipped in the wheel; see docs/fuzzing.md)."""

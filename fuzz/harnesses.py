@@ -1,0 +1,290 @@
+"""One harness per entry-point family: seeds, and a target that runs the command on an input."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tempfile
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout, suppress
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import click
+
+from fuzz import seeds
+from sealverify.cli.main import cli
+from sealverify.testkit import keys
+from sealverify.wire import leanjson, serdejson
+from sealverify.wire.strictjson import JsonError, display, member_spans, parse_bytes
+
+__all__ = ["HARNESSES", "Harness", "run_cli"]
+
+EXIT_CODES = frozenset({0, 1, 2, 3, 4})  # README: 0 pass, 1 fail, 2 could not run, 3, 4
+
+
+@dataclass(frozen=True, slots=True)
+class Harness:
+    """A fuzz target: ``target(data)`` returns for every documented outcome."""
+
+    name: str
+    family: str
+    seeds: Callable[[], list[bytes]]
+    target: Callable[[bytes], None]
+    structured: bool = True  # mutate inside the JSON as well as the bytes
+    resign: bool = False  # re-sign half of the mutants with the testkit keys
+
+
+def run_cli(args: list[str]) -> int:
+    """Run ``sealverify ARGS`` in-process; return its exit code, or raise what escaped it.
+
+    The documented refusals are click's usage errors (exit 2, "could not run") and the exit
+    codes of the README; anything else escaping the command is a crash.
+    """
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = cli.main(args, prog_name="sealverify", standalone_mode=False)
+        except click.ClickException:
+            return 2
+    code = 0 if code is None else code
+    if code not in EXIT_CODES:
+        raise AssertionError(f"exit code {code!r} is not one the README documents")
+    return int(code)
+
+
+@cache
+def _workspace() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="sealverify-fuzz-"))
+    (root / "receipts").mkdir()
+    (root / "sign.key").write_text(keys.RECEIPT_KEY.seed.hex() + "\n")
+    return root
+
+
+def _write(name: str, data: bytes) -> str:
+    path = _workspace() / name
+    path.write_bytes(data)
+    return str(path)
+
+
+CALL = seeds.FIXTURES / "frames" / "call.bin"
+TRUST = seeds.FIXTURES / "demo" / "trust.json"
+
+
+def _strict_json(data: bytes) -> None:
+    try:
+        value = parse_bytes(data)
+    except JsonError:
+        return
+    display(value)
+    with suppress(serdejson.NumberNotRepresentable):
+        serdejson.compact(value, exact=True)
+    try:
+        leanjson.compress(value)
+    except ValueError as exc:  # documented: a number Lean's parser would not read
+        if "not a JSON number" not in str(exc) and "exponent over 6 digits" not in str(exc):
+            raise
+    if isinstance(value, dict):
+        text = data.decode("utf-8")
+        member_spans(text, len(text) - len(text.lstrip(" \t\r\n")))
+
+
+def _frame(data: bytes) -> None:
+    path = _write("frame.bin", data)
+    extra = [["--era", "auto"], ["--transport", "http"], []][len(data) % 3]
+    run_cli(["frame", path, "--format", "json", *extra])
+
+
+def _receipts(data: bytes) -> str:
+    """The receipt directory holding ``data``: a JSON-lines log when it has several lines."""
+    log = b"\n{" in data.rstrip(b"\n")
+    names = ("r.jsonl", "r.receipt.json") if log else ("r.receipt.json", "r.jsonl")
+    (_workspace() / "receipts" / names[1]).unlink(missing_ok=True)
+    _write(f"receipts/{names[0]}", data)
+    return str(_workspace() / "receipts")
+
+
+def _verify(data: bytes) -> None:
+    run_cli(["verify", _receipts(data), "--format", "json"])
+
+
+def _verify_pinned(data: bytes) -> None:
+    receipts = _receipts(data)
+    run_cli(
+        ["verify", receipts, "--trust", str(TRUST), "--allow-published-keys", "--format", "json"]
+    )
+
+
+def _chain(data: bytes) -> None:
+    path = _write("audit.log", data)
+    extra = [["--expect-count", "3"], []][len(data) % 2]
+    run_cli(["chain", path, "--format", "json", *extra])
+
+
+def _approval(data: bytes) -> None:
+    path = _write("tokens.ndjson", data)
+    pub = keys.APPROVER_KEY.public_hex
+    run_cli(["approval", path, "--approval-pubkey", pub, "--frame", str(CALL), "--format", "json"])
+
+
+def _partition_emit(data: bytes) -> None:
+    path = _write("frame.bin", data)
+    sign = ["--sign-key", str(_workspace() / "sign.key")] if len(data) % 2 else []
+    run_cli(["partition", "emit", path, "--format", "json", "--era", "auto", *sign])
+
+
+@cache
+def _attestation() -> tuple[bytes, bytes]:
+    """A signed attestation of the fixture call, made by ``partition emit`` itself."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        cli.main(
+            ["partition", "emit", str(CALL), "--sign-key", str(_workspace() / "sign.key")],
+            standalone_mode=False,
+        )
+    out.flush()
+    buffer = out.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue(), CALL.read_bytes()
+
+
+def _partition_verify(data: bytes) -> None:
+    # Half the inputs are the attestation (with the fixture frame), half the frame.
+    attestation, frame = _attestation()
+    if data.startswith(b'{"jsonrpc"') or len(data) % 2:
+        attestation, frame = attestation, data
+    else:
+        attestation = data
+    att, frm = _write("att.json", attestation), _write("frame.bin", frame)
+    pub = keys.RECEIPT_KEY.public_hex
+    run_cli(["partition", "verify", att, "--frame", frm, "--pubkey", pub, "--format", "json"])
+
+
+def _partition_seeds() -> list[bytes]:
+    return [_attestation()[0], *seeds.frames()[:20]]
+
+
+def _diff(data: bytes) -> None:
+    a = _write("a.bin", data)
+    other = [
+        str(CALL),
+        a,
+        str(seeds.FIXTURES / "demo" / "receipts" / "verified-allow.receipt.json"),
+    ]
+    run_cli(["diff", a, other[len(data) % 3], "--format", "json"])
+
+
+def _diff_seeds() -> list[bytes]:
+    return seeds.frames() + seeds.receipts()[:5]
+
+
+def _tools(data: bytes) -> None:
+    path = _write("tools.json", data)
+    profile = ["heldfast", "rugsnare"][len(data) % 2]
+    run_cli(["tools", "digest", "--profile", profile, path, "--format", "json"])
+    if len(data) % 3 == 0:
+        listing = _write("listing.json", b'{"tools":[{"name":"a","inputSchema":{}}]}')
+        run_cli(["tools", "compare", "--capture-a", path, listing, listing, "--format", "json"])
+
+
+def _tools_seeds() -> list[bytes]:
+    shared = seeds.SHARED
+    return (
+        seeds.files(shared / "vectors" / "tool-digests", "*.json", 40)
+        + seeds.files(shared / "fixtures" / "seal" / "seal-host" / "profiles", "*.tools.json", 5)
+        + seeds.files(shared / "frames" / "mcp-python-sdk-2.3.0", "*.s2c.bin", 20)
+        + [b'{"observedAt":"2026-01-01T00:00:00Z","launch":{"env":{"A":"b"}}}']
+    )
+
+
+def _skill(data: bytes) -> None:
+    skill = _workspace() / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True, exist_ok=True)
+    if data.startswith(b"---"):
+        skill.write_bytes(data)
+        listing = _listing_for(seeds.skill_files()[0])
+    else:
+        skill.write_bytes(seeds.skill_files()[0])
+        listing = data
+    path = _write("skills.json", listing)
+    run_cli(["skill", "verify", "--listing", path, str(skill), "--format", "json"])
+
+
+def _listing_for(skill: bytes) -> bytes:
+    digest = "sha256:" + hashlib.sha256(skill).hexdigest()
+    entry = {
+        "uri": "skill://demo/SKILL.md",
+        "frontmatter": {"name": "demo", "description": "A demo skill."},
+        "resources": [{"uri": "skill://demo/SKILL.md", "digest": digest}],
+    }
+    return json.dumps(entry).encode()
+
+
+def _skill_seeds() -> list[bytes]:
+    return [*seeds.skill_files(), _listing_for(seeds.skill_files()[0])]
+
+
+def _wording(data: bytes) -> None:
+    name = "doc.json" if data[:1] in (b"{", b"[") else "doc.md"
+    run_cli(["lint", _write(name, data), "--format", "json"])
+
+
+def _wording_seeds() -> list[bytes]:
+    return (
+        seeds.files(seeds.SHARED / "seeds", "*.txt", 10)
+        + seeds.files(seeds.ROOT / "docs", "wording.md", 1)
+        + seeds.receipts()[:3]
+    )
+
+
+_META_FRAME = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":%s,'
+    b'"name":"search_notes","arguments":{"q":1}}}\n'
+)
+
+
+def _meta(data: bytes) -> None:
+    path = _write("frame.bin", _META_FRAME % data)
+    run_cli(["frame", path, "--format", "json", "--era", "auto"])
+    run_cli(["partition", "emit", path, "--format", "json", "--policy", "c-refuse-unknown"])
+
+
+def _meta_seeds() -> list[bytes]:
+    found: list[bytes] = []
+    for frame in seeds.frames():
+        for line in frame.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            params = message.get("params") if isinstance(message, dict) else None
+            if isinstance(params, dict) and isinstance(params.get("_meta"), dict):
+                found.append(json.dumps(params["_meta"], separators=(",", ":")).encode())
+    return found or [b"{}"]
+
+
+def _json_seeds() -> list[bytes]:
+    return seeds.files(seeds.FIXTURES, "*.json*") + seeds.files(
+        seeds.SHARED / "vectors" / "JSONTestSuite", "*.json", 300
+    )
+
+
+_ALL = (
+    Harness("strict-json", "parse_bytes, serde and Lean renderings", _json_seeds, _strict_json),
+    Harness("frame", "sealverify frame", seeds.frames, _frame),
+    Harness("verify", "sealverify verify, no pins", seeds.receipts, _verify, resign=True),
+    Harness("verify-pinned", "verify --trust", seeds.receipts, _verify_pinned, resign=True),
+    Harness("chain", "sealverify chain", seeds.chain_logs, _chain),
+    Harness("approval", "sealverify approval", seeds.approval_tokens, _approval),
+    Harness("partition-emit", "sealverify partition emit", seeds.frames, _partition_emit),
+    Harness("partition-verify", "partition verify", _partition_seeds, _partition_verify),
+    Harness("diff", "sealverify diff", _diff_seeds, _diff),
+    Harness("tools", "tools digest, tools compare --capture-a", _tools_seeds, _tools),
+    Harness("skills", "sealverify skill verify", _skill_seeds, _skill),
+    Harness("wording", "sealverify lint", _wording_seeds, _wording, structured=False),
+    Harness("meta", "_meta through frame and partition emit", _meta_seeds, _meta),
+)
+HARNESSES: dict[str, Harness] = {h.name: h for h in _ALL}
