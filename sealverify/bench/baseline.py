@@ -144,8 +144,10 @@ class Pair:
 
     def ratios(self, cpu: bool) -> list[float]:
         """Baseline time over current time, pair by pair (above 1: the current one is faster)."""
-        pick = (lambda t: t.cpu) if cpu else (lambda t: t.wall)
-        return [pick(b) / pick(c) for b, c in zip(self.baseline, self.current, strict=True)]
+        pairs = zip(self.baseline, self.current, strict=True)
+        if cpu:
+            return [b.cpu / c.cpu for b, c in pairs]
+        return [b.wall / c.wall for b, c in pairs]
 
 
 def run_baseline(
