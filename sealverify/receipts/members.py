@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, passed
 from sealverify.seal.objectb import OBJECT_B_V1
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_text
+from sealverify.wire.strictjson import JsonError, JsonValue
 
 __all__ = [
     "LEVELS",
@@ -399,7 +400,7 @@ def _objects(
     elif step == "#":
         if isinstance(value, str):
             try:
-                inner = parse_text(value)
+                inner = parse_embedded(value)
             except JsonError:
                 return  # the bindings that read this text report why it is not JSON
             yield from _objects(inner, rest, [*at, "#"])
