@@ -48,6 +48,10 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 Segment = tuple[str, str | None, bool]
 
 
+# Closed string literals only: one C-speed split cuts a text whose strings all close.
+_CLOSED_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
+
+
 @text_cache(64)
 def _segments(text: str) -> tuple[Segment, ...]:
     """(outside run, string content or None, string closed) triples in text order.
@@ -55,7 +59,22 @@ def _segments(text: str) -> tuple[Segment, ...]:
     The final triple has content None when the text ends outside a string. An unterminated
     string (no closing quote, or a trailing lone backslash) is the whole rest of the text.
     Every guard reads the same cut, so it is made once per text.
+
+    The split finds each literal where the scan does (the leftmost quote after the last
+    literal), so when no outside run holds a quote it is the scan's cut; a quote left outside
+    means a literal that does not close, and the scan (:func:`_segments_by_scan`) cuts it.
     """
+    parts = _CLOSED_STRING.split(text)
+    outsides = parts[0::2]
+    if any('"' in outside for outside in outsides):
+        return _segments_by_scan(text)
+    closed: list[Segment] = [(o, c, True) for o, c in zip(outsides, parts[1::2], strict=False)]
+    closed.append((outsides[-1], None, False))
+    return tuple(closed)
+
+
+def _segments_by_scan(text: str) -> tuple[Segment, ...]:
+    """:func:`_segments` one literal at a time: the reference, and the cut of unclosed ones."""
     out: list[Segment] = []
     pos = 0
     while True:
