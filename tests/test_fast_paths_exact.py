@@ -2,9 +2,11 @@
 
 The fast paths: the embedded JSON texts parsed once per distinct text
 (``receipts/embedded.py``), the member-set check's set differences (``receipts/members.py``),
-the Object B envelope walk with one location list (``bindings/signatures.py``) and the guards'
-string cut by one split (``kernel/guards.py``). The reference run swaps each for the
-computation it replaced (the slow path, kept as the fallback or in ``members_reference.py``)
+the Object B envelope walk with one location list and the byte count that proves the top
+envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
+(``kernel/guards.py``), and the wire guards' cues (no backslash: no escaped name; ASCII keys
+are their own NFC form, ``wire/guards.py``). The reference run swaps each for the computation
+it replaced (the slow path kept as the fallback, or its old code in ``reference_paths.py``)
 with every cache emptied, then ``verify`` runs over the same corpus in every format, over a
 directory and over a JSONL log: the demo fixtures, the real upstream receipts in ../shared,
 minted receipts that re-derive, and hostile and adversarial mutants of them.
@@ -13,6 +15,7 @@ minted receipts that re-derive, and hostile and adversarial mutants of them.
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,13 +33,16 @@ from sealverify.receipts import embedded, members
 from sealverify.receipts.bindings import signatures
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire import guards as wire_guards
 from sealverify.wire import strictjson
-from tests import members_reference
+from tests import reference_paths
 from tests.adversarial_mutants import mutants
 from tests.conftest import SHARED
 from tests.test_hostile import _mutants as hostile_mutants
 
 FORMATS = ("table", "json", "sarif", "junit")
+# the module, not the binding function the package exports under the same name
+object_a = importlib.import_module("sealverify.receipts.bindings.object_a")
 
 
 def _clear_caches() -> None:
@@ -61,8 +67,11 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _clear_caches()
     with monkeypatch.context() as patch:
         patch.setattr(embedded, "_parse", strictjson.parse_text)
-        patch.setattr(members, "member_checks", members_reference.member_checks)
+        patch.setattr(members, "member_checks", reference_paths.member_checks)
         patch.setattr(signatures, "_envelope_holders", _holders_reference)
+        patch.setattr(signatures, "_only_the_top_envelope", lambda *_: False)
+        patch.setattr(object_a, "escaped_keys", reference_paths.escaped_keys)
+        patch.setattr(object_a, "unicode_equivalent_keys", reference_paths.unicode_equivalent_keys)
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         yield
     _clear_caches()
@@ -206,3 +215,29 @@ def test_the_envelope_walk_falls_back_when_recursion_runs_out(
     monkeypatch.setattr(signatures, "_holders", exhausted)
     assert signatures._envelope_holders(doc) == _holders_reference(doc)
     assert len(signatures._envelope_holders(doc)) == 1
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet='"\\a:{} \u00e9\u0301e', max_size=24))
+def test_the_wire_guard_cues_change_nothing(text: str) -> None:
+    assert wire_guards.escaped_keys(text) == reference_paths.escaped_keys(text)
+    try:
+        value = strictjson.parse_text(text)
+    except strictjson.JsonError:
+        return
+    assert wire_guards.unicode_equivalent_keys(value) == reference_paths.unicode_equivalent_keys(
+        value
+    )
+
+
+def test_the_byte_count_proves_only_the_top_envelope() -> None:
+    raw = demo_receipts()["verified-allow.receipt.json"]
+    doc = strictjson.parse_bytes(raw)
+    assert isinstance(doc, dict)
+    assert signatures._only_the_top_envelope(doc, raw)
+    wrapped = b'{"x":{"signature":{"domain":"seal.object-b/v2"}},' + raw.lstrip()[1:]
+    assert not signatures._only_the_top_envelope(strictjson.parse_bytes(wrapped), wrapped)
+    escaped = wrapped.replace(b'"seal.object-b/v2"}}', b'"seal\\u002eobject-b/v2"}}', 1)
+    assert escaped.count(b"seal.object-b") == 1
+    assert not signatures._only_the_top_envelope(strictjson.parse_bytes(escaped), escaped)
+    assert len(signatures.object_b_envelopes(strictjson.parse_bytes(escaped), "v3", escaped)) > 0

@@ -78,6 +78,8 @@ def number_refusals(value: JsonValue) -> list[tuple[str, str]]:
 def escaped_keys(text: str) -> list[str]:
     """Object member names written with a backslash escape in the received text."""
     found: list[str] = []
+    if "\\" not in text:  # every name found holds a backslash of the text: none to find
+        return found
     pos = 0
     while True:
         match = _STRING.search(text, pos)
@@ -98,7 +100,8 @@ def unicode_equivalent_keys(value: JsonValue) -> list[tuple[str, str]]:
         if isinstance(item, dict):
             seen: dict[str, str] = {}
             for key in item:
-                norm = unicodedata.normalize("NFC", key)
+                # NFC leaves ASCII as it is; the test is far cheaper than the normalization
+                norm = key if key.isascii() else unicodedata.normalize("NFC", key)
                 if norm in seen:
                     found.append((seen[norm], key))
                 seen.setdefault(norm, key)

@@ -369,16 +369,34 @@ def _holders(
             where.pop()
 
 
-def object_b_envelopes(doc: Doc, family: str) -> list[Check]:
+def _only_the_top_envelope(doc: Doc, raw: bytes | None) -> bool:
+    """Whether ``raw``, the bytes ``doc`` was parsed from, proves its one envelope is the top one.
+
+    Every envelope's domain is a string starting ``seal.object-b``. Without a ``\\u`` escape
+    in the bytes, each such string has those 13 characters literally in them (no other escape
+    writes any of them), so when the bytes hold them exactly once and the top ``signature``
+    is an envelope, that is the only one: the walk of the whole document is not needed.
+    """
+    return (
+        raw is not None
+        and b"\\u" not in raw
+        and raw.count(b"seal.object-b") == 1
+        and _is_envelope(doc.get("signature"))
+    )
+
+
+def object_b_envelopes(doc: Doc, family: str, raw: bytes | None = None) -> list[Check]:
     """Every Object B envelope the document carries is verified over the object holding it.
 
     A v3 record's own ``signature`` is :func:`object_b_signature`'s; any other envelope (on a
     record another family claims, or nested anywhere) would otherwise ride along unchecked,
     so a relabelled or wrapped v3 record cannot shed its signature. The upstream verifiers
-    ignore the envelope on older families; sealverify is stricter (docs/claims.md).
+    ignore the envelope on older families; sealverify is stricter (docs/claims.md). ``raw``,
+    when given, must be the exact bytes ``doc`` was parsed from.
     """
     checks: list[Check] = []
-    for where, holder in _envelope_holders(doc):
+    holders = [((), doc)] if _only_the_top_envelope(doc, raw) else _envelope_holders(doc)
+    for where, holder in holders:
         if not where and family == "v3":
             continue
         prefix = receipts_pointer(*where)
