@@ -24,7 +24,14 @@ from pathlib import Path
 
 from sealverify.testkit.mint import CONFIG_KEY, RECEIPT_KEY
 
-__all__ = ["DEFAULT_BASELINE", "Pair", "Verifier", "install_revision", "run_baseline"]
+__all__ = [
+    "DEFAULT_BASELINE",
+    "Pair",
+    "Verifier",
+    "compile_package",
+    "install_revision",
+    "run_baseline",
+]
 
 DEFAULT_BASELINE = "ed84fff"  # version 0.1.0, which re-derives no decision
 FORMATS = ("table", "json", "sarif", "junit")
@@ -84,6 +91,15 @@ def _flags(python: str) -> frozenset[str]:
 def verifier(label: str, python: str) -> Verifier:
     """The verifier behind ``python``, with the flags its ``verify --help`` shows."""
     return Verifier(label, python, _flags(python))
+
+
+def compile_package(package: Path) -> None:
+    """Write the bytecode of every module under ``package`` (as ``pip install`` does).
+
+    An editable install under ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every module
+    from source in every child, a cost the installed baseline never pays.
+    """
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
 
 
 def install_revision(repo: Path, revision: str, into: Path) -> str:

@@ -366,6 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.baseline is not None:
         return _baseline_main(args)
     n, workers = (args.n or 10_000), max(1, args.workers)
+    baseline.compile_package(Path(__file__).resolve().parents[1])  # children start as installed
     with (
         get_context("forkserver").Pool(1) as launcher,
         tempfile.TemporaryDirectory(prefix="sealverify-bench-", dir=args.dir) as tmp,
@@ -551,6 +552,7 @@ def _baseline_main(args: argparse.Namespace) -> int:
         if python is None:
             print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
             python = baseline.install_revision(repo, args.baseline, root / "baseline")
+        baseline.compile_package(Path(__file__).resolve().parents[1])
         directory, log = root / "receipts", root / "receipts.jsonl"
         directory.mkdir()
         _mint(directory, log, n)
