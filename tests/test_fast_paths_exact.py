@@ -4,18 +4,19 @@ The fast paths: the embedded JSON texts parsed once per distinct text
 (``receipts/embedded.py``), the member-set check's set differences (``receipts/members.py``),
 the Object B envelope walk with one location list and the byte count that proves the top
 envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
-(``kernel/guards.py``), and the wire guards' cues (no backslash: no escaped name; ASCII keys
-are their own NFC form, ``wire/guards.py``). The reference run swaps each for the computation
-it replaced (the slow path kept as the fallback, or its old code in ``reference_paths.py``)
-with every cache emptied, then ``verify`` runs over the same corpus in every format, over a
-directory and over a JSONL log: the demo fixtures, the real upstream receipts in ../shared,
-minted receipts that re-derive, and hostile and adversarial mutants of them.
+and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
+escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The reference run swaps
+each for the computation it replaced (the slow path kept as the fallback, or its old code in
+``reference_paths.py``) with every cache emptied, then ``verify`` runs over the same corpus in
+every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
+receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -73,6 +74,8 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(object_a, "escaped_keys", reference_paths.escaped_keys)
         patch.setattr(object_a, "unicode_equivalent_keys", reference_paths.unicode_equivalent_keys)
         patch.setattr(guards, "_segments", guards._segments_by_scan)
+        patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
+        patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
         yield
     _clear_caches()
 
@@ -174,6 +177,21 @@ _GUARD_TEXT = st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\n\u00e9', max_size=40
 @given(_GUARD_TEXT)
 def test_the_split_cuts_strings_where_the_scan_does(text: str) -> None:
     assert guards._segments(text) == guards._segments_by_scan(text)
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet='"\\ 0123456789eE+-.x', max_size=48))
+def test_the_number_cues_clear_only_safe_texts(text: str) -> None:
+    assert guards.numbers_safe(text) == guards._numbers_safe_by_scan(text)
+    assert guards.digits_safe(text) == guards._digits_safe_by_scan(text)
+
+
+def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
+    assert not guards.numbers_safe('{"a":1e+1234567}')
+    assert guards.numbers_safe('{"a":1e+123456,"b":"1e1234567"}')
+    assert not guards.digits_safe('{"a":1234567890.123456789}')
+    assert guards.digits_safe('{"a":123456789012345678e123}')
+    assert guards.digits_safe('{"a":"12345678901234567890"}')
 
 
 def test_the_split_falls_back_to_the_scan_for_unclosed_strings() -> None:

@@ -94,10 +94,31 @@ def _segments_by_scan(text: str) -> tuple[Segment, ...]:
 # --- wireNumbersSafe: no unquoted exponent longer than 6 digits --------------------------------
 
 
+# Cues: what an unsafe text must hold in one outside run, so in the outside runs joined (a
+# run is a substring of the join). wireNumbersSafe refuses 7 exponent digits, counted with
+# only signs between them; wireDigitsSafe refuses 19 mantissa digits, counted with only
+# signs, dots, digits and an exponent marker between them.
+_SEVEN_EXPONENT_DIGITS = re.compile(r"[0-9](?:[+\-]*[0-9]){6}")
+_NINETEEN_DIGITS = re.compile(r"[0-9](?:[.+\-eE]*[0-9]){18}")
+
+
+@text_cache(64)
+def _outside(text: str) -> str:
+    """The text's outside runs joined (string literals left out)."""
+    return "".join(outside for outside, _content, _closed in _segments(text))
+
+
 def numbers_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireNumbersSafe`` (``numberScanStep``)."""
     if "e" not in text and "E" not in text:
         return True
+    if _SEVEN_EXPONENT_DIGITS.search(_outside(text)) is None:
+        return True  # no run could reach 7 exponent digits
+    return _numbers_safe_by_scan(text)
+
+
+def _numbers_safe_by_scan(text: str) -> bool:
+    """:func:`numbers_safe` character by character: the rare texts the cue does not clear."""
     worst = 0
     for outside, _content, _closed in _segments(text):
         # Entering a string resets the exponent state, so each outside run starts clean.
@@ -183,6 +204,13 @@ def _same(key: str) -> str:
 
 def digits_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireDigitsSafe`` (``digitScanStep``)."""
+    if _NINETEEN_DIGITS.search(_outside(text)) is None:
+        return True  # no run could reach 19 mantissa digits
+    return _digits_safe_by_scan(text)
+
+
+def _digits_safe_by_scan(text: str) -> bool:
+    """:func:`digits_safe` character by character: the rare texts the cue does not clear."""
     worst = 0
     for outside, _content, _closed in _segments(text):
         in_exp = False
