@@ -6,8 +6,8 @@ the Object B envelope walk with one location list and the byte count that proves
 envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
 and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
 escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The reference run swaps
-each for the computation it replaced (the slow path kept as the fallback, or its old code in
-``reference_paths.py``) with every cache emptied, then ``verify`` runs over the same corpus in
+each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
+with every cache emptied, then ``verify`` runs over the same corpus in
 every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
 receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
 """
@@ -18,6 +18,7 @@ import functools
 import importlib
 import re
 import sys
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,7 +37,6 @@ from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire import guards as wire_guards
 from sealverify.wire import strictjson
-from tests import reference_paths
 from tests.adversarial_mutants import mutants
 from tests.conftest import SHARED
 from tests.test_hostile import _mutants as hostile_mutants
@@ -57,6 +57,10 @@ def _clear_caches() -> None:
                 clear()
 
 
+def _equivalent_keys_reference(value: strictjson.JsonValue) -> list[tuple[str, str]]:
+    return wire_guards._equivalent_keys(value, functools.partial(unicodedata.normalize, "NFC"))
+
+
 def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...], signatures.Doc]]:
     found = signatures._holders_by_stack(doc)
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
@@ -68,11 +72,13 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _clear_caches()
     with monkeypatch.context() as patch:
         patch.setattr(embedded, "_parse", strictjson.parse_text)
-        patch.setattr(members, "member_checks", reference_paths.member_checks)
+        patch.setattr(
+            members, "member_checks", functools.partial(members._member_checks, shortcut=False)
+        )
         patch.setattr(signatures, "_envelope_holders", _holders_reference)
         patch.setattr(signatures, "_only_the_top_envelope", lambda *_: False)
-        patch.setattr(object_a, "escaped_keys", reference_paths.escaped_keys)
-        patch.setattr(object_a, "unicode_equivalent_keys", reference_paths.unicode_equivalent_keys)
+        patch.setattr(object_a, "escaped_keys", wire_guards._escaped_keys_by_search)
+        patch.setattr(object_a, "unicode_equivalent_keys", _equivalent_keys_reference)
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
@@ -238,14 +244,12 @@ def test_the_envelope_walk_falls_back_when_recursion_runs_out(
 @settings(max_examples=2000)
 @given(st.text(alphabet='"\\a:{} \u00e9\u0301e', max_size=24))
 def test_the_wire_guard_cues_change_nothing(text: str) -> None:
-    assert wire_guards.escaped_keys(text) == reference_paths.escaped_keys(text)
+    assert wire_guards.escaped_keys(text) == wire_guards._escaped_keys_by_search(text)
     try:
         value = strictjson.parse_text(text)
     except strictjson.JsonError:
         return
-    assert wire_guards.unicode_equivalent_keys(value) == reference_paths.unicode_equivalent_keys(
-        value
-    )
+    assert wire_guards.unicode_equivalent_keys(value) == _equivalent_keys_reference(value)
 
 
 def test_the_byte_count_proves_only_the_top_envelope() -> None:

@@ -49,8 +49,13 @@ class Verifier:
     python: str
     flags: frozenset[str]
 
-    def command(self, target: Path, fmt: str, rederive: bool) -> list[str]:
-        """``verify`` over ``target`` on one core; flags this version lacks are left out."""
+    def command(self, target: Path, fmt: str, rederive: bool, jobs: int = 1) -> list[str]:
+        """``verify`` over ``target`` (one core by default); flags this version lacks are left out.
+
+        The corpus is signed by the testkit keys, which are published keys (allowed, so every
+        receipt runs the full path to VERIFIED), and its guard targets are the deployed
+        build's form (the legacy check for it is waived, as a fleet on that build does).
+        """
         args = [
             self.python,
             "-m",
@@ -64,9 +69,9 @@ class Verifier:
             "--format",
             fmt,
             "--jobs",
-            "1",
+            str(jobs),
         ]
-        if "--allow-published-keys" in self.flags:  # the corpus is signed by testkit keys
+        if "--allow-published-keys" in self.flags:
             args.append("--allow-published-keys")
         if "--waive" in self.flags:
             args += ["--waive", _LEGACY_WAIVER]
@@ -86,6 +91,12 @@ def _flags(python: str) -> frozenset[str]:
         cwd=tempfile.gettempdir(),  # never import a checkout from the working directory
     ).stdout
     return frozenset(word.rstrip(",") for word in shown.split() if word.startswith("--"))
+
+
+# This tree's own verify, which knows every flag the bench gives.
+CURRENT = Verifier(
+    "this tree", sys.executable, frozenset({"--allow-published-keys", "--waive", "--no-rederive"})
+)
 
 
 def verifier(label: str, python: str) -> Verifier:

@@ -206,29 +206,7 @@ def _run_cli(
     Linux carries the parent's resident size into a forked child's peak RSS, so children are
     started from a launcher that never held the minted corpus, not from this process.
     """
-    args = [
-        sys.executable,
-        "-m",
-        "sealverify.cli.main",
-        "verify",
-        str(target),
-        "--config-pubkey",
-        CONFIG_KEY.public_hex,
-        "--receipt-pubkey",
-        RECEIPT_KEY.public_hex,
-        # The corpus is minted under the testkit keys, which are published keys: allowed, so
-        # every receipt runs the full path to VERIFIED.
-        "--allow-published-keys",
-        # The corpus's guard targets are the deployed build's form (context pairs left out):
-        # the legacy check for it is waived, as a fleet on that build does.
-        "--waive",
-        "legacy.guard-target-omits-meta",
-        "--format",
-        fmt,
-        "--jobs",
-        str(jobs),
-        *extra,
-    ]
+    args = [*baseline.CURRENT.command(target, fmt, rederive=True, jobs=jobs), *extra]
     elapsed, max_rss, code, errors = launcher.apply(_launch, (args,))
     if code != 0:  # every minted receipt must verify: say why not
         sys.stderr.write(errors)

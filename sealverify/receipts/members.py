@@ -436,6 +436,11 @@ def _owners(name: str, key: str) -> list[str]:
 
 def member_checks(doc: Doc, family: str) -> list[Check]:
     """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass."""
+    return _member_checks(doc, family, shortcut=True)
+
+
+def _member_checks(doc: Doc, family: str, shortcut: bool) -> list[Check]:
+    """:func:`member_checks`; without ``shortcut`` every level runs both loops (the oracle)."""
     key = table_key(doc, family)
     checks: list[Check] = []
     for level in LEVELS[key]:
@@ -446,10 +451,10 @@ def member_checks(doc: Doc, family: str) -> list[Check]:
             # when its difference is not empty (it could find nothing otherwise).
             unknown = names - level.members.keys()
             absent = level.members.keys() - names
-            if not unknown and not absent:
+            if shortcut and not unknown and not absent:
                 continue
             where = _where(at)
-            for name in here if unknown else ():
+            for name in here if unknown or not shortcut else ():
                 if name in level.members:
                     continue
                 owners = _owners(name, key) if level.at == "/" else []
@@ -461,7 +466,7 @@ def member_checks(doc: Doc, family: str) -> list[Check]:
                 checks.append(
                     fail("receipt.members", what, _join(where, name), member=name, level=level.at)
                 )
-            for name, required in level.members.items() if absent else ():
+            for name, required in level.members.items() if absent or not shortcut else ():
                 if required is not None and name not in here and required(doc, here):
                     checks.append(
                         fail(
