@@ -34,7 +34,15 @@ CATEGORIES = (
 
 _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
     (("sealverify/seal/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
-    (("sealverify/wire/strictjson.py", "/json/decoder.py", "/json/scanner.py"), _PARSING),
+    (
+        (
+            "sealverify/wire/strictjson.py",
+            "sealverify/receipts/embedded.py",
+            "/json/decoder.py",
+            "/json/scanner.py",
+        ),
+        _PARSING,
+    ),
     (
         (
             "sealverify/wire/serdejson.py",
@@ -54,6 +62,9 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         (
             "sealverify/receipts/families.py",
+            "sealverify/receipts/members.py",
+            "sealverify/receipts/claims.py",
+            "sealverify/wire/guards.py",
             "sealverify/receipts/verify.py",
             "sealverify/reports/model.py",
             "sealverify/receipts/outcome.py",

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import orjson
 
-from sealverify.bench import parsing
+from sealverify.bench import baseline, parsing
 from sealverify.bench.concerns import Profile, profile_calls
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.replay import rederive
@@ -207,25 +207,7 @@ def _run_cli(
     Linux carries the parent's resident size into a forked child's peak RSS, so children are
     started from a launcher that never held the minted corpus, not from this process.
     """
-    args = [
-        sys.executable,
-        "-m",
-        "sealverify.cli.main",
-        "verify",
-        str(target),
-        "--config-pubkey",
-        CONFIG_KEY.public_hex,
-        "--receipt-pubkey",
-        RECEIPT_KEY.public_hex,
-        # The corpus is minted under the testkit keys, which are published keys: allowed, so
-        # every receipt runs the full path to VERIFIED.
-        "--allow-published-keys",
-        "--format",
-        fmt,
-        "--jobs",
-        str(jobs),
-        *extra,
-    ]
+    args = [*baseline.CURRENT.command(target, fmt, rederive=True, jobs=jobs), *extra]
     elapsed, max_rss, code, errors = launcher.apply(_launch, (args,))
     if code != 0:  # every minted receipt must verify: say why not
         sys.stderr.write(errors)
@@ -237,6 +219,7 @@ def _profile(directory: Path, count: int) -> Profile:
     options = VerifyOptions(
         trust=TrustStore.from_pins([CONFIG_KEY.public_hex], [RECEIPT_KEY.public_hex]),
         allow_published_keys=True,
+        waive=frozenset({"legacy.guard-target-omits-meta"}),
     )
     raws = [(directory / f"receipt-{i:08d}.json").read_bytes() for i in range(count)]
 
@@ -326,7 +309,12 @@ def _row(cells: Sequence[object]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print a Markdown report (the format docs/performance.md keeps)."""
     parser = argparse.ArgumentParser(prog="python -m sealverify.bench", description=__doc__)
-    parser.add_argument("--n", type=int, default=10_000, help="receipts (4N are minted too)")
+    parser.add_argument(
+        "--n",
+        type=int,
+        default=None,
+        help="receipts (4N are minted too); default 10000, or 2000 with --baseline",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="all cores")
     parser.add_argument("--dir", type=Path, default=None, help="work here instead of a temp dir")
     parser.add_argument(
@@ -335,7 +323,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--formats",
         default="table,json,sarif,junit",
-        help="formats to measure peak RSS for at N and 4N",
+        help="formats to measure peak RSS for at N and 4N (with --baseline: to compare)",
+    )
+    parser.add_argument(
+        "--baseline",
+        nargs="?",
+        const=baseline.DEFAULT_BASELINE,
+        default=None,
+        metavar="REV",
+        help="instead: this tree against git revision REV (default "
+        f"{baseline.DEFAULT_BASELINE}, version 0.1.0) installed in its own environment, "
+        "interleaved, per format, input kind and re-derivation on and off",
+    )
+    parser.add_argument(
+        "--baseline-python",
+        default=None,
+        metavar="PATH",
+        help="with --baseline: the interpreter of an environment that already has REV installed",
     )
     parser.add_argument(
         "--parsing-only", action="store_true", help="only (f), parse time over growing inputs"
@@ -344,7 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.parsing_only:
         print("\n".join(parsing.section(args.repeat)))
         return 0
-    n, workers = args.n, max(1, args.workers)
+    if args.baseline is not None:
+        return _baseline_main(args)
+    n, workers = (args.n or 10_000), max(1, args.workers)
+    baseline.compile_package(Path(__file__).resolve().parents[1])  # children start as installed
     with (
         get_context("forkserver").Pool(1) as launcher,
         tempfile.TemporaryDirectory(prefix="sealverify-bench-", dir=args.dir) as tmp,
@@ -518,6 +525,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     lines += ["", *parsing.section(args.repeat)]
     print("\n".join(lines))
+    return 0
+
+
+def _baseline_main(args: argparse.Namespace) -> int:
+    """``--baseline REV``: install REV, mint one corpus, run both verifiers interleaved."""
+    n = args.n or 2000
+    repo = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="sealverify-baseline-", dir=args.dir) as tmp:
+        root = Path(tmp)
+        python = args.baseline_python
+        if python is None:
+            print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
+            python = baseline.install_revision(repo, args.baseline, root / "baseline")
+        baseline.compile_package(Path(__file__).resolve().parents[1])
+        directory, log = root / "receipts", root / "receipts.jsonl"
+        directory.mkdir()
+        _mint(directory, log, n)
+        base = baseline.verifier(f"{args.baseline} ({python})", python)
+        current = baseline.verifier(f"this tree ({repo})", sys.executable)
+        inputs = [("directory", directory), ("JSONL", log)]
+        formats = args.formats.split(",")
+        pairs = baseline.run_baseline(base, current, inputs, args.repeat, formats)
+    print(
+        "\n".join(
+            [
+                f"command: python -m sealverify.bench --baseline {args.baseline} --n {n} "
+                f"--repeat {args.repeat}",
+                f"machine: {os.cpu_count()} cores ({_cpu_model()}), Python "
+                f"{platform.python_version()}, {platform.system()} {platform.release()}",
+                *baseline.report(pairs, base, current, n),
+            ]
+        )
+    )
     return 0
 
 

@@ -48,6 +48,10 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 Segment = tuple[str, str | None, bool]
 
 
+# Closed string literals only: one C-speed split cuts a text whose strings all close.
+_CLOSED_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
+
+
 @text_cache(64)
 def _segments(text: str) -> tuple[Segment, ...]:
     """(outside run, string content or None, string closed) triples in text order.
@@ -55,7 +59,22 @@ def _segments(text: str) -> tuple[Segment, ...]:
     The final triple has content None when the text ends outside a string. An unterminated
     string (no closing quote, or a trailing lone backslash) is the whole rest of the text.
     Every guard reads the same cut, so it is made once per text.
+
+    The split finds each literal where the scan does (the leftmost quote after the last
+    literal), so when no outside run holds a quote it is the scan's cut; a quote left outside
+    means a literal that does not close, and the scan (:func:`_segments_by_scan`) cuts it.
     """
+    parts = _CLOSED_STRING.split(text)
+    outsides = parts[0::2]
+    if any('"' in outside for outside in outsides):
+        return _segments_by_scan(text)
+    closed: list[Segment] = [(o, c, True) for o, c in zip(outsides, parts[1::2], strict=False)]
+    closed.append((outsides[-1], None, False))
+    return tuple(closed)
+
+
+def _segments_by_scan(text: str) -> tuple[Segment, ...]:
+    """:func:`_segments` one literal at a time: the reference, and the cut of unclosed ones."""
     out: list[Segment] = []
     pos = 0
     while True:
@@ -75,10 +94,31 @@ def _segments(text: str) -> tuple[Segment, ...]:
 # --- wireNumbersSafe: no unquoted exponent longer than 6 digits --------------------------------
 
 
+# Cues: what an unsafe text must hold in one outside run, so in the outside runs joined (a
+# run is a substring of the join). wireNumbersSafe refuses 7 exponent digits, counted with
+# only signs between them; wireDigitsSafe refuses 19 mantissa digits, counted with only
+# signs, dots, digits and an exponent marker between them.
+_SEVEN_EXPONENT_DIGITS = re.compile(r"[0-9](?:[+\-]*[0-9]){6}")
+_NINETEEN_DIGITS = re.compile(r"[0-9](?:[.+\-eE]*[0-9]){18}")
+
+
+@text_cache(64)
+def _outside(text: str) -> str:
+    """The text's outside runs joined (string literals left out)."""
+    return "".join(outside for outside, _content, _closed in _segments(text))
+
+
 def numbers_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireNumbersSafe`` (``numberScanStep``)."""
     if "e" not in text and "E" not in text:
         return True
+    if _SEVEN_EXPONENT_DIGITS.search(_outside(text)) is None:
+        return True  # no run could reach 7 exponent digits
+    return _numbers_safe_by_scan(text)
+
+
+def _numbers_safe_by_scan(text: str) -> bool:
+    """:func:`numbers_safe` character by character: the rare texts the cue does not clear."""
     worst = 0
     for outside, _content, _closed in _segments(text):
         # Entering a string resets the exponent state, so each outside run starts clean.
@@ -164,6 +204,13 @@ def _same(key: str) -> str:
 
 def digits_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireDigitsSafe`` (``digitScanStep``)."""
+    if _NINETEEN_DIGITS.search(_outside(text)) is None:
+        return True  # no run could reach 19 mantissa digits
+    return _digits_safe_by_scan(text)
+
+
+def _digits_safe_by_scan(text: str) -> bool:
+    """:func:`digits_safe` character by character: the rare texts the cue does not clear."""
     worst = 0
     for outside, _content, _closed in _segments(text):
         in_exp = False

@@ -464,7 +464,7 @@ def _verify_read(
         return _verify_spine(raw, name, doc, checks, options)
     checks.extend(receipt_field_checks(doc, family))
     checks.extend(members.member_checks(doc, family))
-    checks.extend(object_b_envelopes(doc, family))
+    checks.extend(object_b_envelopes(doc, family, raw))
     bypass = doc.get("bypass") is True
     if bypass:
         checks.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from sealverify.wire.strictjson import JsonNumber, JsonValue
@@ -77,6 +78,13 @@ def number_refusals(value: JsonValue) -> list[tuple[str, str]]:
 
 def escaped_keys(text: str) -> list[str]:
     """Object member names written with a backslash escape in the received text."""
+    if "\\" not in text:  # every name found holds a backslash of the text: none to find
+        return []
+    return _escaped_keys_by_search(text)
+
+
+def _escaped_keys_by_search(text: str) -> list[str]:
+    """:func:`escaped_keys` string by string: for a text with a backslash, and the oracle."""
     found: list[str] = []
     pos = 0
     while True:
@@ -91,6 +99,16 @@ def escaped_keys(text: str) -> list[str]:
 
 def unicode_equivalent_keys(value: JsonValue) -> list[tuple[str, str]]:
     """Pairs of distinct keys of one object that are equal after NFC normalization."""
+    return _equivalent_keys(value, _nfc)
+
+
+def _nfc(key: str) -> str:
+    # NFC leaves ASCII as it is; the test is far cheaper than the normalization
+    return key if key.isascii() else unicodedata.normalize("NFC", key)
+
+
+def _equivalent_keys(value: JsonValue, norm: Callable[[str], str]) -> list[tuple[str, str]]:
+    """:func:`unicode_equivalent_keys` under ``norm`` (the oracle normalizes every key)."""
     found: list[tuple[str, str]] = []
     stack: list[JsonValue] = [value]
     while stack:
@@ -98,10 +116,10 @@ def unicode_equivalent_keys(value: JsonValue) -> list[tuple[str, str]]:
         if isinstance(item, dict):
             seen: dict[str, str] = {}
             for key in item:
-                norm = unicodedata.normalize("NFC", key)
-                if norm in seen:
-                    found.append((seen[norm], key))
-                seen.setdefault(norm, key)
+                normal = norm(key)
+                if normal in seen:
+                    found.append((seen[normal], key))
+                seen.setdefault(normal, key)
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)

@@ -14,9 +14,10 @@ from __future__ import annotations
 from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.receipts.bindings.derived import Derived, Doc, pointer
 from sealverify.receipts.bindings.guards import safety_reason
+from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import hex64
 from sealverify.reports.model import Check, fail, passed
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_text
+from sealverify.wire.strictjson import JsonError, JsonValue
 
 __all__ = ["allow_certs", "audit_principal", "authorization", "cert_hashes"]
 
@@ -131,7 +132,7 @@ def _kernel_principal(doc: Doc) -> tuple[bool, JsonValue]:
     if not isinstance(emitted, str):
         return False, None
     try:
-        outer = parse_text(emitted)
+        outer = parse_embedded(emitted)
     except JsonError:
         return False, None
     if not isinstance(outer, dict):

@@ -10,13 +10,13 @@ from sealverify.receipts.bindings.derived import (
 from sealverify.receipts.bindings.request import (
     expected_request_hash,
 )
+from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import hex64
 from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
-    parse_text,
 )
 
 __all__ = [
@@ -37,11 +37,11 @@ def _audit(doc: Doc) -> tuple[dict[str, JsonValue] | None, str | None, str | Non
     if not isinstance(emitted, str):
         return None, None, "emitted_bytes is missing"
     try:
-        outer = parse_text(emitted)
+        outer = parse_embedded(emitted)
         audit_text = outer.get("audit") if isinstance(outer, dict) else None
         if not isinstance(audit_text, str):
             return None, None, "emitted_bytes has no audit string"
-        audit_value = parse_text(audit_text)
+        audit_value = parse_embedded(audit_text)
     except JsonError as exc:
         return None, None, f"emitted_bytes or its audit is not strict JSON: {exc}"
     if not isinstance(audit_value, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
@@ -316,7 +317,21 @@ def _is_envelope(value: JsonValue) -> bool:
 
 
 def _envelope_holders(doc: Doc) -> list[tuple[tuple[str | int, ...], Doc]]:
-    """Every object in the document whose ``signature`` member is an Object B envelope."""
+    """Every object in the document whose ``signature`` member is an Object B envelope.
+
+    Sorted by the text of their locations, so the walk's order does not matter: no two
+    locations have the same text (one parent never has two children of one name or index).
+    """
+    found: list[tuple[tuple[str | int, ...], Doc]] = []
+    try:
+        _holders(doc, [], found)
+    except RecursionError:  # a host with a very low recursion limit: the iterative walk
+        found = _holders_by_stack(doc)
+    return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
+
+
+def _holders_by_stack(doc: Doc) -> list[tuple[tuple[str | int, ...], Doc]]:
+    """The reference walk (one location tuple per container); the fallback and test oracle."""
     found: list[tuple[tuple[str | int, ...], Doc]] = []
     stack: list[tuple[tuple[str | int, ...], JsonValue]] = [((), doc)]
     while stack:
@@ -329,19 +344,59 @@ def _envelope_holders(doc: Doc) -> list[tuple[tuple[str | int, ...], Doc]]:
             stack.extend(
                 ((*where, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))
             )
-    return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
+    return found
 
 
-def object_b_envelopes(doc: Doc, family: str) -> list[Check]:
+def _holders(
+    item: JsonValue, where: list[str | int], found: list[tuple[tuple[str | int, ...], Doc]]
+) -> None:
+    """The walk of :func:`_envelope_holders`: one location list, a tuple only for a find.
+
+    Recursion is bounded by the strict parser's depth limit (64 containers).
+    """
+    if isinstance(item, dict):
+        if _is_envelope(item.get("signature")):
+            found.append((tuple(where), item))
+        children: Iterable[tuple[str | int, JsonValue]] = item.items()
+    elif isinstance(item, list):
+        children = enumerate(item)
+    else:
+        return
+    for step, child in children:
+        if isinstance(child, (dict, list)):
+            where.append(step)
+            _holders(child, where, found)
+            where.pop()
+
+
+def _only_the_top_envelope(doc: Doc, raw: bytes | None) -> bool:
+    """Whether ``raw``, the bytes ``doc`` was parsed from, proves its one envelope is the top one.
+
+    Every envelope's domain is a string starting ``seal.object-b``. Without a ``\\u`` escape
+    in the bytes, each such string has those 13 characters literally in them (no other escape
+    writes any of them), so when the bytes hold them exactly once and the top ``signature``
+    is an envelope, that is the only one: the walk of the whole document is not needed.
+    """
+    return (
+        raw is not None
+        and b"\\u" not in raw
+        and raw.count(b"seal.object-b") == 1
+        and _is_envelope(doc.get("signature"))
+    )
+
+
+def object_b_envelopes(doc: Doc, family: str, raw: bytes | None = None) -> list[Check]:
     """Every Object B envelope the document carries is verified over the object holding it.
 
     A v3 record's own ``signature`` is :func:`object_b_signature`'s; any other envelope (on a
     record another family claims, or nested anywhere) would otherwise ride along unchecked,
     so a relabelled or wrapped v3 record cannot shed its signature. The upstream verifiers
-    ignore the envelope on older families; sealverify is stricter (docs/claims.md).
+    ignore the envelope on older families; sealverify is stricter (docs/claims.md). ``raw``,
+    when given, must be the exact bytes ``doc`` was parsed from.
     """
     checks: list[Check] = []
-    for where, holder in _envelope_holders(doc):
+    holders = [((), doc)] if _only_the_top_envelope(doc, raw) else _envelope_holders(doc)
+    for where, holder in holders:
         if not where and family == "v3":
             continue
         prefix = receipts_pointer(*where)

@@ -1,0 +1,265 @@
+"""Every fast path of verify gives the report its reference path gives, byte for byte.
+
+The fast paths: the embedded JSON texts parsed once per distinct text
+(``receipts/embedded.py``), the member-set check's set differences (``receipts/members.py``),
+the Object B envelope walk with one location list and the byte count that proves the top
+envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
+and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
+escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The reference run swaps
+each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
+with every cache emptied, then ``verify`` runs over the same corpus in
+every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
+receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import sys
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sealverify.cli.main import cli
+from sealverify.kernel import guards
+from sealverify.kernel.profiles import CURRENT
+from sealverify.receipts import embedded, members
+from sealverify.receipts.bindings import signatures
+from sealverify.testkit import mint
+from sealverify.testkit.mintfixtures import demo_receipts
+from sealverify.wire import guards as wire_guards
+from sealverify.wire import strictjson
+from tests.adversarial_mutants import mutants
+from tests.conftest import SHARED
+from tests.test_hostile import _mutants as hostile_mutants
+
+FORMATS = ("table", "json", "jsonl", "sarif", "junit", "html")
+# the module, not the binding function the package exports under the same name
+object_a = importlib.import_module("sealverify.receipts.bindings.object_a")
+
+
+def _clear_caches() -> None:
+    """Empty every cache in sealverify, so no run reuses what the other one computed."""
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("sealverify"):
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and getattr(value, "__module__", "").startswith("sealverify"):
+                clear()
+
+
+def _equivalent_keys_reference(value: strictjson.JsonValue) -> list[tuple[str, str]]:
+    return wire_guards._equivalent_keys(value, functools.partial(unicodedata.normalize, "NFC"))
+
+
+def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...], signatures.Doc]]:
+    found = signatures._holders_by_stack(doc)
+    return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
+
+
+@contextmanager
+def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every fast path swapped for the computation it replaced, caches emptied around it."""
+    _clear_caches()
+    with monkeypatch.context() as patch:
+        patch.setattr(embedded, "_parse", strictjson.parse_text)
+        patch.setattr(
+            members, "member_checks", functools.partial(members._member_checks, shortcut=False)
+        )
+        patch.setattr(signatures, "_envelope_holders", _holders_reference)
+        patch.setattr(signatures, "_only_the_top_envelope", lambda *_: False)
+        patch.setattr(object_a, "escaped_keys", wire_guards._escaped_keys_by_search)
+        patch.setattr(object_a, "unicode_equivalent_keys", _equivalent_keys_reference)
+        patch.setattr(guards, "_segments", guards._segments_by_scan)
+        patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
+        patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
+        yield
+    _clear_caches()
+
+
+def _corpus() -> dict[str, bytes]:
+    """A few hundred receipts: demo, upstream (when ../shared is there), minted, mutants."""
+    files = {f"demo/{name}": raw for name, raw in sorted(demo_receipts().items())}
+    upstream = SHARED / "fixtures" / "seal"
+    if upstream.is_dir():
+        for path in sorted(upstream.rglob("*.json")):
+            files[f"upstream/{path.relative_to(upstream)}"] = path.read_bytes()
+    minted = list(
+        mint.mint_many(
+            30,
+            kernel_config=mint.KERNEL_VALID_CONFIG,
+            wasm_sha256=CURRENT.wasm_sha256,
+            ruled_target=False,
+        )
+    )
+    minted += list(mint.mint_many(6, seed=b"exact"))
+    for index, raw in enumerate(minted):
+        files[f"minted/{index:03d}.json"] = raw
+    text = demo_receipts()["verified-allow.receipt.json"].decode()
+    for index, mutant in enumerate(hostile_mutants(text, every=4)):
+        files[f"hostile/{index:04d}.json"] = mutant.encode()
+    record = mint.parse_record(minted[1])  # an approved ALLOW with a release frame
+    for index, lie in enumerate(mutants(record)):
+        if index % 4 == 0:
+            files[f"adversarial/{index:04d}.json"] = mint.render_pretty(lie.record)
+    return files
+
+
+@functools.cache
+def _corpus_cached() -> tuple[tuple[str, bytes], ...]:
+    return tuple(_corpus().items())
+
+
+def _write(root: Path) -> tuple[Path, Path]:
+    directory, log = root / "receipts", root / "receipts.jsonl"
+    lines = []
+    for name, raw in _corpus_cached():
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(raw)
+        lines.append(b" ".join(raw.splitlines()))  # one line each, broken ones included
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    return directory, log
+
+
+def _verify(target: Path, fmt: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "verify",
+            str(target),
+            "--config-pubkey",
+            mint.CONFIG_KEY.public_hex,
+            "--receipt-pubkey",
+            mint.RECEIPT_KEY.public_hex,
+            "--allow-published-keys",
+            "--format",
+            fmt,
+        ],
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_the_corpus_is_large_and_reaches_every_kind_of_outcome(tmp_path: Path) -> None:
+    files = dict(_corpus_cached())
+    assert 250 <= len(files) <= 600
+    directory, _ = _write(tmp_path)
+    code, output = _verify(directory, "json")
+    assert code == 1  # mutants fail
+    for outcome in ('"VERIFIED"', '"FAIL"', '"REDUCED"'):
+        assert outcome in output
+
+
+@pytest.mark.parametrize("kind", ["directory", "jsonl"])
+def test_fast_paths_give_the_reference_reports_byte_for_byte(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory, log = _write(tmp_path)
+    target = directory if kind == "directory" else log
+    fast = {fmt: _verify(target, fmt) for fmt in FORMATS}
+    with _reference(monkeypatch):
+        slow = {fmt: _verify(target, fmt) for fmt in FORMATS}
+    for fmt in FORMATS:
+        assert fast[fmt][0] == slow[fmt][0], fmt
+        assert fast[fmt][1] == slow[fmt][1], fmt
+    # and the run with fast paths again, after the reference: no cache carried a result over
+    assert _verify(target, "json") == fast["json"]
+
+
+_GUARD_TEXT = st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\n\u00e9', max_size=40)
+
+
+@settings(max_examples=3000)
+@given(_GUARD_TEXT)
+def test_the_split_cuts_strings_where_the_scan_does(text: str) -> None:
+    assert guards._segments(text) == guards._segments_by_scan(text)
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet='"\\ 0123456789eE+-.x', max_size=48))
+def test_the_number_cues_clear_only_safe_texts(text: str) -> None:
+    assert guards.numbers_safe(text) == guards._numbers_safe_by_scan(text)
+    assert guards.digits_safe(text) == guards._digits_safe_by_scan(text)
+
+
+def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
+    assert not guards.numbers_safe('{"a":1e+1234567}')
+    assert guards.numbers_safe('{"a":1e+123456,"b":"1e1234567"}')
+    assert not guards.digits_safe('{"a":1234567890.123456789}')
+    assert guards.digits_safe('{"a":123456789012345678e123}')
+    assert guards.digits_safe('{"a":"12345678901234567890"}')
+
+
+def test_the_split_falls_back_to_the_scan_for_unclosed_strings() -> None:
+    for text in ('{"a":"b', '{"a\\', '"\\"', 'x"y"z"', '""\\'):
+        assert guards._segments(text) == guards._segments_by_scan(text)
+        assert guards._segments(text)[-1][1] is not None or text.count('"') % 2 == 0
+
+
+_JSON_TREE = st.recursive(
+    st.none() | st.booleans() | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["signature", "domain", "a", "0"]),
+            inner | st.just({"domain": "seal.object-b/v2"}),
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=800)
+@given(st.dictionaries(st.sampled_from(["signature", "x", "y"]), _JSON_TREE, max_size=3))
+def test_the_envelope_walk_finds_what_the_stack_walk_finds(doc: signatures.Doc) -> None:
+    assert signatures._envelope_holders(doc) == _holders_reference(doc)
+
+
+def test_the_envelope_walk_falls_back_when_recursion_runs_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc: signatures.Doc = {"x": [{"signature": {"domain": "seal.object-b/v2"}}]}
+    for _ in range(30):
+        doc = {"x": [doc]}
+
+    def exhausted(*_: object) -> None:
+        raise RecursionError
+
+    monkeypatch.setattr(signatures, "_holders", exhausted)
+    assert signatures._envelope_holders(doc) == _holders_reference(doc)
+    assert len(signatures._envelope_holders(doc)) == 1
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet='"\\a:{} \u00e9\u0301e', max_size=24))
+def test_the_wire_guard_cues_change_nothing(text: str) -> None:
+    assert wire_guards.escaped_keys(text) == wire_guards._escaped_keys_by_search(text)
+    try:
+        value = strictjson.parse_text(text)
+    except strictjson.JsonError:
+        return
+    assert wire_guards.unicode_equivalent_keys(value) == _equivalent_keys_reference(value)
+
+
+def test_the_byte_count_proves_only_the_top_envelope() -> None:
+    raw = demo_receipts()["verified-allow.receipt.json"]
+    doc = strictjson.parse_bytes(raw)
+    assert isinstance(doc, dict)
+    assert signatures._only_the_top_envelope(doc, raw)
+    wrapped = b'{"x":{"signature":{"domain":"seal.object-b/v2"}},' + raw.lstrip()[1:]
+    assert not signatures._only_the_top_envelope(strictjson.parse_bytes(wrapped), wrapped)
+    escaped = wrapped.replace(b'"seal.object-b/v2"}}', b'"seal\\u002eobject-b/v2"}}', 1)
+    assert escaped.count(b"seal.object-b") == 1
+    assert not signatures._only_the_top_envelope(strictjson.parse_bytes(escaped), escaped)
+    assert len(signatures.object_b_envelopes(strictjson.parse_bytes(escaped), "v3", escaped)) > 0
