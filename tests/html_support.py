@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
+from sealverify.testkit.auditlog import demo_log
 from sealverify.testkit.browser import chromium_path, run_chromium
-from sealverify.testkit.chainlog import demo_log
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"

@@ -20,7 +20,7 @@ from sealverify.history.chain import (
     parse_state_file,
     verify_logs,
 )
-from sealverify.testkit.chainlog import record_line
+from sealverify.testkit.auditlog import record_line
 from tests.conftest import shared_path
 
 # seal-host@099be66377052954e7c9381b7f29174b02266b6f rust/src/receipt.rs

@@ -14,7 +14,7 @@ from sealverify.reports.formats import FORMATS, render
 from sealverify.reports.formats.html import spans
 from sealverify.reports.formats.html.verify_page import DETAIL_CAP
 from sealverify.testkit import mint
-from sealverify.testkit.chainlog import audit_payload, chain_lines
+from sealverify.testkit.auditlog import audit_payload, chain_lines
 from tests.html_support import (
     DEMO,
     FRAMES,

@@ -7,7 +7,7 @@ repository root:
     python tools/screenshots.py --keep DIR # also keeps the html pages in DIR
 
 The inputs are the project's own: fixtures/demo (verify), the testkit's demo chain
-(sealverify.testkit.chainlog.demo_log) and fixtures/frames (diff).
+(sealverify.testkit.auditlog.demo_log) and fixtures/frames (diff).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from PIL import Image, ImageOps
 
 from sealverify.cli.main import cli
 from sealverify.testkit.browser import chromium_path, run_chromium
-from sealverify.testkit.chainlog import demo_log
+from sealverify.testkit.auditlog import demo_log
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"
