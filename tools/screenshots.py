@@ -21,8 +21,8 @@ from pathlib import Path
 from PIL import Image, ImageOps
 
 from sealverify.cli.main import cli
-from sealverify.testkit.browser import chromium_path, run_chromium
 from sealverify.testkit.auditlog import demo_log
+from sealverify.testkit.browser import chromium_path, run_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"
