@@ -8,6 +8,7 @@ spending one nonce with different decisions exactly one finds it fresh. An inter
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import signal
 import socket
@@ -22,6 +23,7 @@ from sealverify.cli.main import cli
 from sealverify.history import databases
 from sealverify.history.state import HistoryError, HistoryStore, ReceiptFacts
 from tests.fleet_services import env, pg_database, pg_url
+from tests.test_history import host_log
 from tests.test_verify_perf import DEMO, TRUST
 
 __all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
@@ -225,3 +227,35 @@ def test_database_urls_are_told_from_paths() -> None:
     assert databases.is_database_url("postgres://u:p@h:5432/d")
     assert not databases.is_database_url("state.sqlite")
     assert databases.redacted("postgresql://u:p@h/d") == "postgresql://u@h/d"
+
+
+def test_chain_state_on_postgresql_catches_truncation_as_sqlite_does(
+    pg_database: str, tmp_path: Path
+) -> None:
+    full, heads = host_log(4)
+    cut, _ = host_log(2)
+    (tmp_path / "full.log").write_bytes(full)
+    (tmp_path / "cut.log").write_bytes(cut)
+    reports = {}
+    with HistoryStore(pg_database) as store:
+        assert store.recorded_head() is None
+    for label, where in (("pg", pg_database), ("sqlite", str(tmp_path / "state.sqlite"))):
+        runner = CliRunner()
+        first = runner.invoke(cli, ["chain", str(tmp_path / "full.log"), "--state", where])
+        assert first.exit_code == 3, first.output  # intact; no anchor for the run itself
+        with HistoryStore(Path(where) if label == "sqlite" else where) as store:
+            assert store.recorded_head() == heads[-1]  # the head went to this very database
+        second = runner.invoke(
+            cli, ["chain", str(tmp_path / "cut.log"), "--state", where, "--format", "json"]
+        )
+        assert second.exit_code == 1, second.output
+        reports[label] = json.loads(second.stdout)
+    history = {
+        label: next(s for s in report["subjects"] if s["name"].startswith("history"))
+        for label, report in reports.items()
+    }
+    assert history["pg"]["checks"][0]["id"] == "history.chain-discontinuity"
+    assert history["pg"]["checks"] == history["sqlite"]["checks"]
+    assert "password" not in history["pg"]["name"] and history["sqlite"]["name"] == (
+        "history: state.sqlite"
+    )

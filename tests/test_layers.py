@@ -45,6 +45,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
+    ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted

@@ -25,7 +25,8 @@ from sealverify.cli.chain_display import chain_display
 from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
-from sealverify.history.state import ChainFacts, HistoryError, HistoryStore
+from sealverify.history.databases import is_database_url, redacted
+from sealverify.history.state import ChainFacts, HistoryError, HistoryStore, open_store
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.model import fail
 
@@ -134,9 +135,10 @@ def _read_blocks(path: Path, advance: Advance) -> bytes:
 @click.option(
     "--state",
     "state",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="sealverify history database (SQLite): chain head continuity across runs.",
+    metavar="PATH|URL",
+    help="sealverify history: chain head continuity across runs, in a SQLite file or a "
+    "PostgreSQL URL (postgresql://...) that many runners share.",
 )
 @format_option()
 @output_option
@@ -147,7 +149,7 @@ def chain(
     expect_count: int | None,
     state_file: Path | None,
     receipts: tuple[Path, ...],
-    state: Path | None,
+    state: str | None,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -182,7 +184,7 @@ def chain(
     store: HistoryStore | None = None
     if state is not None:
         try:
-            store = HistoryStore(state, tool_version=__version__)
+            store = open_store(state, tool_version=__version__)
         except HistoryError as exc:
             raise click.UsageError(str(exc)) from None
     result = verify_logs(sources, anchor, start_head=start_head)
@@ -244,7 +246,7 @@ def chain(
                 ]
             subjects.append(
                 Subject(
-                    f"history: {state.name}" if state else "history",
+                    f"history: {_store_name(state)}" if state else "history",
                     _outcome(history_checks),
                     tuple(history_checks),
                     {"recorded_head_before": store.recorded_head()},
@@ -291,6 +293,11 @@ def _facts(result: ChainResult) -> dict[str, Any]:
         "tail": "unanchored" if result.unanchored_tail else "anchored",
         "start": "unanchored" if result.unanchored_start else "anchored",
     }
+
+
+def _store_name(state: str) -> str:
+    """The ``--state`` store as the report names it: a file by its name, a URL without secrets."""
+    return redacted(state) if is_database_url(state) else Path(state).name
 
 
 COMMANDS = [chain]
