@@ -10,8 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # Internal planning names: numbered seeds, issues and stops, and a seed file's path.
 PLANNING = re.compile(r"\bseeds?[ _/]?\d{3}\b|\bseeds/|\bissue \d+\b|\bstop \d+\b", re.IGNORECASE)
-# Machine-specific paths that must not reach a user (or a test) either.
-MACHINE = re.compile(r"/work/(?:\.mirror|main|wt|shared)\b")
+# Machine-specific paths that must not reach a user (or a test) either: any absolute path into
+# the folder that holds this checkout (its siblings: ../shared, fetched mirrors, worktrees),
+# taken from where the checkout is at run time rather than spelled here.
+WORKSPACE = ROOT.parent.as_posix().rstrip("/")
+# A checkout at the filesystem root has no such folder to guard: the pattern matches nothing.
+MACHINE = re.compile(re.escape(WORKSPACE) + r"/[\w.+-]" if WORKSPACE else r"(?!)")
 
 
 def _public_files() -> list[Path]:
@@ -52,4 +56,9 @@ def test_tests_read_no_machine_specific_path() -> None:
             continue
         text = path.read_text(encoding="utf-8")
         assert not MACHINE.search(text), path.name
-        assert ".mirror" not in text, path.name
+
+
+def test_the_machine_pattern_catches_paths_beside_the_checkout() -> None:
+    for sibling in ("shared/fixtures/x.json", ".hidden/owner+name/repo", ROOT.name):
+        assert MACHINE.search(f'Path("{WORKSPACE}/{sibling}")'), sibling
+    assert not MACHINE.search('Path(__file__).parent.parent / "shared"')
