@@ -94,7 +94,8 @@ def _strict_json(data: bytes) -> None:
 
 def _frame(data: bytes) -> None:
     path = _write("frame.bin", data)
-    extra = [["--era", "auto"], ["--transport", "http"], []][len(data) % 3]
+    small_cap = ["--max-frame-bytes", str(1 + len(data) % 13)]  # reaches the streamed frames
+    extra = [["--era", "auto"], ["--transport", "http"], [], small_cap][len(data) % 4]
     run_cli(["frame", path, "--format", "json", *extra])
 
 

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from sealverify.reports.model import Check, Report, Subject
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+    from sealverify.wire.streamed import read_http_frame, read_stdio_frames
     from sealverify.wire.strictjson import Limits
 
 # Where each public name lives. The layer test (tests/test_layers.py) checks that this table
@@ -78,6 +79,8 @@ _EXPORTS: dict[str, str] = {
     "FrameBytes": "sealverify.wire.framing",
     "frame_of": "sealverify.wire.framing",
     "split_stdio": "sealverify.wire.framing",
+    "read_stdio_frames": "sealverify.wire.streamed",
+    "read_http_frame": "sealverify.wire.streamed",
     "FrameAnalysis": "sealverify.mcp.frame",
     "FrameOptions": "sealverify.mcp.frame",
     "analyze_frame": "sealverify.mcp.frame",
@@ -152,6 +155,8 @@ __all__ = [
     "load_trust_file",
     "parse_state_file",
     "raw_line_index",
+    "read_http_frame",
+    "read_stdio_frames",
     "receipt_audit",
     "rederive",
     "split_stdio",

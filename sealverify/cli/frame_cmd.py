@@ -14,7 +14,15 @@ from typing import BinaryIO
 
 import click
 
-from sealverify import FrameBytes, FrameOptions, Limits, frame_of, frame_report, iter_stream
+from sealverify import (
+    FrameBytes,
+    FrameOptions,
+    Limits,
+    frame_report,
+    iter_stream,
+    read_http_frame,
+    read_stdio_frames,
+)
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -24,7 +32,7 @@ from sealverify.cli.common import (
     supported_version_option,
     transport_option,
 )
-from sealverify.cli.progress import Advance, progress, shown
+from sealverify.cli.progress import progress, shown
 from sealverify.reports.model import Check, Report, fail
 
 __all__ = ["COMMANDS", "frame"]
@@ -46,15 +54,6 @@ def _opened(source: str) -> Iterator[BinaryIO]:
         raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     with stream:
         yield stream
-
-
-def _stdio_frames(stream: BinaryIO, advance: Advance) -> Iterator[FrameBytes]:
-    """Each LF-terminated line (the last one maybe unterminated), one at a time."""
-    offset = 0
-    while line := stream.readline():  # binary readline splits at LF only, as stdio does
-        advance(len(line))
-        yield frame_of(line, "stdio", offset)
-        offset += len(line)
 
 
 def _size(stream: BinaryIO) -> int | None:
@@ -138,7 +137,8 @@ def _size(stream: BinaryIO) -> int | None:
     type=click.IntRange(min=1),
     default=MAX_FRAME_BYTES,
     show_default=True,
-    help="A longer frame is refused unread (frame.too-large).",
+    help="A longer frame is refused unread (frame.too-large): past the cap its bytes are "
+    "hashed as they arrive and not held, so memory stays bounded by the cap.",
 )
 @format_option(choices=("table", "json", "jsonl"))
 @output_option
@@ -187,9 +187,9 @@ def frame(
         ) as advance,
     ):
         if transport == "http":
-            frames: Iterator[FrameBytes] = iter([frame_of(stream.read(), "http")])
+            frames: Iterator[FrameBytes] = iter([read_http_frame(stream, max_frame_bytes, advance)])
         else:
-            frames = _stdio_frames(stream, advance)
+            frames = read_stdio_frames(stream, max_frame_bytes, advance)
         first = next(frames, None)
         if first is None:
             raise click.UsageError(f"{source}: no bytes to read as a frame")

@@ -242,8 +242,7 @@ def _frame_refusals(frame: FrameBytes) -> list[Refusal]:
                 "frame to bind",
             )
         )
-    body = frame.line
-    if b"\r" in body or (frame.transport == "stdio" and b"\n" in body):
+    if frame.inner_newline:
         refusals.append(
             Refusal(
                 "frame.embedded-newline",
@@ -266,13 +265,13 @@ def analyze_frame(
     era = era or options.era
     refusals = _frame_refusals(frame)
     cap = options.max_frame_bytes
-    if cap is not None and frame.length > cap:
+    if frame.streamed is not None or (cap is not None and frame.length > cap):
         refusals.append(
             Refusal(
                 "frame.too-large",
                 ERR_PARSE,
-                f"the frame is {frame.length} bytes, over the cap of {cap} (--max-frame-bytes): "
-                "refused unread",
+                f"the frame is {frame.length} bytes, over the cap of "
+                f"{cap if cap is not None else 'its reader'} (--max-frame-bytes): refused unread",
             )
         )
         return FrameAnalysis(frame, "unparsed", None, None, era, False, tuple(refusals), None, None)
@@ -361,7 +360,7 @@ def iter_stream(
     """:func:`analyze_stream` one frame at a time, so a long stream is never held whole."""
     session_era: str | None = None if options.era == "auto" else options.era
     for frame in frames:
-        if not frame.line.strip(b" \t\r\n") and frame.terminator != "none":
+        if frame.blank and frame.terminator != "none":
             # A blank line is not a JSON-RPC message: never an admissible frame, nothing bound.
             blank = Refusal(
                 "frame.blank-line",

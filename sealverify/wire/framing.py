@@ -13,9 +13,21 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FrameBytes", "Terminator", "frame_of", "raw_line", "sha256_hex", "split_stdio"]
+__all__ = [
+    "WHITESPACE",
+    "FrameBytes",
+    "Streamed",
+    "Terminator",
+    "frame_of",
+    "newline_inside",
+    "raw_line",
+    "sha256_hex",
+    "split_stdio",
+    "terminator_of",
+]
 
 Terminator = Literal["LF", "CRLF", "none", "http-body"]
+WHITESPACE = b" \t\r\n"
 
 
 def sha256_hex(data: bytes) -> str:
@@ -33,32 +45,73 @@ def raw_line(frame: bytes) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
+class Streamed:
+    """What was measured of a frame too long to hold: its length, digests and byte classes."""
+
+    length: int
+    exact_sha256: str
+    raw_line_sha256: str
+    inner_newline: bool  # a CR (or, on stdio, an LF) inside the raw line
+    blank: bool  # the raw line is only spaces, tabs, CRs and LFs
+
+
+@dataclass(frozen=True, slots=True)
 class FrameBytes:
-    """One frame exactly as received, where it sat in its stream, and its byte digests."""
+    """One frame exactly as received, where it sat in its stream, and its byte digests.
+
+    A frame read past a byte cap (:mod:`sealverify.wire.streamed`) is ``streamed``: its bytes
+    were hashed as they arrived and not kept, ``data`` is empty and ``line`` raises, so nothing
+    can parse or compare bytes that were never held.
+    """
 
     data: bytes
     offset: int
     terminator: Terminator
     transport: Literal["stdio", "http"]
+    streamed: Streamed | None = None
 
     @property
     def length(self) -> int:
-        return len(self.data)
+        return len(self.data) if self.streamed is None else self.streamed.length
 
     @property
     def exact_sha256(self) -> str:
-        return sha256_hex(self.data)
+        return sha256_hex(self.data) if self.streamed is None else self.streamed.exact_sha256
 
     @property
     def line(self) -> bytes:
+        if self.streamed is not None:
+            raise ValueError(f"the {self.length}-byte frame was hashed, not held: no line")
         return self.data if self.transport == "http" else raw_line(self.data)
 
     @property
     def raw_line_sha256(self) -> str:
+        if self.streamed is not None:
+            return self.streamed.raw_line_sha256
         return sha256_hex(self.line)
 
+    @property
+    def inner_newline(self) -> bool:
+        """A CR inside the line (and, on stdio, an LF): readers that split there disagree."""
+        if self.streamed is not None:
+            return self.streamed.inner_newline
+        return newline_inside(self.line, self.transport)
 
-def _terminator(frame: bytes) -> Terminator:
+    @property
+    def blank(self) -> bool:
+        """The line holds nothing but spaces, tabs, CRs and LFs."""
+        if self.streamed is not None:
+            return self.streamed.blank
+        return not self.line.strip(WHITESPACE)
+
+
+def newline_inside(line: bytes, transport: str) -> bool:
+    """A CR in ``line`` (and, on stdio, an LF): where newline-splitting readers disagree."""
+    return b"\r" in line or (transport == "stdio" and b"\n" in line)
+
+
+def terminator_of(frame: bytes) -> Terminator:
+    """How a stdio frame ends: CR LF, LF, or with neither (unterminated)."""
     if frame.endswith(b"\r\n"):
         return "CRLF"
     if frame.endswith(b"\n"):
@@ -70,7 +123,7 @@ def frame_of(
     data: bytes, transport: Literal["stdio", "http"] = "stdio", offset: int = 0
 ) -> FrameBytes:
     """Wrap one frame's exact bytes (for stdio, the line including its delimiter)."""
-    terminator: Terminator = "http-body" if transport == "http" else _terminator(data)
+    terminator: Terminator = "http-body" if transport == "http" else terminator_of(data)
     return FrameBytes(data, offset, terminator, transport)
 
 
