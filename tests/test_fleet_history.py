@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import pytest
@@ -49,10 +50,41 @@ def _spend(
     queue.put((number, {c.id: c.status for c in checks}))
 
 
-def _concurrent(where: str) -> list[tuple[int, dict[str, str]]]:
+def _spend_once_all_opened(
+    where: str,
+    number: int,
+    queue: multiprocessing.Queue[tuple[int, dict[str, str]]],
+    opened: Barrier,
+) -> None:
+    """:func:`_spend`, but every run has opened the store before any of them checks."""
+    facts = ReceiptFacts(
+        f"run-{number}.json",
+        operation_id=f"op-{number}",
+        identity=f"decision-{number}",
+        nonce="n",
+        config_signer="signer",
+        config_epoch=number,
+    )
+    with HistoryStore(where) as store:
+        opened.wait(timeout=120)
+        checks = store.check_and_stage([facts])
+        store.commit()
+    queue.put((number, {c.id: c.status for c in checks}))
+
+
+def _concurrent(where: str, all_opened_first: bool = False) -> list[tuple[int, dict[str, str]]]:
     context = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue[tuple[int, dict[str, str]]] = context.Queue()
-    procs = [context.Process(target=_spend, args=(where, n, queue)) for n in range(1, WRITERS + 1)]
+    if all_opened_first:
+        opened = context.Barrier(WRITERS)
+        procs = [
+            context.Process(target=_spend_once_all_opened, args=(where, n, queue, opened))
+            for n in range(1, WRITERS + 1)
+        ]
+    else:
+        procs = [
+            context.Process(target=_spend, args=(where, n, queue)) for n in range(1, WRITERS + 1)
+        ]
     for proc in procs:
         proc.start()
     outcomes = [queue.get(timeout=120) for _ in procs]
@@ -85,6 +117,15 @@ def test_concurrent_runs_on_one_sqlite_file(tmp_path: Path) -> None:
     with HistoryStore(db) as store:
         store.commit()  # an existing file: the runs below share its lock
     _assert_serialised(_concurrent(str(db)), str(db), runs_before=1)
+
+
+def test_concurrent_runs_creating_one_new_sqlite_file(tmp_path: Path) -> None:
+    # Every run opens the store while the file does not exist yet, then all check at once:
+    # the folder's lock makes them take turns, and each later run reads the file the first
+    # one created, so exactly one finds the nonce fresh.
+    db = tmp_path / "state.sqlite"
+    _assert_serialised(_concurrent(str(db), all_opened_first=True), str(db))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.sqlite"]  # nothing left beside
 
 
 def _cli(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:

@@ -228,15 +228,17 @@ def chain(
         with store:
             history_checks: list[Check] = []
             if result.records and result.ok:
-                history_checks = store.check_chain(
-                    ChainFacts(
-                        location=subjects[0].name,
-                        first_prev_head=result.records[0].prev_head,
-                        heads=tuple(r.head for r in result.records),
-                        final_session=result.records[-1].session,
-                        final_entry=result.records[-1].entry,
-                    )
+                facts = ChainFacts(
+                    location=subjects[0].name,
+                    first_prev_head=result.records[0].prev_head,
+                    heads=tuple(r.head for r in result.records),
+                    final_session=result.records[-1].session,
+                    final_entry=result.records[-1].entry,
                 )
+                try:
+                    history_checks = store.check_chain(facts)
+                except HistoryError as exc:
+                    raise click.UsageError(f"--state: {exc}") from None
             elif result.records:
                 history_checks = [
                     fail(

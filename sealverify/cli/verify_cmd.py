@@ -322,7 +322,11 @@ def verify(
         # A log whose every line is broken matched: its findings are the result (exit 1).
         raise click.UsageError("no receipts matched: " + " ".join(paths))
     if store is not None:
-        for check in store.check_and_stage(facts):
+        try:
+            staged = store.check_and_stage(facts)
+        except history.HistoryError as exc:
+            raise click.UsageError(f"--state: {exc}") from None
+        for check in staged:
             findings.append(check if check.location else _located(check, store.where))
     report = build_report_from_tally(
         tally, findings, rederived=rederived, allow_published_keys=allow_published_keys

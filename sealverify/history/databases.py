@@ -7,11 +7,14 @@ Runs that share a database are serialised from their first history read to their
 (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: a transaction-scoped advisory lock), so two
 concurrent runs never both take the same nonce as fresh, and an epoch high-water mark only
 rises. A SQLite file that does not exist yet is created by its first commit (written beside
-it, then linked into place), never by merely opening it.
+it, then linked into place), never by merely opening it; runs that would create the same new
+file are serialised too, by an exclusive ``flock`` on its folder (where the platform has one),
+so the second finds the first's file and checks against it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -113,21 +116,26 @@ class SqliteDatabase:
         self._migrations = migrations
         self._file: sqlite3.Connection | None = None
         self._locked = False
+        self._folder_lock: int | None = None  # held while this run may create the file
         try:
             if path.exists():
-                self._file = sqlite3.connect(str(path), isolation_level=None, timeout=120)
-                version = self._version(self._file)
-                if version == len(migrations):
-                    self._read = self._file
-                else:  # read a migrated copy; the file is migrated by the commit
-                    self._read = sqlite3.connect(":memory:", isolation_level=None)
-                    self._file.backup(self._read)
-                    self._migrate(self._read, version)
+                self._open_file()
             else:  # nothing is created until a run commits
                 self._read = sqlite3.connect(":memory:", isolation_level=None)
                 self._migrate(self._read, 0)
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None
+
+    def _open_file(self) -> None:
+        """Read from the existing file, or from a migrated copy (the commit migrates the file)."""
+        self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
+        version = self._version(self._file)
+        if version == len(self._migrations):
+            self._read = self._file
+        else:
+            self._read = sqlite3.connect(":memory:", isolation_level=None)
+            self._file.backup(self._read)
+            self._migrate(self._read, version)
 
     def _version(self, db: sqlite3.Connection) -> int:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -154,10 +162,35 @@ class SqliteDatabase:
         return tuple(row) if row is not None else None
 
     def begin(self) -> None:
-        """Hold the file's write lock from the first read of the run to its commit."""
-        if not self._locked and self._file is not None and self._read is self._file:
-            self._file.execute("BEGIN IMMEDIATE")
+        """Hold the file's write lock from the first read of the run to its commit.
+
+        With no file yet, hold the folder's lock instead: a run that created the file while
+        this one waited is then read (and its lock taken) before anything is checked.
+        """
+        if self._locked:
+            return
         self._locked = True
+        if self._file is None:
+            self._folder_lock = _lock_folder(self.path.parent)
+            if not self.path.exists():
+                return  # this run creates the file; the folder stays locked until the commit
+            self._read.close()
+            try:
+                self._open_file()
+            except sqlite3.DatabaseError as exc:
+                raise HistoryError(
+                    f"{self.path}: not a usable sealverify state database: {exc}"
+                ) from None
+            finally:
+                self._unlock_folder()
+        assert self._file is not None
+        if self._read is self._file:
+            self._file.execute("BEGIN IMMEDIATE")
+
+    def _unlock_folder(self) -> None:
+        if self._folder_lock is not None:
+            os.close(self._folder_lock)  # closing the descriptor releases its flock
+            self._folder_lock = None
 
     def _write(self, db: sqlite3.Connection, run: tuple[str, int], writes: Writes) -> None:
         cursor = db.execute(_RUN, run)
@@ -198,18 +231,39 @@ class SqliteDatabase:
                 self._commit_into(self._file, run, writes)
         finally:
             temp.unlink(missing_ok=True)
+            self._unlock_folder()
         if self._file is None:
             self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
         self._read.close()
         self._read = self._file
 
     def close(self) -> None:
+        self._unlock_folder()
         if self._file is not None and self._file.in_transaction:
             self._file.execute("ROLLBACK")
         if self._read is not self._file:
             self._read.close()
         if self._file is not None:
             self._file.close()
+
+
+def _lock_folder(folder: Path) -> int | None:
+    """An exclusive ``flock`` on ``folder`` (its descriptor), or None where there is none."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: new files are not serialised
+        return None
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return None  # the commit will say why the folder cannot take the file
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+        return None
+    return descriptor
 
 
 class PostgresDatabase:
