@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from sealverify.cli.main import cli
 from sealverify.history.state import (
     MIGRATIONS,
-    PAUSE_ENV,
     SCHEMA_VERSION,
     ChainFacts,
     HistoryError,
@@ -227,6 +226,23 @@ def test_chain_cli_detects_truncation_against_an_earlier_run(tmp_path: Path) -> 
     assert history and history[0]["checks"][0]["id"] == "history.chain-discontinuity"
 
 
+# The CLI with the commit paused after its writes, inside the transaction, until stdin gives a
+# line: the test kills the process there.
+_PAUSED_MAIN = """
+import sys
+from sealverify.history import databases
+write = databases.SqliteDatabase._write
+def paused(self, db, run, writes):
+    write(self, db, run, writes)
+    sys.stderr.write("paused before commit\\n")
+    sys.stderr.flush()
+    sys.stdin.readline()
+databases.SqliteDatabase._write = paused
+from sealverify.cli.main import main
+main()
+"""
+
+
 def test_run_killed_mid_commit_leaves_previous_state_usable(tmp_path: Path) -> None:
     short, heads4 = host_log(4)
     longer, heads6 = host_log(6)
@@ -237,13 +253,13 @@ def test_run_killed_mid_commit_leaves_previous_state_usable(tmp_path: Path) -> N
         CliRunner().invoke(cli, ["chain", str(tmp_path / "a.log"), "--state", str(db)]).exit_code
         == 3
     )
-    env = dict(os.environ, **{PAUSE_ENV: "1"})
+    env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            "from sealverify.cli.main import main; main()",
+            _PAUSED_MAIN,
             "chain",
             str(tmp_path / "b.log"),
             "--state",

@@ -18,13 +18,11 @@ import contextlib
 import os
 import re
 import sqlite3
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 __all__ = [
-    "PAUSE_ENV",
     "PG_MIGRATIONS",
     "Database",
     "HistoryError",
@@ -34,10 +32,6 @@ __all__ = [
     "is_database_url",
     "redacted",
 ]
-
-# Test hook: pause inside the commit transaction until stdin yields a line, so a test can kill
-# the process mid-commit. Never set it outside tests.
-PAUSE_ENV = "SEALVERIFY_TEST_PAUSE_BEFORE_COMMIT"
 
 # One run's writes, each a statement and its rows; ``?`` marks a parameter in every dialect.
 Writes = Sequence[tuple[str, Sequence[tuple[Any, ...]]]]
@@ -95,13 +89,6 @@ class Database(Protocol):
     def commit(self, run: tuple[str, int], writes: Writes) -> None: ...
 
     def close(self) -> None: ...
-
-
-def _pause() -> None:
-    if os.environ.get(PAUSE_ENV) == "1":
-        sys.stderr.write("sealverify-test: paused before commit\n")
-        sys.stderr.flush()
-        sys.stdin.readline()
 
 
 _RUN = "INSERT INTO runs (tool_version, subjects) VALUES (?, ?) RETURNING run"
@@ -198,7 +185,6 @@ class SqliteDatabase:
         cursor.close()
         for sql, rows in writes:
             db.executemany(sql, [(*row, number) for row in rows])
-        _pause()
 
     def _commit_into(self, db: sqlite3.Connection, run: tuple[str, int], writes: Writes) -> None:
         if not db.in_transaction:
@@ -352,7 +338,6 @@ class PostgresDatabase:
                         sql.replace("?", "%s"),
                         [(*row, number[0]) for row in rows],
                     )
-            _pause()
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sealverify.history.databases import (
-    PAUSE_ENV,
     Database,
     HistoryError,
     PostgresDatabase,
@@ -71,7 +70,6 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # seal-host ``ReleaseStatus`` (SCREAMING_SNAKE_CASE): the forward order of re-signing.
 _RELEASE_ORDER = {"PENDING": 0, "UNKNOWN": 1, "RELEASED": 2}
 
-__all__ += ["PAUSE_ENV"]  # re-exported: the test hook of the commit
 
 # One run's writes; the run number is appended to every row (the last column of each).
 _WRITE_NONCES = (
