@@ -32,11 +32,9 @@ __all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
 WRITERS = 4
 
 
-def _spend(
-    where: str, number: int, queue: multiprocessing.Queue[tuple[int, dict[str, str]]]
-) -> None:
-    """One run: spend nonce "n" with its own decision and report epoch ``number``."""
-    facts = ReceiptFacts(
+def _facts(number: int) -> ReceiptFacts:
+    """Run ``number``'s receipt: it spends nonce "n" with its own decision, epoch ``number``."""
+    return ReceiptFacts(
         f"run-{number}.json",
         operation_id=f"op-{number}",
         identity=f"decision-{number}",
@@ -44,8 +42,14 @@ def _spend(
         config_signer="signer",
         config_epoch=number,
     )
+
+
+def _spend(
+    where: str, number: int, queue: multiprocessing.Queue[tuple[int, dict[str, str]]]
+) -> None:
+    """One run: spend nonce "n" with its own decision and report epoch ``number``."""
     with HistoryStore(where) as store:
-        checks = store.check_and_stage([facts])
+        checks = store.check_and_stage([_facts(number)])
         store.commit()
     queue.put((number, {c.id: c.status for c in checks}))
 
@@ -57,17 +61,9 @@ def _spend_once_all_opened(
     opened: Barrier,
 ) -> None:
     """:func:`_spend`, but every run has opened the store before any of them checks."""
-    facts = ReceiptFacts(
-        f"run-{number}.json",
-        operation_id=f"op-{number}",
-        identity=f"decision-{number}",
-        nonce="n",
-        config_signer="signer",
-        config_epoch=number,
-    )
     with HistoryStore(where) as store:
         opened.wait(timeout=120)
-        checks = store.check_and_stage([facts])
+        checks = store.check_and_stage([_facts(number)])
         store.commit()
     queue.put((number, {c.id: c.status for c in checks}))
 
