@@ -24,6 +24,8 @@ from click.testing import CliRunner
 from sealverify import catalogue
 from sealverify.cli import github_action
 from sealverify.cli.main import cli
+from sealverify.reports.formats import table
+from sealverify.reports.model import Subject, fail, not_evaluated, passed
 from tests.conftest import ROOT
 
 DEMO = "fixtures/demo"
@@ -384,3 +386,25 @@ def test_awkward_file_names_stay_one_table_cell_and_one_annotation(
     assert "file=" + str(odd).replace(",", "%2C").replace(":", "%3A") + "," in error
     row = next(line for line in step.summary.splitlines() if "receipt.json" in line)
     assert "a\\|b, c:d.receipt.json" in row and row.count(" | ") == 2
+
+
+def test_the_decisive_checks_are_the_ones_the_table_names_first() -> None:
+    checks = (
+        fail("binding.args-hash", "args_hash differs"),
+        fail("approval.expiry", "expired"),
+        fail("legacy.guard-target-omits-meta", "legacy form"),
+        fail("signature.object-b", "signature does not verify"),
+        fail("binding.cert-hash", "cert hash differs"),
+        fail("document.members", "unknown member"),
+        not_evaluated("replay.decision", "no kernel profile"),
+        passed("receipt.parse", "parsed"),
+    )
+    subject = Subject("r.json", "FAIL", checks)
+    decisive = [c.id for c in github_action._decisive(subject)]
+    assert decisive == ["document.members", "signature.object-b", "binding.args-hash"]
+    why = table.decisive_reason([c for c in checks if c.status == "fail"])
+    assert why.startswith(
+        "; ".join(f"{c.id}: {c.reason}" for c in github_action._decisive(subject))
+    )
+    only_unevaluated = Subject("r.json", "REDUCED", (checks[-2], checks[-1]))
+    assert [c.id for c in github_action._decisive(only_unevaluated)] == ["replay.decision"]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sealverify import catalogue
-from sealverify.reports.formats import jsonl, render, sarif
+from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
 
 __all__ = ["GATES", "Inputs", "main", "run"]
@@ -212,11 +212,16 @@ def _where(name: str, workspace: str) -> tuple[str, int | None]:
 
 
 def _decisive(subject: Subject) -> list[Check]:
-    """The first three failing (then not evaluated) checks, one per id."""
+    """The three most decisive failing checks (none failing: not evaluated), one per id.
+
+    The order is the table's "why" column's (:func:`table.decisive_order`), so the summary,
+    the annotation and ``--format table`` name the same checks first.
+    """
+    failing = [c for c in subject.checks if c.status == "fail"]
+    chosen = failing or [c for c in subject.checks if c.status == "not-evaluated"]
     first: dict[str, Check] = {}
-    for check in subject.sorted_checks():
-        if check.status in ("fail", "not-evaluated") and check.id not in first:
-            first[check.id] = check
+    for check in table.decisive_order(chosen):
+        first.setdefault(check.id, check)
     return list(first.values())[:3]
 
 

@@ -10,7 +10,13 @@ from typing import Any
 
 from sealverify.reports.model import Check, Report, Subject
 
-__all__ = ["decisive_reason", "published_keys_note", "receipt_row_subject", "render"]
+__all__ = [
+    "decisive_order",
+    "decisive_reason",
+    "published_keys_note",
+    "receipt_row_subject",
+    "render",
+]
 
 
 def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
@@ -148,25 +154,31 @@ def _severity(check: Check) -> tuple[int, str, str]:
     return (_SEVERITY.get(check.id.partition(".")[0], 9), check.id, check.location)
 
 
-def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
-    """The checks that decide an outcome, most severe first, within ``width`` characters.
+def decisive_order(checks: Iterable[Check]) -> list[Check]:
+    """``checks`` most decisive first: one of each family, then the rest, by severity.
 
-    Checks are ordered by how decisive their family is, then by id and location (stable), the
-    first of each family before the others. Whole checks are shown while they fit; the next
-    one is cut at a word and marked "…" when its id and a few words still fit; "(+N more)"
-    counts the rest. A check is never cut mid-word unmarked.
+    Families are ordered by how decisive they are, then checks by id and location (stable).
+    One check of each family comes first (a forged decision shows its ``replay.decision``
+    beside the bindings it broke), then the others, each group in severity order.
     """
-    ordered = sorted(checks, key=_severity)
-    # One check of each family first (a forged decision shows its replay.decision beside the
-    # bindings it broke), then the rest, each group in severity order.
     families: set[str] = set()
     first: list[Check] = []
     others: list[Check] = []
-    for check in ordered:
+    for check in sorted(checks, key=_severity):
         family = check.id.partition(".")[0]
         (others if family in families else first).append(check)
         families.add(family)
-    parts = [f"{c.id}: {c.reason}" for c in (*first, *others)]
+    return [*first, *others]
+
+
+def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
+    """The checks that decide an outcome, most severe first, within ``width`` characters.
+
+    Checks come in :func:`decisive_order`. Whole checks are shown while they fit; the next
+    one is cut at a word and marked "…" when its id and a few words still fit; "(+N more)"
+    counts the rest. A check is never cut mid-word unmarked.
+    """
+    parts = [f"{c.id}: {c.reason}" for c in decisive_order(checks)]
     if not parts:
         return ""
     shown: list[str] = []
