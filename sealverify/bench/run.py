@@ -32,7 +32,7 @@ from pathlib import Path
 
 import orjson
 
-from sealverify.bench import baseline, parsing
+from sealverify.bench import baseline, instructions, parsing
 from sealverify.bench.concerns import Profile, profile_calls
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.replay import rederive
@@ -342,6 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --baseline: the interpreter of an environment that already has REV installed",
     )
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --baseline: count instructions under valgrind's callgrind instead of timing "
+        "(repeatable on a loaded machine); --n receipts (default 250) and a fifth of them",
+    )
+    parser.add_argument(
         "--parsing-only", action="store_true", help="only (f), parse time over growing inputs"
     )
     args = parser.parse_args(argv)
@@ -530,6 +536,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _baseline_main(args: argparse.Namespace) -> int:
     """``--baseline REV``: install REV, mint one corpus, run both verifiers interleaved."""
+    if args.instructions:
+        return _instructions_main(args)
     n = args.n or 2000
     repo = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="sealverify-baseline-", dir=args.dir) as tmp:
@@ -555,6 +563,49 @@ def _baseline_main(args: argparse.Namespace) -> int:
                 f"machine: {os.cpu_count()} cores ({_cpu_model()}), Python "
                 f"{platform.python_version()}, {platform.system()} {platform.release()}",
                 *baseline.report(pairs, base, current, n),
+            ]
+        )
+    )
+    return 0
+
+
+def _instructions_main(args: argparse.Namespace) -> int:
+    """``--baseline REV --instructions``: both verifiers' instructions over two corpus sizes."""
+    if instructions.available() is None:
+        print("--instructions needs valgrind (Debian: apt-get install valgrind)", file=sys.stderr)
+        return 2
+    large = args.n or 250
+    small = max(1, large // 5)
+    if large <= small:
+        print("--instructions needs --n of at least 2", file=sys.stderr)
+        return 2
+    repo = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="sealverify-instructions-", dir=args.dir) as tmp:
+        root = Path(tmp)
+        python = args.baseline_python
+        if python is None:
+            print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
+            python = baseline.install_revision(repo, args.baseline, root / "baseline")
+        baseline.compile_package(Path(__file__).resolve().parents[1])
+        corpora = []
+        for size in (small, large):
+            directory, log = root / f"receipts-{size}", root / f"receipts-{size}.jsonl"
+            directory.mkdir()
+            _mint(directory, log, size)
+            corpora.append([("directory", directory), ("JSONL", log)])
+        base = baseline.verifier(f"{args.baseline} ({python})", python)
+        current = baseline.verifier(f"this tree ({repo})", sys.executable)
+        rows = instructions.run_instructions(
+            base, current, corpora[0], corpora[1], (small, large), args.formats.split(",")
+        )
+    print(
+        "\n".join(
+            [
+                f"command: python -m sealverify.bench --baseline {args.baseline} --instructions "
+                f"--n {large} --formats {args.formats}",
+                f"machine: Python {platform.python_version()}, {platform.system()} "
+                f"{platform.release()} (instruction counts do not depend on the load)",
+                *instructions.report(rows, base, current, 2000),
             ]
         )
     )
