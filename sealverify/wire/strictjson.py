@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -115,7 +116,15 @@ class _Duplicate(Exception):
         self.name = name
 
 
+# Every object the strict decoder builds takes one number from this counter (a C-level
+# ``next``, atomic under the interpreter lock). The numbers drawn while a text is decoded
+# bound how many objects it holds from above, whatever other threads decode meanwhile.
+_OBJECTS = itertools.count()
+_NEXT_OBJECT = _OBJECTS.__next__
+
+
 def _pairs(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    _NEXT_OBJECT()
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -207,6 +216,18 @@ def _nesting_depth(value: JsonValue) -> int:
         return _container_height(value)
     except RecursionError:
         return _level_depth(value)
+
+
+def _few_containers(text: str, objects: int, max_depth: int) -> bool:
+    """Whether a decoded text provably holds at most ``max_depth`` containers in all.
+
+    ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
+    every array it holds opens with its own ``[`` outside strings, so ``text.count("[")``
+    bounds its arrays. A chain of nested containers is never longer than the number of
+    containers, so then the document is not too deep and no walk is needed. Tests replace
+    this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
+    """
+    return objects + text.count("[") <= max_depth
 
 
 def _container_height(value: JsonValue) -> int:
@@ -346,6 +367,7 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     if deferred and brackets > _DECODE_FIRST_MAX_BRACKETS:
         _check_depth(text, limits.max_depth)
         deferred = False
+    drawn = _NEXT_OBJECT() if deferred else 0
     try:
         value = _decode(text, start)
     except Exception:
@@ -353,7 +375,11 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         if error is not None:
             raise error from None
         raise
-    if deferred and _nesting_depth(value) > limits.max_depth:
+    if (
+        deferred
+        and not _few_containers(text, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
+        and _nesting_depth(value) > limits.max_depth
+    ):
         _check_depth(text, limits.max_depth)
     if _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
