@@ -1,11 +1,11 @@
 """The per-document proofs of verify equal the computations they let a receipt skip.
 
-Three proofs: the member-set check's proof that no level can fail (``receipts/members.py``),
-the container count that proves a parsed text within the depth limit without walking it
-(``wire/strictjson.py``) and the ASCII request line that holds no canonically equivalent
-member names (``bindings/object_a.py``). Each is compared with its reference on inputs that
-reach both the proof and the fallback; ``tests/test_fast_paths_exact.py`` compares whole
-reports with every proof swapped out.
+Four proofs: the member-set check's proof that no level can fail (``receipts/members.py``),
+the container count that proves a parsed text within the depth limit without walking it and
+the memoized search for ``\\u`` (``wire/strictjson.py``), and the ASCII request line that
+holds no canonically equivalent member names (``bindings/object_a.py``). Each is compared
+with its reference on inputs that reach both the proof and the fallback;
+``tests/test_fast_paths_exact.py`` compares whole reports with every proof swapped out.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def test_few_containers_clears_only_texts_within_the_depth_limit(
     drawn = strictjson._NEXT_OBJECT()
     strictjson.parse_text(text, Limits(max_depth=10_000))
     objects = strictjson._NEXT_OBJECT() - drawn - 1
-    if strictjson._few_containers(text, objects, max_depth):
+    if strictjson._few_containers(text.count("["), objects, max_depth):
         assert strictjson._nesting_depth(value) <= max_depth
 
 
@@ -137,15 +137,17 @@ def _outcome(text: str, limits: Limits) -> tuple[str, str, int | None] | str:
 def test_few_containers_counts_objects_and_arrays() -> None:
     inner = json.dumps({"text": "[[[[{{{{" * 20})
     text = json.dumps({"a": [inner, {"b": [1]}]})  # 3 objects, 2 arrays, 160 brackets in strings
-    assert strictjson._few_containers(text, 3, 64) is False  # the brackets in strings count too
+    assert (
+        strictjson._few_containers(text.count("["), 3, 64) is False
+    )  # the brackets in strings count too
     shallow = json.dumps({"a": [{"b": "[" * 70}]})
     drawn = strictjson._NEXT_OBJECT()
     strictjson.parse_text(shallow)
     # two objects, and the two numbers parse_text draws around decoding a deferred text
     assert strictjson._NEXT_OBJECT() - drawn - 1 == 2 + 2
-    assert strictjson._few_containers(shallow, 2, 64) is False  # 71 "[" in all
+    assert strictjson._few_containers(shallow.count("["), 2, 64) is False  # 71 "[" in all
     flat = json.dumps({"a": [{"b": "{" * 70}]})
-    assert strictjson._few_containers(flat, 2, 64) is True  # 2 objects + 1 "[" <= 64
+    assert strictjson._few_containers(flat.count("["), 2, 64) is True  # 2 objects + 1 "[" <= 64
     deep = "[" * 65 + "]" * 65
     with pytest.raises(JsonError) as refused:
         strictjson.parse_text(deep)
@@ -181,3 +183,25 @@ def test_equivalent_names_fall_back_for_escapes_and_non_ascii() -> None:
         assert object_a._equivalent_names(line, parsed) == [("\u00c5", "A\u030a")]
     plain = b'{"params":{"a":1,"b":{"a":2}}}'
     assert object_a._equivalent_names(plain, strictjson.parse_bytes(plain)) == []
+
+
+# --- the "\\u" memo -------------------------------------------------------------------------
+
+
+@settings(max_examples=1500)
+@given(st.lists(st.text(alphabet='\\u"x\u00e9', max_size=8), min_size=1, max_size=5))
+def test_the_u_memo_answers_as_a_fresh_search(texts: list[str]) -> None:
+    for text in texts:
+        raw = text.encode("utf-8")
+        decoded = strictjson.decode_utf8(raw)
+        for data in (decoded, raw, decoded, text, raw):
+            want = ("\\u" in data) if isinstance(data, str) else (b"\\u" in data)
+            assert strictjson.holds_u_escape(data) is want
+
+
+def test_the_u_memo_keeps_no_large_document() -> None:
+    big = b'"' + b"x" * strictjson.MEMO_BYTES + b'"'
+    strictjson.decode_utf8(big)
+    assert strictjson._U_MEMO[0] is not big
+    assert strictjson.holds_u_escape(big) is False
+    assert strictjson._U_MEMO[0] is not big

@@ -8,7 +8,9 @@ and their number cues (``kernel/guards.py``), and the wire guards' cues (no back
 escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the member-set proof
 that no level can fail (``receipts/members.py``), the container count that proves a document
 not too deep without a walk (``wire/strictjson.py``) and the ASCII line that holds no
-equivalent names (``bindings/object_a.py``). The reference run swaps
+equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per document that
+rules out surrogates, escaped discriminators and a second envelope (``wire/strictjson.py``).
+The reference run swaps
 each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
 with every cache emptied, then ``verify`` runs over the same corpus in
 every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
@@ -34,7 +36,7 @@ from hypothesis import strategies as st
 from sealverify.cli.main import cli
 from sealverify.kernel import guards
 from sealverify.kernel.profiles import CURRENT
-from sealverify.receipts import embedded, members
+from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
@@ -90,6 +92,9 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(object_a, "unicode_equivalent_keys", _equivalent_keys_reference)
         patch.setattr(object_a, "_equivalent_names", _equivalent_names_reference)
         patch.setattr(strictjson, "_few_containers", lambda *_: False)
+        patch.setattr(strictjson, "_surrogates_possible", lambda _: True)
+        patch.setattr(strictjson, "MEMO_BYTES", -1)  # the "\\u" memo keeps nothing
+        patch.setattr(families, "holds_u_escape", lambda _: True)
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))

@@ -450,7 +450,8 @@ class _Plan:
     steps: tuple[str, ...]
     named: bool  # every step is a member name (no ``*``, no ``#``)
     names: frozenset[str]
-    required: tuple[tuple[str, Callable[[Doc, Doc], bool]], ...]
+    required: Mapping[str, Callable[[Doc, Doc], bool]]  # the names that are not optional
+    required_names: frozenset[str]
 
 
 @functools.lru_cache(maxsize=16)
@@ -459,12 +460,14 @@ def _plans(key: str) -> tuple[_Plan, ...]:
     plans = []
     for level in LEVELS[key]:
         steps = _level_steps(level.at)
+        required = {name: req for name, req in level.members.items() if req is not None}
         plans.append(
             _Plan(
                 steps,
                 "*" not in steps and "#" not in steps,
                 frozenset(level.members),
-                tuple((name, req) for name, req in level.members.items() if req is not None),
+                required,
+                frozenset(required),
             )
         )
     return tuple(plans)
@@ -510,10 +513,13 @@ def _clean(doc: Doc, key: str) -> bool:
         for here in values:
             if not isinstance(here, dict):
                 continue
-            if not here.keys() <= plan.names:
+            names = here.keys()
+            if not names <= plan.names:
                 return False
-            for name, required in plan.required:
-                if name not in here and required(doc, here):
+            if len(names) == len(plan.names):
+                continue  # every name of the level is here: none is absent
+            for name in plan.required_names.difference(names):  # the absent, in any order
+                if plan.required[name](doc, here):
                     return False
     return True
 

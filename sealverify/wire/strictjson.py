@@ -17,6 +17,7 @@ __all__ = [
     "Limits",
     "MemberSpan",
     "display",
+    "holds_u_escape",
     "member_spans",
     "parse_bytes",
     "parse_text",
@@ -218,16 +219,25 @@ def _nesting_depth(value: JsonValue) -> int:
         return _level_depth(value)
 
 
-def _few_containers(text: str, objects: int, max_depth: int) -> bool:
+def _surrogates_possible(text: str) -> bool:
+    """False only when no string of ``text`` can hold a surrogate (no ``\\u`` anywhere).
+
+    Strict UTF-8 decoding never gives a surrogate, so one can only come from an escape.
+    Tests replace this by ``lambda _: True`` for the reference run.
+    """
+    return holds_u_escape(text)
+
+
+def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
     """Whether a decoded text provably holds at most ``max_depth`` containers in all.
 
     ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
-    every array it holds opens with its own ``[`` outside strings, so ``text.count("[")``
-    bounds its arrays. A chain of nested containers is never longer than the number of
-    containers, so then the document is not too deep and no walk is needed. Tests replace
-    this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
+    every array it holds opens with its own ``[`` outside strings, so ``arrays``, the text's
+    count of ``[``, bounds its arrays. A chain of nested containers is never longer than the
+    number of containers, so then the document is not too deep and no walk is needed. Tests
+    replace this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
     """
-    return objects + text.count("[") <= max_depth
+    return objects + arrays <= max_depth
 
 
 def _container_height(value: JsonValue) -> int:
@@ -308,16 +318,60 @@ def _preview(text: str, width: int = 40) -> str:
 
 def decode_utf8(data: bytes) -> str:
     """Decode received bytes as strict UTF-8, refusing a BOM and invalid sequences."""
+    global _U_MEMO
     if data.startswith(_BOM):
         raise JsonError("json.bom", "document starts with a UTF-8 byte order mark (EF BB BF)", 0)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JsonError(
             "json.invalid-utf8",
             f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
             exc.start,
         ) from None
+    if len(data) <= MEMO_BYTES:
+        _U_MEMO = (data, text, None)  # one answer now serves the bytes and their text
+    return text
+
+
+# Texts and bytes over this size are never kept by the memo below (a hostile document of
+# megabytes is not held for the rest of the run).
+MEMO_BYTES = 1 << 16
+_U = re.compile(r"\\u")
+_U_BYTES = re.compile(rb"\\u")
+# The last document asked about: (its bytes, their text, whether they hold "\u"). Several
+# checks of one receipt ask it of the same bytes or text; both spell "\u" alike, since in
+# UTF-8 the bytes 5C 75 are only ever the characters "\" and "u". Kept by identity (the memo
+# holds them, so no other object can take their place), replaced whole, so it never mixes
+# two documents.
+_U_MEMO: tuple[bytes | None, str | None, bool | None] = (None, None, None)
+
+
+def holds_u_escape(data: str | bytes) -> bool:
+    """Whether ``data`` holds a backslash directly followed by ``u`` (as every ``\\uXXXX`` does).
+
+    Without one, each escape of the document is one of JSON's two-character escapes, which
+    stand for ``"``, ``\\``, ``/`` and four control characters: no letter, digit,
+    underscore or surrogate is then written with an escape.
+    """
+    global _U_MEMO
+    memo = _U_MEMO
+    if data is memo[0] or data is memo[1]:
+        if memo[2] is not None:
+            return memo[2]
+        answer = _search_u(data)
+        _U_MEMO = (memo[0], memo[1], answer)
+        return answer
+    answer = _search_u(data)
+    if len(data) <= MEMO_BYTES:
+        _U_MEMO = (data, None, answer) if isinstance(data, bytes) else (None, data, answer)
+    return answer
+
+
+def _search_u(data: str | bytes) -> bool:
+    if isinstance(data, bytes):
+        return _U_BYTES.search(data) is not None
+    return _U.search(data) is not None
 
 
 def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
@@ -356,7 +410,8 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     start = _WS.match(text).end()  # type: ignore[union-attr]
     if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
-    brackets = text.count("[") + text.count("{")
+    arrays = text.count("[")  # at least the number of arrays (each opens with one)
+    brackets = arrays + text.count("{")
     # Only a document with more opening brackets than the limit can be too deep. The depth
     # finding must win over every other refusal, as when the depth was checked first: a
     # document decoded first is still checked for depth (exactly, by _too_deep) before any
@@ -377,11 +432,11 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         raise
     if (
         deferred
-        and not _few_containers(text, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
+        and not _few_containers(arrays, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
         and _nesting_depth(value) > limits.max_depth
     ):
         _check_depth(text, limits.max_depth)
-    if _SURROGATE_ESCAPE.search(text):
+    if _surrogates_possible(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
     if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
         _walk_limits(value, limits)
