@@ -9,7 +9,9 @@ escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the member
 that no level can fail (``receipts/members.py``), the container count that proves a document
 not too deep without a walk (``wire/strictjson.py``) and the ASCII line that holds no
 equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per document that
-rules out surrogates, escaped discriminators and a second envelope (``wire/strictjson.py``).
+rules out surrogates, escaped discriminators and a second envelope (``wire/strictjson.py``),
+the parsed numbers kept per lexeme (``wire/strictjson.py``), and the wording walk's roles
+of member names kept per name (``ruling/wording.py``).
 The reference run swaps
 each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
 with every cache emptied, then ``verify`` runs over the same corpus in
@@ -38,6 +40,7 @@ from sealverify.kernel import guards
 from sealverify.kernel.profiles import CURRENT
 from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
+from sealverify.ruling import wording
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire import guards as wire_guards
@@ -95,6 +98,10 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(strictjson, "_surrogates_possible", lambda _: True)
         patch.setattr(strictjson, "MEMO_BYTES", -1)  # the "\\u" memo keeps nothing
         patch.setattr(families, "holds_u_escape", lambda _: True)
+        patch.setattr(wording, "_KEY_ROLES", {})  # every member name's role worked out afresh
+        patch.setattr(wording, "_KEY_ROLES_LIMIT", 0)
+        strictjson.NUMBERS.clear()
+        patch.setattr(strictjson.NUMBERS, "limit", 0)  # every number built afresh
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
