@@ -5,7 +5,14 @@ The fast paths: the embedded JSON texts parsed once per distinct text
 the Object B envelope walk with one location list and the byte count that proves the top
 envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
 and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
-escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The reference run swaps
+escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the member-set proof
+that no level can fail (``receipts/members.py``), the container count that proves a document
+not too deep without a walk (``wire/strictjson.py``) and the ASCII line that holds no
+equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per document that
+rules out surrogates, escaped discriminators and a second envelope (``wire/strictjson.py``),
+the parsed numbers kept per lexeme (``wire/strictjson.py``), and the wording walk's roles
+of member names kept per name (``ruling/wording.py``).
+The reference run swaps
 each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
 with every cache emptied, then ``verify`` runs over the same corpus in
 every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
@@ -31,8 +38,9 @@ from hypothesis import strategies as st
 from sealverify.cli.main import cli
 from sealverify.kernel import guards
 from sealverify.kernel.profiles import CURRENT
-from sealverify.receipts import embedded, members
+from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
+from sealverify.ruling import wording
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire import guards as wire_guards
@@ -61,6 +69,12 @@ def _equivalent_keys_reference(value: strictjson.JsonValue) -> list[tuple[str, s
     return wire_guards._equivalent_keys(value, functools.partial(unicodedata.normalize, "NFC"))
 
 
+def _equivalent_names_reference(
+    line: bytes, message: strictjson.JsonValue
+) -> list[tuple[str, str]]:
+    return object_a.unicode_equivalent_keys(message)  # the reference's, swapped in below
+
+
 def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...], signatures.Doc]]:
     found = signatures._holders_by_stack(doc)
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
@@ -79,6 +93,15 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(signatures, "_only_the_top_envelope", lambda *_: False)
         patch.setattr(object_a, "escaped_keys", wire_guards._escaped_keys_by_search)
         patch.setattr(object_a, "unicode_equivalent_keys", _equivalent_keys_reference)
+        patch.setattr(object_a, "_equivalent_names", _equivalent_names_reference)
+        patch.setattr(strictjson, "_few_containers", lambda *_: False)
+        patch.setattr(strictjson, "_surrogates_possible", lambda _: True)
+        patch.setattr(strictjson, "MEMO_BYTES", -1)  # the "\\u" memo keeps nothing
+        patch.setattr(families, "holds_u_escape", lambda _: True)
+        patch.setattr(wording, "_KEY_ROLES", {})  # every member name's role worked out afresh
+        patch.setattr(wording, "_KEY_ROLES_LIMIT", 0)
+        strictjson.NUMBERS.clear()
+        patch.setattr(strictjson.NUMBERS, "limit", 0)  # every number built afresh
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))

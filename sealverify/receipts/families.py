@@ -14,7 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sealverify.reports.model import Check, fail, passed
-from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, decode_utf8, parse_text
+from sealverify.wire.strictjson import (
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    decode_utf8,
+    holds_u_escape,
+    parse_text,
+)
 
 __all__ = [
     "DISCRIMINATOR_NAMES",
@@ -174,7 +181,8 @@ _NAME_CHAR_ESCAPE = re.compile(r"\\u00[5-7][0-9a-fA-F]")
 
 
 def _document_checks(text: str, root: JsonValue) -> list[Check]:
-    escapes = _NAME_CHAR_ESCAPE.search(text) is not None
+    # (a \u00XX escape starts with "\u": the memoized answer for this text rules it out first)
+    escapes = holds_u_escape(text) and _NAME_CHAR_ESCAPE.search(text) is not None
     checks = _escaped_discriminators(text) if escapes else []
     # Paths are built only when some nested record_version is misspelled (rare): the usual
     # document needs the top-level rule alone. A nested member named record_version is written

@@ -382,6 +382,28 @@ def _pointer(parts: _Path) -> str:
     )
 
 
+# What a member name means to the walk: its members are skipped (a machine subtree, or a
+# name that is not a string), human-readable, or neither. A pure function of the name, kept
+# per exact ``str`` name (names of a fleet's receipts repeat), bounded in entries and length.
+_SKIPPED, _HUMAN, _PLAIN = 0, 1, 2
+_KEY_ROLES: dict[str, int] = {}
+_KEY_ROLES_LIMIT = 4096
+_KEY_ROLE_CHARS = 64
+
+
+def _key_role(key: object) -> int:
+    """The role of a member name, worked out (and kept, for a short exact ``str``)."""
+    if not isinstance(key, str) or key in _MACHINE_SUBTREES:
+        role = _SKIPPED
+    elif key in _HUMAN_KEYS or key.endswith(_HUMAN_SUFFIXES):
+        role = _HUMAN
+    else:
+        role = _PLAIN
+    if type(key) is str and len(key) <= _KEY_ROLE_CHARS and len(_KEY_ROLES) < _KEY_ROLES_LIMIT:
+        _KEY_ROLES[key] = role
+    return role
+
+
 def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_Path, str]]) -> None:
     """Append ``(path, text)`` for each collected string under ``value``, in document order.
 
@@ -410,9 +432,14 @@ def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_P
     if mapping:
         for key, item in value.items():
             kind = type(item)
-            if kind in _LEAF_TYPES or not isinstance(key, str) or key in _MACHINE_SUBTREES:
+            if kind in _LEAF_TYPES:
                 continue
-            below = collect or key in _HUMAN_KEYS or key.endswith(_HUMAN_SUFFIXES)
+            role = _KEY_ROLES.get(key) if type(key) is str else None
+            if role is None:
+                role = _key_role(key)
+            if role == _SKIPPED:
+                continue
+            below = collect or role == _HUMAN
             if kind is str:
                 if below:
                     found.append(((*path, key), item))

@@ -377,7 +377,8 @@ def check_key(role: str, key: PublishedKey, location: str = "", allowed: bool = 
 
 def _member(value: object, *names: str) -> object:
     for name in names:
-        if not isinstance(value, Mapping):
+        # an exact dict (what a parsed receipt holds) skips the slower abstract check
+        if type(value) is not dict and not isinstance(value, Mapping):
             return None
         value = value.get(name)
     return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -16,6 +17,7 @@ __all__ = [
     "Limits",
     "MemberSpan",
     "display",
+    "holds_u_escape",
     "member_spans",
     "parse_bytes",
     "parse_text",
@@ -115,7 +117,15 @@ class _Duplicate(Exception):
         self.name = name
 
 
+# Every object the strict decoder builds takes one number from this counter (a C-level
+# ``next``, atomic under the interpreter lock). The numbers drawn while a text is decoded
+# bound how many objects it holds from above, whatever other threads decode meanwhile.
+_OBJECTS = itertools.count()
+_NEXT_OBJECT = _OBJECTS.__next__
+
+
 def _pairs(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    _NEXT_OBJECT()
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -130,10 +140,30 @@ def _constant(name: str) -> JsonValue:
     raise ValueError(f"non-JSON constant {name}")
 
 
+class _Numbers(dict[str, JsonNumber]):
+    """The numbers of parsed texts, one frozen :class:`JsonNumber` per short lexeme.
+
+    A lexeme seen before is a C-level dict lookup instead of a dataclass construction (a
+    fleet's receipts repeat the same few numbers); the value is immutable, so sharing it is
+    the same as building it afresh. Bounded: lexemes over 64 characters are built every
+    time, and at most 4,096 are kept. Tests empty it and keep nothing for the reference run.
+    """
+
+    limit = 4096
+
+    def __missing__(self, lexeme: str) -> JsonNumber:
+        number = JsonNumber(lexeme)
+        if len(lexeme) <= 64 and len(self) < self.limit:
+            self[lexeme] = number
+        return number
+
+
+NUMBERS = _Numbers()
+
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_pairs,
-    parse_float=JsonNumber,
-    parse_int=JsonNumber,
+    parse_float=NUMBERS.__getitem__,
+    parse_int=NUMBERS.__getitem__,
     parse_constant=_constant,
     strict=True,
 )
@@ -207,6 +237,27 @@ def _nesting_depth(value: JsonValue) -> int:
         return _container_height(value)
     except RecursionError:
         return _level_depth(value)
+
+
+def _surrogates_possible(text: str) -> bool:
+    """False only when no string of ``text`` can hold a surrogate (no ``\\u`` anywhere).
+
+    Strict UTF-8 decoding never gives a surrogate, so one can only come from an escape.
+    Tests replace this by ``lambda _: True`` for the reference run.
+    """
+    return holds_u_escape(text)
+
+
+def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
+    """Whether a decoded text provably holds at most ``max_depth`` containers in all.
+
+    ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
+    every array it holds opens with its own ``[`` outside strings, so ``arrays``, the text's
+    count of ``[``, bounds its arrays. A chain of nested containers is never longer than the
+    number of containers, so then the document is not too deep and no walk is needed. Tests
+    replace this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
+    """
+    return objects + arrays <= max_depth
 
 
 def _container_height(value: JsonValue) -> int:
@@ -287,16 +338,60 @@ def _preview(text: str, width: int = 40) -> str:
 
 def decode_utf8(data: bytes) -> str:
     """Decode received bytes as strict UTF-8, refusing a BOM and invalid sequences."""
+    global _U_MEMO
     if data.startswith(_BOM):
         raise JsonError("json.bom", "document starts with a UTF-8 byte order mark (EF BB BF)", 0)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JsonError(
             "json.invalid-utf8",
             f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
             exc.start,
         ) from None
+    if len(data) <= MEMO_BYTES:
+        _U_MEMO = (data, text, None)  # one answer now serves the bytes and their text
+    return text
+
+
+# Texts and bytes over this size are never kept by the memo below (a hostile document of
+# megabytes is not held for the rest of the run).
+MEMO_BYTES = 1 << 16
+_U = re.compile(r"\\u")
+_U_BYTES = re.compile(rb"\\u")
+# The last document asked about: (its bytes, their text, whether they hold "\u"). Several
+# checks of one receipt ask it of the same bytes or text; both spell "\u" alike, since in
+# UTF-8 the bytes 5C 75 are only ever the characters "\" and "u". Kept by identity (the memo
+# holds them, so no other object can take their place), replaced whole, so it never mixes
+# two documents.
+_U_MEMO: tuple[bytes | None, str | None, bool | None] = (None, None, None)
+
+
+def holds_u_escape(data: str | bytes) -> bool:
+    """Whether ``data`` holds a backslash directly followed by ``u`` (as every ``\\uXXXX`` does).
+
+    Without one, each escape of the document is one of JSON's two-character escapes, which
+    stand for ``"``, ``\\``, ``/`` and four control characters: no letter, digit,
+    underscore or surrogate is then written with an escape.
+    """
+    global _U_MEMO
+    memo = _U_MEMO
+    if data is memo[0] or data is memo[1]:
+        if memo[2] is not None:
+            return memo[2]
+        answer = _search_u(data)
+        _U_MEMO = (memo[0], memo[1], answer)
+        return answer
+    answer = _search_u(data)
+    if len(data) <= MEMO_BYTES:
+        _U_MEMO = (data, None, answer) if isinstance(data, bytes) else (None, data, answer)
+    return answer
+
+
+def _search_u(data: str | bytes) -> bool:
+    if isinstance(data, bytes):
+        return _U_BYTES.search(data) is not None
+    return _U.search(data) is not None
 
 
 def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
@@ -335,7 +430,8 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     start = _WS.match(text).end()  # type: ignore[union-attr]
     if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
-    brackets = text.count("[") + text.count("{")
+    arrays = text.count("[")  # at least the number of arrays (each opens with one)
+    brackets = arrays + text.count("{")
     # Only a document with more opening brackets than the limit can be too deep. The depth
     # finding must win over every other refusal, as when the depth was checked first: a
     # document decoded first is still checked for depth (exactly, by _too_deep) before any
@@ -346,6 +442,7 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     if deferred and brackets > _DECODE_FIRST_MAX_BRACKETS:
         _check_depth(text, limits.max_depth)
         deferred = False
+    drawn = _NEXT_OBJECT() if deferred else 0
     try:
         value = _decode(text, start)
     except Exception:
@@ -353,9 +450,13 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         if error is not None:
             raise error from None
         raise
-    if deferred and _nesting_depth(value) > limits.max_depth:
+    if (
+        deferred
+        and not _few_containers(arrays, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
+        and _nesting_depth(value) > limits.max_depth
+    ):
         _check_depth(text, limits.max_depth)
-    if _SURROGATE_ESCAPE.search(text):
+    if _surrogates_possible(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
     if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
         _walk_limits(value, limits)

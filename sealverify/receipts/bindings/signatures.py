@@ -28,6 +28,7 @@ from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
+    holds_u_escape,
     parse_text,
 )
 
@@ -379,7 +380,7 @@ def _only_the_top_envelope(doc: Doc, raw: bytes | None) -> bool:
     """
     return (
         raw is not None
-        and b"\\u" not in raw
+        and not holds_u_escape(raw)
         and raw.count(b"seal.object-b") == 1
         and _is_envelope(doc.get("signature"))
     )
