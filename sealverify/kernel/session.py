@@ -39,6 +39,7 @@ from sealverify.kernel.lpath import trim_ascii
 from sealverify.kernel.memo import text_cache
 from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify.kernel.profiles import BuildProfile
+from sealverify.kernel.wirecue import Unproven, proven_request
 from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["REFUSE_RESPONSE", "InitResult", "KernelSession", "SessionState", "StepResult"]
@@ -424,13 +425,15 @@ def _step_envelope(input_text: str, profile: BuildProfile) -> LValue | None:
 def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | None, str | None]:
     """``Host.classifyLine`` under a build's guard set (pure, so cached per line)."""
     trimmed = trim_ascii(line)
-    failed = first_failed_guard(trimmed, guards)
-    if failed is not None:
-        return "refuse", None, failed
-    try:
-        request = parse(trimmed)
-    except LeanError:
-        return "passthrough", None, None
+    request = proven_request(trimmed)  # one C-speed pass, when it proves every guard passes
+    if isinstance(request, Unproven):
+        failed = first_failed_guard(trimmed, guards)
+        if failed is not None:
+            return "refuse", None, failed
+        try:
+            request = parse(trimmed)
+        except LeanError:
+            return "passthrough", None, None
     call = tools_call(request)
     if call is None:
         return "passthrough", None, None
