@@ -7,9 +7,8 @@ envelope is the only one (``bindings/signatures.py``), the guards' string cut by
 and their number cues (``kernel/guards.py``), the one-pass proof that a request line passes
 every kernel wire guard, with its parse (``kernel/wirecue.py``), and the wire guards' cues
 (no backslash: no escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The
-reference run swaps
-each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
-with every cache emptied, then ``verify`` runs over the same corpus in
+reference run swaps each for the computation it replaced (the slow path, kept as the fallback
+or behind a switch) with every cache emptied, then ``verify`` runs over the same corpus in
 every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
 receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
 """
@@ -273,9 +272,13 @@ def test_the_byte_count_proves_only_the_top_envelope() -> None:
 _LEXEMES = st.from_regex(
     r"-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,20})?([eE][+\-]?[0-9]{1,9})?", fullmatch=True
 )
-_NAMES = st.sampled_from(["a", "b", "id", "e\u0301", "\u00e9", "\u212b", "\u00c5", "x\\u0041", ""])
+_NAMES = st.sampled_from(
+    ["a", "b", "id", "e\u0301", "\u00e9", "\u212b", "\u00c5", "x\\u0041", "\\\\", 'a\\"', ""]
+)
+_ESCAPED_VALUES = ['"\\n"', '"a\\\\"', '"\\"\\":"', '"\\ud800"', '"\\ud83d\\ude00"', '"\\u0041"']
 _SCALARS = (
-    st.sampled_from(["null", "true", "false", '"v"', '"1e1234567"', '"\u00e9"', '"\\n"', "NaN"])
+    st.sampled_from(["null", "true", "false", '"v"', '"1e1234567"', '"\u00e9"', "NaN"])
+    | st.sampled_from(_ESCAPED_VALUES)
     | _LEXEMES
 )
 
@@ -338,7 +341,8 @@ def test_the_guard_proof_leaves_every_refusal_to_the_scans() -> None:
         '{"a":1e+1234567}',  # seven exponent digits
         '{"a":1234567890123456789}',  # nineteen mantissa digits
         '{"a":12345678901234567}',  # not exact in binary64
-        '{"a":"\\ud800"}',  # an escape
+        '{"a":"\\ud800"}',  # a surrogate escape
+        '{"\\u0061":1}',  # an escaped name
         "[" * 129 + "]" * 129,  # deeper than 128
         '{"a":NaN}',
     ]

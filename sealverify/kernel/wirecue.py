@@ -2,8 +2,9 @@
 
 ``classifyLine`` runs seven character scans (:mod:`sealverify.kernel.guards`) and then
 ``Json.parse``. For a line that is valid JSON (by the standard library's C scanner), has no
-backslash and nests at most 128 levels, every scan reduces to a question about the parse
-itself, so one C-speed decode with hooks answers all seven and gives the parse:
+escaped member name and no surrogate escape and nests at most 128 levels, every scan reduces
+to a question about the parse itself, so one C-speed decode with hooks answers all seven and
+gives the parse:
 
 * outside string literals such a line holds only structural characters, whitespace, the
   literals ``true``/``false``/``null`` and number lexemes, each lexeme ended by a character
@@ -11,14 +12,15 @@ itself, so one C-speed decode with hooks answers all seven and gives the parse:
   binary64 agreement are each a property of one lexeme (the scanner hands each lexeme to a
   hook verbatim);
 * the key scan's "expect key" flag marks exactly the member names, a valid text has no stray
-  closer, and with no backslash a name's raw text is its decoded text; so the two key scans are
-  "no object repeats a name" (raw, and under NFD for non-ASCII names);
-* no backslash, no surrogate escape; at most 128 brackets, no deeper nesting.
+  closer, and a name without a backslash is its decoded text; so for a text with no escaped
+  name the two key scans are "no object repeats a name" (raw, and under NFD for non-ASCII
+  names);
+* no surrogate escape, no unpaired one; at most 128 brackets, no deeper nesting.
 
-Anything else (invalid JSON, an escape, a constant such as ``NaN``, a lexeme or object any
-guard would refuse, a hook or model error) is not proven, and the caller runs the scans and
-``Json.parse`` as the kernel does. The proof never refuses a line: refusals always come from
-the scans.
+Anything else (invalid JSON, an escaped name, a surrogate escape, a constant such as
+``NaN``, a lexeme or object any guard would refuse, a hook or model error) is not proven, and
+the caller runs the scans and ``Json.parse`` as the kernel does. The proof never refuses a
+line: refusals always come from the scans.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ UNPROVEN = Unproven()
 class _NotProven(Exception):
     """Raised from a hook: some guard might refuse this text."""
 
+
+# An escape in a member name: an escape, the rest of a string literal, then a colon. In
+# a valid text the first backslash of a name starts an escape, so every escaped name matches;
+# a match that starts elsewhere only sends a line to the scans.
+_ESCAPED_NAME = re.compile(r'\\.(?:[^"\\]|\\.)*"[ \t\n\r]*:', re.DOTALL)
+# A surrogate escape anywhere (paired or not): such lines go to the scans.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 # A JSON number lexeme as the C scanner hands it over: integer part, fraction, exponent.
 _LEXEME = re.compile(r"-?([0-9]+)(?:\.([0-9]+))?(?:[eE][+\-]?([0-9]+))?")
@@ -116,7 +125,9 @@ def proven_request(trimmed: str) -> LValue | Unproven:
     When a value is returned, ``first_failed_guard(trimmed, g)`` is None for every guard set
     ``g`` and ``ljson.parse(trimmed)`` returns an equal value.
     """
-    if "\\" in trimmed or trimmed.count("[") + trimmed.count("{") > MAX_NESTING_DEPTH:
+    if trimmed.count("[") + trimmed.count("{") > MAX_NESTING_DEPTH:
+        return UNPROVEN
+    if "\\" in trimmed and (_ESCAPED_NAME.search(trimmed) or _SURROGATE_ESCAPE.search(trimmed)):
         return UNPROVEN
     try:
         decoder = _ASCII_DECODER if trimmed.isascii() else _DECODER
