@@ -67,6 +67,11 @@ def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...],
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
 
 
+# The guards' literal patterns as first written, one alternation per character.
+_STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+_CLOSED_STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
+
+
 @contextmanager
 def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every fast path swapped for the computation it replaced, caches emptied around it."""
@@ -84,6 +89,8 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
         patch.setattr(session, "proven_request", lambda _text: wirecue.UNPROVEN)
+        patch.setattr(guards, "_STRING", _STRING_REFERENCE)
+        patch.setattr(guards, "_CLOSED_STRING", _CLOSED_STRING_REFERENCE)
         yield
     _clear_caches()
 
@@ -192,6 +199,15 @@ def test_the_split_cuts_strings_where_the_scan_does(text: str) -> None:
 def test_the_number_cues_clear_only_safe_texts(text: str) -> None:
     assert guards.numbers_safe(text) == guards._numbers_safe_by_scan(text)
     assert guards.digits_safe(text) == guards._digits_safe_by_scan(text)
+
+
+@settings(max_examples=3000)
+@given(_GUARD_TEXT)
+def test_the_unrolled_literal_patterns_match_as_the_alternations_do(text: str) -> None:
+    assert guards._CLOSED_STRING.split(text) == _CLOSED_STRING_REFERENCE.split(text)
+    for start in range(len(text)):
+        fast, slow = guards._STRING.match(text, start), _STRING_REFERENCE.match(text, start)
+        assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))
 
 
 def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
