@@ -343,6 +343,13 @@ def test_the_classification_with_the_proof_is_the_scans_classification(
     assert fast == slow
 
 
+@settings(max_examples=2000)
+@given(_LINES, st.sampled_from(["", " ", "\r\n", "\t \n"]))
+def test_the_gate_reads_the_scans_key_verdict(text: str, pad: str) -> None:
+    line = f"{pad}{text}{pad}"
+    assert session.line_keys_safe.__wrapped__(line) == guards._keys_safe(line, guards._same)
+
+
 def _classified(line: str, enabled: frozenset[str]) -> object:
     try:
         return session.classify_line.__wrapped__(line, enabled)

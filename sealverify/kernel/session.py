@@ -172,7 +172,7 @@ class KernelSession:
         if self.profile.version_gate:
             line = _get_str(envelope, "line")
             if self.classify(line)[0] != "refuse":
-                decision = mcp_version_gate(line, self.state.selection, keys_safe(line))
+                decision = mcp_version_gate(line, self.state.selection, line_keys_safe(line))
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
                 self.state = replace(self.state, selection=observe(self.state.selection, line))
@@ -431,6 +431,18 @@ def _step_envelope(input_text: str, profile: BuildProfile) -> LValue | None:
         return parse(input_text)
     except LeanError:
         return None
+
+
+@text_cache(256)
+def line_keys_safe(line: str) -> bool:
+    """``wireKeysSafe`` of the untrimmed line, as the version gate reads it.
+
+    A line whose trimmed text the one-pass proof clears passes: the trim removes only
+    whitespace outside every string literal, which the key scan steps over.
+    """
+    if not isinstance(proven_request(trim_ascii(line)), Unproven):
+        return True
+    return keys_safe(line)
 
 
 @text_cache(256)
