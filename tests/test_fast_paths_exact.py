@@ -4,17 +4,17 @@ The fast paths: the embedded JSON texts parsed once per distinct text
 (``receipts/embedded.py``), the member-set check's set differences (``receipts/members.py``),
 the Object B envelope walk with one location list and the byte count that proves the top
 envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
-and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
-escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the member-set proof
-that no level can fail (``receipts/members.py``), the container count that proves a document
-not too deep without a walk (``wire/strictjson.py``) and the ASCII line that holds no
-equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per document that
-rules out surrogates, escaped discriminators and a second envelope (``wire/strictjson.py``),
-the parsed numbers kept per lexeme (``wire/strictjson.py``), and the wording walk's roles
-of member names kept per name (``ruling/wording.py``).
-The reference run swaps
-each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
-with every cache emptied, then ``verify`` runs over the same corpus in
+and their number cues (``kernel/guards.py``), the one-pass proof that a request line passes
+every kernel wire guard, with its parse (``kernel/wirecue.py``), and the wire guards' cues
+(no backslash: no escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the
+member-set proof that no level can fail (``receipts/members.py``), the container count that
+proves a document not too deep without a walk (``wire/strictjson.py``) and the ASCII line
+that holds no equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per
+document that rules out surrogates, escaped discriminators and a second envelope
+(``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), and
+the wording walk's roles of member names kept per name (``ruling/wording.py``). The
+reference run swaps each for the computation it replaced (the slow path, kept as the fallback
+or behind a switch) with every cache emptied, then ``verify`` runs over the same corpus in
 every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
 receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
 """
@@ -36,7 +36,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify.cli.main import cli
-from sealverify.kernel import guards
+from sealverify.kernel import guards, ljson, session, wirecue
 from sealverify.kernel.profiles import CURRENT
 from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
@@ -80,6 +80,11 @@ def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...],
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
 
 
+# The guards' literal patterns as first written, one alternation per character.
+_STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+_CLOSED_STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
+
+
 @contextmanager
 def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every fast path swapped for the computation it replaced, caches emptied around it."""
@@ -105,6 +110,9 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
+        patch.setattr(session, "proven_request", lambda _text: wirecue.UNPROVEN)
+        patch.setattr(guards, "_STRING", _STRING_REFERENCE)
+        patch.setattr(guards, "_CLOSED_STRING", _CLOSED_STRING_REFERENCE)
         yield
     _clear_caches()
 
@@ -215,6 +223,15 @@ def test_the_number_cues_clear_only_safe_texts(text: str) -> None:
     assert guards.digits_safe(text) == guards._digits_safe_by_scan(text)
 
 
+@settings(max_examples=3000)
+@given(_GUARD_TEXT)
+def test_the_unrolled_literal_patterns_match_as_the_alternations_do(text: str) -> None:
+    assert guards._CLOSED_STRING.split(text) == _CLOSED_STRING_REFERENCE.split(text)
+    for start in range(len(text)):
+        fast, slow = guards._STRING.match(text, start), _STRING_REFERENCE.match(text, start)
+        assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))
+
+
 def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
     assert not guards.numbers_safe('{"a":1e+1234567}')
     assert guards.numbers_safe('{"a":1e+123456,"b":"1e1234567"}')
@@ -286,3 +303,96 @@ def test_the_byte_count_proves_only_the_top_envelope() -> None:
     assert escaped.count(b"seal.object-b") == 1
     assert not signatures._only_the_top_envelope(strictjson.parse_bytes(escaped), escaped)
     assert len(signatures.object_b_envelopes(strictjson.parse_bytes(escaped), "v3", escaped)) > 0
+
+
+# --- the request line's one-pass guard proof (kernel/wirecue.py) -----------------------------
+
+_LEXEMES = st.from_regex(
+    r"-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,20})?([eE][+\-]?[0-9]{1,9})?", fullmatch=True
+)
+_NAMES = st.sampled_from(
+    ["a", "b", "id", "e\u0301", "\u00e9", "\u212b", "\u00c5", "x\\u0041", "\\\\", 'a\\"', ""]
+)
+_ESCAPED_VALUES = ['"\\n"', '"a\\\\"', '"\\"\\":"', '"\\ud800"', '"\\ud83d\\ude00"', '"\\u0041"']
+_SCALARS = (
+    st.sampled_from(["null", "true", "false", '"v"', '"1e1234567"', '"\u00e9"', "NaN"])
+    | st.sampled_from(_ESCAPED_VALUES)
+    | _LEXEMES
+)
+
+
+def _rendered(tree: object, space: str) -> str:
+    if isinstance(tree, list):
+        return "[" + f",{space}".join(_rendered(item, space) for item in tree) + "]"
+    if isinstance(tree, tuple):
+        members = (f'"{name}"{space}:{_rendered(item, space)}' for name, item in tree)
+        return "{" + f",{space}".join(members) + "}"
+    return str(tree)
+
+
+_LINE_TREE = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.lists(st.tuples(_NAMES, inner), max_size=4).map(tuple)
+    ),
+    max_leaves=10,
+)
+_LINES = st.builds(_rendered, _LINE_TREE, st.sampled_from(["", " ", "\n\t"])) | st.text(
+    alphabet='"\\ab{}[]:,0123456789eE+-.\u00e9', max_size=40
+)
+
+
+@settings(max_examples=3000)
+@given(_LINES)
+def test_the_guard_proof_holds_only_for_lines_every_guard_passes(text: str) -> None:
+    proven = wirecue.proven_request(text)
+    if isinstance(proven, wirecue.Unproven):
+        return
+    assert guards.first_failed_guard(text) is None
+    assert proven == ljson.parse(text)
+
+
+@settings(max_examples=2000)
+@given(_LINES, st.sampled_from([CURRENT.guards, frozenset({"keys", "depth"}), frozenset()]))
+def test_the_classification_with_the_proof_is_the_scans_classification(
+    text: str, enabled: frozenset[str]
+) -> None:
+    line = f"  {text}\r\n"
+    fast = _classified(line, enabled)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session, "proven_request", lambda _text: wirecue.UNPROVEN)
+        slow = _classified(line, enabled)
+    assert fast == slow
+
+
+@settings(max_examples=2000)
+@given(_LINES, st.sampled_from(["", " ", "\r\n", "\t \n"]))
+def test_the_gate_reads_the_scans_key_verdict(text: str, pad: str) -> None:
+    line = f"{pad}{text}{pad}"
+    assert session.line_keys_safe.__wrapped__(line) == guards._keys_safe(line, guards._same)
+
+
+def _classified(line: str, enabled: frozenset[str]) -> object:
+    try:
+        return session.classify_line.__wrapped__(line, enabled)
+    except ljson.ModelLimit as exc:
+        return f"ModelLimit: {exc}"
+
+
+def test_the_guard_proof_leaves_every_refusal_to_the_scans() -> None:
+    refused = [
+        '{"a":1,"a":2}',  # a repeated name
+        '{"\u00e9":1,"e\u0301":2}',  # equal under NFD
+        '{"a":1e+1234567}',  # seven exponent digits
+        '{"a":1234567890123456789}',  # nineteen mantissa digits
+        '{"a":12345678901234567}',  # not exact in binary64
+        '{"a":"\\ud800"}',  # a surrogate escape
+        '{"\\u0061":1}',  # an escaped name
+        "[" * 129 + "]" * 129,  # deeper than 128
+        '{"a":NaN}',
+    ]
+    for text in refused:
+        assert isinstance(wirecue.proven_request(text), wirecue.Unproven), text
+    assert wirecue.proven_request('{"a":[1,2.5,-0.0,"x"],"b":{"a":true}}') == ljson.parse(
+        '{"a":[1,2.5,-0.0,"x"],"b":{"a":true}}'
+    )

@@ -43,6 +43,7 @@ __all__ = [
     "get_str",
     "is_nat",
     "nat_json",
+    "number_of_lexeme",
     "parse",
     "parse_or_none",
 ]
@@ -75,7 +76,8 @@ _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
 @functools.lru_cache(maxsize=4096)
-def _number(lexeme: str) -> LeanNumber:
+def number_of_lexeme(lexeme: str) -> LeanNumber:
+    """One number lexeme as the model's exact number (:class:`ModelLimit` past the limits)."""
     try:
         number = lean_number(lexeme)
     except ValueError as exc:
@@ -90,7 +92,10 @@ def _no_constant(name: str) -> LValue:
 
 
 _DECODER = json.JSONDecoder(
-    parse_float=_number, parse_int=_number, parse_constant=_no_constant, strict=True
+    parse_float=number_of_lexeme,
+    parse_int=number_of_lexeme,
+    parse_constant=_no_constant,
+    strict=True,
 )
 
 

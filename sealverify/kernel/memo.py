@@ -24,7 +24,10 @@ def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
 
         @functools.wraps(func)
         def call(*args: P.args, **kwargs: P.kwargs) -> T:
-            size = sum(len(a) for a in (*args, *kwargs.values()) if isinstance(a, str))
+            size = 0
+            for arg in (*args, *kwargs.values()) if kwargs else args:
+                if isinstance(arg, str):
+                    size += len(arg)
             if size > TEXT_LIMIT:
                 return func(*args, **kwargs)
             return cached(*args, **kwargs)  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ from sealverify.kernel.lpath import trim_ascii
 from sealverify.kernel.memo import text_cache
 from sealverify.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify.kernel.profiles import BuildProfile
+from sealverify.kernel.wirecue import Unproven, proven_request
 from sealverify.wire.leanjson import LeanNumber
 
 __all__ = ["REFUSE_RESPONSE", "InitResult", "KernelSession", "SessionState", "StepResult"]
@@ -143,26 +144,15 @@ class KernelSession:
     ) -> InitResult:
         """``modelInitFromTrustedPayload``: the payload's signature is established elsewhere."""
         try:
-            config = load_payload(payload_text, profile)
+            config, summary = _loaded(payload_text, profile)
         except LeanError as exc:
             return InitResult(err_json(f"trusted config rejected: {exc}"), None)
         session = KernelSession(config, profile, hex_decode(authority_hex) or b"")
-        return InitResult(session.summary(), session)
+        return InitResult(summary, session)
 
     def summary(self) -> str:
         """``initFromConfig``'s JSON: what the host needs for evidence gathering."""
-        config = self.config
-        return compress(
-            {
-                "ok": True,
-                "epoch": nat_json(config.epoch),
-                "approval_ttl_ms": nat_json(config.safety.approval_ttl_ms),
-                "approval_file": config.safety.approval_file,
-                "votes_file": config.consensus.votes_file if config.consensus else "",
-                "grants_file": config.linear.grants_file if config.linear else "",
-                "forecasts_file": config.calibration.records_file if config.calibration else "",
-            }
-        )
+        return config_summary(self.config)
 
     # --- seal_decide ---------------------------------------------------------------------
 
@@ -182,7 +172,7 @@ class KernelSession:
         if self.profile.version_gate:
             line = _get_str(envelope, "line")
             if self.classify(line)[0] != "refuse":
-                decision = mcp_version_gate(line, self.state.selection, keys_safe(line))
+                decision = mcp_version_gate(line, self.state.selection, line_keys_safe(line))
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
                 self.state = replace(self.state, selection=observe(self.state.selection, line))
@@ -250,18 +240,19 @@ class KernelSession:
         """``registryFor`` + ``dispatch``: gating kernels in registry order, two-phase commit."""
         config, state = self.config, self.state
         verdicts: list[K.Verdict] = []
-        ingested = state
-        held = ingested
 
         safety_state = K.safety_ingest(approvals, state.safety)
-        ingested = replace(ingested, safety=safety_state)
+        # SessionState's fields after safety and temporal, in order (no dataclasses.replace:
+        # this runs for every step)
+        rest = (state.linear, state.budget, state.principal_budget, state.selection)
+        ingested = SessionState(safety_state, state.temporal, *rest)
         verdict, safety_held = K.safety_decide(
             act, config.safety, now, safety_state, self.profile.target_scheme
         )
         verdicts.append(verdict)
         verdict, temporal_held = K.temporal_decide(act, config.temporal, state.temporal)
         verdicts.append(verdict)
-        held = replace(held, safety=safety_held, temporal=temporal_held)
+        held = SessionState(safety_held, temporal_held, *rest)
         if config.consensus is not None and act.tool in config.consensus.high_stakes:
             votes = parse_votes(_get_str(envelope, "votes"))
             verdicts.append(K.consensus_decide(act, config.consensus, votes))
@@ -323,6 +314,21 @@ class KernelSession:
         )
 
 
+def config_summary(config: TrustedConfig) -> str:
+    """``initFromConfig``'s JSON for a parsed config."""
+    return compress(
+        {
+            "ok": True,
+            "epoch": nat_json(config.epoch),
+            "approval_ttl_ms": nat_json(config.safety.approval_ttl_ms),
+            "approval_file": config.safety.approval_file,
+            "votes_file": config.consensus.votes_file if config.consensus else "",
+            "grants_file": config.linear.grants_file if config.linear else "",
+            "forecasts_file": config.calibration.records_file if config.calibration else "",
+        }
+    )
+
+
 @text_cache(64)
 def load_payload(payload: str, profile: BuildProfile) -> TrustedConfig:
     """``parseCanonicalConfigPayload``: the SealV2 canonical gate, ``Json.parse``, the bundle."""
@@ -333,6 +339,13 @@ def load_payload(payload: str, profile: BuildProfile) -> TrustedConfig:
         guard_target_full_arguments=profile.guard_target_full_arguments,
         bundle=profile.bundle_config,
     )
+
+
+@text_cache(64)
+def _loaded(payload: str, profile: BuildProfile) -> tuple[TrustedConfig, str]:
+    """:func:`load_payload` with the config's init summary, both pure in the payload text."""
+    config = load_payload(payload, profile)
+    return config, config_summary(config)
 
 
 def tools_call(request: LValue) -> tuple[str, LValue] | None:
@@ -421,16 +434,30 @@ def _step_envelope(input_text: str, profile: BuildProfile) -> LValue | None:
 
 
 @text_cache(256)
+def line_keys_safe(line: str) -> bool:
+    """``wireKeysSafe`` of the untrimmed line, as the version gate reads it.
+
+    A line whose trimmed text the one-pass proof clears passes: the trim removes only
+    whitespace outside every string literal, which the key scan steps over.
+    """
+    if not isinstance(proven_request(trim_ascii(line)), Unproven):
+        return True
+    return keys_safe(line)
+
+
+@text_cache(256)
 def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | None, str | None]:
     """``Host.classifyLine`` under a build's guard set (pure, so cached per line)."""
     trimmed = trim_ascii(line)
-    failed = first_failed_guard(trimmed, guards)
-    if failed is not None:
-        return "refuse", None, failed
-    try:
-        request = parse(trimmed)
-    except LeanError:
-        return "passthrough", None, None
+    request = proven_request(trimmed)  # one C-speed pass, when it proves every guard passes
+    if isinstance(request, Unproven):
+        failed = first_failed_guard(trimmed, guards)
+        if failed is not None:
+            return "refuse", None, failed
+        try:
+            request = parse(trimmed)
+        except LeanError:
+            return "passthrough", None, None
     call = tools_call(request)
     if call is None:
         return "passthrough", None, None
