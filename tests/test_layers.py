@@ -48,9 +48,10 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
+    ("sealverify.cli.verify_cmd", "sealverify.history.facts"),  # each receipt's facts, typed
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
-    ("sealverify.cli.verify_runner", "sealverify.history.state"),  # facts for --state
+    ("sealverify.cli.verify_runner", "sealverify.history.facts"),  # facts for --state
     ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
     ("sealverify.cli.verify_runner", "sealverify.receipts.rederivation"),  # session threading

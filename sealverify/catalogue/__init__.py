@@ -7,9 +7,7 @@ file generates the id table in docs/checks.md (``python -m sealverify.catalogue`
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -84,6 +82,8 @@ def _entry(check_id: str, table: object) -> Entry:
 @cache
 def entries() -> Mapping[str, Entry]:
     """Every entry by id, in sorted id order, read once from the package data."""
+    import tomllib  # loaded with the catalogue: a run that names no check never pays for it
+
     text = resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     return {check_id: _entry(check_id, data[check_id]) for check_id in sorted(data)}
@@ -113,6 +113,8 @@ def matching(prefix: str) -> list[Entry]:
 
 def close_matches(check_id: str, n: int = 5) -> list[str]:
     """Ids spelled like ``check_id``, closest first, for a "did you mean" line."""
+    import difflib
+
     return difflib.get_close_matches(check_id, list(entries()), n=n, cutoff=0.6)
 
 

@@ -12,10 +12,8 @@ partitions, so its memory stays flat; everything across receipts (the report's t
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import re
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any, TypeVar
@@ -145,6 +143,8 @@ def _distributed() -> Any:
 
 def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
     """A Dask client for ``address`` (a local cluster is started and closed with the run)."""
+    import logging  # a run without a cluster never loads it
+
     dask = _distributed()
     Client, LocalCluster = dask.Client, dask.LocalCluster
     if address.scheduler is None:
@@ -186,7 +186,7 @@ def results_on_cluster(
         bound = 2 * workers + 2  # one running and one queued a worker, and two more
         shared = client.scatter(settings, broadcast=True, hash=False)
         options = storage.storage_options()
-        run = uuid.uuid4().hex[:12]
+        run = os.urandom(6).hex()  # names this run's futures on the scheduler
         parts = _partitions(tasks, partition_size)
         index: dict[str, int] = {}  # future key -> partition number
         live: dict[str, Any] = {}  # future key -> the future, until its result is taken

@@ -9,7 +9,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -42,10 +42,13 @@ from sealverify.cli.verify_runner import (
     load_approvals,
     tasks,
 )
-from sealverify.history import state as history
+from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
-from sealverify.reports.formats.html import verify_page
+
+if TYPE_CHECKING:
+    from sealverify.history.state import HistoryStore
+    from sealverify.reports.formats.html.verify_page import VerifyPage
 
 __all__ = ["COMMANDS", "verify"]
 
@@ -270,13 +273,15 @@ def verify(
         raise click.UsageError(f"--waive: {exc}") from None
     jobs = _jobs(jobs_text)
     run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
-    store: history.HistoryStore | None = None
+    store: HistoryStore | None = None
     if state_path is not None:
+        from sealverify.history import state  # only a run with --state opens a database
+
         try:
-            store = history.open_store(state_path, tool_version=__version__)
-        except history.HistoryError as exc:
+            store = state.open_store(state_path, tool_version=__version__)
+        except state.HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
-    facts: list[history.ReceiptFacts] = []
+    found_facts: list[facts.ReceiptFacts] = []
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     findings: list[Check] = []
@@ -288,7 +293,11 @@ def verify(
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
-    page = verify_page.VerifyPage(_spool) if fmt == "html" else None  # spools of its own
+    page: VerifyPage | None = None
+    if fmt == "html":  # spools of its own
+        from sealverify.reports.formats.html.verify_page import VerifyPage
+
+        page = VerifyPage(_spool)
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
         for result, fragment, found in run(tasks(expand(paths), options), settings):
@@ -317,14 +326,14 @@ def verify(
             else:
                 findings.append(result)
             if found is not None:
-                facts.append(found)
+                found_facts.append(found)
     if not tally and not any(f.status == "fail" for f in findings):
         # A log whose every line is broken matched: its findings are the result (exit 1).
         raise click.UsageError("no receipts matched: " + " ".join(paths))
     if store is not None:
         try:
-            staged = store.check_and_stage(facts)
-        except history.HistoryError as exc:
+            staged = store.check_and_stage(found_facts)
+        except state.HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
         for check in staged:
             findings.append(check if check.location else _located(check, store.where))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify import VerifyOptions
-from sealverify.history.databases import redacted
 
 __all__ = ["run_settings"]
 
@@ -54,5 +53,7 @@ def _state_name(state: str | None) -> str:
     if state is None:
         return "none"
     if "://" in state:
+        from sealverify.history.databases import redacted  # loads sqlite3: only for --state
+
         return redacted(state)
     return Path(state).name

@@ -10,25 +10,26 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from multiprocessing import get_context
-from multiprocessing.pool import AsyncResult
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.cli import storage
 from sealverify.cli.walk import walk_tree
-from sealverify.history import state as history
+from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.rederivation import may_need_threading, threaded_rederivations
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
-from sealverify.reports.formats.html import verify_page
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 __all__ = [
     "LOG_SUFFIXES",
@@ -284,6 +285,8 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
         return bare, junit.subject_case("verify", result), facts
     if settings.fmt == "html":  # its rows and drill-down, rendered here; the parent spools them
+        from sealverify.reports.formats.html import verify_page  # only html runs load Jinja2
+
         return verify_page.bare(result), verify_page.receipt_fragments(result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
@@ -365,6 +368,8 @@ def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) 
             yield from _run_task(task, settings)
         return
     workers = jobs - 1
+    from multiprocessing import get_context  # only a run with workers pays for the import
+
     context = get_context("fork" if sys.platform == "linux" else "spawn")
     with context.Pool(workers, _init_worker, (settings,)) as pool:
         pending: deque[AsyncResult[list[Result]] | list[Result]] = deque()
