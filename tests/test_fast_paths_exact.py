@@ -5,17 +5,23 @@ The fast paths: the embedded JSON texts parsed once per distinct text
 the Object B envelope walk with one location list and the byte count that proves the top
 envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
 and their number cues (``kernel/guards.py``), and the wire guards' cues (no backslash: no
-escaped name; ASCII keys are their own NFC form, ``wire/guards.py``). The reference run swaps
-each for the computation it replaced (the slow path, kept as the fallback or behind a switch)
-with every cache emptied, then ``verify`` runs over the same corpus in
-every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
-receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
+escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), and the report side: a
+subject's JSON written member by member with its checks' texts kept (``jsonfmt.py``, for json
+and jsonl), orjson writing SARIF and JSON Lines, the sort by (id, location) partitioned by
+status, and SARIF and JUnit sorting only the checks they show (``reports/model.py``,
+``sorted_among``), and one passing check object kept per fixed text (``passed``). The
+reference run swaps each for the computation it replaced (the slow path, kept as the
+fallback or behind a switch) with every cache emptied, then ``verify`` runs over the same
+corpus in every format, over a directory and over a JSONL log: the demo fixtures, the real
+upstream receipts in ../shared, minted receipts that re-derive, and hostile and adversarial
+mutants.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
 import re
 import sys
 import unicodedata
@@ -33,6 +39,8 @@ from sealverify.kernel import guards
 from sealverify.kernel.profiles import CURRENT
 from sealverify.receipts import embedded, members
 from sealverify.receipts.bindings import signatures
+from sealverify.reports import model
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire import guards as wire_guards
@@ -52,6 +60,8 @@ def _clear_caches() -> None:
         if not name.startswith("sealverify"):
             continue
         for value in list(vars(module).values()):
+            if isinstance(value, type):  # a class's cache_clear clears its instances'
+                continue
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and getattr(value, "__module__", "").startswith("sealverify"):
                 clear()
@@ -64,6 +74,27 @@ def _equivalent_keys_reference(value: strictjson.JsonValue) -> list[tuple[str, s
 def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...], signatures.Doc]]:
     found = signatures._holders_by_stack(doc)
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
+
+
+def _sorted_among_reference(
+    checks: tuple[model.Check, ...], statuses: frozenset[str]
+) -> list[model.Check]:
+    return [c for c in model.Subject("", "", checks).sorted_checks() if c.status in statuses]
+
+
+class _Unkept(dict[tuple[str, str, str], model.Check]):
+    """A cache that keeps nothing."""
+
+    def __setitem__(self, key: tuple[str, str, str], value: model.Check) -> None:
+        pass
+
+
+def _indented_reference(value: object) -> str:
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def _compact_reference(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @contextmanager
@@ -82,6 +113,13 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(guards, "_segments", guards._segments_by_scan)
         patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
         patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
+        patch.setattr(model.Subject, "sorted_checks", model.Subject.sorted_checks_reference)
+        patch.setattr(sarif, "sorted_among", _sorted_among_reference)
+        patch.setattr(junit, "sorted_among", _sorted_among_reference)
+        patch.setattr(sarif, "_dumps", _indented_reference)
+        patch.setattr(jsonfmt, "_subject_fast", lambda *_: None)
+        patch.setattr(jsonl, "dumps_compact", _compact_reference)
+        patch.setattr(model, "_PASSES", _Unkept())  # every passing check built afresh
         yield
     _clear_caches()
 
@@ -131,7 +169,7 @@ def _write(root: Path) -> tuple[Path, Path]:
     return directory, log
 
 
-def _verify(target: Path, fmt: str) -> tuple[int, str]:
+def _verify(target: Path, fmt: str, *extra: str) -> tuple[int, str]:
     result = CliRunner().invoke(
         cli,
         [
@@ -144,6 +182,7 @@ def _verify(target: Path, fmt: str) -> tuple[int, str]:
             "--allow-published-keys",
             "--format",
             fmt,
+            *extra,
         ],
     )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
@@ -166,14 +205,20 @@ def test_fast_paths_give_the_reference_reports_byte_for_byte(
 ) -> None:
     directory, log = _write(tmp_path)
     target = directory if kind == "directory" else log
-    fast = {fmt: _verify(target, fmt) for fmt in FORMATS}
+    # the directory run waives a legacy check, so waived checks reach every format too
+    extra = ("--waive", "legacy.guard-target-omits-meta") if kind == "directory" else ()
+    fast = {fmt: _verify(target, fmt, *extra) for fmt in FORMATS}
     with _reference(monkeypatch):
-        slow = {fmt: _verify(target, fmt) for fmt in FORMATS}
+        slow = {fmt: _verify(target, fmt, *extra) for fmt in FORMATS}
     for fmt in FORMATS:
         assert fast[fmt][0] == slow[fmt][0], fmt
         assert fast[fmt][1] == slow[fmt][1], fmt
+    if kind == "directory":
+        assert '"status": "waived"' in fast["json"][1]
+    # the passing checks kept for every receipt were shared, and nothing wrote to their data
+    assert model._PASSES and not any(check.data for check in model._PASSES.values())
     # and the run with fast paths again, after the reference: no cache carried a result over
-    assert _verify(target, "json") == fast["json"]
+    assert _verify(target, "json", *extra) == fast["json"]
 
 
 _GUARD_TEXT = st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\n\u00e9', max_size=40)
