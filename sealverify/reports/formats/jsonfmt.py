@@ -248,53 +248,51 @@ def _subject_fast(subject: Subject, layout: _Layout) -> str | None:
     )
 
 
-_INDENTED = _Layout(
-    data='{\n          "data": ',
-    data_value=lambda value: dumps(value).replace("\n", "\n          "),
-    id_after_data=',\n          "id": ',
-    id='{\n          "id": ',
-    location=',\n          "location": ',
-    reason=',\n          "reason": ',
-    status=',\n          "status": ',
-    check_close="\n        }",
-    check_separator=",\n        ",
-    checks_open='{\n      "checks": [\n        ',
-    checks_close="\n      ],",
-    checks_empty='{\n      "checks": [],',
-    facts='\n      "facts": ',
-    facts_value=lambda value: dumps(value).replace("\n", "\n      "),
-    label=',\n      "label": ',
-    name=',\n      "name": ',
-    outcome=',\n      "outcome": ',
-    close="\n    }",
+def _layout(
+    line: Callable[[int], str],
+    colon: str,
+    data_value: Callable[[Any], str],
+    facts_value: Callable[[Any], str],
+) -> _Layout:
+    """A layout's texts: ``line(n)`` stands before what is at indent n, ``colon`` after a name."""
+
+    def member(depth: int, name: str) -> str:
+        return f'{line(depth)}"{name}":{colon}'
+
+    return _Layout(
+        data="{" + member(10, "data"),
+        data_value=data_value,
+        id_after_data="," + member(10, "id"),
+        id="{" + member(10, "id"),
+        location="," + member(10, "location"),
+        reason="," + member(10, "reason"),
+        status="," + member(10, "status"),
+        check_close=line(8) + "}",
+        check_separator="," + line(8),
+        checks_open="{" + member(6, "checks") + "[" + line(8),
+        checks_close=line(6) + "],",
+        checks_empty="{" + member(6, "checks") + "[],",
+        facts=member(6, "facts"),
+        facts_value=facts_value,
+        label="," + member(6, "label"),
+        name="," + member(6, "name"),
+        outcome="," + member(6, "outcome"),
+        close=line(4) + "}",
+    )
+
+
+_INDENTED = _layout(
+    lambda depth: "\n" + " " * depth,
+    " ",
+    lambda value: dumps(value).replace("\n", "\n          "),
+    lambda value: dumps(value).replace("\n", "\n      "),
 )
+_COMPACT_LAYOUT = _layout(lambda _: "", "", dumps_compact, dumps_compact)
 
 
 def _subject_text_fast(subject: Subject) -> str | None:
     """:func:`subject_text_reference` written member by member, or None to leave it to it."""
     return _subject_fast(subject, _INDENTED)
-
-
-_COMPACT_LAYOUT = _Layout(
-    data='{"data":',
-    data_value=lambda value: dumps_compact(value),
-    id_after_data=',"id":',
-    id='{"id":',
-    location=',"location":',
-    reason=',"reason":',
-    status=',"status":',
-    check_close="}",
-    check_separator=",",
-    checks_open='{"checks":[',
-    checks_close="],",
-    checks_empty='{"checks":[],',
-    facts='"facts":',
-    facts_value=lambda value: dumps_compact(value),
-    label=',"label":',
-    name=',"name":',
-    outcome=',"outcome":',
-    close="}",
-)
 
 
 def subject_body(subject: Subject) -> str:
