@@ -11,18 +11,24 @@ member-set proof that no level can fail (``receipts/members.py``), the container
 proves a document not too deep without a walk (``wire/strictjson.py``) and the ASCII line
 that holds no equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per
 document that rules out surrogates, escaped discriminators and a second envelope
-(``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), and
-the wording walk's roles of member names kept per name (``ruling/wording.py``). The
-reference run swaps each for the computation it replaced (the slow path, kept as the fallback
-or behind a switch) with every cache emptied, then ``verify`` runs over the same corpus in
-every format, over a directory and over a JSONL log: the demo fixtures, the real upstream
-receipts in ../shared, minted receipts that re-derive, and hostile and adversarial mutants.
+(``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), the
+wording walk's roles of member names kept per name (``ruling/wording.py``), and the report
+side: a subject's JSON written member by member with its checks' texts kept (``jsonfmt.py``,
+for json and jsonl), orjson writing SARIF and JSON Lines, the sort by (id, location)
+partitioned by status, and SARIF and JUnit sorting only the checks they show
+(``reports/model.py``, ``sorted_among``), and one passing check object kept per fixed text
+(``passed``). The reference run swaps each for the computation it replaced (the slow path,
+kept as the fallback or behind a switch) with every cache emptied, then ``verify`` runs over
+the same corpus in every format, over a directory and over a JSONL log: the demo fixtures,
+the real upstream receipts in ../shared, minted receipts that re-derive, and hostile and
+adversarial mutants.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
 import re
 import sys
 import unicodedata
@@ -40,6 +46,8 @@ from sealverify.kernel import guards, ljson, session, wirecue
 from sealverify.kernel.profiles import CURRENT
 from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
+from sealverify.reports import model
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
 from sealverify.ruling import wording
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
@@ -60,6 +68,8 @@ def _clear_caches() -> None:
         if not name.startswith("sealverify"):
             continue
         for value in list(vars(module).values()):
+            if isinstance(value, type):  # a class's cache_clear clears its instances'
+                continue
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and getattr(value, "__module__", "").startswith("sealverify"):
                 clear()
@@ -83,6 +93,27 @@ def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...],
 # The guards' literal patterns as first written, one alternation per character.
 _STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 _CLOSED_STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
+
+
+def _sorted_among_reference(
+    checks: tuple[model.Check, ...], statuses: frozenset[str]
+) -> list[model.Check]:
+    return [c for c in model.Subject("", "", checks).sorted_checks() if c.status in statuses]
+
+
+class _Unkept(dict[tuple[str, str, str], model.Check]):
+    """A cache that keeps nothing."""
+
+    def __setitem__(self, key: tuple[str, str, str], value: model.Check) -> None:
+        pass
+
+
+def _indented_reference(value: object) -> str:
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def _compact_reference(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @contextmanager
@@ -113,6 +144,13 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patch.setattr(session, "proven_request", lambda _text: wirecue.UNPROVEN)
         patch.setattr(guards, "_STRING", _STRING_REFERENCE)
         patch.setattr(guards, "_CLOSED_STRING", _CLOSED_STRING_REFERENCE)
+        patch.setattr(model.Subject, "sorted_checks", model.Subject.sorted_checks_reference)
+        patch.setattr(sarif, "sorted_among", _sorted_among_reference)
+        patch.setattr(junit, "sorted_among", _sorted_among_reference)
+        patch.setattr(sarif, "_dumps", _indented_reference)
+        patch.setattr(jsonfmt, "_subject_fast", lambda *_: None)
+        patch.setattr(jsonl, "dumps_compact", _compact_reference)
+        patch.setattr(model, "_PASSES", _Unkept())  # every passing check built afresh
         yield
     _clear_caches()
 
@@ -162,7 +200,7 @@ def _write(root: Path) -> tuple[Path, Path]:
     return directory, log
 
 
-def _verify(target: Path, fmt: str) -> tuple[int, str]:
+def _verify(target: Path, fmt: str, *extra: str) -> tuple[int, str]:
     result = CliRunner().invoke(
         cli,
         [
@@ -175,6 +213,7 @@ def _verify(target: Path, fmt: str) -> tuple[int, str]:
             "--allow-published-keys",
             "--format",
             fmt,
+            *extra,
         ],
     )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
@@ -197,14 +236,20 @@ def test_fast_paths_give_the_reference_reports_byte_for_byte(
 ) -> None:
     directory, log = _write(tmp_path)
     target = directory if kind == "directory" else log
-    fast = {fmt: _verify(target, fmt) for fmt in FORMATS}
+    # the directory run waives a legacy check, so waived checks reach every format too
+    extra = ("--waive", "legacy.guard-target-omits-meta") if kind == "directory" else ()
+    fast = {fmt: _verify(target, fmt, *extra) for fmt in FORMATS}
     with _reference(monkeypatch):
-        slow = {fmt: _verify(target, fmt) for fmt in FORMATS}
+        slow = {fmt: _verify(target, fmt, *extra) for fmt in FORMATS}
     for fmt in FORMATS:
         assert fast[fmt][0] == slow[fmt][0], fmt
         assert fast[fmt][1] == slow[fmt][1], fmt
+    if kind == "directory":
+        assert '"status": "waived"' in fast["json"][1]
+    # the passing checks kept for every receipt were shared, and nothing wrote to their data
+    assert model._PASSES and not any(check.data for check in model._PASSES.values())
     # and the run with fast paths again, after the reference: no cache carried a result over
-    assert _verify(target, "json") == fast["json"]
+    assert _verify(target, "json", *extra) == fast["json"]
 
 
 _GUARD_TEXT = st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\n\u00e9', max_size=40)

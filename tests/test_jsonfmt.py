@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify.reports.formats import jsonfmt
-from sealverify.reports.model import Subject, fail, passed
+from sealverify.reports.model import Check, Subject, fail, passed
 
 
 def _reference(value: Any) -> str:
@@ -106,3 +106,62 @@ def test_subject_text_with_odd_data_equals_the_reference() -> None:
     plain = Subject("n", "VERIFIED", (passed("a.b", "fine", key="k"),), {"family": "v3"})
     assert jsonfmt._subject_plain(plain)
     assert jsonfmt.subject_text(plain) == _reference(plain.to_dict()).replace("\n", "\n    ")
+
+
+def _compact_reference(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@settings(max_examples=1500)
+@given(_VALUES)
+def test_plain_values_encode_compactly_as_the_standard_library(value: Any) -> None:
+    assert jsonfmt.dumps_compact(value) == _compact_reference(value)
+    assert jsonfmt._plain(value) == jsonfmt._plain_reference(value)
+
+
+def test_every_code_point_is_written_compactly_as_the_standard_library_does() -> None:
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    value = {"k": every, every[:300]: [every[::-7]]}
+    assert jsonfmt.dumps_compact(value) == _compact_reference(value)
+    for lone in ("\ud800", "a\udfffb"):
+        assert jsonfmt.dumps_compact({"s": lone}) == _compact_reference({"s": lone})
+    for odd in ({"f": 1e16}, [math.nan], {"e": _Color.RED}, {"s": _Text("x")}, {1: "a"}):
+        assert not jsonfmt._plain(odd) and not jsonfmt._plain_reference(odd)
+        assert jsonfmt.dumps_compact(odd) == _compact_reference(odd)
+
+
+_STATUSES = st.sampled_from(["pass", "fail", "not-evaluated", "info", "waived"])
+_SHORT = st.text(alphabet='ab"\\\n\x00\u00e9\u2028\ud800', max_size=4)  # a lone surrogate too
+_STRINGS = _SHORT | _SHORT.map(_Text)  # a str subclass leaves the subject to the reference
+_DATA = st.dictionaries(_TEXT, _VALUES | st.floats(allow_nan=True), max_size=2)
+_CHECKS = st.builds(
+    Check, st.sampled_from(["a.b", "a.c", "b"]) | _STRINGS, _STATUSES, _STRINGS, _STRINGS, _DATA
+)
+_SUBJECTS = st.builds(
+    Subject,
+    _STRINGS,
+    _STRINGS,
+    st.lists(_CHECKS, max_size=6).map(tuple),
+    st.dictionaries(_TEXT, _VALUES | st.floats(), max_size=3),
+    _STRINGS,
+)
+
+
+@settings(max_examples=1500)
+@given(_SUBJECTS)
+def test_subjects_written_member_by_member_equal_the_whole_encoding(subject: Subject) -> None:
+    whole = subject.to_dict()
+    for _ in range(2):  # the second time from the kept check texts
+        assert jsonfmt.subject_text(subject) == _reference(whole).replace("\n", "\n    ")
+        assert jsonfmt.subject_body(subject) == _compact_reference(whole)
+    assert jsonfmt.subject_text(subject) == jsonfmt.subject_text_reference(subject)
+    assert jsonfmt.subject_body(subject) == jsonfmt.subject_body_reference(subject)
+
+
+def test_a_kept_check_text_is_never_used_for_a_check_with_data() -> None:
+    bare = Subject("n", "VERIFIED", (passed("a.b", "fine"),))
+    with_data = Subject("n", "VERIFIED", (passed("a.b", "fine", key="k"),))
+    jsonfmt.subject_text(bare)  # keeps the bare check's text
+    assert jsonfmt.subject_text(with_data) == jsonfmt.subject_text_reference(with_data)
+    assert '"data"' in jsonfmt.subject_text(with_data)
+    assert jsonfmt.subject_body(with_data) == jsonfmt.subject_body_reference(with_data)

@@ -23,7 +23,15 @@ from hypothesis import strategies as st
 from sealverify.receipts import outcome
 from sealverify.receipts.outcome import FAIL, NOT_MEDIATED, REDUCED, UNPINNED, VERIFIED
 from sealverify.reports.formats import table
-from sealverify.reports.model import Check, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+    sorted_among,
+)
 from sealverify.wire import strictjson
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
@@ -85,9 +93,24 @@ def _setattr_error(check: Check, name: str) -> type[BaseException] | None:
     return None
 
 
-def test_check_factories_give_each_check_its_own_data() -> None:
-    first, second = passed("a", "r"), passed("a", "r")
+def test_check_factories_give_each_check_with_data_its_own_data() -> None:
+    first, second = passed("a", "r", key="k"), passed("a", "r", key="k")
     assert first == second and first.data is not second.data
+    # a pass without data and with exact str texts is one kept object (nothing writes to it)
+    assert passed("a", "r") is passed("a", "r") == Check("a", "pass", "r")
+    assert passed("a", "r", "loc") is not passed("a", "r")
+
+
+class _Markup(str):
+    pass
+
+
+def test_only_exact_str_passes_are_kept() -> None:
+    kept = passed("a", "text")
+    fresh = passed("a", _Markup("text"))
+    assert fresh is not kept and type(fresh.reason) is _Markup
+    assert passed(_Markup("a"), "text") is not kept
+    assert passed("a", "text", _Markup("")) is not kept
 
 
 def _decide_reference(checks: Sequence[Check]) -> tuple[str, str]:
@@ -248,3 +271,38 @@ def test_nesting_depth_falls_back_to_the_level_walk_under_a_low_recursion_limit(
 @pytest.mark.parametrize("value", [None, True, "[[", JsonNumber("0"), [], {}, [[]], {"a": {}}])
 def test_nesting_depth_of_scalars_and_empty_containers(value: JsonValue) -> None:
     assert strictjson._nesting_depth(value) == strictjson._level_depth(value)
+
+
+_SORTABLE = st.lists(
+    st.builds(
+        Check,
+        st.sampled_from(["a", "a.b", "b", "b.a"]),
+        st.sampled_from(["pass", "fail", "not-evaluated", "info", "waived"]),
+        st.sampled_from(["r1", "r2"]),  # equal keys with different reasons: stability shows
+        st.sampled_from(["", "/x", "/y"]),
+    ),
+    max_size=12,
+).map(tuple)
+
+
+@settings(max_examples=800)
+@given(_SORTABLE, st.sets(st.sampled_from(["pass", "fail", "not-evaluated", "info", "waived"])))
+def test_sorted_checks_and_sorted_among_equal_the_one_sort(
+    checks: tuple[Check, ...], statuses: set[str]
+) -> None:
+    subject = Subject("n", "FAIL", checks)
+    reference = subject.sorted_checks_reference()
+    assert subject.sorted_checks() == reference
+    assert [id(c) for c in subject.sorted_checks()] == [id(c) for c in reference]
+    assert sorted_among(checks, statuses) == [c for c in reference if c.status in statuses]
+
+
+def test_an_unknown_status_fails_every_sort_alike() -> None:
+    odd = (Check("a", "pass", "r"), Check("b", "odd", "r"))  # type: ignore[arg-type]
+    for sort in (
+        Subject("n", "FAIL", odd).sorted_checks,
+        Subject("n", "FAIL", odd).sorted_checks_reference,
+        lambda: sorted_among(odd, {"fail"}),
+    ):
+        with pytest.raises(KeyError):
+            sort()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal
 
 __all__ = [
@@ -16,12 +18,15 @@ __all__ = [
     "info",
     "not_evaluated",
     "passed",
+    "sorted_among",
     "waived",
 ]
 
 # "waived": a failed check the user explicitly waived (verify --waive); shown, never a pass.
 Status = Literal["pass", "fail", "not-evaluated", "info", "waived"]
 _STATUS_ORDER = {"fail": 0, "waived": 1, "not-evaluated": 2, "pass": 3, "info": 4}
+_BY_ID_AND_LOCATION = attrgetter("id", "location")
+_STATUS = attrgetter("status")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +93,28 @@ def _check(
     return check
 
 
+# Passing checks without data, kept by (id, reason, location): most of a receipt's checks
+# pass with a fixed text, and a check is immutable (frozen, and nothing writes to its data),
+# so one object serves every receipt that passes that check that way. Only exact ``str``
+# texts are kept and looked up (a ``str`` subclass, such as markup, gets its own check); at
+# most ``_PASSES_KEPT`` of them, emptied when full, none with a reason over ``_PASS_LONGEST``.
+_PASSES: dict[tuple[str, str, str], Check] = {}
+_PASSES_KEPT = 2048
+_PASS_LONGEST = 1024
+
+
 def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return _check(check_id, "pass", reason, location, data)
+    if data or not (type(check_id) is str and type(reason) is str and type(location) is str):
+        return _check(check_id, "pass", reason, location, data)
+    key = (check_id, reason, location)
+    check = _PASSES.get(key)
+    if check is None:
+        check = _check(check_id, "pass", reason, location, data)
+        if len(reason) <= _PASS_LONGEST:
+            if len(_PASSES) >= _PASSES_KEPT:
+                _PASSES.clear()
+            _PASSES[key] = check
+    return check
 
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
@@ -123,6 +148,21 @@ def waived(check: Check, why: str) -> Check:
     )
 
 
+def _in_report_order(check: Check) -> tuple[int, str, str]:
+    return _STATUS_ORDER[check.status], check.id, check.location
+
+
+def sorted_among(checks: tuple[Check, ...], statuses: Collection[str]) -> list[Check]:
+    """``[c for c in subject.sorted_checks() if c.status in statuses]``, sorting only those.
+
+    A stable sort keeps the input order of equal keys in every subsequence, so filtering first
+    gives the same sequence; a status the order lacks fails as the full sort does (KeyError).
+    """
+    if not _STATUS_ORDER.keys() >= set(map(_STATUS, checks)):
+        return [c for c in sorted(checks, key=_in_report_order) if c.status in statuses]
+    return sorted([c for c in checks if c.status in statuses], key=_in_report_order)
+
+
 @dataclass(frozen=True, slots=True)
 class Subject:
     """One thing a command judged (a frame, a receipt, a log line) and what it found."""
@@ -137,8 +177,23 @@ class Subject:
     display: dict[str, Any] = field(default_factory=dict)
 
     def sorted_checks(self) -> list[Check]:
-        """Checks in a deterministic order: failures first, then by id and location."""
-        return sorted(self.checks, key=lambda c: (_STATUS_ORDER[c.status], c.id, c.location))
+        """Checks in a deterministic order: failures first, then by id and location.
+
+        :func:`sorted_checks_reference`'s order, found as one C-keyed sort by (id, location)
+        and a stable partition by status in ``_STATUS_ORDER``'s order: both orders are by
+        (status rank, id, location) and keep the input order of equal keys.
+        """
+        by_id = sorted(self.checks, key=_BY_ID_AND_LOCATION)
+        groups: dict[str, list[Check]] = {status: [] for status in _STATUS_ORDER}
+        for check in by_id:
+            groups[check.status].append(check)  # an unknown status: KeyError, as the reference
+        if len(groups["pass"]) == len(by_id):
+            return by_id
+        return [check for group in groups.values() for check in group]
+
+    def sorted_checks_reference(self) -> list[Check]:
+        """:meth:`sorted_checks` by one sort on (status rank, id, location): the oracle."""
+        return sorted(self.checks, key=_in_report_order)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sealverify.reports.formats.jsonfmt import dumps_compact, subject_body
 from sealverify.reports.model import Check, Report, Subject
 
 __all__ = [
@@ -28,15 +28,18 @@ __all__ = [
 def _line(kind: str, value: dict[str, Any]) -> str:
     """One line: ``"type"`` first (``grep '^{"type":"summary"'`` works), then ``value`` sorted.
 
-    Compact UTF-8, by the standard library's C encoder (used when indent is None).
+    Compact UTF-8 (``jsonfmt.dumps_compact``: ``json.dumps`` with compact separators).
     """
-    body = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return f'{{"type":"{kind}"' + ("," + body[1:] if value else "}") + "\n"
+    return _typed(kind, dumps_compact(value), bool(value))
+
+
+def _typed(kind: str, body: str, members: bool) -> str:
+    return f'{{"type":"{kind}"' + ("," + body[1:] if members else "}") + "\n"
 
 
 def subject_line(subject: Subject) -> str:
-    """One subject as its line (ending in a newline)."""
-    return _line("subject", subject.to_dict())
+    """One subject as its line (ending in a newline); a subject's dict is never empty."""
+    return _typed("subject", subject_body(subject), True)
 
 
 def finding_line(check: Check) -> str:

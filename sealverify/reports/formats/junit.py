@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.model import Check, Report, Subject, sorted_among
 
 __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
 
@@ -12,6 +12,7 @@ __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "s
 # DECLINE read as such; exit 0 in the README table); every other outcome is a failure.
 _PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN", "INTACT", "VALID", "DECLINE")
 FOOTER = "  </testsuite>\n</testsuites>\n"
+_SHOWN = frozenset(("fail", "not-evaluated"))  # the statuses of the checks a case names
 
 
 # xml.sax.saxutils imports urllib.request (about 30 ms): imported on first use, so runs in
@@ -32,7 +33,7 @@ def quoteattr(text: str) -> str:
 
 def subject_case(command: str, subject: Subject) -> str:
     """One subject's ``<testcase>`` line (without its line end), as :func:`render` writes it."""
-    checks = subject.sorted_checks()
+    checks = sorted_among(subject.checks, _SHOWN)
     failing = [c for c in checks if c.status == "fail"]
     unevaluated = [c for c in checks if c.status == "not-evaluated"]
     body = ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -10,7 +9,8 @@ from urllib.parse import quote
 
 from sealverify import catalogue
 from sealverify._version import __version__
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.formats.jsonfmt import dumps
+from sealverify.reports.model import Check, Report, Subject, sorted_among
 
 __all__ = [
     "RESULT_SEPARATOR",
@@ -24,6 +24,7 @@ __all__ = [
 
 _SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"fail": "error", "not-evaluated": "warning", "waived": "note"}
+_RESULT_STATUSES = frozenset(("fail", "not-evaluated", "waived", "info"))  # maybe results
 # Info checks SARIF still reports, as notes: a published key accepted by
 # --allow-published-keys must stay named in every format (docs/trust.md).
 _NOTED_INFO = frozenset({"authority.published-key"})
@@ -39,7 +40,8 @@ RESULT_SEPARATOR = "," + _INDENT
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+    """``json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)`` (jsonfmt.dumps)."""
+    return dumps(value)
 
 
 def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
@@ -97,7 +99,7 @@ def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
             "message": {"text": f"{subject.outcome}: {check.reason}"},
             "locations": [_location(subject.name, check)],
         }
-        for check in subject.sorted_checks()
+        for check in sorted_among(subject.checks, _RESULT_STATUSES)
         if _level(check)
     ]
 
@@ -182,7 +184,9 @@ def rule_subject(subject: Subject) -> Subject:
 
     Its name, outcome and label, and one bare check for each rule id it reports.
     """
-    ids = sorted({c.id: c.status for c in subject.checks if _level(c)}.items())
+    ids = sorted(
+        {c.id: c.status for c in subject.checks if c.status != "pass" and _level(c)}.items()
+    )
     checks = tuple(Check(rule, status, "") for rule, status in ids)
     return Subject(subject.name, subject.outcome, checks, label=subject.label)
 
