@@ -164,17 +164,20 @@ def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     click.echo(summary, err=True)
 
 
-def write_result(pieces: Iterable[str], output: Path | None) -> None:
+def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
     """Write a command's result to stdout, or to ``output`` only once all of it is written.
 
-    The file is written beside ``output`` as ``<name>.partial`` and renamed into place, so an
-    interrupted run never leaves a truncated report under the requested name.
+    A piece is text (written as UTF-8) or bytes already encoded (written as they are). The
+    file is written beside ``output`` as ``<name>.partial`` and renamed into place, so an
+    interrupted run never leaves a truncated report under the requested name; its bytes are
+    the text's UTF-8 with the line ends as written (LF), on every platform.
     """
     if output is None:
         for piece in pieces:
-            click.echo(piece, nl=False)
+            click.echo(piece, nl=False)  # bytes go to the binary stream, after a flush
         return
     tmp = output.with_name(output.name + ".partial")
-    with tmp.open("w", encoding="utf-8") as out:
-        out.writelines(pieces)
+    with tmp.open("wb") as out:
+        for piece in pieces:
+            out.write(piece.encode() if isinstance(piece, str) else piece)
     tmp.replace(output)

@@ -289,7 +289,7 @@ def verify(
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
-    spool = _spool()
+    spool = _byte_spool()
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
     widths = table.column_widths(())
@@ -312,10 +312,10 @@ def verify(
                     widths = [
                         max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
                     ]
-                    spool.write("\t".join(cells) + "\n")
+                    spool.write(("\t".join(cells) + "\n").encode())
                 elif isinstance(fragment, str) and fragment:  # "": no SARIF results
-                    spool.write(_SEPARATOR[fmt] if spooled else "")
-                    spool.write(fragment)
+                    spool.write(_SEPARATOR[fmt] if spooled else b"")
+                    spool.write(fragment.encode())
                     spooled += 1
                     if fmt == "junit" and junit.case_failed(fragment):
                         failures += 1
@@ -358,7 +358,7 @@ def verify(
             _write(_spooled_table(report, spool, widths), output, line)
         else:
             head, tail = _around(report, fmt, spooled, rules, failures)
-            body = iter(lambda: spool.read(1 << 20), "")
+            body = iter(lambda: spool.read(1 << 20), b"")
             _write(itertools.chain([head], body, [tail]), output, line)
     if store is not None:
         store.commit()  # only now: the whole run completed and its report was written
@@ -370,11 +370,16 @@ def _spool() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
 
 
+def _byte_spool() -> IO[bytes]:
+    """The fragments as UTF-8, encoded once: copied to the output as they are, never decoded."""
+    return tempfile.TemporaryFile("w+b")
+
+
 _SEPARATOR = {
-    "json": jsonfmt.SUBJECT_SEPARATOR,
-    "jsonl": "",  # each line ends in its own newline
-    "sarif": sarif.RESULT_SEPARATOR,
-    "junit": "\n",
+    "json": jsonfmt.SUBJECT_SEPARATOR.encode(),
+    "jsonl": b"",  # each line ends in its own newline
+    "sarif": sarif.RESULT_SEPARATOR.encode(),
+    "junit": b"\n",
 }
 
 
@@ -400,20 +405,20 @@ def _around(
     return head, ("\n" if spooled else "") + "".join(c + "\n" for c in cases) + junit.FOOTER
 
 
-def _spooled_table(report: Report, spool: IO[str], widths: list[int]) -> Iterator[str]:
+def _spooled_table(report: Report, spool: IO[bytes], widths: list[int]) -> Iterator[str]:
     """The table format of ``report`` with its rows read back from ``spool``, line by line."""
     findings = table.findings_table(report)
     if findings:
         yield findings + "\n\n"
     # receipt_cells puts every cell on one line with tabs as spaces: a tab and a line end
     # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
-    rows = (tuple(line[:-1].split("\t")) for line in spool)
+    rows = (tuple(line[:-1].decode().split("\t")) for line in spool)
     for text in table.receipt_table_lines(rows, widths):
         yield text + "\n"
     # The run's summary line is printed once, on stderr (with the NOT MEDIATED count).
 
 
-def _write(pieces: Iterable[str], output: Path | None, summary: str) -> None:
+def _write(pieces: Iterable[str | bytes], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
     write_result(pieces, output)
     click.echo(summary, err=True)
