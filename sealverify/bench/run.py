@@ -534,6 +534,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _both(
+    args: argparse.Namespace, repo: Path, root: Path
+) -> tuple[baseline.Verifier, baseline.Verifier]:
+    """The baseline (installed under ``root`` unless given) and this tree, bytecode written."""
+    python = args.baseline_python
+    if python is None:
+        print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
+        python = baseline.install_revision(repo, args.baseline, root / "baseline")
+    baseline.compile_package(Path(__file__).resolve().parents[1])
+    base = baseline.verifier(f"{args.baseline} ({python})", python)
+    return base, baseline.verifier(f"this tree ({repo})", sys.executable)
+
+
 def _baseline_main(args: argparse.Namespace) -> int:
     """``--baseline REV``: install REV, mint one corpus, run both verifiers interleaved."""
     if args.instructions:
@@ -542,16 +555,10 @@ def _baseline_main(args: argparse.Namespace) -> int:
     repo = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="sealverify-baseline-", dir=args.dir) as tmp:
         root = Path(tmp)
-        python = args.baseline_python
-        if python is None:
-            print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
-            python = baseline.install_revision(repo, args.baseline, root / "baseline")
-        baseline.compile_package(Path(__file__).resolve().parents[1])
+        base, current = _both(args, repo, root)
         directory, log = root / "receipts", root / "receipts.jsonl"
         directory.mkdir()
         _mint(directory, log, n)
-        base = baseline.verifier(f"{args.baseline} ({python})", python)
-        current = baseline.verifier(f"this tree ({repo})", sys.executable)
         inputs = [("directory", directory), ("JSONL", log)]
         formats = args.formats.split(",")
         pairs = baseline.run_baseline(base, current, inputs, args.repeat, formats)
@@ -582,19 +589,13 @@ def _instructions_main(args: argparse.Namespace) -> int:
     repo = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="sealverify-instructions-", dir=args.dir) as tmp:
         root = Path(tmp)
-        python = args.baseline_python
-        if python is None:
-            print(f"installing {args.baseline} from {repo} under {root}", file=sys.stderr)
-            python = baseline.install_revision(repo, args.baseline, root / "baseline")
-        baseline.compile_package(Path(__file__).resolve().parents[1])
+        base, current = _both(args, repo, root)
         corpora = []
         for size in (small, large):
             directory, log = root / f"receipts-{size}", root / f"receipts-{size}.jsonl"
             directory.mkdir()
             _mint(directory, log, size)
             corpora.append([("directory", directory), ("JSONL", log)])
-        base = baseline.verifier(f"{args.baseline} ({python})", python)
-        current = baseline.verifier(f"this tree ({repo})", sys.executable)
         rows = instructions.run_instructions(
             base, current, corpora[0], corpora[1], (small, large), args.formats.split(",")
         )
