@@ -331,9 +331,11 @@ def verify(
         # A log whose every line is broken matched: its findings are the result (exit 1).
         raise click.UsageError("no receipts matched: " + " ".join(paths))
     if store is not None:
+        from sealverify.history.state import HistoryError  # loaded with the store above
+
         try:
             staged = store.check_and_stage(found_facts)
-        except state.HistoryError as exc:
+        except HistoryError as exc:
             raise click.UsageError(f"--state: {exc}") from None
         for check in staged:
             findings.append(check if check.location else _located(check, store.where))

@@ -111,18 +111,21 @@ class SqliteDatabase:
                 self._read = sqlite3.connect(":memory:", isolation_level=None)
                 self._migrate(self._read, 0)
         except sqlite3.DatabaseError as exc:
-            raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None
+            raise HistoryError(_unusable(path, exc)) from None
 
     def _open_file(self) -> None:
         """Read from the existing file, or from a migrated copy (the commit migrates the file)."""
-        self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
-        version = self._version(self._file)
-        if version == len(self._migrations):
-            self._read = self._file
-        else:
-            self._read = sqlite3.connect(":memory:", isolation_level=None)
-            self._file.backup(self._read)
-            self._migrate(self._read, version)
+        try:
+            self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
+            version = self._version(self._file)
+            if version == len(self._migrations):
+                self._read = self._file
+            else:
+                self._read = sqlite3.connect(":memory:", isolation_level=None)
+                self._file.backup(self._read)
+                self._migrate(self._read, version)
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(_unusable(self.path, exc)) from None
 
     def _version(self, db: sqlite3.Connection) -> int:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -164,10 +167,6 @@ class SqliteDatabase:
             self._read.close()
             try:
                 self._open_file()
-            except sqlite3.DatabaseError as exc:
-                raise HistoryError(
-                    f"{self.path}: not a usable sealverify state database: {exc}"
-                ) from None
             finally:
                 self._unlock_folder()
         assert self._file is not None
@@ -231,6 +230,10 @@ class SqliteDatabase:
             self._read.close()
         if self._file is not None:
             self._file.close()
+
+
+def _unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
+    return f"{path}: not a usable sealverify state database: {exc}"
 
 
 def _lock_folder(folder: Path) -> int | None:

@@ -439,8 +439,12 @@ def member_checks(doc: Doc, family: str) -> list[Check]:
     """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass."""
     key = table_key(doc, family)
     if _clean(doc, key):
-        return [passed("receipt.members", f"every level holds exactly the members of family {key}")]
+        return [_members_pass(key)]
     return _member_checks(doc, family, shortcut=True)
+
+
+def _members_pass(key: str) -> Check:
+    return passed("receipt.members", f"every level holds exactly the members of family {key}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,9 +567,7 @@ def _member_checks(doc: Doc, family: str, shortcut: bool) -> list[Check]:
                             level=level.at,
                         )
                     )
-    if checks:
-        return checks
-    return [passed("receipt.members", f"every level holds exactly the members of family {key}")]
+    return checks or [_members_pass(key)]
 
 
 def _join(where: str, name: str) -> str:

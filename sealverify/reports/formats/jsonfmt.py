@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from itertools import compress, repeat
 from json.encoder import encode_basestring
-from operator import attrgetter, is_
-from typing import Any, cast
+from operator import attrgetter
+from typing import Any
 
 import orjson
 
@@ -188,7 +187,6 @@ class _Layout:
 
 _KEPT = 2048
 _KEY = attrgetter("id", "status", "reason", "location")
-_DATA = attrgetter("data")
 _KEPT_LONGEST = 1024
 
 
@@ -221,18 +219,17 @@ def _subject_fast(subject: Subject, layout: _Layout) -> str | None:
     name, outcome, label = subject.name, subject.outcome, subject.label
     if not (type(name) is str and type(outcome) is str and type(label) is str):
         return None
-    checks = subject.sorted_checks()
     # Only exact ``str`` texts are kept, and equal ``str`` keys write equal texts, so a hit is
     # the text the check's own members give, if the check has no data (those are not kept).
-    found = list(map(layout.kept.get, map(_KEY, checks)))
-    for index in compress(range(len(checks)), map(_DATA, checks)):
-        found[index] = None
-    if None in found:
-        for index in list(compress(range(len(found)), map(is_, found, repeat(None)))):
-            found[index] = _check_text(checks[index], layout)
-            if found[index] is None:
+    kept = layout.kept.get
+    texts: list[str] = []
+    for check in subject.sorted_checks():
+        text = None if check.data else kept(_KEY(check))
+        if text is None:
+            text = _check_text(check, layout)
+            if text is None:
                 return None
-    texts = cast("list[str]", found)
+        texts.append(text)
     listed = layout.check_separator.join(texts)
     text = layout.checks_open + listed + layout.checks_close if texts else layout.checks_empty
     text += layout.facts + layout.facts_value(subject.facts)
