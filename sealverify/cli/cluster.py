@@ -168,6 +168,19 @@ def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
     return stack.enter_context(client)
 
 
+def _quiet_teardown() -> None:
+    """Silence the client's background machinery for a run that is being left early.
+
+    Fetches still in flight when the client closes (Ctrl-C, a failed partition) end with
+    "Stream is closed" errors that tornado and distributed log with a traceback; the run's
+    own message (``sealverify: interrupted``, or why it stopped) is the one line to show.
+    """
+    import logging
+
+    for name in ("tornado", "distributed"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def results_on_cluster(
     tasks: Iterator[Task], settings: Settings, address: ClusterAddress, partition_size: int
 ) -> Iterator[Result]:
@@ -228,4 +241,5 @@ def results_on_cluster(
                     pass
         finally:
             if live:  # left early: nothing of this run stays on the cluster
+                _quiet_teardown()
                 client.cancel(list(live.values()), force=True)
