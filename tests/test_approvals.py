@@ -17,6 +17,7 @@ from sealverify.cli.main import cli
 from sealverify.history.approval_record import NotRenderable, render
 from sealverify.history.approval_tokens import check_token, split_tokens
 from sealverify.history.receipt_approval import check_receipt_approval
+from sealverify.testkit import mint
 from sealverify.wire.strictjson import parse_text
 
 # The executed refusal in seal-host@099be66377052954e7c9381b7f29174b02266b6f docs/DEPLOY.md
@@ -347,6 +348,77 @@ def test_v1_unknown_decision_and_bad_signature() -> None:
     forged = json.loads(v1("deny"))
     forged["payload"] = forged["payload"].replace("n1", "n2")
     assert "approval.signature" in failed(check(json.dumps(forged).encode()))
+
+
+def _forged_v1_declines() -> dict[str, bytes]:
+    """v1 declines minted with the testkit, each made unreadable the way an attacker would."""
+    target = mint.guard_target_of(mint.tools_call_frame("shell_exec", "{}"), DEMO_CONFIG)
+    good = mint.approval_v1_token(target)
+    doc = json.loads(good)
+    corrupt = doc | {
+        "signature": doc["signature"][:-2] + ("00" if doc["signature"][-2:] != "00" else "11")
+    }
+    edited = doc | {"payload": doc["payload"].replace('"n1"', '"n2"')}
+    unsigned = {"payload": doc["payload"], "signature": ""}
+    no_nonce = json.loads(mint.approval_v1_token(target, nonce=""))
+    no_nonce_payload = json.loads(no_nonce["payload"])
+    del no_nonce_payload["nonce"]
+    text = json.dumps(no_nonce_payload, separators=(",", ":"))
+    signed_no_nonce = {"payload": text, "signature": mint.APPROVER_KEY.sign(text.encode()).hex()}
+    return {
+        "other key": mint.approval_v1_token(target, key=mint.demo_key("attacker")),
+        "corrupt signature": json.dumps(corrupt).encode(),
+        "payload edited after signing": json.dumps(edited).encode(),
+        "no signature": json.dumps(unsigned).encode(),
+        "signed, without a nonce": json.dumps(signed_no_nonce).encode(),
+    }
+
+
+DEMO_CONFIG = mint.DEMO_KERNEL_CONFIG
+
+
+@pytest.mark.parametrize("how", sorted(_forged_v1_declines()))
+def test_a_v1_decline_not_signed_by_the_pinned_key_is_invalid(how: str) -> None:
+    # seal-host drops such a line before reading its decision (providers.rs: bad_signature,
+    # missing_required_field): a forged "the approver declined" is never a readable DECLINE.
+    line = _forged_v1_declines()[how]
+    result = check_token(line, mint.APPROVER_KEY.public_key)
+    assert result.kind == "invalid" and result.outcome == "INVALID"
+    assert "approval.v1-decline" not in {c.id for c in result.checks}
+
+
+def test_a_v1_decline_signed_by_the_pinned_key_is_read() -> None:
+    target = mint.guard_target_of(mint.tools_call_frame("shell_exec", "{}"), DEMO_CONFIG)
+    result = check_token(mint.approval_v1_token(target), mint.APPROVER_KEY.public_key)
+    assert (result.kind, result.outcome) == ("v1-decline", "DECLINE")
+    assert [(c.id, c.status) for c in result.checks] == [("approval.v1-decline", "info")]
+    # The same line under another pin: INVALID.
+    other = check_token(mint.approval_v1_token(target), mint.demo_key("other").public_key)
+    assert other.outcome == "INVALID"
+
+
+def test_cli_a_forged_v1_decline_is_invalid_exit_1(tmp_path: Path) -> None:
+    call = mint.tools_call_frame("shell_exec", "{}")
+    frame = tmp_path / "frame.bin"
+    frame.write_bytes(call)
+    target = mint.guard_target_of(call, DEMO_CONFIG)
+    base = ["approval", "--approval-pubkey", mint.APPROVER_KEY.public_hex, "--frame", str(frame)]
+    runner = CliRunner()
+    for how, line in _forged_v1_declines().items():
+        tokens = tmp_path / "forged.ndjson"
+        tokens.write_bytes(line + b"\n")
+        res = runner.invoke(cli, [*base, str(tokens), "--format", "json"])
+        assert res.exit_code == 1, (how, res.output)
+        report = json.loads(res.stdout)
+        assert [s["outcome"] for s in report["subjects"]] == ["INVALID"], how
+        assert report["summary"]["invalid"] == 1
+    signed = tmp_path / "signed.ndjson"
+    signed.write_bytes(mint.approval_v1_token(target) + b"\n")
+    res = runner.invoke(cli, [*base, str(signed), "--format", "json", "--allow-published-keys"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert [s["outcome"] for s in report["subjects"]] == ["DECLINE"]
+    assert report["summary"]["invalid"] == 0
 
 
 # -- receipt integration ---------------------------------------------------------------------

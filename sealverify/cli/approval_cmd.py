@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -22,8 +23,6 @@ from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "approval"]
-
-_OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "invalid": "INVALID"}
 
 
 @click.command()
@@ -86,7 +85,8 @@ def approval(
 
     Every token line is one subject: exact members, the renderer byte rule, the Ed25519
     signature by the pinned key, the subject bound to the exact frame and the target equal to
-    the guard target recomputed from it. v1 allows are refused; v1 declines are read. A valid
+    the guard target recomputed from it. v1 allows are refused; a v1 decline is read only when
+    the pinned key signed it (else it is INVALID). A valid
     token under a published key (sealverify explain authority.published-key) is UNPINNED,
     unless --allow-published-keys.
     Exit 0 when every token is valid or a readable decline, 1 when any is invalid or refused,
@@ -130,8 +130,8 @@ def approval(
             if published is not None:
                 check = publishedkeys.check_key("approver", published, "", allow_published_keys)
                 checks = (*checks, check)
-            failed = any(c.status == "fail" for c in checks)
-            outcome = "INVALID" if failed and result.kind == "v2" else _OUTCOMES[result.kind]
+            # The library judges the outcome, over the published-key check too.
+            outcome = replace(result, checks=checks).outcome
             if outcome == "VALID" and published is not None and not allow_published_keys:
                 outcome = "UNPINNED"
             pending = [c.id for c in checks if c.status == "not-evaluated"]

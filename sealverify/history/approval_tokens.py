@@ -48,6 +48,7 @@ __all__ = [
     "check_token",
     "frame_guard_target",
     "split_tokens",
+    "token_outcome",
 ]
 
 
@@ -67,6 +68,26 @@ class TokenResult:
     @property
     def ok(self) -> bool:
         return self.kind == "v2" and not any(c.status == "fail" for c in self.checks)
+
+    @property
+    def outcome(self) -> str:
+        """VALID, INVALID, REFUSED (a v1 allow) or DECLINE (a v1 decline signed by the pin)."""
+        return token_outcome(self.kind, self.checks)
+
+
+_OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "invalid": "INVALID"}
+
+
+def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
+    """The outcome of one judged token, ``checks`` being its checks plus any the caller adds.
+
+    Fail closed: any failing check makes a v2 token or a v1 decline INVALID, so a decline is
+    readable only when its signature verifies under the pinned key and every other check holds.
+    A v1 allow stays REFUSED (refused whatever its signature).
+    """
+    if kind != "v1-allow" and any(c.status == "fail" for c in checks):
+        return "INVALID"
+    return _OUTCOMES[kind]
 
 
 def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
@@ -144,8 +165,9 @@ def check_token(
 ) -> TokenResult:
     """Judge one approval token line against a pinned approver key and, when given, a frame.
 
-    v2 tokens get every check; v1 allows are refused; v1 declines with a valid signature are
-    read (reported as info). ``at_ms`` is the time to judge validity at (a receipt's signed
+    v2 tokens get every check; v1 allows are refused; a v1 decline is read (reported as info)
+    only when its signature verifies under the pinned key and it carries nonce and issuedAt,
+    else it is ``invalid``. ``at_ms`` is the time to judge validity at (a receipt's signed
     ``now``, or the current time), ``at_what`` names it in the reasons. ``target_spec`` is the
     guarded rule's target spec from the policy; without it the target is the full-arguments
     one. Without a frame, ``subject`` (sha256 and length of the framed subject a receipt
@@ -556,6 +578,11 @@ def _signature_check(signature: JsonValue, key: bytes, payload_bytes: bytes, loc
 def _check_v1(
     outer: dict[str, JsonValue], payload_text: str, payload: JsonValue, key: bytes, loc: str
 ) -> TokenResult:
+    # seal-host@099be66 rust/src/providers.rs (the ed25519 provider's poll) verifies the hex
+    # Ed25519 signature first and drops a line that fails ("bad_signature"), then drops a
+    # record without nonce or issuedAt ("missing_required_field"); only then is the decision
+    # read. So a decline is read only when the pinned key signed it and it carries both:
+    # anything else is INVALID, never a readable DECLINE.
     checks: list[Check] = []
     signature = outer.get("signature")
     sig = (
@@ -563,12 +590,13 @@ def _check_v1(
         if isinstance(signature, str) and len(signature) == 128 and HEX_DIGITS.fullmatch(signature)
         else b""
     )
-    if not ed25519_verify(key, payload_text.encode("utf-8"), sig):
+    signed = ed25519_verify(key, payload_text.encode("utf-8"), sig)
+    if not signed:
         checks.append(
             fail(
                 "approval.signature",
-                "v1 token: the hex Ed25519 signature over the "
-                "payload does not verify with the pinned key",
+                "v1 token: the hex Ed25519 signature over the payload does not verify with "
+                "the pinned key, so seal-host drops the line unread (bad_signature)",
                 loc,
             )
         )
@@ -590,12 +618,14 @@ def _check_v1(
                 loc,
             )
         )
-        return TokenResult(loc, "v1-allow", tuple(checks), facts={"target": target})
+        kind: Kind = "v1-allow" if signed else "invalid"
+        return TokenResult(loc, kind, tuple(checks), facts={"target": target})
     if decision == "deny":
-        if not checks:
-            checks.append(
-                info("approval.v1-decline", f"signed v1 decline read for target {target}", loc)
-            )
+        if checks:
+            return TokenResult(loc, "invalid", tuple(checks), facts={"target": target})
+        checks.append(
+            info("approval.v1-decline", f"signed v1 decline read for target {target}", loc)
+        )
         return TokenResult(loc, "v1-decline", tuple(checks), facts={"target": target})
     checks.append(
         fail(

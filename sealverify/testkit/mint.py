@@ -71,6 +71,7 @@ __all__ = [
     "TestKey",
     "approval_statement",
     "approval_token",
+    "approval_v1_token",
     "cert_hash",
     "demo_key",
     "demo_operation_id",
@@ -386,6 +387,24 @@ def approval_token(frame: bytes, kernel_config: str, *, ctx: HostContext = HostC
     without padding (seal-host ``providers.rs`` ``verify_approval_record_v2_token``).
     """
     return _signed_token(approval_statement(frame, kernel_config, ctx=ctx), ctx)
+
+
+def approval_v1_token(
+    target: str, *, decision: str | None = "deny", nonce: str = "n1", key: TestKey = APPROVER_KEY
+) -> bytes:
+    """A signed v1 approval line ``{"payload":"<json>","signature":"<hex>"}`` (no LF).
+
+    The payload is ``{"target","issuedAt":1,"nonce"[,"decision"]}``, the signature hex Ed25519
+    by ``key`` over the payload bytes (seal-host@099be66 ``providers.rs`` ``SignedToken``):
+    ``decision="deny"`` is the decline seal-host still reads, None or ``"allow"`` an allow it
+    refuses.
+    """
+    body: Record = {"target": target, "issuedAt": JsonNumber("1"), "nonce": nonce}
+    if decision is not None:
+        body["decision"] = decision
+    payload = render_compact(body)
+    token: Record = {"payload": payload.decode("utf-8"), "signature": key.sign(payload).hex()}
+    return render_compact(token)
 
 
 def policy_guard_target(frame: bytes, kernel_config: str) -> str:
