@@ -382,3 +382,27 @@ def test_cli_usage_errors_exit_2(tree: Path, tmp_path: Path) -> None:
     assert runner.invoke(cli, absent).exit_code == 2
     missing_dir = ["skill", "verify", "--listing", str(path), "--dir", str(tmp_path / "none")]
     assert runner.invoke(cli, missing_dir).exit_code == 2
+
+
+def test_an_entry_uri_with_an_encoded_dot_dot_names_no_directory(tmp_path: Path) -> None:
+    # A directory literally named "%2e%2e" exists, holding a complete skill: the literal uri
+    # finds it, but a host that normalises the uri (RFC 3986 §6.2.2) loads acme/git-workflow.
+    root = tmp_path / "skills"
+    write_tree(root)
+    skill = SKILLS["git-workflow"]
+    hidden = root / "acme" / "%2e%2e" / "git-workflow"
+    hidden.mkdir(parents=True)
+    (hidden / "SKILL.md").write_bytes(md_of(skill["front"]))
+    path = "acme/%2e%2e/git-workflow"
+    doc = listing("git-workflow")
+    doc["result"]["skills"][0] = {
+        "uri": f"skill://{path}/SKILL.md",
+        "frontmatter": copy.deepcopy(skill["front"]),
+        "resources": [{"uri": f"skill://{path}/SKILL.md", "digest": digest(md_of(skill["front"]))}],
+    }
+    code, report = report_of(doc, "--dir", str(root), "--partial-listing", tmp=tmp_path)
+    assert code == 1
+    checks = checks_of(report, f"skill://{path}/SKILL.md")
+    assert checks["skill.listing.no-directory"] == {"fail"}
+    assert checks["skill.uri.not-normal"] == {"fail"}
+    assert checks["skill.resource.outside"] == {"fail"}

@@ -224,6 +224,76 @@ def test_bad_digest_format_and_unfetched_file() -> None:
     assert "skill.resource.not-fetched" in _ids(report, "not-evaluated")
 
 
+@pytest.mark.parametrize(
+    "resource",
+    [
+        # RFC 3986 §2.3 and §6.2.2: %2e%2e is "..", so a normalising host loads another file.
+        "notes/%2e%2e/secret/RUNBOOK.md",
+        "notes/%2E%2E/secret/RUNBOOK.md",
+        "notes/.%2e/secret/RUNBOOK.md",
+        "%2e%2e/other-skill/SKILL.md",
+        # A percent-encoded "/", "\\" or NUL splits or truncates a segment once decoded.
+        "notes%2F..%2F..%2Fsecret.md",
+        "notes%5c..%5csecret.md",
+        "RUNBOOK.md%00.txt",
+        # Any other difference from the normal form (unreserved decoded, hex case).
+        "%52UNBOOK.md",
+        "caf%c3%a9.md",
+    ],
+)
+def test_resource_uri_not_in_normal_form_is_outside(resource: str) -> None:
+    md = _md()
+    entry = _entry(
+        _base(),
+        [
+            {"uri": f"skill://{NAME}/SKILL.md", "digest": _digest(md)},
+            {"uri": f"skill://{NAME}/{resource}", "digest": _digest(b"x")},
+        ],
+    )
+    report = verify_skill(entry, md, [])
+    assert report.exit_code == 1
+    (outside,) = [c for s in report.subjects for c in s.checks if c.id == "skill.resource.outside"]
+    assert outside.status == "fail" and outside.location == "/resources/1"
+
+
+def test_resource_uri_with_a_differently_cased_host_is_outside() -> None:
+    md = _md()
+    entry = _entry(
+        _base(),
+        [
+            {"uri": f"skill://{NAME}/SKILL.md", "digest": _digest(md)},
+            {"uri": f"SKILL://{NAME.upper()}/x.md", "digest": _digest(b"x")},
+        ],
+    )
+    assert "skill.resource.outside" in _ids(verify_skill(entry, md, []), "fail")
+
+
+def test_entry_uri_not_in_normal_form_fails() -> None:
+    md = _md()
+    uri = f"skill://other/%2e%2e/{NAME}/SKILL.md"
+    doc = {
+        "uri": uri,
+        "frontmatter": _base(),
+        "resources": [{"uri": uri, "digest": _digest(md)}],
+    }
+    report = verify_skill(parse_bytes(json.dumps(doc).encode()), md, [])
+    failed = _ids(report, "fail")
+    assert {"skill.uri.not-normal", "skill.resource.outside"} <= failed
+
+
+def test_normal_percent_encoded_resource_is_inside() -> None:
+    md, data = _md(), b"caf\xc3\xa9\n"
+    entry = _entry(
+        _base(),
+        [
+            {"uri": f"skill://{NAME}/SKILL.md", "digest": _digest(md)},
+            {"uri": f"skill://{NAME}/caf%C3%A9.md", "digest": _digest(data)},
+        ],
+    )
+    report = verify_skill(entry, md, [ResourceFile("caf%C3%A9.md", data)])
+    assert report.exit_code == 0, [c for s in report.subjects for c in s.checks]
+
+
 # --- CLI ----------------------------------------------------------------------------------------
 
 
@@ -281,3 +351,36 @@ def test_cli_verify_unreadable_exits_2(tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("x")
     assert _run("skill", "verify", "--listing", str(entry), str(md), str(outside)).exit_code == 2
+
+
+def test_cli_the_encoded_dot_dot_resource_fails(tmp_path: Path) -> None:
+    # The uri of the report: %2e%2e resolves to "..", so the listed file is another skill's.
+    md = b"---\nname: notes\ndescription: Team notes\n---\n# Notes\n"
+    runbook = b"restart the service\n"
+    skill = tmp_path / "notes"
+    (skill / "%2e%2e" / "secret").mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(md)
+    (skill / "%2e%2e" / "secret" / "RUNBOOK.md").write_bytes(runbook)
+    entry = tmp_path / "entry.json"
+    entry.write_text(
+        json.dumps(
+            {
+                "uri": "skill://org/notes/SKILL.md",
+                "frontmatter": {"name": "notes", "description": "Team notes"},
+                "resources": [
+                    {"uri": "skill://org/notes/SKILL.md", "digest": _digest(md)},
+                    {
+                        "uri": "skill://org/notes/%2e%2e/secret/RUNBOOK.md",
+                        "digest": _digest(runbook),
+                    },
+                ],
+            }
+        )
+    )
+    args = ["skill", "verify", "--listing", str(entry), str(skill / "SKILL.md")]
+    result = _run(*args, str(skill / "%2e%2e" / "secret" / "RUNBOOK.md"), "--format", "json")
+    assert result.exit_code == 1, result.output
+    checks = json.loads(result.stdout)["subjects"][0]["checks"]
+    (outside,) = [c for c in checks if c["id"] == "skill.resource.outside"]
+    assert outside["status"] == "fail" and outside["location"] == "/resources/1"
+    assert '"skill://org/secret/RUNBOOK.md"' in outside["reason"]

@@ -14,6 +14,7 @@ from sealverify.definitions.skills import (
     field_checks,
     parse_frontmatter,
 )
+from sealverify.definitions.uris import uri_problem
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.wire.strictjson import JsonValue
 
@@ -84,8 +85,12 @@ def read_listing_entries(doc: JsonValue) -> ListingEntries:
 
 
 def _skill_path(uri: str, base: str) -> str | None:
-    """The directory a skill entry's uri names under ``base``, or None when it names none."""
-    if not uri.startswith(base):
+    """The directory a skill entry's uri names under ``base``, or None when it names none.
+
+    A uri not in RFC 3986 normal form names none: a host that normalises it would load another
+    directory than the one of that literal name (``%2e%2e`` is ``..``).
+    """
+    if not uri.startswith(base) or uri_problem(uri):
         return None
     rest = uri[len(base) :]
     rest = rest[: -len("/SKILL.md")] if rest.endswith("/SKILL.md") else rest.rstrip("/")

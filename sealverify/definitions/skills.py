@@ -12,6 +12,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]  # no types-PyYAML in the dev deps
 
 from sealverify.definitions.digests import pointer
+from sealverify.definitions.uris import uri_problem
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
@@ -510,6 +511,15 @@ def entry_checks(
     """
     checks: list[Check] = []
     entry = _entry(listing, checks)
+    problem = uri_problem(entry.uri) if entry.uri else ""
+    if problem:
+        checks.append(
+            fail(
+                "skill.uri.not-normal",
+                f"the entry uri {_json(entry.uri)} does not name one skill as written: {problem}",
+                "/uri",
+            )
+        )
     fm: Frontmatter | None = None
     if skill_md is None:
         checks.append(
@@ -619,9 +629,10 @@ def _relative(uri: str, base: str) -> str | None:
     """A resource uri as a path inside the skill's directory, or None when it is not inside.
 
     SEP-2640: each resource is the skill's SKILL.md or a file within its directory. A path with
-    an empty, ``.`` or ``..`` segment does not name a file within it.
+    an empty, ``.`` or ``..`` segment does not name a file within it, and neither does a uri a
+    host would read as another one after RFC 3986 normalisation (:func:`uri_problem`).
     """
-    if not base or not uri.startswith(base):
+    if not base or not uri.startswith(base) or uri_problem(uri):
         return None
     rel = uri[len(base) :]
     if not rel or any(seg in ("", ".", "..") for seg in rel.split("/")):
@@ -660,11 +671,12 @@ def _resource_checks(
             )
         rel = _relative(uri, base)
         if rel is None:
+            problem = uri_problem(uri)
             out.append(
                 fail(
                     "skill.resource.outside",
                     f"resource {_json(uri)} is not a file within the skill's directory "
-                    f"{_json(base)} (SEP-2640)",
+                    f"{_json(base)} (SEP-2640)" + (f": {problem}" if problem else ""),
                     where,
                 )
             )
