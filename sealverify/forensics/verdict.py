@@ -28,6 +28,7 @@ from sealverify.forensics.sides import (
     Side,
 )
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.seal.request_members import CALL_PARAMS, unbound_members
 from sealverify.wire.strictjson import (
     JsonValue,
 )
@@ -54,7 +55,9 @@ SAME_EXIT = frozenset({"identical-bytes", "same-invocation"})
 def _area(change: Change) -> str:
     parts = change.pointer.split("/")
     if len(parts) < 2:
-        return "envelope"
+        return "envelope member order" if change.change == "member-order" else "envelope"
+    if change.pointer == "/id":
+        return "JSON-RPC id"
     if parts[1] != "params":
         return "envelope"
     if len(parts) == 2:
@@ -84,8 +87,50 @@ def _member_named(change: Change) -> str:
     return change.pointer
 
 
+# What may differ between two frames of one invocation (docs/diff.md): bytes the parse does not
+# see (terminator, whitespace, escape spelling: no change at all), the JSON-RPC id, the order
+# of the envelope's and params' members (canonical_request rebuilds both in a fixed order), and
+# inside a member an identity covers, member order and number spelling (equal identities then
+# say seal reads them alike). Anything else is a member the server reads and no identity binds.
+_SEAL_IGNORES = frozenset({"JSON-RPC id", "envelope member order", "params member order"})
+
+
+def _allowed(change: Change) -> bool:
+    if _area(change) in _SEAL_IGNORES:
+        return True
+    parts = change.pointer.split("/")
+    bound = len(parts) > 2 and parts[1] == "params" and parts[2] in CALL_PARAMS
+    return bound and change.change in ("member-order", "number-spelling")
+
+
+def unbound_changes(a: Side, b: Side, changes: list[Change], params_only: bool) -> list[Change]:
+    """The differences that make two calls two invocations even when every identity is equal.
+
+    Every change outside the allowed set, and, when only ``params`` were compared (a side is a
+    receipt without frame bytes), each envelope member of a frame side that seal does not bind.
+    """
+    out = [c for c in changes if not _allowed(c)]
+    if params_only:
+        for side, change in ((a, "removed"), (b, "added")):
+            if side.frame is not None:
+                out.extend(
+                    Change(where, change)
+                    for where in unbound_members(side.message)
+                    if not where.startswith("/params/")
+                )
+    return sorted(out, key=lambda c: (c.pointer, c.change))
+
+
+def _named_areas(changes: list[Change]) -> list[str]:
+    named = []
+    for area in sorted({_area(c) for c in changes}):
+        members = sorted({_member_named(c) for c in changes if _area(c) == area})
+        named.append(f"{area}: {', '.join(members)}")
+    return named
+
+
 def _verdict(
-    a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change]
+    a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change], unbound: list[Change]
 ) -> tuple[str, str]:
     same_server = a.server == b.server
     if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data and same_server:
@@ -115,17 +160,15 @@ def _verdict(
         )
     equal = {r["name"]: r["equal"] for r in rows}
     both_absent = {r["name"] for r in rows if r["a"] is None and r["b"] is None}
-    if all(equal[n] or n in both_absent for n in INVOCATION_NAMES):
+    if all(equal[n] or n in both_absent for n in INVOCATION_NAMES) and not unbound:
         if no_bytes:
             return "same-invocation", "same invocation (no frame bytes to compare)"
         return "same-invocation", VERDICTS["same-invocation"]
     if equal["effect_v3"] and equal["guard_target_legacy"]:
-        areas = sorted({_area(c) for c in changes} - {"envelope", "params member order"})
-        named = []
-        for area in areas:
-            members = sorted({_member_named(c) for c in changes if _area(c) == area})
-            named.append(f"{area}: {', '.join(members)}")
-        if areas == ["metadata"]:
+        shown = [c for c in changes if _area(c) not in _SEAL_IGNORES]
+        shown += [c for c in unbound if c not in shown]
+        named = _named_areas(shown)
+        if [n.split(": ", 1)[0] for n in named] == ["metadata"]:
             named = [f"metadata only: {named[0].split(': ', 1)[1]}"]
         qualifier = "; ".join(named) or "no member-level change"
         return "same-action", f"{VERDICTS['same-action']} ({qualifier})"
@@ -250,7 +293,10 @@ def diff_report(
         else:
             checks.append(info(check_id, f"{row['name']} differs"))
 
-    if a.params is not None and b.params is not None and (a.frame is None or b.frame is None):
+    params_only = (
+        a.params is not None and b.params is not None and (a.frame is None or b.frame is None)
+    )
+    if params_only:
         base_a: JsonValue = {"params": a.params}
         base_b: JsonValue = {"params": b.params}
     else:
@@ -309,7 +355,20 @@ def diff_report(
         )
     )
 
-    code, text = _verdict(a, b, rows, changes)
+    unbound = unbound_changes(a, b, changes, params_only)
+    for side in (a, b):
+        if side.frame is not None:
+            checks.extend(
+                info(
+                    "diff.unbound-member",
+                    f"{side.label} carries {where}, a member no seal identity binds: two calls "
+                    "that differ in it are two invocations, and verify refuses these bytes as "
+                    "Object A (binding.object-a-request)",
+                    f"{side.label}:{where}",
+                )
+                for where in unbound_members(side.message)
+            )
+    code, text = _verdict(a, b, rows, changes, unbound)
     facts["verdict"] = code
     exit_code = 0 if code in SAME_EXIT else 1
     if a.receipt is not None and b.receipt is not None:

@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from sealverify.mcp.frame import FrameAnalysis
+from sealverify.mcp.meta import MODERN
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.seal.request_members import unbound_members
 
 __all__ = ["frame_facts", "frame_report"]
 
@@ -81,7 +83,55 @@ def _checks(result: FrameAnalysis) -> list[Check]:
                     f"seal-host records request_parse_error: {ids.canonical_request_error}",
                 )
             )
+    if result.kind in ("request", "notification"):
+        checks.extend(_unbound_checks(result))
     checks.extend(info("frame.note", note) for note in result.notes)
+    return checks
+
+
+# What the MCP schema says of a member outside the ones seal binds. Neither JSONRPCRequest nor
+# CallToolRequestParams sets additionalProperties false (schema/2026-07-28/schema.json and
+# 2025-11-25), so no such member makes the frame invalid: each is reported (info), since the
+# server reads it while no seal identity binds it, `diff` calls two calls that differ in it two
+# invocations and `verify` refuses it in Object A (binding.object-a-request).
+_TASK_2025 = (
+    "params.task asks for task-augmented execution (MCP 2025-11-25 CallToolRequestParams.task, "
+    "TaskMetadata): the server returns a CreateTaskResult, not the tool's result"
+)
+_TASK_MODERN = (
+    "params.task is not a CallToolRequestParams member in MCP 2026-07-28 (the 2025-11-25 "
+    "task-augmented call moved to the io.modelcontextprotocol/tasks extension); a server that "
+    "still honours it returns a CreateTaskResult, not the tool's result"
+)
+_UNBOUND = "; no seal identity binds it, and verify refuses it in Object A"
+
+
+def _unbound_checks(result: FrameAnalysis) -> list[Check]:
+    checks: list[Check] = []
+    call = result.method == "tools/call" and result.kind == "request"
+    suffix = _UNBOUND if call else "; JSON-RPC 2.0 defines no such member"
+    for where in unbound_members(result.message):
+        if where == "/params/task":
+            text = _TASK_MODERN if result.era == MODERN else _TASK_2025
+            checks.append(info("frame.params.task", text + _UNBOUND, where))
+        elif where.startswith("/params/"):
+            checks.append(
+                info(
+                    "frame.params.unknown-member",
+                    "a tools/call params member outside CallToolRequestParams (name, "
+                    "arguments, _meta, requestState, inputResponses)" + _UNBOUND,
+                    where,
+                )
+            )
+        else:
+            checks.append(
+                info(
+                    "frame.envelope.unknown-member",
+                    "a member outside the JSON-RPC 2.0 request (jsonrpc, id, method, params)"
+                    + suffix,
+                    where,
+                )
+            )
     return checks
 
 

@@ -24,6 +24,7 @@ from sealverify.receipts.bindings.derived import (
 )
 from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
 from sealverify.seal import identities
+from sealverify.seal.request_members import CALL_PARAMS, ENVELOPE, unbound_members
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.guards import escaped_keys, unicode_equivalent_keys
@@ -31,8 +32,6 @@ from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, uint_va
 
 __all__ = ["object_a"]
 
-_TOP = {"jsonrpc", "id", "method", "params"}
-_PARAMS = {"name", "arguments", "_meta", "requestState", "inputResponses"}
 _CONTEXT = ("_meta", "requestState", "inputResponses")
 
 
@@ -147,8 +146,11 @@ def _request_problems(frame: bytes) -> list[str]:
         )
     if not isinstance(message, dict):
         return [*problems, "not a JSON object"]
-    if set(message) != _TOP:
-        problems.append("members must be exactly jsonrpc, id, method, params")
+    # The members diff and frame name too (request_members): no identity binds any other.
+    unbound = unbound_members({**message, "method": "tools/call"})
+    if set(message) != ENVELOPE:
+        extra = [p for p in unbound if not p.startswith("/params/")]
+        problems.append("members must be exactly jsonrpc, id, method, params" + _named(extra))
     if message.get("jsonrpc") != "2.0":
         problems.append('jsonrpc must be "2.0"')
     if message.get("method") != "tools/call":
@@ -162,15 +164,21 @@ def _request_problems(frame: bytes) -> list[str]:
     params = message.get("params")
     if not isinstance(params, dict):
         return [*problems, "params must be an object"]
-    if not set(params) <= _PARAMS or not {"name", "arguments"} <= set(params):
+    if not set(params) <= CALL_PARAMS or not {"name", "arguments"} <= set(params):
+        extra = [p for p in unbound if p.startswith("/params/")]
         problems.append(
             "params must hold name, arguments and only _meta, requestState, inputResponses"
+            + _named(extra)
         )
     if not isinstance(params.get("name"), str):
         problems.append("params.name must be a string")
     if not isinstance(params.get("arguments"), dict):
         problems.append("params.arguments must be an object")
     return problems
+
+
+def _named(pointers: list[str]) -> str:
+    return f" (no seal identity binds {', '.join(pointers)})" if pointers else ""
 
 
 def _request_checks(frame: bytes, source: str) -> list[Check]:
