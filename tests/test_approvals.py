@@ -350,6 +350,9 @@ def test_v1_unknown_decision_and_bad_signature() -> None:
     assert "approval.signature" in failed(check(json.dumps(forged).encode()))
 
 
+DEMO_CONFIG = mint.DEMO_KERNEL_CONFIG
+
+
 def _forged_v1_declines() -> dict[str, bytes]:
     """v1 declines minted with the testkit, each made unreadable the way an attacker would."""
     target = mint.guard_target_of(mint.tools_call_frame("shell_exec", "{}"), DEMO_CONFIG)
@@ -360,10 +363,7 @@ def _forged_v1_declines() -> dict[str, bytes]:
     }
     edited = doc | {"payload": doc["payload"].replace('"n1"', '"n2"')}
     unsigned = {"payload": doc["payload"], "signature": ""}
-    no_nonce = json.loads(mint.approval_v1_token(target, nonce=""))
-    no_nonce_payload = json.loads(no_nonce["payload"])
-    del no_nonce_payload["nonce"]
-    text = json.dumps(no_nonce_payload, separators=(",", ":"))
+    text = json.dumps({"target": target, "issuedAt": 1, "decision": "deny"})
     signed_no_nonce = {"payload": text, "signature": mint.APPROVER_KEY.sign(text.encode()).hex()}
     return {
         "other key": mint.approval_v1_token(target, key=mint.demo_key("attacker")),
@@ -372,9 +372,6 @@ def _forged_v1_declines() -> dict[str, bytes]:
         "no signature": json.dumps(unsigned).encode(),
         "signed, without a nonce": json.dumps(signed_no_nonce).encode(),
     }
-
-
-DEMO_CONFIG = mint.DEMO_KERNEL_CONFIG
 
 
 @pytest.mark.parametrize("how", sorted(_forged_v1_declines()))

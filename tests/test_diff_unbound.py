@@ -138,3 +138,22 @@ def test_cli_diff_frame_and_verify_agree_on_params_task(tmp_path: Path) -> None:
     subject = verify_receipt(receipt, "task.json", VerifyOptions())
     (request,) = [c for c in subject.checks if c.id == "binding.object-a-request"]
     assert request.status == "fail" and "/params/task" in request.reason
+
+
+def test_a_number_spelled_otherwise_is_not_the_same_invocation() -> None:
+    # serde reads 1.0 and 1.00 alike, so every identity is equal; a server's parser need not.
+    a = line(message(params={"arguments": {"x": 1.0}}))
+    b = a.replace(b'"x":1.0', b'"x":1.00')
+    code, facts, _ = compare(a, b)
+    ids = facts["identities"]
+    assert ids["args_hash"]["equal"] and ids["canonical_request_sha256"]["equal"]
+    assert (code, facts["verdict"]) == (1, "same-action")
+    assert facts["verdict_text"].endswith("(argument number spelling: /params/arguments/x)")
+
+
+def test_metadata_member_order_seal_sorts_is_the_same_invocation() -> None:
+    meta = dict(reversed(list(META.items())))
+    a, b = line(message()), line(message(params={"_meta": meta}))
+    code, facts, _ = compare(a, b)
+    assert {"pointer": "/params/_meta", "change": "member-order"} in facts["meaning"]["changes"]
+    assert (code, facts["verdict"]) == (0, "same-invocation"), facts["verdict_text"]
