@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sealverify import VerifyOptions, diff_report, load_side, verify_receipt
+from sealverify import (
+    VerifyOptions,
+    analyze_frame,
+    diff_report,
+    frame_of,
+    frame_report,
+    load_side,
+    verify_receipt,
+)
 from sealverify.cli.main import cli
 from sealverify.testkit import mint
 
@@ -157,3 +165,18 @@ def test_metadata_member_order_seal_sorts_is_the_same_invocation() -> None:
     code, facts, _ = compare(a, b)
     assert {"pointer": "/params/_meta", "change": "member-order"} in facts["meaning"]["changes"]
     assert (code, facts["verdict"]) == (0, "same-invocation"), facts["verdict_text"]
+
+
+def test_frame_names_every_unbound_member_per_the_schema_of_its_era() -> None:
+    doc = message(params={"task": {"ttl": 1}, "x-vendor": 1}, extra=True)
+    report = frame_report("f", [analyze_frame(frame_of(line(doc), "stdio"))])
+    (subject,) = report.subjects
+    assert subject.outcome == "ADMISSIBLE" and report.exit_code == 0  # the schema allows them
+    found = {(c.id, c.status, c.location) for c in subject.checks if c.status == "info"}
+    assert found >= {
+        ("frame.envelope.unknown-member", "info", "/extra"),
+        ("frame.params.task", "info", "/params/task"),
+        ("frame.params.unknown-member", "info", "/params/x-vendor"),
+    }
+    (task,) = [c for c in subject.checks if c.id == "frame.params.task"]
+    assert "2026-07-28" in task.reason and "io.modelcontextprotocol/tasks" in task.reason
