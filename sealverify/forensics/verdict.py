@@ -104,7 +104,7 @@ def _allowed(change: Change) -> bool:
     return bound and change.change == "member-order"
 
 
-def unbound_changes(a: Side, b: Side, changes: list[Change], params_only: bool) -> list[Change]:
+def _beyond_allowed(a: Side, b: Side, changes: list[Change], params_only: bool) -> list[Change]:
     """The differences that make two calls two invocations even when every identity is equal.
 
     Every change outside the allowed set, and, when only ``params`` were compared (a side is a
@@ -131,7 +131,7 @@ def _named_areas(changes: list[Change]) -> list[str]:
 
 
 def _verdict(
-    a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change], unbound: list[Change]
+    a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change], beyond: list[Change]
 ) -> tuple[str, str]:
     same_server = a.server == b.server
     if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data and same_server:
@@ -161,13 +161,13 @@ def _verdict(
         )
     equal = {r["name"]: r["equal"] for r in rows}
     both_absent = {r["name"] for r in rows if r["a"] is None and r["b"] is None}
-    if all(equal[n] or n in both_absent for n in INVOCATION_NAMES) and not unbound:
+    if all(equal[n] or n in both_absent for n in INVOCATION_NAMES) and not beyond:
         if no_bytes:
             return "same-invocation", "same invocation (no frame bytes to compare)"
         return "same-invocation", VERDICTS["same-invocation"]
     if equal["effect_v3"] and equal["guard_target_legacy"]:
         shown = [c for c in changes if _area(c) not in _SEAL_IGNORES]
-        shown += [c for c in unbound if c not in shown]
+        shown += [c for c in beyond if c not in shown]
         named = _named_areas(shown)
         if [n.split(": ", 1)[0] for n in named] == ["metadata"]:
             named = [f"metadata only: {named[0].split(': ', 1)[1]}"]
@@ -356,7 +356,7 @@ def diff_report(
         )
     )
 
-    unbound = unbound_changes(a, b, changes, params_only)
+    beyond = _beyond_allowed(a, b, changes, params_only)
     for side in (a, b):
         if side.frame is not None:
             checks.extend(
@@ -369,7 +369,7 @@ def diff_report(
                 )
                 for where in unbound_members(side.message)
             )
-    code, text = _verdict(a, b, rows, changes, unbound)
+    code, text = _verdict(a, b, rows, changes, beyond)
     facts["verdict"] = code
     exit_code = 0 if code in SAME_EXIT else 1
     if a.receipt is not None and b.receipt is not None:
