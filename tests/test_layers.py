@@ -22,7 +22,7 @@ PACKAGE = ROOT / "sealverify"
 # version string, which every layer may name, and "catalogue" the check-id catalogue (package
 # data), which SARIF and `explain` read; "__main__" is `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version", "catalogue"),
+    ("_version", "errors", "catalogue"),
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),

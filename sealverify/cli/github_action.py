@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from sealverify import catalogue
+from sealverify import InputError, catalogue
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
 
@@ -45,7 +45,7 @@ _MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold e
 _MAX_ROWS = 100  # receipts listed in the run summary
 
 
-class CouldNotRun(Exception):
+class CouldNotRun(InputError):
     """A broken invocation: reported as an error annotation and exit 2, never a finding."""
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import rfc8785
 
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated
 from sealverify.wire.framing import FrameBytes, split_stdio
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class Unrepresentable(ValueError):
+class Unrepresentable(InputError, ValueError):
     """A value the profile's canonical form cannot spell the way its upstream would."""
 
 

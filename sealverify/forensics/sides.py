@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from sealverify.errors import InputError
 from sealverify.forensics.integrity import (
     RECEIPT_LIMITS,
     decode_b64,
@@ -35,7 +36,7 @@ RECEIPT_DISCRIMINATORS = ("record_type", "seal_receipt", "seal_live_receipt")
 _AUTO = FrameOptions(era="auto")
 
 
-class DiffInputError(ValueError):
+class DiffInputError(InputError, ValueError):
     """An input cannot be used at all (empty, no such frame index): the CLI maps it to exit 2."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sealverify.errors import InputError
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -45,7 +46,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 
 
-class NotRenderable(ValueError):
+class NotRenderable(InputError, ValueError):
     """A value the approval renderer cannot write (a float, a negative or too large number)."""
 
 

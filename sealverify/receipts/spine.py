@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
 from sealverify.seal.signatures import ed25519_verify, key_id
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
@@ -52,7 +53,7 @@ class SpineResult:
     signer_key_id: str | None
 
 
-class NotReconstructable(ValueError):
+class NotReconstructable(InputError, ValueError):
     """A received number the producer could not have written, so its signed bytes are unknown."""
 
     def __init__(self, pointer: str, lexeme: str, reason: str) -> None:
