@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from sealverify.errors import (
         InputError,
+        InputFileError,
         InternalError,
         OptionError,
         SealverifyError,
@@ -74,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     # the one root of every error raised when a run cannot be done (bad evidence never raises)
     "SealverifyError": "sealverify.errors",
     "InputError": "sealverify.errors",
+    "InputFileError": "sealverify.errors",
     "OptionError": "sealverify.errors",
     "SourceError": "sealverify.errors",
     "StoreError": "sealverify.errors",
@@ -146,6 +148,7 @@ __all__ = [
     "FrameOptions",
     "HostApproval",
     "InputError",
+    "InputFileError",
     "InternalError",
     "Limits",
     "ModelLimit",

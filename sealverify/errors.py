@@ -17,6 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "InputError",
+    "InputFileError",
     "InternalError",
     "OptionError",
     "SealverifyError",
@@ -35,6 +36,10 @@ class InputError(SealverifyError):
 
 class OptionError(InputError, ValueError):
     """An option's value the library refuses (an unknown policy name, a waiver it never gives)."""
+
+
+class InputFileError(InputError, ValueError):
+    """A file the run was given (trust file, rule file, chain state, signing key) is malformed."""
 
 
 class SourceError(SealverifyError, OSError):

@@ -176,11 +176,10 @@ def test_an_https_style_url_is_read_like_a_file(tree: Path) -> None:
 
 def _attested_tree(root: Path) -> Path:
     """A receipt whose partition attestation beside it fails it (its raw line is not bound)."""
-    from tests.test_verify_wiring import _block_with_meta
-
     from sealverify.ruling import partition
     from sealverify.testkit import mint
     from sealverify.wire.framing import frame_of
+    from tests.test_verify_wiring import _block_with_meta
 
     raw, frame = _block_with_meta()
     (root / "x.receipt.json").write_bytes(raw)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sealverify.errors import OptionError
 from sealverify.forensics.changes import (
     Change,
 )
@@ -150,7 +151,7 @@ _UNKNOWN_READING = {
 
 def _policy(unknown_keys: str) -> str:
     if unknown_keys not in UNKNOWN_KEY_POLICIES:
-        raise ValueError(f"unknown-key policy must be refuse or commit, not {unknown_keys!r}")
+        raise OptionError(f"unknown-key policy must be refuse or commit, not {unknown_keys!r}")
     return unknown_keys
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from sealverify.errors import InputFileError
 from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
 
@@ -294,18 +295,18 @@ def parse_state_file(data: bytes) -> tuple[str, str]:
     try:
         doc = parse_bytes(data)
     except JsonError as exc:
-        raise ValueError(f"not strict JSON: {exc}") from None
+        raise InputFileError(f"not strict JSON: {exc}") from None
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")
+        raise InputFileError("not a JSON object")
     if set(doc) != STATE_MEMBERS:
-        raise ValueError("members must be exactly seal_audit_state, session, head")
+        raise InputFileError("members must be exactly seal_audit_state, session, head")
     if doc["seal_audit_state"] != "v1":
-        raise ValueError('seal_audit_state is not "v1"')
+        raise InputFileError('seal_audit_state is not "v1"')
     head, session = doc["head"], doc["session"]
     if not (isinstance(head, str) and _HEX64.fullmatch(head)):
-        raise ValueError("head is not 64 lowercase hex digits")
+        raise InputFileError("head is not 64 lowercase hex digits")
     if not (isinstance(session, str) and session):
-        raise ValueError("session is not a non-empty string")
+        raise InputFileError("session is not a non-empty string")
     return session, head
 
 

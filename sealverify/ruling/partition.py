@@ -13,6 +13,7 @@ from typing import Any
 import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sealverify.errors import InputFileError, OptionError
 from sealverify.mcp import keytable as metakeys
 from sealverify.mcp.frame import FrameOptions, analyze_frame
 from sealverify.mcp.meta import LEGACY, MODERN, Refusal
@@ -202,7 +203,7 @@ def partition_frame(
     C-refuse-unknown, and a committed number JCS cannot write exactly.
     """
     if policy not in POLICIES:
-        raise ValueError(f"unknown partition policy {policy!r}; one of {', '.join(POLICIES)}")
+        raise OptionError(f"unknown partition policy {policy!r}; one of {', '.join(POLICIES)}")
     analysis = analyze_frame(frame, options)
     state: str
     if analysis.meta is not None:
@@ -304,7 +305,7 @@ def seed_from_key_text(text: str) -> bytes:
     """
     body = text[:-1] if text.endswith("\n") else text
     if re.fullmatch(r"[0-9a-f]{64}", body) is None:
-        raise ValueError(
+        raise InputFileError(
             "signing key file must hold exactly 64 lowercase hex digits (a 32-byte Ed25519 "
             f"seed) and at most one trailing newline; got {len(text)} characters"
         )
