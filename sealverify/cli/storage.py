@@ -110,6 +110,11 @@ def _filesystem(url: str) -> tuple[Any, str]:
     return fs, str(path)
 
 
+# Each ``except Exception`` below translates, never swallows: fsspec's backends raise their own
+# classes (botocore, aiohttp, azure-core, google-auth), so any of them becomes a SourceError or
+# a usage error naming the object (exit 2), never a False, an empty listing or a skipped file.
+
+
 def _reason(exc: BaseException) -> str:
     """One line saying why an object could not be reached."""
     if isinstance(exc, FileNotFoundError):

@@ -141,7 +141,7 @@ def _heldfast_body(tool: Any) -> dict[str, Any]:
 def _jcs(value: Any) -> bytes:
     try:
         return bytes(rfc8785.dumps(value))
-    except Exception as exc:  # rfc8785 raises its own error classes
+    except (rfc8785.CanonicalizationError, RecursionError) as exc:  # its float/int/type refusals
         raise Unrepresentable(f"RFC 8785 refuses the value: {exc}") from None
 
 
