@@ -19,8 +19,10 @@ PACKAGE = ROOT / "sealverify"
 # Bottom first. A package may import from any lower level, never from its own level's other
 # packages (they are independent siblings) nor from above. "" is the package face,
 # sealverify/__init__.py: the public API, above everything it re-exports; "_version" is the
-# version string, which every layer may name, and "catalogue" the check-id catalogue (package
-# data), which SARIF and `explain` read; "__main__" is `python -m sealverify`, above the CLI.
+# version string, which every layer may name, "errors" the root of every error raised when a
+# run cannot be done, which every layer derives its error classes from, and "catalogue" the
+# check-id catalogue (package data), which SARIF and `explain` read; "__main__" is
+# `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("_version", "errors", "catalogue"),
     ("wire", "reports"),
