@@ -43,6 +43,7 @@ LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in 
 # library surface is not promised yet. docs/api.md names them; adding one is a decision.
 CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
+    ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
     ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
     ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON

@@ -13,6 +13,7 @@ import rfc8785
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated
 from sealverify.wire.framing import FrameBytes, split_stdio
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -35,11 +36,6 @@ __all__ = [
 
 class Unrepresentable(InputError, ValueError):
     """A value the profile's canonical form cannot spell the way its upstream would."""
-
-
-def pointer(*parts: str | int) -> str:
-    """An RFC 6901 JSON pointer built from unescaped reference tokens."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 # --- numbers -------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from sealverify.errors import InputError
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -38,9 +39,6 @@ TOKEN_MEMBERS = frozenset(
 
 
 RENDERER_MEMBERS = frozenset({"name", "version", "manifest_sha256"})
-
-
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
@@ -133,7 +131,7 @@ def _uint(value: JsonValue) -> str:
 
 
 def hex64_rule(value: JsonValue) -> str:
-    if isinstance(value, str) and _HEX64.fullmatch(value):
+    if isinstance(value, str) and HEX64.fullmatch(value):
         return ""
     return "must be 64 lowercase hex digits"
 

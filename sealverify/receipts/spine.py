@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
 from sealverify.seal.signatures import ed25519_verify, key_id
+from sealverify.wire.spelling import pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
 
 __all__ = [
@@ -108,7 +109,7 @@ def js_string_text(value: str) -> str:
 
 
 def _pointer(parent: str, token: str | int) -> str:
-    return f"{parent}/{str(token).replace('~', '~0').replace('/', '~1')}"
+    return f"{parent}/{pointer_token(token)}"
 
 
 def _exact_number(number: JsonNumber, pointer: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -20,6 +19,7 @@ from sealverify.mcp.meta import LEGACY, MODERN, Refusal
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal import signatures
 from sealverify.wire.framing import FrameBytes, frame_of
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -304,7 +304,7 @@ def seed_from_key_text(text: str) -> bytes:
     One trailing newline is allowed; anything else raises ValueError.
     """
     body = text[:-1] if text.endswith("\n") else text
-    if re.fullmatch(r"[0-9a-f]{64}", body) is None:
+    if HEX64.fullmatch(body) is None:
         raise InputFileError(
             "signing key file must hold exactly 64 lowercase hex digits (a 32-byte Ed25519 "
             f"seed) and at most one trailing newline; got {len(text)} characters"

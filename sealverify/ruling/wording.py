@@ -12,6 +12,7 @@ from typing import Any
 from sealverify.errors import InputFileError
 from sealverify.mcp import keytable as metakeys
 from sealverify.reports.model import Check, fail, passed
+from sealverify.wire import spelling
 from sealverify.wire.strictjson import JsonNumber
 
 __all__ = [
@@ -377,10 +378,7 @@ _Path = tuple[str | int, ...]
 
 
 def _pointer(parts: _Path) -> str:
-    return "".join(
-        "/" + (p.replace("~", "~0").replace("/", "~1") if isinstance(p, str) else str(p))
-        for p in parts
-    )
+    return spelling.pointer(*parts)
 
 
 # What a member name means to the walk: its members are skipped (a machine subtree, or a

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from sealverify.errors import InputFileError, OptionError
 from sealverify.seal.signatures import hex_key
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -27,7 +27,6 @@ ROLES: tuple[str, ...] = get_args(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
 _KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
@@ -274,7 +273,7 @@ def _kernels(value: JsonValue) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise InputFileError("trust file/kernels: expected an array of sha256 hex strings")
     for index, item in enumerate(value):
-        if not (isinstance(item, str) and _HEX64.fullmatch(item)):
+        if not (isinstance(item, str) and HEX64.fullmatch(item)):
             raise InputFileError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
     if len(set(value)) != len(value):
         raise InputFileError("trust file/kernels: a build is listed twice")
