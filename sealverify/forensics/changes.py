@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sealverify.wire import serdejson
-from sealverify.wire.spelling import pointer_token
+from sealverify.wire.spelling import pointer_token as pointer_token  # re-exported (verdict)
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
