@@ -62,6 +62,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
+    ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from sealverify import InputError, catalogue
-from sealverify.cli.common import HEX64
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
 __all__ = ["GATES", "Inputs", "main", "run"]
 
