@@ -17,10 +17,21 @@ import click
 import pytest
 
 import sealverify
-from sealverify import InputError, InternalError, SealverifyError, SourceError, StoreError
+from sealverify import (
+    InputError,
+    InputFileError,
+    InternalError,
+    OptionError,
+    SealverifyError,
+    SourceError,
+    StoreError,
+)
 from sealverify.cli import main as cli_main
+from sealverify.forensics import compare
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify.ruling import partition, wording
 from sealverify.testkit import mint
+from sealverify.wire.framing import frame_of
 from tests import adversarial_corpus as corpus
 
 PACKAGE = Path(sealverify.__file__).parent
@@ -69,6 +80,53 @@ def test_a_bad_option_is_an_input_error_and_still_a_value_error() -> None:
         VerifyOptions(waive=frozenset({"binding.args-hash"}))
     with pytest.raises(ValueError):
         VerifyOptions(waive=frozenset({"binding.args-hash"}))
+
+
+def _frame() -> bytes:
+    return corpus.frame()
+
+
+CANNOT_RUN: list[tuple[str, type[InputError], Callable[[], object]]] = [
+    ("trust file", InputFileError, lambda: sealverify.load_trust_file(b"[]")),
+    ("pin", OptionError, lambda: sealverify.TrustStore.from_pins(config=["AB" * 32])),
+    ("rule file", InputFileError, lambda: wording.parse_rules("nonsense = [")),
+    ("chain state", InputFileError, lambda: sealverify.parse_state_file(b"{}")),
+    ("signing key", InputFileError, lambda: partition.seed_from_key_text("xyz\n")),
+    (
+        "partition policy",
+        OptionError,
+        lambda: partition.partition_frame(frame_of(_frame()), "C-guess"),
+    ),
+    ("unknown-key policy", OptionError, lambda: compare.meta_key_rows([], "exclude")),
+    (
+        "what-if key",
+        OptionError,
+        lambda: sealverify.what_if(
+            mint.KERNEL_VALID_CONFIG,
+            [_frame()],
+            sealverify.KERNEL_PROFILES[sealverify.DEFAULT_KERNEL_SHA256],
+            config_pubkey="zz",
+        ),
+    ),
+    (
+        "what-if frame",
+        InputFileError,
+        lambda: sealverify.what_if(
+            mint.KERNEL_VALID_CONFIG,
+            [b"\xff\n"],
+            sealverify.KERNEL_PROFILES[sealverify.DEFAULT_KERNEL_SHA256],
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("what, kind, call", CANNOT_RUN, ids=[c[0] for c in CANNOT_RUN])
+def test_what_cannot_run_raises_its_kind_and_stays_a_value_error(
+    what: str, kind: type[InputError], call: Callable[[], object]
+) -> None:
+    with pytest.raises(kind) as raised:
+        call()
+    assert isinstance(raised.value, ValueError)  # callers written against ValueError still work
 
 
 def test_a_broken_spine_import_is_an_error_not_a_fail_on_the_evidence(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sealverify.errors import OptionError
+from sealverify.errors import InputFileError, OptionError
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, nat_json, parse
 from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
@@ -109,7 +109,7 @@ def what_if(
     for frame in frames:
         line = lean_view(frame)
         if line is None:
-            raise ValueError("a frame is not valid UTF-8")
+            raise InputFileError("a frame is not valid UTF-8")
         lines.append(line)
     results = []
     records: list[LValue] = []
