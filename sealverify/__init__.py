@@ -18,6 +18,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from sealverify.errors import (
+        InputError,
+        InputFileError,
+        InternalError,
+        OptionError,
+        SealverifyError,
+        SourceError,
+        StoreError,
+    )
     from sealverify.forensics import (
         DiffInputError,
         Side,
@@ -63,6 +72,14 @@ if TYPE_CHECKING:
 # Where each public name lives. The layer test (tests/test_layers.py) checks that this table
 # and the imports above name the same objects.
 _EXPORTS: dict[str, str] = {
+    # the one root of every error raised when a run cannot be done (bad evidence never raises)
+    "SealverifyError": "sealverify.errors",
+    "InputError": "sealverify.errors",
+    "InputFileError": "sealverify.errors",
+    "OptionError": "sealverify.errors",
+    "SourceError": "sealverify.errors",
+    "StoreError": "sealverify.errors",
+    "InternalError": "sealverify.errors",
     # the report every check produces
     "Check": "sealverify.reports.model",
     "Report": "sealverify.reports.model",
@@ -130,11 +147,18 @@ __all__ = [
     "FrameBytes",
     "FrameOptions",
     "HostApproval",
+    "InputError",
+    "InputFileError",
+    "InternalError",
     "Limits",
     "ModelLimit",
+    "OptionError",
     "Rederivation",
     "Report",
+    "SealverifyError",
     "Side",
+    "SourceError",
+    "StoreError",
     "Subject",
     "TokenResult",
     "TrustStore",

@@ -169,3 +169,113 @@ def test_an_https_style_url_is_read_like_a_file(tree: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# --- a store that fails mid-run: exit 2 naming what could not be read, never a skipped input ---
+
+
+def _attested_tree(root: Path) -> Path:
+    """A receipt whose partition attestation beside it fails it (its raw line is not bound)."""
+    from sealverify.ruling import partition
+    from sealverify.testkit import mint
+    from sealverify.wire.framing import frame_of
+    from tests.test_verify_wiring import _block_with_meta
+
+    raw, frame = _block_with_meta()
+    (root / "x.receipt.json").write_bytes(raw)
+    record = partition.partition_frame(frame_of(frame)).record
+    assert record is not None
+    attestation = partition.sign_record(record, mint.RECEIPT_KEY.seed)
+    attestation["record"]["raw_line_sha256"] = "0" * 64
+    (root / "x.receipt.json.partition.json").write_text(json.dumps(attestation))
+    return root
+
+
+@pytest.mark.parametrize("named", ["day-2", "day-2/x.receipt.json"], ids=["walked", "named"])
+def test_a_store_that_stops_mid_run_is_exit_2_not_a_skipped_attestation(
+    named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server of its own: this test stops it half way through the run. The receipt named
+    # directly is the case a swallowed error skipped: its side file is looked up by a request
+    # of its own (a walk has it from the listing already, and then fails reading it).
+    pytest.importorskip("s3fs", reason="the s3 extra is not installed")
+    server_module = pytest.importorskip("moto.server", reason="moto[server] is not installed")
+    from tests.fleet_services import free_port, wait_for_port
+    from tests.test_verify_wiring import PINS
+
+    port = free_port()
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    running = True
+    try:
+        wait_for_port(port)
+        s3 = S3(f"http://127.0.0.1:{port}")
+        s3.client().create_bucket(Bucket="attested")
+        s3.upload("attested", _attested_tree(tmp_path), "day-2")
+        # Few retries against the stopped server: the run ends in seconds, not minutes.
+        quick = [*s3.options(), "--storage-option", 'config_kwargs={"retries":{"max_attempts":1}}']
+        args = [f"s3://attested/{named}", *PINS, "--format", "json", *quick]
+        whole = run(*args)
+        assert whole.exit_code == 1, whole.output  # the attestation fails the receipt
+        failed = [c for c in json.loads(whole.stdout)["subjects"][0]["checks"]]
+        assert any(c["id"].startswith("partition.") and c["status"] == "fail" for c in failed)
+
+        read = storage.Remote.read_bytes
+
+        def read_then_stop(self: storage.Remote) -> bytes:
+            nonlocal running
+            data = read(self)
+            if self.name == "x.receipt.json" and running:
+                server.stop()  # the receipt was read; the store goes away before its side file
+                running = False
+            return data
+
+        monkeypatch.setattr(storage.Remote, "read_bytes", read_then_stop)
+        cut = run(*args)
+        assert not running
+        assert cut.exit_code == 2, cut.output
+        assert "cannot read partition attestation s3://attested/day-2/x.receipt.json." in cut.output
+        assert '"VERIFIED"' not in cut.stdout
+    finally:
+        if running:
+            server.stop()
+
+
+class _Store:
+    """A filesystem whose lookups fail the way a throttled or unreachable store does."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def info(self, path: str) -> dict[str, str]:
+        raise self.error
+
+    def isdir(self, path: str) -> bool:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error", [TimeoutError("read timed out"), PermissionError("denied"), RuntimeError("503")]
+)
+def test_a_store_that_cannot_answer_is_never_no_such_object(
+    error: BaseException, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sealverify import SealverifyError, SourceError
+
+    monkeypatch.setattr(storage, "_filesystem", lambda url: (_Store(error), url))
+    remote = storage.Remote("s3://b/x.receipt.json.partition.json")
+    for look in (remote.is_file, remote.is_dir):
+        with pytest.raises(SourceError) as raised:
+            look()
+        assert isinstance(raised.value, OSError) and isinstance(raised.value, SealverifyError)
+        assert str(raised.value).startswith("cannot read s3://b/x.receipt.json.partition.json: ")
+    attestation, problem = verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json"))
+    assert attestation is None
+    assert problem.startswith("cannot read partition attestation s3://b/x.receipt.json.partition")
+
+
+def test_an_absent_object_is_just_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "_filesystem", lambda url: (_Store(FileNotFoundError(url)), url))
+    remote = storage.Remote("s3://b/x.receipt.json.partition.json")
+    assert remote.is_file() is False and remote.is_dir() is False
+    assert verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json")) == (None, "")

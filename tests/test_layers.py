@@ -19,10 +19,12 @@ PACKAGE = ROOT / "sealverify"
 # Bottom first. A package may import from any lower level, never from its own level's other
 # packages (they are independent siblings) nor from above. "" is the package face,
 # sealverify/__init__.py: the public API, above everything it re-exports; "_version" is the
-# version string, which every layer may name, and "catalogue" the check-id catalogue (package
-# data), which SARIF and `explain` read; "__main__" is `python -m sealverify`, above the CLI.
+# version string, which every layer may name, "errors" the root of every error raised when a
+# run cannot be done, which every layer derives its error classes from, and "catalogue" the
+# check-id catalogue (package data), which SARIF and `explain` read; "__main__" is
+# `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version", "catalogue"),
+    ("_version", "errors", "catalogue"),
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
@@ -41,6 +43,7 @@ LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in 
 # library surface is not promised yet. docs/api.md names them; adding one is a decision.
 CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
+    ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
     ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
     ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
@@ -59,6 +62,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
+    ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),

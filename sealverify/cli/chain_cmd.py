@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,14 @@ from sealverify import (
     verify_logs,
 )
 from sealverify.cli.chain_display import chain_display
-from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
+from sealverify.cli.common import (
+    HEX64,
+    emit,
+    format_option,
+    lowercase_hex,
+    output_option,
+    read_input,
+)
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
@@ -32,7 +38,6 @@ from sealverify.reports.model import fail
 
 __all__ = ["COMMANDS", "chain"]
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 EXIT_UNANCHORED = 3
 
 
@@ -161,9 +166,9 @@ def chain(
     needs --start-head (or --state). Exit 0 intact and anchored at both ends, 1 broken (or no
     chain record at all), 2 could not run, 3 intact but its start or tail is unanchored.
     """
-    if expect_head is not None and not _HEX64.fullmatch(expect_head):
+    if expect_head is not None and not HEX64.fullmatch(expect_head):
         raise click.UsageError("--expect-head must be 64 hex digits")
-    if start_head is not None and not _HEX64.fullmatch(start_head):
+    if start_head is not None and not HEX64.fullmatch(start_head):
         raise click.UsageError("--start-head must be 64 hex digits")
     sources = _read_logs(logs)
     extra: list[Check] = []

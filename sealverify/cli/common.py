@@ -12,8 +12,10 @@ import click
 
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
+from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
 
 __all__ = [
+    "HEX64",
     "allow_published_keys_option",
     "emit",
     "era_option",

@@ -16,16 +16,14 @@ from sealverify import (
     what_if,
     what_if_report,
 )
-from sealverify.cli.common import lowercase_hex, output_option, read_input, write_result
+from sealverify.cli.common import HEX64, lowercase_hex, output_option, read_input, write_result
 
 __all__ = ["COMMANDS", "decide_command"]
-
-_HEX64 = frozenset("0123456789abcdef")
 
 
 def _approval(text: str) -> HostApproval:
     target, _, issued = text.partition("@")
-    if len(target) != 64 or not _HEX64.issuperset(target):
+    if not HEX64.fullmatch(target):
         raise click.BadParameter(f"{text!r}: TARGET must be 64 hex digits")
     if issued and not issued.isdigit():
         raise click.BadParameter(f"{text!r}: @MS must be a natural number of milliseconds")

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from sealverify import catalogue
+from sealverify import InputError, catalogue
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
 __all__ = ["GATES", "Inputs", "main", "run"]
 
@@ -40,12 +41,11 @@ GATES: dict[str, frozenset[int]] = {
 }
 _OUTCOMES = ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
 _GLOB = re.compile(r"[*?\[]")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold every receipt
 _MAX_ROWS = 100  # receipts listed in the run summary
 
 
-class CouldNotRun(Exception):
+class CouldNotRun(InputError):
     """A broken invocation: reported as an error annotation and exit 2, never a finding."""
 
 
@@ -102,8 +102,8 @@ class Inputs:
             raise CouldNotRun(f"format: expected jsonl, json, sarif or junit: {self.report_format}")
         pins = (*self.config_pubkeys, *self.receipt_pubkeys, *self.kernel_sha256)
         for pin in pins:
-            if not _HEX64.fullmatch(pin):
-                hint = " (write it in lowercase)" if _HEX64.fullmatch(pin.lower()) else ""
+            if not HEX64.fullmatch(pin):
+                hint = " (write it in lowercase)" if HEX64.fullmatch(pin.lower()) else ""
                 raise CouldNotRun(f"pin {pin!r}: expected 64 lowercase hex digits{hint}")
 
     def resolve(self, name: str) -> str:

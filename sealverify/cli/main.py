@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
+import traceback
 
 import click
 
-from sealverify import __version__
+from sealverify import InternalError, SealverifyError, __version__
 from sealverify import cli as cli_package
 
-__all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
+__all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "debugging", "main"]
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C
+DEBUG_ENV = "SEALVERIFY_DEBUG"
+_debug_flag = False  # --debug, set by the group before any command runs
 
 
 class _LazyGroup(click.Group):
@@ -55,16 +59,34 @@ def command_modules() -> tuple[str, ...]:
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sealverify")
-def cli() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    help=f"Print the traceback of an internal error to stderr (also {DEBUG_ENV}=1). "
+    "The exit code stays 2.",
+)
+def cli(debug: bool) -> None:
     """Verify seal MCP mediator evidence offline: frames, receipts, chains, approvals.
 
     Exit codes are documented in the README; 2 always means the run could not be done
     (bad flag, unreadable input), never a finding.
     """
+    global _debug_flag
+    _debug_flag = debug
+
+
+def debugging() -> bool:
+    """Whether an internal error's traceback is wanted: ``--debug`` or ``SEALVERIFY_DEBUG=1``."""
+    return _debug_flag or os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
 def main() -> None:
-    """Run the CLI; any uncaught error exits 2 (could not run), never 1 (findings)."""
+    """Run the CLI; any uncaught error exits 2 (could not run), never 1 (findings).
+
+    This is the one place an exception becomes an exit code: click's usage errors and every
+    :class:`~sealverify.SealverifyError` are one line; anything else is a defect, an internal
+    error, whose traceback ``--debug`` prints.
+    """
     try:
         code = cli.main(standalone_mode=False)  # Exit(n) from a subcommand returns n here
     except (click.exceptions.Abort, KeyboardInterrupt):
@@ -74,10 +96,21 @@ def main() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-    except Exception as exc:
-        click.echo(f"sealverify: internal error: {type(exc).__name__}: {exc}", err=True)
+    except SealverifyError as exc:
+        if isinstance(exc, InternalError):
+            _internal(exc)
+        click.echo(f"sealverify: {exc}", err=True)
         sys.exit(2)
+    except Exception as exc:  # a defect anywhere: one line (and the traceback if asked), exit 2
+        _internal(exc)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal(exc: Exception) -> None:
+    if debugging():
+        traceback.print_exception(exc, file=sys.stderr)
+    click.echo(f"sealverify: internal error: {type(exc).__name__}: {exc}", err=True)
+    sys.exit(2)
 
 
 if __name__ == "__main__":

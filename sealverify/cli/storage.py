@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from sealverify import SourceError
+
 __all__ = [
     "Location",
     "Remote",
@@ -108,6 +110,11 @@ def _filesystem(url: str) -> tuple[Any, str]:
     return fs, str(path)
 
 
+# Each ``except Exception`` below translates, never swallows: fsspec's backends raise their own
+# classes (botocore, aiohttp, azure-core, google-auth), so any of them becomes a SourceError or
+# a usage error naming the object (exit 2), never a False, an empty listing or a skipped file.
+
+
 def _reason(exc: BaseException) -> str:
     """One line saying why an object could not be reached."""
     if isinstance(exc, FileNotFoundError):
@@ -120,8 +127,8 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def _os_error(exc: BaseException) -> OSError:
-    return OSError(getattr(exc, "errno", None) or errno.EIO, _reason(exc))
+def _os_error(exc: BaseException, url: str) -> SourceError:
+    return SourceError(getattr(exc, "errno", None) or errno.EIO, _reason(exc), url)
 
 
 def _url(fs: Any, path: str, like: str) -> str:
@@ -156,60 +163,69 @@ class Remote:
     def with_name(self, name: str) -> Remote:
         return Remote(posixpath.join(posixpath.dirname(self.url.rstrip("/")), name))
 
+    # is_dir and is_file answer False only for an object that is not there. A store that
+    # cannot answer (unreachable, access denied, throttled) is a SourceError, never "no such
+    # object": a partition attestation beside a receipt that could not be looked up must stop
+    # the run, not be skipped as absent (fsspec's own isfile says False on any error).
     def is_dir(self) -> bool:
         fs, path = _filesystem(self.url)
         try:
             return bool(fs.isdir(path))
-        except Exception:
+        except FileNotFoundError:
             return False
+        except Exception as exc:  # the store's own error classes: named, never a False
+            raise _os_error(exc, self.url) from None
 
     def is_file(self) -> bool:
         fs, path = _filesystem(self.url)
         try:
-            return bool(fs.isfile(path))
-        except Exception:
+            return bool(fs.info(path)["type"] == "file")
+        except FileNotFoundError:
             return False
+        except Exception as exc:  # the store's own error classes: named, never a False
+            raise _os_error(exc, self.url) from None
 
     def read_bytes(self) -> bytes:
         fs, path = _filesystem(self.url)
         try:
             return bytes(fs.cat_file(path))
         except Exception as exc:
-            raise _os_error(exc) from None
+            raise _os_error(exc, self.url) from None
 
     def read_range(self, start: int, end: int) -> bytes:
         fs, path = _filesystem(self.url)
         try:
             return bytes(fs.cat_file(path, start=start, end=end)) if end > start else b""
         except Exception as exc:
-            raise _os_error(exc) from None
+            raise _os_error(exc, self.url) from None
 
     def open(self, mode: str = "rb") -> _Reading:
         fs, path = _filesystem(self.url)
         try:
-            return _Reading(fs.open(path, mode))
+            return _Reading(fs.open(path, mode), self.url)
         except Exception as exc:
-            raise _os_error(exc) from None
+            raise _os_error(exc, self.url) from None
 
 
 class _Reading:
     """A remote file whose read errors are :class:`OSError` (the runner's contract)."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, url: str) -> None:
         self._handle = handle
+        self.url = url
 
     def read(self, size: int = -1) -> bytes:
         try:
             return bytes(self._handle.read(size))
         except Exception as exc:
-            raise _os_error(exc) from None
+            raise _os_error(exc, self.url) from None
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
             try:
                 line = self._handle.readline()
             except Exception as exc:
-                raise _os_error(exc) from None
+                raise _os_error(exc, self.url) from None
             if not line:
                 return
             yield bytes(line)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -26,6 +25,7 @@ from sealverify import (
 )
 from sealverify.cli import cluster, storage
 from sealverify.cli.common import (
+    HEX64,
     allow_published_keys_option,
     format_option,
     lowercase_hex,
@@ -51,9 +51,6 @@ if TYPE_CHECKING:
     from sealverify.reports.formats.html.verify_page import VerifyPage
 
 __all__ = ["COMMANDS", "verify"]
-
-
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def _jobs(value: str) -> int:
@@ -256,7 +253,7 @@ def verify(
     2 could not run (bad flag, unreadable path, no receipt found).
     """
     for pin in kernel_pins:
-        if not _HEX64.fullmatch(pin):
+        if not HEX64.fullmatch(pin):
             raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:

@@ -66,9 +66,9 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     be read; the problem is a usage error once the file is known to be a receipt.
     """
     side = path.with_name(path.name + _SIDE_SUFFIX)
-    if not side.is_file():
-        return None, ""
     try:
+        if not side.is_file():  # a store that cannot say is an OSError: a problem, not absent
+            return None, ""
         return parse_bytes(side.read_bytes()), ""
     except (OSError, JsonError) as exc:
         return None, f"cannot read partition attestation {side}: {exc}"

@@ -10,8 +10,10 @@ from typing import Any
 
 import rfc8785
 
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated
 from sealverify.wire.framing import FrameBytes, split_stdio
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -32,13 +34,8 @@ __all__ = [
 ]
 
 
-class Unrepresentable(ValueError):
+class Unrepresentable(InputError, ValueError):
     """A value the profile's canonical form cannot spell the way its upstream would."""
-
-
-def pointer(*parts: str | int) -> str:
-    """An RFC 6901 JSON pointer built from unescaped reference tokens."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 # --- numbers -------------------------------------------------------------------------------
@@ -140,7 +137,7 @@ def _heldfast_body(tool: Any) -> dict[str, Any]:
 def _jcs(value: Any) -> bytes:
     try:
         return bytes(rfc8785.dumps(value))
-    except Exception as exc:  # rfc8785 raises its own error classes
+    except (rfc8785.CanonicalizationError, RecursionError) as exc:  # its float/int/type refusals
         raise Unrepresentable(f"RFC 8785 refuses the value: {exc}") from None
 
 

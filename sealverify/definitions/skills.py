@@ -13,6 +13,7 @@ import yaml  # type: ignore[import-untyped]  # no types-PyYAML in the dev deps
 
 from sealverify.definitions.digests import pointer
 from sealverify.definitions.uris import uri_problem
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
@@ -38,7 +39,7 @@ RESERVED_PREFIX = "io.modelcontextprotocol/"
 RECOGNIZED_RESERVED_KEYS: frozenset[str] = frozenset()
 
 
-class FrontmatterError(ValueError):
+class FrontmatterError(InputError, ValueError):
     """SKILL.md has no frontmatter block, or its YAML cannot be read under the pinned rule."""
 
 

@@ -14,6 +14,7 @@ from sealverify.definitions.digests import (
     note_request,
     read_listing,
 )
+from sealverify.errors import InputError
 from sealverify.reports.model import fail, info
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
@@ -34,7 +35,7 @@ _VERSION_HEADER = "mcp-protocol-version"
 _LAUNCH_KEPT = ("package", "resolvedVersion", "args", "envValues", "network")
 
 
-class TranscriptError(ValueError):
+class TranscriptError(InputError, ValueError):
     """A transcript document that does not have the shape of its declared format."""
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sealverify.wire import serdejson
+from sealverify.wire.spelling import pointer_token as pointer_token  # re-exported (verdict)
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -38,11 +39,6 @@ class Change:
         if self.change in ("added", "changed", "number-spelling"):
             out["b"] = _show(self.b)
         return out
-
-
-def pointer_token(key: str) -> str:
-    """RFC 6901 escaping: ``~`` as ``~0`` and ``/`` as ``~1``."""
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _show(value: JsonValue) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sealverify.errors import OptionError
 from sealverify.forensics.changes import (
     Change,
 )
@@ -12,6 +13,7 @@ from sealverify.forensics.sides import (
 )
 from sealverify.mcp.keytable import KEY_TABLE, VOLATILE_RETRY_KEYS
 from sealverify.wire.framing import FrameBytes
+from sealverify.wire.spelling import unescape_token
 
 __all__ = [
     "IDENTITY_NAMES",
@@ -135,7 +137,7 @@ def meta_key_of(pointer: str) -> str | None:
     if not pointer.startswith(prefix):
         return None
     token = pointer[len(prefix) :].split("/", 1)[0]
-    return token.replace("~1", "/").replace("~0", "~")
+    return unescape_token(token)
 
 
 UNKNOWN_KEY_POLICIES: dict[str, str] = {"refuse": "C-refuse-unknown", "commit": "C-commit-unknown"}
@@ -150,7 +152,7 @@ _UNKNOWN_READING = {
 
 def _policy(unknown_keys: str) -> str:
     if unknown_keys not in UNKNOWN_KEY_POLICIES:
-        raise ValueError(f"unknown-key policy must be refuse or commit, not {unknown_keys!r}")
+        raise OptionError(f"unknown-key policy must be refuse or commit, not {unknown_keys!r}")
     return unknown_keys
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
 
@@ -13,6 +11,7 @@ from sealverify.forensics.changes import (
 )
 from sealverify.reports.model import Check, fail, not_evaluated, passed
 from sealverify.seal import identities
+from sealverify.seal.signatures import b64_std_decode_canonical
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import (
@@ -36,11 +35,17 @@ RECEIPT_LIMITS = Limits(max_depth=256, max_string_bytes=64 * 1024 * 1024, max_me
 
 
 def decode_b64(text: JsonValue) -> bytes | None:
+    """``text`` read by seal's base64 rule, the one ``verify`` binds, or None.
+
+    Canonical padded standard base64 (seal/signatures.py): a spelling with non-zero trailing
+    bits names the same bytes to a lenient decoder, but it is not what the producer wrote, so
+    ``verify`` refuses it and ``diff`` does too, rather than recompute hashes from it.
+    """
     if not isinstance(text, str):
         return None
     try:
-        return base64.b64decode(text.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError):
+        return b64_std_decode_canonical(text)
+    except ValueError:
         return None
 
 
@@ -151,7 +156,7 @@ def receipt_integrity(
             checks.append(
                 fail(
                     "diff.receipt.object-a",
-                    "signed_artifacts.object_a is not standard base64",
+                    "signed_artifacts.object_a is not canonical padded standard base64",
                     "/signed_artifacts/object_a",
                 )
             )
@@ -160,13 +165,22 @@ def receipt_integrity(
     if subject is not None:
         checks.extend(_subject_checks(receipt, subject, named))
     release = receipt.get("release_frame")
+    if _recovers_object_a(receipt, release) and unspliced is None:
+        checks.append(
+            fail(
+                "diff.receipt.release-frame-object-a",
+                "the release frame is not a request with exactly the operation-id splice "
+                "(seal-host release.rs): no request frame can be recovered from it",
+                "/release_frame/base64",
+            )
+        )
     if isinstance(release, dict) and "base64" in release:
         released = decode_b64(release["base64"])
         if released is None:
             checks.append(
                 fail(
                     "diff.receipt.release-frame",
-                    "release_frame.base64 is not standard base64",
+                    "release_frame.base64 is not canonical padded standard base64",
                     "/release_frame/base64",
                 )
             )
@@ -217,6 +231,20 @@ def receipt_integrity(
                 )
             )
     return checks
+
+
+def _recovers_object_a(receipt: dict[str, JsonValue], release: JsonValue) -> bool:
+    """Whether the receipt's request frame is its release frame less the splice (Object B v1).
+
+    An ALLOW without ``signed_artifacts`` carries its request only inside the release frame,
+    as ``verify`` reads it (receipts/bindings/releases.py); a base64 text that does not decode
+    is its own failure (``diff.receipt.release-frame``).
+    """
+    if "signed_artifacts" in receipt or receipt.get("verdict") != "ALLOW":
+        return False
+    if not isinstance(release, dict):
+        return False
+    return "base64" not in release or decode_b64(release["base64"]) is not None
 
 
 # Longest pointer prefix wins. Anything not listed is "unclassified" and is treated like

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from sealverify.errors import InputError
 from sealverify.forensics.integrity import (
     RECEIPT_LIMITS,
     decode_b64,
@@ -15,7 +16,8 @@ from sealverify.history.receipt_approval import receipt_server
 from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
 from sealverify.reports.model import Check
 from sealverify.seal import identities
-from sealverify.wire.framing import FrameBytes, frame_of, raw_line, split_stdio
+from sealverify.seal.releaseframe import unsplice_operation_id
+from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -35,7 +37,7 @@ RECEIPT_DISCRIMINATORS = ("record_type", "seal_receipt", "seal_live_receipt")
 _AUTO = FrameOptions(era="auto")
 
 
-class DiffInputError(ValueError):
+class DiffInputError(InputError, ValueError):
     """An input cannot be used at all (empty, no such frame index): the CLI maps it to exit 2."""
 
 
@@ -140,27 +142,6 @@ def _pick_frame(
     return _frame_side(
         label, source, frame, analysis, f"frame #{chosen}", notes, options, server_from
     )
-
-
-def unsplice_operation_id(frame: bytes, operation_id: str) -> bytes | None:
-    """Undo seal-host's release splice: drop the ``"operation_id"`` member it appended.
-
-    seal-host ``rust/src/release.rs`` ``frame_with_operation_id`` inserts
-    ``,"operation_id":"<id>"`` (no comma in ``{}``) before the closing brace of the forwarded
-    frame and re-appends its terminator. Returns None when the frame is not shaped that way.
-    """
-    body = raw_line(frame)
-    terminator = frame[len(body) :]
-    member = b'"operation_id":"' + operation_id.encode("ascii", "replace") + b'"'
-    stripped = body.rstrip(b" \t")
-    if not stripped.endswith(member + b"}"):
-        return None
-    head = stripped[: -len(member) - 1]
-    if head.endswith(b","):
-        head = head[:-1]
-    elif not head.rstrip(b" \t").endswith(b"{"):
-        return None
-    return head + b"}" + terminator
 
 
 def _receipt_server(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sealverify.errors import InputError
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -39,13 +41,10 @@ TOKEN_MEMBERS = frozenset(
 RENDERER_MEMBERS = frozenset({"name", "version", "manifest_sha256"})
 
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
 HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 
 
-class NotRenderable(ValueError):
+class NotRenderable(InputError, ValueError):
     """A value the approval renderer cannot write (a float, a negative or too large number)."""
 
 
@@ -132,7 +131,7 @@ def _uint(value: JsonValue) -> str:
 
 
 def hex64_rule(value: JsonValue) -> str:
-    if isinstance(value, str) and _HEX64.fullmatch(value):
+    if isinstance(value, str) and HEX64.fullmatch(value):
         return ""
     return "must be 64 lowercase hex digits"
 

@@ -17,12 +17,13 @@ metadata, checked for consistency only. Everything here is pure: callers pass by
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from sealverify.errors import InputFileError
 from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
 
 __all__ = [
@@ -51,7 +52,6 @@ RECORD_MEMBERS = frozenset(
     {"seal_record", "entry", "commitment", "session", "prev_head", "prior_session", "head"}
 )
 STATE_MEMBERS = frozenset({"seal_audit_state", "session", "head"})
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 BreakKind = Literal["mutation", "insertion", "reordering", "deletion", "unknown"]
 
@@ -187,7 +187,7 @@ def _record_problems(doc: JsonValue) -> list[str]:
         problems.append("entry is not a non-negative integer")
     for name in ("prev_head", "head"):
         value = doc.get(name)
-        if name in doc and not (isinstance(value, str) and _HEX64.fullmatch(value)):
+        if name in doc and not (isinstance(value, str) and HEX64.fullmatch(value)):
             problems.append(f"{name} is not 64 lowercase hex digits")
     session = doc.get("session")
     if "session" in doc and not (isinstance(session, str) and session):
@@ -294,18 +294,18 @@ def parse_state_file(data: bytes) -> tuple[str, str]:
     try:
         doc = parse_bytes(data)
     except JsonError as exc:
-        raise ValueError(f"not strict JSON: {exc}") from None
+        raise InputFileError(f"not strict JSON: {exc}") from None
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")
+        raise InputFileError("not a JSON object")
     if set(doc) != STATE_MEMBERS:
-        raise ValueError("members must be exactly seal_audit_state, session, head")
+        raise InputFileError("members must be exactly seal_audit_state, session, head")
     if doc["seal_audit_state"] != "v1":
-        raise ValueError('seal_audit_state is not "v1"')
+        raise InputFileError('seal_audit_state is not "v1"')
     head, session = doc["head"], doc["session"]
-    if not (isinstance(head, str) and _HEX64.fullmatch(head)):
-        raise ValueError("head is not 64 lowercase hex digits")
+    if not (isinstance(head, str) and HEX64.fullmatch(head)):
+        raise InputFileError("head is not 64 lowercase hex digits")
     if not (isinstance(session, str) and session):
-        raise ValueError("session is not a non-empty string")
+        raise InputFileError("session is not a non-empty string")
     return session, head
 
 

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from sealverify.errors import StoreError
+
 __all__ = [
     "PG_MIGRATIONS",
     "Database",
@@ -61,7 +63,7 @@ PG_MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
-class HistoryError(Exception):
+class HistoryError(StoreError):
     """The state database cannot be used (unreadable, not SQLite, newer schema, unreachable)."""
 
 

@@ -25,6 +25,7 @@ from typing import TypeAlias
 
 import orjson
 
+from sealverify.errors import InputError
 from sealverify.wire.leanjson import LeanNumber, lean_number, number_text, print_value
 
 __all__ = [
@@ -51,11 +52,11 @@ __all__ = [
 LValue: TypeAlias = bool | str | LeanNumber | list["LValue"] | dict[str, "LValue"] | None
 
 
-class LeanError(ValueError):
+class LeanError(InputError, ValueError):
     """A Lean ``Except.error``: the message is the exact text Lean would carry."""
 
 
-class ModelLimit(Exception):
+class ModelLimit(InputError):
     """An input this model declines to evaluate (the kernel would, at a cost we refuse).
 
     Raised for numbers whose exact value would need more than :data:`MAX_DIGITS` digits and for

@@ -35,6 +35,7 @@ from sealverify.kernel.ljson import LValue
 from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
 from sealverify.kernel.profiles import BuildProfile, profile_for
 from sealverify.wire.leanjson import LeanNumber, lean_number
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -48,7 +49,6 @@ __all__ = [
     "resolve_grants",
 ]
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _TRACE_OK = re.compile(r"trace ok \((\d{1,9}) events\)")
 
 
@@ -157,7 +157,7 @@ def resolve_grants(
     approvals: list[LValue] = []
     for grant in grants:
         target = grant.get("target")
-        if isinstance(target, str) and _HEX64.fullmatch(target):
+        if isinstance(target, str) and HEX64.fullmatch(target):
             resolved = target
         else:
             tool = grant.get("tool")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sealverify.errors import InputFileError, OptionError
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, nat_json, parse
 from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
@@ -101,14 +102,14 @@ def what_if(
         else:
             status = "not checked: no public key (give --config-pubkey)"
         if pubkey is not None and hex_decode(pubkey) is None:
-            raise ValueError("the config public key is not hex")
+            raise OptionError("the config public key is not hex")
     if init.session is None:
         return WhatIf(profile, init.output, status)
     lines = []
     for frame in frames:
         line = lean_view(frame)
         if line is None:
-            raise ValueError("a frame is not valid UTF-8")
+            raise InputFileError("a frame is not valid UTF-8")
         lines.append(line)
     results = []
     records: list[LValue] = []

@@ -7,6 +7,7 @@ from typing import Literal
 
 from sealverify.mcp import keytable as mk
 from sealverify.mcp import w3c
+from sealverify.wire import spelling
 from sealverify.wire.strictjson import JsonNumber, JsonValue, Limits
 
 __all__ = [
@@ -91,7 +92,7 @@ def _kind(value: JsonValue) -> str:
 
 
 def _ptr(key: str) -> str:
-    return "/params/_meta/" + key.replace("~", "~0").replace("/", "~1")
+    return spelling.pointer("params", "_meta", key)
 
 
 def _depth(value: JsonValue) -> int:

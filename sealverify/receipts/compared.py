@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from sealverify.reports.model import Check, Compared
 from sealverify.seal.trust import TrustStore
+from sealverify.wire.spelling import unescape_token
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["attach_compared"]
@@ -20,7 +21,7 @@ def _at(doc: JsonValue, location: str) -> JsonValue | None:
         return None
     value: JsonValue | None = doc
     for token in location[1:].split("/"):
-        step = token.replace("~1", "/").replace("~0", "~")
+        step = unescape_token(token)
         if isinstance(value, dict):
             value = value.get(step)
         elif isinstance(value, list) and step.isdigit() and int(step) < len(value):

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sealverify.reports.model import Check, fail, info, passed
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["NAME_PATTERN", "ReceiptFile", "check_directory", "parse_name", "read_receipt_file"]
 
-NAME_PATTERN = re.compile(r"receipt-(\d{20})-([0-9a-f]{64})\.json")
+NAME_PATTERN = re.compile(rf"receipt-(\d{{20}})-({HEX64.pattern})\.json")
 _TEMP_PATTERN = re.compile(r"\.receipt-\d+-\d{20}\.tmp")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def parse_name(name: str) -> tuple[int, str] | None:
@@ -208,7 +208,7 @@ def _operation_checks(receipts: Sequence[ReceiptFile]) -> list[Check]:
         op = item.operation_id
         if op is None:
             continue
-        if not _HEX64.fullmatch(op):
+        if not HEX64.fullmatch(op):
             checks.append(
                 fail("receiptdir.operation-id", "operation_id is not 64 lowercase hex", item.name)
             )

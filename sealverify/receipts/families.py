@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sealverify.reports.model import Check, fail, passed
+from sealverify.wire.spelling import HEX64, pointer
 from sealverify.wire.strictjson import (
     JsonError,
     JsonNumber,
@@ -51,7 +52,6 @@ FAMILIES = ("v0-live", "v1", "v2", "v2-host", "v3", "spine")
 RECORD_TYPE = "seal.authorization-decision"
 SPINE = "seal.spine/v1"
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _UINT = re.compile(r"0|[1-9][0-9]*")
 # An unrolled loop: the same language as ``"(?:[^"\\]|\\.)*"``, several times faster.
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -68,25 +68,12 @@ _JSON_ERROR_IDS = {
 
 def hex64(value: JsonValue) -> bool:
     """True for a string of exactly 64 lowercase hex digits (seal's digest spelling)."""
-    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
+    return isinstance(value, str) and HEX64.fullmatch(value) is not None
 
 
 def is_uint(value: JsonValue) -> bool:
     """True for a JSON number spelled as a bare non-negative integer (``0``, ``17``)."""
     return isinstance(value, JsonNumber) and _UINT.fullmatch(value.lexeme) is not None
-
-
-def pointer(*parts: str | int) -> str:
-    """An RFC 6901 JSON pointer to a member (``~`` and ``/`` escaped)."""
-    # Built for passing checks too, so it is hot: a token without "~" or "/" is used as is
-    # (both replacements would leave it unchanged), a plain loop rather than a generator.
-    out = ""
-    for part in parts:
-        token = str(part)
-        if "~" in token or "/" in token:
-            token = token.replace("~", "~0").replace("/", "~1")
-        out += "/" + token
-    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
 from sealverify.seal.signatures import ed25519_verify, key_id
+from sealverify.wire.spelling import pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
 
 __all__ = [
@@ -52,7 +54,7 @@ class SpineResult:
     signer_key_id: str | None
 
 
-class NotReconstructable(ValueError):
+class NotReconstructable(InputError, ValueError):
     """A received number the producer could not have written, so its signed bytes are unknown."""
 
     def __init__(self, pointer: str, lexeme: str, reason: str) -> None:
@@ -107,7 +109,7 @@ def js_string_text(value: str) -> str:
 
 
 def _pointer(parent: str, token: str | int) -> str:
-    return f"{parent}/{str(token).replace('~', '~0').replace('/', '~1')}"
+    return f"{parent}/{pointer_token(token)}"
 
 
 def _exact_number(number: JsonNumber, pointer: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sealverify.errors import OptionError
 from sealverify.history import receipt_approval
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation
@@ -87,7 +88,7 @@ class VerifyOptions:
     def __post_init__(self) -> None:
         refused = sorted(self.waive - outcome.WAIVABLE)
         if refused:
-            raise ValueError(
+            raise OptionError(
                 "only these checks can be waived: "
                 + ", ".join(sorted(outcome.WAIVABLE))
                 + f"; not {', '.join(refused)} (signature and binding checks never are)"
@@ -364,28 +365,13 @@ _SPINE_REPLAY = rederivation.not_applicable(
 _UNREAD_REPLAY = rederivation.not_applicable("the document was not read as a decision receipt")
 
 
-def _spine_checker() -> Callable[..., Any] | None:
-    try:
-        module = importlib.import_module("sealverify.receipts.spine")
-    except ImportError:
-        return None
-    checker = getattr(module, "check_spine", None)
-    return checker if callable(checker) else None
-
-
 def _verify_spine(
     raw: bytes, name: str, doc: dict[str, JsonValue], checks: list[Check], options: VerifyOptions
 ) -> Subject:
-    checker = _spine_checker()
+    # Loaded when a spine receipt is met. It is part of the package: an import that fails is a
+    # defect in sealverify (an internal error), never a finding on the evidence.
+    checker = importlib.import_module("sealverify.receipts.spine").check_spine
     facts: dict[str, Any] = {"family": "spine"}
-    if checker is None:
-        checks.append(
-            fail(
-                "spine.unavailable",
-                "seal.spine/v1 receipt: the spine checker is not available here",
-            )
-        )
-        return _subject(name, checks, facts, _SPINE_REPLAY)
     keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
     result = checker(raw, doc, keys)
     checks.extend(members.member_checks(doc, "spine"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -13,12 +12,14 @@ from typing import Any
 import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sealverify.errors import InputFileError, OptionError
 from sealverify.mcp import keytable as metakeys
 from sealverify.mcp.frame import FrameOptions, analyze_frame
 from sealverify.mcp.meta import LEGACY, MODERN, Refusal
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal import signatures
 from sealverify.wire.framing import FrameBytes, frame_of
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -202,7 +203,7 @@ def partition_frame(
     C-refuse-unknown, and a committed number JCS cannot write exactly.
     """
     if policy not in POLICIES:
-        raise ValueError(f"unknown partition policy {policy!r}; one of {', '.join(POLICIES)}")
+        raise OptionError(f"unknown partition policy {policy!r}; one of {', '.join(POLICIES)}")
     analysis = analyze_frame(frame, options)
     state: str
     if analysis.meta is not None:
@@ -303,8 +304,8 @@ def seed_from_key_text(text: str) -> bytes:
     One trailing newline is allowed; anything else raises ValueError.
     """
     body = text[:-1] if text.endswith("\n") else text
-    if re.fullmatch(r"[0-9a-f]{64}", body) is None:
-        raise ValueError(
+    if HEX64.fullmatch(body) is None:
+        raise InputFileError(
             "signing key file must hold exactly 64 lowercase hex digits (a 32-byte Ed25519 "
             f"seed) and at most one trailing newline; got {len(text)} characters"
         )

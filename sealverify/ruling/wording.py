@@ -9,8 +9,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sealverify.errors import InputFileError
 from sealverify.mcp import keytable as metakeys
 from sealverify.reports.model import Check, fail, passed
+from sealverify.wire import spelling
 from sealverify.wire.strictjson import JsonNumber
 
 __all__ = [
@@ -72,18 +74,18 @@ def parse_rules(text: str) -> RuleSet:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"rule file is not TOML: {exc}") from None
+        raise InputFileError(f"rule file is not TOML: {exc}") from None
     unknown = sorted(set(data) - {"enable", "disable", "phrase"})
     if unknown:
-        raise ValueError(f"rule file: unknown setting(s) {', '.join(unknown)}")
+        raise InputFileError(f"rule file: unknown setting(s) {', '.join(unknown)}")
 
     def ids(name: str) -> set[str]:
         value = data.get(name, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"rule file: {name} must be a list of rule ids")
+            raise InputFileError(f"rule file: {name} must be a list of rule ids")
         bad = sorted(set(value) - set(RULES))
         if bad:
-            raise ValueError(f"rule file: {name} names unknown rule id(s) {', '.join(bad)}")
+            raise InputFileError(f"rule file: {name} names unknown rule id(s) {', '.join(bad)}")
         return set(value)
 
     enabled = ids("enable") if "enable" in data else set(RULES)
@@ -91,18 +93,18 @@ def parse_rules(text: str) -> RuleSet:
     phrases: list[ExtraPhrase] = []
     entries = data.get("phrase", [])
     if not isinstance(entries, list):
-        raise ValueError("rule file: phrase must be an array of tables ([[phrase]])")
+        raise InputFileError("rule file: phrase must be an array of tables ([[phrase]])")
     for entry in entries:
         if not isinstance(entry, dict) or set(entry) - {"id", "phrase", "reason"}:
-            raise ValueError("rule file: each [[phrase]] holds only id, phrase and reason")
+            raise InputFileError("rule file: each [[phrase]] holds only id, phrase and reason")
         rule_id, phrase = entry.get("id"), entry.get("phrase")
         if not isinstance(rule_id, str) or not _ID.fullmatch(rule_id) or rule_id in RULES:
-            raise ValueError(f"rule file: phrase id {rule_id!r} must be a new dotted id")
+            raise InputFileError(f"rule file: phrase id {rule_id!r} must be a new dotted id")
         if not isinstance(phrase, str) or not phrase.strip():
-            raise ValueError(f"rule file: phrase {rule_id} needs a non-empty phrase")
+            raise InputFileError(f"rule file: phrase {rule_id} needs a non-empty phrase")
         reason = entry.get("reason", f'uses the forbidden phrase "{phrase}"')
         if not isinstance(reason, str):
-            raise ValueError(f"rule file: phrase {rule_id} reason must be a string")
+            raise InputFileError(f"rule file: phrase {rule_id} reason must be a string")
         phrases.append(ExtraPhrase(rule_id, phrase.strip(), reason))
     return RuleSet(frozenset(enabled), tuple(phrases))
 
@@ -376,10 +378,7 @@ _Path = tuple[str | int, ...]
 
 
 def _pointer(parts: _Path) -> str:
-    return "".join(
-        "/" + (p.replace("~", "~0").replace("/", "~1") if isinstance(p, str) else str(p))
-        for p in parts
-    )
+    return spelling.pointer(*parts)
 
 
 # What a member name means to the walk: its members are skipped (a machine subtree, or a

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from sealverify.errors import InputError
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.netstring import hash_parts
 from sealverify.wire.strictjson import JsonNumber, JsonValue
@@ -216,7 +217,7 @@ def guard_target(
     return hash_parts([*prefix, _kernel_arguments(params), *context])
 
 
-class TargetSpecError(ValueError):
+class TargetSpecError(InputError, ValueError):
     """A policy target spec the kernel's parser refuses (the policy would not load)."""
 
 

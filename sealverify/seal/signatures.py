@@ -12,6 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
 
+from sealverify.wire.spelling import HEX64
+
 __all__ = [
     "ED25519_L",
     "b64_std_decode_canonical",
@@ -32,7 +34,6 @@ ED25519_L = 2**252 + 27742317777372353535851937790883648493
 
 _B64URL_ALPHABET = re.compile(r"[A-Za-z0-9_-]*")
 _B64_STD_CANONICAL = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 _P = 2**255 - 19
@@ -203,7 +204,7 @@ def key_id(public_key: bytes) -> str:
 
 def hex_key(text: str) -> bytes:
     """Parse a raw Ed25519 key spelled as exactly 64 lowercase hex digits; else ValueError."""
-    if not _HEX64.fullmatch(text):
+    if not HEX64.fullmatch(text):
         if re.fullmatch(r"[0-9a-fA-F]{64}", text):
             raise ValueError("public key has uppercase hex digits: write it in lowercase hex")
         raise ValueError(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from sealverify.errors import InputFileError, OptionError
 from sealverify.seal.signatures import hex_key
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -26,7 +27,6 @@ ROLES: tuple[str, ...] = get_args(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
 _KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
@@ -92,7 +92,7 @@ class TrustStore:
                 try:
                     hex_key(value)
                 except ValueError as exc:
-                    raise ValueError(f"{flag}: {exc}") from None
+                    raise OptionError(f"{flag}: {exc}") from None
                 keys.append(PinnedKey(value, frozenset({role}), source=flag))
         return cls(tuple(keys))
 
@@ -162,27 +162,29 @@ def _bound(value: int | None) -> str:
 
 def _check_role(role: str) -> None:
     if role not in ROLES:
-        raise ValueError(f"unknown trust role {role!r}; expected one of {', '.join(ROLES)}")
+        raise OptionError(f"unknown trust role {role!r}; expected one of {', '.join(ROLES)}")
 
 
 def _members(
     value: JsonValue, where: str, required: frozenset[str], optional: frozenset[str]
 ) -> dict[str, JsonValue]:
     if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected an object")
+        raise InputFileError(f"{where}: expected an object")
     missing = sorted(required - value.keys())
     if missing:
-        raise ValueError(f"{where}: missing member(s) {', '.join(missing)}")
+        raise InputFileError(f"{where}: missing member(s) {', '.join(missing)}")
     unknown = sorted(value.keys() - required - optional)
     if unknown:
-        raise ValueError(f"{where}: unknown member(s) {', '.join(unknown)}")
+        raise InputFileError(f"{where}: unknown member(s) {', '.join(unknown)}")
     return value
 
 
 def _ms(value: JsonValue, where: str) -> int:
     number = value.as_uint() if isinstance(value, JsonNumber) else None
     if number is None or number > _MAX_MS:
-        raise ValueError(f"{where}: expected a non-negative integer of milliseconds (<= 2^53-1)")
+        raise InputFileError(
+            f"{where}: expected a non-negative integer of milliseconds (<= 2^53-1)"
+        )
     return number
 
 
@@ -190,26 +192,26 @@ def _key(value: JsonValue, where: str) -> PinnedKey:
     entry = _members(value, where, _KEY_REQUIRED, _KEY_OPTIONAL)
     public_key = entry["public_key"]
     if not isinstance(public_key, str):
-        raise ValueError(f"{where}/public_key: expected a string")
+        raise InputFileError(f"{where}/public_key: expected a string")
     try:
         hex_key(public_key)
     except ValueError as exc:
-        raise ValueError(f"{where}/public_key: {exc}") from None
+        raise InputFileError(f"{where}/public_key: {exc}") from None
     roles = entry["roles"]
     if not isinstance(roles, list) or not roles:
-        raise ValueError(f"{where}/roles: expected a non-empty array of role names")
+        raise InputFileError(f"{where}/roles: expected a non-empty array of role names")
     for index, role in enumerate(roles):
         if not isinstance(role, str) or role not in ROLES:
-            raise ValueError(f"{where}/roles/{index}: expected one of {', '.join(ROLES)}")
+            raise InputFileError(f"{where}/roles/{index}: expected one of {', '.join(ROLES)}")
     if len(set(roles)) != len(roles):
-        raise ValueError(f"{where}/roles: a role is listed twice")
+        raise InputFileError(f"{where}/roles: a role is listed twice")
     not_before = _ms(entry["not_before"], f"{where}/not_before") if "not_before" in entry else None
     not_after = _ms(entry["not_after"], f"{where}/not_after") if "not_after" in entry else None
     if not_before is not None and not_after is not None and not_before > not_after:
-        raise ValueError(f"{where}: not_before {not_before} is after not_after {not_after}")
+        raise InputFileError(f"{where}: not_before {not_before} is after not_after {not_after}")
     label = entry.get("label")
     if label is not None and not isinstance(label, str):
-        raise ValueError(f"{where}/label: expected a string")
+        raise InputFileError(f"{where}/label: expected a string")
     return PinnedKey(
         public_key,
         frozenset(str(role) for role in roles),
@@ -229,21 +231,21 @@ def load_trust_file(data: bytes) -> TrustStore:
     try:
         document = parse_bytes(data)
     except JsonError as exc:
-        raise ValueError(f"trust file is not strict JSON: {exc}") from None
+        raise InputFileError(f"trust file is not strict JSON: {exc}") from None
     top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive"}))
     version = top["sealverify_trust"]
     if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
-        raise ValueError(
+        raise InputFileError(
             f"trust file: sealverify_trust must be {TRUST_FILE_VERSION} (the only format version)"
         )
     entries = top["keys"]
     if not isinstance(entries, list):
-        raise ValueError("trust file/keys: expected an array")
+        raise InputFileError("trust file/keys: expected an array")
     keys = [_key(entry, f"trust file/keys/{index}") for index, entry in enumerate(entries)]
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key.public_key in seen:
-            raise ValueError(
+            raise InputFileError(
                 f"trust file/keys/{index}: public key {key.public_key[:16]}… is listed twice; "
                 "give one entry all its roles"
             )
@@ -254,25 +256,25 @@ def load_trust_file(data: bytes) -> TrustStore:
 def _waive(value: JsonValue) -> tuple[str, ...]:
     """The optional ``waive`` member: distinct ``legacy.*`` check ids the fleet waives."""
     if not isinstance(value, list):
-        raise ValueError("trust file/waive: expected an array of check ids")
+        raise InputFileError("trust file/waive: expected an array of check ids")
     for index, item in enumerate(value):
         if not (isinstance(item, str) and item.startswith("legacy.")):
-            raise ValueError(
+            raise InputFileError(
                 f"trust file/waive/{index}: only legacy.* checks can be waived (signature and "
                 "binding checks never are)"
             )
     if len(set(value)) != len(value):
-        raise ValueError("trust file/waive: a check id is listed twice")
+        raise InputFileError("trust file/waive: a check id is listed twice")
     return tuple(str(item) for item in value)
 
 
 def _kernels(value: JsonValue) -> tuple[str, ...]:
     """The optional ``kernels`` member: accepted kernel wasm builds, 64 lowercase hex each."""
     if not isinstance(value, list):
-        raise ValueError("trust file/kernels: expected an array of sha256 hex strings")
+        raise InputFileError("trust file/kernels: expected an array of sha256 hex strings")
     for index, item in enumerate(value):
-        if not (isinstance(item, str) and _HEX64.fullmatch(item)):
-            raise ValueError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
+        if not (isinstance(item, str) and HEX64.fullmatch(item)):
+            raise InputFileError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
     if len(set(value)) != len(value):
-        raise ValueError("trust file/kernels: a build is listed twice")
+        raise InputFileError("trust file/kernels: a build is listed twice")
     return tuple(str(item) for item in value)

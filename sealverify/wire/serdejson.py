@@ -16,6 +16,7 @@ from json.encoder import encode_basestring
 
 import orjson
 
+from sealverify.errors import InputError
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -42,7 +43,7 @@ _ESCAPES = {
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
 
 
-class NumberNotRepresentable(ValueError):
+class NumberNotRepresentable(InputError, ValueError):
     """serde_json would refuse this number, or would not write it back with the same spelling."""
 
 

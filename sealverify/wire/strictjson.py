@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from sealverify.errors import InputError
+
 __all__ = [
     "DEFAULT_LIMITS",
     "JsonError",
@@ -86,7 +88,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-class JsonError(ValueError):
+class JsonError(InputError, ValueError):
     """A received document is not acceptable strict JSON; ``code`` is a stable finding id."""
 
     def __init__(self, code: str, reason: str, offset: int | None = None) -> None:

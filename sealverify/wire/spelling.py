@@ -1,0 +1,39 @@
+"""Spellings every layer shares: 64 lowercase hex digits, and RFC 6901 JSON pointers.
+
+seal writes every SHA-256 digest and raw Ed25519 key as 64 lowercase hex digits, and every
+report locates a member by an RFC 6901 pointer. Each rule is written here once, so a receipt
+member, a pin, a chain head and a file name are held to the same spelling, and every pointer
+in every report escapes ``~`` and ``/`` the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["HEX64", "pointer", "pointer_token", "unescape_token"]
+
+# A SHA-256 digest or a raw Ed25519 key as seal writes it; use with ``fullmatch``.
+HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def pointer_token(token: str | int) -> str:
+    """One reference token, escaped (RFC 6901 §3: ``~`` as ``~0``, then ``/`` as ``~1``)."""
+    text = str(token)
+    # Built for passing checks too, so it is hot: a token without "~" or "/" is used as is
+    # (both replacements would leave it unchanged).
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def pointer(*parts: str | int) -> str:
+    """An RFC 6901 JSON pointer built from unescaped reference tokens (``""`` for none)."""
+    out = ""
+    for part in parts:  # a plain loop rather than a generator: this runs for every check
+        out += "/" + pointer_token(part)
+    return out
+
+
+def unescape_token(token: str) -> str:
+    """One reference token of a pointer, unescaped (RFC 6901 §4: ``~1`` first, then ``~0``)."""
+    return token.replace("~1", "/").replace("~0", "~")
