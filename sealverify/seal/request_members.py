@@ -10,16 +10,13 @@ in one "the same invocation", and ``frame`` names each one.
 
 from __future__ import annotations
 
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["CALL_PARAMS", "ENVELOPE", "unbound_members"]
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 CALL_PARAMS = frozenset({"name", "arguments", "_meta", "requestState", "inputResponses"})
-
-
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")  # RFC 6901
 
 
 def unbound_members(message: JsonValue) -> list[str]:
@@ -32,8 +29,8 @@ def unbound_members(message: JsonValue) -> list[str]:
     """
     if not isinstance(message, dict):
         return []
-    out = sorted(f"/{_token(key)}" for key in message if key not in ENVELOPE)
+    out = sorted(pointer(key) for key in message if key not in ENVELOPE)
     params = message.get("params")
     if message.get("method") == "tools/call" and isinstance(params, dict):
-        out += sorted(f"/params/{_token(key)}" for key in params if key not in CALL_PARAMS)
+        out += sorted(pointer("params", key) for key in params if key not in CALL_PARAMS)
     return out
