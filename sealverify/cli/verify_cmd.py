@@ -138,7 +138,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin a receipt (Object B) signing key; repeatable.",
+    help="Pin a receipt (Object B) signing key (64 hex digits, either case); repeatable.",
 )
 @click.option(
     "--approval-pubkey",
@@ -146,7 +146,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin an approver key (matched to an ed25519 approval's key_id); repeatable.",
+    help="Pin an approver key (64 hex digits, either case; matched to an ed25519 approval's "
+    "key_id); repeatable.",
 )
 @click.option(
     "--trust",
@@ -163,7 +164,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Also accept this kernel wasm build (the fleet build "
+    help="Also accept this kernel wasm build (64 hex digits of its sha256, either case; the fleet "
+    "build "
     f"{DEFAULT_KERNEL_SHA256[:8]}… is always pinned); repeatable.",
 )
 @click.option(
@@ -257,7 +259,7 @@ def verify(
     """
     for pin in kernel_pins:
         if not _HEX64.fullmatch(pin):
-            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits")
+            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits (either case)")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:
         options = VerifyOptions(

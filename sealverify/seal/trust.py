@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -18,6 +17,7 @@ __all__ = [
     "Role",
     "TrustStore",
     "load_trust_file",
+    "pin_hex",
 ]
 
 Role = Literal["config", "receipt", "approval"]
@@ -26,11 +26,23 @@ ROLES: tuple[str, ...] = get_args(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+_PIN = re.compile(r"[0-9a-fA-F]{64}")
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
 _KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
 _MAX_MS = 2**53 - 1
+
+
+def pin_hex(text: str) -> str:
+    """A pin (key or kernel build) as seal writes it: 64 hex digits, read in either case.
+
+    seal writes every key and digest in lowercase hex; a pin copied from an uppercase listing
+    names the same bytes, so every pin (flags, trust file, the GitHub Action) is accepted in
+    either case and normalised to lowercase here, the one rule. ValueError otherwise.
+    """
+    if not _PIN.fullmatch(text):
+        raise ValueError(f"expected 64 hex digits (either case), got {len(text)} characters")
+    return text.lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +94,18 @@ class TrustStore:
     ) -> TrustStore:
         """Build a store from ``--config-pubkey``/``--receipt-pubkey``/``--approval-pubkey``.
 
-        Each value must be 64 lowercase hex (ValueError otherwise, naming the flag). Flag pins
-        have no validity window.
+        Each value must be 64 hex digits in either case, kept as lowercase (ValueError
+        otherwise, naming the flag). Flag pins have no validity window.
         """
         keys: list[PinnedKey] = []
         for role, values in (("config", config), ("receipt", receipt), ("approval", approval)):
             flag = f"--{role}-pubkey"
             for value in values:
                 try:
-                    hex_key(value)
+                    key = pin_hex(value)
                 except ValueError as exc:
-                    raise ValueError(f"{flag}: {exc}") from None
-                keys.append(PinnedKey(value, frozenset({role}), source=flag))
+                    raise ValueError(f"{flag}: {value!r}: {exc}") from None
+                keys.append(PinnedKey(key, frozenset({role}), source=flag))
         return cls(tuple(keys))
 
     def merge(self, *others: TrustStore) -> TrustStore:
@@ -192,7 +204,7 @@ def _key(value: JsonValue, where: str) -> PinnedKey:
     if not isinstance(public_key, str):
         raise ValueError(f"{where}/public_key: expected a string")
     try:
-        hex_key(public_key)
+        public_key = pin_hex(public_key)
     except ValueError as exc:
         raise ValueError(f"{where}/public_key: {exc}") from None
     roles = entry["roles"]
@@ -267,12 +279,14 @@ def _waive(value: JsonValue) -> tuple[str, ...]:
 
 
 def _kernels(value: JsonValue) -> tuple[str, ...]:
-    """The optional ``kernels`` member: accepted kernel wasm builds, 64 lowercase hex each."""
+    """The optional ``kernels`` member: accepted kernel wasm builds, 64 hex each (any case)."""
     if not isinstance(value, list):
         raise ValueError("trust file/kernels: expected an array of sha256 hex strings")
+    builds: list[str] = []
     for index, item in enumerate(value):
-        if not (isinstance(item, str) and _HEX64.fullmatch(item)):
-            raise ValueError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
-    if len(set(value)) != len(value):
+        if not (isinstance(item, str) and _PIN.fullmatch(item)):
+            raise ValueError(f"trust file/kernels/{index}: expected 64 hex digits (either case)")
+        builds.append(item.lower())
+    if len(set(builds)) != len(builds):
         raise ValueError("trust file/kernels: a build is listed twice")
-    return tuple(str(item) for item in value)
+    return tuple(builds)
