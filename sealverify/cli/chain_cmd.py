@@ -23,6 +23,7 @@ from sealverify import (
 )
 from sealverify.cli.chain_display import chain_display
 from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
+from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
@@ -94,7 +95,13 @@ def _read_blocks(path: Path, advance: Advance) -> bytes:
     return b"".join(blocks)
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify chain fixtures/chain/host.stderr --expect-count 3",
+        "sealverify chain fixtures/chain/truncated.stderr --expect-count 3 --format html "
+        "--output chain.html",
+    )
+)
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option(
     "--expect-head",

@@ -10,6 +10,7 @@ import click
 
 from sealverify import __version__
 from sealverify import cli as cli_package
+from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 
 __all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
 
@@ -24,6 +25,8 @@ class _LazyGroup(click.Group):
     command's name is the module's name without ``_cmd`` (tests/test_cli_main.py holds that).
     """
 
+    context_class = HelpContext
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *command_modules()})
 
@@ -31,7 +34,7 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in command_modules():
             module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
             for command in module.COMMANDS:
-                self.add_command(command)
+                self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
@@ -53,7 +56,7 @@ def command_modules() -> tuple[str, ...]:
     )
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_LazyGroup, context_settings=HELP_SETTINGS)
 @click.version_option(__version__, prog_name="sealverify")
 def cli() -> None:
     """Verify seal MCP mediator evidence offline: frames, receipts, chains, approvals.

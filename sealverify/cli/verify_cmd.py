@@ -32,6 +32,7 @@ from sealverify.cli.common import (
     output_option,
     write_result,
 )
+from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress
 from sealverify.cli.progress import shown as progress_shown
 from sealverify.cli.verify_html import run_settings
@@ -122,7 +123,15 @@ def _total(paths: tuple[str, ...]) -> int | None:
     return total
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json",
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json "
+        "--format html --output report.html",
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json "
+        "--allow-published-keys --format sarif --output sealverify.sarif",
+    )
+)
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True)
 @click.option(
     "--config-pubkey",

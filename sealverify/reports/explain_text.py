@@ -10,10 +10,11 @@ __all__ = ["describe", "document_of"]
 def describe(check_id: str) -> str | None:
     """The catalogue's full description of ``check_id`` (``sealverify explain``), or None.
 
-    The one place the html report asks; an id the catalogue does not know gets no text.
+    The one place the html report asks; an id the catalogue does not know gets no text. The
+    text is for a person: code spans lose their Markdown backticks (a page shows them raw).
     """
     entry = catalogue.lookup(check_id)
-    return entry.full if entry else None
+    return catalogue.plain(entry.full) if entry else None
 
 
 def document_of(check_id: str) -> str:
