@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
         DEFAULT_KERNEL_SHA256,
@@ -75,6 +76,10 @@ _EXPORTS: dict[str, str] = {
     "verify_receipt": "sealverify.receipts.verify",
     "TrustStore": "sealverify.seal.trust",
     "load_trust_file": "sealverify.seal.trust",
+    # what a set of receipts carries, and a trust template to confirm (docs/inventory.md)
+    "Inventory": "sealverify.receipts.inventory",
+    "InventoryBuilder": "sealverify.receipts.inventory",
+    "trust_template": "sealverify.receipts.inventory",
     # analyse a frame
     "FrameBytes": "sealverify.wire.framing",
     "frame_of": "sealverify.wire.framing",
@@ -130,6 +135,8 @@ __all__ = [
     "FrameBytes",
     "FrameOptions",
     "HostApproval",
+    "Inventory",
+    "InventoryBuilder",
     "Limits",
     "ModelLimit",
     "Rederivation",
@@ -161,6 +168,7 @@ __all__ = [
     "rederive",
     "split_stdio",
     "split_tokens",
+    "trust_template",
     "verify_jsonl",
     "verify_logs",
     "verify_receipt",

@@ -28,7 +28,9 @@ TRUST_FILE_VERSION = 1
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
 _PIN = re.compile(r"[0-9a-fA-F]{64}")
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
-_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
+_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label", "confirmed"})
+_KERNEL_REQUIRED = frozenset({"sha256"})
+_KERNEL_OPTIONAL = frozenset({"label", "confirmed"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
 _MAX_MS = 2**53 - 1
 
@@ -191,6 +193,26 @@ def _members(
     return value
 
 
+def _confirmed(entry: dict[str, JsonValue], where: str) -> None:
+    """Refuse an entry a trust template left unconfirmed (``"confirmed": false``).
+
+    ``sealverify inventory --trust-template`` writes every key and build it saw in receipts
+    with ``"confirmed": false``: a key is there because a receipt names it, which anyone can
+    write. Only the operator, having checked it out of band, may turn it into a pin.
+    """
+    if "confirmed" not in entry:
+        return
+    value = entry["confirmed"]
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}/confirmed: expected true or false")
+    if not value:
+        raise ValueError(
+            f"{where}: not confirmed: this entry was seen in receipts, not checked; confirm it "
+            'with the seal operator out of band, then set "confirmed" to true (or delete the '
+            "entry)"
+        )
+
+
 def _ms(value: JsonValue, where: str) -> int:
     number = value.as_uint() if isinstance(value, JsonNumber) else None
     if number is None or number > _MAX_MS:
@@ -200,6 +222,7 @@ def _ms(value: JsonValue, where: str) -> int:
 
 def _key(value: JsonValue, where: str) -> PinnedKey:
     entry = _members(value, where, _KEY_REQUIRED, _KEY_OPTIONAL)
+    _confirmed(entry, where)
     public_key = entry["public_key"]
     if not isinstance(public_key, str):
         raise ValueError(f"{where}/public_key: expected a string")
@@ -242,7 +265,10 @@ def load_trust_file(data: bytes) -> TrustStore:
         document = parse_bytes(data)
     except JsonError as exc:
         raise ValueError(f"trust file is not strict JSON: {exc}") from None
-    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive"}))
+    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive", "notes"}))
+    notes = top.get("notes", [])
+    if not (isinstance(notes, list) and all(isinstance(note, str) for note in notes)):
+        raise ValueError("trust file/notes: expected an array of strings (for people; unread)")
     version = top["sealverify_trust"]
     if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
         raise ValueError(
@@ -279,13 +305,24 @@ def _waive(value: JsonValue) -> tuple[str, ...]:
 
 
 def _kernels(value: JsonValue) -> tuple[str, ...]:
-    """The optional ``kernels`` member: accepted kernel wasm builds, 64 hex each (any case)."""
+    """The optional ``kernels`` member: accepted kernel wasm builds, 64 hex each (any case).
+
+    An item is the hex string, or an object ``{"sha256": HEX, "label": ..., "confirmed": ...}``
+    (the form a trust template writes).
+    """
     if not isinstance(value, list):
         raise ValueError("trust file/kernels: expected an array of sha256 hex strings")
     builds: list[str] = []
     for index, item in enumerate(value):
+        where = f"trust file/kernels/{index}"
+        if isinstance(item, dict):  # {"sha256": HEX, "label"?, "confirmed"?}
+            entry = _members(item, where, _KERNEL_REQUIRED, _KERNEL_OPTIONAL)
+            _confirmed(entry, where)
+            if "label" in entry and not isinstance(entry["label"], str):
+                raise ValueError(f"{where}/label: expected a string")
+            item, where = entry["sha256"], where + "/sha256"
         if not (isinstance(item, str) and _PIN.fullmatch(item)):
-            raise ValueError(f"trust file/kernels/{index}: expected 64 hex digits (either case)")
+            raise ValueError(f"{where}: expected 64 hex digits (either case)")
         builds.append(item.lower())
     if len(set(builds)) != len(builds):
         raise ValueError("trust file/kernels: a build is listed twice")
