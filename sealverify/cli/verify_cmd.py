@@ -39,6 +39,7 @@ from sealverify.cli.verify_html import run_settings
 from sealverify.cli.verify_runner import (
     LOG_SUFFIXES,
     Settings,
+    Task,
     expand,
     load_approvals,
     tasks,
@@ -63,6 +64,18 @@ def _jobs(value: str) -> int:
     if value.isdigit() and int(value) >= 1:
         return int(value)
     raise click.UsageError(f"--jobs {value!r}: expected a positive integer or 'auto'")
+
+
+def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
+    """``--jobs auto``: one process per core, unless the whole run is one task.
+
+    A task is up to a few dozen receipts (``verify_runner.tasks``); a run that makes only one
+    stays in this process, where starting workers would cost more than it saves. The first two
+    tasks are looked at and given back in order, so the report is the same either way.
+    """
+    first = list(itertools.islice(work, 2))
+    jobs = cores if len(first) > 1 else 1
+    return jobs, itertools.chain(first, work)
 
 
 def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
@@ -200,11 +213,11 @@ def _total(paths: tuple[str, ...]) -> int | None:
     "--jobs",
     "-j",
     "jobs_text",
-    default="1",
-    show_default=True,
+    default=None,
     metavar="N|auto",
-    help="Verify in N processes, N - 1 workers and this one ('auto': one per core); the "
-    "report is identical.",
+    help="Verify in N processes, N - 1 workers and this one; the report is identical. "
+    "[default: auto: one per core, or this process alone for a run of a few dozen receipts or "
+    "with --cluster]",
 )
 @click.option(
     "--raw-line",
@@ -245,7 +258,7 @@ def verify(
     approvals_file: Path | None,
     state_path: str | None,
     allow_published_keys: bool,
-    jobs_text: str,
+    jobs_text: str | None,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
     waive: tuple[str, ...],
@@ -282,7 +295,13 @@ def verify(
         )
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
-    jobs = _jobs(jobs_text)
+    work: Iterator[Task] = tasks(expand(paths), options)
+    if jobs_text is not None:
+        jobs = _jobs(jobs_text)
+    elif cluster_text is not None:
+        jobs = 1  # the cluster has the workers
+    else:
+        jobs, work = auto_jobs(work, _jobs("auto"))
     run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: HistoryStore | None = None
     if state_path is not None:
@@ -311,7 +330,7 @@ def verify(
         page = VerifyPage(_spool)
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
-        for result, fragment, found in run(tasks(expand(paths), options), settings):
+        for result, fragment, found in run(work, settings):
             advance(1)
             if isinstance(result, str):
                 raise click.UsageError(result)
