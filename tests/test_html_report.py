@@ -104,6 +104,7 @@ ATTRIBUTES = {
     "data-verdict",
     "data-status",
     "data-filter-outcome",
+    "data-filter",
     "data-state",
     "data-side",
     "data-equal",

@@ -12,9 +12,10 @@ from sealverify import __version__
 from sealverify import cli as cli_package
 from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 
-__all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
+__all__ = ["ARGV_KEY", "EXIT_INTERRUPTED", "cli", "command_modules", "main"]
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C
+ARGV_KEY = "sealverify.argv"  # ctx.meta: the command's words after the program name
 
 
 class _LazyGroup(click.Group):
@@ -36,6 +37,12 @@ class _LazyGroup(click.Group):
             for command in module.COMMANDS:
                 self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The words after the program name, as given: a report may name the command line
+        # that made it (verify's html footer, cli/verify_html.py report_command).
+        ctx.meta[ARGV_KEY] = tuple(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:
         # Integer return values of subcommands become the process exit code.

@@ -33,9 +33,10 @@ from sealverify.cli.common import (
     write_result,
 )
 from sealverify.cli.helptext import examples
+from sealverify.cli.main import ARGV_KEY
 from sealverify.cli.progress import progress
 from sealverify.cli.progress import shown as progress_shown
-from sealverify.cli.verify_html import run_settings
+from sealverify.cli.verify_html import report_command, run_settings
 from sealverify.cli.verify_runner import (
     LOG_SUFFIXES,
     Settings,
@@ -385,7 +386,9 @@ def verify(
         if page is not None:
             with page:
                 rows = run_settings(options, trust_file, approvals_file, state_path, raw_line_files)
-                _write(page.pieces(report, rows), output, line)
+                argv = click.get_current_context().find_root().meta.get(ARGV_KEY)
+                command = report_command(argv)
+                _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
             _write(_spooled_table(report, spool, widths), output, line)
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sealverify import catalogue
 
-__all__ = ["describe", "document_of"]
+__all__ = ["describe", "document_of", "severity_of"]
 
 
 def describe(check_id: str) -> str | None:
@@ -21,3 +21,9 @@ def document_of(check_id: str) -> str:
     """The docs page that explains ``check_id``: its catalogue entry's, else the index."""
     entry = catalogue.lookup(check_id)
     return f"docs/{entry.page}" if entry else "docs/checks.md"
+
+
+def severity_of(check_id: str) -> str:
+    """The catalogue's severity of ``check_id`` (error, warning, note), or "unknown"."""
+    entry = catalogue.lookup(check_id)
+    return entry.severity if entry else "unknown"
