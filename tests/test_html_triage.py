@@ -109,3 +109,26 @@ def test_the_command_line_leaves_out_what_does_not_change_the_report() -> None:
     argv += ("--storage-option", "key=SECRET", "--trust", "t.json")
     assert report_command(argv) == "sealverify verify 'a b' --trust t.json"
     assert report_command(None) == ""
+
+
+def test_the_triage_page_in_chromium(tmp_path: Path) -> None:
+    from tests.html_support import browser, chromium
+
+    chromium()  # skips with a clear message where Chromium is not installed
+    subjects = [*_unpinned(299), Subject("zz-forged.json", "FAIL", (FORGED, PUBLISHED))]
+    summary = {"receipts": 300, "findings": 0, "UNPINNED": 299, "FAIL": 1}
+    with VerifyPage() as built:
+        for subject in subjects:
+            built.add(bare(subject), receipt_fragments(subject))
+        text = "".join(built.pieces(Report("verify", (), summary, 1), command="sealverify x"))
+    path = tmp_path / "triage.html"
+    path.write_text(text, encoding="utf-8")
+    # The address pre-fills the filter with a check id, as the by-check "show" link does.
+    done = browser(["--dump-dom", path.as_uri() + "#filter:q=binding.args-hash"], tmp_path / "p")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    page = Page(done.stdout.decode("utf-8"))
+    rows = [r for r in page.find("tr") if "data-outcome" in r.attrs]
+    shown = [r for r in rows if "hidden" not in r.attrs]
+    assert len(rows) == 300 and len(shown) == 1 and "zz-forged.json" in shown[0].joined
+    assert page.with_class("receipt", "section")[0].attrs["id"] == anchor("zz-forged.json")
+    assert page.by_id("footer").joined.endswith("sealverify x")
