@@ -28,12 +28,14 @@ def _para(text: str) -> str:
 def _describe(entry: catalogue.Entry) -> str:
     means, todo = catalogue.what_to_do(entry)
     # The one-line summary, unless the meaning says it already (or begins with its words).
-    said = means == entry.short or means.startswith(entry.short.removesuffix("…"))
+    said = means.startswith(entry.short.rstrip(".…"))
     summary = "" if said else _para(entry.short) + "\n\n"
+    if not todo.startswith("sealverify"):  # a sentence, but a command name keeps its case
+        todo = todo[:1].upper() + todo[1:]
     return (
         f"{entry.id} ({entry.severity})\n\n{summary}"
         f"What it means:\n{_para(means)}\n\n"
-        f"What to do:\n{_para(todo[:1].upper() + todo[1:])}\n\n"
+        f"What to do:\n{_para(todo)}\n\n"
         f"Documented in docs/{entry.page} of the sealverify source.\n"
     )
 
