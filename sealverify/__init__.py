@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
         DEFAULT_KERNEL_SHA256,
@@ -92,6 +93,10 @@ _EXPORTS: dict[str, str] = {
     "verify_receipt": "sealverify.receipts.verify",
     "TrustStore": "sealverify.seal.trust",
     "load_trust_file": "sealverify.seal.trust",
+    # what a set of receipts carries, and a trust template to confirm (docs/inventory.md)
+    "Inventory": "sealverify.receipts.inventory",
+    "InventoryBuilder": "sealverify.receipts.inventory",
+    "trust_template": "sealverify.receipts.inventory",
     # analyse a frame
     "FrameBytes": "sealverify.wire.framing",
     "frame_of": "sealverify.wire.framing",
@@ -150,6 +155,8 @@ __all__ = [
     "InputError",
     "InputFileError",
     "InternalError",
+    "Inventory",
+    "InventoryBuilder",
     "Limits",
     "ModelLimit",
     "OptionError",
@@ -185,6 +192,7 @@ __all__ = [
     "rederive",
     "split_stdio",
     "split_tokens",
+    "trust_template",
     "verify_jsonl",
     "verify_logs",
     "verify_receipt",

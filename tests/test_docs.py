@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 from tests.conftest import ROOT
 
@@ -42,16 +43,44 @@ def test_checks_index_links_every_doc() -> None:
             assert f"({path.name})" in index, path.name
 
 
-def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one() -> None:
+def _setup_commands() -> tuple[str, str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)
     assert len(blocks) >= 2
-    run, test = blocks[0], blocks[1]
-    assert "pip install -e ." in run and "fixtures/" in run
-    assert "pytest" in test
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    test_command = test.replace("python3 ", "python ")
-    assert test_command in ci, "the README's test command must be what .ci/run runs"
+    return blocks[0], blocks[1]
+
+
+def _steps(command: str) -> list[list[str]]:
+    """One line of ``a && b && c`` as its commands' words (each must be one line)."""
+    assert "\n" not in command, "each setup command is one line"
+    return [shlex.split(step) for step in command.split(" && ")]
+
+
+def test_readme_setup_commands_make_and_use_a_virtual_environment() -> None:
+    # PEP 668: Debian's, Ubuntu's, Fedora's and Homebrew's Python refuse `pip install` outside
+    # a virtual environment, so each command makes one with the standard library's venv and
+    # runs every later program from it, never from the system's PATH.
+    for command in _setup_commands():
+        steps = _steps(command)
+        assert steps[0] == ["python3", "-m", "venv", ".venv"], command
+        for words in steps[1:]:
+            assert words[0].startswith(".venv/bin/"), (command, words)
+        installs = [w for w in steps[1:] if w[:2] == [".venv/bin/pip", "install"]]
+        assert len(installs) == 1, command
+    run, test = (_steps(c) for c in _setup_commands())
+    assert run[1] == [".venv/bin/pip", "install", "-e", "."]
+    assert run[2][:2] == [".venv/bin/sealverify", "verify"] and "fixtures/demo/trust.json" in run[2]
+    assert test[1] == [".venv/bin/pip", "install", "-e", ".[test]"]
+    assert test[2] == [".venv/bin/python", "-m", "pytest", "-q"]
+
+
+def test_ci_runs_the_readme_s_test_command_as_written() -> None:
+    _, test = _setup_commands()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test in ci, "the README's test command must be a line of .ci/run, as written"
+    # Nothing before it runs the tests another way or installs into another environment.
+    before = ci[: ci.index(test)]
+    assert not [line for line in before if "pytest" in line or "pip install" in line]
 
 
 def test_every_module_has_a_one_line_docstring() -> None:

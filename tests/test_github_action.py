@@ -216,7 +216,7 @@ def test_fail_on_gates_the_step_and_the_annotation_level(
         ({"paths": "fixtures/no-such-dir"}, "no such file or directory"),
         ({"paths": ""}, "give at least one"),
         ({"paths": f"{DEMO}/receipts", "fail-on": "sometimes"}, "fail-on: expected one of"),
-        ({"paths": f"{DEMO}/receipts", "config-pubkey": "AB" * 32}, "write it in lowercase"),
+        ({"paths": f"{DEMO}/receipts", "config-pubkey": "AB" * 31}, "64 hex digits (either"),
         ({"paths": f"{DEMO}/receipts", "trust": "missing-trust.json"}, "--trust"),
         ({"paths": f"{DEMO}/receipts", "allow-published-keys": "yes"}, "true or false"),
     ],
@@ -231,6 +231,30 @@ def test_a_run_that_cannot_be_done_exits_2(
     assert error.startswith("::error::sealverify could not run: ") and message in error
     assert "**Could not run** (exit 2)" in step.summary
     assert step.sarif is not None and not step.sarif.exists()
+
+
+def test_pins_in_either_case_are_the_pins_verify_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pin rule everywhere: the Action used to refuse an uppercase pin that verify accepts.
+    demo = json.loads((ROOT / DEMO / "trust.json").read_text(encoding="utf-8"))
+    config, receipt = (key["public_key"] for key in demo["keys"])
+    (kernel,) = demo["kernels"]
+    runs = []
+    for name, spell in (("lower", str.lower), ("upper", str.upper)):
+        step = Step(
+            tmp_path / name,
+            monkeypatch,
+            paths=f"{DEMO}/receipts/verified-*.json",
+            **{
+                "config-pubkey": spell(config),
+                "receipt-pubkey": spell(receipt),
+                "kernel-sha256": spell(kernel),
+                "allow-published-keys": "true",
+            },
+        )
+        runs.append((step.code, step.outputs["verified"], step.outputs["unpinned"]))
+    assert runs[0] == runs[1] and runs[0][0] != 2 and runs[0][1] != "0"
 
 
 def test_working_directory_resolves_every_path_and_annotations_stay_workspace_relative(

@@ -20,7 +20,12 @@ from sealverify.cli.main import cli
 log, warm, out = sys.argv[1:4]
 def run(path):
     try:
-        cli.main(["verify", path, "--format", "html", "--output", out], standalone_mode=False)
+        # One process: with workers a run holds up to 4 tasks per process in flight (a
+        # constant window, cli/verify_runner.py), which at this size is every receipt.
+        cli.main(
+            ["verify", path, "--format", "html", "--output", out, "--jobs", "1"],
+            standalone_mode=False,
+        )
     except SystemExit:
         pass
 run(warm)

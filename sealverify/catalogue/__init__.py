@@ -20,14 +20,20 @@ __all__ = [
     "TABLE_BEGIN",
     "TABLE_END",
     "Entry",
+    "Outcome",
+    "Sense",
     "close_matches",
     "entries",
     "help_uri",
     "information_uri",
     "lookup",
+    "lookup_outcome",
     "markdown_table",
     "matching",
+    "outcomes",
+    "plain",
     "replace_table",
+    "what_to_do",
 ]
 
 Severity = Literal["error", "warning", "note"]
@@ -66,6 +72,40 @@ class Entry:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Sense:
+    """What an outcome word means when ``commands`` print it, and what to do about it."""
+
+    commands: tuple[str, ...]
+    page: str
+    means: str
+    todo: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "commands": list(self.commands),
+            "page": self.page,
+            "means": self.means,
+            "todo": self.todo,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """An outcome word a command prints (VERIFIED, INTACT, same invocation) and its senses."""
+
+    word: str
+    aliases: tuple[str, ...]
+    senses: tuple[Sense, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "word": self.word,
+            "aliases": list(self.aliases),
+            "senses": [sense.to_dict() for sense in self.senses],
+        }
+
+
 def _entry(check_id: str, table: object) -> Entry:
     """One entry from its TOML table; a malformed entry is a packaging bug, raised loudly."""
     if not isinstance(table, dict) or sorted(table) != sorted(_FIELDS):
@@ -87,6 +127,91 @@ def entries() -> Mapping[str, Entry]:
     text = resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     return {check_id: _entry(check_id, data[check_id]) for check_id in sorted(data)}
+
+
+def _data(name: str) -> dict[str, object]:
+    import tomllib
+
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _sense(word: str, table: object) -> Sense:
+    if not isinstance(table, dict) or sorted(table) != ["commands", "means", "page", "todo"]:
+        raise ValueError(f"outcome {word!r}: a sense has exactly commands, page, means, todo")
+    commands = table["commands"]
+    if not (isinstance(commands, list) and commands and all(isinstance(c, str) for c in commands)):
+        raise ValueError(f"outcome {word!r}: commands is a list of command names")
+    texts = [table[name] for name in ("page", "means", "todo")]
+    if not all(isinstance(text, str) and text for text in texts):
+        raise ValueError(f"outcome {word!r}: page, means and todo are non-empty strings")
+    return Sense(tuple(commands), *texts)
+
+
+def _word_key(word: str) -> str:
+    """The spelling outcome words are found by: case, hyphens and underscores ignored."""
+    return " ".join(word.replace("-", " ").replace("_", " ").upper().split())
+
+
+@cache
+def outcomes() -> Mapping[str, Outcome]:
+    """Every outcome word (``outcomes.toml``) by its key spelling, in sorted order."""
+    found: dict[str, Outcome] = {}
+    for word, table in sorted(_data("outcomes.toml").items()):
+        if not isinstance(table, dict) or sorted(table) != ["aliases", "sense"]:
+            raise ValueError(f"outcome {word!r}: expected aliases and sense")
+        aliases = table["aliases"]
+        senses = table["sense"]
+        if not (isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
+            raise ValueError(f"outcome {word!r}: aliases is a list of words")
+        if not (isinstance(senses, list) and senses):
+            raise ValueError(f"outcome {word!r}: at least one sense")
+        found[_word_key(word)] = Outcome(
+            word, tuple(aliases), tuple(_sense(word, s) for s in senses)
+        )
+    return found
+
+
+def lookup_outcome(word: str) -> Outcome | None:
+    """The outcome word ``word`` (any case; hyphen, underscore and space alike), or None."""
+    key = _word_key(word)
+    for outcome in outcomes().values():
+        if key == _word_key(outcome.word) or key in map(_word_key, outcome.aliases):
+            return outcome
+    return None
+
+
+@cache
+def _advice() -> Mapping[str, Mapping[str, str]]:
+    table = _data("advice.toml")
+    advice: dict[str, dict[str, str]] = {}
+    for severity in SEVERITIES:
+        group = table.get(severity)
+        if not isinstance(group, dict) or not all(isinstance(v, str) for v in group.values()):
+            raise ValueError(f"advice.toml: [{severity}] is a table of texts")
+        if "*" not in group:
+            raise ValueError(f"advice.toml: [{severity}] needs a '*' text")
+        advice[severity] = {str(family): str(text) for family, text in group.items()}
+    return advice
+
+
+def what_to_do(entry: Entry) -> tuple[str, str]:
+    """``entry``'s full text split into what it means and what to do.
+
+    The entry's own text after "What to do:" when it has one, else the advice for its
+    severity and family (``advice.toml``): every id so says what to do.
+    """
+    means, marker, todo = entry.full.partition("What to do:")
+    if marker:
+        return means.strip(), todo.strip()
+    advice = _advice()[entry.severity]
+    family = entry.id.split(".")[0]
+    return entry.full.strip(), advice.get(family, advice["*"])
+
+
+def plain(text: str) -> str:
+    """``text`` for a person: code spans without their Markdown backticks."""
+    return text.replace("`", "")
 
 
 def lookup(check_id: str) -> Entry | None:

@@ -17,6 +17,7 @@ from sealverify.cli.common import (
     output_option,
     read_input,
 )
+from sealverify.cli.helptext import examples
 from sealverify.reports.formats import table
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
@@ -25,7 +26,15 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 __all__ = ["COMMANDS", "approval"]
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify approval fixtures/approval/tokens.ndjson \\\n"
+        "      --frame fixtures/approval/frame.bin --server sealverify-demo@1.0.0 \\\n"
+        "      --approval-pubkey "
+        "33eeb75bcee9e2349937c1cc205a4673e0e0563e19a1dc8617995bcd7f9174de \\\n"
+        "      --at 1786000060000 --allow-published-keys",
+    )
+)
 @click.argument("tokens", nargs=-1, required=True, metavar="TOKEN...")
 @click.option(
     "--approval-pubkey",

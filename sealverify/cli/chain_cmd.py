@@ -29,6 +29,7 @@ from sealverify.cli.common import (
     output_option,
     read_input,
 )
+from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
@@ -99,7 +100,13 @@ def _read_blocks(path: Path, advance: Advance) -> bytes:
     return b"".join(blocks)
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify chain fixtures/chain/host.stderr --expect-count 3",
+        "sealverify chain fixtures/chain/truncated.stderr --expect-count 3 --format html "
+        "--output chain.html",
+    )
+)
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option(
     "--expect-head",

@@ -42,8 +42,34 @@ def format_option(
         type=click.Choice(names),
         default=default,
         show_default=True,
-        help="Report format: " + ", ".join(names) + ".",
+        callback=_no_html_to_a_terminal,
+        help="Report format: "
+        + ", ".join(names)
+        + "."
+        + (" html needs --output FILE when stdout is a terminal." if "html" in names else ""),
     )
+
+
+def _stdout_is_a_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def _no_html_to_a_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse ``--format html`` without ``--output`` when stdout is a terminal (exit 2).
+
+    A page of HTML scrolled through a terminal helps nobody, and the run would be wasted. Both
+    ``--format`` and ``--output`` call this: click runs their callbacks in command-line order,
+    so whichever comes second sees the other's value in ``ctx.params``.
+    """
+    params = {**ctx.params, str(param.name): value}
+    if "fmt" not in params or "output" not in params:
+        return value
+    if params["fmt"] == "html" and params["output"] is None and _stdout_is_a_terminal():
+        raise click.UsageError(
+            "--format html writes a whole page: add --output FILE (e.g. --output report.html) "
+            "and open it in a browser, or redirect stdout to a file"
+        )
+    return value
 
 
 def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -52,6 +78,7 @@ def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | N
     The report is written only once the run completes, so a bad destination found then would
     throw the whole run away; it is a usage error (exit 2) at once instead.
     """
+    _no_html_to_a_terminal(ctx, param, value)
     if value is None:
         return None
     parent = value.parent if str(value.parent) else Path(".")
@@ -169,6 +196,8 @@ def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
 def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
     """Write a command's result to stdout, or to ``output`` only once all of it is written.
 
+    With ``output``, "report written to FILE" follows on stderr.
+
     A piece is text (written as UTF-8) or bytes already encoded (written as they are). The
     file is written beside ``output`` as ``<name>.partial`` and renamed into place, so an
     interrupted run never leaves a truncated report under the requested name; its bytes are
@@ -183,3 +212,5 @@ def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
         for piece in pieces:
             out.write(piece.encode() if isinstance(piece, str) else piece)
     tmp.replace(output)
+    # Said on stderr, so a run whose stdout stays empty still tells where its report went.
+    click.echo(f"report written to {output}", err=True)

@@ -17,6 +17,7 @@ from sealverify import (
     what_if_report,
 )
 from sealverify.cli.common import HEX64, lowercase_hex, output_option, read_input, write_result
+from sealverify.cli.helptext import examples
 
 __all__ = ["COMMANDS", "decide_command"]
 
@@ -63,7 +64,12 @@ def _table(what: WhatIf) -> str:
     return "\n".join(out) + "\n"
 
 
-@click.command("decide")
+@click.command(
+    "decide",
+    epilog=examples(
+        "sealverify decide --config fixtures/decide/signed-config.json fixtures/decide/calls.bin"
+    ),
+)
 @click.option(
     "--config",
     "config_path",

@@ -22,11 +22,19 @@ from sealverify.cli.common import (
     read_input,
     transport_option,
 )
+from sealverify.cli.helptext import examples
 
 __all__ = ["COMMANDS", "diff"]
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify diff fixtures/frames/call.bin fixtures/frames/call-other-trace.bin",
+        "sealverify diff fixtures/demo/receipts/verified-allow.receipt.json \\\n"
+        "      fixtures/demo/receipts/fail-edited-arguments.receipt.json --format html "
+        "--output diff.html",
+    )
+)
 @click.argument("source_a", metavar="A")
 @click.argument("source_b", metavar="B")
 @click.option(

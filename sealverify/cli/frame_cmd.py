@@ -32,6 +32,7 @@ from sealverify.cli.common import (
     supported_version_option,
     transport_option,
 )
+from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
 from sealverify.reports.model import Check, Report, fail
 
@@ -65,7 +66,12 @@ def _size(stream: BinaryIO) -> int | None:
     return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify frame fixtures/frames/call.bin",
+        "sealverify frame fixtures/frames/refused-meta-null.bin --format json",
+    )
+)
 @click.argument("source", metavar="FILE|-")
 @transport_option("stdio: each LF-terminated line is a frame; http: the whole input is one body.")
 @era_option(

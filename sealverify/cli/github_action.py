@@ -73,15 +73,19 @@ class Inputs:
         def words(name: str) -> tuple[str, ...]:
             return tuple(get(name).split())
 
+        def pins(name: str) -> tuple[str, ...]:
+            # Either case, kept as lowercase: the one pin rule (seal/trust.py pin_hex).
+            return tuple(word.lower() for word in words(name))
+
         flag = get("allow-published-keys", "false").lower()
         if flag not in ("true", "false"):
             raise CouldNotRun(f"allow-published-keys: expected true or false, not {flag!r}")
         inputs = cls(
             paths=tuple(line.strip() for line in get("paths").splitlines() if line.strip()),
             trust=get("trust"),
-            config_pubkeys=words("config-pubkey"),
-            receipt_pubkeys=words("receipt-pubkey"),
-            kernel_sha256=words("kernel-sha256"),
+            config_pubkeys=pins("config-pubkey"),
+            receipt_pubkeys=pins("receipt-pubkey"),
+            kernel_sha256=pins("kernel-sha256"),
             allow_published_keys=flag == "true",
             fail_on=get("fail-on", "unpinned"),
             sarif=env.get("INPUT_SARIF", "sealverify.sarif").strip(),  # "": no SARIF
@@ -101,10 +105,9 @@ class Inputs:
         if self.report_format not in ("jsonl", "json", "sarif", "junit"):
             raise CouldNotRun(f"format: expected jsonl, json, sarif or junit: {self.report_format}")
         pins = (*self.config_pubkeys, *self.receipt_pubkeys, *self.kernel_sha256)
-        for pin in pins:
+        for pin in pins:  # lowercased by from_env
             if not HEX64.fullmatch(pin):
-                hint = " (write it in lowercase)" if HEX64.fullmatch(pin.lower()) else ""
-                raise CouldNotRun(f"pin {pin!r}: expected 64 lowercase hex digits{hint}")
+                raise CouldNotRun(f"pin {pin!r}: expected 64 hex digits (either case)")
 
     def resolve(self, name: str) -> str:
         """A path input relative to ``working-directory``."""

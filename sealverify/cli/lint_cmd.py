@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from sealverify.cli.common import emit, format_option, output_option
+from sealverify.cli.helptext import examples
 from sealverify.cli.walk import walk_tree
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.ruling import wording
@@ -51,7 +52,7 @@ def _lint_file(path: Path, rules: wording.RuleSet) -> tuple[str, list[Check]]:
     return "text", wording.lint_text(text, rules, markdown=path.suffix in (".md", ".markdown"))
 
 
-@click.command()
+@click.command(epilog=examples("sealverify lint fixtures/lint"))
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True)
 @click.option(
     "--rules",

@@ -12,10 +12,12 @@ import click
 
 from sealverify import InternalError, SealverifyError, __version__
 from sealverify import cli as cli_package
+from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 
-__all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "debugging", "main"]
+__all__ = ["ARGV_KEY", "EXIT_INTERRUPTED", "cli", "command_modules", "debugging", "main"]
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C
+ARGV_KEY = "sealverify.argv"  # ctx.meta: the command's words after the program name
 DEBUG_ENV = "SEALVERIFY_DEBUG"
 _debug_flag = False  # --debug, set by the group before any command runs
 
@@ -28,6 +30,8 @@ class _LazyGroup(click.Group):
     command's name is the module's name without ``_cmd`` (tests/test_cli_main.py holds that).
     """
 
+    context_class = HelpContext
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *command_modules()})
 
@@ -35,8 +39,14 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in command_modules():
             module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
             for command in module.COMMANDS:
-                self.add_command(command)
+                self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The words after the program name, as given: a report may name the command line
+        # that made it (verify's html footer, cli/verify_html.py report_command).
+        ctx.meta[ARGV_KEY] = tuple(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:
         # Integer return values of subcommands become the process exit code.
@@ -57,7 +67,7 @@ def command_modules() -> tuple[str, ...]:
     )
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_LazyGroup, context_settings=HELP_SETTINGS)
 @click.version_option(__version__, prog_name="sealverify")
 @click.option(
     "--debug",

@@ -19,6 +19,7 @@ from sealverify.cli.common import (
     transport_option,
     write_result,
 )
+from sealverify.cli.helptext import examples
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.formats import table
 from sealverify.reports.model import Check, Report, Subject, fail, info
@@ -73,7 +74,15 @@ class _EmitByDefault(click.Group):
         return super().parse_args(ctx, args)
 
 
-@click.group(cls=_EmitByDefault)
+@click.group(
+    cls=_EmitByDefault,
+    epilog=examples(
+        "sealverify partition fixtures/partition/frame.bin",
+        "sealverify partition verify fixtures/partition/attestation.json \\\n"
+        "      --frame fixtures/partition/frame.bin --allow-published-keys \\\n"
+        "      --pubkey 0545a4cf42aa36b761dc2bdfe0b11bd71d45a2ea15be33e3ee9ca610c608fe2d",
+    ),
+)
 def partition() -> None:
     """Make and check `_meta` partition records (sealverify explain partition.).
 
@@ -83,7 +92,9 @@ def partition() -> None:
     """
 
 
-@partition.command("emit")
+@partition.command(
+    "emit", epilog=examples("sealverify partition emit fixtures/partition/frame.bin")
+)
 @click.argument("source", metavar="FRAME|-")
 @click.option(
     "--policy",
@@ -157,7 +168,14 @@ def emit_cmd(
     return 0
 
 
-@partition.command("verify")
+@partition.command(
+    "verify",
+    epilog=examples(
+        "sealverify partition verify fixtures/partition/attestation.json \\\n"
+        "      --frame fixtures/partition/frame.bin --allow-published-keys \\\n"
+        "      --pubkey 0545a4cf42aa36b761dc2bdfe0b11bd71d45a2ea15be33e3ee9ca610c608fe2d",
+    ),
+)
 @click.argument("attestation_path", metavar="ATTESTATION")
 @click.option(
     "--frame",

@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 import click
 
 from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.helptext import examples
 from sealverify.definitions.skill_listing import (
     DEFAULT_BASE,
     SkillTree,
@@ -21,7 +22,11 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 __all__ = ["COMMANDS", "read_tree", "skill"]
 
 
-@click.group()
+@click.group(
+    epilog=examples(
+        "sealverify skill verify --listing fixtures/skills/listing.json --dir fixtures/skills/dir"
+    )
+)
 def skill() -> None:
     """Agent Skills served over MCP (SEP-2640)."""
 
@@ -96,7 +101,12 @@ def _entry(doc: JsonValue, wanted: str | None) -> JsonValue:
     return entries[0]
 
 
-@skill.command("verify")
+@skill.command(
+    "verify",
+    epilog=examples(
+        "sealverify skill verify --listing fixtures/skills/listing.json --dir fixtures/skills/dir"
+    ),
+)
 @click.option(
     "--listing",
     "listing",

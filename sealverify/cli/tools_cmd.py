@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.helptext import examples
 from sealverify.definitions.capture import build_capture
 from sealverify.definitions.compare import Reading, compare, reader_environment
 from sealverify.definitions.digests import (
@@ -66,12 +67,17 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-@click.group()
+@click.group(
+    epilog=examples(
+        "sealverify tools digest fixtures/tools/tools.json",
+        "sealverify tools compare fixtures/tools/tools.json fixtures/tools/tools-later.json",
+    )
+)
 def tools() -> None:
     """Tool-definition digests under named profiles, with the capture conditions beside them."""
 
 
-@tools.command("digest")
+@tools.command("digest", epilog=examples("sealverify tools digest fixtures/tools/tools.json"))
 @click.argument("source", metavar="TOOLS.json|TRANSCRIPT|-")
 @click.option(
     "--profile",
@@ -212,7 +218,12 @@ def digest(
     return report.exit_code
 
 
-@tools.command("compare")
+@tools.command(
+    "compare",
+    epilog=examples(
+        "sealverify tools compare fixtures/tools/tools.json fixtures/tools/tools-later.json"
+    ),
+)
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @click.option(

@@ -32,12 +32,15 @@ from sealverify.cli.common import (
     output_option,
     write_result,
 )
+from sealverify.cli.helptext import examples
+from sealverify.cli.main import ARGV_KEY
 from sealverify.cli.progress import progress
 from sealverify.cli.progress import shown as progress_shown
-from sealverify.cli.verify_html import run_settings
+from sealverify.cli.verify_html import report_command, run_settings
 from sealverify.cli.verify_runner import (
     LOG_SUFFIXES,
     Settings,
+    Task,
     expand,
     load_approvals,
     tasks,
@@ -59,6 +62,18 @@ def _jobs(value: str) -> int:
     if value.isdigit() and int(value) >= 1:
         return int(value)
     raise click.UsageError(f"--jobs {value!r}: expected a positive integer or 'auto'")
+
+
+def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
+    """``--jobs auto``: one process per core, unless the whole run is one task.
+
+    A task is up to a few dozen receipts (``verify_runner.tasks``); a run that makes only one
+    stays in this process, where starting workers would cost more than it saves. The first two
+    tasks are looked at and given back in order, so the report is the same either way.
+    """
+    first = list(itertools.islice(work, 2))
+    jobs = cores if len(first) > 1 else 1
+    return jobs, itertools.chain(first, work)
 
 
 def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
@@ -119,7 +134,15 @@ def _total(paths: tuple[str, ...]) -> int | None:
     return total
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json",
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json "
+        "--format html --output report.html",
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json "
+        "--allow-published-keys --format sarif --output sealverify.sarif",
+    )
+)
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True)
 @click.option(
     "--config-pubkey",
@@ -135,7 +158,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin a receipt (Object B) signing key; repeatable.",
+    help="Pin a receipt (Object B) signing key (64 hex digits, either case); repeatable.",
 )
 @click.option(
     "--approval-pubkey",
@@ -143,7 +166,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Pin an approver key (matched to an ed25519 approval's key_id); repeatable.",
+    help="Pin an approver key (64 hex digits, either case; matched to an ed25519 approval's "
+    "key_id); repeatable.",
 )
 @click.option(
     "--trust",
@@ -160,7 +184,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     callback=lowercase_hex,
     multiple=True,
     metavar="HEX",
-    help="Also accept this kernel wasm build (the fleet build "
+    help="Also accept this kernel wasm build (64 hex digits of its sha256, either case; the fleet "
+    "build "
     f"{DEFAULT_KERNEL_SHA256[:8]}… is always pinned); repeatable.",
 )
 @click.option(
@@ -186,11 +211,11 @@ def _total(paths: tuple[str, ...]) -> int | None:
     "--jobs",
     "-j",
     "jobs_text",
-    default="1",
-    show_default=True,
+    default=None,
     metavar="N|auto",
-    help="Verify in N processes, N - 1 workers and this one ('auto': one per core); the "
-    "report is identical.",
+    help="Verify in N processes, N - 1 workers and this one; the report is identical. "
+    "[default: auto: one per core, or this process alone for a run of a few dozen receipts or "
+    "with --cluster]",
 )
 @click.option(
     "--raw-line",
@@ -231,7 +256,7 @@ def verify(
     approvals_file: Path | None,
     state_path: str | None,
     allow_published_keys: bool,
-    jobs_text: str,
+    jobs_text: str | None,
     raw_line_files: tuple[Path, ...],
     no_rederive: bool,
     waive: tuple[str, ...],
@@ -253,8 +278,8 @@ def verify(
     2 could not run (bad flag, unreadable path, no receipt found).
     """
     for pin in kernel_pins:
-        if not HEX64.fullmatch(pin):
-            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits")
+        if not HEX64.fullmatch(pin.lower()):
+            raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits (either case)")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:
         options = VerifyOptions(
@@ -268,7 +293,13 @@ def verify(
         )
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
-    jobs = _jobs(jobs_text)
+    work: Iterator[Task] = tasks(expand(paths), options)
+    if jobs_text is not None:
+        jobs = _jobs(jobs_text)
+    elif cluster_text is not None:
+        jobs = 1  # the cluster has the workers
+    else:
+        jobs, work = auto_jobs(work, _jobs("auto"))
     run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: HistoryStore | None = None
     if state_path is not None:
@@ -297,7 +328,7 @@ def verify(
         page = VerifyPage(_spool)
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
-        for result, fragment, found in run(tasks(expand(paths), options), settings):
+        for result, fragment, found in run(work, settings):
             advance(1)
             if isinstance(result, str):
                 raise click.UsageError(result)
@@ -352,7 +383,9 @@ def verify(
         if page is not None:
             with page:
                 rows = run_settings(options, trust_file, approvals_file, state_path, raw_line_files)
-                _write(page.pieces(report, rows), output, line)
+                argv = click.get_current_context().find_root().meta.get(ARGV_KEY)
+                command = report_command(argv)
+                _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
             _write(_spooled_table(report, spool, widths), output, line)
         else:

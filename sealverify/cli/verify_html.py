@@ -6,7 +6,14 @@ from pathlib import Path
 
 from sealverify import VerifyOptions
 
-__all__ = ["run_settings"]
+__all__ = ["report_command", "run_settings"]
+
+# Options that change how a run is done or where its report goes, never what it says: left
+# out of the command line a report names, so the page is the same with and without them
+# (``--jobs`` is byte for byte the one-process page), and a storage secret never reaches it.
+_UNSHOWN = frozenset(
+    {"--jobs", "-j", "--cluster", "--partition-size", "--storage-option", "--output"}
+)
 
 
 def _pins(options: VerifyOptions, role: str) -> str:
@@ -57,3 +64,28 @@ def _state_name(state: str | None) -> str:
 
         return redacted(state)
     return Path(state).name
+
+
+def report_command(argv: tuple[str, ...] | None) -> str:
+    """The command line a report names: ``sealverify`` and the words given, shell-quoted.
+
+    The options in ``_UNSHOWN`` (and their values) are left out; ``""`` when unknown.
+    """
+    if argv is None:
+        return ""
+    import shlex
+
+    shown: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        name = word.partition("=")[0]
+        if name in _UNSHOWN:
+            skip = "=" not in word
+            continue
+        if word.startswith("-j") and word[2:].isdigit():  # -j2
+            continue
+        shown.append(word)
+    return shlex.join(["sealverify", *shown])

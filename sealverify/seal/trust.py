@@ -19,6 +19,7 @@ __all__ = [
     "Role",
     "TrustStore",
     "load_trust_file",
+    "pin_hex",
 ]
 
 Role = Literal["config", "receipt", "approval"]
@@ -28,9 +29,23 @@ TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
-_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label"})
+_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label", "confirmed"})
+_KERNEL_REQUIRED = frozenset({"sha256"})
+_KERNEL_OPTIONAL = frozenset({"label", "confirmed"})
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
 _MAX_MS = 2**53 - 1
+
+
+def pin_hex(text: str) -> str:
+    """A pin (key or kernel build) as seal writes it: 64 hex digits, read in either case.
+
+    seal writes every key and digest in lowercase hex; a pin copied from an uppercase listing
+    names the same bytes, so every pin (flags, trust file, the GitHub Action) is accepted in
+    either case and normalised to lowercase here, the one rule. ValueError otherwise.
+    """
+    if not HEX64.fullmatch(text.lower()):
+        raise ValueError(f"expected 64 hex digits (either case), got {len(text)} characters")
+    return text.lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +97,18 @@ class TrustStore:
     ) -> TrustStore:
         """Build a store from ``--config-pubkey``/``--receipt-pubkey``/``--approval-pubkey``.
 
-        Each value must be 64 lowercase hex (ValueError otherwise, naming the flag). Flag pins
-        have no validity window.
+        Each value must be 64 hex digits in either case, kept as lowercase (ValueError
+        otherwise, naming the flag). Flag pins have no validity window.
         """
         keys: list[PinnedKey] = []
         for role, values in (("config", config), ("receipt", receipt), ("approval", approval)):
             flag = f"--{role}-pubkey"
             for value in values:
                 try:
-                    hex_key(value)
+                    key = pin_hex(value)
                 except ValueError as exc:
-                    raise OptionError(f"{flag}: {exc}") from None
-                keys.append(PinnedKey(value, frozenset({role}), source=flag))
+                    raise OptionError(f"{flag}: {value!r}: {exc}") from None
+                keys.append(PinnedKey(key, frozenset({role}), source=flag))
         return cls(tuple(keys))
 
     def merge(self, *others: TrustStore) -> TrustStore:
@@ -179,6 +194,26 @@ def _members(
     return value
 
 
+def _confirmed(entry: dict[str, JsonValue], where: str) -> None:
+    """Refuse an entry a trust template left unconfirmed (``"confirmed": false``).
+
+    ``sealverify inventory --trust-template`` writes every key and build it saw in receipts
+    with ``"confirmed": false``: a key is there because a receipt names it, which anyone can
+    write. Only the operator, having checked it out of band, may turn it into a pin.
+    """
+    if "confirmed" not in entry:
+        return
+    value = entry["confirmed"]
+    if not isinstance(value, bool):
+        raise InputFileError(f"{where}/confirmed: expected true or false")
+    if not value:
+        raise InputFileError(
+            f"{where}: not confirmed: this entry was seen in receipts, not checked; confirm it "
+            'with the seal operator out of band, then set "confirmed" to true (or delete the '
+            "entry)"
+        )
+
+
 def _ms(value: JsonValue, where: str) -> int:
     number = value.as_uint() if isinstance(value, JsonNumber) else None
     if number is None or number > _MAX_MS:
@@ -190,11 +225,12 @@ def _ms(value: JsonValue, where: str) -> int:
 
 def _key(value: JsonValue, where: str) -> PinnedKey:
     entry = _members(value, where, _KEY_REQUIRED, _KEY_OPTIONAL)
+    _confirmed(entry, where)
     public_key = entry["public_key"]
     if not isinstance(public_key, str):
         raise InputFileError(f"{where}/public_key: expected a string")
     try:
-        hex_key(public_key)
+        public_key = pin_hex(public_key)
     except ValueError as exc:
         raise InputFileError(f"{where}/public_key: {exc}") from None
     roles = entry["roles"]
@@ -232,7 +268,10 @@ def load_trust_file(data: bytes) -> TrustStore:
         document = parse_bytes(data)
     except JsonError as exc:
         raise InputFileError(f"trust file is not strict JSON: {exc}") from None
-    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive"}))
+    top = _members(document, "trust file", _TOP_MEMBERS, frozenset({"kernels", "waive", "notes"}))
+    notes = top.get("notes", [])
+    if not (isinstance(notes, list) and all(isinstance(note, str) for note in notes)):
+        raise InputFileError("trust file/notes: expected an array of strings (for people; unread)")
     version = top["sealverify_trust"]
     if not (isinstance(version, JsonNumber) and version.lexeme == str(TRUST_FILE_VERSION)):
         raise InputFileError(
@@ -269,12 +308,25 @@ def _waive(value: JsonValue) -> tuple[str, ...]:
 
 
 def _kernels(value: JsonValue) -> tuple[str, ...]:
-    """The optional ``kernels`` member: accepted kernel wasm builds, 64 lowercase hex each."""
+    """The optional ``kernels`` member: accepted kernel wasm builds, 64 hex each (any case).
+
+    An item is the hex string, or an object ``{"sha256": HEX, "label": ..., "confirmed": ...}``
+    (the form a trust template writes).
+    """
     if not isinstance(value, list):
         raise InputFileError("trust file/kernels: expected an array of sha256 hex strings")
+    builds: list[str] = []
     for index, item in enumerate(value):
-        if not (isinstance(item, str) and HEX64.fullmatch(item)):
-            raise InputFileError(f"trust file/kernels/{index}: expected 64 lowercase hex digits")
-    if len(set(value)) != len(value):
+        where = f"trust file/kernels/{index}"
+        if isinstance(item, dict):  # {"sha256": HEX, "label"?, "confirmed"?}
+            entry = _members(item, where, _KERNEL_REQUIRED, _KERNEL_OPTIONAL)
+            _confirmed(entry, where)
+            if "label" in entry and not isinstance(entry["label"], str):
+                raise InputFileError(f"{where}/label: expected a string")
+            item, where = entry["sha256"], where + "/sha256"
+        if not (isinstance(item, str) and HEX64.fullmatch(item.lower())):
+            raise InputFileError(f"{where}: expected 64 hex digits (either case)")
+        builds.append(item.lower())
+    if len(set(builds)) != len(builds):
         raise InputFileError("trust file/kernels: a build is listed twice")
-    return tuple(str(item) for item in value)
+    return tuple(builds)

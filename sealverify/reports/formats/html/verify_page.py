@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from sealverify._version import __version__
+from sealverify.reports.explain_text import severity_of
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
 from sealverify.reports.model import Report, Subject
@@ -23,6 +25,9 @@ __all__ = [
 ]
 
 OUTCOMES = ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
+# Drill-downs are filled worst first: every FAIL (up to the cap), then REDUCED, then UNPINNED,
+# each in input order, so a forged receipt named last is never the one left without detail.
+TRIAGE = ("FAIL", "REDUCED", "UNPINNED")
 COLOUR = {"VERIFIED": "#1a7f37", "UNPINNED": "#9a6700", "REDUCED": "#bc4c00", "FAIL": "#cf222e"}
 # The stated caps (docs/report-format.md): drill-downs and rows for the receipts that did not
 # verify, rows for those that did; beyond them receipts are counted, never dropped silently.
@@ -33,6 +38,7 @@ DOT_CAP = 1_000  # receipts drawn one by one on the timeline; beyond, counts per
 _BINS = 60
 _WIDTH = 760
 _OPEN = ("fail", "not-evaluated", "waived")
+_RANK = {status: index for index, status in enumerate(_OPEN)}
 _HEADLINE = {
     0: "every receipt VERIFIED",
     1: "FAIL: at least one receipt failed or a run finding failed",
@@ -73,8 +79,13 @@ def receipt_fragments(subject: Subject) -> tuple[str, str, str]:
 
 
 def bare(subject: Subject) -> Subject:
-    """What the page keeps of a receipt besides its fragments: outcome, verdict, signed time."""
-    facts = {k: subject.facts.get(k) for k in ("rederivation", "verdict")}
+    """What the page keeps of a receipt besides its fragments.
+
+    Its outcome, verdict and signed time, and the ids of the checks that did not pass (the
+    "by check" table counts them).
+    """
+    facts: dict[str, Any] = {k: subject.facts.get(k) for k in ("rederivation", "verdict")}
+    facts["open"] = _open_ids(subject)
     return Subject(
         subject.name, subject.outcome, facts=facts, label=subject.label, display=subject.display
     )
@@ -89,10 +100,19 @@ class VerifyPage:
     """
 
     def __init__(self, spool: Callable[[], IO[str]] = io.StringIO) -> None:
-        self._rows, self._details, self._times = spool(), spool(), spool()
+        self._rows, self._times = spool(), spool()
+        # Up to DETAIL_CAP drill-downs of each outcome, in input order: which of them the page
+        # shows is known only once every receipt is in (worst first, TRIAGE).
+        self._details = {outcome: spool() for outcome in OUTCOMES}
+        self._spooled: Counter[str] = Counter()  # drill-downs held, per outcome
+        self._open: Counter[str] = Counter()  # receipts that did not verify, per outcome
+        self._kept: set[int] | None = None  # the receipts whose drill-down is shown
+        self._shown: dict[str, int] = {}  # drill-downs shown, per outcome
+        self._seq = 0
         self._listed: Counter[str] = Counter()  # rows written, VERIFIED and other
         self._unlisted: Counter[str] = Counter()  # receipts counted but not listed
-        self._detailed = self._undetailed = 0
+        self._by_check: Counter[str] = Counter()  # receipts per check id that did not pass
+        self._check_status: dict[str, str] = {}  # the worst status seen per check id
         self._verdicts: Counter[tuple[str, str]] = Counter()
         self._signed = self._unsigned = 0
         self._first: int | None = None
@@ -102,7 +122,7 @@ class VerifyPage:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for spool in (self._rows, self._details, self._times):
+        for spool in (self._rows, self._times, *self._details.values()):
             spool.close()
 
     def add(self, subject: Subject, fragments: Sequence[str]) -> None:
@@ -111,16 +131,26 @@ class VerifyPage:
         outcome = subject.outcome
         verified = outcome == "VERIFIED"
         kind = "VERIFIED" if verified else "other"
+        seq = self._seq
+        self._seq += 1
         verdict = subject.facts.get("verdict")
         self._verdicts[verdict if isinstance(verdict, str) else "(none)", outcome] += 1
-        keep_detail = not verified and self._detailed < DETAIL_CAP
-        if keep_detail:
-            self._details.write(detail)
-            self._detailed += 1
-        elif not verified:
-            self._undetailed += 1
+        opened = subject.facts["open"] if "open" in subject.facts else _open_ids(subject)
+        for check_id, status in opened:
+            self._by_check[check_id] += 1
+            current = self._check_status.get(check_id)
+            if current is None or _RANK[status] < _RANK[current]:
+                self._check_status[check_id] = status
+        if not verified:
+            group = outcome if outcome in self._details else "FAIL"
+            self._open[group] += 1
+            if self._spooled[group] < DETAIL_CAP:
+                self._details[group].write(json.dumps([seq, detail]) + "\n")
+                self._spooled[group] += 1
         if self._listed[kind] < (VERIFIED_ROW_CAP if verified else OTHER_ROW_CAP):
-            self._rows.write(linked if keep_detail else plain)
+            # Both forms: the row links to its drill-down only if the page keeps that one.
+            pair = [seq, linked, plain] if linked != plain else [seq, plain]
+            self._rows.write(json.dumps(pair) + "\n")
             self._listed[kind] += 1
         else:
             self._unlisted[outcome] += 1
@@ -129,9 +159,49 @@ class VerifyPage:
             self._signed += 1
             self._first = when if self._first is None else min(self._first, when)
             self._last = when if self._last is None else max(self._last, when)
-            self._times.write(json.dumps([when, outcome, subject.name, keep_detail]) + "\n")
+            self._times.write(json.dumps([when, outcome, subject.name, seq]) + "\n")
         else:
             self._unsigned += 1
+
+    def _choose(self) -> tuple[set[int], dict[str, int]]:
+        """The drill-downs the page shows: worst outcome first, input order within each."""
+        if self._kept is None:
+            shown: dict[str, int] = {}
+            room = DETAIL_CAP
+            for outcome in TRIAGE:
+                shown[outcome] = min(self._spooled[outcome], room)
+                room -= shown[outcome]
+            kept: set[int] = set()
+            for outcome in TRIAGE:
+                spool = self._details[outcome]
+                spool.seek(0)
+                for _, line in zip(range(shown[outcome]), spool, strict=False):
+                    kept.add(json.loads(line)[0])
+            self._kept, self._shown = kept, shown
+        return self._kept, self._shown
+
+    def _detail_pieces(self) -> Iterator[str]:
+        _, shown = self._choose()
+        for outcome in TRIAGE:
+            spool = self._details[outcome]
+            spool.seek(0)
+            for _, line in zip(range(shown[outcome]), spool, strict=False):
+                yield json.loads(line)[1]
+
+    def _row_pieces(self) -> Iterator[str]:
+        kept, _ = self._choose()
+        self._rows.seek(0)
+        for line in self._rows:
+            seq, *forms = json.loads(line)
+            yield forms[0] if seq in kept else forms[-1]
+
+    def _check_rows(self) -> list[tuple[str, int, str, str]]:
+        """The "by check" table: (id, receipts, worst status, severity), failures first."""
+        rows = [
+            (check_id, count, self._check_status[check_id], severity_of(check_id))
+            for check_id, count in self._by_check.items()
+        ]
+        return sorted(rows, key=lambda row: (_RANK[row[2]], -row[1], row[0]))
 
     def _timeline(self) -> dict[str, Any]:
         first, last = self._first, self._last
@@ -157,9 +227,10 @@ class VerifyPage:
         self._times.seek(0)
         points = (json.loads(line) for line in self._times)
         if self._signed <= DOT_CAP:
+            kept, _ = self._choose()
             values["dots"] = [
-                (round((when - first) * scale, 1), lane.get(o, 3), o, name, when, linked)
-                for when, o, name, linked in points
+                (round((when - first) * scale, 1), lane.get(o, 3), o, name, when, seq in kept)
+                for when, o, name, seq in points
             ]
         else:
             counts: Counter[tuple[int, str]] = Counter()
@@ -189,22 +260,33 @@ class VerifyPage:
             + f"): the table lists at most {VERIFIED_ROW_CAP} VERIFIED receipts and "
             f"{OTHER_ROW_CAP} others; the summary counts every receipt."
         )
-        if not self._detailed and not self._undetailed:
-            details = "Every receipt verified: there is nothing to drill into."
-        else:
-            details = f"{self._detailed} receipt(s) in input order, each with every check"
+        _, shown = self._choose()
+        total = sum(self._open.values())
+        if not total:
+            return table, "Every receipt verified: there is nothing to drill into."
+        detailed = sum(shown.values())
+        details = (
+            f"{detailed} receipt(s), each with every check, worst first: "
+            + ", ".join(f"{shown[o]} {o}" for o in TRIAGE if shown[o])
+            + " (in input order within each)"
+        )
+        cut = {o: self._open[o] - shown[o] for o in TRIAGE if self._open[o] > shown[o]}
+        if cut:
             details += (
-                f"; {self._undetailed} more did not verify and are not shown in detail (at most "
-                f"{DETAIL_CAP} per report: run verify on them alone, or use --format json)."
-                if self._undetailed
-                else "."
+                f"; {sum(cut.values())} more did not verify and are not shown in detail ("
+                + ", ".join(f"{n} {o}" for o, n in cut.items())
+                + f"): at most {DETAIL_CAP} per report, so run verify on them alone, or use "
+                "--format json."
             )
-        return table, details
+        return table, details + ("" if cut else ".")
 
-    def pieces(self, report: Report, settings: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
+    def pieces(
+        self, report: Report, settings: Sequence[tuple[str, str]] = (), command: str = ""
+    ) -> Iterator[str]:
         """The page, in pieces, from ``report`` (its summary and findings) and the spools.
 
-        ``settings`` are the run's pins and options as (name, value) rows.
+        ``settings`` are the run's pins and options as (name, value) rows; ``command`` the
+        command line the footer names (empty: the footer names the version only).
         """
         summary = report.summary
         worst = next((o for o in reversed(OUTCOMES) if summary.get(o)), "VERIFIED")
@@ -218,6 +300,7 @@ class VerifyPage:
             [
                 ("summary", "Summary"),
                 ("timeline", "Timeline"),
+                ("by-check", "By check"),
                 ("receipts", "Receipts"),
                 ("details", "Receipts that did not verify"),
             ],
@@ -235,17 +318,13 @@ class VerifyPage:
                 c for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
             ],
             listed=sum(self._listed.values()),
+            by_check=self._check_rows(),
         )
-        yield from _read_back(self._rows)
+        yield from self._row_pieces()
         yield template("verify_middle.html", table_note=table_note, details_note=details_note)
-        yield from _read_back(self._details)
-        yield template("verify_close.html")
+        yield from self._detail_pieces()
+        yield template("verify_close.html", version=__version__, command=command)
         yield close()
-
-
-def _read_back(spool: IO[str]) -> Iterator[str]:
-    spool.seek(0)
-    yield from iter(lambda: spool.read(1 << 16), "")  # 64 Ki characters at a time
 
 
 def render(report: Report) -> str:

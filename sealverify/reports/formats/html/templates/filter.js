@@ -20,6 +20,14 @@
   }
   box.addEventListener("input", apply);
   toggles.forEach(function (t) { t.addEventListener("change", apply); });
+  // "show" in the by-check table: filter the receipt table to one check id, then jump to it.
+  document.querySelectorAll("a[data-filter]").forEach(function (link) {
+    link.addEventListener("click", function () {
+      box.value = link.getAttribute("data-filter");
+      toggles.forEach(function (t) { t.checked = true; });
+      apply();
+    });
+  });
   var params = new URLSearchParams(window.location.hash.replace(/^#filter:/, ""));
   if (window.location.hash.indexOf("#filter:") === 0 && params.get("q") !== null) {
     box.value = params.get("q");

@@ -1,0 +1,94 @@
+"""Where a report goes: html never scrolled through a terminal, and a written file is named."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sealverify.cli import common
+from sealverify.cli.main import cli
+from tests.conftest import ROOT
+
+DEMO = ROOT / "fixtures" / "demo"
+RECEIPT = str(DEMO / "receipts" / "verified-allow.receipt.json")
+TRUST = ["--trust", str(DEMO / "trust.json")]
+CHAIN = str(ROOT / "fixtures" / "chain" / "host.stderr")
+FRAME = str(ROOT / "fixtures" / "frames" / "call.bin")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", RECEIPT, *TRUST, "--format", "html"],
+        ["verify", "--format", "html", RECEIPT, *TRUST],
+        ["chain", CHAIN, "--format", "html"],
+        ["diff", RECEIPT, RECEIPT, "--format", "html"],
+    ],
+)
+def test_html_to_a_terminal_without_output_is_refused_with_a_hint(
+    monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.setattr(common, "_stdout_is_a_terminal", lambda: True)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "--format html" in result.output and "--output FILE" in result.output
+    assert "<html" not in result.output
+
+
+def test_html_to_a_terminal_with_output_is_written_and_named(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(common, "_stdout_is_a_terminal", lambda: True)
+    for order, page in ((0, tmp_path / "a.html"), (1, tmp_path / "b.html")):
+        head = ["--output", str(page), "--format", "html"]
+        args = ["verify", RECEIPT, *TRUST, *(head if order else head[2:] + head[:2])]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 3, result.output
+        assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+        assert result.stdout == ""
+        assert f"report written to {page}\n" in result.stderr
+        assert result.stderr.splitlines()[-1].startswith("sealverify verify: 1 receipt(s)")
+
+
+def test_html_to_a_pipe_is_written_as_before() -> None:
+    result = CliRunner().invoke(cli, ["verify", RECEIPT, *TRUST, "--format", "html"])
+    assert result.exit_code == 3 and result.stdout.startswith("<!DOCTYPE html>")
+    assert "report written" not in result.stderr
+
+
+def test_a_report_written_to_a_file_is_named_on_stderr_by_every_command(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    for args in (
+        ["verify", RECEIPT, *TRUST, "--format", "json"],
+        ["chain", CHAIN, "--format", "json"],
+        ["frame", FRAME, "--format", "json"],
+    ):
+        result = CliRunner().invoke(cli, [*args, "--output", str(out)])
+        assert result.exit_code != 2, result.output
+        assert result.stdout == "" and f"report written to {out}" in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_html_on_a_real_terminal_exits_2(tmp_path: Path) -> None:
+    # A pseudo-terminal as stdout: what a person's shell gives the command.
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "sealverify", "verify", RECEIPT, *TRUST, "--format", "html"],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 2
+    assert b"--output FILE" in done.stderr
