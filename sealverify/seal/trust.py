@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from sealverify.errors import InputFileError, OptionError
-from sealverify.seal.signatures import hex_key
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
@@ -43,7 +42,7 @@ def pin_hex(text: str) -> str:
     names the same bytes, so every pin (flags, trust file, the GitHub Action) is accepted in
     either case and normalised to lowercase here, the one rule. ValueError otherwise.
     """
-    if not HEX64.fullmatch(text.lower()):
+    if not (text.isascii() and HEX64.fullmatch(text.lower())):
         raise ValueError(f"expected 64 hex digits (either case), got {len(text)} characters")
     return text.lower()
 
@@ -324,7 +323,7 @@ def _kernels(value: JsonValue) -> tuple[str, ...]:
             if "label" in entry and not isinstance(entry["label"], str):
                 raise InputFileError(f"{where}/label: expected a string")
             item, where = entry["sha256"], where + "/sha256"
-        if not (isinstance(item, str) and HEX64.fullmatch(item.lower())):
+        if not (isinstance(item, str) and item.isascii() and HEX64.fullmatch(item.lower())):
             raise InputFileError(f"{where}: expected 64 hex digits (either case)")
         builds.append(item.lower())
     if len(set(builds)) != len(builds):
