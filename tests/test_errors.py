@@ -88,7 +88,7 @@ def _frame() -> bytes:
 
 CANNOT_RUN: list[tuple[str, type[InputError], Callable[[], object]]] = [
     ("trust file", InputFileError, lambda: sealverify.load_trust_file(b"[]")),
-    ("pin", OptionError, lambda: sealverify.TrustStore.from_pins(config=["AB" * 32])),
+    ("pin", OptionError, lambda: sealverify.TrustStore.from_pins(config=["zz" * 32])),
     ("rule file", InputFileError, lambda: wording.parse_rules("nonsense = [")),
     ("chain state", InputFileError, lambda: sealverify.parse_state_file(b"{}")),
     ("signing key", InputFileError, lambda: partition.seed_from_key_text("xyz\n")),

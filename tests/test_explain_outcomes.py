@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify import catalogue
-from sealverify.cli import approval_cmd
 from sealverify.cli.main import cli
 from sealverify.forensics.verdict import VERDICTS
+from sealverify.history import approval_tokens
 from sealverify.mcp import frame_report
 from sealverify.receipts import outcome
 from sealverify.reports.model import Status
@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 def _printed_words() -> list[str]:
     """The outcome words the commands print, read from the code where it names them."""
     words = [*outcome.OUTCOMES, outcome.NOT_MEDIATED]  # verify
-    words += [*approval_cmd._OUTCOMES.values(), "UNPINNED"]  # approval
+    words += [*approval_tokens.TOKEN_OUTCOMES.values(), "UNPINNED"]  # approval
     words += [frame_report.ADMISSIBLE, frame_report.REFUSE]  # frame, partition emit
     # diff: the verdict's key and the words it prints before the comma or colon
     words += [*VERDICTS, *(re.split(r"[,:]", text)[0] for text in VERDICTS.values())]

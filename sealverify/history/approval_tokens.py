@@ -44,6 +44,7 @@ from sealverify.wire.strictjson import (
 )
 
 __all__ = [
+    "TOKEN_OUTCOMES",
     "TokenResult",
     "check_token",
     "frame_guard_target",
@@ -75,7 +76,12 @@ class TokenResult:
         return token_outcome(self.kind, self.checks)
 
 
-_OUTCOMES = {"v2": "VALID", "v1-decline": "DECLINE", "v1-allow": "REFUSED", "invalid": "INVALID"}
+TOKEN_OUTCOMES = {
+    "v2": "VALID",
+    "v1-decline": "DECLINE",
+    "v1-allow": "REFUSED",
+    "invalid": "INVALID",
+}
 
 
 def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
@@ -87,7 +93,7 @@ def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
     """
     if kind != "v1-allow" and any(c.status == "fail" for c in checks):
         return "INVALID"
-    return _OUTCOMES[kind]
+    return TOKEN_OUTCOMES[kind]
 
 
 def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
