@@ -125,8 +125,7 @@ def decision_check(family: str, replay: Check) -> Check:
     )
     return not_evaluated(
         DECISION_CHECK,
-        f"decision not authenticated: {cover}, and the decision was not re-derived "
-        f"({replay.reason}); REDUCED at best",
+        f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
     )
 
