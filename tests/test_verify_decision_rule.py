@@ -249,3 +249,30 @@ def test_denied_call_is_re_derived_in_every_host_domain() -> None:
         subject = verify_receipt(mint.mint_host_v3(DENIED, CONFIG, ctx=ctx), "r", OPTIONS)
         assert _check(subject, "replay.decision")[0] == "pass"
         assert subject.outcome == "VERIFIED"
+
+
+def test_explain_verified_and_reduced_state_the_rule() -> None:
+    from click.testing import CliRunner
+
+    from sealverify.cli.main import cli
+
+    for outcome in ("VERIFIED", "REDUCED"):
+        result = CliRunner().invoke(cli, ["explain", outcome])
+        assert result.exit_code == 0, result.output
+        text = " ".join(result.output.split())
+        assert "seal-check" in text and "0632f31" in text
+    verified = " ".join(CliRunner().invoke(cli, ["explain", "VERIFIED"]).output.split())
+    assert (
+        "exits 0 only when signature, replay, bindings, and the relying-party pin all agree"
+        in verified
+    )
+    reduced = " ".join(CliRunner().invoke(cli, ["explain", "REDUCED"]).output.split())
+    assert "exits 4, never 0" in reduced
+
+
+def test_the_summary_line_says_an_unre_derived_decision_is_never_verified() -> None:
+    from sealverify.reports.formats.table import rederivation_summary
+
+    line = rederivation_summary({"decision_rederivation": {"pass": 1, "not-evaluated": 2}})
+    assert line.endswith("2 not evaluated (a kernel decision not re-derived is never VERIFIED)")
+    assert "never VERIFIED" not in rederivation_summary({"decision_rederivation": {"pass": 3}})
