@@ -217,7 +217,9 @@ def test_the_demo_re_derives_every_verified_decision_and_names_the_one_it_cannot
     unknown = replays["reduced-unknown-build.receipt.json"]
     assert unknown["status"] == "not-evaluated"
     assert "has no profile in this model" in unknown["reason"]
-    subject = next(s for s in report["subjects"] if s["name"].endswith("unknown-build.receipt.json"))
+    subject = next(
+        s for s in report["subjects"] if s["name"].endswith("unknown-build.receipt.json")
+    )
     assert not [c for c in subject["checks"] if c["status"] == "fail"]
     reduced = {c["id"] for c in subject["checks"] if c["status"] == "not-evaluated"}
     assert reduced == {"replay.decision", "decision.authenticated"}

@@ -50,6 +50,8 @@ def _host(name: str) -> mint.HostContext:
 
 def _outcome(name: str) -> str:
     return "VERIFIED" if name in LOADED else "REDUCED"
+
+
 ABSENT = ["meta.absent", "", "requestState.absent", "", "inputResponses.absent", ""]
 # What the kernel's compress(arguments) gives: keys sorted, numbers as received.
 COMPRESSED = (

@@ -79,6 +79,16 @@ def test_a_build_with_no_profile_pinned_by_the_user_is_reduced() -> None:
     assert "has no profile in this model" in _reduced_only_by_the_decision(subject)
 
 
+@pytest.mark.parametrize("frame", [SEARCH, DENIED, GUARDED], ids=["allowed", "denied", "guarded"])
+def test_a_claimed_later_call_is_never_verified(frame: bytes) -> None:
+    # A signer writes "trace ok (2 events)": the state-free parts may refute it (FAIL); what
+    # needs the session is not re-derived (REDUCED). Never VERIFIED.
+    ctx = dataclasses.replace(HOST, temporal_events=2)
+    subject = verify_receipt(mint.mint_host_v3(frame, CONFIG, ctx=ctx), "r", OPTIONS)
+    assert subject.outcome in ("REDUCED", "FAIL")
+    assert _check(subject, "replay.decision")[0] != "pass"
+
+
 def test_a_later_call_alone_is_reduced_naming_its_session() -> None:
     # "trace ok (2 events)": a later call of its session, whose state the receipt lacks.
     ctx = dataclasses.replace(HOST, temporal_events=2)
@@ -212,7 +222,9 @@ def test_an_object_b_v1_receipt_with_a_forged_decision_fails() -> None:
 
 def test_an_object_b_v1_release_frame_for_another_request_is_not_re_derived_from() -> None:
     doc = _doc(mint.mint_host_v3(WIRE, CONFIG, approvals=[WIRE_TARGET], ctx=V1))
-    other = mint.tools_call_frame("db.execute", '{"sql":"select 1","database":"prod"}', request_id=7)
+    other = mint.tools_call_frame(
+        "db.execute", '{"sql":"select 1","database":"prod"}', request_id=7
+    )
     release = mint.splice_operation_id(other, str(doc["operation_id"]))
     frame = doc["release_frame"]
     assert isinstance(frame, dict)

@@ -46,8 +46,8 @@ __all__ = [
     "lean_value",
     "lean_view",
     "prepare",
-    "render_payload",
     "receipt_nat",
+    "render_payload",
     "resolve_grants",
 ]
 

@@ -1,9 +1,9 @@
 """What a receipt claims that no signature and no recomputation binds, named, never passed.
 
-docs/claims.md is the map. Three checks come from it: ``decision.authenticated`` (a decision is
-authenticated only by re-deriving it, ``replay.decision``, whatever signs the receipt), ``claims.unbound`` (a member nothing binds: REDUCED) and
-``claims.asserted`` (members the producer states and nothing verifies: reported, never part
-of what VERIFIED vouches for).
+docs/claims.md is the map. Three checks come from it: ``decision.authenticated`` (a decision
+is authenticated only by re-deriving it, ``replay.decision``, whatever signs the receipt),
+``claims.unbound`` (a member nothing binds: REDUCED) and ``claims.asserted`` (members the
+producer states and nothing verifies: reported, never part of what VERIFIED vouches for).
 """
 
 from __future__ import annotations
