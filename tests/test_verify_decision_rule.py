@@ -288,3 +288,16 @@ def test_the_summary_line_says_an_unre_derived_decision_is_never_verified() -> N
     line = rederivation_summary({"decision_rederivation": {"pass": 1, "not-evaluated": 2}})
     assert line.endswith("2 not evaluated (a kernel decision not re-derived is never VERIFIED)")
     assert "never VERIFIED" not in rederivation_summary({"decision_rederivation": {"pass": 3}})
+
+
+def test_a_grant_whose_arguments_the_kernel_cannot_read_declines_never_crashes() -> None:
+    raw = mint.mint_fleet_v2(GUARDED, CONFIG, ctx=mint.FleetContext(wasm_sha256=BUILD))
+    hostile = raw.replace(
+        b'"granted_capabilities": []',
+        b'"granted_capabilities": [{"tool":"db.execute","arguments":{"x":1e9999999}}]',
+    )
+    assert hostile != raw
+    subject = verify_receipt(hostile, "r", OPTIONS)
+    status, reason = _check(subject, "replay.decision")
+    assert status == "not-evaluated" and "arguments the kernel cannot read" in reason
+    assert subject.outcome != "VERIFIED"

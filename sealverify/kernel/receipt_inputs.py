@@ -166,7 +166,13 @@ def resolve_grants(
             tool = grant.get("tool")
             if not isinstance(tool, str) or "arguments" not in grant:
                 return NotEvaluated("a granted capability names neither a target nor a tool call")
-            args = lean_value(grant["arguments"])
+            try:
+                args = lean_value(grant["arguments"])
+            except ValueError as exc:  # a number the kernel's own parser would refuse
+                return NotEvaluated(
+                    f"the granted capability for {tool} has arguments the kernel cannot read "
+                    f"({exc})"
+                )
             rule = next((r for r in policy.tools if r.name == tool and r.mode == "guarded"), None)
             parts = eval_target_parts(rule.target, args) if rule is not None else None
             if rule is None or parts is None:
