@@ -114,7 +114,8 @@ def decision_check(family: str, replay: Check) -> Check:
         )
         return passed(
             DECISION_CHECK,
-            f"{cover}re-deriving it (replay.decision) shows the kernel build decided it",
+            f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules "
+            "produce it",
             where,
         )
     cover = (

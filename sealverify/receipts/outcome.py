@@ -8,8 +8,7 @@ not parse, a kernel decision that was not re-derived (``replay.decision`` not ev
 signature says who stated a decision, not that the kernel decided it), a claim nothing binds
 (docs/claims.md); otherwise VERIFIED. seal-check@0632f31 README states the same rule:
 ``verify-file.cjs`` "exits 0 only when signature, replay, bindings, and the relying-party pin
-all agree". An empty check list is FAIL (the vacuity guard,
-U3).
+all agree". An empty check list is FAIL (the vacuity guard, U3).
 """
 
 from __future__ import annotations
