@@ -74,9 +74,9 @@ def test_verify_report_in_chromium(reports: dict[str, Path], tmp_path: Path) -> 
         page.by_id(section)
     rows = [r for r in page.find("tr") if "data-outcome" in r.attrs]
     assert len(rows) == 13 and not any("hidden" in r.attrs for r in rows)
-    assert page.by_id("filter-shown").joined == "12"
-    assert len(page.with_class("receipt", "section")) == 6
-    assert len(page.with_class("dot", "circle")) == 9  # receipts with a signed time
+    assert page.by_id("filter-shown").joined == "13"
+    assert len(page.with_class("receipt", "section")) == 7
+    assert len(page.with_class("dot", "circle")) == 10  # receipts with a signed time
     assert_not_blank(screenshot(reports["verify"], tmp_path), RED)
 
 
