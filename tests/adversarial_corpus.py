@@ -31,7 +31,7 @@ KERNEL = CURRENT.wasm_sha256  # the current build: replay.decision can pass
 # The demo build has no profile in the kernel model: receipts naming it are not re-derived.
 # Unparseable requests are minted under it (the minting emulation does not reproduce the
 # kernel's audit for a line serde refuses), so their decision stays not evaluated.
-DEMO_KERNEL = mint.HostContext().wasm_sha256
+DEMO_KERNEL = mint.DEMO_WASM_SHA256
 META = (
     '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",'
     '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
@@ -77,21 +77,23 @@ class Case:
 
 
 def _host(kind: str, domain: str = OBJECT_B_V2, channel: str = "file", extra: str = "") -> bytes:
+    # A guarded call with a context (MRTR members) carries the ruled guard target over it,
+    # which no profiled kernel build computes: such receipts, and unparseable ones, name the
+    # demo build and are not re-derived (REDUCED). The others name the current build and
+    # re-derive; their guarded calls carry no _meta, so the ruled target is the build's.
+    derivable = kind != "unparseable" and not extra
     ctx = mint.HostContext(
         domain=domain,
         approval_channel=channel,
         operation_seed=f"{kind}-{domain}".encode(),
-        # Host receipts carry the ruled guard target (over the call's _meta), which no
-        # profiled kernel build computes: they name the demo build, whose decisions are not
-        # re-derived (the Object B signature covers them).
-        wasm_sha256=DEMO_KERNEL,
+        wasm_sha256=KERNEL if derivable else DEMO_KERNEL,
     )
     if kind == "unparseable":
         call = frame("db.execute", '{"database":"prod","x":1e309}')
         return mint.mint_unparseable_v3(call, CONFIG, ctx=ctx)
     return _by_kind(
         kind,
-        META,
+        META if kind == "explicit" or extra else None,
         extra,
         lambda call, approved: mint.mint_host_v3(call, CONFIG, approvals=approved, ctx=ctx),
     )
@@ -231,9 +233,9 @@ def approval_tokens() -> tuple[tuple[str, bytes], ...]:
         domain=OBJECT_B_V2,
         approval_channel="ed25519",
         operation_seed=f"allow-{OBJECT_B_V2}".encode(),
-        wasm_sha256=DEMO_KERNEL,
+        wasm_sha256=KERNEL,
     )
-    token = mint.approval_token(frame(), CONFIG, ctx=ctx)
+    token = mint.approval_token(frame(meta=None), CONFIG, ctx=ctx)
     return (("tokens.ndjson:1", token),)
 
 

@@ -108,6 +108,7 @@ DEMO_ALLOWED_OUTCOMES = {
     "verified-allow.receipt.json": "VERIFIED",
     "verified-fleet-v2.receipt.json": "VERIFIED",
     "reduced-unparseable.receipt.json": "REDUCED",
+    "reduced-unknown-build.receipt.json": "REDUCED",
     "other-signer.receipt.json": "FAIL",
     "fail-forged-binding.receipt.json": "FAIL",
     "fail-edited-arguments.receipt.json": "FAIL",
@@ -162,6 +163,7 @@ def test_readme_main_command_shows_the_capped_state() -> None:
         "receipts.jsonl:2",
         "receipts.jsonl:4",
         "receipts.jsonl:5",
+        "reduced-unknown-build.receipt.json",
         "reduced-unparseable.receipt.json",
         "verified-allow.receipt.json",
         "verified-block.receipt.json",
@@ -196,6 +198,31 @@ def test_demo_readme_commands_give_what_it_says() -> None:
             assert statuses == {"info"}, subject["name"]  # still named, with its source
     code, report = _run_readme_command(unpinned)
     assert (code, [s["outcome"] for s in report["subjects"]]) == (3, ["UNPINNED"])
+
+
+def test_the_demo_re_derives_every_verified_decision_and_names_the_one_it_cannot() -> None:
+    """VERIFIED needs replay.decision pass; the unknown-build receipt is REDUCED, named."""
+    code, report = _run_readme_command(
+        "sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json "
+        "--allow-published-keys"
+    )
+    assert code == 1
+    replays = {
+        Path(s["name"]).name: next(c for c in s["checks"] if c["id"] == "replay.decision")
+        for s in report["subjects"]
+    }
+    for subject in report["subjects"]:
+        if subject["outcome"] == "VERIFIED":
+            assert replays[Path(subject["name"]).name]["status"] == "pass", subject["name"]
+    unknown = replays["reduced-unknown-build.receipt.json"]
+    assert unknown["status"] == "not-evaluated"
+    assert "has no profile in this model" in unknown["reason"]
+    subject = next(
+        s for s in report["subjects"] if s["name"].endswith("unknown-build.receipt.json")
+    )
+    assert not [c for c in subject["checks"] if c["status"] == "fail"]
+    reduced = {c["id"] for c in subject["checks"] if c["status"] == "not-evaluated"}
+    assert reduced == {"replay.decision", "decision.authenticated"}
 
 
 def test_the_demo_names_the_current_kernel_profile() -> None:

@@ -88,21 +88,22 @@ def test_demo_fails_the_step_with_the_readme_exit_code(
     step = Step(tmp_path, monkeypatch, paths=f"{DEMO}/receipts\n", trust=f"{DEMO}/trust.json")
     assert step.code == 1  # a FAIL receipt and a broken log line: exit 1, as the README says
     assert step.outputs["exit-code"] == "1" and step.outputs["passed"] == "false"
-    assert step.outputs["receipts"] == "12"
+    assert step.outputs["receipts"] == "13"
     assert (step.outputs["fail"], step.outputs["unpinned"], step.outputs["verified"]) == (
         "4",
-        "8",
+        "9",
         "0",
     )
     assert step.outputs["findings"] == "1"
     rederived = [
         step.outputs[f"rederived-{k}"] for k in ("identical", "different", "not-evaluated")
     ]
-    assert rederived == ["2", "0", "10"]  # the fleet receipts' build is modelled, the demo's not
-    assert "2 identical, 0 different, 10 not evaluated" in step.summary
+    # Every decision receipt names the real build but two (the made-up one) and the bypass.
+    assert rederived == ["9", "0", "4"]
+    assert "9 identical, 0 different, 4 not evaluated" in step.summary
     assert step.outputs["sarif"] == str(step.sarif)
     errors = step.annotations("error")
-    assert len(errors) == 13  # twelve receipts not VERIFIED and the broken line
+    assert len(errors) == 14  # thirteen receipts not VERIFIED and the broken line
     bypass = next(e for e in errors if "fail-bypass" in e)
     assert bypass.startswith(
         "::error file=fixtures/demo/receipts/fail-bypass.receipt.json,"
@@ -116,8 +117,8 @@ def test_demo_fails_the_step_with_the_readme_exit_code(
         for e in errors
     )
     assert any("receipts.jsonl,line=5," in e and "UNPINNED" in e for e in errors)
-    assert "**12 receipt(s)**: 0 VERIFIED, 0 REDUCED, 8 UNPINNED, 4 FAIL" in step.summary
-    assert "| FAIL | 4 |" in step.summary and "| UNPINNED | 8 |" in step.summary
+    assert "**13 receipt(s)**: 0 VERIFIED, 0 REDUCED, 9 UNPINNED, 4 FAIL" in step.summary
+    assert "| FAIL | 4 |" in step.summary and "| UNPINNED | 9 |" in step.summary
     assert "the step failed (exit 1)" in step.summary
     assert "| `fixtures/demo/receipts/fail-bypass.receipt.json` | FAIL (NOT MEDIATED) |" in (
         step.summary
@@ -205,7 +206,7 @@ def test_fail_on_gates_the_step_and_the_annotation_level(
     assert reduced.code == 4 and reduced.outputs["reduced"] == "1"
     report_only = Step(tmp_path / "e", monkeypatch, paths=f"{DEMO}/receipts", **{"fail-on": "none"})
     assert report_only.code == 0 and report_only.outputs["exit-code"] == "1"
-    assert len(report_only.annotations("warning")) == 13  # the broken line too
+    assert len(report_only.annotations("warning")) == 14  # the broken line too
     assert not report_only.annotations("error")
 
 

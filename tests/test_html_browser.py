@@ -73,10 +73,10 @@ def test_verify_report_in_chromium(reports: dict[str, Path], tmp_path: Path) -> 
     for section in ("summary", "timeline", "receipts", "details"):
         page.by_id(section)
     rows = [r for r in page.find("tr") if "data-outcome" in r.attrs]
-    assert len(rows) == 12 and not any("hidden" in r.attrs for r in rows)
-    assert page.by_id("filter-shown").joined == "12"
-    assert len(page.with_class("receipt", "section")) == 6
-    assert len(page.with_class("dot", "circle")) == 9  # receipts with a signed time
+    assert len(rows) == 13 and not any("hidden" in r.attrs for r in rows)
+    assert page.by_id("filter-shown").joined == "13"
+    assert len(page.with_class("receipt", "section")) == 7
+    assert len(page.with_class("dot", "circle")) == 10  # receipts with a signed time
     assert_not_blank(screenshot(reports["verify"], tmp_path), RED)
 
 
@@ -84,7 +84,7 @@ def test_verify_report_filter_runs_in_the_browser(reports: dict[str, Path], tmp_
     page = dom(reports["verify"], tmp_path, "#filter:q=fail-bypass")
     rows = [r for r in page.find("tr") if "data-outcome" in r.attrs]
     shown = [r for r in rows if "hidden" not in r.attrs]
-    assert len(rows) == 12 and len(shown) == 1 and "fail-bypass" in shown[0].joined
+    assert len(rows) == 13 and len(shown) == 1 and "fail-bypass" in shown[0].joined
     assert page.by_id("filter-shown").joined == "1"
 
 

@@ -159,7 +159,7 @@ def test_verify_page_sections_counts_and_outcomes_match_the_json_report() -> Non
     for section in ("summary", "timeline", "receipts", "details", "run-settings"):
         page.by_id(section)
     rows = [e for e in page.find("tr") if "data-outcome" in e.attrs]
-    assert len(rows) == report["summary"]["receipts"] == 12
+    assert len(rows) == report["summary"]["receipts"] == 13
     by_outcome = {
         o: sum(r.attrs["data-outcome"] == o for r in rows)
         for o in report["summary"]

@@ -59,7 +59,7 @@ def _matches_json(args: list[str]) -> list[dict]:
 
 def test_verify_jsonl_lines_equal_the_json_subjects() -> None:
     lines = _matches_json(VERIFY)
-    assert len(lines) == 12 + 1 + 1  # twelve receipts, the broken log line, the summary
+    assert len(lines) == 13 + 1 + 1  # thirteen receipts, the broken log line, the summary
     assert lines[-2]["id"] == "log.broken-line"
     assert lines[-2]["location"].endswith("receipts.jsonl:3")
 

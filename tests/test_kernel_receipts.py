@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 from sealverify.kernel.replay import rederive, rederive_log
+from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonValue, parse_bytes
 from tests.conftest import shared_path
 
@@ -104,3 +106,51 @@ def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
     assert second.status == "fail"
     assert second.difference is not None and "(temporal) reason" in second.difference
     assert "trace ok (2 events)" in second.difference
+
+
+def _own_pins(doc: dict[str, JsonValue]) -> VerifyOptions:
+    """Options that pin the receipt's own keys and build: only the decision is left to judge."""
+    config = doc.get("signed_config")
+    signature = doc.get("signature")
+    identity = doc.get("kernel_identity")
+    keys = {
+        "config": [config["pubkey"]] if isinstance(config, dict) else [],
+        "receipt": [signature["public_key"]] if isinstance(signature, dict) else [],
+    }
+    wasm = identity.get("wasm_sha256") if isinstance(identity, dict) else None
+    return VerifyOptions(
+        TrustStore.from_pins(**{k: [str(v) for v in vs] for k, vs in keys.items()}),
+        kernel_pins=(wasm,) if isinstance(wasm, str) else (),
+        allow_published_keys=True,
+    )
+
+
+def test_no_real_receipt_is_verified_without_its_decision_re_derived() -> None:
+    """seal-check's rule: exit 0 only when signature, replay, bindings and pin all agree."""
+    outcomes = {}
+    for name, doc in _receipts():
+        if "#" in name:
+            data = _live_line(name)
+        else:
+            data = shared_path("fixtures", "seal", name).read_bytes()
+        subject = verify_receipt(data, name, _own_pins(doc))
+        replay = next(c for c in subject.checks if c.id == "replay.decision")
+        decision = next((c for c in subject.checks if c.id == "decision.authenticated"), None)
+        outcomes[name] = (subject.outcome, replay.status)
+        if subject.outcome == "VERIFIED":
+            assert replay.status == "pass", name
+        if replay.status == "not-evaluated":
+            assert subject.outcome in ("REDUCED", "FAIL"), name
+            assert replay.reason.startswith("decision not re-derived: "), name
+            assert decision is not None and decision.status == "not-evaluated", name
+            assert replay.reason in decision.reason, name
+    # The receipts whose decision re-derives without a supplied line still pass it.
+    rederived = {n for n, (_, status) in outcomes.items() if status == "pass"}
+    assert len(rederived) == 13, outcomes
+    assert not [n for n, (_, status) in outcomes.items() if status == "fail"]
+
+
+def _live_line(name: str) -> bytes:
+    index = int(name.rpartition("#")[2])
+    live = shared_path("fixtures", "seal", "seal-live-demo", "evidence", "receipts.jsonl")
+    return live.read_bytes().splitlines()[index - 1]

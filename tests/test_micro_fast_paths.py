@@ -172,7 +172,9 @@ def test_decide_equals_the_reference(checks: list[Check]) -> None:
             ],
             (UNPINNED, ""),
         ),
-        ([("authority.config-key", "pass"), ("replay.decision", "not-evaluated")], (VERIFIED, "")),
+        # A decision not re-derived is never VERIFIED (seal-check@0632f31 README's rule).
+        ([("authority.config-key", "pass"), ("replay.decision", "not-evaluated")], (REDUCED, "")),
+        ([("authority.config-key", "pass"), ("replay.decision", "pass")], (VERIFIED, "")),
     ],
 )
 def test_decide_reaches_every_outcome(

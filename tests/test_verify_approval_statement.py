@@ -31,7 +31,7 @@ STATEMENT = "binding.approval-statement"
 CTX = mint.HostContext(approval_channel="ed25519")
 FRAME = mint.tools_call_frame("shell_exec", '{"command":"rm -rf /tmp/x"}')
 TTL_MS = 120 * 1000  # DEMO_KERNEL_CONFIG safety.approval.ttl_seconds
-DEMO_WASM = mint.HostContext().wasm_sha256
+DEMO_WASM = mint.DEMO_WASM_SHA256  # the made-up build, pinned as a user may
 APPROVER_KEY_ID = hashlib.sha256(mint.APPROVER_KEY.public_key).hexdigest()
 
 Doc = dict[str, Any]

@@ -421,13 +421,11 @@ def test_legacy_flag_cannot_be_told_without_frame_bytes() -> None:
 
 
 def test_legacy_flag_passes_when_canonical_request_binds_meta() -> None:
+    # An explicit allow: no guard target, so the current build re-derives it with _meta.
     frame = mint.tools_call_frame(
-        "shell_exec", '{"command":"rm -rf /tmp/x"}', meta='{"traceparent":"00-1"}'
+        "search_notes", '{"query":"rm -rf /tmp/x"}', meta='{"traceparent":"00-1"}'
     )
-    target = mint.guard_target_of(frame, mint.DEMO_KERNEL_CONFIG)
-    subject = verify_receipt(
-        mint.mint_host_v3(frame, mint.DEMO_KERNEL_CONFIG, approvals=[target]), "m", MINT_OPTS
-    )
+    subject = verify_receipt(mint.mint_host_v3(frame, mint.DEMO_KERNEL_CONFIG), "m", MINT_OPTS)
     assert status_of(subject, "legacy.canonical-request-omits-meta") == {"pass"}
     assert subject.outcome == "VERIFIED"
 

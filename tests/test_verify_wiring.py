@@ -79,7 +79,15 @@ def test_unreadable_approvals_or_state_is_exit_2(tmp_path: Path) -> None:
 
 
 def _block_with_meta() -> tuple[bytes, bytes]:
-    raw = demo_receipts()["verified-block.receipt.json"]
+    """A receipt whose request carries _meta, minted under the current build (re-derived)."""
+    meta = (
+        '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",'
+        '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+        '"io.modelcontextprotocol/clientInfo":{"name":"sealverify-demo","version":"1.0"},'
+        '"io.modelcontextprotocol/clientCapabilities":{}}'
+    )
+    frame = mint.tools_call_frame("search_notes", '{"query":"invoice"}', request_id=3, meta=meta)
+    raw = mint.mint_host_v3(frame, mint.DEMO_KERNEL_CONFIG)
     doc = json.loads(raw)
     return raw, base64.b64decode(doc["signed_artifacts"]["object_a"])
 

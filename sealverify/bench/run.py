@@ -79,9 +79,10 @@ class Run:
 
 def _mint(directory: Path, log: Path, count: int) -> None:
     with log.open("wb") as out:
-        # Receipts of the current kernel build under a config the kernel loads, with the
-        # guard target that build computes, so that every receipt's decision is re-derived
-        # (replay.decision passes): the cost is measured.
+        # Receipts of the current kernel build under a config the kernel loads (the testkit's
+        # defaults, named here so the corpus does not drift with them), with the guard target
+        # that build computes, so that every receipt's decision is re-derived: VERIFIED needs
+        # replay.decision to pass, and its cost is measured.
         minted = mint_many(
             count, kernel_config=KERNEL_VALID_CONFIG, wasm_sha256=BUILD, ruled_target=False
         )

@@ -195,7 +195,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     default=None,
     metavar="FILE",
     help="ApprovalRecord v2 tokens (NDJSON) to bind each consumed ed25519 approval to "
-    "(sealverify explain approval.receipt).",
+    "(sealverify explain approval.receipt); with no approver key pinned the receipt is "
+    "UNPINNED at best.",
 )
 @click.option(
     "--state",
@@ -231,8 +232,8 @@ def _total(paths: tuple[str, ...]) -> int | None:
     "--no-rederive",
     "no_rederive",
     is_flag=True,
-    help="Do not re-derive decisions: replay.decision is not evaluated (a receipt family "
-    "whose decision no signature covers then cannot be VERIFIED).",
+    help="Do not re-derive decisions: replay.decision is not evaluated, so no receipt that "
+    "carries a kernel decision can be VERIFIED (REDUCED at best); for measuring.",
 )
 @click.option(
     "--waive",

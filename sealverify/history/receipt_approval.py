@@ -61,7 +61,8 @@ def check_receipt_approval(
         return [
             not_evaluated(
                 "approval.receipt-key",
-                "no approval key is pinned, so the approval token cannot be verified",
+                "UNPINNED: no approval key is pinned (role approval), so the approval token "
+                "cannot be verified and the consent it records has no pinned authority",
                 "approval.approval_identity.key_id",
             )
         ]

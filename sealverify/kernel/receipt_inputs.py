@@ -9,8 +9,9 @@ What each family carries (seal-check@0632f31 ``receipt.js`` replays the same way
   through the policy's target spec).
 * host ``record_version`` 2 and 3 (the native host runs the MCP version gate in Rust, so
   ``emitted_bytes`` is the step's output alone): the judged line is the wire line; the receipt
-  carries it only as ``signed_artifacts.object_a`` (Object B v2) or when ``canonical_request``
-  hashes to ``request_sha256`` (the wire line *was* the canonical line). An approval ALLOW adds
+  carries it as ``signed_artifacts.object_a`` (Object B v2), as the release frame less its
+  operation-id splice (an Object B v1 ALLOW), or when ``canonical_request`` hashes to
+  ``request_sha256`` (the wire line *was* the canonical line). An approval ALLOW adds
   ``approval.issued_at``.
 * any family with ``request_parse_error``: only ``request_sha256``; the line can be supplied
   out of band and is accepted only if it hashes to ``request_sha256``.
@@ -34,6 +35,7 @@ from sealverify.kernel.canonical import escape_string
 from sealverify.kernel.ljson import LValue
 from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
 from sealverify.kernel.profiles import BuildProfile, profile_for
+from sealverify.seal.releaseframe import unsplice_operation_id
 from sealverify.wire.leanjson import LeanNumber, lean_number
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue
@@ -45,6 +47,7 @@ __all__ = [
     "lean_value",
     "lean_view",
     "prepare",
+    "receipt_nat",
     "render_payload",
     "resolve_grants",
 ]
@@ -163,7 +166,13 @@ def resolve_grants(
             tool = grant.get("tool")
             if not isinstance(tool, str) or "arguments" not in grant:
                 return NotEvaluated("a granted capability names neither a target nor a tool call")
-            args = lean_value(grant["arguments"])
+            try:
+                args = lean_value(grant["arguments"])
+            except ValueError as exc:  # a number the kernel's own parser would refuse
+                return NotEvaluated(
+                    f"the granted capability for {tool} has arguments the kernel cannot read "
+                    f"({exc})"
+                )
             rule = next((r for r in policy.tools if r.name == tool and r.mode == "guarded"), None)
             parts = eval_target_parts(rule.target, args) if rule is not None else None
             if rule is None or parts is None:
@@ -178,10 +187,68 @@ def resolve_grants(
     return approvals
 
 
-def _uint(value: JsonValue) -> int | None:
-    if isinstance(value, JsonNumber):
-        return value.as_uint(18)
-    return None
+# The largest natural this model reads from a receipt. Lean's ``Nat`` is unbounded; a
+# longer value is declined by name rather than read approximately (a host writes u64s).
+NAT_DIGITS = 40
+# What the kernel reads when the step envelope has no ``now``: upstream's replay default
+# (seal-check@0632f31 ``receipt.js``), used only when the receipt carries no ``now`` at all.
+DEFAULT_NOW = 1000
+
+
+def receipt_nat(value: JsonValue, name: str) -> int | NotEvaluated:
+    """A receipt number read as the kernel reads a natural, or why the re-derivation declines.
+
+    The kernel reads ``now`` and ``issuedAt`` through Lean's ``Json.parse`` and ``getNat?``
+    (``Lean/Data/Json/Basic.lean``, v4.28.0): the lexeme is an exact ``JsonNumber`` and only
+    a non-negative one with exponent 0 is a natural, so ``1e3`` is 1000 while ``1.0``, ``-1``
+    and a string are none. A value this reads differently, or not at all, is never replaced
+    by a default: the re-derivation declines and names it.
+    """
+    if not isinstance(value, JsonNumber):
+        return NotEvaluated(f"{name} is not a JSON number, so the kernel reads no natural from it")
+    try:
+        number = lean_number(value.lexeme)
+    except ValueError as exc:
+        return NotEvaluated(f"{name} cannot be read as the kernel reads it ({exc})")
+    if number.negative or number.exponent != 0:
+        return NotEvaluated(
+            f"{name} {value.lexeme[:40]} is not a natural number as the kernel reads it "
+            "(Lean getNat?: exponent 0, not negative)"
+        )
+    if len(number.digits) > NAT_DIGITS:
+        return NotEvaluated(
+            f"{name} has {len(number.digits)} digits; this model reads naturals of at most "
+            f"{NAT_DIGITS} digits exactly and declines longer ones"
+        )
+    return int(number.digits)
+
+
+def _grants(receipt: dict[str, JsonValue]) -> tuple[dict[str, JsonValue], ...] | NotEvaluated:
+    """``granted_capabilities``, every entry an object, or why it is not read (never skipped)."""
+    if "granted_capabilities" not in receipt:
+        return ()
+    grants = receipt["granted_capabilities"]
+    if not isinstance(grants, list):
+        return NotEvaluated("granted_capabilities is not an array")
+    if not all(isinstance(grant, dict) for grant in grants):
+        return NotEvaluated("an entry of granted_capabilities is not an object")
+    return tuple(grant for grant in grants if isinstance(grant, dict))
+
+
+def _time_inputs(receipt: dict[str, JsonValue]) -> tuple[int, int | None] | NotEvaluated:
+    """``now`` (the default only when absent) and ``approval.issued_at`` (None when absent)."""
+    now = receipt_nat(receipt["now"], "now") if "now" in receipt else DEFAULT_NOW
+    if isinstance(now, NotEvaluated):
+        return now
+    approval = receipt.get("approval")
+    if approval is None:  # absent, or JSON null: the receipt records no approval
+        return now, None
+    if not isinstance(approval, dict):
+        return NotEvaluated("approval is not an object, so its issued_at cannot be read")
+    if "issued_at" not in approval:
+        return now, None
+    issued_at = receipt_nat(approval["issued_at"], "approval.issued_at")
+    return (now, issued_at) if isinstance(issued_at, int) else issued_at
 
 
 def prepare(
@@ -202,6 +269,8 @@ def prepare(
         return NotEvaluated(f"kernel build {wasm[:12]}… has no profile in this model")
 
     signed = receipt.get("signed_config")
+    if isinstance(signed, dict) and "payload" in signed and not isinstance(signed["payload"], str):
+        return NotEvaluated("signed_config.payload is not a string")
     if isinstance(signed, dict) and isinstance(signed.get("payload"), str):
         payload, payload_source = str(signed["payload"]), "signed_config.payload"
     elif isinstance(receipt.get("kernel_config"), dict):
@@ -213,27 +282,58 @@ def prepare(
     line = _judged_line(receipt, raw_line)
     if isinstance(line, NotEvaluated):
         return line
-    grants_json = receipt.get("granted_capabilities")
-    grants = (
-        tuple(g for g in grants_json if isinstance(g, dict))
-        if isinstance(grants_json, list)
-        else ()
-    )
-    approval = receipt.get("approval")
-    issued_at = _uint(approval.get("issued_at")) if isinstance(approval, dict) else None
-    now = _uint(receipt.get("now"))
+    grants = _grants(receipt)
+    if isinstance(grants, NotEvaluated):
+        return grants
+    times = _time_inputs(receipt)
+    if isinstance(times, NotEvaluated):
+        return times
+    now, issued_at = times
     return ReplayInput(
         profile=profile,
         payload=payload,
         payload_source=payload_source,
         line=line[0],
         line_source=line[1],
-        now=1000 if now is None else now,
+        now=now,
         grants=grants,
         issued_at=issued_at,
         gate="record_type" not in receipt,
         expected=emitted,
     )
+
+
+def _recovered_line(
+    receipt: dict[str, JsonValue], request_sha: JsonValue
+) -> tuple[str, str] | NotEvaluated:
+    """Object B v1: the judged line is Object A recovered from the release frame, when bound.
+
+    An Object B v1 ALLOW carries no Object A, but seal-host forwards it with only
+    ``,"operation_id":"<id>"`` spliced in (``release.rs``@099be66), so the frame less exactly
+    that splice is the request the kernel judged; it is used only when it hashes to the
+    signed ``request_sha256`` (verify's ``binding.release-frame-object-a`` checks the rest).
+    """
+    frame_json = receipt["release_frame"]
+    encoded = frame_json.get("base64") if isinstance(frame_json, dict) else None
+    operation_id = receipt.get("operation_id")
+    if not isinstance(encoded, str) or not isinstance(operation_id, str):
+        return NotEvaluated("the release frame or operation_id is missing, so no Object A")
+    try:
+        release = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return NotEvaluated("release_frame.base64 is not base64")
+    frame = unsplice_operation_id(release, operation_id)
+    view = lean_view(frame) if frame is not None else None
+    if view is None:
+        return NotEvaluated(
+            "the release frame is not a UTF-8 request with exactly the operation-id splice, "
+            "so no Object A is recovered to re-derive from"
+        )
+    if hashlib.sha256(view.encode("utf-8")).hexdigest() != request_sha:
+        return NotEvaluated(
+            "the Object A recovered from the release frame does not hash to request_sha256"
+        )
+    return view, "Object A recovered from the release frame (hash-checked)"
 
 
 def _judged_line(
@@ -262,6 +362,8 @@ def _judged_line(
         if view is None:
             return NotEvaluated("signed_artifacts.object_a is not UTF-8")
         return view, "signed_artifacts.object_a"
+    if isinstance(receipt.get("release_frame"), dict):
+        return _recovered_line(receipt, request_sha)
     if "request_parse_error" in receipt:
         return NotEvaluated(
             "unparseable request: the receipt carries only request_sha256; supply the line "

@@ -1,10 +1,9 @@
 """What a receipt claims that no signature and no recomputation binds, named, never passed.
 
-docs/claims.md is the map. Three checks come from it: ``decision.authenticated`` (a family no
-receipt signature covers has its decision authenticated only by re-deriving it,
-``replay.decision``), ``claims.unbound`` (a member nothing binds: REDUCED) and
-``claims.asserted`` (members the producer states and nothing verifies: reported, never part
-of what VERIFIED vouches for).
+docs/claims.md is the map. Three checks come from it: ``decision.authenticated`` (a decision
+is authenticated only by re-deriving it, ``replay.decision``, whatever signs the receipt),
+``claims.unbound`` (a member nothing binds: REDUCED) and ``claims.asserted`` (members the
+producer states and nothing verifies: reported, never part of what VERIFIED vouches for).
 """
 
 from __future__ import annotations
@@ -97,22 +96,37 @@ def _found(doc: Doc, patterns: tuple[str, ...]) -> list[str]:
 
 
 def decision_check(family: str, replay: Check) -> Check:
-    """Whether a receipt's decision is authenticated: by its signature, or by re-deriving it."""
+    """Whether a receipt's decision is authenticated: only by re-deriving it (``replay.decision``).
+
+    A receipt signature (v3's Object B) says who stated the decision, not that the kernel
+    decided it: seal-check@0632f31 README, ``verify-file.cjs`` "exits 0 only when signature,
+    replay, bindings, and the relying-party pin all agree". So in every family that carries a
+    kernel decision this check passes only with ``replay.decision`` pass, and otherwise carries
+    the re-derivation's own reason (REDUCED at best; a failed re-derivation is FAIL there).
+    """
     where = pointer("verdict")
-    if family not in UNSIGNED_FAMILIES:
-        return passed(DECISION_CHECK, "a receipt signature covers the decision", where)
+    signed = family not in UNSIGNED_FAMILIES
     if replay.status == "pass":
+        cover = (
+            "a receipt signature covers the decision and "
+            if signed
+            else "no receipt signature covers the decision; "
+        )
         return passed(
             DECISION_CHECK,
-            "no receipt signature covers the decision; re-deriving it (replay.decision) "
-            "authenticates it",
+            f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules "
+            "produce it",
             where,
         )
+    cover = (
+        "a receipt signature says who stated the decision, not that the kernel decided it"
+        if signed
+        else f"no receipt signature covers the verdict, certs, emitted_bytes, authorization, "
+        f"approval or grants of a {family} receipt"
+    )
     return not_evaluated(
         DECISION_CHECK,
-        f"decision not authenticated: no receipt signature covers the verdict, certs, "
-        f"emitted_bytes, authorization, approval or grants of a {family} receipt, and the "
-        f"decision was not re-derived ({replay.reason}); REDUCED at best",
+        f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
     )
 

@@ -4,9 +4,11 @@ seal-check@0632f31 ``receipt.js`` ``verifyReceipt`` and seal-assurance-kit
 ``docs/VERIFY-PROFILES.md`` §4 (ENF-1..5, invariants U1-U4): any failed check is FAIL (a bypass
 receipt is FAIL with the sub-label NOT MEDIATED); otherwise an authority that is not pinned
 caps the outcome at UNPINNED; otherwise a reduced scope is REDUCED: a request the host could
-not parse, a decision no signature covers and no re-derivation authenticated, a claim nothing
-binds (docs/claims.md); otherwise VERIFIED. An empty check list is FAIL (the vacuity guard,
-U3).
+not parse, a kernel decision that was not re-derived (``replay.decision`` not evaluated: a
+signature says who stated a decision, not that the kernel decided it), a claim nothing binds
+(docs/claims.md); otherwise VERIFIED. seal-check@0632f31 README states the same rule:
+``verify-file.cjs`` "exits 0 only when signature, replay, bindings, and the relying-party pin
+all agree". An empty check list is FAIL (the vacuity guard, U3).
 """
 
 from __future__ import annotations
@@ -42,23 +44,34 @@ _SEVERITY = {VERIFIED: 0, UNPINNED: 1, REDUCED: 2, FAIL: 3}
 # Checks that say "authority is not established" when not-evaluated, and "reduced scope".
 # authority.published-key is not-evaluated for a signature under a published key: a pin on
 # such a key establishes nothing, since anyone can sign with it (docs/trust.md).
+# approval.receipt-key is not-evaluated when --approvals was given and no approval key is
+# pinned: the approver is a role with no pin (docs/verify.md), so the receipt is UNPINNED.
 UNPINNED_IDS = frozenset(
     {
+        "approval.receipt-key",
         "authority.config-key",
         "authority.receipt-key",
         "authority.approval-key",
         "authority.published-key",
     }
 )
+# replay.decision is one of them: every subject this rule judges carries a kernel decision (a
+# seal.spine/v1 receipt, which records none, is judged by the spine checker and `capped`).
 REDUCED_IDS = frozenset(
-    {"scope.request-unparseable", "decision.authenticated", "claims.unbound", "approval.time"}
+    {
+        "scope.request-unparseable",
+        "decision.authenticated",
+        "replay.decision",
+        "claims.unbound",
+        "approval.time",
+    }
 )
 # The only checks a user may waive (verify --waive, a trust file's "waive"): the legacy
 # projections of hosts that predate the meta-partition ruling. A signature or binding check
 # is never waivable; a waived check is shown as "waived", never as a pass.
 WAIVABLE = frozenset({"legacy.canonical-request-omits-meta", "legacy.guard-target-omits-meta"})
-# A decision no receipt signature covers is authenticated by re-deriving it: a passing
-# replay.decision lifts decision.authenticated, whatever set that check.
+# A decision is authenticated by re-deriving it: a passing replay.decision lifts
+# decision.authenticated, whatever set that check.
 _REPLAY = "replay.decision"
 _DECISION = "decision.authenticated"
 
@@ -67,8 +80,8 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
     """Return ``(outcome, label)`` for one receipt from its checks.
 
     ``label`` is ``NOT MEDIATED`` for a failed ``bypass.not-mediated`` check, else "".
-    ``not-evaluated`` checks other than the authority and scope ones (decision re-derivation,
-    "cannot be told") never change the outcome; they are reported, not hidden.
+    ``not-evaluated`` checks other than the authority, scope and re-derivation ones ("cannot be
+    told") never change the outcome; they are reported, not hidden.
     """
     # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
     # scans per rule cost four times as much). The rules are applied in their order after it.

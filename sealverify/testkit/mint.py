@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sealverify.history import approval_record
+from sealverify.kernel.profiles import CURRENT
 from sealverify.seal import identities
 from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
 from sealverify.seal.releaseframe import splice_operation_id
@@ -60,6 +61,7 @@ __all__ = [
     "APPROVER_KEY",
     "CONFIG_KEY",
     "DEMO_KERNEL_CONFIG",
+    "DEMO_WASM_SHA256",
     "KERNEL_VALID_CONFIG",
     "OTHER_CONFIG_KEY",
     "OTHER_RECEIPT_KEY",
@@ -95,6 +97,12 @@ __all__ = [
 
 # Contexts
 
+# A made-up kernel build, ``sha256(b"sealverify-demo-wasm")``: no seal kernel has it and the
+# kernel model has no profile for it, so a receipt naming it is never re-derived (REDUCED at
+# best). Tests that need an unknown build name it; the contexts below default to the real
+# audited build (seal-host@099be66 VERIFIED_WASM_SHA256), whose decisions the model re-derives.
+DEMO_WASM_SHA256 = hashlib.sha256(b"sealverify-demo-wasm").hexdigest()
+
 
 @dataclass(frozen=True, slots=True)
 class HostContext:
@@ -113,7 +121,7 @@ class HostContext:
     domain: str = OBJECT_B_V2
     durability_class: str = "asserted_local_fsync"
     temporal_events: int = 1
-    wasm_sha256: str = hashlib.sha256(b"sealverify-demo-wasm").hexdigest()
+    wasm_sha256: str = CURRENT.wasm_sha256
     native_executable_sha256: str = hashlib.sha256(b"sealverify-demo-native").hexdigest()
     lean_ffi_sha256: str = hashlib.sha256(b"sealverify-demo-lean-ffi").hexdigest()
     approval_channel: str = "file"
@@ -151,7 +159,7 @@ class FleetContext:
     now: int = 1000
     config_key: TestKey = CONFIG_KEY
     temporal_events: int = 1
-    wasm_sha256: str = hashlib.sha256(b"sealverify-demo-wasm").hexdigest()
+    wasm_sha256: str = CURRENT.wasm_sha256
     kernel_note: str = (
         "Binary identity of the evaluator actually executed. Hashed in your browser from the "
         "loaded bytes and compared to a pinned constant. This is the ONLY thing verified here."
@@ -600,6 +608,9 @@ def mint_unparseable_v3(
     The frame must be a ``tools/call`` the kernel parses but serde refuses (for example an
     argument ``1e309``, the corpus line of seal-host ``Host/Audit.lean``); the receipt then has
     no ``tool``, ``arguments``, ``args_hash``, ``effect_view`` or ``canonical_request``.
+    The emulation does not reproduce a build whose number guard refuses such a line (the real
+    build does), so give a ``ctx`` naming :data:`DEMO_WASM_SHA256` for a receipt whose decision
+    is left not re-derived rather than one the named build contradicts.
     """
     record = _host_record(frame, kernel_config, (), ctx)
     if "request_parse_error" not in record:
@@ -703,8 +714,12 @@ def mint_fleet_bypass(frame: bytes, *, now: int = 1000) -> bytes:
 
 # Demo policy and bulk minting
 
+# The demo policy. ``control_file`` is mandatory in the kernel's config (seal-host
+# Host/Config.lean), so the real kernel build, and sealverify's model of it, load this policy
+# and the decisions minted under it re-derive byte for byte.
 DEMO_KERNEL_CONFIG = (
-    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120},'
+    '{"epoch":1,"server":"sealverify-demo@1.0.0","safety":{"approval":{"ttl_seconds":120,'
+    '"control_file":"/tmp/sealverify-demo-approvals.ndjson"},'
     '"tools":[{"name":"search_notes","mode":"allow","target":[{"full_arguments":true}]},'
     '{"name":"shell_exec","mode":"guard","target":[{"full_arguments":true}]},'
     '{"name":"db.execute","mode":"guard","target":[{"full_arguments":true}]}]},'
@@ -724,14 +739,8 @@ def _config_for_epoch(epoch: int, base: str = DEMO_KERNEL_CONFIG) -> str:
     return base.replace('{"epoch":1,', f'{{"epoch":{epoch},', 1)
 
 
-# DEMO_KERNEL_CONFIG with the approval control file the kernel requires (seal-host
-# Host/Config.lean: `control_file` is mandatory), so the real kernel, and sealverify's model
-# of it, load it: what receipts that re-derive are minted under.
-KERNEL_VALID_CONFIG = DEMO_KERNEL_CONFIG.replace(
-    '"approval":{"ttl_seconds":120}',
-    '"approval":{"ttl_seconds":120,"control_file":"/tmp/sealverify-demo-approvals.ndjson"}',
-    1,
-)
+# The demo policy under its older name (it has always been the one the kernel loads).
+KERNEL_VALID_CONFIG = DEMO_KERNEL_CONFIG
 
 
 def guard_target_of(frame: bytes, kernel_config: str, *, ruled: bool = True) -> str:
@@ -757,8 +766,9 @@ def mint_many(
     """Yield ``n`` realistic, distinct v3 receipts deterministically (for benchmarks).
 
     Cycles through BLOCK, approved ALLOW (with a release frame) and explicit ALLOW, with
-    ``_meta`` trace keys on every request and three signed configs (epochs 1-3 of
-    ``kernel_config``). ``wasm_sha256`` names the kernel build (default: the demo build);
+    ``_meta`` trace keys on the explicit calls (on every call when ``ruled_target`` is False)
+    and three signed configs (epochs 1-3 of ``kernel_config``). ``wasm_sha256`` names the
+    kernel build (default: the real audited build, whose decisions re-derive);
     ``ruled_target`` False mints the guard target as the deployed build computes it.
     """
     for index in range(n):
@@ -772,7 +782,12 @@ def mint_many(
             approvals: tuple[str, ...] = ()
         else:
             arguments = f'{{"command":"rotate-logs --shard {index} --keep 7","cwd":"/srv/app"}}'
-            frame = tools_call_frame("shell_exec", arguments, request_id=index, meta=meta)
+            # The ruled guard target over a call's _meta is one no kernel build computes yet
+            # (seal docs/archive/META-PARTITION-SPEC.md is ahead of every build): a guarded
+            # call carries _meta only in the deployed form, so
+            # every minted decision is the one the named build re-derives.
+            guard_meta = None if ruled_target else meta
+            frame = tools_call_frame("shell_exec", arguments, request_id=index, meta=guard_meta)
             approved = guard_target_of(frame, config, ruled=ruled_target)
             approvals = (approved,) if kind == 1 else ()
         ctx = HostContext(

@@ -68,19 +68,23 @@ def demo_receipts() -> dict[str, bytes]:
     Pure and deterministic: fixed frames, the demo policy, fixed contexts, the demo keys.
     """
     config = mint.DEMO_KERNEL_CONFIG
+    # The guarded calls carry no _meta: the ruled guard target over _meta is one no kernel
+    # build computes yet, and these receipts name the real build, whose decisions re-derive.
     block_frame = mint.tools_call_frame(
-        "shell_exec",
-        '{"command":"rm -rf /srv/app/cache","cwd":"/srv/app"}',
-        request_id=11,
-        meta=_DEMO_META,
+        "shell_exec", '{"command":"rm -rf /srv/app/cache","cwd":"/srv/app"}', request_id=11
     )
     allow_frame = mint.tools_call_frame(
-        "shell_exec",
-        '{"command":"systemctl restart app","cwd":"/srv/app"}',
-        request_id=12,
-        meta=_DEMO_META,
+        "shell_exec", '{"command":"systemctl restart app","cwd":"/srv/app"}', request_id=12
     )
     search_frame = mint.tools_call_frame("search_notes", '{"query":"invoice 2291"}', request_id=13)
+    # The same guarded call with _meta, under the ruled target, naming a made-up build the
+    # kernel model has no profile for (trust.json pins it): its decision cannot be re-derived.
+    ruled_frame = mint.tools_call_frame(
+        "shell_exec",
+        '{"command":"rm -rf /srv/app/cache","cwd":"/srv/app"}',
+        request_id=14,
+        meta=_DEMO_META,
+    )
     unparseable_frame = mint.tools_call_frame(
         "db.execute", '{"database":"prod","sql":"drop table accounts","x":1e309}', request_id=90
     )
@@ -92,11 +96,18 @@ def demo_receipts() -> dict[str, bytes]:
     out["verified-allow.receipt.json"] = mint.mint_host_v3(
         allow_frame, config, approvals=approved, ctx=allow_ctx
     )
-    # The fleet receipt names the current kernel build under a config that build loads, so
-    # its decision (which no receipt signature covers in this family) re-derives.
-    fleet = mint.FleetContext(wasm_sha256=CURRENT_KERNEL_SHA256)
+    # Every receipt names the current kernel build under a config that build loads, so its
+    # decision re-derives (VERIFIED needs it, whatever signs the receipt).
     out["verified-fleet-v2.receipt.json"] = mint.mint_fleet_v2(
-        search_frame, mint.KERNEL_VALID_CONFIG, ctx=fleet
+        search_frame, config, ctx=mint.FleetContext()
+    )
+    unknown_ctx = mint.HostContext(
+        now=1_786_000_240_000,
+        operation_seed=b"demo-unknown-build",
+        wasm_sha256=mint.DEMO_WASM_SHA256,
+    )
+    out["reduced-unknown-build.receipt.json"] = mint.mint_host_v3(
+        ruled_frame, config, ctx=unknown_ctx
     )
     other = mint.HostContext(
         now=1_786_000_120_000,
@@ -105,7 +116,13 @@ def demo_receipts() -> dict[str, bytes]:
         receipt_key=mint.OTHER_RECEIPT_KEY,
     )
     out["other-signer.receipt.json"] = mint.mint_host_v3(block_frame, config, ctx=other)
-    reduced_ctx = mint.HostContext(now=1_786_000_180_000, operation_seed=b"demo-unparseable")
+    # The minting emulation does not reproduce what a kernel with the number guard does with
+    # a line serde refuses, so this receipt names the made-up build (not re-derived).
+    reduced_ctx = mint.HostContext(
+        now=1_786_000_180_000,
+        operation_seed=b"demo-unparseable",
+        wasm_sha256=mint.DEMO_WASM_SHA256,
+    )
     out["reduced-unparseable.receipt.json"] = mint.mint_unparseable_v3(
         unparseable_frame, config, ctx=reduced_ctx
     )
@@ -152,7 +169,7 @@ def _trust_file() -> bytes:
                 "label": "sealverify demo receipt key (public seed; test only)",
             },
         ],
-        "kernels": [mint.HostContext().wasm_sha256],
+        "kernels": [mint.DEMO_WASM_SHA256],
     }
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
@@ -165,13 +182,16 @@ docs/minting.md) with the project's own test keys, whose secret keys are derived
 seeds: anyone can mint under them, so **never pin them outside this demo**. Regenerating must
 leave `git diff` clean (`nox -s fixtures`).
 
-The host receipts name a demo kernel build, `sha256(b"sealverify-demo-wasm")` = `{kernel}`,
-which is not a real seal kernel: the decisions come from the minting code's small kernel
-emulation. That is why `trust.json` accepts it explicitly in its `kernels` list (the same as
-`--kernel-sha256`). sealverify's kernel model has no profile for a build that does not exist,
-so their `replay.decision` is not evaluated (docs/replay.md). The fleet receipt names the
-current seal kernel build (`28bb3ae7…`) under a config that build loads: its decision is
-re-derived by sealverify's model of that build and matches byte for byte.
+Every decision receipt but two names the real audited seal kernel build, `28bb3ae7…`
+(seal-host 099be66 `VERIFIED_WASM_SHA256`, pinned by default), under a policy that build
+loads: its decision is re-derived by sealverify's model of that build and matches the emitted
+bytes byte for byte (`replay.decision` pass). A decision that is not re-derived is never
+VERIFIED, whatever signs the receipt: seal-check's rule (velvetmonkey/seal-check README at
+0632f31), `verify-file.cjs` "exits 0 only when signature, replay, bindings, and the
+relying-party pin all agree". The two others name a made-up build, `sha256(b"sealverify-demo-wasm")`
+= `{kernel}`, which `trust.json` pins in its `kernels` list (the same as `--kernel-sha256`)
+and for which sealverify's kernel model has no profile (docs/replay.md): their decisions are
+not re-derived, so they are REDUCED.
 
 Main command:
 
@@ -180,14 +200,14 @@ sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json
 ```
 
 `trust.json` pins the demo config key (role `config`), the demo receipt key (role `receipt`)
-and the demo kernel build. The pins match, and still no receipt is VERIFIED: both keys are on
+and the made-up kernel build. The pins match, and still no receipt is VERIFIED: both keys are on
 sealverify's list of published keys (docs/trust.md), keys whose secret anyone can read, so a
 signature under one authenticates nothing even when it is pinned. This is the honest result
 (exit 1):
 
 - every receipt that verifies under the pinned keys is **UNPINNED**, with the check
   `authority.published-key` (not-evaluated) naming each key and its source, "sealverify
-  testkit CONFIG_KEY" and "sealverify testkit RECEIPT_KEY": the four `verified-*` and
+  testkit CONFIG_KEY" and "sealverify testkit RECEIPT_KEY": the five `verified-*` and
   `reduced-*` files and lines 1, 2, 4 and 5 of `receipts.jsonl`;
 - the four FAIL receipts below stay FAIL, and line 3 of `receipts.jsonl` is a finding.
 
@@ -202,13 +222,18 @@ sealverify verify fixtures/demo/receipts --trust fixtures/demo/trust.json --allo
 What each file then shows (the files are named for it):
 
 - `verified-block.receipt.json`: **VERIFIED**. Host v3 BLOCK, Object B v2; config and
-  receipt keys pinned; every binding recomputes.
+  receipt keys pinned; every binding recomputes; the decision is re-derived.
 - `verified-allow.receipt.json`: **VERIFIED**. Host v3 ALLOW by approval, with a release
   frame, `post_state_hash` and the `operation_id` splice.
 - `verified-fleet-v2.receipt.json`: **VERIFIED**. Fleet `seal_receipt: "v2"` explicit
   allow; config key pinned (this family has no Object B).
 - `reduced-unparseable.receipt.json`: **REDUCED**. v3 BLOCK of a request serde cannot parse
-  (`1e309`): keys pinned and signatures valid, but there is no request identity to recompute.
+  (`1e309`): keys pinned and signatures valid, but there is no request identity to recompute
+  (and it names the made-up build, so its decision is not re-derived either).
+- `reduced-unknown-build.receipt.json`: **REDUCED**. v3 BLOCK, Object B v2, keys pinned,
+  signatures valid and every binding recomputes, but it names the made-up build: its decision
+  cannot be re-derived (`replay.decision` not evaluated, "kernel build 08146af94d76… has no
+  profile in this model"), so the signature says only who stated the decision.
 - `other-signer.receipt.json`: **FAIL** here (a pin mismatch). Both signatures verify under
   the keys embedded in the receipt, but neither key is the one `trust.json` pins for its
   role.
@@ -226,8 +251,7 @@ UNPINNED: with no pins at all, a receipt whose signatures verify under its embed
 UNPINNED, never VERIFIED (anyone can embed a key):
 
 ```sh
-sealverify verify fixtures/demo/receipts/other-signer.receipt.json \\
-  --kernel-sha256 {kernel}
+sealverify verify fixtures/demo/receipts/other-signer.receipt.json
 ```
 
 Without `--trust`, every receipt above that would be VERIFIED is UNPINNED instead, with or
@@ -243,7 +267,7 @@ def mint_demo(root: Path) -> None:
     for name, data in demo_receipts().items():
         (receipts / name).write_bytes(data)
     (out / "trust.json").write_bytes(_trust_file())
-    readme = _DEMO_README.format(kernel=mint.HostContext().wasm_sha256)
+    readme = _DEMO_README.format(kernel=mint.DEMO_WASM_SHA256)
     (out / "README.md").write_bytes(readme.encode("utf-8"))
 
 

@@ -297,10 +297,14 @@ def rederivation_summary(summary: dict[str, Any]) -> str:
     """How many decisions sealverify's kernel model re-derived, refuted or could not judge."""
     counts = summary.get("decision_rederivation")
     counts = counts if isinstance(counts, dict) else {}
+    # VERIFIED needs the decision re-derived (seal-check@0632f31 README's rule): when some
+    # were not, the line says so where the counts are read.
+    unevaluated = counts.get("not-evaluated", 0)
+    rule = " (a kernel decision not re-derived is never VERIFIED)" if unevaluated else ""
     return (
         "decisions re-derived by sealverify's kernel model: "
         f"{counts.get('pass', 0)} identical, {counts.get('fail', 0)} different, "
-        f"{counts.get('not-evaluated', 0)} not evaluated"
+        f"{unevaluated} not evaluated{rule}"
     )
 
 

@@ -40,10 +40,11 @@ _WIDTH = 760
 _OPEN = ("fail", "not-evaluated", "waived")
 _RANK = {status: index for index, status in enumerate(_OPEN)}
 _HEADLINE = {
-    0: "every receipt VERIFIED",
+    0: "every receipt VERIFIED: signatures, bindings, pins and re-derived decisions agree",
     1: "FAIL: at least one receipt failed or a run finding failed",
     3: "UNPINNED: authority not established for at least one receipt (nothing worse)",
-    4: "REDUCED: at least one receipt verified only in part (no FAIL)",
+    4: "REDUCED: at least one receipt verified only in part, such as a decision not "
+    "re-derived (no FAIL)",
 }
 
 
