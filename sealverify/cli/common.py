@@ -12,6 +12,7 @@ import click
 
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
+from sealverify.reports.visible import visible
 
 __all__ = [
     "allow_published_keys_option",
@@ -21,6 +22,7 @@ __all__ = [
     "lowercase_hex",
     "output_option",
     "read_input",
+    "say",
     "server_option",
     "supported_version_option",
     "transport_option",
@@ -161,7 +163,16 @@ def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     JSON Lines are written a line at a time, never joined into one string first.
     """
     write_result(jsonl.lines(report) if fmt == "jsonl" else [render(report, fmt)], output)
-    click.echo(summary, err=True)
+    say(summary)
+
+
+def say(line: str) -> None:
+    """One line for a person on stderr (a summary, a note), evidence in it shown visibly.
+
+    Every control and invisible character in ``line`` is escaped (reports/visible.py): a
+    summary may name a file or a value read from evidence.
+    """
+    click.echo(visible(line), err=True)
 
 
 def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:

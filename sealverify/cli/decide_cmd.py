@@ -16,7 +16,7 @@ from sealverify import (
     what_if,
     what_if_report,
 )
-from sealverify.cli.common import lowercase_hex, output_option, read_input, write_result
+from sealverify.cli.common import lowercase_hex, output_option, read_input, say, write_result
 
 __all__ = ["COMMANDS", "decide_command"]
 
@@ -160,7 +160,7 @@ def decide_command(
     )
     write_result([text], output)
     routes = ", ".join(r.route for r in what.results)
-    click.echo(f"sealverify decide: {routes} ({what.build.short})", err=True)
+    say(f"sealverify decide: {routes} ({what.build.short})")
     return 1 if what.blocked else 0
 
 

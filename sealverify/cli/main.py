@@ -10,6 +10,7 @@ import click
 
 from sealverify import __version__
 from sealverify import cli as cli_package
+from sealverify.reports.visible import visible
 
 __all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
 
@@ -36,7 +37,13 @@ class _LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         # Integer return values of subcommands become the process exit code.
-        result = super().invoke(ctx)
+        try:
+            result = super().invoke(ctx)
+        except click.ClickException as exc:
+            # An error line may name a file from a directory walk or a value from evidence
+            # (a frame's id): shown with its controls escaped (reports/visible.py), here, once.
+            exc.message = visible(exc.message)
+            raise
         if isinstance(result, int) and not isinstance(result, bool):
             ctx.exit(result)
         return result
@@ -75,7 +82,7 @@ def main() -> None:
         exc.show()
         sys.exit(2)
     except Exception as exc:
-        click.echo(f"sealverify: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo(visible(f"sealverify: internal error: {type(exc).__name__}: {exc}"), err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -30,6 +30,7 @@ from sealverify.cli.common import (
     format_option,
     lowercase_hex,
     output_option,
+    say,
     write_result,
 )
 from sealverify.cli.progress import progress
@@ -412,7 +413,7 @@ def _spooled_table(report: Report, spool: IO[bytes], widths: list[int]) -> Itera
     findings = table.findings_table(report)
     if findings:
         yield findings + "\n\n"
-    # receipt_cells puts every cell on one line with tabs as spaces: a tab and a line end
+    # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line end
     # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
     rows = (tuple(line[:-1].decode().split("\t")) for line in spool)
     for text in table.receipt_table_lines(rows, widths):
@@ -423,7 +424,7 @@ def _spooled_table(report: Report, spool: IO[bytes], widths: list[int]) -> Itera
 def _write(pieces: Iterable[str | bytes], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
     write_result(pieces, output)
-    click.echo(summary, err=True)
+    say(summary)
 
 
 def _located(check: Check, state: str) -> Check:

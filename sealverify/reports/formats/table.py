@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.visible import visible
 
 __all__ = [
     "decisive_order",
@@ -51,12 +52,11 @@ def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
     if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
         _flat("", subject.facts, facts)
-    lines = [
-        f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
-    ]
+    heading = f"{subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
+    lines = ["== " + _cell(heading)]
     if facts:
-        lines.append(tabulate(facts, tablefmt="plain", disable_numparse=True))
-    rows = [(c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks()]
+        lines.append(tabulate(_cells(facts), tablefmt="plain", disable_numparse=True))
+    rows = _cells((c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks())
     if rows:
         lines.append("")
         lines.append(
@@ -70,10 +70,10 @@ def _detail(subject: Subject) -> str:
     return "\n".join(lines)
 
 
-def _row(subject: Subject) -> tuple[str, str, str]:
+def _row(subject: Subject) -> tuple[str, ...]:
     shown = decisive_reason([c for c in subject.checks if c.status == "fail"])
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
-    return subject.name, outcome, shown
+    return tuple(map(_cell, (subject.name, outcome, shown)))
 
 
 def receipt_row_subject(subject: Subject) -> Subject:
@@ -236,8 +236,17 @@ RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
 
 
 def _cell(text: str) -> str:
-    """One table cell on one line: line breaks and tabs become spaces."""
-    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+    """One table cell as a person sees it: on one line, evidence's controls shown escaped.
+
+    Line ends and tabs are escaped with every other control (``\\x0a``, ``\\x09``), so a
+    cell can neither start a row of its own nor move the cursor (reports/visible.py).
+    """
+    return visible(text)
+
+
+def _cells(rows: Iterable[Iterable[str]]) -> list[tuple[str, ...]]:
+    """Every cell of ``rows`` through :func:`_cell`, once."""
+    return [tuple(map(_cell, row)) for row in rows]
 
 
 def display_width(text: str) -> int:
@@ -248,16 +257,19 @@ def display_width(text: str) -> int:
 
 
 def receipt_cells(subject: Subject) -> tuple[str, ...]:
-    """The five cells of one receipt's row, each on one line."""
+    """The five cells of one receipt's row, each on one line, ready to show (:func:`_cell`)."""
     return tuple(_cell(cell) for cell in _receipt_row(subject))
 
 
 def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
-    """Each column as wide as its widest cell, and at least its header plus two."""
+    """Each column as wide as its widest cell, and at least its header plus two.
+
+    ``rows`` are cells from :func:`receipt_cells`, already made visible.
+    """
     widths = [len(header) + 2 for header in RECEIPT_HEADERS]
     for row in rows:
         for index, cell in enumerate(row):
-            widths[index] = max(widths[index], display_width(_cell(cell)))
+            widths[index] = max(widths[index], display_width(cell))
     return widths
 
 
@@ -266,12 +278,12 @@ def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> I
 
     Columns are two spaces apart and padded to their width, trailing spaces dropped (the
     layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
-    millions of receipts never needs them all in memory.
+    millions of receipts never needs them all in memory. Their cells come from
+    :func:`receipt_cells`: already visible, and not escaped again here.
     """
 
     def line(cells: tuple[str, ...]) -> str:
-        flat = (_cell(c) for c in cells)
-        padded = (c + " " * (w - display_width(c)) for c, w in zip(flat, widths, strict=True))
+        padded = (c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True))
         return "  ".join(padded).rstrip()
 
     yield line(RECEIPT_HEADERS)
@@ -317,7 +329,7 @@ def findings_table(report: Report) -> str:
         return ""
     return str(
         tabulate(
-            [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
+            _cells((c.status.upper(), c.id, c.reason, c.location) for c in report.findings),
             headers=["status", "finding", "reason", "at"],
             tablefmt="simple",
             disable_numparse=True,
