@@ -142,6 +142,7 @@ def test_verify_detail_and_findings_tables_escape_evidence(tmp: Path) -> None:
     )
     assert code == 1
     assert_inert(out)
+    assert_inert(err)
     assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in out
 
 
@@ -154,7 +155,7 @@ def _evil_frame(tmp: Path) -> Path:
 
 
 def test_diff_cannot_write_the_clipboard(tmp: Path) -> None:
-    out, err, code = run_on_pty(["diff", "fixtures/frames/call.bin", str(_evil_frame(tmp))])
+    out, err, _ = run_on_pty(["diff", "fixtures/frames/call.bin", str(_evil_frame(tmp))])
     assert_inert(out)
     assert_inert(err)
     assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in out
@@ -174,7 +175,7 @@ def test_diff_error_line_escapes_the_request_id(tmp: Path) -> None:
 
 
 def test_frame_table_escapes_the_request_id(tmp: Path) -> None:
-    out, err, code = run_on_pty(["frame", str(_evil_frame(tmp))])
+    out, err, _ = run_on_pty(["frame", str(_evil_frame(tmp))])
     assert_inert(out)
     assert_inert(err)
     assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in out
@@ -185,7 +186,7 @@ def test_tools_digest_cannot_reorder_a_tool_name(tmp: Path) -> None:
     tools["tools"][0]["name"] = f"search{RLO}seton"
     path = tmp / "tools.json"
     path.write_text(json.dumps(tools), encoding="utf-8")
-    out, err, code = run_on_pty(["tools", "digest", str(path)])
+    out, err, _ = run_on_pty(["tools", "digest", str(path)])
     assert_inert(out)
     assert_inert(err)
     assert "search\\u202eseton" in out
@@ -209,7 +210,7 @@ def test_skill_verify_cannot_reorder_a_skill_uri(tmp: Path) -> None:
 def test_chain_escapes_a_hostile_session(tmp: Path) -> None:
     log = tmp / "host.stderr"
     log.write_bytes(mint_log([audit_payload(0), audit_payload(1)], session=FORGED + OSC52).data)
-    out, err, code = run_on_pty(["chain", str(log)])
+    out, err, _ = run_on_pty(["chain", str(log)])
     assert_inert(out)
     assert_inert(err)
     assert "\\x1b[2K\\x1b[1Gforged.receipt.json" in out
@@ -221,7 +222,7 @@ def test_decide_escapes_the_frame_it_decides(tmp: Path) -> None:
     document["params"]["name"] = f"search{RLO}{OSC52}"
     frame = tmp / "call.bin"
     frame.write_bytes(json.dumps(document).encode() + b"\n")
-    out, err, code = run_on_pty(
+    out, err, _ = run_on_pty(
         ["decide", "--config", "fixtures/decide/signed-config.json", str(frame)]
     )
     assert_inert(out)
@@ -230,7 +231,7 @@ def test_decide_escapes_the_frame_it_decides(tmp: Path) -> None:
 
 
 def test_explain_error_line_escapes_what_it_quotes() -> None:
-    out, err, code = run_on_pty(["explain", f"binding.{RLO}x"])
+    _, err, code = run_on_pty(["explain", f"binding.{RLO}x"])
     assert code == 2
     assert_inert(err)
     assert "binding.\\u202ex" in err
@@ -261,8 +262,10 @@ def test_html_text_nodes_hold_no_bidi_or_control_character(tmp: Path) -> None:
     receipt = _receipt_with_kernel(tmp, FORGED + RLO + OSC52, name=f"x{RLO}.receipt.json")
     page = tmp / "report.html"
     done = subprocess.run(
-        [sys.executable, "-m", "sealverify", "verify", str(receipt), "--format", "html"]
-        + ["--trust", "fixtures/demo/trust.json", "--output", str(page)],
+        [
+            *(sys.executable, "-m", "sealverify", "verify", str(receipt), "--format", "html"),
+            *("--trust", "fixtures/demo/trust.json", "--output", str(page)),
+        ],
         cwd=ROOT,
         capture_output=True,
         check=False,
