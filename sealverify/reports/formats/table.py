@@ -52,7 +52,8 @@ def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
     if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
         _flat("", subject.facts, facts)
-    heading = f"{subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
+    label = f" ({subject.label})" if subject.label else ""
+    heading = f"{subject.name}: {subject.outcome}{label}"
     lines = ["== " + _cell(heading)]
     if facts:
         lines.append(tabulate(_cells(facts), tablefmt="plain", disable_numparse=True))
