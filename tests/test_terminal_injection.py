@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from sealverify.testkit import mint
 from sealverify.testkit.auditlog import audit_payload, mint_log
+from sealverify.testkit.keys import RECEIPT_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -37,8 +39,10 @@ OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
 RLO = "\u202e"
 
 
-def run_on_pty(args: list[str], *, env: dict[str, str] | None = None) -> tuple[str, str, int]:
-    """Run ``sealverify args`` with stdout on a pty 120 columns wide; (out, err, code).
+def run_on_pty(
+    args: list[str], *, env: dict[str, str] | None = None, columns: int = 120
+) -> tuple[str, str, int]:
+    """Run ``sealverify args`` with stdout on a pty ``columns`` wide; (out, err, code).
 
     ``args`` starting with ``-m`` or ``-c`` are given to Python as they are.
 
@@ -46,13 +50,12 @@ def run_on_pty(args: list[str], *, env: dict[str, str] | None = None) -> tuple[s
     is the program's own.
     """
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     environment = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")},
         "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)),
         "TERM": "xterm-256color",
         "NO_COLOR": "1",  # colour is the renderer's own escape sequence, not evidence's
-        "COLUMNS": "120",
         **(env or {}),
     }
     with tempfile.TemporaryFile() as err:
@@ -108,42 +111,67 @@ def _receipt_with_kernel(tmp: Path, wasm: str, name: str = "evil.receipt.json") 
     return path
 
 
+def _resigned_with_member(tmp: Path, name: str) -> Path:
+    """A receipt with one more member, named ``name``, re-signed: only receipt.members fails."""
+    document = json.loads((FIXTURES / "demo/receipts/verified-allow.receipt.json").read_bytes())
+    del document["signature"]
+    document[name] = 1
+    path = tmp / "resigned.receipt.json"
+    path.write_text(json.dumps(mint.resign_v3(document, RECEIPT_KEY)), encoding="utf-8")
+    return path
+
+
 def test_verify_table_cannot_erase_its_fail_row_or_forge_a_verified_one(tmp: Path) -> None:
+    # The hostile text leads the row's reason (receipt.members quotes the member's name) and
+    # sits in kernel_identity, quoted further down (kernel.identity).
+    resigned = _resigned_with_member(tmp, FORGED)
     receipt = _receipt_with_kernel(tmp, FORGED)
+    for columns in (80, 120, 400):
+        out, err, code = run_on_pty(
+            ["verify", str(resigned), str(receipt), "--trust", "fixtures/demo/trust.json"],
+            columns=columns,
+        )
+        assert code == 1
+        assert_inert(out)
+        assert_inert(err)
+        rows = [line for line in out.splitlines() if ".receipt.json" in line]
+        assert [row.split()[1] for row in rows] == ["FAIL", "FAIL"], out
+        assert "receipt.members: \\x1b[2K\\x1b[1G" in out
+        assert "2 FAIL" in err
     out, err, code = run_on_pty(
-        ["verify", str(receipt), "--trust", "fixtures/demo/trust.json", "--format", "table"]
+        ["verify", str(resigned), "--trust", "fixtures/demo/trust.json"], columns=400
     )
-    assert code == 1
-    assert_inert(out)
-    assert_inert(err)
-    assert "\\x1b[2K\\x1b[1Gforged.receipt.json" in out and "\\x1b[8m" in out
-    row = next(line for line in out.splitlines() if line.startswith(str(receipt)))
-    assert row.split()[1] == "FAIL"
-    assert "1 FAIL" in err
+    assert (
+        "receipt.members: \\x1b[2K\\x1b[1Gforged.receipt.json  VERIFIED  v3  ALLOW\\x1b[8m" in out
+    )
 
 
 def test_verify_shows_a_walked_file_name_escaped(tmp: Path) -> None:
     folder = tmp / "walked"
     folder.mkdir()
     _receipt_with_kernel(folder, "00" * 32, name=f"a{ERASE}b{RLO}nosj.receipt.json")
-    out, err, code = run_on_pty(["verify", str(folder), "--trust", "fixtures/demo/trust.json"])
+    out, err, code = run_on_pty(
+        ["verify", str(folder), "--trust", "fixtures/demo/trust.json"], columns=400
+    )
     assert code == 1
     assert_inert(out)
     assert_inert(err)
     assert "a\\x1b[2K\\x1b[1Gb\\u202enosj.receipt.json" in out
 
 
-def test_verify_detail_and_findings_tables_escape_evidence(tmp: Path) -> None:
-    log = tmp / "log.jsonl"
-    log.write_text('{"record_type": "' + OSC52 + "\n", encoding="utf-8")  # a broken line
+def test_verify_run_findings_escape_a_log_name(tmp: Path) -> None:
+    log = tmp / f"log{OSC52}.jsonl"
+    log.write_text('{"record_type": "v3"\n', encoding="utf-8")  # a broken line: a finding
     receipt = _receipt_with_kernel(tmp, OSC52)
-    out, err, code = run_on_pty(
-        ["verify", str(log), str(receipt), "--trust", "fixtures/demo/trust.json"]
-    )
-    assert code == 1
-    assert_inert(out)
-    assert_inert(err)
-    assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in out
+    for columns in (80, 120):
+        out, err, code = run_on_pty(
+            ["verify", str(log), str(receipt), "--trust", "fixtures/demo/trust.json"],
+            columns=columns,
+        )
+        assert code == 1
+        assert_inert(out)
+        assert_inert(err)
+        assert "log\\x1b]52;c;cm0gLXJmIH4=\\x07.jsonl:1" in out
 
 
 def _evil_frame(tmp: Path) -> Path:

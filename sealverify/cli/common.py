@@ -170,9 +170,17 @@ def say(line: str) -> None:
     """One line for a person on stderr (a summary, a note), evidence in it shown visibly.
 
     Every control and invisible character in ``line`` is escaped (reports/visible.py): a
-    summary may name a file or a value read from evidence.
+    summary may name a file or a value read from evidence. On a terminal the line is wrapped
+    at its width (a pipe or a file gets it whole, on one line).
     """
-    click.echo(visible(line), err=True)
+    text = visible(line)
+    if sys.stderr.isatty():
+        import shutil
+        import textwrap
+
+        columns = shutil.get_terminal_size().columns
+        text = "\n".join(textwrap.wrap(text, max(columns, 20), subsequent_indent="  ")) or text
+    click.echo(text, err=True)
 
 
 def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:

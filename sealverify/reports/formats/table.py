@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sealverify.reports.formats.terminal import OUTCOME_COLOURS
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.visible import visible
 
@@ -217,20 +218,36 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
     # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
-    failing = [c for c in subject.checks if c.status == "fail"]
-    if failing:
-        why = decisive_reason(failing)
-    else:
-        unevaluated = [
-            c
-            for c in subject.checks
-            if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
-        ]
-        why = decisive_reason(unevaluated)
+    why = decisive_reason(_why_checks(subject))
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
     return subject.name, outcome, family, verdict, why
+
+
+def _why_checks(subject: Subject) -> list[Check]:
+    """The checks a row's "why" names: the failing ones, else those not evaluated or waived."""
+    failing = [c for c in subject.checks if c.status == "fail"]
+    if failing:
+        return failing
+    return [
+        c
+        for c in subject.checks
+        if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
+    ]
+
+
+def receipt_brief(subject: Subject) -> tuple[str, str, str]:
+    """A terminal row's short "why": the most decisive check's id and reason, and the others.
+
+    The reason is cut at a word within :data:`WHY_WIDTH` characters; the third item counts
+    the other checks (:func:`decisive_order`), as text. All three are visible (:func:`_cell`).
+    """
+    ordered = decisive_order(_why_checks(subject))
+    if not ordered:
+        return "", "", "0"
+    first = ordered[0]
+    return _cell(first.id), _cell(_cut(first.reason, WHY_WIDTH)), str(len(ordered) - 1)
 
 
 RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
@@ -262,6 +279,15 @@ def receipt_cells(subject: Subject) -> tuple[str, ...]:
     return tuple(_cell(cell) for cell in _receipt_row(subject))
 
 
+def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
+    """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
+
+    A pipe or a file gets the five cells (the full table); a terminal gets the fitted view
+    (reports/formats/terminal.py), which reads all eight.
+    """
+    return receipt_cells(subject) + receipt_brief(subject)
+
+
 def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
     """Each column as wide as its widest cell, and at least its header plus two.
 
@@ -274,17 +300,23 @@ def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
     return widths
 
 
-def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> Iterator[str]:
+def receipt_table_lines(
+    rows: Iterable[tuple[str, ...]], widths: list[int], *, colour: bool = False
+) -> Iterator[str]:
     """The receipts table, one line at a time: header, rule, then a line per receipt.
 
     Columns are two spaces apart and padded to their width, trailing spaces dropped (the
     layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
     millions of receipts never needs them all in memory. Their cells come from
-    :func:`receipt_cells`: already visible, and not escaped again here.
+    :func:`receipt_cells`: already visible, and not escaped again here. With ``colour``
+    each outcome cell is wrapped in its SGR colour (``verify --color always``).
     """
 
     def line(cells: tuple[str, ...]) -> str:
-        padded = (c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True))
+        padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
+        if colour:
+            code = OUTCOME_COLOURS.get(cells[1].partition(" ")[0])
+            padded[1] = f"\x1b[{code}m{padded[1]}\x1b[0m" if code else padded[1]
         return "  ".join(padded).rstrip()
 
     yield line(RECEIPT_HEADERS)
