@@ -40,9 +40,15 @@ RLO = "\u202e"
 
 
 def run_on_pty(
-    args: list[str], *, env: dict[str, str] | None = None, columns: int = 120
+    args: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    columns: int = 120,
+    stderr_on_pty: bool = False,
 ) -> tuple[str, str, int]:
     """Run ``sealverify args`` with stdout on a pty ``columns`` wide; (out, err, code).
+
+    With ``stderr_on_pty`` stderr goes to the pty too (its text is then in ``out``).
 
     ``args`` starting with ``-m`` or ``-c`` are given to Python as they are.
 
@@ -66,7 +72,7 @@ def run_on_pty(
             ],
             stdin=subprocess.DEVNULL,
             stdout=slave,
-            stderr=err,
+            stderr=slave if stderr_on_pty else err,
             cwd=ROOT,
             env=environment,
         )

@@ -80,18 +80,34 @@ def _outcome_word(cell: str) -> str:
     return cell.partition(" ")[0]
 
 
+def _folder(rows: Callable[[], Iterable[Sequence[str]]]) -> str:
+    """The folder every receipt name starts with ("" when they share none): said once."""
+    common: str | None = None
+    for row in rows():
+        name = row[0]
+        if common is None:
+            common = name.rpartition("/")[0] + "/" if "/" in name else ""
+        while common and not name.startswith(common):
+            common = common[:-1].rpartition("/")[0] + "/" if "/" in common[:-1] else ""
+        if not common:
+            return ""
+    return common or ""
+
+
 def _column_widths(
-    rows: Callable[[], Iterable[Sequence[str]]], columns: int
+    rows: Callable[[], Iterable[Sequence[str]]], columns: int, folder: str
 ) -> tuple[list[int], Counter[str]]:
     """Each column's width (0: not shown) and how many rows each check id leads.
 
     Below :data:`_NARROW` columns the family and verdict give their room to the reason.
-    The receipt name takes at most two fifths of what is left, the reason the rest.
+    The receipt name (less ``folder``) takes at most half of what is left, the reason the
+    rest.
     """
     natural = [len(h) for h in _HEADERS[:4]]
     leading: Counter[str] = Counter()
     for row in rows():
-        for index in range(4):
+        natural[0] = max(natural[0], _width(row[0]) - len(folder))
+        for index in range(1, 4):
             natural[index] = max(natural[index], _width(row[index]))
         if row[5]:
             leading[row[5]] += 1
@@ -99,7 +115,7 @@ def _column_widths(
         natural[2] = natural[3] = 0
     shown = [w for w in natural[1:] if w]
     room = max(columns - sum(shown) - (len(shown) + 1) * len(_GAP), 0)  # +1: the name's gap
-    name = min(natural[0], max(room * 2 // 5, 12))
+    name = min(natural[0], max(room // 2, 12))
     why = room - name
     if why < 16:  # very narrow: the name gives way first, down to a few columns
         name = max(room - 16, min(natural[0], 8))
@@ -111,7 +127,7 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
     first, reason, more = row[5], row[6], int(row[7] or 0)
     if not first:
         return ""
-    text = f"{first} (note {noted[first]})" if first in noted else f"{first}: {reason}"
+    text = f"note {noted[first]}: {first}" if first in noted else f"{first}: {reason}"
     tail = f" (+{more} more)" if more else ""
     if _width(text) + len(tail) <= width:
         return text + tail
@@ -127,24 +143,28 @@ def lines(
     """The terminal view, one line at a time (no line end), none wider than ``columns``.
 
     ``rows()`` gives the spooled rows afresh on each call (a spool file read again): each row
-    is ``table.receipt_spool_cells``'s eight visible cells. They are read once for the widths
-    and once per outcome, VERIFIED first, so the FAILs are the last rows; the failing run
-    findings and the notes follow.
+    is ``table.receipt_spool_cells``'s eight visible cells. They are read for the folder all
+    names share (said once, above the table), for the widths, and once per outcome, VERIFIED
+    first, so the FAILs are the last rows; the failing run findings and the notes follow.
     """
     columns = max(columns, 20)
-    widths, leading = _column_widths(rows, columns)
+    folder = _folder(rows)
+    widths, leading = _column_widths(rows, columns, folder)
     noted: dict[str, int] = {}
     for check_id, count in sorted(leading.items(), key=lambda item: (-item[1], item[0])):
         if count >= _NOTE_ROWS and check_id in NOTES:
             noted[check_id] = len(noted) + 1
 
     def line(cells: Sequence[str], outcome: str | None = None) -> str:
-        shown = [fit(cells[0], widths[0], keep_end=True), *cells[1:4]]
+        name = cells[0] if outcome is None else cells[0][len(folder) :]
+        shown = [fit(name, widths[0], keep_end=True), *cells[1:4]]
         padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
         if outcome is not None:
             padded[1] = _paint(padded[1], OUTCOME_COLOURS.get(outcome), colour)
         return _GAP.join([*padded, cells[4]]).rstrip()
 
+    if folder:  # the receipts' names are shown from here on
+        yield fit(f"in {folder}", columns, keep_end=True)
     yield fit(line(_HEADERS), columns)
     yield fit(_GAP.join("-" * w for w in widths if w), columns)
     ranks = sorted(set(_RANK.values()))
