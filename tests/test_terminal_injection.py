@@ -317,3 +317,25 @@ def test_the_pty_helper_sees_what_a_terminal_receives() -> None:
     assert out == FORGED + OSC52 + RLO
     with pytest.raises(AssertionError):
         assert_inert(out)
+
+
+@pytest.mark.parametrize("command", ["chain", "diff"])
+def test_html_pages_of_chain_and_diff_show_evidence_escaped(tmp: Path, command: str) -> None:
+    if command == "chain":
+        log = tmp / "host.stderr"
+        session = FORGED + RLO + OSC52
+        log.write_bytes(mint_log([audit_payload(0), audit_payload(1)], session=session).data)
+        args = ["chain", str(log)]
+    else:
+        args = ["diff", "fixtures/frames/call.bin", str(_evil_frame(tmp))]
+    page = tmp / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "sealverify", *args, "--format", "html", "--output", str(page)],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode != 2, done.stderr  # chain: UNANCHORED (3); diff: same invocation
+    html = page.read_text(encoding="utf-8")
+    assert_inert(html.replace("\t", " "))
+    assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in html
