@@ -316,7 +316,9 @@ def receipt_table_lines(
         padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
         if colour:
             code = OUTCOME_COLOURS.get(cells[1].partition(" ")[0])
-            padded[1] = f"\x1b[{code}m{padded[1]}\x1b[0m" if code else padded[1]
+            padded[1] = (
+                f"\x1b[{code}m{cells[1]}\x1b[0m{padded[1][len(cells[1]) :]}" if code else padded[1]
+            )
         return "  ".join(padded).rstrip()
 
     yield line(RECEIPT_HEADERS)

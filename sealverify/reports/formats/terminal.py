@@ -106,7 +106,7 @@ def _column_widths(
     natural = [len(h) for h in _HEADERS[:4]]
     leading: Counter[str] = Counter()
     for row in rows():
-        natural[0] = max(natural[0], _width(row[0]) - len(folder))
+        natural[0] = max(natural[0], _width(row[0][len(folder) :]))
         for index in range(1, 4):
             natural[index] = max(natural[index], _width(row[index]))
         if row[5]:
@@ -131,7 +131,9 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
     tail = f" (+{more} more)" if more else ""
     if _width(text) + len(tail) <= width:
         return text + tail
-    return fit(text, max(width - len(tail), 1)) + tail
+    if width - len(tail) < 2:  # no room for a word and the count: one cut text
+        return fit(text + tail, width)
+    return fit(text, width - len(tail)) + tail
 
 
 def lines(
@@ -147,7 +149,7 @@ def lines(
     names share (said once, above the table), for the widths, and once per outcome, VERIFIED
     first, so the FAILs are the last rows; the failing run findings and the notes follow.
     """
-    columns = max(columns, 20)
+    columns = max(columns, 4)  # a width shutil reports as 0 or less is no width
     folder = _folder(rows)
     widths, leading = _column_widths(rows, columns, folder)
     noted: dict[str, int] = {}
@@ -159,13 +161,17 @@ def lines(
         name = cells[0] if outcome is None else cells[0][len(folder) :]
         shown = [fit(name, widths[0], keep_end=True), *cells[1:4]]
         padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
-        if outcome is not None:
-            padded[1] = _paint(padded[1], OUTCOME_COLOURS.get(outcome), colour)
+        plain = _GAP.join([*padded, cells[4]]).rstrip()
+        if _width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
+            return fit(plain, columns)
+        if outcome is not None:  # the outcome's own text coloured, not its padding
+            word = _paint(shown[1], OUTCOME_COLOURS.get(outcome), colour)
+            padded[1] = word + padded[1][len(shown[1]) :]
         return _GAP.join([*padded, cells[4]]).rstrip()
 
     if folder:  # the receipts' names are shown from here on
         yield fit(f"in {folder}", columns, keep_end=True)
-    yield fit(line(_HEADERS), columns)
+    yield line(_HEADERS)
     yield fit(_GAP.join("-" * w for w in widths if w), columns)
     ranks = sorted(set(_RANK.values()))
     for rank in [*ranks, None]:  # an outcome word no rank names comes last, after FAIL
@@ -178,12 +184,13 @@ def lines(
     failed = [f for f in findings if f.status == "fail"]
     if failed:
         yield ""
-        yield f"run findings ({len(failed)}):"
+        yield fit(f"run findings ({len(failed)}):", columns)
         for finding in failed:  # its id and where, then its reason, each on one line
             status = _paint("FAIL", OUTCOME_COLOURS["FAIL"], colour)
             where = f" at {visible(finding.location)}" if finding.location else ""
-            yield f"{status}  {fit(visible(finding.id) + where, columns - 6, keep_end=True)}"
-            yield "      " + fit(visible(finding.reason), columns - 6)
+            head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
+            yield f"{status}  {head}" if columns > 6 else fit("FAIL", columns)
+            yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
     if noted:
         yield ""
         for check_id, number in noted.items():
