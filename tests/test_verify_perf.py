@@ -334,10 +334,15 @@ def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
     from sealverify.reports.formats import table
 
     assert table.display_width("漢字x") == 5
-    rows = [("a\nb", "FAIL", "v3", "-", "x\ty"), ("漢字", "VERIFIED", "v2", "-", "")]
+    from sealverify.reports.visible import visible
+
+    # Cells reach the table made visible (table.receipt_cells): a line break or a tab in a
+    # name is shown escaped, so the row stays on one line.
+    raw = [("a\nb", "FAIL", "v3", "-", "x\ty"), ("漢字", "VERIFIED", "v2", "-", "")]
+    rows = [tuple(map(visible, row)) for row in raw]
     lines = list(table.receipt_table_lines(rows, table.column_widths(rows)))
     assert len(lines) == 4
-    assert lines[2].startswith("a b ")
+    assert lines[2].startswith("a\\x0ab ") and lines[2].endswith("x\\x09y")
     wide, narrow = lines[3], lines[2]
     column = table.display_width(narrow[: narrow.index("FAIL")])
     assert table.display_width(wide[: wide.index("VERIFIED")]) == column

@@ -12,6 +12,7 @@ import click
 
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
+from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "lowercase_hex",
     "output_option",
     "read_input",
+    "say",
     "server_option",
     "supported_version_option",
     "transport_option",
@@ -190,7 +192,24 @@ def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     JSON Lines are written a line at a time, never joined into one string first.
     """
     write_result(jsonl.lines(report) if fmt == "jsonl" else [render(report, fmt)], output)
-    click.echo(summary, err=True)
+    say(summary)
+
+
+def say(line: str) -> None:
+    """One line for a person on stderr (a summary, a note), evidence in it shown visibly.
+
+    Every control and invisible character in ``line`` is escaped (reports/visible.py): a
+    summary may name a file or a value read from evidence. On a terminal the line is wrapped
+    at its width (a pipe or a file gets it whole, on one line).
+    """
+    text = visible(line)
+    if sys.stderr.isatty():
+        import shutil
+        import textwrap
+
+        columns = shutil.get_terminal_size().columns
+        text = "\n".join(textwrap.wrap(text, max(columns, 20), subsequent_indent="  ")) or text
+    click.echo(text, err=True)
 
 
 def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:

@@ -16,8 +16,9 @@ from sealverify import (
     what_if,
     what_if_report,
 )
-from sealverify.cli.common import HEX64, lowercase_hex, output_option, read_input, write_result
+from sealverify.cli.common import HEX64, lowercase_hex, output_option, read_input, say, write_result
 from sealverify.cli.helptext import examples
+from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "decide_command"]
 
@@ -42,6 +43,8 @@ def _build(value: str) -> str:
 
 
 def _table(what: WhatIf) -> str:
+    # Every text from the frame or the config is shown visibly (reports/visible.py): a tool
+    # name, a principal or the emitted bytes may hold a terminal control sequence.
     info = what_if_report(what)
     out = [f"model: {info['model']}", f"config signature: {what.signature}"]
     steps = info["steps"]
@@ -51,16 +54,17 @@ def _table(what: WhatIf) -> str:
             f" (refused by the {step['refused_by']} guard)" if step["refused"] else ""
         )
         out.append(
-            f"\nline {index}: route {route}" + (f", tool {step['tool']}" if step["tool"] else "")
+            f"\nline {index}: route {route}"
+            + (f", tool {visible(step['tool'])}" if step["tool"] else "")
         )
         for cert in step["certs"]:
             out.append(
-                f"  {cert['kernel']:<16} {cert['verdict']:<5} {cert['reason']}  "
+                f"  {cert['kernel']:<16} {cert['verdict']:<5} {visible(cert['reason'])}  "
                 f"(certHash {cert['certHash']})"
             )
         if step["principal"]:
-            out.append(f"  principal: {step['principal']}")
-        out.append(f"  emitted bytes: {step['emitted_bytes']}")
+            out.append(f"  principal: {visible(step['principal'])}")
+        out.append(f"  emitted bytes: {visible(step['emitted_bytes'])}")
     return "\n".join(out) + "\n"
 
 
@@ -164,7 +168,7 @@ def decide_command(
     )
     write_result([text], output)
     routes = ", ".join(r.route for r in what.results)
-    click.echo(f"sealverify decide: {routes} ({what.build.short})", err=True)
+    say(f"sealverify decide: {routes} ({what.build.short})")
     return 1 if what.blocked else 0
 
 

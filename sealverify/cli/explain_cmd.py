@@ -8,6 +8,7 @@ import textwrap
 import click
 
 from sealverify import catalogue
+from sealverify.cli.common import say
 from sealverify.cli.helptext import examples
 
 __all__ = ["COMMANDS", "explain"]
@@ -103,8 +104,8 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
     if not found:
         close = catalogue.close_matches(check_id or "")
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        click.echo(f"sealverify explain: unknown id {check_id!r}{hint}", err=True)
-        click.echo("'sealverify explain --list' lists every id.", err=True)
+        say(f"sealverify explain: unknown id '{check_id}'{hint}")
+        say("'sealverify explain --list' lists every id.")
         return 2
     if fmt == "json":
         text = json.dumps([e.to_dict() for e in found], indent=2, ensure_ascii=False) + "\n"

@@ -27,6 +27,7 @@ from typing import IO, Any
 from sealverify import InputError, catalogue
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
 __all__ = ["GATES", "Inputs", "main", "run"]
@@ -154,7 +155,11 @@ def _escape_property(text: str) -> str:
 
 
 def annotation(level: str, message: str, **properties: str | int) -> str:
-    """A workflow command line (``::error file=a,line=3,title=t::message``), escaped."""
+    """A workflow command line (``::error file=a,line=3,title=t::message``), escaped.
+
+    ``message`` and ``properties`` are already visible (:func:`_note` makes evidence so; the
+    could-not-run text is verify's own stderr line, escaped there).
+    """
     props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in properties.items())
     return f"::{level}{' ' + props if props else ''}::{_escape_data(message)}"
 
@@ -182,8 +187,18 @@ def _outputs(values: Mapping[str, str | int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+def _code(text: str) -> str:
+    """Evidence inside a Markdown code span of a table row: visible, no ``|`` or backquote."""
+    return visible(text).replace("|", "\\|").replace("`", "'")
+
+
+def _prose(text: str) -> str:
+    """Text outside a code span, already visible: each backslash shown as itself.
+
+    Markdown reads ``\\\\`` as one backslash, so every backslash is doubled for it: the page
+    shows the visible text exactly (``\\x1b`` stays four characters).
+    """
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
 # --- reading the run -------------------------------------------------------------------------
@@ -233,11 +248,11 @@ def _note(run: _Run, level: str, message: str, where: str, title: str, workspace
         run.more_annotations += 1
         return
     path, line = _where(where, workspace)
-    props: dict[str, str | int] = {"file": path}
+    props: dict[str, str | int] = {"file": visible(path)}
     if line is not None:
         props["line"] = line
-    props["title"] = title
-    run.annotations.append(annotation(level, message, **props))
+    props["title"] = visible(title)
+    run.annotations.append(annotation(level, visible(message), **props))
 
 
 def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) -> _Run:
@@ -273,8 +288,8 @@ def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) 
                 run, level, f"{label}: {reasons}", subject.name, f"sealverify: {label}", workspace
             )
             if len(run.rows) < _MAX_ROWS:
-                ids = ", ".join(f"`{c.id}`" for c in checks)
-                run.rows.append(f"| `{_md(subject.name)}` | {label} | {ids} |")
+                ids = ", ".join(f"`{_code(c.id)}`" for c in checks)
+                run.rows.append(f"| `{_code(subject.name)}` | {_prose(visible(label))} | {ids} |")
             else:
                 run.more_rows += 1
     return run
@@ -341,14 +356,17 @@ def _summary_markdown(run: _Run, inputs: Inputs, code: int, step_code: int) -> s
         lines.append("")
     if run.findings:
         lines += ["### Findings", ""]
-        lines += [f"- `{_md(c.location)}`: `{c.id}` {_md(c.reason)}" for c in run.findings[:50]]
+        lines += [
+            f"- `{_code(c.location)}`: `{_code(c.id)}` {_prose(visible(c.reason))}"
+            for c in run.findings[:50]
+        ]
         lines.append("")
     lines.append("Explain any id with `sealverify explain ID` (`sealverify explain --list`).")
     return "\n".join(lines) + "\n"
 
 
 def _could_not_run_markdown(message: str) -> str:
-    return f"## sealverify verify\n\n**Could not run** (exit 2): {_md(message)}\n"
+    return f"## sealverify verify\n\n**Could not run** (exit 2): {_prose(message)}\n"
 
 
 # --- the run ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import click
 from sealverify import InternalError, SealverifyError, __version__
 from sealverify import cli as cli_package
 from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
+from sealverify.reports.visible import visible
 
 __all__ = ["ARGV_KEY", "EXIT_INTERRUPTED", "cli", "command_modules", "debugging", "main"]
 
@@ -50,7 +51,13 @@ class _LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         # Integer return values of subcommands become the process exit code.
-        result = super().invoke(ctx)
+        try:
+            result = super().invoke(ctx)
+        except click.ClickException as exc:
+            # An error line may name a file from a directory walk or a value from evidence
+            # (a frame's id): shown with its controls escaped (reports/visible.py), here, once.
+            exc.message = visible(exc.message)
+            raise
         if isinstance(result, int) and not isinstance(result, bool):
             ctx.exit(result)
         return result
@@ -109,7 +116,7 @@ def main() -> None:
     except SealverifyError as exc:
         if isinstance(exc, InternalError):
             _internal(exc)
-        click.echo(f"sealverify: {exc}", err=True)
+        click.echo(visible(f"sealverify: {exc}"), err=True)
         sys.exit(2)
     except Exception as exc:  # a defect anywhere: one line (and the traceback if asked), exit 2
         _internal(exc)
@@ -119,7 +126,7 @@ def main() -> None:
 def _internal(exc: Exception) -> None:
     if debugging():
         traceback.print_exception(exc, file=sys.stderr)
-    click.echo(f"sealverify: internal error: {type(exc).__name__}: {exc}", err=True)
+    click.echo(visible(f"sealverify: internal error: {type(exc).__name__}: {exc}"), err=True)
     sys.exit(2)
 
 

@@ -15,6 +15,7 @@ from sealverify.cli.common import (
     lowercase_hex,
     output_option,
     read_input,
+    say,
     supported_version_option,
     transport_option,
     write_result,
@@ -164,7 +165,7 @@ def emit_cmd(
     document = result.record if seed is None else pt.sign_record(result.record, seed)
     write_result([pt.payload_bytes(document).decode("utf-8") + "\n"], output)
     kind = "signed attestation" if seed is not None else "record"
-    click.echo(f"sealverify partition emit: {name} {policy} {kind}", err=True)
+    say(f"sealverify partition emit: {name} {policy} {kind}")
     return 0
 
 

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from sealverify.reports.visible import visible
+
 __all__ = ["Advance", "progress", "shown"]
 
 Advance = Callable[[int], object]
@@ -42,7 +44,7 @@ def progress(
     bar = tqdm(
         total=total,
         ncols=None if columns else 80,  # a terminal that reports no width still gets a bar
-        desc=label,
+        desc=visible(label),  # a label is the command's own text; escaped all the same
         unit=unit,
         unit_scale=unit_scale,
         file=sys.stderr,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -30,6 +32,7 @@ from sealverify.cli.common import (
     format_option,
     lowercase_hex,
     output_option,
+    say,
     write_result,
 )
 from sealverify.cli.helptext import examples
@@ -47,7 +50,7 @@ from sealverify.cli.verify_runner import (
 )
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
 
 if TYPE_CHECKING:
     from sealverify.history.state import HistoryStore
@@ -246,6 +249,15 @@ def _total(paths: tuple[str, ...]) -> int | None:
 )
 @cluster.cluster_options
 @format_option()
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the outcomes of the table: auto colours on a terminal unless NO_COLOR is set "
+    "(no-color.org); always also in a pipe (for less -R).",
+)
 @output_option
 def verify(
     paths: tuple[str, ...],
@@ -265,6 +277,7 @@ def verify(
     partition_size: int,
     storage_pairs: tuple[str, ...],
     fmt: str,
+    color: str,
     output: Path | None,
 ) -> int:
     """Verify seal decision receipts: signatures, bindings, pins and the P-ENFORCE outcome.
@@ -339,7 +352,8 @@ def verify(
                 elif fmt == "table" and isinstance(fragment, tuple):  # tab-separated cells
                     cells = fragment
                     widths = [
-                        max(w, table.display_width(c)) for w, c in zip(widths, cells, strict=True)
+                        max(w, table.display_width(c))
+                        for w, c in zip(widths, cells[: len(widths)], strict=True)
                     ]
                     spool.write(("\t".join(cells) + "\n").encode())
                 elif isinstance(fragment, str) and fragment:  # "": no SARIF results
@@ -372,10 +386,13 @@ def verify(
         tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
     )
     summary = report.summary
+    failed = sum(f.status == "fail" for f in findings)  # each one alone makes the exit 1
     line = (
         f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} VERIFIED, "
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
-        f"({summary['not_mediated']} NOT MEDIATED); "
+        f"({summary['not_mediated']} NOT MEDIATED)"
+        + (f", {failed} failed run finding(s)" if failed else "")
+        + "; "
         + table.rederivation_summary(summary)
         + table.published_keys_note(summary)
     )
@@ -388,7 +405,17 @@ def verify(
                 command = report_command(argv)
                 _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
-            _write(_spooled_table(report, spool, widths), output, line)
+            on_terminal = output is None and sys.stdout.isatty()
+            colour = color == "always" or (
+                color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
+            )
+            text = (
+                _terminal_table(report, spool, colour)
+                if on_terminal
+                else _spooled_table(report, spool, widths, colour)
+            )
+            # click strips colour from text written to a pipe; bytes are written as they are
+            _write((t.encode() for t in text) if colour else text, output, line)
         else:
             head, tail = _around(report, fmt, spooled, rules, failures)
             body = iter(lambda: spool.read(1 << 20), b"")
@@ -438,23 +465,38 @@ def _around(
     return head, ("\n" if spooled else "") + "".join(c + "\n" for c in cases) + junit.FOOTER
 
 
-def _spooled_table(report: Report, spool: IO[bytes], widths: list[int]) -> Iterator[str]:
+def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
+    """The spooled rows from the start: ``table.receipt_spool_cells``'s eight cells each."""
+    # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line end
+    # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
+    spool.seek(0)
+    return (tuple(line[:-1].decode().split("\t")) for line in spool)
+
+
+def _spooled_table(
+    report: Report, spool: IO[bytes], widths: list[int], colour: bool = False
+) -> Iterator[str]:
     """The table format of ``report`` with its rows read back from ``spool``, line by line."""
     findings = table.findings_table(report)
     if findings:
         yield findings + "\n\n"
-    # receipt_cells puts every cell on one line with tabs as spaces: a tab and a line end
-    # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
-    rows = (tuple(line[:-1].decode().split("\t")) for line in spool)
-    for text in table.receipt_table_lines(rows, widths):
+    rows = (row[: len(widths)] for row in _spooled_rows(spool))
+    for text in table.receipt_table_lines(rows, widths, colour=colour):
         yield text + "\n"
     # The run's summary line is printed once, on stderr (with the NOT MEDIATED count).
+
+
+def _terminal_table(report: Report, spool: IO[bytes], colour: bool) -> Iterator[str]:
+    """The table fitted to the terminal's width (reports/formats/terminal.py), line by line."""
+    columns = shutil.get_terminal_size().columns
+    for text in terminal.lines(lambda: _spooled_rows(spool), report.findings, columns, colour):
+        yield text + "\n"
 
 
 def _write(pieces: Iterable[str | bytes], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
     write_result(pieces, output)
-    click.echo(summary, err=True)
+    say(summary)
 
 
 def _located(check: Check, state: str) -> Check:

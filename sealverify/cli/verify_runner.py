@@ -290,7 +290,7 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         return verify_page.bare(result), verify_page.receipt_fragments(result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
-        return bare, table.receipt_cells(result), facts
+        return bare, table.receipt_spool_cells(result), facts
     return result, None, facts
 
 

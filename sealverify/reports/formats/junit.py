@@ -1,10 +1,19 @@
-"""The JUnit XML format: one test case per subject; failed checks become its failure."""
+"""The JUnit XML format: one test case per subject; failed checks become its failure.
+
+Always well-formed XML 1.0: every text from evidence passes through
+:func:`sealverify.reports.visible.visible` before it is escaped for XML, so the characters
+XML 1.0 forbids (C0 controls but tab and line ends, lone surrogates, U+FFFE, U+FFFF; section
+2.2, production Char) never reach the document. A character reference would not help: ``&#1;``
+is not well-formed either. The report is read by people in a CI's test view, so the bidi and
+invisible characters are shown escaped as in the table.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from sealverify.reports.model import Check, Report, Subject, sorted_among
+from sealverify.reports.visible import visible
 
 __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
 
@@ -18,17 +27,25 @@ _SHOWN = frozenset(("fail", "not-evaluated"))  # the statuses of the checks a ca
 # xml.sax.saxutils imports urllib.request (about 30 ms): imported on first use, so runs in
 # other formats never pay for it at start-up.
 def escape(text: str) -> str:
-    """XML character data: ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils.escape)."""
+    """XML character data: ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils.escape).
+
+    ``text`` is already visible (:func:`visible`): it holds no character XML 1.0 forbids.
+    """
     from xml.sax import saxutils
 
     return saxutils.escape(text)
 
 
 def quoteattr(text: str) -> str:
-    """A quoted XML attribute value (xml.sax.saxutils.quoteattr)."""
+    """A quoted XML attribute value of ``text`` made visible (xml.sax.saxutils.quoteattr)."""
     from xml.sax import saxutils
 
-    return saxutils.quoteattr(text)
+    return saxutils.quoteattr(visible(text))
+
+
+def _lines(checks: Iterable[Check]) -> str:
+    """One visible line per check, ``id: reason``, for a failure's text."""
+    return "\n".join(visible(f"{c.id}: {c.reason}") for c in checks)
 
 
 def subject_case(command: str, subject: Subject) -> str:
@@ -38,13 +55,13 @@ def subject_case(command: str, subject: Subject) -> str:
     unevaluated = [c for c in checks if c.status == "not-evaluated"]
     body = ""
     if failing:
-        text = "\n".join(f"{c.id}: {c.reason}" for c in failing)
+        text = _lines(failing)
         body = (
             f"<failure message={quoteattr(subject.outcome)} type={quoteattr(failing[0].id)}>"
             f"{escape(text)}</failure>"
         )
     elif subject.outcome not in _PASSING:
-        text = "\n".join(f"{c.id}: {c.reason}" for c in unevaluated) or subject.outcome
+        text = _lines(unevaluated) or visible(subject.outcome)
         body = f"<failure message={quoteattr(subject.outcome)}>{escape(text)}</failure>"
     return (
         f"    <testcase classname={quoteattr('sealverify.' + command)} "
@@ -57,7 +74,7 @@ def finding_cases(command: str, findings: Iterable[Check]) -> list[str]:
     return [
         f"    <testcase classname={quoteattr('sealverify.' + command)} "
         f"name={quoteattr(finding.location or finding.id)}>"
-        f"<failure message={quoteattr(finding.id)}>{escape(finding.reason)}</failure>"
+        f"<failure message={quoteattr(finding.id)}>{escape(visible(finding.reason))}</failure>"
         "</testcase>"
         for finding in findings
         if finding.status == "fail"

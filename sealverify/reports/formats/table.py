@@ -8,7 +8,9 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sealverify.reports.formats.terminal import OUTCOME_COLOURS
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.visible import visible
 
 __all__ = [
     "decisive_order",
@@ -51,12 +53,12 @@ def _detail(subject: Subject) -> str:
     facts: list[tuple[str, str]] = []
     if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
         _flat("", subject.facts, facts)
-    lines = [
-        f"== {subject.name}: {subject.outcome}" + (f" ({subject.label})" if subject.label else "")
-    ]
+    label = f" ({subject.label})" if subject.label else ""
+    heading = f"{subject.name}: {subject.outcome}{label}"
+    lines = ["== " + _cell(heading)]
     if facts:
-        lines.append(tabulate(facts, tablefmt="plain", disable_numparse=True))
-    rows = [(c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks()]
+        lines.append(tabulate(_cells(facts), tablefmt="plain", disable_numparse=True))
+    rows = _cells((c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks())
     if rows:
         lines.append("")
         lines.append(
@@ -70,10 +72,10 @@ def _detail(subject: Subject) -> str:
     return "\n".join(lines)
 
 
-def _row(subject: Subject) -> tuple[str, str, str]:
+def _row(subject: Subject) -> tuple[str, ...]:
     shown = decisive_reason([c for c in subject.checks if c.status == "fail"])
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
-    return subject.name, outcome, shown
+    return tuple(map(_cell, (subject.name, outcome, shown)))
 
 
 def receipt_row_subject(subject: Subject) -> Subject:
@@ -216,28 +218,53 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
     # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
-    failing = [c for c in subject.checks if c.status == "fail"]
-    if failing:
-        why = decisive_reason(failing)
-    else:
-        unevaluated = [
-            c
-            for c in subject.checks
-            if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
-        ]
-        why = decisive_reason(unevaluated)
+    why = decisive_reason(_why_checks(subject))
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
     return subject.name, outcome, family, verdict, why
 
 
+def _why_checks(subject: Subject) -> list[Check]:
+    """The checks a row's "why" names: the failing ones, else those not evaluated or waived."""
+    failing = [c for c in subject.checks if c.status == "fail"]
+    if failing:
+        return failing
+    return [
+        c
+        for c in subject.checks
+        if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
+    ]
+
+
+def receipt_brief(subject: Subject) -> tuple[str, str, str]:
+    """A terminal row's short "why": the most decisive check's id and reason, and the others.
+
+    The reason is cut at a word within :data:`WHY_WIDTH` characters; the third item counts
+    the other checks (:func:`decisive_order`), as text. All three are visible (:func:`_cell`).
+    """
+    ordered = decisive_order(_why_checks(subject))
+    if not ordered:
+        return "", "", "0"
+    first = ordered[0]
+    return _cell(first.id), _cell(_cut(first.reason, WHY_WIDTH)), str(len(ordered) - 1)
+
+
 RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
 
 
 def _cell(text: str) -> str:
-    """One table cell on one line: line breaks and tabs become spaces."""
-    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+    """One table cell as a person sees it: on one line, evidence's controls shown escaped.
+
+    Line ends and tabs are escaped with every other control (``\\x0a``, ``\\x09``), so a
+    cell can neither start a row of its own nor move the cursor (reports/visible.py).
+    """
+    return visible(text)
+
+
+def _cells(rows: Iterable[Iterable[str]]) -> list[tuple[str, ...]]:
+    """Every cell of ``rows`` through :func:`_cell`, once."""
+    return [tuple(map(_cell, row)) for row in rows]
 
 
 def display_width(text: str) -> int:
@@ -248,30 +275,50 @@ def display_width(text: str) -> int:
 
 
 def receipt_cells(subject: Subject) -> tuple[str, ...]:
-    """The five cells of one receipt's row, each on one line."""
+    """The five cells of one receipt's row, each on one line, ready to show (:func:`_cell`)."""
     return tuple(_cell(cell) for cell in _receipt_row(subject))
 
 
+def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
+    """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
+
+    A pipe or a file gets the five cells (the full table); a terminal gets the fitted view
+    (reports/formats/terminal.py), which reads all eight.
+    """
+    return receipt_cells(subject) + receipt_brief(subject)
+
+
 def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
-    """Each column as wide as its widest cell, and at least its header plus two."""
+    """Each column as wide as its widest cell, and at least its header plus two.
+
+    ``rows`` are cells from :func:`receipt_cells`, already made visible.
+    """
     widths = [len(header) + 2 for header in RECEIPT_HEADERS]
     for row in rows:
         for index, cell in enumerate(row):
-            widths[index] = max(widths[index], display_width(_cell(cell)))
+            widths[index] = max(widths[index], display_width(cell))
     return widths
 
 
-def receipt_table_lines(rows: Iterable[tuple[str, ...]], widths: list[int]) -> Iterator[str]:
+def receipt_table_lines(
+    rows: Iterable[tuple[str, ...]], widths: list[int], *, colour: bool = False
+) -> Iterator[str]:
     """The receipts table, one line at a time: header, rule, then a line per receipt.
 
     Columns are two spaces apart and padded to their width, trailing spaces dropped (the
     layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
-    millions of receipts never needs them all in memory.
+    millions of receipts never needs them all in memory. Their cells come from
+    :func:`receipt_cells`: already visible, and not escaped again here. With ``colour``
+    each outcome cell is wrapped in its SGR colour (``verify --color always``).
     """
 
     def line(cells: tuple[str, ...]) -> str:
-        flat = (_cell(c) for c in cells)
-        padded = (c + " " * (w - display_width(c)) for c, w in zip(flat, widths, strict=True))
+        padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
+        if colour:
+            code = OUTCOME_COLOURS.get(cells[1].partition(" ")[0])
+            padded[1] = (
+                f"\x1b[{code}m{cells[1]}\x1b[0m{padded[1][len(cells[1]) :]}" if code else padded[1]
+            )
         return "  ".join(padded).rstrip()
 
     yield line(RECEIPT_HEADERS)
@@ -321,7 +368,7 @@ def findings_table(report: Report) -> str:
         return ""
     return str(
         tabulate(
-            [(c.status.upper(), c.id, c.reason, c.location) for c in report.findings],
+            _cells((c.status.upper(), c.id, c.reason, c.location) for c in report.findings),
             headers=["status", "finding", "reason", "at"],
             tablefmt="simple",
             disable_numparse=True,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sealverify.reports.explain_text import describe, document_of
 from sealverify.reports.formats.html.spans import Span, compare, first_difference
+from sealverify.reports.visible import visible
 
 if TYPE_CHECKING:
     import jinja2
@@ -52,6 +54,24 @@ def _marked(spans: list[Span]) -> int:
     return sum(len(s.text) for s in spans if s.differs)
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ value }}`` before it is escaped: a text made visible (reports/visible.py).
+
+    Autoescaping keeps evidence from being read as markup, but a bidi override (U+202E) or a
+    zero-width character passes it and reorders or hides what a reader sees (the same holds
+    in text nodes, attributes and ``<pre>``). Markup (a ``str`` subclass: a macro's output,
+    :func:`_join`'s) was built from values already shown, and is left as it is.
+    """
+    return visible(value) if type(value) is str else value
+
+
+def _join(values: Iterable[Any], separator: str = "") -> Any:
+    """Jinja2's ``join`` with each item made visible first, then escaped, as markup."""
+    from markupsafe import escape
+
+    return escape(separator).join(escape(visible(str(v))) for v in values)
+
+
 @cache
 def environment() -> jinja2.Environment:
     """Templates from the package (``templates/``); every value is escaped unless marked safe.
@@ -67,7 +87,9 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,
     )
+    env.filters["join"] = _join
     env.filters["utc"] = utc
     env.filters["anchor"] = anchor
     env.filters["marked"] = _marked

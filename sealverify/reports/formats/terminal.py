@@ -1,0 +1,198 @@
+"""``verify``'s receipts table on a terminal: fitted to its width, coloured, the worst last.
+
+A pipe or a file gets the full table (reports/formats/table.py), byte for byte as before.
+On a terminal a person reads the table, then types the next command: so every line fits the
+terminal's width, each row shows one short reason and "(+N more)", the outcome is coloured,
+rows come VERIFIED first and FAIL last and the run findings after them (nearest the prompt),
+and a reason that leads many rows (a published key, a build not pinned) is said once, as a
+note naming the option that changes it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from sealverify.reports.model import Check
+from sealverify.reports.visible import visible
+
+__all__ = ["NOTES", "OUTCOME_COLOURS", "fit", "lines"]
+
+# SGR colours (ECMA-48 section 8.3.117): green, yellow, magenta, bold red.
+OUTCOME_COLOURS = {"VERIFIED": "32", "REDUCED": "33", "UNPINNED": "35", "FAIL": "1;31"}
+_RANK = {"VERIFIED": 0, "UNPINNED": 1, "REDUCED": 2, "FAIL": 3}
+_GAP = "  "
+_NARROW = 100  # columns below which the family and verdict columns are left out
+_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
+# A check id that leads at least this many rows is said once, as a note, when it has one.
+_NOTE_ROWS = 3
+# What a row's leading check means when it is a setting of the run, not a fault of one
+# receipt, and the option that changes it (docs/trust.md, docs/verify.md "Authority: pins").
+NOTES = {
+    "authority.published-key": "signed under a key whose secret is published (a test key): "
+    "UNPINNED at best, pinned or not. Real evidence needs the operator's own keys "
+    "(--trust FILE, --config-pubkey, --receipt-pubkey); a test suite that means it passes "
+    "--allow-published-keys.",
+    "kernel.identity": "names a kernel build that is not pinned: pin the build the operator "
+    "runs with --kernel-sha256 HASH (or a trust file's kernels).",
+    "authority.config-key": "the config signer is not pinned: pin the operator's key with "
+    "--config-pubkey KEY (or --trust FILE).",
+    "authority.receipt-key": "the receipt (Object B) key is not pinned: pin it with "
+    "--receipt-pubkey KEY (or --trust FILE).",
+    "authority.approval-key": "the approver key is not pinned: pin it with --approval-pubkey "
+    "KEY (or --trust FILE).",
+}
+
+
+def _width(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def fit(text: str, width: int, *, keep_end: bool = False) -> str:
+    """``text`` within ``width`` columns; a cut is marked "…" (at the start if ``keep_end``)."""
+    if _width(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    room = width - 1
+    kept: list[str] = []
+    used = 0
+    for char in reversed(text) if keep_end else text:
+        step = _width(char)
+        if used + step > room:
+            break
+        kept.append(char)
+        used += step
+    if keep_end:
+        return "…" + "".join(reversed(kept))
+    return "".join(kept) + "…"
+
+
+def _paint(text: str, code: str | None, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def _outcome_word(cell: str) -> str:
+    return cell.partition(" ")[0]
+
+
+def _folder(rows: Callable[[], Iterable[Sequence[str]]]) -> str:
+    """The folder every receipt name starts with ("" when they share none): said once."""
+    common: str | None = None
+    for row in rows():
+        name = row[0]
+        if common is None:
+            common = name.rpartition("/")[0] + "/" if "/" in name else ""
+        while common and not name.startswith(common):
+            common = common[:-1].rpartition("/")[0] + "/" if "/" in common[:-1] else ""
+        if not common:
+            return ""
+    return common or ""
+
+
+def _column_widths(
+    rows: Callable[[], Iterable[Sequence[str]]], columns: int, folder: str
+) -> tuple[list[int], Counter[str]]:
+    """Each column's width (0: not shown) and how many rows each check id leads.
+
+    Below :data:`_NARROW` columns the family and verdict give their room to the reason.
+    The receipt name (less ``folder``) takes at most half of what is left, the reason the
+    rest.
+    """
+    natural = [len(h) for h in _HEADERS[:4]]
+    leading: Counter[str] = Counter()
+    for row in rows():
+        natural[0] = max(natural[0], _width(row[0][len(folder) :]))
+        for index in range(1, 4):
+            natural[index] = max(natural[index], _width(row[index]))
+        if row[5]:
+            leading[row[5]] += 1
+    if columns < _NARROW:
+        natural[2] = natural[3] = 0
+    shown = [w for w in natural[1:] if w]
+    room = max(columns - sum(shown) - (len(shown) + 1) * len(_GAP), 0)  # +1: the name's gap
+    name = min(natural[0], max(room // 2, 12))
+    why = room - name
+    if why < 16:  # very narrow: the name gives way first, down to a few columns
+        name = max(room - 16, min(natural[0], 8))
+        why = max(room - name, 0)
+    return [name, natural[1], natural[2], natural[3], why], leading
+
+
+def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
+    first, reason, more = row[5], row[6], int(row[7] or 0)
+    if not first:
+        return ""
+    text = f"note {noted[first]}: {first}" if first in noted else f"{first}: {reason}"
+    tail = f" (+{more} more)" if more else ""
+    if _width(text) + len(tail) <= width:
+        return text + tail
+    if width - len(tail) < 2:  # no room for a word and the count: one cut text
+        return fit(text + tail, width)
+    return fit(text, width - len(tail)) + tail
+
+
+def lines(
+    rows: Callable[[], Iterable[Sequence[str]]],
+    findings: Sequence[Check],
+    columns: int,
+    colour: bool,
+) -> Iterator[str]:
+    """The terminal view, one line at a time (no line end), none wider than ``columns``.
+
+    ``rows()`` gives the spooled rows afresh on each call (a spool file read again): each row
+    is ``table.receipt_spool_cells``'s eight visible cells. They are read for the folder all
+    names share (said once, above the table), for the widths, and once per outcome, VERIFIED
+    first, so the FAILs are the last rows; the failing run findings and the notes follow.
+    """
+    columns = max(columns, 4)  # a width shutil reports as 0 or less is no width
+    folder = _folder(rows)
+    widths, leading = _column_widths(rows, columns, folder)
+    noted: dict[str, int] = {}
+    for check_id, count in sorted(leading.items(), key=lambda item: (-item[1], item[0])):
+        if count >= _NOTE_ROWS and check_id in NOTES:
+            noted[check_id] = len(noted) + 1
+
+    def line(cells: Sequence[str], outcome: str | None = None) -> str:
+        name = cells[0] if outcome is None else cells[0][len(folder) :]
+        shown = [fit(name, widths[0], keep_end=True), *cells[1:4]]
+        padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
+        plain = _GAP.join([*padded, cells[4]]).rstrip()
+        if _width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
+            return fit(plain, columns)
+        if outcome is not None:  # the outcome's own text coloured, not its padding
+            word = _paint(shown[1], OUTCOME_COLOURS.get(outcome), colour)
+            padded[1] = word + padded[1][len(shown[1]) :]
+        return _GAP.join([*padded, cells[4]]).rstrip()
+
+    if folder:  # the receipts' names are shown from here on
+        yield fit(f"in {folder}", columns, keep_end=True)
+    yield line(_HEADERS)
+    yield fit(_GAP.join("-" * w for w in widths if w), columns)
+    ranks = sorted(set(_RANK.values()))
+    for rank in [*ranks, None]:  # an outcome word no rank names comes last, after FAIL
+        for row in rows():
+            word = _outcome_word(row[1])
+            if _RANK.get(word) != rank:
+                continue
+            why = _why(row, noted, widths[4])
+            yield line((*row[:4], why), word)
+    failed = [f for f in findings if f.status == "fail"]
+    if failed:
+        yield ""
+        yield fit(f"run findings ({len(failed)}):", columns)
+        for finding in failed:  # its id and where, then its reason, each on one line
+            status = _paint("FAIL", OUTCOME_COLOURS["FAIL"], colour)
+            where = f" at {visible(finding.location)}" if finding.location else ""
+            head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
+            yield f"{status}  {head}" if columns > 6 else fit("FAIL", columns)
+            yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
+    if noted:
+        yield ""
+        for check_id, number in noted.items():
+            note = f"note {number}: {leading[check_id]} receipt(s) {check_id}: {NOTES[check_id]}"
+            yield from textwrap.wrap(note, columns, subsequent_indent="  ")

@@ -1,0 +1,121 @@
+"""``verify``'s table on a terminal (a real pty): it fits, it is coloured, the worst comes last."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from sealverify.cli.main import cli
+from sealverify.reports.formats.terminal import fit
+from tests.test_terminal_injection import ROOT, run_on_pty
+
+DEMO = ["verify", "fixtures/demo/receipts", "--trust", "fixtures/demo/trust.json"]
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+_COLOUR = {"NO_COLOR": ""}  # set but empty: colour stays on (no-color.org)
+
+
+def _width(line: str) -> int:
+    from sealverify.reports.formats.table import display_width
+
+    return display_width(_SGR.sub("", line))
+
+
+def _rows(out: str) -> list[str]:
+    """The receipt rows: the lines between the header's rule and the first blank line."""
+    lines = [_SGR.sub("", line) for line in out.split("\n")]
+    start = next(i for i, line in enumerate(lines) if line.startswith("---")) + 1
+    end = lines.index("", start)
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_no_line_is_wider_than_the_terminal(columns: int) -> None:
+    out, _, code = run_on_pty(DEMO, columns=columns, env=_COLOUR, stderr_on_pty=True)
+    assert code == 1
+    for line in re.split(r"[\r\n]", out):
+        assert _width(line) <= columns, line
+    assert "sealverify verify: 12 receipt(s)" in out  # the summary, wrapped, on the pty too
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_fail_rows_then_run_findings_then_notes_come_last(columns: int) -> None:
+    out, _, _ = run_on_pty(DEMO, columns=columns)
+    outcomes = [row.split()[1] for row in _rows(out)]
+    assert outcomes == ["UNPINNED"] * 8 + ["FAIL"] * 4, out
+    lines = out.rstrip("\n").split("\n")
+    findings = lines.index("run findings (1):")
+    assert lines[findings - 1] == "" and lines[findings - 2] == _rows(out)[-1]
+    assert "log.broken-line at fixtures/demo/receipts/receipts.jsonl:3" in lines[findings + 1]
+    assert lines[-1].endswith("--allow-published-keys.")
+
+
+def test_one_short_reason_and_how_many_more() -> None:
+    out, _, _ = run_on_pty(DEMO, columns=120)
+    edited = next(row for row in _rows(out) if "fail-edited-arguments" in row)
+    assert "signature.object-b: " in edited and edited.endswith("(+5 more)")
+    assert "binding.args-hash" not in edited  # the others are counted, not listed
+
+
+def test_a_reason_on_many_rows_is_said_once_with_its_option() -> None:
+    out, _, _ = run_on_pty(DEMO, columns=120)
+    unpinned = [row for row in _rows(out) if " UNPINNED " in row]
+    assert len(unpinned) == 8
+    assert all("note 1: authority.published-key" in row for row in unpinned)
+    assert out.count("anyone can sign with it") == 0  # the reason is not repeated per row
+    note = out[out.index("note 1: 8 receipt(s) authority.published-key") :]
+    assert "--allow-published-keys" in note and "--trust FILE" in note
+
+
+def test_outcomes_are_coloured_on_a_terminal_unless_no_color() -> None:
+    coloured, _, _ = run_on_pty(DEMO, env=_COLOUR)
+    assert "\x1b[1;31mFAIL" in coloured and "\x1b[35mUNPINNED" in coloured
+    plain, _, _ = run_on_pty(DEMO, env={"NO_COLOR": "1"})
+    assert "\x1b" not in plain
+    never, _, _ = run_on_pty([*DEMO, "--color", "never"], env=_COLOUR)
+    assert "\x1b" not in never
+    assert _SGR.sub("", coloured) == plain == never
+
+
+def test_a_pipe_keeps_the_full_table_and_colours_only_when_asked(tmp_path) -> None:
+    def piped(*extra: str) -> bytes:
+        return subprocess.run(
+            [sys.executable, "-m", "sealverify", *DEMO, *extra],
+            cwd=ROOT,
+            capture_output=True,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": ""},
+            check=False,
+        ).stdout
+
+    text = piped()
+    written = tmp_path / "table.txt"
+    piped("--output", str(written))
+    assert written.read_bytes() == text
+    assert b"\x1b" not in text and b"note 1" not in text
+    assert b"family    verdict    why" in text
+    assert b"anyone can sign with it" in text  # the full reason, on every row
+    always = piped("--color", "always")
+    assert b"\x1b[1;31mFAIL" in always
+    assert _SGR.sub("", always.decode()).encode() == text
+
+
+def test_the_summary_line_counts_failed_run_findings() -> None:
+    # receipts.jsonl holds UNPINNED receipts and one broken line: exit 1 with no FAIL receipt.
+    done = CliRunner().invoke(
+        cli,
+        ["verify", "fixtures/demo/receipts/receipts.jsonl", "--trust", "fixtures/demo/trust.json"],
+    )
+    assert done.exit_code == 1
+    summary = done.stderr.strip().splitlines()[-1]
+    assert "0 FAIL (0 NOT MEDIATED), 1 failed run finding(s);" in summary
+
+
+def test_fit_cuts_by_display_width_and_marks_the_cut() -> None:
+    assert fit("abcdef", 6) == "abcdef"
+    assert fit("abcdef", 4) == "abc…"
+    assert fit("abcdef", 4, keep_end=True) == "…def"
+    assert fit("日本語です", 5) == "日本…"  # two columns each
+    assert fit("anything", 0) == ""
