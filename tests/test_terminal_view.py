@@ -38,14 +38,14 @@ def test_no_line_is_wider_than_the_terminal(columns: int) -> None:
     assert code == 1
     for line in re.split(r"[\r\n]", out):
         assert _width(line) <= columns, line
-    assert "sealverify verify: 12 receipt(s)" in out  # the summary, wrapped, on the pty too
+    assert "sealverify verify: 13 receipt(s)" in out  # the summary, wrapped, on the pty too
 
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_fail_rows_then_run_findings_then_notes_come_last(columns: int) -> None:
     out, _, _ = run_on_pty(DEMO, columns=columns)
     outcomes = [row.split()[1] for row in _rows(out)]
-    assert outcomes == ["UNPINNED"] * 8 + ["FAIL"] * 4, out
+    assert outcomes == ["UNPINNED"] * 9 + ["FAIL"] * 4, out
     lines = out.rstrip("\n").split("\n")
     findings = lines.index("run findings (1):")
     assert lines[findings - 1] == "" and lines[findings - 2] == _rows(out)[-1]
@@ -63,10 +63,10 @@ def test_one_short_reason_and_how_many_more() -> None:
 def test_a_reason_on_many_rows_is_said_once_with_its_option() -> None:
     out, _, _ = run_on_pty(DEMO, columns=120)
     unpinned = [row for row in _rows(out) if " UNPINNED " in row]
-    assert len(unpinned) == 8
+    assert len(unpinned) == 9
     assert all("note 1: authority.published-key" in row for row in unpinned)
     assert out.count("anyone can sign with it") == 0  # the reason is not repeated per row
-    note = out[out.index("note 1: 8 receipt(s) authority.published-key") :]
+    note = out[out.index("note 1: 9 receipt(s) authority.published-key") :]
     assert "--allow-published-keys" in note and "--trust FILE" in note
 
 

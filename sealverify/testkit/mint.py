@@ -53,6 +53,7 @@ from sealverify.testkit.records import (
     render_pretty,
     sign_config,
 )
+from sealverify.testkit.tokens import approval_v1_token
 from sealverify.wire import serdejson, strictjson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import JsonNumber, JsonValue
@@ -395,24 +396,6 @@ def approval_token(frame: bytes, kernel_config: str, *, ctx: HostContext = HostC
     without padding (seal-host ``providers.rs`` ``verify_approval_record_v2_token``).
     """
     return _signed_token(approval_statement(frame, kernel_config, ctx=ctx), ctx)
-
-
-def approval_v1_token(
-    target: str, *, decision: str | None = "deny", nonce: str = "n1", key: TestKey = APPROVER_KEY
-) -> bytes:
-    """A signed v1 approval line ``{"payload":"<json>","signature":"<hex>"}`` (no LF).
-
-    The payload is ``{"target","issuedAt":1,"nonce"[,"decision"]}``, the signature hex Ed25519
-    by ``key`` over the payload bytes (seal-host@099be66 ``providers.rs`` ``SignedToken``):
-    ``decision="deny"`` is the decline seal-host still reads, None or ``"allow"`` an allow it
-    refuses.
-    """
-    body: Record = {"target": target, "issuedAt": JsonNumber("1"), "nonce": nonce}
-    if decision is not None:
-        body["decision"] = decision
-    payload = render_compact(body)
-    token: Record = {"payload": payload.decode("utf-8"), "signature": key.sign(payload).hex()}
-    return render_compact(token)
 
 
 def policy_guard_target(frame: bytes, kernel_config: str) -> str:
