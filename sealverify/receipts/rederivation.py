@@ -20,6 +20,7 @@ from sealverify.kernel.replay import (
     rederive,
     session_id,
 )
+from sealverify.kernel.stateless import judged_alone
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, not_evaluated, passed
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -89,7 +90,8 @@ def rederivation_check(
         return not_evaluated(
             CHECK_ID, "decision not re-derived: re-derivation was switched off (--no-rederive)"
         )
-    return check_of(rederive(doc, raw_line_of(doc, raw_lines)))
+    raw = raw_line_of(doc, raw_lines)
+    return check_of(judged_alone(rederive(doc, raw), doc, raw))
 
 
 def not_applicable(reason: str) -> Check:
@@ -148,5 +150,6 @@ def threaded_rederivations(
         if doc is None or session not in wanted:
             continue
         thread = threads.setdefault(session, SessionThread())
-        results[number] = thread.feed(doc, raw_line_of(doc, raw_lines))
+        raw = raw_line_of(doc, raw_lines)
+        results[number] = judged_alone(thread.feed(doc, raw), doc, raw)
     return results
