@@ -1,0 +1,192 @@
+"""Which receipts of a run form one session, in which order, and their threaded re-derivations.
+
+A session is the receipts naming one ``effect_view.session``: the lines of a JSONL log (in log
+order) or separate receipt files (ordered by the position each claims). Membership and claims
+are read from parsed values, never from byte patterns, so no spelling of a member name or
+escape in a string (``"sess\\u0069on"``, ``trace ok \\u0028``) moves a receipt out of its
+session. The only byte test, :func:`may_name_session`, skips text it proves cannot name a
+session. Sessions with more than one receipt, or with a receipt claiming a later call, are
+threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import orjson
+
+from sealverify.kernel.replay import Rederivation
+from sealverify.kernel.stateless import judged_alone
+from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
+from sealverify.receipts.rederivation import raw_line_of
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+
+__all__ = [
+    "Glance",
+    "glance",
+    "may_name_session",
+    "may_need_threading",
+    "threaded_files",
+    "threaded_rederivations",
+]
+
+
+def may_name_session(data: bytes) -> bool:
+    """False only when no JSON text in ``data`` can hold a member named ``session``.
+
+    A JSON string spells the letters of ``session`` either as themselves or with a ``\\u``
+    escape (no other escape gives a letter), so text holding neither ``"session"`` nor ``\\u``
+    has no such member; anything else is parsed.
+    """
+    return b'"session"' in data or b"\\u" in data
+
+
+def may_need_threading(blocks: Iterable[bytes]) -> bool:
+    """Whether any line of these consecutive blocks of a log may name a session.
+
+    A C-speed search per block (blocks overlap so no match is cut), so a log none of whose
+    receipts names a session is never parsed here.
+    """
+    tail = b""
+    for block in blocks:
+        if may_name_session(tail + block):
+            return True
+        tail = block[-16:]
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """A receipt's session, the place it claims, and what makes two copies one call."""
+
+    session: str
+    claim: Claim | None
+    call: tuple[str, str] | None  # (operation_id, emitted_bytes): the same call, re-signed
+
+
+def _document(data: bytes) -> dict[str, JsonValue] | None:
+    try:
+        value = parse_bytes(data[:-1] if data.endswith(b"\r") else data)
+    except JsonError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def glance(data: bytes) -> Glance | None:
+    """The session facts of one receipt's bytes, or None when it names no session.
+
+    A fast parse first; bytes it refuses are read by the strict parser, so a receipt that
+    names a session is never missed (a receipt the strict parser refuses fails on its own).
+    """
+    if not may_name_session(data):
+        return None
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        doc = _document(data)
+    if not isinstance(doc, dict):
+        return None
+    session = session_of(doc)
+    if session is None:
+        return None
+    emitted, operation = doc.get("emitted_bytes"), doc.get("operation_id")
+    call = (operation, emitted) if isinstance(operation, str) and isinstance(emitted, str) else None
+    return Glance(session, claim_of(emitted), call)
+
+
+def _later(claim: Claim | None) -> bool:
+    return claim is not None and (claim.position is None or claim.position > 1)
+
+
+def _wanted(glances: Iterable[Glance]) -> set[str]:
+    """Sessions with two receipts or more, or with one claiming a later call."""
+    seen: set[str] = set()
+    wanted: set[str] = set()
+    for item in glances:
+        if item.session in seen or _later(item.claim):
+            wanted.add(item.session)
+        seen.add(item.session)
+    return wanted
+
+
+class _Threads:
+    """One :class:`SessionThread` per session; a call seen again gets the first copy's result."""
+
+    def __init__(self, raw_lines: Mapping[str, bytes], order: str) -> None:
+        self.raw_lines = raw_lines
+        self.order = order
+        self.threads: dict[str, SessionThread] = {}
+        self.calls: dict[tuple[str, str], Rederivation] = {}
+
+    def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
+        if facts.call is not None and facts.call in self.calls:
+            return self.calls[facts.call]
+        thread = self.threads.get(facts.session)
+        if thread is None:
+            thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
+        raw = raw_line_of(doc, self.raw_lines)
+        result = judged_alone(thread.feed(doc, raw, where), doc, raw)
+        if facts.call is not None:
+            self.calls[facts.call] = result
+        return result
+
+
+def threaded_rederivations(
+    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
+) -> dict[int, Rederivation]:
+    """Re-derivations, in log order, of a log's sessions that need threading, by line number.
+
+    ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
+    find the sessions (two receipts or more, or a later call), once to feed their receipts to
+    one thread each. Only those sessions' results are kept, one small record per receipt.
+    """
+    wanted = _wanted(g for g in map(glance, lines()) if g is not None)
+    if not wanted:
+        return {}
+    threads = _Threads(raw_lines, "log order")
+    results: dict[int, Rederivation] = {}
+    for number, line in enumerate(lines(), start=1):
+        facts = glance(line)
+        if facts is None or facts.session not in wanted:
+            continue
+        doc = _document(line)
+        if doc is None or session_of(doc) != facts.session:
+            continue  # not strict JSON, or read differently: the receipt fails on its own
+        results[number] = threads.feed(doc, facts, f"line {number}")
+    return results
+
+
+def threaded_files(
+    names: Iterable[str], read: Callable[[str], bytes | None], raw_lines: Mapping[str, bytes]
+) -> dict[str, Rederivation]:
+    """Re-derivations of the sessions among separate receipt files, by file name.
+
+    Each file is read once to find its session and claim (``read`` returns None for one that
+    cannot be read: it is verified, and reported, on its own), and the files of a session
+    that needs threading are read again in the order their claims give: by position, a
+    blocked call before the executed one at the same position, then in input order. A
+    receipt that claims no position (a temporal deny) cannot be placed and re-derives alone.
+    """
+    facts: list[tuple[str, Glance]] = []
+    for name in names:
+        data = read(name)
+        item = glance(data) if data is not None else None
+        if item is not None:
+            facts.append((name, item))
+    wanted = _wanted(item for _, item in facts)
+    sessions: dict[str, list[tuple[tuple[int, bool, int], str, Glance]]] = {}
+    for index, (name, item) in enumerate(facts):
+        if item.session in wanted and item.claim is not None and item.claim.position is not None:
+            key = (item.claim.position, item.claim.executed, index)
+            sessions.setdefault(item.session, []).append((key, name, item))
+    threads = _Threads(raw_lines, "the order of the positions its receipts claim")
+    results: dict[str, Rederivation] = {}
+    for members in sessions.values():
+        for _, name, item in sorted(members, key=lambda member: member[0]):
+            data = read(name)
+            doc = _document(data) if data is not None else None
+            if doc is None or session_of(doc) != item.session:
+                continue
+            results[name] = threads.feed(doc, item, name)
+    return results
