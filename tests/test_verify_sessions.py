@@ -8,6 +8,7 @@ giving the receipts (one log, separate files, workers, a cluster) may turn that 
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 from pathlib import Path
@@ -190,3 +191,15 @@ def test_cluster_reports_a_file_session_the_same(tmp_path: Path) -> None:
     local = _cli(str(honest), *PIN_ARGS).stdout
     clustered = _cli(str(honest), *PIN_ARGS, "--cluster", "local:1", "--partition-size", "1")
     assert clustered.stdout == local
+
+
+def test_a_copy_with_another_line_is_not_the_same_call(tmp_path: Path) -> None:
+    # Same operation and emitted bytes, another judged line (a frame the policy denies), re-signed:
+    # a second claim of position 1, never the first copy's pass.
+    call = _call(1, 1)
+    other = _doc(mint.render_pretty(call))
+    frame = mint.tools_call_frame("shell_exec", '{"command":"x"}')
+    other["signed_artifacts"]["object_a"] = base64.b64encode(frame).decode()  # type: ignore[index]
+    other = mint.resign_v3(other, mint.RECEIPT_KEY, str(other["signature"]["domain"]))  # type: ignore[index]
+    files = _files(tmp_path / "s", {"a.json": call, "b.json": other})
+    assert _statuses(_cli(str(files), *PIN_ARGS).stdout) == {"a.json": "pass", "b.json": "fail"}

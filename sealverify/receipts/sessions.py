@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from sealverify.kernel.receipt_inputs import NotEvaluated, prepare
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.stateless import judged_alone
 from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
@@ -117,19 +118,46 @@ class _Threads:
         self.raw_lines = raw_lines
         self.order = order
         self.threads: dict[str, SessionThread] = {}
-        self.calls: dict[tuple[str, str], Rederivation] = {}
+        self.calls: dict[str, Rederivation] = {}
 
     def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
-        if facts.call is not None and facts.call in self.calls:
-            return self.calls[facts.call]
+        raw = raw_line_of(doc, self.raw_lines)
+        call = _same_call(doc, raw, facts)
+        if call is not None and call in self.calls:
+            return self.calls[call]
         thread = self.threads.get(facts.session)
         if thread is None:
             thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
-        raw = raw_line_of(doc, self.raw_lines)
         result = judged_alone(thread.feed(doc, raw, where), doc, raw)
-        if facts.call is not None:
-            self.calls[facts.call] = result
+        if call is not None:
+            self.calls[call] = result
         return result
+
+
+def _same_call(doc: dict[str, JsonValue], raw: bytes | None, facts: Glance) -> str | None:
+    """What makes two receipts one call: the operation and every input of its step.
+
+    A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
+    ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
+    every step input is another claim and is threaded as one.
+    """
+    if facts.call is None:
+        return None
+    inputs = prepare(doc, raw)
+    if isinstance(inputs, NotEvaluated):
+        return None
+    parts = (
+        facts.call[0],
+        inputs.profile.wasm_sha256,
+        inputs.payload,
+        inputs.line,
+        str(inputs.now),
+        repr(inputs.grants),
+        str(inputs.issued_at),
+        str(inputs.gate),
+        inputs.expected,
+    )
+    return "\x00".join(parts)
 
 
 def threaded_rederivations(
