@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import orjson
 
-from sealverify.kernel.receipt_inputs import NotEvaluated, prepare
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.stateless import judged_alone
 from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
@@ -122,7 +121,7 @@ class _Threads:
 
     def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
         raw = raw_line_of(doc, self.raw_lines)
-        call = _same_call(doc, raw, facts)
+        call = _same_call(doc, facts)
         if call is not None and call in self.calls:
             return self.calls[call]
         thread = self.threads.get(facts.session)
@@ -134,8 +133,31 @@ class _Threads:
         return result
 
 
-def _same_call(doc: dict[str, JsonValue], raw: bytes | None, facts: Glance) -> str | None:
-    """What makes two receipts one call: the operation and every input of its step.
+# Every member the step's inputs are read from (``kernel/receipt_inputs.py``), the operation,
+# and the release frame Object A may be recovered from: two receipts equal in all of them
+# claim one call; members that move with the release status (the status, the signature) and
+# members no step reads do not count.
+_STEP_MEMBERS = (
+    "operation_id",
+    "record_type",
+    "bypass",
+    "emitted_bytes",
+    "kernel_identity",
+    "signed_config",
+    "kernel_config",
+    "signed_artifacts",
+    "release_frame",
+    "request_parse_error",
+    "canonical_request",
+    "request_sha256",
+    "granted_capabilities",
+    "approval",
+    "now",
+)
+
+
+def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
+    """What makes two receipts one call: the operation and every member its step reads.
 
     A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
     ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
@@ -143,21 +165,7 @@ def _same_call(doc: dict[str, JsonValue], raw: bytes | None, facts: Glance) -> s
     """
     if facts.call is None:
         return None
-    inputs = prepare(doc, raw)
-    if isinstance(inputs, NotEvaluated):
-        return None
-    parts = (
-        facts.call[0],
-        inputs.profile.wasm_sha256,
-        inputs.payload,
-        inputs.line,
-        str(inputs.now),
-        repr(inputs.grants),
-        str(inputs.issued_at),
-        str(inputs.gate),
-        inputs.expected,
-    )
-    return "\x00".join(parts)
+    return repr([(member, doc.get(member)) for member in _STEP_MEMBERS])
 
 
 def threaded_rederivations(
