@@ -203,3 +203,16 @@ def test_a_copy_with_another_line_is_not_the_same_call(tmp_path: Path) -> None:
     other = mint.resign_v3(other, mint.RECEIPT_KEY, str(other["signature"]["domain"]))  # type: ignore[index]
     files = _files(tmp_path / "s", {"a.json": call, "b.json": other})
     assert _statuses(_cli(str(files), *PIN_ARGS).stdout) == {"a.json": "pass", "b.json": "fail"}
+
+
+def test_a_refuted_receipt_does_not_take_the_position_it_claims() -> None:
+    # A denied call forged into an executed first call fails; the honest first call after it
+    # is judged on the state the model carries, not on the forgery's claim.
+    frame = mint.tools_call_frame("shell_exec", '{"command":"x"}', request_id=9)
+    ctx = dataclasses.replace(HOST, operation_seed=b"forged")
+    forged = _doc(mint.mint_host_v3(frame, BUDGET, ctx=ctx))
+    trace = Cert("temporal", "allow", "trace ok (1 events)")
+    forged = _restate(forged, [Cert("safety", "allow", "flat deny: shell_exec"), trace])
+    forged = mint.resign_v3(forged, mint.RECEIPT_KEY, str(forged["signature"]["domain"]))  # type: ignore[index]
+    replays = _replays([_line(forged), _line(_call(1, 1))])
+    assert [r[0] for r in replays] == ["fail", "pass"]

@@ -211,3 +211,11 @@ def test_judgement_needs_a_profile_and_never_passes_a_mediated_later_call() -> N
     doc["kernel_identity"] = {"wasm_sha256": "ab" * 32}
     unknown = judged_alone(rederive(doc), doc)
     assert unknown.status == "not-evaluated" and AGREE not in unknown.reason
+
+
+def test_a_guarded_allow_at_a_later_position_is_never_a_pass() -> None:
+    # An approval ingested at an earlier call may still be live: the session decides, so this
+    # is not evaluated (REDUCED), never re-derived.
+    doc = _restate(_host(GUARDED), [Cert("safety", "allow", TARGET), TRACE_2])
+    status, reason, _ = _verify(doc)
+    assert status == "not-evaluated" and AGREE in reason

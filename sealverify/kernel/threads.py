@@ -99,9 +99,19 @@ class SessionThread:
         """Re-derive the next receipt of the session."""
         self.count += 1
         claim = claim_of(receipt.get("emitted_bytes"))
-        clash = self._clash(claim, where)
+        clash = self._clash(claim)
         if clash is not None:
             return clash
+        result = self._step(receipt, raw_line, where, claim)
+        # A refuted receipt's claim is not held against the receipts after it.
+        held = claim is not None and claim.executed and result.status != "fail"
+        if held and claim is not None and claim.position is not None:
+            self.executed[claim.position] = where
+        return result
+
+    def _step(
+        self, receipt: dict[str, JsonValue], raw_line: bytes | None, where: str, claim: Claim | None
+    ) -> Rederivation:
         if self.stopped is not None:
             return Rederivation("not-evaluated", f"decision not re-derived: {self.stopped}")
         inputs = prepare(receipt, raw_line)
@@ -146,7 +156,7 @@ class SessionThread:
             result = replace(result, reason=result.reason + suffix)
         return result
 
-    def _clash(self, claim: Claim | None, where: str) -> Rederivation | None:
+    def _clash(self, claim: Claim | None) -> Rederivation | None:
         """A position the session's executed calls already rule out, as ``fail``."""
         if claim is None or claim.position is None:
             return None
@@ -164,8 +174,6 @@ class SessionThread:
                 f"the receipts of session {self.name} contradict each other: {difference}",
                 difference=difference,
             )
-        if claim.executed:
-            self.executed[claim.position] = where
         return None
 
     def _stop(self, cause: str, where: str) -> Rederivation:
