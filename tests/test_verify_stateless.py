@@ -219,3 +219,27 @@ def test_a_guarded_allow_at_a_later_position_is_never_a_pass() -> None:
     doc = _restate(_host(GUARDED), [Cert("safety", "allow", TARGET), TRACE_2])
     status, reason, _ = _verify(doc)
     assert status == "not-evaluated" and AGREE in reason
+
+
+HOSTILE_REASONS = [
+    "trace ok (" + "9" * 5000 + " events)",
+    "quorum ok (" + "9" * 5000 + "/3): db.execute",
+    "over budget calls (" + "9" * 5000 + "+1>1): search_notes",
+    "forecaster calibrated over " + "9" * 5000 + " samples: x",
+    "\ud800",
+    "",
+]
+
+
+@pytest.mark.parametrize("reason", HOSTILE_REASONS)
+@pytest.mark.parametrize("kernel", ["temporal", "consensus"])
+def test_hostile_claims_never_crash_the_judgement(kernel: str, reason: str) -> None:
+    target = Cert("safety", "allow", mint.guard_target_of(GUARDED, CONSENSUS))
+    hostile = Cert(kernel, "allow", reason)
+    quorum = Cert("consensus", "allow", "quorum ok (2/3): db.execute")
+    certs = [target, hostile, quorum] if kernel == "temporal" else [target, TRACE_2, hostile]
+    doc = _restate(_host(GUARDED, config=CONSENSUS), certs)
+    assert judged_alone(rederive(doc), doc).status in ("fail", "not-evaluated")
+    for emitted in ("[]", "{", '{"route":"forward","audit":"{\\"certs\\":7}"}', "\ud800"):
+        doc["emitted_bytes"] = emitted
+        assert judged_alone(rederive(doc), doc).status in ("fail", "not-evaluated")

@@ -57,7 +57,7 @@ __all__ = ["AGREE", "contradiction", "judged_alone"]
 AGREE = "every part of the decision that needs no session state or evidence agrees"
 # Every revision selection a session can hold: none yet, one entry call's era, or both eras.
 _SELECTIONS = ("", LEGACY, CURRENT, CONFLICT)
-_NAT = r"(0|[1-9][0-9]*)"
+_NAT = r"(0|[1-9][0-9]{0,3999})"  # a Nat as Lean renders it, within int() limits
 _TRACE_OK = re.compile(rf"trace ok \({_NAT} events\)")
 _QUORUM = re.compile(rf"quorum (ok|missing) \({_NAT}/{_NAT}\): (.*)", re.DOTALL)
 _CALIBRATED = re.compile(rf"forecaster (calibrated|uncalibrated) over {_NAT} samples: (.*)", re.S)
