@@ -205,9 +205,10 @@ def test_a_copy_with_another_line_is_not_the_same_call(tmp_path: Path) -> None:
     assert _statuses(_cli(str(files), *PIN_ARGS).stdout) == {"a.json": "pass", "b.json": "fail"}
 
 
-def test_a_refuted_receipt_does_not_take_the_position_it_claims() -> None:
-    # A denied call forged into an executed first call fails; the honest first call after it
-    # is judged on the state the model carries, not on the forgery's claim.
+def test_after_a_refuted_receipt_the_state_is_unknown() -> None:
+    # A denied call forged into an executed first call fails; what that call did to the
+    # session is unknown, so the call after it is not evaluated (never a pass), and the
+    # forgery's claim does not make it fail either.
     frame = mint.tools_call_frame("shell_exec", '{"command":"x"}', request_id=9)
     ctx = dataclasses.replace(HOST, operation_seed=b"forged")
     forged = _doc(mint.mint_host_v3(frame, BUDGET, ctx=ctx))
@@ -215,4 +216,5 @@ def test_a_refuted_receipt_does_not_take_the_position_it_claims() -> None:
     forged = _restate(forged, [Cert("safety", "allow", "flat deny: shell_exec"), trace])
     forged = mint.resign_v3(forged, mint.RECEIPT_KEY, str(forged["signature"]["domain"]))  # type: ignore[index]
     replays = _replays([_line(forged), _line(_call(1, 1))])
-    assert [r[0] for r in replays] == ["fail", "pass"]
+    assert [r[0] for r in replays] == ["fail", "not-evaluated"]
+    assert "(line 1) was refuted" in replays[1][1]

@@ -9,7 +9,8 @@ receipts to one model session in order and holds those claims to each other and 
 the model carries:
 
 * a position no earlier claim or state allows (a second executed call at the same position,
-  a position below one an executed call already took) is ``fail``;
+  a position below one an executed call already took) is ``fail``; the state after a receipt
+  that is refuted is unknown, so the receipts after it are ``not-evaluated``;
 * the session's first call missing, or a gap (a position past the next one), leaves that
   receipt and every later one ``not-evaluated``, named: the state between is unknown.
 """
@@ -99,13 +100,16 @@ class SessionThread:
         """Re-derive the next receipt of the session."""
         self.count += 1
         claim = claim_of(receipt.get("emitted_bytes"))
-        clash = self._clash(claim)
-        if clash is not None:
-            return clash
-        result = self._step(receipt, raw_line, where, claim)
-        # A refuted receipt's claim is not held against the receipts after it.
-        held = claim is not None and claim.executed and result.status != "fail"
-        if held and claim is not None and claim.position is not None:
+        result = self._clash(claim) or self._step(receipt, raw_line, where, claim)
+        if result.status == "fail":
+            # The receipt lies about its call, so what the call did to the state is unknown;
+            # its claim is not held against the receipts after it either.
+            if self.stopped is None:
+                self.stopped = (
+                    f"an earlier receipt of the session ({where}) was refuted, so the kernel "
+                    "state after it is unknown"
+                )
+        elif claim is not None and claim.executed and claim.position is not None:
             self.executed[claim.position] = where
         return result
 
