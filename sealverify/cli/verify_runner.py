@@ -345,9 +345,9 @@ def _verify_file(
 def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
-        threaded_files = dict(task.threaded)
+        by_name = dict(task.threaded)
         return [
-            _verify_file(storage.locate(name), walked, settings, threaded_files.get(name))
+            _verify_file(storage.locate(name), walked, settings, by_name.get(name))
             for name, walked in task.files
         ]
     try:
