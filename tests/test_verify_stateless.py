@@ -9,12 +9,14 @@ state must still refute it (FAIL), and an honest receipt stays not-evaluated, ne
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 
 import pytest
 
 from sealverify.kernel.ljson import parse
 from sealverify.kernel.profiles import CURRENT
+from sealverify.kernel.receipt_inputs import NotEvaluated
 from sealverify.kernel.replay import rederive
 from sealverify.kernel.stateless import AGREE, judged_alone
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
@@ -243,3 +245,53 @@ def test_hostile_claims_never_crash_the_judgement(kernel: str, reason: str) -> N
     for emitted in ("[]", "{", '{"route":"forward","audit":"{\\"certs\\":7}"}', "\ud800"):
         doc["emitted_bytes"] = emitted
         assert judged_alone(rederive(doc), doc).status in ("fail", "not-evaluated")
+
+
+def test_no_golden_upstream_step_is_refuted_when_judged_alone() -> None:
+    # seal-host's own 18 golden steps (every kernel, state carried) judged with no state and no
+    # evidence: the judgement must never refute an output the real kernel emitted.
+    from sealverify.kernel.profiles import PROFILES
+    from sealverify.kernel.receipt_inputs import ReplayInput
+    from sealverify.kernel.stateless import contradiction
+    from tests.kernel_upstream import conformance_file, golden_scenarios
+
+    golden = json.loads(conformance_file("wasm-spike_conformance_fixture.json").read_text())
+    corpus = golden_scenarios()
+    profile = PROFILES["0b5e792500592b56847f70b1e27e47aecdc65023c7c59fd79695102c465f26ec"]
+    outputs = iter(golden)
+    judged = 0
+    for scenario in corpus["scenarios"]:
+        next(outputs)  # the scenario's init
+        for step in scenario["steps"]:
+            envelope = json.loads(step["input"])
+            inputs = ReplayInput(
+                profile=profile,
+                payload=corpus["payload"],
+                payload_source="the golden corpus",
+                line=envelope["line"],
+                line_source="the golden corpus",
+                now=envelope["now"],
+                grants=tuple({"target": a["target"]} for a in envelope["approvals"]),
+                issued_at=None,
+                gate=True,
+                expected=next(outputs),
+            )
+            found, _ = contradiction(inputs)
+            assert found is None, (scenario["name"], found)
+            judged += 1
+    assert judged == 18
+
+
+def test_no_real_receipt_is_refuted_when_judged_alone() -> None:
+    from sealverify.kernel.receipt_inputs import prepare
+    from sealverify.kernel.stateless import contradiction
+    from tests.test_kernel_receipts import _raw_line, _receipts
+
+    judged = 0
+    for name, doc in _receipts():
+        inputs = prepare(doc, _raw_line(doc))
+        if isinstance(inputs, NotEvaluated):
+            continue
+        assert contradiction(inputs)[0] is None, name
+        judged += 1
+    assert judged >= 16
