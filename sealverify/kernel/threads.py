@@ -116,14 +116,14 @@ class SessionThread:
     def _step(
         self, receipt: dict[str, JsonValue], raw_line: bytes | None, where: str, claim: Claim | None
     ) -> Rederivation:
-        if self.stopped is not None:
-            return Rederivation("not-evaluated", f"decision not re-derived: {self.stopped}")
         inputs = prepare(receipt, raw_line)
         if isinstance(inputs, NotEvaluated) and not isinstance(receipt.get("emitted_bytes"), str):
             # No kernel output (a bypass): the kernel never saw the call, its state is unchanged.
             return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
-        if isinstance(inputs, NotEvaluated):
+        if isinstance(inputs, NotEvaluated):  # its own reason first: it holds with any state
             return self._stop(inputs.reason, where)
+        if self.stopped is not None:
+            return Rederivation("not-evaluated", f"decision not re-derived: {self.stopped}")
         key = (inputs.profile.wasm_sha256, inputs.payload)
         if self.session is None:
             gap = _position_gap(inputs)
