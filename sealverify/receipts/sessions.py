@@ -58,11 +58,16 @@ def may_need_threading(blocks: Iterable[bytes]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Glance:
-    """A receipt's session, the place it claims, and what makes two copies one call."""
+    """A receipt's session, what it emitted (read for its claim), whether it names its call."""
 
     session: str
-    claim: Claim | None
-    call: tuple[str, str] | None  # (operation_id, emitted_bytes): the same call, re-signed
+    emitted: object  # the parsed ``emitted_bytes``: held only while the receipt is looked at
+    operation: bool  # it names its operation, so copies of one call can be recognised
+
+    @property
+    def claim(self) -> Claim | None:
+        """The place the receipt claims in its session."""
+        return claim_of(self.emitted)
 
 
 def _document(data: bytes) -> dict[str, JsonValue] | None:
@@ -90,23 +95,30 @@ def glance(data: bytes) -> Glance | None:
     session = session_of(doc)
     if session is None:
         return None
-    emitted, operation = doc.get("emitted_bytes"), doc.get("operation_id")
-    call = (operation, emitted) if isinstance(operation, str) and isinstance(emitted, str) else None
-    return Glance(session, claim_of(emitted), call)
+    return Glance(session, doc.get("emitted_bytes"), isinstance(doc.get("operation_id"), str))
 
 
 def _later(claim: Claim | None) -> bool:
     return claim is not None and (claim.position is None or claim.position > 1)
 
 
-def _wanted(glances: Iterable[Glance]) -> set[str]:
-    """Sessions with two receipts or more, or with one claiming a later call."""
+def _wanted(items: Iterable[tuple[str, Glance | Claim | None]]) -> set[str]:
+    """Sessions with two receipts or more, or with one claiming a later call.
+
+    Each item is a session with the receipt's claim, or its glance to read the claim from
+    only while it matters.
+    """
     seen: set[str] = set()
     wanted: set[str] = set()
-    for item in glances:
-        if item.session in seen or _later(item.claim):
-            wanted.add(item.session)
-        seen.add(item.session)
+    for session, source in items:
+        if session in wanted:
+            continue
+        if session in seen:
+            wanted.add(session)
+            continue
+        seen.add(session)
+        if _later(source.claim if isinstance(source, Glance) else source):
+            wanted.add(session)
     return wanted
 
 
@@ -163,7 +175,7 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
     ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
     every step input is another claim and is threaded as one.
     """
-    if facts.call is None:
+    if not facts.operation:
         return None
     return repr([(member, doc.get(member)) for member in _STEP_MEMBERS])
 
@@ -177,7 +189,8 @@ def threaded_rederivations(
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
     """
-    wanted = _wanted(g for g in map(glance, lines()) if g is not None)
+    glances = (g for g in map(glance, lines()) if g is not None)
+    wanted = _wanted((g.session, g) for g in glances)
     if not wanted:
         return {}
     threads = _Threads(raw_lines, "log order")
@@ -204,25 +217,26 @@ def threaded_files(
     blocked call before the executed one at the same position, then in input order. A
     receipt that claims no position (a temporal deny) cannot be placed and re-derives alone.
     """
-    facts: list[tuple[str, Glance]] = []
+    facts: list[tuple[str, str, Claim | None]] = []  # name, session, claim: no bytes kept
     for name in names:
         data = read(name)
         item = glance(data) if data is not None else None
         if item is not None:
-            facts.append((name, item))
-    wanted = _wanted(item for _, item in facts)
-    sessions: dict[str, list[tuple[tuple[int, bool, int], str, Glance]]] = {}
-    for index, (name, item) in enumerate(facts):
-        if item.session in wanted and item.claim is not None and item.claim.position is not None:
-            key = (item.claim.position, item.claim.executed, index)
-            sessions.setdefault(item.session, []).append((key, name, item))
+            facts.append((name, item.session, item.claim))
+    wanted = _wanted((session, claim) for _, session, claim in facts)
+    sessions: dict[str, list[tuple[tuple[int, bool, int], str]]] = {}
+    for index, (name, session, claim) in enumerate(facts):
+        if session in wanted and claim is not None and claim.position is not None:
+            key = (claim.position, claim.executed, index)
+            sessions.setdefault(session, []).append((key, name))
     threads = _Threads(raw_lines, "the order of the positions its receipts claim")
     results: dict[str, Rederivation] = {}
     for members in sessions.values():
-        for _, name, item in sorted(members, key=lambda member: member[0]):
+        for _, name in sorted(members):
             data = read(name)
-            doc = _document(data) if data is not None else None
-            if doc is None or session_of(doc) != item.session:
+            item = glance(data) if data is not None else None
+            doc = _document(data) if data is not None and item is not None else None
+            if item is None or doc is None or session_of(doc) != item.session:
                 continue
             results[name] = threads.feed(doc, item, name)
     return results
