@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.kernel.ljson import compress, parse
-from sealverify.kernel.replay import first_difference, rederive, rederive_log
+from sealverify.kernel.replay import first_difference, rederive
+from sealverify.kernel.threads import rederive_log
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.kernel_minting import BUILD, CONFIG, DENIED, FLEET, GUARDED, HOST, TARGET, Receipt
@@ -210,10 +211,12 @@ def test_a_session_log_threads_state() -> None:
     )
     assert rederive(second).status == "not-evaluated"
     assert [r.status for r in rederive_log([(first, None), (second, None)])] == ["pass", "pass"]
-    # Out of order, the log does not start at the session's first call.
+    # Out of order, the log does not start at the session's first call, and a first call
+    # after an executed second one contradicts it.
     swapped = rederive_log([(second, None), (first, None)])
-    assert [r.status for r in swapped] == ["not-evaluated", "not-evaluated"]
-    assert "does not start at the session's first call" in swapped[0].reason
+    assert [r.status for r in swapped] == ["not-evaluated", "fail"]
+    assert "the session's first call is not among its receipts here" in swapped[0].reason
+    assert "claims position 1" in swapped[1].reason
     # A first call repeated: the second copy follows an executed call, so its trace differs.
     repeated = rederive_log([(first, None), (first, None)])
     assert [r.status for r in repeated] == ["pass", "fail"]

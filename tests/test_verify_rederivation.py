@@ -176,11 +176,14 @@ def test_a_session_log_is_rederived_in_order(tmp_path: Path) -> None:
     assert "executed call 2 of its session" in _replay(alone.checks).reason
 
 
-def test_a_session_log_whose_first_call_did_not_execute_fails(tmp_path: Path) -> None:
-    log = _session_log(tmp_path, 2, first=DENIED)  # a BLOCK leaves the trace empty
+def test_a_session_log_with_a_gap_after_a_block_is_not_evaluated(tmp_path: Path) -> None:
+    # A BLOCK leaves the trace empty, so a call claiming position 2 next says an executed
+    # call is missing from the log: the state before it is unknown, never a pass.
+    log = _session_log(tmp_path, 2, first=DENIED)
     subjects, _ = verify_jsonl(log.read_bytes(), "session.jsonl", OPTIONS)
     second = _replay(subjects[1].checks)
-    assert second.status == "fail" and "trace ok (1 events)" in second.reason
+    assert second.status == "not-evaluated" and "a gap in session" in second.reason
+    assert "position 1 is not among its receipts here" in second.reason
 
 
 def _cli(*args: str) -> Result:
@@ -258,9 +261,10 @@ def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> No
         }
 
 
-def test_may_need_threading_finds_a_claim_cut_by_a_block_end() -> None:
-    from sealverify.receipts.rederivation import may_need_threading
+def test_may_need_threading_finds_a_session_name_cut_by_a_block_end() -> None:
+    from sealverify.receipts.sessions import may_need_threading
 
-    text = b"x" * 10 + b"trace ok (2 events)" + b"y" * 10
-    assert may_need_threading([text[:20], text[20:]])
-    assert not may_need_threading([b"trace ok (1 events)", b"nothing"])
+    text = b"x" * 10 + b'"session"' + b"y" * 10
+    assert may_need_threading([text[:14], text[14:]])
+    assert may_need_threading([b'{"sess\\u0069on":1}'])  # an escape may spell the name
+    assert not may_need_threading([b'{"sessions":1,"trace ok (2 events)":2}', b"nothing"])

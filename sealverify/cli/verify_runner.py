@@ -21,7 +21,11 @@ from sealverify.cli.walk import walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
-from sealverify.receipts.rederivation import may_need_threading, threaded_rederivations
+from sealverify.receipts.sessions import (
+    may_need_threading,
+    threaded_files,
+    threaded_rederivations,
+)
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
@@ -151,6 +155,8 @@ class _Files:
     """A task: up to ``_CHUNK`` receipt files, each with whether a walk found it."""
 
     files: tuple[tuple[str, bool], ...]
+    # Re-derivations of these files made in their session's order, by file name.
+    threaded: tuple[tuple[str, Rederivation], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +196,26 @@ def tasks(
 
     A log whose sessions need their receipts re-derived in log order (``replay.decision`` of
     a session's later calls) is threaded here first, in order; its slices carry the results.
+    So are the sessions among separate receipt files, in the order their claims give: every
+    file is read once here first (``receipts/sessions.py``), and each task carries its files'
+    results, so workers and cluster tasks need no other task's receipts.
     """
+    by_file: dict[str, Rederivation] = {}
+    if options is not None and options.rederive:
+        listed = list(files)
+        names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
+        by_file = threaded_files(names, _read_or_none, options.raw_lines) if names else {}
+        files = listed
     batch: list[tuple[str, bool]] = []
+
+    def cut() -> _Files:
+        rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
+        return _Files(tuple(batch), rows)
+
     for path, walked in files:
         if path.suffix in LOG_SUFFIXES:
             if batch:
-                yield _Files(tuple(batch))
+                yield cut()
                 batch = []
             threaded = _threaded(path, options) if options is not None else {}
             for piece in _log_slices(path):
@@ -207,10 +227,18 @@ def tasks(
             continue
         batch.append((path.as_posix(), walked))
         if len(batch) == _CHUNK:
-            yield _Files(tuple(batch))
+            yield cut()
             batch = []
     if batch:
-        yield _Files(tuple(batch))
+        yield cut()
+
+
+def _read_or_none(name: str) -> bytes | None:
+    """A receipt file's bytes for session threading; an unreadable one is reported later."""
+    try:
+        return storage.locate(name).read_bytes()
+    except OSError:
+        return None
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -294,7 +322,9 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return result, None, facts
 
 
-def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Result:
+def _verify_file(
+    path: storage.Location, walked: bool, settings: Settings, threaded: Rederivation | None = None
+) -> Result:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -304,17 +334,22 @@ def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Re
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
-        found = verify_found(data, name, settings.options, attestation)
+        found = verify_found(data, name, settings.options, attestation, threaded)
         return _finish(_skipped(name) if found is None else found, data, settings)
     if problem:
         return problem, None, None
-    return _finish(verify_receipt(data, name, settings.options, attestation), data, settings)
+    subject = verify_receipt(data, name, settings.options, attestation, threaded)
+    return _finish(subject, data, settings)
 
 
 def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
-        return [_verify_file(storage.locate(name), walked, settings) for name, walked in task.files]
+        by_name = dict(task.threaded)
+        return [
+            _verify_file(storage.locate(name), walked, settings, by_name.get(name))
+            for name, walked in task.files
+        ]
     try:
         data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:

@@ -3,8 +3,8 @@
 The verdict is ``pass`` only when the model's output equals the receipt's ``emitted_bytes``
 byte for byte; ``fail`` names the first field that differs (the route, a cert's kernel, verdict,
 reason or hash, the audit's other members, the block response); ``not-evaluated`` says exactly
-which input is missing. A session's receipts can be re-derived in log order with the kernel
-state threaded from one to the next (:func:`rederive_log`).
+which input is missing. A session's receipts are re-derived in call order with the kernel
+state threaded from one to the next by :mod:`sealverify.kernel.threads`.
 
 This is sealverify's own implementation of the kernel step, written from its Lean source; it is
 not the pinned ``seal.wasm``. Reports say "decision re-derived by sealverify's model of kernel
@@ -13,8 +13,7 @@ build X" and keep ``kernel.identity`` (which build the receipt names) a separate
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, nat_json, parse
 from sealverify.kernel.receipt_inputs import (
@@ -29,11 +28,8 @@ from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
     "Rederivation",
-    "SessionThread",
     "first_difference",
-    "needs_thread",
     "rederive",
-    "rederive_log",
     "session_id",
 ]
 
@@ -173,91 +169,11 @@ def rederive(receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Re
         return _not_evaluated(f"outside this model's limits ({exc})", inputs)
 
 
-def needs_thread(receipt: dict[str, JsonValue]) -> bool:
-    """Whether the receipt says it is not the first executed call of its session."""
-    emitted = receipt.get("emitted_bytes")
-    if not isinstance(emitted, str):
-        return False
-    claim = claimed_position(emitted)
-    if claim is None:
-        return False
-    position, reason = claim
-    return (position is not None and position > 1) or reason.startswith("temporal policy")
-
-
 def session_id(receipt: dict[str, JsonValue]) -> str | None:
     """The session a host receipt names (``effect_view.session``), if any."""
     view = receipt.get("effect_view")
     session = view.get("session") if isinstance(view, dict) else None
     return session if isinstance(session, str) and session else None
-
-
-class SessionThread:
-    """The receipts of one session fed in log order, the model's kernel state carried.
-
-    The first receipt must be the session's first executed call; later ones must share its
-    build and config. Once a step cannot be re-derived, the state after it is unknown and
-    every later receipt of the session is not evaluated.
-    """
-
-    def __init__(self) -> None:
-        self.session: KernelSession | None = None
-        self.key: tuple[str, str] | None = None
-        self.stopped: str | None = None
-        self.count = 0
-
-    def feed(self, receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Rederivation:
-        """Re-derive the next receipt of the session."""
-        self.count += 1
-        if self.stopped is not None:
-            return Rederivation("not-evaluated", f"decision not re-derived: {self.stopped}")
-        inputs = prepare(receipt, raw_line)
-        if isinstance(inputs, NotEvaluated):
-            return self._stop(f"decision not re-derived: {inputs.reason}", inputs.reason)
-        key = (inputs.profile.wasm_sha256, inputs.payload)
-        if self.session is None:
-            gap = _position_gap(inputs)
-            if gap is not None:
-                problem = f"the log does not start at the session's first call: {gap}"
-                return self._stop(f"decision not re-derived: {problem}", problem)
-            try:
-                started = _start(inputs)
-            except ModelLimit as exc:
-                return self._stop(
-                    f"decision not re-derived: outside this model's limits ({exc})", str(exc)
-                )
-            if isinstance(started, Rederivation):
-                self.stopped = "the session's config was refused"
-                return started
-            self.session, self.key = started, key
-        elif key != self.key:
-            problem = "the session's receipts name different builds or configs"
-            return self._stop(f"decision not re-derived: {problem}", problem)
-        try:
-            result = _run(self.session, inputs)
-        except ModelLimit as exc:
-            result = _not_evaluated(f"outside this model's limits ({exc})", inputs)
-        if result.status == "not-evaluated":
-            self.stopped = "an earlier receipt of the session was not re-derived"
-        elif result.status == "pass":
-            suffix = f" (call {self.count} of its session in log order)"
-            result = replace(result, reason=result.reason + suffix)
-        return result
-
-    def _stop(self, reason: str, cause: str) -> Rederivation:
-        if self.count == 1 or self.session is None:
-            self.stopped = cause
-        else:
-            self.stopped = "an earlier receipt of the session was not re-derived"
-        return Rederivation("not-evaluated", reason)
-
-
-def rederive_log(
-    receipts: Sequence[tuple[dict[str, JsonValue], bytes | None]],
-) -> list[Rederivation]:
-    """Re-derive the receipts of one session in log order (see :class:`SessionThread`)."""
-    thread = SessionThread()
-    return [thread.feed(receipt, raw) for receipt, raw in receipts]
 
 
 # --- the first differing field -------------------------------------------------------------

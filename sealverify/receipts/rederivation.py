@@ -9,39 +9,27 @@ what the named build's published rules produce, never that a binary ran.
 from __future__ import annotations
 
 import hashlib
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 
 from sealverify.kernel.receipt_inputs import lean_view
-from sealverify.kernel.replay import (
-    Rederivation,
-    SessionThread,
-    needs_thread,
-    rederive,
-    session_id,
-)
+from sealverify.kernel.replay import Rederivation, rederive
+from sealverify.kernel.stateless import judged_alone
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, not_evaluated, passed
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
     "CHECK_ID",
     "STATUSES",
     "check_of",
-    "may_need_threading",
     "not_applicable",
     "raw_line_index",
     "raw_line_of",
     "rederivation_check",
-    "threaded_rederivations",
 ]
 
 CHECK_ID = "replay.decision"
 STATUSES = ("pass", "fail", "not-evaluated")
-# A receipt that says it is not its session's first executed call: only such receipts make a
-# log worth threading, and this finds their lines without parsing every line.
-_LATER_CALL = re.compile(rb"trace ok \((?!1 events\))[0-9]+ events\)|temporal policy violated")
-_SESSION = re.compile(rb'"session"')
 
 
 def raw_line_index(data: bytes) -> dict[str, bytes]:
@@ -89,64 +77,10 @@ def rederivation_check(
         return not_evaluated(
             CHECK_ID, "decision not re-derived: re-derivation was switched off (--no-rederive)"
         )
-    return check_of(rederive(doc, raw_line_of(doc, raw_lines)))
+    raw = raw_line_of(doc, raw_lines)
+    return check_of(judged_alone(rederive(doc, raw), doc, raw))
 
 
 def not_applicable(reason: str) -> Check:
     """``replay.decision`` for a document with no kernel decision to re-derive."""
     return not_evaluated(CHECK_ID, f"decision not re-derived: {reason}")
-
-
-def _document(line: bytes) -> dict[str, JsonValue] | None:
-    try:
-        value = parse_bytes(line[:-1] if line.endswith(b"\r") else line)
-    except JsonError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def may_need_threading(blocks: Iterable[bytes]) -> bool:
-    """Whether any receipt in these consecutive blocks of a log says it is a later call.
-
-    A C-speed search per block (blocks overlap by a few bytes so no match is cut), so a log
-    without such receipts is never read line by line.
-    """
-    tail = b""
-    for block in blocks:
-        if _LATER_CALL.search(tail + block):
-            return True
-        tail = block[-64:]
-    return False
-
-
-def threaded_rederivations(
-    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
-) -> dict[int, Rederivation]:
-    """Re-derivations, in log order, of the sessions in a log that have a later-call receipt.
-
-    ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
-    find the sessions whose receipts say they are not the session's first executed call, once
-    to feed every receipt of those sessions to one :class:`SessionThread` each. Only those
-    sessions' lines are parsed and kept; a log without such receipts costs one scan.
-    """
-    wanted: set[str] = set()
-    for line in lines():
-        if _LATER_CALL.search(line) and _SESSION.search(line):
-            doc = _document(line)
-            session = session_id(doc) if doc is not None else None
-            if doc is not None and session is not None and needs_thread(doc):
-                wanted.add(session)
-    if not wanted:
-        return {}
-    threads: dict[str, SessionThread] = {}
-    results: dict[int, Rederivation] = {}
-    for number, line in enumerate(lines(), start=1):
-        if not _SESSION.search(line):
-            continue
-        doc = _document(line)
-        session = session_id(doc) if doc is not None else None
-        if doc is None or session not in wanted:
-            continue
-        thread = threads.setdefault(session, SessionThread())
-        results[number] = thread.feed(doc, raw_line_of(doc, raw_lines))
-    return results

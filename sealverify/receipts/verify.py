@@ -19,7 +19,7 @@ from typing import Any
 from sealverify.errors import OptionError
 from sealverify.history import receipt_approval
 from sealverify.kernel.replay import Rederivation
-from sealverify.receipts import bindings, claims, members, outcome, rederivation
+from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
 from sealverify.receipts.compared import attach_compared
 from sealverify.receipts.families import (
@@ -426,12 +426,14 @@ def verify_receipt(
     name: str,
     options: VerifyOptions = VerifyOptions(),
     attestation: JsonValue | None = None,
+    threaded: Rederivation | None = None,
 ) -> Subject:
     """Verify one receipt document from its exact bytes; never raises on bad evidence.
 
-    ``attestation`` is a partition attestation from a side file, when one was found.
+    ``attestation`` is a partition attestation from a side file, when one was found;
+    ``threaded`` the receipt's re-derivation in its session's order, when one was made.
     """
-    return _verify_read(raw, name, read_document(raw), options, attestation)
+    return _verify_read(raw, name, read_document(raw), options, attestation, threaded)
 
 
 def _verify_read(
@@ -528,6 +530,7 @@ def verify_found(
     name: str,
     options: VerifyOptions = VerifyOptions(),
     attestation: JsonValue | None = None,
+    threaded: Rederivation | None = None,
 ) -> Subject | None:
     """Verify a file found by a directory walk, or return None to skip it.
 
@@ -537,7 +540,7 @@ def verify_found(
     read = read_document(raw)
     if not _worth_verifying(read):
         return None
-    return _verify_read(raw, name, read, options, attestation)
+    return _verify_read(raw, name, read, options, attestation, threaded)
 
 
 def log_lines(raw: bytes) -> Iterator[bytes]:
@@ -594,7 +597,7 @@ def verify_jsonl(
     subjects: list[Subject] = []
     findings: list[Check] = []
     threads = (
-        rederivation.threaded_rederivations(lambda: log_lines(raw), options.raw_lines)
+        sessions.threaded_rederivations(lambda: log_lines(raw), options.raw_lines)
         if options.rederive
         else {}
     )
