@@ -104,8 +104,16 @@ def test_a_guarded_call_gated_on_evidence_no_receipt_carries_is_reduced() -> Non
         CONFIG[:-1] + ',"consensus":{"roster":[1],"votes_file":"/v","high_stakes":["db.execute"]}}'
     )
     raw = mint.mint_host_v3(GUARDED, config, approvals=[TARGET], ctx=HOST)
-    reason = _reduced_only_by_the_decision(verify_receipt(raw, "r", OPTIONS))
-    assert "consensus kernel gates db.execute on votes the receipt does not carry" in reason
+    # The testkit's host writes no consensus cert, and what needs no state is judged always:
+    # the receipt lacks the cert the consensus kernel must add (FAIL, named). With the cert
+    # in place the votes would still be missing (REDUCED): never VERIFIED either way.
+    subject = verify_receipt(raw, "r", OPTIONS)
+    status, reason = _check(subject, "replay.decision")
+    assert (subject.outcome, status) == ("FAIL", "fail"), reason
+    assert "the consensus kernel's" in reason
+    doc = _doc(raw)
+    del doc["certs"]  # type: ignore[arg-type]
+    assert verify_receipt(_signed(doc), "r", OPTIONS).outcome != "VERIFIED"
 
 
 def test_no_rederive_leaves_every_decision_receipt_reduced() -> None:
