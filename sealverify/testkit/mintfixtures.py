@@ -88,11 +88,15 @@ def demo_receipts() -> dict[str, bytes]:
     unparseable_frame = mint.tools_call_frame(
         "db.execute", '{"database":"prod","sql":"drop table accounts","x":1e309}', request_id=90
     )
-    base = mint.HostContext(now=1_786_000_000_000, operation_seed=b"demo-block")
+    base = mint.HostContext(
+        now=1_786_000_000_000, operation_seed=b"demo-block", session=_session("demo-block")
+    )
     out: dict[str, bytes] = {}
     out["verified-block.receipt.json"] = mint.mint_host_v3(block_frame, config, ctx=base)
     approved = [mint.guard_target_of(allow_frame, config)]
-    allow_ctx = mint.HostContext(now=1_786_000_060_000, operation_seed=b"demo-allow")
+    allow_ctx = mint.HostContext(
+        now=1_786_000_060_000, operation_seed=b"demo-allow", session=_session("demo-allow")
+    )
     out["verified-allow.receipt.json"] = mint.mint_host_v3(
         allow_frame, config, approvals=approved, ctx=allow_ctx
     )
@@ -104,6 +108,7 @@ def demo_receipts() -> dict[str, bytes]:
     unknown_ctx = mint.HostContext(
         now=1_786_000_240_000,
         operation_seed=b"demo-unknown-build",
+        session=_session("demo-unknown-build"),
         wasm_sha256=mint.DEMO_WASM_SHA256,
     )
     out["reduced-unknown-build.receipt.json"] = mint.mint_host_v3(
@@ -112,6 +117,7 @@ def demo_receipts() -> dict[str, bytes]:
     other = mint.HostContext(
         now=1_786_000_120_000,
         operation_seed=b"demo-unpinned",
+        session=_session("demo-unpinned"),
         config_key=mint.OTHER_CONFIG_KEY,
         receipt_key=mint.OTHER_RECEIPT_KEY,
     )
@@ -121,6 +127,7 @@ def demo_receipts() -> dict[str, bytes]:
     reduced_ctx = mint.HostContext(
         now=1_786_000_180_000,
         operation_seed=b"demo-unparseable",
+        session=_session("demo-unparseable"),
         wasm_sha256=mint.DEMO_WASM_SHA256,
     )
     out["reduced-unparseable.receipt.json"] = mint.mint_unparseable_v3(
@@ -152,6 +159,12 @@ def demo_receipts() -> dict[str, bytes]:
     lines.append(mint.render_compact(mint.parse_record(out["reduced-unparseable.receipt.json"])))
     out["receipts.jsonl"] = b"".join(line + b"\n" for line in lines)
     return out
+
+
+def _session(name: str) -> str:
+    """A session of its own per demo call: each is its session's first call (trace ok (1
+    events)), and two receipts of one session claiming one position contradict each other."""
+    return f"seal-host-rs/stdio:{name}"
 
 
 def _trust_file() -> bytes:
