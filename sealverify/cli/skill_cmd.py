@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path, PurePosixPath
 
 import click
 
 from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.walk import entries
 from sealverify.definitions.skill_listing import (
     DEFAULT_BASE,
     SkillTree,
@@ -52,30 +52,30 @@ def read_tree(root: Path) -> SkillTree:
     def fail(path: Path, why: str) -> None:
         problems.append((PurePosixPath(*path.relative_to(root).parts).as_posix(), why))
 
-    def walk_error(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else root
-        problems.append((str(where), f"cannot list: {exc.strerror or exc}"))
+    def walk_error(where: Path, why: str) -> None:
+        problems.append((str(where), why))
 
-    for current, dirnames, filenames in os.walk(root, onerror=walk_error, followlinks=False):
-        here = Path(current)
-        for name in sorted(dirnames):
-            if (here / name).is_symlink():
-                fail(here / name, "a symlinked directory is not followed")
-        for name in sorted(filenames):
-            path = here / name
-            rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
-            try:
-                if path.is_symlink():
-                    target = path.resolve(strict=True)
-                    if not target.is_relative_to(base):
-                        fail(path, "a symlink to a file outside the directory is not followed")
-                        continue
-                if not path.is_file():
-                    fail(path, "not a regular file")
+    # The shared walker (cli/walk.py): iterative, depth-limited, each directory entered once.
+    for entry in entries(root, follow_links=False, problem=walk_error):
+        path = entry.path
+        if entry.is_link and entry.is_dir:
+            fail(path, "a symlinked directory is not followed")
+            continue
+        if entry.is_dir:
+            continue
+        rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+        try:
+            if entry.is_link:
+                target = path.resolve(strict=True)
+                if not target.is_relative_to(base):
+                    fail(path, "a symlink to a file outside the directory is not followed")
                     continue
-                files[rel] = path.read_bytes()
-            except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
-                fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+            if not path.is_file():
+                fail(path, "not a regular file")
+                continue
+            files[rel] = path.read_bytes()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
+            fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
     return SkillTree(files, tuple(sorted(problems)))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import glob
 import re
 import signal
 import sys
@@ -17,7 +16,7 @@ import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.cli import storage
-from sealverify.cli.walk import walk_tree
+from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
@@ -110,7 +109,9 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
         elif path.is_file():
             sources.append((path, False))
         elif _GLOB.search(arg):
-            matches = sorted(glob.glob(arg, recursive=True))
+            # Expanded by the tree walker (cli/walk.py), in sorted order: a pattern over a
+            # tree with link loops is refused by name instead of following them forever.
+            matches = list(glob_matches(arg))
             if not matches:
                 raise click.UsageError(f"{arg}: no file matches this pattern")
             sources.extend((m, True) for m in map(Path, matches) if m.is_dir() or m.is_file())
