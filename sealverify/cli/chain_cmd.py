@@ -188,7 +188,10 @@ def chain(
         except HistoryError as exc:
             raise click.UsageError(str(exc)) from None
     result = verify_logs(sources, anchor, start_head=start_head)
-    recorded = store.recorded_head() if store is not None else None
+    try:
+        recorded = store.recorded_head() if store is not None else None
+    except HistoryError as exc:
+        raise click.UsageError(f"--state: {exc}") from None
     if (
         start_head is None
         and recorded is not None
@@ -255,7 +258,10 @@ def chain(
                 )
             )
             if not any(c.status == "fail" for c in history_checks):
-                store.commit()
+                try:
+                    store.commit()
+                except HistoryError as exc:
+                    raise click.UsageError(f"--state: {exc}") from None
     broken = any(s.outcome == "BROKEN" for s in subjects)
     unanchored = result.unanchored_tail or result.unanchored_start
     code = 1 if broken else (EXIT_UNANCHORED if unanchored else 0)

@@ -363,8 +363,14 @@ def verify(
             body = iter(lambda: spool.read(1 << 20), b"")
             _write(itertools.chain([head], body, [tail]), output, line)
     if store is not None:
-        store.commit()  # only now: the whole run completed and its report was written
-        store.close()
+        from sealverify.history.state import HistoryError
+
+        try:
+            store.commit()  # only now: the whole run completed and its report was written
+        except HistoryError as exc:  # e.g. a file that cannot take the write: could not run
+            raise click.UsageError(f"--state: {exc}") from None
+        finally:
+            store.close()
     return report.exit_code
 
 
