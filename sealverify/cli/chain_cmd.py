@@ -29,6 +29,7 @@ from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore, open_store
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.model import fail
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "chain"]
 
@@ -57,13 +58,16 @@ def _receipt_inputs(
                 raise click.UsageError(f"cannot list {path}: {exc.strerror or exc}") from None
             root = path.resolve()
             files = [
-                (n, read_input(str(inside(path / n, root))))  # never read out of the directory
+                # never read out of the directory; named as reports show any file name
+                (report_name(n), read_input(str(inside(path / n, root))))
                 for n in names
                 if n.startswith("receipt-") and n.endswith(".json")
             ]
-            groups.append((path.name or str(path), names, files))
+            label = report_name(path.name or str(path))
+            groups.append((label, [report_name(n) for n in names], files))
         else:
-            groups.append((path.name, [], [(path.name, read_input(str(path)))]))
+            name = report_name(path.name)
+            groups.append((name, [], [(name, read_input(str(path)))]))
     return groups
 
 
@@ -78,7 +82,7 @@ def _read_logs(logs: tuple[str, ...]) -> list[tuple[str, bytes]]:
                 advance(len(data))
             else:
                 data = _read_blocks(Path(log), advance)
-            sources.append(("-" if log == "-" else Path(log).name, data))
+            sources.append(("-" if log == "-" else report_name(Path(log).name), data))
     return sources
 
 
@@ -172,13 +176,14 @@ def chain(
         try:
             state_session, state_head = parse_state_file(read_input(str(state_file)))
         except ValueError as exc:
-            extra.append(fail("chain.state-file", f"state file refused: {exc}", state_file.name))
+            where = report_name(state_file.name)
+            extra.append(fail("chain.state-file", f"state file refused: {exc}", where))
     anchor = Anchor(
         head=expect_head,
         count=expect_count,
         state_session=state_session,
         state_head=state_head,
-        state_location=state_file.name if state_file else ".seal-audit-head.state",
+        state_location=report_name(state_file.name) if state_file else ".seal-audit-head.state",
     )
     groups = _receipt_inputs(receipts)
     store: HistoryStore | None = None
@@ -305,7 +310,7 @@ def _facts(result: ChainResult) -> dict[str, Any]:
 
 def _store_name(state: str) -> str:
     """The ``--state`` store as the report names it: a file by its name, a URL without secrets."""
-    return redacted(state) if is_database_url(state) else Path(state).name
+    return redacted(state) if is_database_url(state) else report_name(Path(state).name)
 
 
 COMMANDS = [chain]

@@ -9,6 +9,7 @@ import click
 from sealverify.cli.common import emit, format_option, output_option
 from sealverify.cli.walk import walk_tree
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.names import report_name
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -83,7 +84,7 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
         bad = [c for c in checks if c.status == "fail"]
         subjects.append(
             Subject(
-                name=str(path),
+                name=report_name(path),  # a name that is not UTF-8 shown escaped
                 outcome="VIOLATIONS" if bad else "CLEAN",
                 checks=tuple(bad),
                 facts={"kind": kind, "violations": len(bad)},

@@ -16,6 +16,7 @@ from sealverify.definitions.skill_listing import (
 )
 from sealverify.definitions.skills import ResourceFile, verify_skill
 from sealverify.reports.model import Report
+from sealverify.reports.names import report_name
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "read_tree", "skill"]
@@ -35,7 +36,7 @@ def _relpath(skill_md: Path, file: str) -> str:
             f"{file} is not under the directory of the SKILL.md; give the skill's files in "
             "their place relative to it"
         ) from None
-    return PurePosixPath(*rel.parts).as_posix()
+    return report_name(PurePosixPath(*rel.parts).as_posix())
 
 
 def read_tree(root: Path) -> SkillTree:
@@ -50,10 +51,11 @@ def read_tree(root: Path) -> SkillTree:
     problems: list[tuple[str, str]] = []
 
     def fail(path: Path, why: str) -> None:
-        problems.append((PurePosixPath(*path.relative_to(root).parts).as_posix(), why))
+        rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+        problems.append((report_name(rel), why))
 
     def walk_error(where: Path, why: str) -> None:
-        problems.append((str(where), why))
+        problems.append((report_name(where), why))
 
     # The shared walker (cli/walk.py): iterative, depth-limited, each directory entered once.
     for entry in entries(root, follow_links=False, problem=walk_error):
@@ -64,6 +66,9 @@ def read_tree(root: Path) -> SkillTree:
         if entry.is_dir:
             continue
         rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+        if report_name(rel) != rel:  # no listing path (JSON text) can name these bytes
+            fail(path, "the file name is not UTF-8, so no listing entry can name it")
+            continue
         try:
             if entry.is_link:
                 target = path.resolve(strict=True)
@@ -169,7 +174,8 @@ def verify(
     elif skill_md is not None:
         md = read_input(skill_md)
         resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
-        report = verify_skill(_entry(doc, wanted), md, resources, Path(skill_md).name)
+        name = report_name(Path(skill_md).name)
+        report = verify_skill(_entry(doc, wanted), md, resources, name)
     else:
         report = verify_listing(doc, None, base=base, partial=partial)
     emit(

@@ -25,6 +25,7 @@ from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_fo
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
+from sealverify.reports.names import report_name
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 if TYPE_CHECKING:
@@ -301,7 +302,7 @@ def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Re
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
     attestation, problem = _side_attestation(path)
-    name = path.as_posix()
+    name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -324,12 +325,13 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
     threaded = dict(task.threaded)
+    name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
         _finish(
             verify_log_line(
                 line,
                 task.first + index,
-                task.name,
+                name,
                 settings.options,
                 threaded.get(task.first + index),
             ),
