@@ -22,7 +22,15 @@ from sealverify import (
     verify_logs,
 )
 from sealverify.cli.chain_display import chain_display
-from sealverify.cli.common import emit, format_option, lowercase_hex, output_option, read_input
+from sealverify.cli.common import (
+    emit,
+    format_option,
+    lowercase_hex,
+    max_input_bytes,
+    output_option,
+    read_input,
+    too_large,
+)
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
@@ -88,9 +96,13 @@ def _read_logs(logs: tuple[str, ...]) -> list[tuple[str, bytes]]:
 
 def _read_blocks(path: Path, advance: Advance) -> bytes:
     blocks: list[bytes] = []
+    total, limit = 0, max_input_bytes()
     try:
         with path.open("rb") as log:
             while block := log.read(1 << 20):
+                total += len(block)
+                if total > limit:  # a log that grows while it is read: refused, named
+                    raise too_large(str(path))
                 blocks.append(block)
                 advance(len(block))
     except OSError as exc:

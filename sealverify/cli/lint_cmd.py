@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option
+from sealverify.cli.common import emit, format_option, output_option, read_file
 from sealverify.cli.walk import walk_tree
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.names import report_name
@@ -34,7 +34,7 @@ def _expand(paths: tuple[str, ...]) -> list[Path]:
 
 def _lint_file(path: Path, rules: wording.RuleSet) -> tuple[str, list[Check]]:
     try:
-        data = path.read_bytes()
+        data = read_file(path)  # held to --max-input-bytes
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     if path.suffix == ".json":

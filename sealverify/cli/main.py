@@ -10,6 +10,7 @@ import click
 
 from sealverify import __version__
 from sealverify import cli as cli_package
+from sealverify.cli.common import add_input_cap
 
 __all__ = ["EXIT_INTERRUPTED", "cli", "command_modules", "main"]
 
@@ -31,6 +32,7 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in command_modules():
             module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
             for command in module.COMMANDS:
+                add_input_cap(command)  # --max-input-bytes on every command
                 self.add_command(command)
         return self.commands.get(cmd_name)
 

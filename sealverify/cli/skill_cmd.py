@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.walk import entries
 from sealverify.definitions.skill_listing import (
     DEFAULT_BASE,
@@ -78,7 +78,7 @@ def read_tree(root: Path) -> SkillTree:
             if not path.is_file():
                 fail(path, "not a regular file")
                 continue
-            files[rel] = path.read_bytes()
+            files[rel] = read_file(path)  # held to --max-input-bytes
         except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
             fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
     return SkillTree(files, tuple(sorted(problems)))

@@ -30,6 +30,7 @@ from sealverify.cli.common import (
     format_option,
     lowercase_hex,
     output_option,
+    read_file,
     write_result,
 )
 from sealverify.cli.progress import progress
@@ -44,6 +45,7 @@ from sealverify.cli.verify_runner import (
 )
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
+from sealverify.reports.caps import Findings
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
     index: dict[str, bytes] = {}
     for path in files:
         try:
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError as exc:
             raise click.UsageError(f"--raw-line {path}: {exc.strerror or exc}") from None
         for sha, line in raw_line_index(data).items():
@@ -89,7 +91,7 @@ def _trust(
     if trust_file is None:
         return store
     try:
-        data = trust_file.read_bytes()
+        data = read_file(trust_file)
     except OSError as exc:
         raise click.UsageError(f"--trust {trust_file}: {exc.strerror or exc}") from None
     try:
@@ -284,7 +286,8 @@ def verify(
     found_facts: list[facts.ReceiptFacts] = []
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
-    findings: list[Check] = []
+    # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
+    findings = Findings()
     settings = Settings(options, store is not None, fmt)
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
@@ -340,7 +343,7 @@ def verify(
         for check in staged:
             findings.append(check if check.location else _located(check, store.where))
     report = build_report_from_tally(
-        tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
+        tally, findings.checks(), rederived=rederived, allow_published_keys=allow_published_keys
     )
     summary = report.summary
     line = (

@@ -16,6 +16,7 @@ import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.cli import storage
+from sealverify.cli.common import max_input_bytes, read_file, too_large
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
@@ -69,7 +70,7 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     if not side.is_file():
         return None, ""
     try:
-        return parse_bytes(side.read_bytes()), ""
+        return parse_bytes(_read(side)), ""
     except (OSError, JsonError) as exc:
         return None, f"cannot read partition attestation {side}: {exc}"
 
@@ -78,7 +79,7 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     if path is None:
         return None
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as exc:
         raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
     return tuple(split_tokens(data, path.name))
@@ -296,11 +297,18 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return result, None, facts
 
 
+def _read(path: storage.Location) -> bytes:
+    """A file's bytes, held to ``--max-input-bytes`` (a local file; a stored object as is)."""
+    return read_file(path) if isinstance(path, Path) else path.read_bytes()
+
+
 def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Result:
     try:
-        data = path.read_bytes()
+        data = _read(path)
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
+    except click.UsageError as exc:  # larger than --max-input-bytes: could not run
+        return exc.format_message(), None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
     if walked:
@@ -317,6 +325,8 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
         return [_verify_file(storage.locate(name), walked, settings) for name, walked in task.files]
+    if task.end - task.start > max_input_bytes():  # lines read whole: held to the cap
+        return [(f"{too_large(task.name).format_message()} (lines {task.first}..)", None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:
