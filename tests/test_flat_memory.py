@@ -7,11 +7,13 @@ element kept a finding of its own (a log of 40,000 blank lines held ~40 MB of fi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
 import subprocess
 import sys
+import tempfile
 import tracemalloc
 from pathlib import Path
 
@@ -20,22 +22,31 @@ from click.testing import CliRunner
 
 from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES
 from sealverify.cli.main import cli
+from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.caps import KEEP, Findings
-from sealverify.reports.model import fail, info
+from sealverify.reports.formats import render
+from sealverify.reports.model import Report, Subject, fail, info, not_evaluated, passed
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1 << 20
 
 
 def _peak(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    """The traced peak (bytes) of one in-process run, and its JSON report."""
-    tracemalloc.start()
-    try:
-        result = CliRunner().invoke(cli, [*args, "--format", "json"], catch_exceptions=False)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    return peak, json.loads(result.stdout)
+    """The traced peak (bytes) of one in-process run, and its JSON report.
+
+    The report goes to a file (``--output``): captured stdout would be traced memory too.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "report.json"
+        tracemalloc.start()
+        try:
+            CliRunner().invoke(
+                cli, [*args, "--format", "json", "--output", str(out)], catch_exceptions=False
+            )
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        return peak, json.loads(out.read_bytes())
 
 
 def test_findings_keep_the_first_of_each_kind_and_count_the_rest() -> None:
@@ -150,3 +161,42 @@ def test_a_bad_cap_is_a_usage_error(value: str) -> None:
     result = CliRunner().invoke(cli, ["lint", "README.md", "--max-input-bytes", value])
     assert result.exit_code == 2
     assert "--max-input-bytes" in result.output
+
+
+SUBJECTS = (
+    Subject("a.ndjson:1", "VALID", (passed("approval.signature", "ok", "a.ndjson:1"),), {"k": 1}),
+    Subject(
+        "a.ndjson:2",
+        "INVALID",
+        (fail("approval.token-json", "not a token", "a.ndjson:2"), info("x.note", "n")),
+        {"kind": "invalid"},
+        "why",
+    ),
+    Subject("b.ndjson:7", "REFUSED", (not_evaluated("approval.expiry", "later"),), {}),
+)
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "sarif", "junit", "table", "html"])
+@pytest.mark.parametrize("count", [0, 1, 3])
+@pytest.mark.parametrize("findings", [(), (fail("run.finding", "a run-level finding", "x"),)])
+def test_a_spooled_report_is_the_rendered_report(fmt: str, count: int, findings: tuple) -> None:  # type: ignore[type-arg]
+    subjects = SUBJECTS[:count]
+    whole = Report("approval", subjects, {"tokens": count}, 1, findings, layout="detail")
+    with SubjectSpool(fmt, "approval") as spool:
+        for subject in subjects:
+            spool.add(subject)
+        pieces = list(spool.pieces(dataclasses.replace(whole, subjects=())))
+    text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode()
+    assert text == render(whole, fmt)
+
+
+def test_approval_of_many_token_lines_keeps_flat(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.ndjson"
+    tokens.write_bytes(b'{"v":2}\n' * 30_000)
+    frame = tmp_path / "frame.json"
+    frame.write_text('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n')
+    args = ("approval", str(tokens), "--frame", str(frame), "--approval-pubkey", "ab" * 32)
+    peak, report = _peak(*args)
+    assert peak < 12 * MB, f"{peak / MB:.1f} MB"  # each token's subject was kept: ~60 MB
+    assert report["summary"]["tokens"] == 30_000 and len(report["subjects"]) == 30_000
+    assert report["subjects"][-1]["name"] == "tokens.ndjson:30000"
