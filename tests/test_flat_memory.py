@@ -200,3 +200,34 @@ def test_approval_of_many_token_lines_keeps_flat(tmp_path: Path) -> None:
     assert peak < 12 * MB, f"{peak / MB:.1f} MB"  # each token's subject was kept: ~60 MB
     assert report["summary"]["tokens"] == 30_000 and len(report["subjects"]) == 30_000
     assert report["subjects"][-1]["name"] == "tokens.ndjson:30000"
+
+
+def test_lint_of_one_rule_hit_many_times_lists_the_first_and_counts(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("The traceparent value is inert.\n\n" * 500)
+    _, report = _peak("lint", str(note))
+    (subject,) = report["subjects"]
+    ids = {c["id"] for c in subject["checks"]}
+    assert len(ids) == 1
+    assert len(subject["checks"]) == KEEP + 1
+    assert [c["data"]["total"] for c in subject["checks"] if "not_listed" in c.get("data", {})] == [
+        500
+    ]
+    assert subject["facts"]["violations"] == report["summary"]["violations"] == 500
+    assert report["exit_code"] == 1
+
+
+def test_chain_whose_every_record_breaks_lists_the_first_breaks_and_counts(tmp_path: Path) -> None:
+    from tests.test_history import host_log
+
+    data, _ = host_log(300)
+    # Each payload changed after it was committed: every record's commitment breaks.
+    log = tmp_path / "broken.log"
+    log.write_bytes(data.replace(b"decision ", b"decisioN "))
+    _, report = _peak("chain", str(log))
+    breaks = [c for c in report["subjects"][0]["checks"] if c["id"] == "chain.break"]
+    assert len(breaks) == KEEP + 1
+    assert [c["data"] for c in breaks if "not_listed" in c.get("data", {})] == [
+        {"not_listed": 300 - KEEP, "total": 300}
+    ]
+    assert report["exit_code"] == 1

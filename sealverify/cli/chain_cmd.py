@@ -36,6 +36,7 @@ from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore, open_store
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
+from sealverify.reports.caps import Findings
 from sealverify.reports.model import fail
 from sealverify.reports.names import report_name
 
@@ -217,7 +218,8 @@ def chain(
     ):
         # The log continues from the head an earlier run recorded: that is its verified start.
         result = verify_logs(sources, anchor, start_head=recorded)
-    chain_checks = list(result.checks) + extra
+    # A log whose every record breaks keeps the first breaks of each kind located, counted.
+    chain_checks = Findings([*result.checks, *extra]).checks()
     subjects = [
         Subject(
             ", ".join(name for name, _ in sources),
@@ -238,11 +240,16 @@ def chain(
             audits_by_group.append(audits)
     for (label, names, files), audits in zip(groups, audits_by_group, strict=True):
         read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in files]
-        checks = bind_receipts(result.records, audits)
+        checks = Findings(bind_receipts(result.records, audits))
         if names:
-            checks += check_directory(names, read)
+            checks.extend(check_directory(names, read))
         subjects.append(
-            Subject(f"receipts: {label}", _outcome(checks), tuple(checks), {"receipts": len(files)})
+            Subject(
+                f"receipts: {label}",
+                _outcome(checks),
+                tuple(checks.checks()),
+                {"receipts": len(files)},
+            )
         )
     if store is not None:
         with store:
