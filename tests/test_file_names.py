@@ -126,3 +126,27 @@ def test_chain_sarif(tmp_path: Path) -> None:
             continue
         text = text.replace("\\\\", "\\")  # JSON writes a backslash doubled
         assert "stderr\\xff.log" in text and "receipts\\xfe" in text
+
+
+@pytest.mark.parametrize("command", ["frame", "partition emit", "diff", "approval"])
+def test_every_other_command_names_its_input_escaped(command: str, tmp_path: Path) -> None:
+    frame = _named(tmp_path, b"call\xff.bin")
+    frame.write_bytes((ROOT / "fixtures" / "frames" / "call.bin").read_bytes())
+    args = {
+        "frame": ["frame", str(frame)],
+        "partition emit": ["partition", "emit", str(frame)],
+        "diff": ["diff", str(frame), str(frame)],
+        "approval": [
+            "approval",
+            str(frame),
+            "--frame",
+            str(frame),
+            "--approval-pubkey",
+            "ab" * 32,
+        ],
+    }[command]
+    code, out, _ = _run(*args, "--format", "json")
+    assert code in (0, 1, 3)
+    text = out.decode("utf-8")
+    if command != "partition emit":  # its output is the record, which names no file
+        assert "call\\\\xff.bin" in text  # JSON writes the backslash doubled

@@ -23,6 +23,7 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.formats import table
+from sealverify.reports.names import report_name
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -119,7 +120,7 @@ def approval(
     spool = SubjectSpool(fmt, "approval")
     bad = unpinned = 0
     for source in tokens:
-        name = "-" if source == "-" else Path(source).name
+        name = "-" if source == "-" else report_name(Path(source).name)
         before = spool.count
         for location, line in _token_lines(source, name):
             result = check_token(

@@ -22,6 +22,7 @@ from sealverify.cli.common import (
     read_input,
     transport_option,
 )
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "diff"]
 
@@ -167,7 +168,7 @@ def _server(own: str | None, both: str | None, label: str) -> tuple[str, str]:
 
 
 def _name(source: str) -> str:
-    return "-" if source == "-" else Path(source).name
+    return "-" if source == "-" else report_name(Path(source).name)
 
 
 COMMANDS = [diff]

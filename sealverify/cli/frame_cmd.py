@@ -36,6 +36,7 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.progress import progress, shown
 from sealverify.reports.model import Check, Report, fail
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "frame"]
 
@@ -207,7 +208,7 @@ def frame(
         server=server,
         max_frame_bytes=max_frame_bytes,
     )
-    name = "-" if source == "-" else Path(source).name
+    name = "-" if source == "-" else report_name(Path(source).name)
     with (
         _opened(source) as stream,
         progress(

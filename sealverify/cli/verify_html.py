@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify import VerifyOptions
+from sealverify.reports.names import report_name
 
 __all__ = ["run_settings"]
 
@@ -56,4 +57,4 @@ def _state_name(state: str | None) -> str:
         from sealverify.history.databases import redacted  # loads sqlite3: only for --state
 
         return redacted(state)
-    return Path(state).name
+    return report_name(Path(state).name)
