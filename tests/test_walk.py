@@ -172,3 +172,13 @@ def test_skill_tree_walk_is_bounded(tmp_path: Path) -> None:
     tree = read_tree(loop)
     assert tree.files == {"SKILL.md": b"x"}
     assert tree.problems == (("sub/up", "a symlinked directory is not followed"),)
+
+
+def test_a_file_url_glob_over_a_link_loop_is_refused(tree) -> None:
+    pytest.importorskip("fsspec")
+    inner, _ = tree
+    (inner / "x").symlink_to(".", target_is_directory=True)
+    (inner / "y").symlink_to(".", target_is_directory=True)
+    result = _run("verify", f"file://{inner}/**/*.json")
+    assert result.exit_code == 2, result.output
+    assert "symbolic link loop" in result.stderr
