@@ -16,6 +16,7 @@ import sys
 import tempfile
 import tracemalloc
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from click.testing import CliRunner
@@ -176,13 +177,19 @@ SUBJECTS = (
 )
 
 
+@pytest.mark.parametrize("layout", ["detail", "rows"])
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "sarif", "junit", "table", "html"])
 @pytest.mark.parametrize("count", [0, 1, 3])
 @pytest.mark.parametrize("findings", [(), (fail("run.finding", "a run-level finding", "x"),)])
-def test_a_spooled_report_is_the_rendered_report(fmt: str, count: int, findings: tuple) -> None:  # type: ignore[type-arg]
+def test_a_spooled_report_is_the_rendered_report(
+    fmt: str,
+    count: int,
+    findings: tuple,  # type: ignore[type-arg]
+    layout: Literal["detail", "rows"],
+) -> None:
     subjects = SUBJECTS[:count]
-    whole = Report("approval", subjects, {"tokens": count}, 1, findings, layout="detail")
-    with SubjectSpool(fmt, "approval") as spool:
+    whole = Report("approval", subjects, {"tokens": count}, 1, findings, layout=layout)
+    with SubjectSpool(fmt, "approval", layout) as spool:
         for subject in subjects:
             spool.add(subject)
         pieces = list(spool.pieces(dataclasses.replace(whole, subjects=())))
