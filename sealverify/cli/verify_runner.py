@@ -82,7 +82,7 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
         data = read_file(path)
     except OSError as exc:
         raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(split_tokens(data, path.name))
+    return tuple(split_tokens(data, report_name(path.name)))
 
 
 def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
