@@ -183,11 +183,16 @@ def _directories(data: bytes) -> None:
     outside = _trees() / "outside"
     outside.mkdir(exist_ok=True)
     _grow(root, outside, data[:_OPS])
-    run_cli(["verify", str(root), "--format", "json"])
-    run_cli(["verify", f"{root}/**/*.json", "--format", "json"])
-    run_cli(["lint", str(root), "--format", "json"])
-    with suppress(click.UsageError):  # refused by name (a tree too deep): documented
-        read_tree(root)
+    walk = len(data) % 4  # one walk per input: each is a whole command over the tree
+    if walk == 0:
+        run_cli(["verify", str(root), "--format", "json"])
+    elif walk == 1:
+        run_cli(["verify", f"{root}/**/*.json", "--format", "json"])
+    elif walk == 2:
+        run_cli(["lint", str(root), "--format", "json"])
+    else:
+        with suppress(click.UsageError):  # refused by name (a tree too deep): documented
+            read_tree(root)
 
 
 def _grow(root: Path, outside: Path, ops: bytes) -> None:
@@ -221,7 +226,9 @@ def _directory_seeds() -> list[bytes]:
     deep = bytes([0]) * 300 + bytes([2])  # deeper than the walk's limit
     loops = bytes([0, 2, 3, 3, 0, 3 | 8, 3 | 16])  # two links to itself at every level
     ways = bytes([0, 0, 1, 1, 4 | 8, 4 | 16, 4 | 8, 2])  # two links into one directory
-    return [bytes([2, 7]), deep, loops, ways, bytes([0, 5, 1, 6, 2])]
+    shapes = [bytes([2, 7]), deep, loops, ways, bytes([0, 5, 1, 6, 2])]
+    # Each shape with each of the four walks (the input's length modulo 4 picks the walk).
+    return [shape + bytes([7]) * pad for shape in shapes for pad in range(4)]
 
 
 # -- renderers --------------------------------------------------------------------------------
