@@ -182,3 +182,16 @@ def test_a_file_url_glob_over_a_link_loop_is_refused(tree) -> None:
     result = _run("verify", f"file://{inner}/**/*.json")
     assert result.exit_code == 2, result.output
     assert "symbolic link loop" in result.stderr
+
+
+def test_a_glob_checks_only_the_links_it_reaches(tree) -> None:
+    inner, outer = tree
+    (inner / "elsewhere").symlink_to(outer, target_is_directory=True)  # never matched
+    result = _run("verify", f"{inner}/*.json", "--format", "json")
+    assert result.exit_code != 2, result.output
+    (inner / "copy.json").symlink_to(outer / "secret.json")  # matched: out of the tree
+    result = _run("verify", f"{inner}/*.json")
+    assert result.exit_code == 2
+    assert "copy.json" in result.stderr and "outside the tree" in result.stderr
+    result = _run("verify", f"{inner}/*/*.json")  # enters the link: out of the tree
+    assert result.exit_code == 2 and "outside the tree" in result.stderr

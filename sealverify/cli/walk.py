@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["MAX_DEPTH", "Entry", "entries", "glob_matches", "inside", "walk_tree"]
+__all__ = ["MAX_DEPTH", "Entry", "entries", "followed", "glob_matches", "inside", "walk_tree"]
 
 # Directory levels below the named directory a walk enters. Receipt stores are a few levels
 # deep; a tree deeper than this is refused by name (exit 2) rather than walked.
@@ -89,15 +89,18 @@ def entries(
     descend: Callable[[Entry], bool] = lambda entry: True,
     follow_links: bool = True,
     problem: Callable[[Path, str], None] | None = None,
+    every_link: bool = True,
 ) -> Iterator[Entry]:
     """Everything under ``directory``, lazily, in sorted path order (each entry, then its tree).
 
     ``descend`` prunes: a directory it refuses is yielded but not entered. With
     ``follow_links`` a symbolic link is followed when its target is inside the tree (else a
     usage error naming it); without, a link is yielded as met and never entered. ``problem``,
-    when given, receives an unreadable directory instead of a usage error. Always exit 2,
-    named: a dangling link, a loop, a second way into a directory, a tree deeper than
-    :data:`MAX_DEPTH`.
+    when given, receives an unreadable directory instead of a usage error. Without
+    ``every_link``, a followed link is checked only when it is entered (a glob then checks
+    the links it matches: :func:`followed`), so a link the pattern never reaches is left
+    alone. Always exit 2, named: a dangling link, a loop, a second way into a directory, a
+    tree deeper than :data:`MAX_DEPTH`.
     """
     root = _resolved_root(directory)
     top = directory.stat()
@@ -114,10 +117,12 @@ def entries(
             enclosing.discard(key)
             continue
         stack[-1] = (listing, index + 1, depth, key)
-        entry = _entry(listing[index], depth, root, follow_links)
+        entry = _entry(listing[index], depth, root, follow_links and every_link)
         yield entry
         if not entry.is_dir or (entry.is_link and not follow_links) or not descend(entry):
             continue
+        if entry.is_link and not every_link:
+            followed(entry.path, root)
         if depth >= MAX_DEPTH:
             raise click.UsageError(
                 f"{entry.path}: deeper than {MAX_DEPTH} directory levels below {directory} "
@@ -139,19 +144,28 @@ def entries(
         stack.append((_listing(entry.path, problem), 0, depth + 1, child))
 
 
-def _entry(found: os.DirEntry[str], depth: int, root: Path, follow_links: bool) -> Entry:
+def followed(path: Path, root: Path) -> Path:
+    """A link's target, when the walk may follow it: else a usage error naming it (exit 2).
+
+    Dangling, looping, out of the tree ``root``, or to neither a file nor a directory.
+    """
+    target = inside(path, root)
+    if not (target.is_dir() or target.is_file()):
+        raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
+    return target
+
+
+def _entry(found: os.DirEntry[str], depth: int, root: Path, check: bool) -> Entry:
     path = Path(found.path)
     link = found.is_symlink()
-    if link and follow_links:
-        inside(path, root)  # dangling, looping or out of the tree: exit 2, named
+    if link and check:
+        followed(path, root)  # dangling, looping or out of the tree: exit 2, named
     try:
         is_dir, is_file = found.is_dir(), found.is_file()  # of the target, for a link
     except OSError as exc:
-        if follow_links:
+        if check:
             raise click.UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-        is_dir = is_file = False  # a link not followed: its caller names what it is
-    if link and follow_links and not (is_dir or is_file):
-        raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
+        is_dir = is_file = False  # a link not checked here: checked if it is ever used
     return Entry(path, depth, is_dir, is_file, link)
 
 
@@ -192,6 +206,7 @@ def glob_matches(pattern: str) -> Iterator[Path]:
 
 
 def _matching(base: Path, rest: tuple[str, ...]) -> Iterator[Path]:
+    root = _resolved_root(base)
     start = _closure(rest, {0})
     if len(rest) in start:
         yield base  # "DIR/**" matches DIR itself, as glob does
@@ -205,10 +220,12 @@ def _matching(base: Path, rest: tuple[str, ...]) -> Iterator[Path]:
         chain.append(last[0])
         return True
 
-    for entry in entries(base, descend=descend):
+    for entry in entries(base, descend=descend, every_link=False):
         del chain[entry.depth - 1 :]
         last[0] = _step(rest, chain[-1] if chain else start, entry.path.name)
         if len(rest) in last[0]:
+            if entry.is_link:
+                followed(entry.path, root)  # a matched link must stay in the tree
             yield entry.path
 
 
