@@ -199,20 +199,21 @@ def add_input_cap(command: click.Command) -> None:
         command.params.append(_input_cap_option())
 
 
-def too_large(name: str) -> click.UsageError:
-    limit = max_input_bytes()
+def too_large(name: str, limit: int | None = None) -> click.UsageError:
+    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it."""
+    limit = max_input_bytes() if limit is None else limit
     return click.UsageError(
         f"{name}: more than {limit} bytes (--max-input-bytes); refused rather than read on"
     )
 
 
-def read_capped(stream: BinaryIO, name: str) -> bytes:
-    """All of ``stream``, or a usage error once it passes ``--max-input-bytes``."""
-    limit = max_input_bytes()
+def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
+    """All of ``stream``, or a usage error once it passes ``limit`` (``--max-input-bytes``)."""
+    limit = max_input_bytes() if limit is None else limit
     try:
         info = os.fstat(stream.fileno())
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            raise too_large(name)
+            raise too_large(name, limit)
     except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
         pass  # not a file descriptor: counted as it is read
     blocks: list[bytes] = []
@@ -220,15 +221,15 @@ def read_capped(stream: BinaryIO, name: str) -> bytes:
     while block := stream.read(min(_BLOCK, limit + 1 - total)):
         total += len(block)
         if total > limit:
-            raise too_large(name)
+            raise too_large(name, limit)
         blocks.append(block)
     return b"".join(blocks)
 
 
-def read_file(path: Path, name: str | None = None) -> bytes:
+def read_file(path: Path, name: str | None = None, limit: int | None = None) -> bytes:
     """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``."""
     with path.open("rb") as stream:
-        return read_capped(stream, name or str(path))
+        return read_capped(stream, name or str(path), limit)
 
 
 def read_input(source: str) -> bytes:

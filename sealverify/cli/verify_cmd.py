@@ -29,6 +29,7 @@ from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
     lowercase_hex,
+    max_input_bytes,
     output_option,
     read_file,
     write_result,
@@ -288,7 +289,7 @@ def verify(
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
     findings = Findings()
-    settings = Settings(options, store is not None, fmt)
+    settings = Settings(options, store is not None, fmt, max_input_bytes())
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.

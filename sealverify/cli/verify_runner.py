@@ -16,7 +16,7 @@ import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.cli import storage
-from sealverify.cli.common import max_input_bytes, read_file, too_large
+from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
@@ -175,6 +175,8 @@ class Settings:
     options: VerifyOptions
     want_facts: bool
     fmt: str
+    # --max-input-bytes, carried to workers (a Dask worker has not parsed the command line).
+    max_input: int = DEFAULT_MAX_INPUT_BYTES
 
 
 Task = _Files | _LogSlice
@@ -297,14 +299,14 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return result, None, facts
 
 
-def _read(path: storage.Location) -> bytes:
+def _read(path: storage.Location, limit: int | None = None) -> bytes:
     """A file's bytes, held to ``--max-input-bytes`` (a local file; a stored object as is)."""
-    return read_file(path) if isinstance(path, Path) else path.read_bytes()
+    return read_file(path, limit=limit) if isinstance(path, Path) else path.read_bytes()
 
 
 def _verify_file(path: storage.Location, walked: bool, settings: Settings) -> Result:
     try:
-        data = _read(path)
+        data = _read(path, settings.max_input)
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
     except click.UsageError as exc:  # larger than --max-input-bytes: could not run
@@ -325,8 +327,9 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
         return [_verify_file(storage.locate(name), walked, settings) for name, walked in task.files]
-    if task.end - task.start > max_input_bytes():  # lines read whole: held to the cap
-        return [(f"{too_large(task.name).format_message()} (lines {task.first}..)", None, None)]
+    if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
+        refused = too_large(task.name, settings.max_input).format_message()
+        return [(f"{refused} (lines {task.first}..)", None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:
