@@ -238,3 +238,19 @@ def test_chain_whose_every_record_breaks_lists_the_first_breaks_and_counts(tmp_p
         {"not_listed": 300 - KEEP, "total": 300}
     ]
     assert report["exit_code"] == 1
+
+
+def test_the_cap_travels_with_the_task_settings() -> None:
+    # A worker on a cluster never parsed the command line: the cap comes with its settings.
+    from sealverify.cli import verify_runner
+
+    receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
+    task = next(verify_runner.tasks([(receipt, False)]))
+    options = verify_runner.VerifyOptions()
+    small = verify_runner.Settings(options, False, "json", max_input=100)
+    ((refused, _, _),) = verify_runner._run_task(task, small)
+    assert isinstance(refused, str) and "more than 100 bytes" in refused
+    ((verified, _, _),) = verify_runner._run_task(
+        task, verify_runner.Settings(options, False, "json")
+    )
+    assert not isinstance(verified, str)
