@@ -9,6 +9,7 @@ every format, spooled and whole, which must be the same bytes.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -172,7 +173,9 @@ def _trees() -> Path:
     """
     shm = Path("/dev/shm")
     if shm.is_dir() and os.access(shm, os.W_OK):
-        return Path(tempfile.mkdtemp(prefix="sealverify-fuzz-", dir=shm))
+        trees = Path(tempfile.mkdtemp(prefix="sealverify-fuzz-", dir=shm))
+        atexit.register(shutil.rmtree, trees, True)  # memory, not disk: never left behind
+        return trees
     return workspace()
 
 
