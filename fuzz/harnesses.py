@@ -5,16 +5,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import tempfile
-from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout, suppress
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
-import click
-
-from fuzz import seeds
+from fuzz import seeds, shapes
+from fuzz.base import Harness, run_cli, workspace, write
 from sealverify.cli.main import cli
 from sealverify.testkit import keys
 from sealverify.wire import leanjson, serdejson
@@ -22,52 +17,7 @@ from sealverify.wire.strictjson import JsonError, display, member_spans, parse_b
 
 __all__ = ["HARNESSES", "Harness", "run_cli"]
 
-EXIT_CODES = frozenset({0, 1, 2, 3, 4})  # README: 0 pass, 1 fail, 2 could not run, 3, 4
-
-
-@dataclass(frozen=True, slots=True)
-class Harness:
-    """A fuzz target: ``target(data)`` returns for every documented outcome."""
-
-    name: str
-    family: str
-    seeds: Callable[[], list[bytes]]
-    target: Callable[[bytes], None]
-    structured: bool = True  # mutate inside the JSON as well as the bytes
-    resign: bool = False  # re-sign half of the mutants with the testkit keys
-
-
-def run_cli(args: list[str]) -> int:
-    """Run ``sealverify ARGS`` in-process; return its exit code, or raise what escaped it.
-
-    The documented refusals are click's usage errors (exit 2, "could not run") and the exit
-    codes of the README; anything else escaping the command is a crash.
-    """
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = cli.main(args, prog_name="sealverify", standalone_mode=False)
-        except click.ClickException:
-            return 2
-    code = 0 if code is None else code
-    if code not in EXIT_CODES:
-        raise AssertionError(f"exit code {code!r} is not one the README documents")
-    return int(code)
-
-
-@cache
-def _workspace() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="sealverify-fuzz-"))
-    (root / "receipts").mkdir()
-    (root / "sign.key").write_text(keys.RECEIPT_KEY.seed.hex() + "\n")
-    return root
-
-
-def _write(name: str, data: bytes) -> str:
-    path = _workspace() / name
-    path.write_bytes(data)
-    return str(path)
+_workspace, _write = workspace, write
 
 
 CALL = seeds.FIXTURES / "frames" / "call.bin"
@@ -287,5 +237,6 @@ _ALL = (
     Harness("skills", "sealverify skill verify", _skill_seeds, _skill),
     Harness("wording", "sealverify lint", _wording_seeds, _wording, structured=False),
     Harness("meta", "_meta through frame and partition emit", _meta_seeds, _meta),
+    *shapes.HARNESSES,
 )
 HARNESSES: dict[str, Harness] = {h.name: h for h in _ALL}

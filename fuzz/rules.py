@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
+    "MALLOC_LIMIT_MB",
     "MAX_PEAK_BYTES",
     "MAX_SECONDS",
     "SLOW_INPUT_BYTES",
+    "UNIT_TIMEOUT_SECONDS",
     "Finding",
     "checked",
 ]
@@ -22,7 +24,12 @@ MAX_SECONDS = 1.0
 # Peak Python allocation for one input (tracemalloc, deterministic mode) and resident memory
 # of a whole atheris run (libFuzzer's -rss_limit_mb and RLIMIT_AS, see fuzz/run.py).
 MAX_PEAK_BYTES = 256 * 1024 * 1024
-RSS_LIMIT_MB = 2048
+RSS_LIMIT_MB = 1024  # runs peaked at 240 MB; growth past this is a finding
+MALLOC_LIMIT_MB = 512  # one allocation larger than this is a finding (libFuzzer -malloc_limit_mb)
+# libFuzzer's -timeout: a unit still running after this is a finding. The time rule (1 s,
+# re-run once) is checked when a unit returns; this catches one that never would (a walk
+# that follows links for ever, a scan that backtracks without end).
+UNIT_TIMEOUT_SECONDS = 10
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,8 +130,9 @@ def _atheris(name: str, seconds: int, workdir: Path) -> None:
         str(corpus_dir),
         f"-max_total_time={seconds}",
         f"-rss_limit_mb={rules.RSS_LIMIT_MB}",
+        f"-malloc_limit_mb={rules.MALLOC_LIMIT_MB}",
         f"-max_len={MAX_LEN}",
-        "-timeout=30",
+        f"-timeout={rules.UNIT_TIMEOUT_SECONDS}",
         "-print_final_stats=1",
         f"-artifact_prefix={artifacts}/",
     ]

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from sealverify import Report, Subject, check_token, split_stdio, split_tokens
 from sealverify.cli.common import (
     allow_published_keys_option,
-    emit,
     format_option,
     lowercase_hex,
+    max_input_bytes,
     output_option,
     read_input,
+    too_large,
+    write_result,
 )
 from sealverify.cli.helptext import examples
+from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.formats import table
+from sealverify.reports.names import report_name
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -118,13 +125,13 @@ def approval(
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
     published = publishedkeys.lookup(pubkey)
-    subjects: list[Subject] = []
+    # Flat memory: token lines are read one at a time and each subject is spooled as rendered.
+    spool = SubjectSpool(fmt, "approval")
+    bad = unpinned = 0
     for source in tokens:
-        name = "-" if source == "-" else Path(source).name
-        lines = split_tokens(read_input(source), name)
-        if not lines:
-            raise click.UsageError(f"{source}: no token lines")
-        for location, line in lines:
+        name = "-" if source == "-" else report_name(Path(source).name)
+        before = spool.count
+        for location, line in _token_lines(source, name):
             result = check_token(
                 line,
                 key,
@@ -147,26 +154,54 @@ def approval(
             label = ("not evaluated: " + ", ".join(sorted(set(pending)))) if pending else ""
             facts = {k: v for k, v in result.facts.items() if v is not None}
             facts["kind"] = result.kind
-            subjects.append(Subject(location, outcome, checks, facts, label))
-    bad = sum(1 for s in subjects if s.outcome in ("INVALID", "REFUSED"))
-    unpinned = sum(1 for s in subjects if s.outcome == "UNPINNED")
+            spool.add(Subject(location, outcome, checks, facts, label))
+            bad += outcome in ("INVALID", "REFUSED")
+            unpinned += outcome == "UNPINNED"
+        if spool.count == before:
+            raise click.UsageError(f"{source}: no token lines")
     code = 1 if bad else 3 if unpinned else 0
     summary = {
-        "tokens": len(subjects),
+        "tokens": spool.count,
         "invalid": bad,
         "unpinned": unpinned,
         "allow_published_keys": allow_published_keys,
         "expiry_judged_at": "--at" if at_ms is not None else "current time",
     }
-    report = Report("approval", tuple(subjects), summary, code, layout="detail")
-    emit(
-        report,
-        fmt,
-        output,
-        f"sealverify approval: {len(subjects)} token(s), {bad} invalid or refused, "
+    report = Report("approval", (), summary, code, layout="detail")
+    with spool:
+        write_result(spool.pieces(report), output)
+    click.echo(
+        f"sealverify approval: {spool.count} token(s), {bad} invalid or refused, "
         f"{unpinned} UNPINNED (published key)" + table.published_keys_note(summary),
+        err=True,
     )
     return code
+
+
+def _token_lines(source: str, name: str) -> Iterator[tuple[str, bytes]]:
+    """``split_tokens`` of ``source``, a line at a time, the whole held to --max-input-bytes."""
+    stream: BinaryIO
+    if source == "-":
+        stream, label = sys.stdin.buffer, "standard input"
+    else:
+        try:
+            stream, label = open(source, "rb"), source  # noqa: SIM115 (closed below)
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    left = max_input_bytes()
+    try:
+        number = 0
+        while line := stream.readline(left + 1):  # never more than the cap at once
+            number += 1
+            left -= len(line)
+            if left < 0:
+                raise too_large(label)
+            yield from split_tokens(line.removesuffix(b"\n"), name, number)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
 
 
 COMMANDS = [approval]

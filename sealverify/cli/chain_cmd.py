@@ -26,8 +26,10 @@ from sealverify.cli.common import (
     emit,
     format_option,
     lowercase_hex,
+    max_input_bytes,
     output_option,
     read_input,
+    too_large,
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
@@ -35,7 +37,9 @@ from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import ChainFacts, HistoryError, HistoryStore, open_store
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
+from sealverify.reports.caps import Findings
 from sealverify.reports.model import fail
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "chain"]
 
@@ -63,13 +67,16 @@ def _receipt_inputs(
                 raise click.UsageError(f"cannot list {path}: {exc.strerror or exc}") from None
             root = path.resolve()
             files = [
-                (n, read_input(str(inside(path / n, root))))  # never read out of the directory
+                # never read out of the directory; named as reports show any file name
+                (report_name(n), read_input(str(inside(path / n, root))))
                 for n in names
                 if n.startswith("receipt-") and n.endswith(".json")
             ]
-            groups.append((path.name or str(path), names, files))
+            label = report_name(path.name or str(path))
+            groups.append((label, [report_name(n) for n in names], files))
         else:
-            groups.append((path.name, [], [(path.name, read_input(str(path)))]))
+            name = report_name(path.name)
+            groups.append((name, [], [(name, read_input(str(path)))]))
     return groups
 
 
@@ -84,15 +91,19 @@ def _read_logs(logs: tuple[str, ...]) -> list[tuple[str, bytes]]:
                 advance(len(data))
             else:
                 data = _read_blocks(Path(log), advance)
-            sources.append(("-" if log == "-" else Path(log).name, data))
+            sources.append(("-" if log == "-" else report_name(Path(log).name), data))
     return sources
 
 
 def _read_blocks(path: Path, advance: Advance) -> bytes:
     blocks: list[bytes] = []
+    total, limit = 0, max_input_bytes()
     try:
         with path.open("rb") as log:
             while block := log.read(1 << 20):
+                total += len(block)
+                if total > limit:  # a log that grows while it is read: refused, named
+                    raise too_large(str(path))
                 blocks.append(block)
                 advance(len(block))
     except OSError as exc:
@@ -184,13 +195,14 @@ def chain(
         try:
             state_session, state_head = parse_state_file(read_input(str(state_file)))
         except ValueError as exc:
-            extra.append(fail("chain.state-file", f"state file refused: {exc}", state_file.name))
+            where = report_name(state_file.name)
+            extra.append(fail("chain.state-file", f"state file refused: {exc}", where))
     anchor = Anchor(
         head=expect_head,
         count=expect_count,
         state_session=state_session,
         state_head=state_head,
-        state_location=state_file.name if state_file else ".seal-audit-head.state",
+        state_location=report_name(state_file.name) if state_file else ".seal-audit-head.state",
     )
     groups = _receipt_inputs(receipts)
     store: HistoryStore | None = None
@@ -200,7 +212,10 @@ def chain(
         except HistoryError as exc:
             raise click.UsageError(str(exc)) from None
     result = verify_logs(sources, anchor, start_head=start_head)
-    recorded = store.recorded_head() if store is not None else None
+    try:
+        recorded = store.recorded_head() if store is not None else None
+    except HistoryError as exc:
+        raise click.UsageError(f"--state: {exc}") from None
     if (
         start_head is None
         and recorded is not None
@@ -209,7 +224,8 @@ def chain(
     ):
         # The log continues from the head an earlier run recorded: that is its verified start.
         result = verify_logs(sources, anchor, start_head=recorded)
-    chain_checks = list(result.checks) + extra
+    # A log whose every record breaks keeps the first breaks of each kind located, counted.
+    chain_checks = Findings([*result.checks, *extra]).checks()
     subjects = [
         Subject(
             ", ".join(name for name, _ in sources),
@@ -230,11 +246,16 @@ def chain(
             audits_by_group.append(audits)
     for (label, names, files), audits in zip(groups, audits_by_group, strict=True):
         read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in files]
-        checks = bind_receipts(result.records, audits)
+        checks = Findings(bind_receipts(result.records, audits))
         if names:
-            checks += check_directory(names, read)
+            checks.extend(check_directory(names, read))
         subjects.append(
-            Subject(f"receipts: {label}", _outcome(checks), tuple(checks), {"receipts": len(files)})
+            Subject(
+                f"receipts: {label}",
+                _outcome(checks),
+                tuple(checks.checks()),
+                {"receipts": len(files)},
+            )
         )
     if store is not None:
         with store:
@@ -267,7 +288,10 @@ def chain(
                 )
             )
             if not any(c.status == "fail" for c in history_checks):
-                store.commit()
+                try:
+                    store.commit()
+                except HistoryError as exc:
+                    raise click.UsageError(f"--state: {exc}") from None
     broken = any(s.outcome == "BROKEN" for s in subjects)
     unanchored = result.unanchored_tail or result.unanchored_start
     code = 1 if broken else (EXIT_UNANCHORED if unanchored else 0)
@@ -311,7 +335,7 @@ def _facts(result: ChainResult) -> dict[str, Any]:
 
 def _store_name(state: str) -> str:
     """The ``--state`` store as the report names it: a file by its name, a URL without secrets."""
-    return redacted(state) if is_database_url(state) else Path(state).name
+    return redacted(state) if is_database_url(state) else report_name(Path(state).name)
 
 
 COMMANDS = [chain]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
+import stat
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import click
 
@@ -16,17 +18,23 @@ from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
 
 __all__ = [
+    "DEFAULT_MAX_INPUT_BYTES",
     "HEX64",
+    "add_input_cap",
     "allow_published_keys_option",
     "emit",
     "era_option",
     "format_option",
     "lowercase_hex",
+    "max_input_bytes",
     "output_option",
+    "read_capped",
+    "read_file",
     "read_input",
     "say",
     "server_option",
     "supported_version_option",
+    "too_large",
     "transport_option",
     "write_result",
 ]
@@ -176,12 +184,94 @@ def lowercase_hex(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     return value.lower() if isinstance(value, str) else value
 
 
-def read_input(source: str) -> bytes:
-    """Read a named file, or standard input for ``-``; failures are usage errors (exit 2)."""
-    if source == "-":
-        return sys.stdin.buffer.read()
+# The most bytes one input may hold (a file, standard input, one receipt, a log's slice): an
+# endless input (/dev/zero, a pipe that never closes) is refused by name, exit 2, rather than
+# read until memory runs out. --max-input-bytes on every command changes it.
+DEFAULT_MAX_INPUT_BYTES = 256 << 20  # 256 MiB
+_max_input = [DEFAULT_MAX_INPUT_BYTES]
+_BLOCK = 1 << 20
+_SIZE = re.compile(r"([0-9]+)([KMG]i?B?)?", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def max_input_bytes() -> int:
+    """The run's cap on one input's bytes (``--max-input-bytes``)."""
+    return _max_input[0]
+
+
+def _set_max_input(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    match = _SIZE.fullmatch((value or "").strip())
+    if match is None or int(match.group(1)) == 0:
+        raise click.BadParameter(f"{value!r}: expected a positive byte count (1048576, 64M, 2G)")
+    unit = (match.group(2) or "")[:1].upper()
+    _max_input[0] = int(match.group(1)) * _UNITS[unit]
+
+
+def _input_cap_option() -> click.Option:
+    return click.Option(
+        ["--max-input-bytes"],
+        metavar="N",
+        default=str(DEFAULT_MAX_INPUT_BYTES),
+        show_default="256 MiB",
+        expose_value=False,
+        is_eager=True,
+        callback=_set_max_input,
+        help="Refuse (exit 2) any one input larger than N bytes (K, M, G: binary units), "
+        "such as an endless stream; logs verify reads a slice at a time, held to N per slice.",
+    )
+
+
+def add_input_cap(command: click.Command) -> None:
+    """Give ``command`` (each command of a group) the ``--max-input-bytes`` option."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_input_cap(sub)
+    elif not any(p.name == "max_input_bytes" for p in command.params):
+        command.params.append(_input_cap_option())
+
+
+def too_large(name: str, limit: int | None = None) -> click.UsageError:
+    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it."""
+    limit = max_input_bytes() if limit is None else limit
+    return click.UsageError(
+        f"{name}: more than {limit} bytes (--max-input-bytes); refused rather than read on"
+    )
+
+
+def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
+    """All of ``stream``, or a usage error once it passes ``limit`` (``--max-input-bytes``)."""
+    limit = max_input_bytes() if limit is None else limit
     try:
-        return Path(source).read_bytes()
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise too_large(name, limit)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        pass  # not a file descriptor: counted as it is read
+    blocks: list[bytes] = []
+    total = 0
+    while block := stream.read(min(_BLOCK, limit + 1 - total)):
+        total += len(block)
+        if total > limit:
+            raise too_large(name, limit)
+        blocks.append(block)
+    return b"".join(blocks)
+
+
+def read_file(path: Path, name: str | None = None, limit: int | None = None) -> bytes:
+    """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``."""
+    with path.open("rb") as stream:
+        return read_capped(stream, name or str(path), limit)
+
+
+def read_input(source: str) -> bytes:
+    """Read a named file, or standard input for ``-``; failures are usage errors (exit 2).
+
+    Either is held to ``--max-input-bytes``: an endless input is refused, never read on.
+    """
+    if source == "-":
+        return read_capped(sys.stdin.buffer, "standard input")
+    try:
+        return read_file(Path(source), source)
     except OSError as exc:
         raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
 

@@ -23,6 +23,7 @@ from sealverify.cli.common import (
     transport_option,
 )
 from sealverify.cli.helptext import examples
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "diff"]
 
@@ -175,7 +176,7 @@ def _server(own: str | None, both: str | None, label: str) -> tuple[str, str]:
 
 
 def _name(source: str) -> str:
-    return "-" if source == "-" else Path(source).name
+    return "-" if source == "-" else report_name(Path(source).name)
 
 
 COMMANDS = [diff]

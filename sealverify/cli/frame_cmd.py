@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import click
 
@@ -27,14 +27,17 @@ from sealverify.cli.common import (
     emit,
     era_option,
     format_option,
+    max_input_bytes,
     output_option,
     server_option,
     supported_version_option,
+    too_large,
     transport_option,
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
 from sealverify.reports.model import Check, Report, fail
+from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "frame"]
 
@@ -55,6 +58,32 @@ def _opened(source: str) -> Iterator[BinaryIO]:
         raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     with stream:
         yield stream
+
+
+class _Capped:
+    """A stream that refuses (exit 2) to give more than ``--max-input-bytes`` in all.
+
+    A frame longer than ``--max-frame-bytes`` is hashed as it arrives and not held, so an
+    endless one (``/dev/zero``) would be read for ever: the whole input is held to the cap.
+    """
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self._stream, self._name, self._left = stream, name, max_input_bytes()
+
+    def _count(self, data: bytes) -> bytes:
+        self._left -= len(data)
+        if self._left < 0:
+            raise too_large(self._name)
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._count(self._stream.read(size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._count(self._stream.readline(size))
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
 
 
 def _size(stream: BinaryIO) -> int | None:
@@ -185,17 +214,18 @@ def frame(
         server=server,
         max_frame_bytes=max_frame_bytes,
     )
-    name = "-" if source == "-" else Path(source).name
+    name = "-" if source == "-" else report_name(Path(source).name)
     with (
         _opened(source) as stream,
         progress(
             "reading frames", _size(stream) if shown() else None, "B", unit_scale=True
         ) as advance,
     ):
+        capped = cast(BinaryIO, _Capped(stream, "standard input" if source == "-" else source))
         if transport == "http":
-            frames: Iterator[FrameBytes] = iter([read_http_frame(stream, max_frame_bytes, advance)])
+            frames: Iterator[FrameBytes] = iter([read_http_frame(capped, max_frame_bytes, advance)])
         else:
-            frames = read_stdio_frames(stream, max_frame_bytes, advance)
+            frames = read_stdio_frames(capped, max_frame_bytes, advance)
         first = next(frames, None)
         if first is None:
             raise click.UsageError(f"{source}: no bytes to read as a frame")

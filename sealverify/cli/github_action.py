@@ -11,7 +11,6 @@ outputs (``$GITHUB_OUTPUT``) and the exit code: the README's table, gated by ``f
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
@@ -24,7 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import click
+
 from sealverify import InputError, catalogue
+from sealverify.cli.walk import glob_matches
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.visible import visible
@@ -124,7 +126,11 @@ class Inputs:
         for pattern in self.paths:
             path = self.resolve(pattern)
             if _GLOB.search(pattern):
-                if not glob.glob(path, recursive=True):
+                try:
+                    found = next(glob_matches(path), None)
+                except click.UsageError as exc:
+                    raise CouldNotRun(f"paths: {pattern!r}: {exc.format_message()}") from None
+                if found is None:
                     raise CouldNotRun(f"paths: {pattern!r} matches no file")
             elif not os.path.exists(path):
                 raise CouldNotRun(f"paths: {pattern!r}: no such file or directory")

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option
+from sealverify.cli.common import format_option, output_option, read_file, write_result
 from sealverify.cli.helptext import examples
+from sealverify.cli.spooled import SubjectSpool
 from sealverify.cli.walk import walk_tree
+from sealverify.reports.caps import Findings
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.names import report_name
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -18,23 +22,26 @@ __all__ = ["COMMANDS", "lint"]
 _SUFFIXES = (".md", ".markdown", ".txt", ".json")
 
 
-def _expand(paths: tuple[str, ...]) -> list[Path]:
-    """Each named file, and every lintable file under each named directory (sorted)."""
-    found: list[Path] = []
+def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
+    """Each named file, and every lintable file under each named directory (sorted).
+
+    Every name is checked first (a missing one is a usage error before any work); the
+    directories are then walked lazily, so a large tree is never held as a list.
+    """
+    for name in paths:
+        if not Path(name).exists():
+            raise click.UsageError(f"cannot read {name}: no such file or directory")
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found.extend(walk_tree(path, lambda p: p.suffix in _SUFFIXES))
-        elif path.exists():
-            found.append(path)
+            yield from walk_tree(path, lambda p: p.suffix in _SUFFIXES)
         else:
-            raise click.UsageError(f"cannot read {name}: no such file or directory")
-    return found
+            yield path
 
 
 def _lint_file(path: Path, rules: wording.RuleSet) -> tuple[str, list[Check]]:
     try:
-        data = path.read_bytes()
+        data = read_file(path)  # held to --max-input-bytes
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     if path.suffix == ".json":
@@ -77,29 +84,32 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
             raise click.UsageError(f"cannot read --rules {rules_path}: {exc}") from None
         except ValueError as exc:
             raise click.UsageError(f"--rules {rules_path}: {exc}") from None
-    files = _expand(paths)
-    linted = [(path, *_lint_file(path, rules)) for path in files]
-    subjects = []
-    for path, kind, checks in linted:
-        bad = [c for c in checks if c.status == "fail"]
-        subjects.append(
+    # Flat memory: files linted one at a time, each subject spooled as it is rendered, and a
+    # rule hit a million times in one file keeps its first hits located, the rest counted.
+    spool = SubjectSpool(fmt, "lint", layout="rows")
+    violations = 0
+    for path in _expand(paths):
+        kind, checks = _lint_file(path, rules)
+        bad = Findings(c for c in checks if c.status == "fail")
+        count = sum(bad.counts.values())
+        violations += count
+        spool.add(
             Subject(
-                name=str(path),
-                outcome="VIOLATIONS" if bad else "CLEAN",
-                checks=tuple(bad),
-                facts={"kind": kind, "violations": len(bad)},
+                name=report_name(path),  # a name that is not UTF-8 shown escaped
+                outcome="VIOLATIONS" if count else "CLEAN",
+                checks=tuple(bad.checks()),
+                facts={"kind": kind, "violations": count},
             )
         )
-    violations = sum(int(s.facts["violations"]) for s in subjects)
     report = Report(
         command="lint",
-        subjects=tuple(subjects),
-        summary={"files": len(subjects), "violations": violations},
+        subjects=(),
+        summary={"files": spool.count, "violations": violations},
         exit_code=1 if violations else 0,
     )
-    emit(
-        report, fmt, output, f"sealverify lint: {len(subjects)} file(s), {violations} violation(s)"
-    )
+    with spool:
+        write_result(spool.pieces(report), output)
+    click.echo(f"sealverify lint: {spool.count} file(s), {violations} violation(s)", err=True)
     return report.exit_code
 
 

@@ -12,6 +12,7 @@ import click
 
 from sealverify import InternalError, SealverifyError, __version__
 from sealverify import cli as cli_package
+from sealverify.cli.common import add_input_cap
 from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 from sealverify.reports.visible import visible
 
@@ -40,6 +41,7 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in command_modules():
             module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
             for command in module.COMMANDS:
+                add_input_cap(command)  # --max-input-bytes on every command
                 self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
 

@@ -24,6 +24,7 @@ from sealverify.cli.helptext import examples
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.formats import table
 from sealverify.reports.model import Check, Report, Subject, fail, info
+from sealverify.reports.names import report_name
 from sealverify.ruling import partition as pt
 from sealverify.seal import publishedkeys, signatures
 from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
@@ -143,7 +144,7 @@ def emit_cmd(
     frame = _select_frame(data, transport, index, source)
     options = FrameOptions(era=era, supported_versions=frozenset(supported))
     result = pt.partition_frame(frame, policy, options)
-    name = f"{'-' if source == '-' else Path(source).name}#{index}"
+    name = f"{'-' if source == '-' else report_name(Path(source).name)}#{index}"
     if result.record is None:
         assert result.refused is not None
         evidence = result.refused
@@ -222,7 +223,7 @@ def verify_cmd(
     except ValueError as exc:
         raise click.UsageError(f"--pubkey: {exc}") from None
     raw = read_input(attestation_path)
-    name = "-" if attestation_path == "-" else Path(attestation_path).name
+    name = "-" if attestation_path == "-" else report_name(Path(attestation_path).name)
     checks: list[Check]
     try:
         parsed = parse_bytes(raw)

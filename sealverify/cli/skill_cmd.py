@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path, PurePosixPath
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.helptext import examples
+from sealverify.cli.walk import entries
 from sealverify.definitions.skill_listing import (
     DEFAULT_BASE,
     SkillTree,
@@ -17,6 +17,7 @@ from sealverify.definitions.skill_listing import (
 )
 from sealverify.definitions.skills import ResourceFile, verify_skill
 from sealverify.reports.model import Report
+from sealverify.reports.names import report_name
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "read_tree", "skill"]
@@ -40,7 +41,7 @@ def _relpath(skill_md: Path, file: str) -> str:
             f"{file} is not under the directory of the SKILL.md; give the skill's files in "
             "their place relative to it"
         ) from None
-    return PurePosixPath(*rel.parts).as_posix()
+    return report_name(PurePosixPath(*rel.parts).as_posix())
 
 
 def read_tree(root: Path) -> SkillTree:
@@ -55,32 +56,36 @@ def read_tree(root: Path) -> SkillTree:
     problems: list[tuple[str, str]] = []
 
     def fail(path: Path, why: str) -> None:
-        problems.append((PurePosixPath(*path.relative_to(root).parts).as_posix(), why))
+        rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+        problems.append((report_name(rel), why))
 
-    def walk_error(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else root
-        problems.append((str(where), f"cannot list: {exc.strerror or exc}"))
+    def walk_error(where: Path, why: str) -> None:
+        problems.append((report_name(where), why))
 
-    for current, dirnames, filenames in os.walk(root, onerror=walk_error, followlinks=False):
-        here = Path(current)
-        for name in sorted(dirnames):
-            if (here / name).is_symlink():
-                fail(here / name, "a symlinked directory is not followed")
-        for name in sorted(filenames):
-            path = here / name
-            rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
-            try:
-                if path.is_symlink():
-                    target = path.resolve(strict=True)
-                    if not target.is_relative_to(base):
-                        fail(path, "a symlink to a file outside the directory is not followed")
-                        continue
-                if not path.is_file():
-                    fail(path, "not a regular file")
+    # The shared walker (cli/walk.py): iterative, depth-limited, each directory entered once.
+    for entry in entries(root, follow_links=False, problem=walk_error):
+        path = entry.path
+        if entry.is_link and entry.is_dir:
+            fail(path, "a symlinked directory is not followed")
+            continue
+        if entry.is_dir:
+            continue
+        rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
+        if report_name(rel) != rel:  # no listing path (JSON text) can name these bytes
+            fail(path, "the file name is not UTF-8, so no listing entry can name it")
+            continue
+        try:
+            if entry.is_link:
+                target = path.resolve(strict=True)
+                if not target.is_relative_to(base):
+                    fail(path, "a symlink to a file outside the directory is not followed")
                     continue
-                files[rel] = path.read_bytes()
-            except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
-                fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+            if not path.is_file():
+                fail(path, "not a regular file")
+                continue
+            files[rel] = read_file(path)  # held to --max-input-bytes
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on 3.11
+            fail(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
     return SkillTree(files, tuple(sorted(problems)))
 
 
@@ -179,7 +184,8 @@ def verify(
     elif skill_md is not None:
         md = read_input(skill_md)
         resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
-        report = verify_skill(_entry(doc, wanted), md, resources, Path(skill_md).name)
+        name = report_name(Path(skill_md).name)
+        report = verify_skill(_entry(doc, wanted), md, resources, name)
     else:
         report = verify_listing(doc, None, base=base, partial=partial)
     emit(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -22,6 +23,7 @@ from typing import Any
 import click
 
 from sealverify import SourceError
+from sealverify.cli.walk import MAX_DEPTH, glob_matches
 
 __all__ = [
     "Location",
@@ -263,7 +265,10 @@ def expand_url(arg: str) -> list[tuple[Remote, bool]]:
     fs, path = _filesystem(arg)
     try:
         if _GLOB.search(path):
-            matches = sorted(str(m) for m in fs.glob(path))
+            # A local tree (file://) is globbed by the tree walker (cli/walk.py): fsspec's
+            # walk follows symbolic links, so a link loop would never end.
+            found = glob_matches(path) if _local(fs) else fs.glob(path)
+            matches = sorted(str(m) for m in found)
             if not matches:
                 raise click.UsageError(f"{arg}: no file matches this pattern")
             return [(Remote(_url(fs, m, arg)), True) for m in matches]
@@ -284,18 +289,64 @@ def walk(prefix: Remote, keep: Callable[[str], bool]) -> Iterator[Remote]:
     Each level is listed and sorted by name, and a sub-prefix is entered in place: the order
     the runner's local walk gives, so a tree copied to a bucket is verified in the same order.
     A listing that fails is a usage error naming the prefix (exit 2), never a smaller run.
+    As the local walk (cli/walk.py), it is iterative and bounded: a prefix more than
+    ``MAX_DEPTH`` levels down is refused by name, and on a local filesystem (``file://``) a
+    directory is entered once, so a symbolic link loop is refused, not followed.
     """
-    fs, path = _filesystem(prefix.url)
+    fs, _ = _filesystem(prefix.url)
+    local = _local(fs)
+    entered = {_inode(prefix)} if local else set()
+    stack = [(iter(_listed(fs, prefix)), 1)]
+    while stack:
+        entries, depth = stack[-1]
+        child, is_dir = next(entries, (None, False))
+        if child is None:
+            stack.pop()
+        elif not is_dir:
+            if keep(child.name):
+                yield child
+        elif depth >= MAX_DEPTH:
+            raise click.UsageError(
+                f"{child.url}: deeper than {MAX_DEPTH} levels below {prefix.url} (not walked)"
+            )
+        else:
+            if local:
+                key = _inode(child)
+                if key in entered:
+                    raise click.UsageError(
+                        f"{child.url}: a directory already walked (a symbolic link loop, or "
+                        "a second way into it; not walked twice)"
+                    )
+                entered.add(key)
+            stack.append((iter(_listed(fs, child)), depth + 1))
+
+
+def _listed(fs: Any, prefix: Remote) -> list[tuple[Remote, bool]]:
+    """One level under ``prefix``, sorted by name: each child and whether it is a prefix."""
+    _, path = _filesystem(prefix.url)
     try:
         entries = sorted(fs.ls(path, detail=True), key=lambda e: posixpath.basename(e["name"]))
     except Exception as exc:
         raise click.UsageError(f"cannot read directory {prefix.url}: {_reason(exc)}") from None
+    listed = []
     for entry in entries:
         name = str(entry["name"]).rstrip("/")
         if name == path.rstrip("/"):
             continue  # some stores list the prefix itself
-        child = Remote(_url(fs, name, prefix.url))
-        if entry.get("type") == "directory":
-            yield from walk(child, keep)
-        elif keep(child.name):
-            yield child
+        listed.append((Remote(_url(fs, name, prefix.url)), entry.get("type") == "directory"))
+    return listed
+
+
+def _local(fs: Any) -> bool:
+    protocol = fs.protocol
+    return "file" in (protocol if isinstance(protocol, (tuple, list)) else (protocol,))
+
+
+def _inode(prefix: Remote) -> tuple[int, int]:
+    """A local directory's (device, inode), as the tree walker keys what it entered."""
+    _, path = _filesystem(prefix.url)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read directory {prefix.url}: {exc.strerror}") from None
+    return info.st_dev, info.st_ino

@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import emit, format_option, output_option, read_input, write_result
 from sealverify.cli.helptext import examples
+from sealverify.cli.spooled import SubjectSpool
 from sealverify.definitions.capture import build_capture
 from sealverify.definitions.compare import Reading, compare, reader_environment
 from sealverify.definitions.digests import (
@@ -131,7 +132,9 @@ def digest(
     profile = PROFILES[profile_name]
     listing, block, findings = _read(source, requests, capture)
     home = block.get("launch", {}).get("home")
-    subjects: list[Subject] = []
+    # Flat memory: each tool's subject is rendered and spooled as it is digested.
+    spool = SubjectSpool(fmt, "tools digest", layout="rows")
+    unfinished = False  # a subject with a failing or not-evaluated check
     digests = []
     for location, tool in listing.tools:
         d = digest_tool(tool, profile, location)
@@ -154,7 +157,8 @@ def digest(
             )
         facts: dict[str, Any] = {"profile": profile.id, "digest": d.digest, "capture": block}
         facts.update(d.extra)
-        subjects.append(
+        unfinished = unfinished or any(c.status in ("fail", "not-evaluated") for c in checks)
+        spool.add(
             Subject(
                 d.name,
                 "digested" if d.digest else "not-evaluated",
@@ -173,7 +177,8 @@ def digest(
             "no tool-set digest: a tool has no digest, names repeat, or no listing was found",
         ),
     )
-    subjects.append(
+    unfinished = unfinished or not set_digest
+    spool.add(
         Subject(
             "(tool set)",
             "digested" if set_digest else "not-evaluated",
@@ -190,9 +195,7 @@ def digest(
             + "; ".join(f"{k}: {v}" for k, v in profile.describe().items() if k != "id"),
         )
     )
-    failed = any(c.status == "fail" for c in findings) or any(
-        c.status in ("fail", "not-evaluated") for s in subjects for c in s.checks
-    )
+    failed = any(c.status == "fail" for c in findings) or unfinished
     summary = {
         "profile": profile.id,
         "tools": len(digests),
@@ -203,17 +206,17 @@ def digest(
     }
     report = Report(
         "tools digest",
-        tuple(subjects),
+        (),
         summary,
         1 if failed else 0,
         tuple(sorted(findings, key=lambda c: (c.id, c.location))),
     )
-    emit(
-        report,
-        fmt,
-        output,
+    with spool:
+        write_result(spool.pieces(report), output)
+    click.echo(
         f"sealverify tools digest: {summary['digested']}/{len(digests)} tool(s) under "
         f"{profile.id}, pages {block['pages']['read']} complete={block['pages']['complete']}",
+        err=True,
     )
     return report.exit_code
 

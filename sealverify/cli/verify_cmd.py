@@ -31,7 +31,9 @@ from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
     lowercase_hex,
+    max_input_bytes,
     output_option,
+    read_file,
     say,
     write_result,
 )
@@ -50,6 +52,7 @@ from sealverify.cli.verify_runner import (
 )
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
+from sealverify.reports.caps import Findings
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
 
 if TYPE_CHECKING:
@@ -83,7 +86,7 @@ def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
     index: dict[str, bytes] = {}
     for path in files:
         try:
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError as exc:
             raise click.UsageError(f"--raw-line {path}: {exc.strerror or exc}") from None
         for sha, line in raw_line_index(data).items():
@@ -104,7 +107,7 @@ def _trust(
     if trust_file is None:
         return store
     try:
-        data = trust_file.read_bytes()
+        data = read_file(trust_file)
     except OSError as exc:
         raise click.UsageError(f"--trust {trust_file}: {exc.strerror or exc}") from None
     try:
@@ -326,8 +329,9 @@ def verify(
     found_facts: list[facts.ReceiptFacts] = []
     tally: Counter[tuple[str, str]] = Counter()  # (outcome, label) -> receipts
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
-    findings: list[Check] = []
-    settings = Settings(options, store is not None, fmt)
+    # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
+    findings = Findings()
+    settings = Settings(options, store is not None, fmt, max_input_bytes())
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
@@ -383,7 +387,7 @@ def verify(
         for check in staged:
             findings.append(check if check.location else _located(check, store.where))
     report = build_report_from_tally(
-        tally, findings, rederived=rederived, allow_published_keys=allow_published_keys
+        tally, findings.checks(), rederived=rederived, allow_published_keys=allow_published_keys
     )
     summary = report.summary
     failed = sum(f.status == "fail" for f in findings)  # each one alone makes the exit 1
@@ -421,8 +425,14 @@ def verify(
             body = iter(lambda: spool.read(1 << 20), b"")
             _write(itertools.chain([head], body, [tail]), output, line)
     if store is not None:
-        store.commit()  # only now: the whole run completed and its report was written
-        store.close()
+        from sealverify.history.state import HistoryError
+
+        try:
+            store.commit()  # only now: the whole run completed and its report was written
+        except HistoryError as exc:  # e.g. a file that cannot take the write: could not run
+            raise click.UsageError(f"--state: {exc}") from None
+        finally:
+            store.close()
     return report.exit_code
 
 

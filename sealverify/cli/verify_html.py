@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify import VerifyOptions
+from sealverify.reports.names import report_name
 
 __all__ = ["report_command", "run_settings"]
 
@@ -63,7 +64,7 @@ def _state_name(state: str | None) -> str:
         from sealverify.history.databases import redacted  # loads sqlite3: only for --state
 
         return redacted(state)
-    return Path(state).name
+    return report_name(Path(state).name)
 
 
 def report_command(argv: tuple[str, ...] | None) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import glob
 import re
 import signal
 import sys
@@ -17,7 +16,8 @@ import click
 
 from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
 from sealverify.cli import storage
-from sealverify.cli.walk import walk_tree
+from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
+from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
@@ -30,6 +30,7 @@ from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_fo
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
+from sealverify.reports.names import report_name
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     try:
         if not side.is_file():  # a store that cannot say is an OSError: a problem, not absent
             return None, ""
-        return parse_bytes(side.read_bytes()), ""
+        return parse_bytes(_read(side)), ""
     except (OSError, JsonError) as exc:
         return None, f"cannot read partition attestation {side}: {exc}"
 
@@ -82,10 +83,10 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     if path is None:
         return None
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as exc:
         raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(split_tokens(data, path.name))
+    return tuple(split_tokens(data, report_name(path.name)))
 
 
 def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
@@ -114,7 +115,9 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
         elif path.is_file():
             sources.append((path, False))
         elif _GLOB.search(arg):
-            matches = sorted(glob.glob(arg, recursive=True))
+            # Expanded by the tree walker (cli/walk.py), in sorted order: a pattern over a
+            # tree with link loops is refused by name instead of following them forever.
+            matches = list(glob_matches(arg))
             if not matches:
                 raise click.UsageError(f"{arg}: no file matches this pattern")
             sources.extend((m, True) for m in map(Path, matches) if m.is_dir() or m.is_file())
@@ -178,6 +181,8 @@ class Settings:
     options: VerifyOptions
     want_facts: bool
     fmt: str
+    # --max-input-bytes, carried to workers (a Dask worker has not parsed the command line).
+    max_input: int = DEFAULT_MAX_INPUT_BYTES
 
 
 Task = _Files | _LogSlice
@@ -322,15 +327,22 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return result, None, facts
 
 
+def _read(path: storage.Location, limit: int | None = None) -> bytes:
+    """A file's bytes, held to ``--max-input-bytes`` (a local file; a stored object as is)."""
+    return read_file(path, limit=limit) if isinstance(path, Path) else path.read_bytes()
+
+
 def _verify_file(
     path: storage.Location, walked: bool, settings: Settings, threaded: Rederivation | None = None
 ) -> Result:
     try:
-        data = path.read_bytes()
+        data = _read(path, settings.max_input)
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
+    except click.UsageError as exc:  # larger than --max-input-bytes: could not run
+        return exc.format_message(), None, None
     attestation, problem = _side_attestation(path)
-    name = path.as_posix()
+    name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -350,6 +362,9 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
             _verify_file(storage.locate(name), walked, settings, by_name.get(name))
             for name, walked in task.files
         ]
+    if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
+        refused = too_large(task.name, settings.max_input).format_message()
+        return [(f"{refused} (lines {task.first}..)", None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:
@@ -358,12 +373,13 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
     threaded = dict(task.threaded)
+    name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
         _finish(
             verify_log_line(
                 line,
                 task.first + index,
-                task.name,
+                name,
                 settings.options,
                 threaded.get(task.first + index),
             ),

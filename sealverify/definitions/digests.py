@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import rfc8785
 
 from sealverify.errors import InputError
+from sealverify.reports.caps import Findings
 from sealverify.reports.model import Check, fail, info, not_evaluated
 from sealverify.wire.framing import FrameBytes, split_stdio
 from sealverify.wire.spelling import pointer
@@ -311,7 +312,8 @@ class Listing:
     source_kind: str
     pages: list[Page] = field(default_factory=list)
     sequences: int = 0
-    findings: list[Check] = field(default_factory=list)
+    # Flat memory: an input repeating one mistake keeps the first few of it, counted.
+    findings: list[Check] = field(default_factory=Findings)
     transport: str | None = None
     requested: str | None = None
     negotiated: str | None = None
@@ -356,8 +358,8 @@ def _page(result: dict[str, JsonValue], base: str, request_cursor: str | None = 
 
 
 def _from_document(doc: JsonValue, listing: Listing) -> None:
-    items: list[tuple[str, JsonValue]]
-    items = [(pointer(i), v) for i, v in enumerate(doc)] if isinstance(doc, list) else [("", doc)]
+    items: Iterable[tuple[str, JsonValue]]  # lazily: one pointer string at a time
+    items = ((pointer(i), v) for i, v in enumerate(doc)) if isinstance(doc, list) else [("", doc)]
     for base, item in items:
         result = _result_of(item)
         if result is None:
@@ -559,7 +561,8 @@ def _looks_like_document(doc: JsonValue) -> bool:
 
 def listing_findings(listing: Listing) -> list[Check]:
     """Findings about how the list was read: pages, completeness, repeated listings."""
-    out = list(listing.findings)
+    found = listing.findings
+    out = found.checks() if isinstance(found, Findings) else list(found)
     if listing.pages and not listing.complete:
         out.append(
             fail(

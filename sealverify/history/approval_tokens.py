@@ -96,14 +96,15 @@ def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
     return TOKEN_OUTCOMES[kind]
 
 
-def split_tokens(data: bytes, source: str = "") -> list[tuple[str, bytes]]:
+def split_tokens(data: bytes, source: str = "", first: int = 1) -> list[tuple[str, bytes]]:
     """The token lines of an NDJSON file as ``(location, bytes)``; blank lines are skipped.
 
     Each line is kept exactly as written apart from its LF, so surrounding whitespace (which
-    seal-host refuses on a v2 line) stays visible to :func:`check_token`.
+    seal-host refuses on a v2 line) stays visible to :func:`check_token`. ``first`` is the
+    number of ``data``'s first line, for a file read a line at a time.
     """
     lines: list[tuple[str, bytes]] = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(data.split(b"\n"), start=first):
         if line.strip():
             lines.append((f"{source}:{number}" if source else f"line {number}", line))
     return lines

@@ -15,6 +15,7 @@ so the second finds the first's file and checks against it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sqlite3
@@ -126,6 +127,7 @@ class SqliteDatabase:
                 self._read = sqlite3.connect(":memory:", isolation_level=None)
                 self._file.backup(self._read)
                 self._migrate(self._read, version)
+            _check_schema(self._read, self.path, self._migrations)
         except sqlite3.DatabaseError as exc:
             raise HistoryError(_unusable(self.path, exc)) from None
 
@@ -150,7 +152,10 @@ class SqliteDatabase:
         return int(self._read.execute("PRAGMA user_version").fetchone()[0])
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
-        row = self._read.execute(sql, params).fetchone()
+        try:
+            row = self._read.execute(sql, params).fetchone()
+        except sqlite3.DatabaseError as exc:  # a page damaged after the schema was checked
+            raise HistoryError(_unusable(self.path, exc)) from None
         return tuple(row) if row is not None else None
 
     def begin(self) -> None:
@@ -199,6 +204,12 @@ class SqliteDatabase:
         db.execute("COMMIT")
 
     def commit(self, run: tuple[str, int], writes: Writes) -> None:
+        try:
+            self._commit(run, writes)
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(_unusable(self.path, exc)) from None
+
+    def _commit(self, run: tuple[str, int], writes: Writes) -> None:
         self._locked = False
         if self._file is not None:
             self._commit_into(self._file, run, writes)
@@ -236,6 +247,92 @@ class SqliteDatabase:
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
     return f"{path}: not a usable sealverify state database: {exc}"
+
+
+# The storage class SQLite reports (``typeof``) for a value of each declared column type.
+_STORED = {"TEXT": "text", "INTEGER": "integer"}
+
+
+@functools.cache
+def _schema(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[Any, ...], ...]]:
+    """Each table the migrations make: its columns as (name, type, not null, primary key)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for step in migrations:
+            for statement in step:
+                db.execute(statement)
+        return {table: _columns(db, table) for (table,) in db.execute(_TABLES).fetchall()}
+    finally:
+        db.close()
+
+
+_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+
+
+def _columns(db: sqlite3.Connection, table: str) -> tuple[tuple[Any, ...], ...]:
+    rows = db.execute(f'PRAGMA table_info("{table}")').fetchall()
+    return tuple((name, kind.upper(), notnull, pk) for _, name, kind, notnull, _, pk in rows)
+
+
+def _check_schema(
+    db: sqlite3.Connection, path: Path, migrations: tuple[tuple[str, ...], ...]
+) -> None:
+    """Refuse a file whose tables, columns or stored values are not the schema's.
+
+    The file is untrusted input: a file with the right ``user_version`` may still lack a table,
+    declare a column otherwise, or hold text where an INTEGER is declared (SQLite keeps what it
+    is given). Each is a :class:`HistoryError` naming the file, the table and the column, so a
+    run stops (exit 2) before any check reads a row of the wrong shape.
+    """
+    for table, expected in _schema(migrations).items():
+        found = {column[0]: column for column in _columns(db, table)}
+        if not found:
+            raise HistoryError(f"{path}: table {table} is missing: {_NOT_OURS}")
+        for column in expected:
+            name = column[0]
+            if name not in found:
+                raise HistoryError(f"{path}: table {table}, column {name} is missing: {_NOT_OURS}")
+            if found[name] != column:
+                raise HistoryError(
+                    f"{path}: table {table}, column {name} is declared "
+                    f"{_declared(found[name])}, not {_declared(column)}: {_NOT_OURS}"
+                )
+        extra = sorted(set(found) - {column[0] for column in expected})
+        if extra:
+            raise HistoryError(
+                f"{path}: table {table}, column {extra[0]} is not in the schema: {_NOT_OURS}"
+            )
+        _check_values(db, path, table, expected)
+
+
+_NOT_OURS = "not a sealverify state database, or one changed by hand"
+
+
+def _declared(column: tuple[Any, ...]) -> str:
+    _, kind, notnull, pk = column
+    return " ".join(
+        [kind or "untyped", *(["NOT NULL"] if notnull else []), *(["KEY"] if pk else [])]
+    )
+
+
+def _check_values(
+    db: sqlite3.Connection, path: Path, table: str, columns: tuple[tuple[Any, ...], ...]
+) -> None:
+    """The first stored value whose storage class is not its column's, in one pass."""
+    wrong = [(f"typeof(\"{name}\") != '{_STORED[kind]}'", name) for name, kind, _, _ in columns]
+    which = " ".join(f"WHEN {test} THEN '{name}'" for test, name in wrong)
+    stored = " ".join(f'WHEN {test} THEN typeof("{name}")' for test, name in wrong)
+    row = db.execute(
+        f'SELECT CASE {which} END, CASE {stored} END, rowid FROM "{table}"'
+        f" WHERE {' OR '.join(test for test, _ in wrong)} LIMIT 1"
+    ).fetchone()
+    if row is not None:
+        column, held, rowid = row
+        kind = next(k for n, k, _, _ in columns if n == column)
+        raise HistoryError(
+            f"{path}: table {table}, column {column}: a {held} value where {kind} is declared"
+            f" (row {rowid}): {_NOT_OURS}"
+        )
 
 
 def _lock_folder(folder: Path) -> int | None:

@@ -162,8 +162,11 @@ def demo_receipts() -> dict[str, bytes]:
 
 
 def _session(name: str) -> str:
-    """A session of its own per demo call: each is its session's first call (trace ok (1
-    events)), and two receipts of one session claiming one position contradict each other."""
+    """A session of its own for one demo call, each its session's first call.
+
+    Every demo receipt claims "trace ok (1 events)"; two receipts of one session claiming one
+    position would contradict each other.
+    """
     return f"seal-host-rs/stdio:{name}"
 
 

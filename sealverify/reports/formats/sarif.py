@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import quote
 
 from sealverify import catalogue
 from sealverify._version import __version__
 from sealverify.reports.formats.jsonfmt import dumps
 from sealverify.reports.model import Check, Report, Subject, sorted_among
+from sealverify.reports.names import uri_path
 
 __all__ = [
     "RESULT_SEPARATOR",
@@ -60,7 +60,7 @@ def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
 def _location(subject_name: str, check: Check) -> dict[str, Any]:
     path, line = _file_and_line(subject_name, check)
     physical = {
-        "artifactLocation": {"uri": quote(path, safe="/:@#")},
+        "artifactLocation": {"uri": uri_path(path)},
         "region": {"startLine": line},
     }
     location: dict[str, Any] = {"physicalLocation": physical}
