@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -121,14 +122,21 @@ def test_jobs_flag_is_checked() -> None:
 def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for index, raw in enumerate(mint_many(3)):
         (tmp_path / f"r{index}.json").write_bytes(raw)
-    real = Path.read_bytes
+    real_read, real_open = Path.read_bytes, Path.open
 
     def refuse(path: Path) -> bytes:
         if path.name == "r1.json":
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real_read(path)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)  # in process: the jobs=1 path
+    def refuse_open(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == "r1.json":
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    # in process (the jobs=1 path): whole reads and reads held to --max-input-bytes alike
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(Path, "open", refuse_open)
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert f"cannot read {tmp_path / 'r1.json'}: Permission denied" in result.stderr

@@ -310,6 +310,9 @@ def verify(
         )
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
+    # --storage-option before any object is listed or read (grouping a session's receipts reads
+    # them while the tasks are made).
+    storage.configure(storage.parse_storage_options(storage_pairs))
     work: Iterator[Task] = tasks(expand(paths), options)
     if jobs_text is not None:
         jobs = _jobs(jobs_text)
