@@ -20,7 +20,7 @@ from sealverify.testkit import keys
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.strictjson import JsonError, display, member_spans, parse_bytes
 
-__all__ = ["HARNESSES", "Harness", "run_cli"]
+__all__ = ["HARNESSES", "Harness", "run_cli", "workspace_file"]
 
 EXIT_CODES = frozenset({0, 1, 2, 3, 4})  # README: 0 pass, 1 fail, 2 could not run, 3, 4
 
@@ -64,10 +64,15 @@ def _workspace() -> Path:
     return root
 
 
-def _write(name: str, data: bytes) -> str:
+def workspace_file(name: str, data: bytes) -> str:
+    """Write ``data`` to ``name`` in the run's scratch directory; return the path."""
     path = _workspace() / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return str(path)
+
+
+_write = workspace_file
 
 
 CALL = seeds.FIXTURES / "frames" / "call.bin"
