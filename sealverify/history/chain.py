@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -311,11 +312,7 @@ def parse_state_file(data: bytes) -> tuple[str, str]:
 
 
 class _Heads:
-    """Where each head occurs among the records, built once for all the breaks.
-
-    Maps of all records rebuilt for every break took quadratic time on a log whose every
-    record breaks.
-    """
+    """Where each head occurs, built once: maps rebuilt per break were quadratic."""
 
     def __init__(self, records: Sequence[ChainRecord]) -> None:
         self.positions: dict[str, list[int]] = {}
@@ -734,15 +731,15 @@ def bind_receipts(records: Sequence[ChainRecord], receipts: Sequence[ReceiptAudi
     payload's ``request_sha256`` must equal the receipt's own request hash.
     """
     checks: list[Check] = []
-    free: dict[bytes, list[ChainRecord]] = {}
+    free: dict[bytes, deque[ChainRecord]] = {}  # a queue: taken from the front, in order
     for rec in records:
         if rec.payload is not None:
-            free.setdefault(rec.payload.data, []).append(rec)
+            free.setdefault(rec.payload.data, deque()).append(rec)
     for item in receipts:
         if item.audit is None:
             checks.append(fail("chain.receipt-binding", f"cannot bind: {item.problem}", item.name))
             continue
-        candidates = free.get(item.audit.encode("utf-8"), [])
+        candidates = free.get(item.audit.encode("utf-8"), deque())
         if not candidates:
             checks.append(
                 fail(
@@ -753,7 +750,7 @@ def bind_receipts(records: Sequence[ChainRecord], receipts: Sequence[ReceiptAudi
                 )
             )
             continue
-        rec = candidates.pop(0)
+        rec = candidates.popleft()
         audit_hash = _audit_request_hash(item.audit.encode("utf-8"))
         if audit_hash is None:
             checks.append(
