@@ -67,15 +67,14 @@ def _segments(text: str) -> tuple[Segment, ...]:
     does not close stops at the end of the text or before a lone trailing backslash; the cut
     gives it the rest of the text, as the scan does.
     """
-    parts = _STRING.split(text)
-    out: list[Segment] = []
-    for index in range(0, len(parts) - 1, 3):
-        outside, content, close = parts[index], parts[index + 1], parts[index + 2]
-        if not close:
-            out.append((outside, content + parts[index + 3], False))
-            return tuple(out)
-        out.append((outside, content, True))
-    out.append((parts[-1], None, False))
+    parts = _STRING.split(text)  # outside, content, closing quote, ..., outside
+    outsides, contents = parts[0::3], parts[1::3]
+    if len(parts) > 1 and not parts[-2]:  # only the last literal can be left open
+        out: list[Segment] = [(o, c, True) for o, c in zip(outsides[:-2], contents, strict=False)]
+        out.append((outsides[-2], contents[-1] + outsides[-1], False))
+        return tuple(out)
+    out = [(o, c, True) for o, c in zip(outsides, contents, strict=False)]
+    out.append((outsides[-1], None, False))
     return tuple(out)
 
 
