@@ -20,13 +20,16 @@ import json
 import re
 import tracemalloc
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, SupportsIndex
 
 import pytest
 import yaml
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sealverify.cli.main import cli
 from sealverify.definitions import digests, skill_listing, skills
 from sealverify.history import chain
 from sealverify.kernel import guards, kernels, ljson, wirecue
@@ -131,6 +134,24 @@ def test_the_escaped_name_cue_reads_each_literal_once() -> None:
     escaped = line.replace('"search_notes"', '"search_notes","n\\u0061me":1', 1)
     assert wirecue.proven_request(escaped) is wirecue.UNPROVEN
     assert guards.first_failed_guard(escaped) == "keys"
+
+
+_ALLOW_SEARCH = {"name": "search_notes", "mode": "allow"}
+
+
+def test_decide_forwards_the_escaped_quotes_call_at_its_size(tmp_path: Path) -> None:
+    # The report's input through the command: 64 kB took 35 s in decide (and in verify's
+    # re-derivation of the same line). The route and the bytes are the kernel's.
+    line = _tools_call(_escaped_quotes(48_000))
+    frame = tmp_path / "lines.jsonl"
+    frame.write_text(line + "\n")
+    config = tmp_path / "config.json"
+    safety = {"approval": {"control_file": "/a", "ttl_seconds": 60}, "tools": [_ALLOW_SEARCH]}
+    config.write_text(json.dumps({"epoch": 1, "safety": safety}, separators=(",", ":")))
+    args = ["decide", "--config", str(config), str(frame), "--format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert '"route": "forward"' in result.output
 
 
 @pytest.mark.parametrize(
