@@ -52,6 +52,10 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def fuzz(session: nox.Session) -> None:
-    """Every harness under atheris for its budget (docs/fuzzing.md): -- --seconds N HARNESS..."""
+    """The complexity check, then every harness under atheris for its budget (docs/fuzzing.md).
+
+    Arguments go to the harness run: ``nox -s fuzz -- --seconds N HARNESS...``.
+    """
     session.install("-e", ".[fuzz]")
+    session.run("python", "-m", "fuzz", "complexity")
     session.run("python", "-m", "fuzz", "all", *session.posargs)

@@ -60,6 +60,8 @@ def workspace() -> Path:
 
 
 def write(name: str, data: bytes) -> str:
+    """Write ``data`` to ``name`` in the run's scratch directory (folders made); the path."""
     path = workspace() / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return str(path)

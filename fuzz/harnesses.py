@@ -9,15 +9,16 @@ from contextlib import redirect_stderr, redirect_stdout, suppress
 from functools import cache
 
 from fuzz import seeds, shapes
-from fuzz.base import Harness, run_cli, workspace, write
+from fuzz.base import Harness, run_cli, workspace
 from sealverify.cli.main import cli
 from sealverify.testkit import keys
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.strictjson import JsonError, display, member_spans, parse_bytes
 
-__all__ = ["HARNESSES", "Harness", "run_cli"]
+__all__ = ["HARNESSES", "Harness", "run_cli", "workspace_file"]
 
 _workspace, _write = workspace, write
+workspace_file = write  # the complexity cases write their inputs here too
 
 
 CALL = seeds.FIXTURES / "frames" / "call.bin"

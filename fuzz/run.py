@@ -4,7 +4,8 @@
 mutations of each seed corpus (the test suite's mode). ``python -m fuzz all --seconds N``
 runs every harness under atheris for N seconds each, one process per harness, and prints the
 executions and findings of each run (``nox -s fuzz``). ``python -m fuzz atheris HARNESS``
-runs one harness in this process.
+runs one harness in this process. ``python -m fuzz complexity [CASE...]`` times every parser,
+scanner and command on growing hostile inputs (:mod:`fuzz.complexity`, also in ``nox -s fuzz``).
 """
 
 from __future__ import annotations
@@ -196,6 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     every = sub.add_parser("all", help="every harness under atheris, one process each")
     one = sub.add_parser("atheris", help="one harness under atheris in this process")
     one.add_argument("harness", choices=sorted(HARNESSES))
+    growth = sub.add_parser("complexity", help="time and memory over inputs of 1, 2, 4, 8 units")
+    growth.add_argument("case", nargs="*", default=[], help="case names (default: all)")
     for mode in (quick, every):
         mode.add_argument("harness", nargs="*", choices=[[], *sorted(HARNESSES)], default=[])
     for mode in (every, one):
@@ -205,6 +208,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.mode == "atheris":
         _atheris(args.harness, args.seconds, args.workdir or Path(tempfile.mkdtemp()))
         return
+    if args.mode == "complexity":
+        from fuzz.complexity import run_complexity  # builds its inputs only when asked
+
+        sys.exit(run_complexity(args.case))
     names = args.harness or sorted(HARNESSES)
     if args.mode == "quick":
         sys.exit(_quick(names, args.iterations))

@@ -4,9 +4,11 @@ tested against (tests/test_wording_fast.py).
 These are the pre-optimisation `_phrase_hits`, `_not_present_hits`, `receipt_strings`,
 `lint_text` and `lint_receipt`, kept word for word: a phrase pattern compiled per call, the
 union of known and carried keys built per string, a pointer built for every node walked and
-every rule run on every string. The helpers they share with the module (`_sentence`,
-`_quoted`, `_negated`, `_key_pattern`, `_excluded_hits`, `_to_check`, `_c_declaration`,
-`_carried_keys`, `_blank_code_fences`, `_line_of`) were not changed and are imported.
+every rule run on every string. The per-hit helpers (`_sentence`, `_quoted`, `_negated`,
+`_excluded_hits`, `_to_check`, `_line_of`) are kept here as first written too: each scanned
+the text or the sentence from its start for every hit (sealverify/ruling/sentences.py now
+cuts them once per text). The helpers still shared with the module (`_key_pattern`,
+`_c_declaration`, `_carried_keys`, `_blank_code_fences`) were not changed and are imported.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sealverify.mcp import keytable as metakeys
-from sealverify.reports.model import Check, passed
+from sealverify.reports.model import Check, fail, passed
 from sealverify.ruling.wording import (
     _HUMAN_KEYS,
     _IDENTITY_OBJECT,
+    _LABELS,
     _MACHINE_SUBTREES,
     _METADATA_CONTEXT,
     _NOT_PRESENT,
     DEFAULT_RULES,
+    EXCLUDED_UNLABELLED,
     INERT,
     NOT_PRESENT_CARRIED,
     NOT_PRESENT_UNOBSERVED,
@@ -32,15 +36,77 @@ from sealverify.ruling.wording import (
     _blank_code_fences,
     _c_declaration,
     _carried_keys,
-    _excluded_hits,
     _Hit,
     _key_pattern,
-    _line_of,
-    _negated,
-    _quoted,
-    _sentence,
-    _to_check,
 )
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|\n\s*\n|\n(?=\s*(?:[-*+•|#>]|\d+[.)]\s))|\t")
+_CLAUSE_BREAK = re.compile(r"[,;:—(]|\s(?:and|but|while|whereas|although)\s", re.IGNORECASE)
+_NEGATION = re.compile(r"^(?:not|never|no|nor|neither|cannot|without|\w+n't)$", re.IGNORECASE)
+_WORD = re.compile(r"[\w'’]+")
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Bounds of the sentence holding ``text[start:end]``."""
+    begin = 0
+    for match in _SENTENCE_END.finditer(text, 0, start):
+        begin = match.end()
+    after = _SENTENCE_END.search(text, end)
+    if after is None:
+        return begin, len(text)
+    return begin, after.end() if after.group()[:1] in ".!?" else after.start()
+
+
+def _quoted(sentence: str, start: int, end: int) -> bool:
+    """True when the phrase at ``sentence[start:end]`` sits inside quotation marks."""
+    before = sentence[:start]
+    if before.rfind("“") > before.rfind("”") or before.rfind("«") > before.rfind("»"):
+        return True
+    if before.rfind("‘") > before.rfind("’"):
+        return True
+    if before.count('"') % 2 == 1 or before.count("`") % 2 == 1:
+        return True
+    tail = sentence[end:].lstrip(".,;:!?")
+    return before.endswith("'") and tail.startswith("'")
+
+
+def _negated(sentence: str, start: int) -> bool:
+    """True when a negation precedes the phrase in its clause, within six words."""
+    clause = _CLAUSE_BREAK.split(sentence[:start])[-1]
+    words = _WORD.findall(clause)[-6:]
+    return any(_NEGATION.match(word.replace("’", "'")) for word in words)
+
+
+def _excluded_hits(text: str, declaration: frozenset[str], rules: RuleSet) -> Iterator[_Hit]:
+    if EXCLUDED_UNLABELLED not in rules.enabled:
+        return
+    pattern = _key_pattern(declaration)
+    if pattern is None:
+        return
+    seen: set[int] = set()
+    for match in pattern.finditer(text):
+        begin, stop = _sentence(text, match.start(), match.end())
+        if begin in seen:
+            continue
+        seen.add(begin)
+        sentence = text[begin:stop]
+        if not any(label in sentence.lower() for label in _LABELS):
+            yield _Hit(
+                EXCLUDED_UNLABELLED,
+                f'excluded key {match.group()} is described without "excluded from authority '
+                'identity"',
+                match.start(),
+                sentence,
+            )
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _to_check(hit: _Hit, location: str) -> Check:
+    excerpt = " ".join(hit.sentence.split())
+    return fail(hit.rule, hit.reason, location, excerpt=excerpt[:200])
 
 
 def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[_Hit]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -580,8 +581,9 @@ def listing_findings(listing: Listing) -> list[Check]:
                 f"the input holds {listing.sequences} separate listings; the last is digested",
             )
         )
-    names = [d for d, _ in ((_name(t), t) for _, t in listing.tools)]
-    dups = sorted({n for n in names if n is not None and names.count(n) > 1})
+    # One count per name (a count of the list per tool took quadratic time on a large listing).
+    counts = Counter(n for n in (_name(t) for _, t in listing.tools) if n is not None)
+    dups = sorted(n for n, times in counts.items() if times > 1)
     for name in dups:
         out.append(
             fail(

@@ -289,6 +289,20 @@ def verify_listing(
     )
 
 
+def _enclosing(directory: str, listed: Mapping[str, str]) -> str | None:
+    """The deepest listed directory ``directory`` lies in, if any.
+
+    Its ancestors are looked up from the deepest, each in the mapping: a scan of every listed
+    directory for every skill directory took quadratic time on a large tree.
+    """
+    cut = directory.rfind("/")
+    while cut >= 0:
+        if directory[:cut] in listed:
+            return directory[:cut]
+        cut = directory.rfind("/", 0, cut)
+    return None
+
+
 def _unlisted(
     tree: SkillTree, listed: Mapping[str, str], partial: bool, incomplete: bool
 ) -> list[Subject]:
@@ -301,10 +315,7 @@ def _unlisted(
     for directory in skill_dirs:
         if directory in listed:
             continue
-        enclosing = next(
-            (d for d in sorted(listed, key=len, reverse=True) if directory.startswith(d + "/")),
-            None,
-        )
+        enclosing = _enclosing(directory, listed)
         where = f"{directory}/SKILL.md"
         if enclosing is not None:
             why = info(

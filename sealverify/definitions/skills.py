@@ -145,14 +145,14 @@ def _events(text: str) -> tuple[tuple[str, ...], int, int, tuple[str, ...]]:
             continue
         seen_nodes.add(id(node))
         if isinstance(node, yaml.MappingNode):
-            names: list[str] = []
+            names: set[str] = set()  # a set: a list made n keys cost n*n/2 comparisons
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode):
                     if key.value == "<<" and key.style is None:
                         merges += 1
                     if key.value in names:
                         dups.append(path + pointer(key.value))
-                    names.append(key.value)
+                    names.add(key.value)
                     stack.append((value, path + pointer(key.value)))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((v, path + pointer(i)) for i, v in enumerate(node.value))

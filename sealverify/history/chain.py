@@ -17,6 +17,8 @@ metadata, checked for consistency only. Everything here is pure: callers pass by
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -309,16 +311,35 @@ def parse_state_file(data: bytes) -> tuple[str, str]:
     return session, head
 
 
+class _Heads:
+    """Where each head occurs, built once: maps rebuilt per break were quadratic."""
+
+    def __init__(self, records: Sequence[ChainRecord]) -> None:
+        self.positions: dict[str, list[int]] = {}
+        for j, r in enumerate(records):
+            self.positions.setdefault(r.head, []).append(j)
+
+    def last(self, head: str) -> int:
+        """Position of the last record whose head is ``head`` (-1 when none)."""
+        found = self.positions.get(head)
+        return found[-1] if found else -1
+
+    def last_before(self, head: str, i: int) -> int:
+        """Position of the last record before ``i`` whose head is ``head`` (-1 when none)."""
+        found = self.positions.get(head)
+        return found[bisect_left(found, i) - 1] if found and found[0] < i else -1
+
+
 def _classify(
-    records: Sequence[ChainRecord], i: int, expected_entry: int | None
+    records: Sequence[ChainRecord], i: int, expected_entry: int | None, heads: _Heads
 ) -> tuple[BreakKind, str]:
     """Name the likeliest cause of a link break at position ``i`` (prev_head != previous head)."""
     rec = records[i]
     prev = records[i - 1]
-    later = {r.head: j for j, r in enumerate(records) if j > i}
-    earlier = {r.head: j for j, r in enumerate(records[:i])}
-    if rec.prev_head in later:
-        j = later[rec.prev_head]
+    later = heads.last(rec.prev_head)
+    earlier = heads.last_before(rec.prev_head, i)
+    if later > i:
+        j = later
         return "reordering", (
             f"it links to the head of a record that appears later "
             f"({records[j].location}); records are out of order"
@@ -329,8 +350,8 @@ def _classify(
             f"so the previous record's head field ({prev.location}) was "
             "rewritten"
         )
-    if rec.prev_head in earlier or (i == 1 and rec.prev_head == records[0].prev_head):
-        j = earlier.get(rec.prev_head, -1)
+    if earlier >= 0 or (i == 1 and rec.prev_head == records[0].prev_head):
+        j = earlier
         skipped = i - 1 - j
         origin = records[j].location if j >= 0 else "the start of the log"
         return "insertion", (
@@ -365,6 +386,7 @@ def verify_chain(
     breaks: list[dict[str, Any]] = []
     sessions: list[str] = []
     displaced_until = -1  # after a reordering, the breaks it causes are not new findings
+    heads: _Heads | None = None  # built at the first break
     if not records:
         checks.append(
             fail(
@@ -417,9 +439,11 @@ def verify_chain(
         if rec.prev_head != prev.head:
             if i <= displaced_until:
                 continue
-            kind, why = _classify(records, i, None if new_process else prev.entry + 1)
+            if heads is None:
+                heads = _Heads(records)
+            kind, why = _classify(records, i, None if new_process else prev.entry + 1, heads)
             if kind == "reordering":
-                displaced_until = max(later_index(records, rec.prev_head), i) + 1
+                displaced_until = max(heads.last(rec.prev_head), i) + 1
             breaks.append(
                 {
                     "entry": rec.entry,
@@ -490,15 +514,6 @@ def verify_chain(
         unanchored_tail=unanchored,
         unanchored_start=unanchored_start,
     )
-
-
-def later_index(records: Sequence[ChainRecord], head: str) -> int:
-    """Position of the last record whose head is ``head`` (-1 when none)."""
-    found = -1
-    for j, r in enumerate(records):
-        if r.head == head:
-            found = j
-    return found
 
 
 def verify_logs(
@@ -716,15 +731,15 @@ def bind_receipts(records: Sequence[ChainRecord], receipts: Sequence[ReceiptAudi
     payload's ``request_sha256`` must equal the receipt's own request hash.
     """
     checks: list[Check] = []
-    free: dict[bytes, list[ChainRecord]] = {}
+    free: dict[bytes, deque[ChainRecord]] = {}  # a queue: taken from the front, in order
     for rec in records:
         if rec.payload is not None:
-            free.setdefault(rec.payload.data, []).append(rec)
+            free.setdefault(rec.payload.data, deque()).append(rec)
     for item in receipts:
         if item.audit is None:
             checks.append(fail("chain.receipt-binding", f"cannot bind: {item.problem}", item.name))
             continue
-        candidates = free.get(item.audit.encode("utf-8"), [])
+        candidates = free.get(item.audit.encode("utf-8"), deque())
         if not candidates:
             checks.append(
                 fail(
@@ -735,7 +750,7 @@ def bind_receipts(records: Sequence[ChainRecord], receipts: Sequence[ReceiptAudi
                 )
             )
             continue
-        rec = candidates.pop(0)
+        rec = candidates.popleft()
         audit_hash = _audit_request_hash(item.audit.encode("utf-8"))
         if audit_hash is None:
             checks.append(

@@ -44,14 +44,12 @@ MAX_NESTING_DEPTH = 128
 # One string literal: the opening quote, escape-aware content, and the closing quote if any.
 # The content is written as runs of plain characters between escapes ("unrolled"): the same
 # language as ``(?:[^"\\]|\\.)*`` and the same greedy match, without a step per character.
-_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)("?)', re.DOTALL)
+# The repeats are possessive: no backtrack can match more, and a greedy repeat kept state for
+# every escape (about 150 bytes each: a 2 MB literal of escapes took 146 MiB).
+_STRING = re.compile(r'"([^"\\]*+(?:\\.[^"\\]*+)*+)("?)', re.DOTALL)
 
 
 Segment = tuple[str, str | None, bool]
-
-
-# Closed string literals only: one C-speed split cuts a text whose strings all close.
-_CLOSED_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)
 
 
 @text_cache(64)
@@ -62,21 +60,26 @@ def _segments(text: str) -> tuple[Segment, ...]:
     string (no closing quote, or a trailing lone backslash) is the whole rest of the text.
     Every guard reads the same cut, so it is made once per text.
 
-    The split finds each literal where the scan does (the leftmost quote after the last
-    literal), so when no outside run holds a quote it is the scan's cut; a quote left outside
-    means a literal that does not close, and the scan (:func:`_segments_by_scan`) cuts it.
+    One C-speed split finds each literal where the scan (:func:`_segments_by_scan`) does: a
+    literal's closing quote is optional in :data:`_STRING`, so every quote met outside a
+    literal opens one and no quote is retried (a pattern that needed the closing quote tried
+    again from every later quote of an unclosed literal, in quadratic time). A literal that
+    does not close stops at the end of the text or before a lone trailing backslash; the cut
+    gives it the rest of the text, as the scan does.
     """
-    parts = _CLOSED_STRING.split(text)
-    outsides = parts[0::2]
-    if any('"' in outside for outside in outsides):
-        return _segments_by_scan(text)
-    closed: list[Segment] = [(o, c, True) for o, c in zip(outsides, parts[1::2], strict=False)]
-    closed.append((outsides[-1], None, False))
-    return tuple(closed)
+    parts = _STRING.split(text)  # outside, content, closing quote, ..., outside
+    outsides, contents = parts[0::3], parts[1::3]
+    if len(parts) > 1 and not parts[-2]:  # only the last literal can be left open
+        out: list[Segment] = [(o, c, True) for o, c in zip(outsides[:-2], contents, strict=False)]
+        out.append((outsides[-2], contents[-1] + outsides[-1], False))
+        return tuple(out)
+    out = [(o, c, True) for o, c in zip(outsides, contents, strict=False)]
+    out.append((outsides[-1], None, False))
+    return tuple(out)
 
 
 def _segments_by_scan(text: str) -> tuple[Segment, ...]:
-    """:func:`_segments` one literal at a time: the reference, and the cut of unclosed ones."""
+    """:func:`_segments` one literal at a time: the reference the split is tested against."""
     out: list[Segment] = []
     pos = 0
     while True:
@@ -146,12 +149,13 @@ def _numbers_safe_by_scan(text: str) -> bool:
 
 
 def _keys_safe(text: str, identity: Callable[[str], str]) -> bool:
-    # Frames: a list of seen key identities with the expect-key flag, or None for an array.
-    stack: list[tuple[list[str], bool] | None] = []
+    # Frames: the set of seen key identities with the expect-key flag, or None for an array
+    # (a set: a list made an object of n keys cost n*n/2 comparisons).
+    stack: list[tuple[set[str], bool] | None] = []
     for outside, content, closed in _segments(text):
         for char in outside:
             if char == "{":
-                stack.append(([], True))
+                stack.append((set(), True))
             elif char == "[":
                 stack.append(None)
             elif char == "}":
@@ -178,7 +182,7 @@ def _keys_safe(text: str, identity: Callable[[str], str]) -> bool:
         key = identity(content)
         if key in top[0]:
             return False
-        top[0].append(key)
+        top[0].add(key)
         stack[-1] = (top[0], False)
     return True
 

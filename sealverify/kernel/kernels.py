@@ -30,7 +30,9 @@ from sealverify.kernel.policy import Policy, TargetScheme, classify_tool_call
 from sealverify.wire.leanjson import LeanNumber
 
 __all__ = [
+    "EMPTY_TRACE",
     "Action",
+    "TemporalState",
     "Verdict",
     "budget_decide",
     "calibration_decide",
@@ -115,27 +117,65 @@ def safety_decide(
 
 # --- T: temporal (no forbidden tool after a trigger has executed) ------------------------------
 
-TemporalState = tuple[str, ...]  # the tools that executed, in order
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TemporalState:
+    """The tools that executed, in order, kept so that a step costs no copy of the trace.
+
+    The Lean kernel folds each policy over the whole trace and the new tool at every step.
+    The fold's state after the trace (has a forbidden tool followed a trigger; has a trigger
+    been seen) is kept per policy, so a step folds the new tool only: a copy and a fold of the
+    whole trace per step took quadratic time over a long session. The trace itself is a chain
+    of states, read back whole (:meth:`tools`) only for policies it was not folded under.
+    """
+
+    length: int = 0
+    last: str | None = None
+    before: TemporalState | None = None
+    policies: tuple[TemporalPolicy, ...] = ()
+    folds: tuple[tuple[bool, bool], ...] = ()  # (no violation, trigger seen) per policy
+
+    def tools(self) -> tuple[str, ...]:
+        """The executed tools, oldest first."""
+        out: list[str] = []
+        state: TemporalState | None = self
+        while state is not None and state.last is not None:
+            out.append(state.last)
+            state = state.before
+        return tuple(reversed(out))
+
+    def folded(self, policies: tuple[TemporalPolicy, ...]) -> tuple[tuple[bool, bool], ...]:
+        """Each policy's fold over the trace (kept when the trace was built under them)."""
+        if policies is self.policies or policies == self.policies:
+            return self.folds
+        return tuple(_fold(policy, (True, False), self.tools()) for policy in policies)
 
 
-def _policy_accepts(policy: TemporalPolicy, executed: TemporalState, tool: str) -> bool:
-    trigger_seen = False
-    for name in (*executed, tool):
+def _fold(
+    policy: TemporalPolicy, state: tuple[bool, bool], names: tuple[str, ...]
+) -> tuple[bool, bool]:
+    ok, trigger_seen = state
+    for name in names:
         if trigger_seen and name in policy.forbidden:
-            return False
+            ok = False
         trigger_seen = trigger_seen or name in policy.trigger
-    return True
+    return ok, trigger_seen
+
+
+EMPTY_TRACE = TemporalState()
 
 
 def temporal_decide(
     act: Action, policies: tuple[TemporalPolicy, ...], state: TemporalState
 ) -> tuple[Verdict, TemporalState]:
-    for policy in policies:
-        if not _policy_accepts(policy, state, act.tool):
+    folds = zip(policies, state.folded(policies), strict=True)
+    after = tuple(_fold(policy, fold, (act.tool,)) for policy, fold in folds)
+    for policy, (ok, _) in zip(policies, after, strict=True):
+        if not ok:
             return verdict("temporal", False, f"temporal policy violated: {policy.name}"), state
     return (
-        verdict("temporal", True, f"trace ok ({len(state) + 1} events)"),
-        (*state, act.tool),
+        verdict("temporal", True, f"trace ok ({state.length + 1} events)"),
+        TemporalState(state.length + 1, act.tool, state, policies, after),
     )
 
 

@@ -73,7 +73,12 @@ MAX_PARSE_DEPTH = 512
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+# A string token may be left open: it then runs to the end of the text (or stops before a lone
+# trailing backslash), so a quote that opens no closed string is found in one pass, where a
+# token that needs its closing quote was retried from every later quote (quadratic time). The
+# repeats are possessive: a greedy one kept backtracking state for every escape.
+_BRACKET_OR_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:(")|\\?\Z)|[\[\]{}]', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -101,6 +106,12 @@ _DECODER = json.JSONDecoder(
 
 
 def _peak_depth(text: str) -> int:
+    """The deepest bracket nesting, counting brackets outside closed string literals.
+
+    A quote that opens no closed string is not a string: the brackets after it count. Every
+    later quote then fails to close too (the scan from the first one passed each of them as
+    the second character of an escape), so the rest of the text is counted as brackets alone.
+    """
     depth = peak = 0
     for match in _BRACKET_OR_STRING.finditer(text):
         token = match.group()
@@ -109,6 +120,14 @@ def _peak_depth(text: str) -> int:
             peak = max(peak, depth)
         elif token in "]}":
             depth -= 1
+        elif match.group(1) is None:  # a string left open
+            for bracket in _BRACKET.findall(text, match.start() + 1):
+                if bracket in "[{":
+                    depth += 1
+                    peak = max(peak, depth)
+                else:
+                    depth -= 1
+            break
     return peak
 
 

@@ -69,7 +69,7 @@ class SessionState:
     """Every ``IO.Ref`` of a session: the kernels' states and the M.2 revision selection."""
 
     safety: K.SafetyState = ()
-    temporal: K.TemporalState = ()
+    temporal: K.TemporalState = K.EMPTY_TRACE
     linear: K.LinearState = ()
     budget: K.BudgetState = ()
     principal_budget: K.PrincipalBudgetState = ()

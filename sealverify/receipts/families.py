@@ -54,10 +54,10 @@ SPINE = "seal.spine/v1"
 
 _UINT = re.compile(r"0|[1-9][0-9]*")
 # An unrolled loop: the same language as ``"(?:[^"\\]|\\.)*"``, several times faster.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 _COLON = re.compile(r"[ \t\r\n]*:")
 # A string token and, when it is a member name, the colon after it (same tokens as _STRING).
-_NAME_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")([ \t\r\n]*:)?', re.DOTALL)
+_NAME_TOKEN = re.compile(r'("[^"\\]*+(?:\\.[^"\\]*+)*+")([ \t\r\n]*:)?', re.DOTALL)
 _JSON_ERROR_IDS = {
     "json.bom": "document.bom",
     "json.trailing-content": "document.trailing-content",

@@ -246,7 +246,17 @@ def _field_lines(raw: bytes) -> dict[str, int]:
         spans = member_spans(text, start)
     except (UnicodeDecodeError, ValueError, IndexError):
         return {}
-    return {span.name: text.count("\n", 0, span.name_start) + 1 for span in spans}
+    # The spans come in text order: count the line breaks between one and the next only (a
+    # count from the start for every member took quadratic time on many members).
+    lines: dict[str, int] = {}
+    line, counted = 1, 0
+    for span in spans:
+        if span.name_start < counted:
+            line, counted = 1, 0
+        line += text.count("\n", counted, span.name_start)
+        counted = span.name_start
+        lines[span.name] = line
+    return lines
 
 
 def _shown(value: JsonValue) -> str:

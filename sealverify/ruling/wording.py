@@ -12,6 +12,7 @@ from typing import Any
 from sealverify.errors import InputFileError
 from sealverify.mcp import keytable as metakeys
 from sealverify.reports.model import Check, fail, passed
+from sealverify.ruling.sentences import Sentence, Sentences, last_words, lines_of
 from sealverify.wire import spelling
 from sealverify.wire.strictjson import JsonNumber
 
@@ -109,12 +110,8 @@ def parse_rules(text: str) -> RuleSet:
     return RuleSet(frozenset(enabled), tuple(phrases))
 
 
-# Sentence and clause boundaries. A newline followed by a list, heading, table or quote marker
-# starts a new sentence; a tab separates table cells in plain-text tables.
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|\n\s*\n|\n(?=\s*(?:[-*+•|#>]|\d+[.)]\s))|\t")
-_CLAUSE_BREAK = re.compile(r"[,;:—(]|\s(?:and|but|while|whereas|although)\s", re.IGNORECASE)
+# Sentence and clause boundaries are cut in sealverify/ruling/sentences.py.
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|cannot|without|\w+n't)$", re.IGNORECASE)
-_WORD = re.compile(r"[\w'’]+")
 _NOT_PRESENT = re.compile(r"\b(?:not|isn't|aren't|wasn't|weren't)\s+present\b", re.IGNORECASE)
 _IDENTITY_OBJECT = re.compile(
     r"\s+(?:in|from|within)\s+(?:the\s+|an?\s+|its\s+|their\s+)?(?:[\w/-]+\s+){0,3}?"
@@ -129,34 +126,9 @@ _METADATA_CONTEXT = re.compile(
 )
 
 
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """Bounds of the sentence holding ``text[start:end]``."""
-    begin = 0
-    for match in _SENTENCE_END.finditer(text, 0, start):
-        begin = match.end()
-    after = _SENTENCE_END.search(text, end)
-    if after is None:
-        return begin, len(text)
-    return begin, after.end() if after.group()[:1] in ".!?" else after.start()
-
-
-def _quoted(sentence: str, start: int, end: int) -> bool:
-    """True when the phrase at ``sentence[start:end]`` sits inside quotation marks."""
-    before = sentence[:start]
-    if before.rfind("“") > before.rfind("”") or before.rfind("«") > before.rfind("»"):
-        return True
-    if before.rfind("‘") > before.rfind("’"):
-        return True
-    if before.count('"') % 2 == 1 or before.count("`") % 2 == 1:
-        return True
-    tail = sentence[end:].lstrip(".,;:!?")
-    return before.endswith("'") and tail.startswith("'")
-
-
-def _negated(sentence: str, start: int) -> bool:
+def _negated(sentence: Sentence, start: int) -> bool:
     """True when a negation precedes the phrase in its clause, within six words."""
-    clause = _CLAUSE_BREAK.split(sentence[:start])[-1]
-    words = _WORD.findall(clause)[-6:]
+    words = last_words(sentence.text, sentence.clause_start(start), start, 6)
     return any(_NEGATION.match(word.replace("’", "'")) for word in words)
 
 
@@ -191,18 +163,19 @@ def _phrase_patterns(rules: RuleSet) -> tuple[tuple[str, str, re.Pattern[str]], 
     )
 
 
-def _phrase_hits(text: str, rules: RuleSet, *, metadata_only: bool) -> Iterator[_Hit]:
+def _phrase_hits(
+    text: str, rules: RuleSet, sentences: Sentences, *, metadata_only: bool
+) -> Iterator[_Hit]:
     """``inert`` and the extra phrases: unquoted, not negated, (for documents) about metadata."""
     for rule, reason, pattern in _phrase_patterns(rules):
         for match in pattern.finditer(text):
-            begin, stop = _sentence(text, match.start(), match.end())
-            sentence = text[begin:stop]
-            at = match.start() - begin
-            if _quoted(sentence, at, at + len(match.group())) or _negated(sentence, at):
+            sentence = sentences.around(match.start(), match.end())
+            at = match.start() - sentence.begin
+            if sentence.quoted(at, at + len(match.group())) or _negated(sentence, at):
                 continue
-            if metadata_only and not _METADATA_CONTEXT.search(sentence):
+            if metadata_only and not sentence.search(_METADATA_CONTEXT):
                 continue
-            yield _Hit(rule, reason, match.start(), sentence)
+            yield _Hit(rule, reason, match.start(), sentence.text)
 
 
 @functools.lru_cache(maxsize=64)  # pure in a frozenset: the same few key sets every receipt
@@ -224,16 +197,17 @@ _KNOWN_KEY_PATTERN = _key_pattern(frozenset(metakeys.KEY_TABLE))
 def _not_present_hits(
     text: str,
     rules: RuleSet,
+    sentences: Sentences,
     *,
     carried: frozenset[str] | None,
     receipt: bool,
 ) -> Iterator[_Hit]:
     carried_keys = _key_pattern(carried) if carried else None
     for match in _NOT_PRESENT.finditer(text):
-        begin, stop = _sentence(text, match.start(), match.end())
-        sentence = text[begin:stop]
-        at = match.start() - begin
-        if _quoted(sentence, at, at + len(match.group())):
+        held = sentences.around(match.start(), match.end())
+        sentence = held.text
+        at = match.start() - held.begin
+        if held.quoted(at, at + len(match.group())):
             continue
         if NOT_PRESENT_UNOBSERVED in rules.enabled and _IDENTITY_OBJECT.match(text, match.end()):
             yield _Hit(
@@ -246,7 +220,7 @@ def _not_present_hits(
             continue
         if not receipt:
             continue
-        named = carried_keys.search(sentence) if carried_keys else None
+        named = held.search(carried_keys) if carried_keys else None
         if named and NOT_PRESENT_CARRIED in rules.enabled:
             yield _Hit(
                 NOT_PRESENT_CARRIED,
@@ -257,7 +231,7 @@ def _not_present_hits(
         elif (
             carried is None
             and _KNOWN_KEY_PATTERN
-            and _KNOWN_KEY_PATTERN.search(sentence)
+            and held.search(_KNOWN_KEY_PATTERN)
             and NOT_PRESENT_UNOBSERVED in rules.enabled
         ):
             yield _Hit(
@@ -269,7 +243,9 @@ def _not_present_hits(
             )
 
 
-def _excluded_hits(text: str, declaration: frozenset[str], rules: RuleSet) -> Iterator[_Hit]:
+def _excluded_hits(
+    text: str, declaration: frozenset[str], rules: RuleSet, sentences: Sentences
+) -> Iterator[_Hit]:
     if EXCLUDED_UNLABELLED not in rules.enabled:
         return
     pattern = _key_pattern(declaration)
@@ -277,11 +253,11 @@ def _excluded_hits(text: str, declaration: frozenset[str], rules: RuleSet) -> It
         return
     seen: set[int] = set()
     for match in pattern.finditer(text):
-        begin, stop = _sentence(text, match.start(), match.end())
-        if begin in seen:
+        held = sentences.around(match.start(), match.end())
+        if held.begin in seen:
             continue
-        seen.add(begin)
-        sentence = text[begin:stop]
+        seen.add(held.begin)
+        sentence = held.text
         if not any(label in sentence.lower() for label in _LABELS):
             yield _Hit(
                 EXCLUDED_UNLABELLED,
@@ -290,10 +266,6 @@ def _excluded_hits(text: str, declaration: frozenset[str], rules: RuleSet) -> It
                 match.start(),
                 sentence,
             )
-
-
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
 
 
 def _blank_code_fences(text: str) -> str:
@@ -311,9 +283,13 @@ def _blank_code_fences(text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4)  # the hits of one sentence share its text: excerpted once
+def _excerpt(sentence: str) -> str:
+    return " ".join(sentence.split())[:200]
+
+
 def _to_check(hit: _Hit, location: str) -> Check:
-    excerpt = " ".join(hit.sentence.split())
-    return fail(hit.rule, hit.reason, location, excerpt=excerpt[:200])
+    return fail(hit.rule, hit.reason, location, excerpt=_excerpt(hit.sentence))
 
 
 def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = True) -> list[Check]:
@@ -324,11 +300,13 @@ def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = Tru
     quotation marks is a mention, never a violation. Fenced code blocks are skipped.
     """
     body = _blank_code_fences(text) if markdown else text
+    sentences = Sentences(body)
     hits = [
-        *_phrase_hits(body, rules, metadata_only=True),
-        *_not_present_hits(body, rules, carried=None, receipt=False),
+        *_phrase_hits(body, rules, sentences, metadata_only=True),
+        *_not_present_hits(body, rules, sentences, carried=None, receipt=False),
     ]
-    return [_to_check(h, f"line {_line_of(body, h.offset)}") for h in hits]
+    lines = lines_of(body, [h.offset for h in hits])
+    return [_to_check(h, f"line {lines[h.offset]}") for h in hits]
 
 
 _HUMAN_KEYS = frozenset(
@@ -542,12 +520,13 @@ def _string_hits(
     declaration: frozenset[str] | None,
 ) -> list[_Hit]:
     """Every receipt-rule hit in one string, in rule order (phrases, "not present", excluded)."""
+    sentences = Sentences(text)
     hits = [
-        *_phrase_hits(text, rules, metadata_only=False),
-        *_not_present_hits(text, rules, carried=carried, receipt=True),
+        *_phrase_hits(text, rules, sentences, metadata_only=False),
+        *_not_present_hits(text, rules, sentences, carried=carried, receipt=True),
     ]
     if declaration is not None:
-        hits.extend(_excluded_hits(text, declaration, rules))
+        hits.extend(_excluded_hits(text, declaration, rules, sentences))
     return hits
 
 

@@ -8,9 +8,11 @@ from difflib import SequenceMatcher
 
 __all__ = ["Span", "compare", "first_difference"]
 
-# Above this size (either side) the comparison is one differing span between the common
-# prefix and suffix: SequenceMatcher's cost grows with the product of the lengths.
-_MATCHER_LIMIT = 4096
+# The texts are first cut to their common prefix and suffix (linear). Only a differing middle
+# of at most this many characters (each side) goes to SequenceMatcher, whose cost grows with
+# the cube of the length on periodic texts (1,536 characters took 49 s): a longer middle is
+# shown as one differing span.
+_MATCHER_LIMIT = 64
 # Equal runs shorter than this between two differences are folded into the difference, so a
 # hash compared with a hash shows one marked span rather than a confetti of chance matches.
 _MIN_EQUAL = 4
@@ -36,11 +38,17 @@ def first_difference(a: str, b: str) -> int | None:
     return next((i for i in range(limit) if a[i] != b[i]), limit)
 
 
-def _prefix_suffix(a: str, b: str) -> list[tuple[bool, int, int, int, int]]:
+def _common_ends(a: str, b: str) -> tuple[int, int]:
+    """The lengths of the common prefix and of the common suffix after it."""
     start = first_difference(a, b) or 0
     end = 0
     while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
         end += 1
+    return start, end
+
+
+def _prefix_suffix(a: str, b: str) -> list[tuple[bool, int, int, int, int]]:
+    start, end = _common_ends(a, b)
     blocks = [(False, 0, start, 0, start)] if start else []
     blocks.append((True, start, len(a) - end, start, len(b) - end))
     if end:
@@ -48,9 +56,25 @@ def _prefix_suffix(a: str, b: str) -> list[tuple[bool, int, int, int, int]]:
     return blocks
 
 
+def _opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
+    """The common prefix, the middle matched (when short) or one replacement, the suffix."""
+    start, end = _common_ends(a, b)
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, start, 0, start)] if start else []
+    middle_a, middle_b = a[start : len(a) - end], b[start : len(b) - end]
+    if len(middle_a) <= _MATCHER_LIMIT and len(middle_b) <= _MATCHER_LIMIT:
+        matcher = SequenceMatcher(None, middle_a, middle_b, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, start + i1, start + i2, start + j1, start + j2))
+    else:
+        ops.append(("replace", start, len(a) - end, start, len(b) - end))
+    if end:
+        ops.append(("equal", len(a) - end, len(a), len(b) - end, len(b)))
+    return ops
+
+
 def _matched(a: str, b: str) -> list[tuple[bool, int, int, int, int]]:
     blocks: list[tuple[bool, int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(a, b):
         differs = tag != "equal"
         inside = (i1 > 0 or j1 > 0) and (i2 < len(a) or j2 < len(b))
         short = not differs and i2 - i1 < _MIN_EQUAL and inside
@@ -69,9 +93,8 @@ def compare(a: str, b: str) -> tuple[list[Span], list[Span]]:
     """
     if a == b:
         return [Span(a, False, 0)], [Span(b, False, 0)]
-    small = len(a) <= _MATCHER_LIMIT and len(b) <= _MATCHER_LIMIT
     digests = _HEX.fullmatch(a) is not None and _HEX.fullmatch(b) is not None
-    blocks = _matched(a, b) if small and not digests else _prefix_suffix(a, b)
+    blocks = _prefix_suffix(a, b) if digests else _matched(a, b)
     left = [Span(a[i1:i2], d, i1) for d, i1, i2, _, _ in blocks if i2 > i1 or d]
     right = [Span(b[j1:j2], d, j1) for d, _, _, j1, j2 in blocks if j2 > j1 or d]
     return [s for s in left if s.text], [s for s in right if s.text]

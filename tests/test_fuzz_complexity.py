@@ -1,0 +1,57 @@
+"""The complexity check's cases and verdicts (fuzz/complexity.py), without timing anything.
+
+``python -m fuzz complexity`` times each case; here each case's smallest input is run once
+(its command must give the exit code the case expects, so the input reaches the scan it is
+meant for), and the verdict is worked out from figures written by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fuzz import complexity
+from fuzz.complexity import CASES, MAX_GROWTH, Case, Figure
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_each_case_reaches_what_it_covers(case: Case) -> None:
+    small = case.make(1)
+    assert len(small) < len(case.make(2)) < len(case.make(4))
+    code = case.run(small)
+    if case.expect is not None:
+        assert code in case.expect
+
+
+def _figure(seconds: tuple[float, ...], peak: int = 0) -> Figure:
+    case = Case("shape", "a hand-written figure", lambda n: b"x" * n, lambda data: None)
+    return Figure(case, (1000, 2000, 4000, 8000), seconds, peak)
+
+
+def test_linear_time_passes_and_quadratic_time_fails() -> None:
+    linear = _figure((0.1, 0.2, 0.4, 0.8))
+    assert linear.growth == pytest.approx(2.0) and not linear.failures
+    quadratic = _figure((0.1, 0.4, 1.6, 6.4))
+    assert quadratic.growth == pytest.approx(4.0)
+    assert quadratic.failures == [f"time grows 4.00x per doubling (bound {MAX_GROWTH}x)"]
+    # one slow cell among linear ones does not decide the fit on its own
+    assert not _figure((0.1, 0.2, 0.9, 0.8)).failures
+
+
+def test_a_peak_past_the_bound_fails() -> None:
+    bound = _figure((0.1, 0.2, 0.4, 0.8)).peak_bound
+    assert not _figure((0.1, 0.2, 0.4, 0.8), peak=bound).failures
+    assert _figure((0.1, 0.2, 0.4, 0.8), peak=bound + 1).failures[0].startswith("peak ")
+
+
+def test_a_refused_input_is_a_failed_case(capsys: pytest.CaptureFixture[str]) -> None:
+    refused = Case("refused", "exit 2 where 1 is expected", lambda n: b"x" * n, lambda _: 2,
+                   frozenset({1}))  # fmt: skip
+    with pytest.raises(AssertionError, match="exit 2"):
+        complexity.measure(refused)
+    original = complexity.CASES
+    try:
+        complexity.CASES = (refused,)
+        assert complexity.run_complexity() == 1
+    finally:
+        complexity.CASES = original
+    assert "refused" in capsys.readouterr().out

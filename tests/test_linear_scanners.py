@@ -1,0 +1,447 @@
+"""Every scanner is linear by construction: counted work, one-token literals, hostile sizes.
+
+A hostile file once made these scanners quadratic or worse: regular expressions that needed a
+closing quote and were tried again from every later quote or backslash, duplicates found by
+searching a list, a rescan of the text or of all records per hit or per break, a copy of the
+whole trace per kernel step, and a cubic text comparison in the html report. No test here is
+timed (``nox -s fuzz`` runs the timed complexity check, fuzz/complexity.py). They count the
+work instead: comparisons made by a key whose equality is counted, records visited through a
+sequence that counts its reads, trigger lookups of a temporal policy, the lengths handed to
+the html matcher, the characters handed to the sentence scan, the peak allocation. Where the
+work is inside the regular expression engine, they check the token the scan takes (a literal
+that never closes is one token, to the end of the text) and run the hostile input from the
+report at its size, which took tens of seconds before and takes milliseconds now.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, SupportsIndex
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sealverify.cli.main import cli
+from sealverify.definitions import digests, skill_listing, skills
+from sealverify.history import chain
+from sealverify.kernel import guards, kernels, ljson, wirecue
+from sealverify.kernel.config import TemporalPolicy
+from sealverify.kernel.profiles import CURRENT
+from sealverify.kernel.session import KernelSession
+from sealverify.receipts import spine
+from sealverify.reports.formats.html import spans
+from sealverify.ruling import sentences, wording
+from sealverify.wire import guards as wire_guards
+from sealverify.wire import strictjson
+
+
+class _Counted(str):
+    """A string whose equality tests are counted (a set or dict compares only on a collision)."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Counted.compared += 1
+        return str.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+@pytest.fixture
+def counted() -> Iterator[type[_Counted]]:
+    _Counted.compared = 0
+    yield _Counted
+
+
+def _escaped_quotes(n: int) -> str:
+    return '\\"' * n
+
+
+def _tools_call(argument: str) -> str:
+    return (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_notes",'
+        f'"arguments":{{"q":"{argument}"}}}}}}'
+    )
+
+
+# --- literals that never close: one token, to the end of the text ----------------------------
+
+
+def test_the_depth_scan_reads_a_literal_that_never_closes_as_one_token() -> None:
+    # decide --config: 600 brackets, then a quote whose literal of \" escapes never closes.
+    text = "[" * 600 + '"' + _escaped_quotes(48_000)
+    token = ljson._BRACKET_OR_STRING.match(text, 600)
+    assert token is not None and token.end() == len(text)  # not retried from every quote
+    with pytest.raises(ljson.ModelLimit, match="nesting deeper than 512"):
+        ljson.parse(text)
+    # The brackets after a quote that never closes still count, as they did.
+    assert ljson._peak_depth('"' + "[" * 3) == 3
+    assert ljson._peak_depth('"\\"' + "[" * 2) == 2
+    assert ljson._peak_depth('"\\"[["{') == 1
+    assert ljson._peak_depth('"[[["' + "[") == 1
+
+
+# The depth scan's token as first written: a literal needed its closing quote.
+_DEPTH_TOKEN_REFERENCE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def _peak_depth_reference(text: str) -> int:
+    depth = peak = 0
+    for match in _DEPTH_TOKEN_REFERENCE.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            peak = max(peak, depth)
+        elif match.group() in "]}":
+            depth -= 1
+    return peak
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet='"\\[]{}a', max_size=30))
+def test_the_depth_scan_counts_as_first_written(text: str) -> None:
+    assert ljson._peak_depth(text) == _peak_depth_reference(text)
+
+
+def test_the_guards_cut_a_literal_that_never_closes_in_one_split() -> None:
+    # The report's input: an object whose value literal of 48,000 \" escapes never closes.
+    text = '{"a":"' + _escaped_quotes(48_000)
+    quotes = _escaped_quotes(48_000)
+    assert guards._segments(text) == (("{", "a", True), (":", quotes, False))
+    assert guards._segments(text + "\\") == (("{", "a", True), (":", quotes + "\\", False))
+    assert guards._segments(text) == guards._segments_by_scan(text)
+    assert guards.first_failed_guard(text) is None  # the scans decide nothing past it
+
+
+def test_the_escaped_name_cue_reads_each_literal_once() -> None:
+    # The report's input: a valid tools/call whose argument holds 48,000 escaped quotes (64 kB
+    # took 35 s in decide: a search from every backslash scanned on to the closing quote).
+    line = _tools_call(_escaped_quotes(48_000))
+    walked = wirecue._UP_TO_AN_ESCAPED_NAME.match(line)
+    assert walked is not None and walked.end() == len(line)
+    proven = wirecue.proven_request(line)
+    assert proven == ljson.parse(line)
+    assert guards.first_failed_guard(line) is None
+    # An escaped member name anywhere still sends the line to the scans.
+    escaped = line.replace('"search_notes"', '"search_notes","n\\u0061me":1', 1)
+    assert wirecue.proven_request(escaped) is wirecue.UNPROVEN
+    assert guards.first_failed_guard(escaped) == "keys"
+
+
+_ALLOW_SEARCH = {"name": "search_notes", "mode": "allow"}
+
+
+def test_decide_forwards_the_escaped_quotes_call_at_its_size(tmp_path: Path) -> None:
+    # The report's input through the command: 64 kB took 35 s in decide (and in verify's
+    # re-derivation of the same line). The route and the bytes are the kernel's.
+    line = _tools_call(_escaped_quotes(48_000))
+    frame = tmp_path / "lines.jsonl"
+    frame.write_text(line + "\n")
+    config = tmp_path / "config.json"
+    safety = {"approval": {"control_file": "/a", "ttl_seconds": 60}, "tools": [_ALLOW_SEARCH]}
+    config.write_text(json.dumps({"epoch": 1, "safety": safety}, separators=(",", ":")))
+    args = ["decide", "--config", str(config), str(frame), "--format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert '"route": "forward"' in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "scan"),
+    [
+        ("strict JSON literal", lambda text: strictjson._STRING_TOKEN.sub("", text)),
+        ("kernel guards literal", guards._segments),
+        ("kernel depth scan", lambda text: ljson._peak_depth("[" + text)),
+        ("wire escaped keys", wire_guards.escaped_keys),
+    ],
+)
+def test_a_literal_of_escapes_is_read_in_flat_memory(
+    name: str, scan: Callable[[str], object]
+) -> None:
+    # A greedy repeat kept backtracking state for every escape: about 150 bytes each, so a
+    # 2 MB literal of escapes took 146 MiB. The repeats are possessive now.
+    text = '{"a":"' + _escaped_quotes(1_000_000) + '"}'
+    tracemalloc.start()
+    try:
+        scan(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(text), (name, peak)
+
+
+# --- duplicates found with sets and dicts ------------------------------------------------------
+
+
+def test_the_key_scan_finds_duplicates_without_a_list(counted: type[_Counted]) -> None:
+    # An unterminated object of many keys: a list of seen keys cost n*n/2 comparisons.
+    keys = 5_000
+    text = "{" + ",".join(f'"k{i}":1' for i in range(keys))
+    assert guards._keys_safe(text, counted)
+    assert counted.compared < keys
+    assert not guards._keys_safe(text + ',"k7":2', counted)  # a duplicate is still found
+
+
+def test_tool_names_are_counted_once(
+    counted: type[_Counted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = 4_000
+    listing = {"tools": [{"name": f"t{i % (tools - 1)}", "inputSchema": {}} for i in range(tools)]}
+    name_of = digests._name
+
+    def counted_name(tool: Any) -> str | None:
+        name = name_of(tool)
+        return counted(name) if name is not None else None
+
+    monkeypatch.setattr(digests, "_name", counted_name)
+    found = digests.listing_findings(digests.read_listing(json.dumps(listing).encode()))
+    duplicates = [c for c in found if c.id == "tools.list.duplicate-name"]
+    assert [c.reason for c in duplicates] == [
+        "tool name 't0' occurs more than once; no tool-set digest is computed"
+    ]
+    assert counted.compared < 4 * tools  # names.count(n) for every name made n*n
+
+
+def test_frontmatter_keys_are_checked_for_duplicates_with_a_set(
+    counted: type[_Counted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = 2_000
+    text = "".join(f"k{i}: v\n" for i in range(keys)) + "k5: again\n"
+    data = f"---\nname: demo\ndescription: d\n{text}---\n".encode()
+    compose = yaml.compose
+
+    def counted_compose(stream: str, Loader: Any) -> Any:
+        root = compose(stream, Loader=Loader)
+        for key, _value in root.value:
+            key.value = counted(key.value)
+        return root
+
+    monkeypatch.setattr(yaml, "compose", counted_compose)  # the module skills.py calls
+    frontmatter = skills.parse_frontmatter(data)
+    assert frontmatter.duplicate_keys == ("/k5",)
+    assert counted.compared < 4 * keys
+
+
+@settings(max_examples=500)
+@given(
+    st.from_regex(r"(/[ab]{1,2}){1,4}", fullmatch=True),
+    st.sets(st.from_regex(r"(/[ab]{1,2}){0,3}", fullmatch=True), max_size=6),
+)
+def test_the_enclosing_listed_directory_is_looked_up_by_ancestor(
+    directory: str, listed: set[str]
+) -> None:
+    # Each skill directory scanned every listed directory (sorted) before.
+    entries = dict.fromkeys(listed, "")
+    first = next(
+        (d for d in sorted(entries, key=len, reverse=True) if directory.startswith(d + "/")),
+        None,
+    )
+    assert skill_listing._enclosing(directory, entries) == first
+
+
+def test_spine_member_lines_are_counted_once_in_text_order() -> None:
+    members = [f'"m{i}": {i}' for i in range(3_000)]
+    raw = ("{\n" + ",\n\n".join(members) + "\n}").encode()
+    lines = spine._field_lines(raw)
+    assert lines["m0"] == 2 and lines["m1"] == 4 and lines["m2999"] == 2 + 2 * 2_999
+
+
+# --- no rescan per hit, per break or per step ------------------------------------------------
+
+
+class _CountedRecords(list[chain.ChainRecord]):
+    """Records whose reads (iteration and slices) are counted."""
+
+    read = 0
+
+    def __iter__(self) -> Iterator[chain.ChainRecord]:
+        for record in super().__iter__():
+            _CountedRecords.read += 1
+            yield record
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
+        found = super().__getitem__(index)
+        _CountedRecords.read += len(found) if isinstance(found, list) else 1
+        return found
+
+
+def test_chain_breaks_are_classified_without_a_rescan_per_break() -> None:
+    # A log whose every record breaks: maps of all records rebuilt per break were n*n.
+    count = 2_000
+    log = b""
+    for entry in range(1, count + 1):
+        payload = b'{"entry":%d}' % entry
+        prev = chain.commit(chain.genesis(), b"elsewhere %d" % entry)
+        head = chain.commit(prev, payload)
+        record = {
+            "seal_record": "v1",
+            "entry": entry,
+            "commitment": "sha256(prevHead || 0x1f || payload)",
+            "session": "s1",
+            "prev_head": prev,
+            "prior_session": None,
+            "head": head,
+        }
+        log += payload + b"\n" + json.dumps(record).encode() + b"\n"
+    records, _checks, _other = chain.parse_log([("log", log)])
+    assert len(records) == count
+    counted = _CountedRecords(records)
+    _CountedRecords.read = 0
+    result = chain.verify_chain(counted)
+    kinds = [c.data["kind"] for c in result.checks if c.id == "chain.break"]
+    assert kinds == ["mutation"] * (count - 1)
+    # A few reads per record (each break looks at its record and the one before); the maps
+    # rebuilt per break read every record for every break (about 2 * count * count reads).
+    assert _CountedRecords.read < 10 * count
+
+
+class _CountedNames(tuple[str, ...]):
+    """A policy's trigger or forbidden names, whose membership tests are counted."""
+
+    asked = 0
+
+    def __contains__(self, name: object) -> bool:
+        _CountedNames.asked += 1
+        return tuple.__contains__(self, name)
+
+
+def test_the_temporal_kernel_folds_one_tool_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long session: the trace copied and folded whole at every step was n*n.
+    policy = {"name": "no-x-after-y", "type": "no_after", "trigger": ["y"], "forbidden": ["x"]}
+    payload = {
+        "epoch": 1,
+        "safety": {
+            "approval": {"control_file": "/a", "ttl_seconds": 120},
+            "tools": [{"name": n, "mode": "allow"} for n in ("x", "y", "z")],
+        },
+        "temporal": {"policies": [policy]},
+    }
+    init = KernelSession.init_trusted(json.dumps(payload, separators=(",", ":")), CURRENT, "")
+    assert init.session is not None
+    decide = kernels.temporal_decide
+    counted: dict[int, tuple[TemporalPolicy, ...]] = {}
+
+    def counted_decide(act: kernels.Action, policies: Any, state: Any) -> Any:
+        key = id(policies)
+        if key not in counted:
+            counted[key] = tuple(
+                TemporalPolicy(p.name, _CountedNames(p.trigger), _CountedNames(p.forbidden))
+                for p in policies
+            )
+        return decide(act, counted[key], state)
+
+    monkeypatch.setattr(kernels, "temporal_decide", counted_decide)
+    monkeypatch.setattr("sealverify.kernel.session.K.temporal_decide", counted_decide)
+    _CountedNames.asked = 0
+    steps = 1_500
+    reasons = []
+    for index in range(steps):
+        tool = "z" if index < steps - 2 else ("y", "x")[index - steps + 2]
+        line = json.dumps(
+            {"jsonrpc": "2.0", "id": index, "method": "tools/call", "params": {"name": tool}}
+        )
+        envelope = {"line": line, "now": 1000, "approvals": []}
+        envelope.update(votes="", grants="", forecasts="")
+        result = init.session.decide(json.dumps(envelope))
+        reasons.append(result.verdicts[1].reason)
+    assert reasons[0] == "trace ok (1 events)"
+    assert reasons[steps - 2] == f"trace ok ({steps - 1} events)"
+    assert reasons[-1] == "temporal policy violated: no-x-after-y"
+    assert _CountedNames.asked < 4 * steps
+
+
+def test_the_trace_refolds_under_other_policies() -> None:
+    act = kernels.Action("x", {}, "1")
+    y = kernels.Action("y", {}, "2")
+    first = (TemporalPolicy("p", ("q",), ("x",)),)
+    other = (TemporalPolicy("o", ("y",), ("x",)),)
+    verdict, state = kernels.temporal_decide(y, first, kernels.EMPTY_TRACE)
+    assert verdict.allows and state.tools() == ("y",)
+    verdict, held = kernels.temporal_decide(act, first, state)
+    assert verdict.allows and held.length == 2
+    verdict, _ = kernels.temporal_decide(act, other, state)  # folded afresh: y came first
+    assert not verdict.allows and verdict.reason == "temporal policy violated: o"
+
+
+def _sentence_of_hits(hits: int) -> str:
+    return "The _meta key is inert, " * hits + "\n"
+
+
+def test_one_long_sentence_of_hits_keeps_one_copy_of_it() -> None:
+    # One sentence with many hits: each hit kept its own copy of the sentence (and rescanned
+    # it), so 6,000 hits in 184 kB took 111 s and a gigabyte.
+    hits = 2_000
+    text = _sentence_of_hits(hits)
+    tracemalloc.start()
+    try:
+        checks = wording.lint_text(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(checks) == hits
+    assert {c.location for c in checks} == {"line 1"}
+    assert checks[0].data["excerpt"] == " ".join(text.split())[:200]
+    assert peak < 40 * len(text), peak  # a copy per hit was 2,000 copies
+
+
+class _CountedScan:
+    """The sentence-end pattern, with the characters each scan may read summed."""
+
+    def __init__(self, pattern: Any) -> None:
+        self.pattern = pattern
+        self.read = 0
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+        self.read += (len(text) if endpos is None else endpos) - pos
+        return self.pattern.finditer(text, pos, len(text) if endpos is None else endpos)
+
+    def search(self, text: str, pos: int = 0) -> Any:
+        self.read += len(text) - pos
+        return self.pattern.search(text, pos)
+
+
+def test_sentences_are_cut_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many short sentences, each with a hit: every hit's sentence was found by a scan from the
+    # start of the text.
+    text = "The _meta key is inert. " * 3_000
+    scan = _CountedScan(sentences.SENTENCE_END)
+    monkeypatch.setattr(sentences, "SENTENCE_END", scan)
+    checks = wording.lint_text(text)
+    assert len(checks) == 3_000
+    assert checks[-1].data["excerpt"] == "The _meta key is inert."
+    assert scan.read < 3 * len(text)
+
+
+# --- the html comparison -----------------------------------------------------------------------
+
+
+def test_the_html_comparison_matches_only_a_short_middle(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Periodic texts made SequenceMatcher cubic: 1,536 characters took 49 s per failed check.
+    matcher = difflib.SequenceMatcher
+    sizes: list[int] = []
+
+    def bounded(junk: None, a: str, b: str, autojunk: bool) -> Any:
+        sizes.append(max(len(a), len(b)))
+        if max(len(a), len(b)) > 256:
+            raise AssertionError(f"the matcher was handed {max(len(a), len(b))} characters")
+        return matcher(junk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(f"{spans.__name__}.SequenceMatcher", bounded)
+    a, b = ("aab" * 512)[:1536], ("abb" * 512)[:1536]
+    left, right = spans.compare(a, b)
+    assert "".join(s.text for s in left) == a and "".join(s.text for s in right) == b
+    # the common prefix and suffix ("a", "b"), and the differing middle shown as one span
+    assert [(s.text, s.differs) for s in left] == [("a", False), (a[1:-1], True), ("b", False)]
+    # A short difference inside long equal text is still matched finely.
+    left, right = spans.compare("x" * 3000 + "abc-XYZ-def", "x" * 3000 + "abc-Q-def")
+    assert [s.text for s in left if s.differs] == ["XYZ"]
+    assert [s.text for s in right if s.differs] == ["Q"]
+    assert sizes and max(sizes) <= 64
