@@ -9,7 +9,7 @@ from contextlib import redirect_stderr, redirect_stdout, suppress
 from functools import cache
 
 from fuzz import seeds, shapes
-from fuzz.base import Harness, run_cli, workspace
+from fuzz.base import Harness, run_cli, workspace, write
 from sealverify.cli.main import cli
 from sealverify.testkit import keys
 from sealverify.wire import leanjson, serdejson

@@ -141,7 +141,7 @@ class SessionThread:
             self.session, self.key = started, key
         elif key != self.key:
             return self._stop("the session's receipts name different builds or configs", where)
-        after = len(self.session.state.temporal)
+        after = self.session.state.temporal.length
         if claim is not None and claim.position is not None and claim.position > after + 1:
             return self._stop(
                 f"a gap in session {self.name}: {after} of its calls executed before this "
