@@ -38,6 +38,7 @@ __all__ = [
     "calibration_decide",
     "consensus_decide",
     "convergence_decide",
+    "cost_for",
     "linear_decide",
     "linear_ingest",
     "principal_budget_decide",
@@ -283,8 +284,11 @@ def linear_decide(
 BudgetState = tuple[tuple[str, int], ...]
 
 
-def _cost(spec: BudgetSpec, args: LValue) -> int | None:
-    """``costFor``: the ``cost_arg`` natural, else 1; a missing or non-natural field is None."""
+def cost_for(spec: BudgetSpec, args: LValue) -> int | None:
+    """``costFor`` (``Kernels/BudgetCore.lean``): the ``cost_arg`` natural, else 1.
+
+    A missing or non-natural field is None.
+    """
     if spec.cost_arg is None:
         return 1
     value = at_path(args, list(spec.cost_arg))
@@ -299,7 +303,7 @@ def _fold_budgets(
     for spec in specs:
         if act.tool not in spec.tools:
             continue
-        cost = _cost(spec, act.args)
+        cost = cost_for(spec, act.args)
         if cost is None:
             return f"missing cost field for {label} {spec.name}: {act.tool}"
         used = spent.get(spec.name, 0)

@@ -35,7 +35,7 @@ from sealverify.kernel import kernels as K
 from sealverify.kernel.config import BudgetSpec, TrustedConfig
 from sealverify.kernel.evidence import approval_events
 from sealverify.kernel.gate import CONFLICT, CURRENT, LEGACY, mcp_version_gate
-from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, is_nat, parse
+from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, parse
 from sealverify.kernel.lpath import at_path, scalar_text
 from sealverify.kernel.policy import classify_tool_call
 from sealverify.kernel.receipt_inputs import NotEvaluated, ReplayInput, prepare, resolve_grants
@@ -49,7 +49,6 @@ from sealverify.kernel.session import (
     deny_reason,
     line_keys_safe,
 )
-from sealverify.wire.leanjson import LeanNumber
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["AGREE", "contradiction", "judged_alone"]
@@ -357,7 +356,7 @@ def _budget_fold(
     reachable: list[tuple[BudgetSpec, int | None]] = []
     for spec in specs:
         if act.tool in spec.tools:
-            cost = _cost(spec, act.args)
+            cost = K.cost_for(spec, act.args)
             reachable.append((spec, cost))
             if cost is None or cost > spec.cap:
                 break
@@ -384,16 +383,6 @@ def _budget_fold(
             if re.fullmatch(_NAT, spent) and int(spent) + cost > spec.cap:
                 return ""
     return f"the reason is not one the {label} kernel denies {act.tool} with"
-
-
-def _cost(spec: BudgetSpec, args: LValue) -> int | None:
-    """``costFor`` (``Kernels/BudgetCore.lean``): the ``cost_arg`` natural, else 1."""
-    if spec.cost_arg is None:
-        return 1
-    value = at_path(args, list(spec.cost_arg))
-    if isinstance(value, LeanNumber) and is_nat(value):
-        return int(value.digits)
-    return None
 
 
 _JUDGES: dict[str, Judge] = {
