@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -106,10 +108,41 @@ def _deep_tree(top: Path, levels: int) -> None:
         os.close(fd)
 
 
+def _remove_deep(top: Path) -> None:
+    """Remove a tree made by ``_deep_tree`` one level at a time (shutil.rmtree recurses, and
+    pytest's clean-up of old temporary folders would hit the recursion limit on it)."""
+    while (top / "d").is_dir():
+        inner = top / "d" / "d"
+        if inner.is_dir():
+            os.rename(inner, top / "next")
+        for leaf in (top / "d").iterdir():
+            leaf.unlink()
+        os.rmdir(top / "d")
+        if (top / "next").is_dir():
+            os.rename(top / "next", top / "d")
+    shutil.rmtree(top)
+
+
+@pytest.fixture
+def deep_tree() -> Iterator[Callable[[Path, int], None]]:
+    """``make(top, levels)``: a ``_deep_tree`` removed again after the test."""
+    made: list[Path] = []
+
+    def make(top: Path, levels: int) -> None:
+        made.append(top)
+        _deep_tree(top, levels)
+
+    yield make
+    for top in made:
+        _remove_deep(top)
+
+
 @pytest.mark.parametrize("args", [("verify", "{d}"), ("verify", "{d}/**/*.json"), ("lint", "{d}")])
-def test_a_tree_deeper_than_the_limit_is_refused_by_name(args, tmp_path: Path) -> None:
+def test_a_tree_deeper_than_the_limit_is_refused_by_name(
+    args, tmp_path: Path, deep_tree: Callable[[Path, int], None]
+) -> None:
     deep = tmp_path / "deep"
-    _deep_tree(deep, 1000)  # was a RecursionError ("internal error") in the recursive walk
+    deep_tree(deep, 1000)  # was a RecursionError ("internal error") in the recursive walk
     result = _run(*(a.format(d=deep) for a in args))
     assert result.exit_code == 2, result.output
     assert f"deeper than {MAX_DEPTH} directory levels" in result.stderr
@@ -160,9 +193,9 @@ def test_a_glob_matches_as_glob_does(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert list(glob_matches(str(tmp_path / "d" / "*.json"))) == [tmp_path / "d" / "a.json"]
 
 
-def test_skill_tree_walk_is_bounded(tmp_path: Path) -> None:
+def test_skill_tree_walk_is_bounded(tmp_path: Path, deep_tree: Callable[[Path, int], None]) -> None:
     deep = tmp_path / "skill"
-    _deep_tree(deep, 1000)
+    deep_tree(deep, 1000)
     with pytest.raises(click.UsageError, match="deeper than"):
         read_tree(deep)
     loop = tmp_path / "loop"
