@@ -12,6 +12,7 @@ from sealverify._version import __version__
 from sealverify.reports.explain_text import severity_of
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
+from sealverify.reports.formats.terminal import counted_pass, passed_findings_note
 from sealverify.reports.model import Report, Subject
 
 __all__ = [
@@ -315,9 +316,14 @@ class VerifyPage:
             verdicts=self._verdict_rows(),
             rederived=summary.get("decision_rederivation", {}),
             settings=list(settings) or [("pins and options", "not recorded in this report")],
+            # Passing run checks (--state's history checks, one or two per receipt) are
+            # counted, not listed: listed they would bury the failures.
             findings=[
-                c for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
+                c
+                for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
+                if not counted_pass(c)
             ],
+            passed_note=passed_findings_note(report.findings),
             listed=sum(self._listed.values()),
             by_check=self._check_rows(),
         )
