@@ -523,3 +523,44 @@ def test_json_diff_names_member_order_and_number_spelling() -> None:
 def test_json_diff_is_deterministic_on_copies() -> None:
     value = {"a": [1, {"b": None}]}
     assert json_diff(value, copy.deepcopy(value)) == []
+
+
+# --------------------------------------------------------------------------- edited receipts
+
+
+def _edited_pair(tmp_path: Path) -> tuple[str, str]:
+    """A minted receipt and a copy whose arguments were edited after signing (not re-signed)."""
+    from sealverify.testkit import mint
+
+    frame = mint.tools_call_frame("shell", '{"command":"ls /srv","cwd":"/srv"}', request_id=7)
+    intact = mint.mint_host_v3(frame, mint.DEMO_KERNEL_CONFIG)
+    edited = mint.parse_record(intact)
+    edited["arguments"] = {"command": "rm -rf /srv", "cwd": "/srv"}
+    a, b = tmp_path / "intact.json", tmp_path / "edited.json"
+    a.write_bytes(intact)
+    b.write_bytes(mint.render_pretty(edited))
+    return str(a), str(b)
+
+
+def test_edited_receipt_names_the_edited_member_under_the_refusal(tmp_path: Path) -> None:
+    a, b = _edited_pair(tmp_path)
+    code, facts = run(a, b)
+    assert (code, facts["verdict"]) == (1, "receipt-integrity-failed")
+    assert "meaning" not in facts and "bytes" not in facts  # the invocations are not compared
+    assert facts["receipt_fields"] == [
+        {
+            "pointer": "/arguments/command",
+            "change": "changed",
+            "a": '"ls /srv"',
+            "b": '"rm -rf /srv"',
+            "class": "authorization-surface",
+        }
+    ]
+    table = CliRunner().invoke(cli, ["diff", a, b])
+    assert table.exit_code == 1
+    assert "/arguments/command" in table.stdout and '"rm -rf /srv"' in table.stdout
+    assert "None" not in table.stdout
+    html = CliRunner().invoke(cli, ["diff", a, b, "--format", "html"])
+    assert "None" not in html.stdout and "True" not in html.stdout
+    assert "/arguments/command" in html.stdout.split('id="bytes"')[0]  # under the verdict
+    assert "byte offset" not in html.stdout

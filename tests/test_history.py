@@ -313,3 +313,39 @@ def test_state_anchors_the_start_of_a_continuation_log(tmp_path: Path) -> None:
     out = runner.invoke(cli, ["chain", str(tmp_path / "b.log"), "--state", db, "--format", "json"])
     checks = {c["id"]: c["status"] for s in json.loads(out.stdout)["subjects"] for c in s["checks"]}
     assert checks["chain.start"] == "pass" and checks["history.chain"] == "pass"
+
+
+def test_state_passes_are_counted_not_listed_in_the_table_and_html(tmp_path: Path) -> None:
+    demo = ROOT / "fixtures" / "demo"
+    base = ["verify", str(demo / "receipts"), "--trust", str(demo / "trust.json")]
+    base += ["--allow-published-keys"]
+
+    def run(db: str, *fmt: str) -> tuple[int, str, str]:
+        result = CliRunner().invoke(cli, [*base, "--state", str(tmp_path / db), *fmt])
+        return result.exit_code, result.stdout, result.stderr
+
+    # The json lists every finding, passes included (byte-stable): the counts come from it.
+    _code, out, _err = run("json.sqlite", "--format", "json")
+    findings = json.loads(out)["findings"]
+    passes: dict[str, int] = {}
+    for f in findings:
+        if f["status"] == "pass":
+            passes[f["id"]] = passes.get(f["id"], 0) + 1
+    assert passes and all(i.startswith("history.") for i in passes)
+    failing = [f["id"] for f in findings if f["status"] == "fail"]
+    assert failing  # the demo's broken JSON-lines line
+    by_id = ", ".join(f"{i} {n}" for i, n in sorted(passes.items()))
+    note = f"{sum(passes.values())} passing run check(s) not listed ({by_id})"
+
+    code, table, err = run("table.sqlite")
+    assert code == 1
+    assert not [line for line in table.splitlines() if line.startswith("PASS ")]
+    assert all(f"FAIL      {i}" in table for i in failing)  # failures still listed
+    assert note in table
+    assert f", {sum(passes.values())} passing run check(s);" in err
+
+    run("html.sqlite", "--format", "html", "--output", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text()
+    section = page.split('id="findings"')[1].split("</section>")[0]
+    assert note in section and all(i in section for i in failing)
+    assert not any(i in section.replace(note, "") for i in passes)  # no row per passing check

@@ -446,3 +446,43 @@ def test_large_runs_bin_the_timeline_and_state_what_they_do_not_list() -> None:
     # A row whose drill-down was cut links nowhere: every in-page link has its target.
     targets = {e.attrs["id"] for e in page.elements if "id" in e.attrs}
     assert all(a.attrs["href"][1:] in targets for a in page.find("a"))
+
+
+def _truncated_log(tmp_path: Path) -> tuple[Path, str]:
+    """Six chained records of which the last two were cut off; the full chain's final head."""
+    lines, heads = chain_lines([audit_payload(i) for i in range(6)])
+    path = tmp_path / "cut.log"
+    path.write_bytes(b"".join(line + b"\n" for line in lines[: 3 * 4]))  # 3 lines per record
+    return path, heads[-1]
+
+
+def test_truncated_chain_draws_its_missing_tail_in_red(tmp_path: Path) -> None:
+    path, _ = _truncated_log(tmp_path)
+    code, text = run_cli(["chain", str(path), "--expect-count", "6", "--format", "html"])
+    assert code == 1
+    page = Page(text)
+    cells = page.with_class("cell", "rect")
+    assert [c.attrs["data-state"] for c in cells] == ["ok"] * 4 + ["missing"]
+    assert cells[-1].attrs["stroke"] == "#cf222e"
+    strip = page.by_id("chain-strip").joined
+    assert "tail: truncated (2 missing)" in strip and "tail: anchored" not in strip
+    rows = [r.attrs["data-state"] for r in page.find("tr") if "data-state" in r.attrs]
+    assert rows == ["ok"] * 4 + ["missing"]
+    assert "truncated (2 missing)" in page.by_id("summary").joined
+    # The table says it too, and the json keeps the count apart from the word.
+    code, table = run_cli(["chain", str(path), "--expect-count", "6"])
+    assert re.search(r"^tail +truncated$", table, re.M)
+    assert re.search(r"^tail_missing +2$", table, re.M)
+
+
+def test_head_anchor_not_reached_is_a_truncated_tail_of_unknown_size(tmp_path: Path) -> None:
+    path, head = _truncated_log(tmp_path)
+    code, text = run_cli(["chain", str(path), "--expect-head", head, "--format", "html"])
+    assert code == 1
+    page = Page(text)
+    assert page.with_class("cell", "rect")[-1].attrs["data-state"] == "missing"
+    strip = page.by_id("chain-strip").joined
+    assert "tail: truncated (how many missing is not known)" in strip
+    report = _json(["chain", str(path), "--expect-head", head])
+    facts = report["subjects"][0]["facts"]
+    assert facts["tail"] == "truncated" and "tail_missing" not in facts

@@ -132,3 +132,53 @@ def test_the_triage_page_in_chromium(tmp_path: Path) -> None:
     assert len(rows) == 300 and len(shown) == 1 and "zz-forged.json" in shown[0].joined
     assert page.with_class("receipt", "section")[0].attrs["id"] == anchor("zz-forged.json")
     assert page.by_id("footer").joined.endswith("sealverify x")
+
+
+def test_each_failing_check_is_listed_once_with_links_to_its_drill_downs() -> None:
+    # 300 UNPINNED receipts (only the first 199 kept in detail after the FAIL) and a forged
+    # receipt named last: from the by-check table a reader reaches the forged one directly.
+    subjects = [*_unpinned(300), Subject("zz-forged.json", "FAIL", (FORGED, PUBLISHED))]
+    for worker in (False, True):
+        page = _page(subjects, worker)
+        by_check = [
+            r for r in page.find("tr") if "data-status" in r.attrs and "class" not in r.attrs
+        ]
+        rows = {i: r for r in by_check for i in (FORGED.id, PUBLISHED.id) if r.joined.startswith(i)}
+        assert len(rows) == len(by_check) == 2  # each check once
+        forged = [a.attrs["href"] for a in _links(page, rows["binding.args-hash"])]
+        assert forged == [f"#{anchor('zz-forged.json')}", "#receipts"]
+        assert rows["binding.args-hash"].joined.count("binding.args-hash") == 1
+        published = [a.attrs["href"] for a in _links(page, rows["authority.published-key"])]
+        # Worst first: the FAIL receipt, then UNPINNED ones in input order, five in all.
+        expected = ["zz-forged.json", "u000.json", "u001.json", "u002.json", "u003.json"]
+        assert published == [f"#{anchor(n)}" for n in expected] + ["#receipts"]
+        assert "+296 more" in rows["authority.published-key"].joined
+        # Every link lands on a drill-down the page shows.
+        ids = {e.attrs["id"] for e in page.elements if "id" in e.attrs}
+        assert all(h[1:] in ids for h in published)
+
+
+def test_a_check_on_receipts_cut_from_detail_links_none_of_them() -> None:
+    cut = Check("scope.other", "not-evaluated", "only on cut receipts", "")
+    subjects = [*_unpinned(DETAIL_CAP), Subject("late.json", "UNPINNED", (PUBLISHED, cut))]
+    page = _page(subjects)
+    (row,) = [
+        r
+        for r in page.find("tr")
+        if "data-status" in r.attrs and r.joined.startswith("scope.other")
+    ]
+    assert [a.attrs["href"] for a in _links(page, row)] == ["#receipts"]
+    assert "+1 more" in row.joined
+
+
+def _links(page: Page, row: object) -> list:  # type: ignore[type-arg]
+    """The anchors inside ``row``, in document order."""
+    elements = page.elements
+    start = elements.index(row)  # type: ignore[arg-type]
+    out = []
+    for element in elements[start + 1 :]:
+        if element.tag == "tr":
+            break
+        if element.tag == "a":
+            out.append(element)
+    return out

@@ -119,3 +119,24 @@ def test_fit_cuts_by_display_width_and_marks_the_cut() -> None:
     assert fit("abcdef", 4, keep_end=True) == "…def"
     assert fit("日本語です", 5) == "日本…"  # two columns each
     assert fit("anything", 0) == ""
+
+
+def test_passing_history_checks_are_counted_under_the_failing_findings() -> None:
+    from sealverify.reports.formats.terminal import lines
+    from sealverify.reports.model import Check
+
+    row = ("a.json", "VERIFIED", "v3", "ALLOW", "", "", "", "")
+    findings = [
+        Check("history.operation", "pass", "operation_id x is new", "a.json"),
+        Check("history.nonce", "pass", "nonce not spent", "a.json"),
+        Check("history.operation", "pass", "operation_id y is new", "b.json"),
+        Check("log.broken-line", "fail", "not JSON", "r.jsonl:3"),
+    ]
+    shown = list(lines(lambda: iter([row]), findings, 80, False))
+    assert "run findings (1):" in shown and not any("operation_id x" in s for s in shown)
+    last = len(shown) - shown[::-1].index("")  # the block after the last blank line
+    assert " ".join(shown[last:]) == (
+        "3 passing run check(s) not listed (history.nonce 1, history.operation 2); "
+        "--format json lists each"
+    )
+    assert all(len(s) <= 80 for s in shown)

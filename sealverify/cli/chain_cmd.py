@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
 from sealverify import (
     Anchor,
-    ChainResult,
     Check,
     Report,
     Subject,
@@ -20,7 +18,7 @@ from sealverify import (
     receipt_audit,
     verify_logs,
 )
-from sealverify.cli.chain_display import chain_display
+from sealverify.cli.chain_display import chain_display, chain_facts
 from sealverify.cli.common import (
     HEX64,
     emit,
@@ -231,7 +229,7 @@ def chain(
             ", ".join(name for name, _ in sources),
             _outcome(chain_checks, result.unanchored_tail or result.unanchored_start),
             tuple(chain_checks),
-            _facts(result),
+            chain_facts(result, anchor),
             display=chain_display(result, anchor, start_head) if fmt == "html" else {},
         )
     ]
@@ -318,19 +316,6 @@ def chain(
         f"line(s) skipped, {subjects[0].outcome}{first}",
     )
     return code
-
-
-def _facts(result: ChainResult) -> dict[str, Any]:
-    return {
-        "records": len(result.records),
-        "other_lines": result.other_lines,
-        "malformed_records": result.malformed_records,
-        "sessions": list(result.sessions),
-        "final_head": result.final_head,
-        "first_break": result.first_break,
-        "tail": "unanchored" if result.unanchored_tail else "anchored",
-        "start": "unanchored" if result.unanchored_start else "anchored",
-    }
 
 
 def _store_name(state: str) -> str:

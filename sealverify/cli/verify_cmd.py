@@ -394,11 +394,14 @@ def verify(
     )
     summary = report.summary
     failed = sum(f.status == "fail" for f in findings)  # each one alone makes the exit 1
+    # Passing run checks (--state's history checks) are counted here, not listed in a table.
+    passing = sum(map(terminal.counted_pass, findings))
     line = (
         f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} VERIFIED, "
         f"{summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, {summary['FAIL']} FAIL "
         f"({summary['not_mediated']} NOT MEDIATED)"
         + (f", {failed} failed run finding(s)" if failed else "")
+        + (f", {passing} passing run check(s)" if passing else "")
         + "; "
         + table.rederivation_summary(summary)
         + table.published_keys_note(summary)

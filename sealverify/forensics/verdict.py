@@ -242,6 +242,10 @@ def diff_report(
         text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
         checks.append(fail("diff.verdict", text, verdict=code))
         facts["verdict"] = code
+        if a.receipt is not None and b.receipt is not None:
+            # The invocations are not compared, but the two documents are: the member that was
+            # edited is what a reader of the refusal looks for (the frames may be identical).
+            _receipt_fields(a.receipt, b.receipt, checks, facts)
         return _finish(a, b, text, checks, facts, 1)
     for side in (a, b):
         checks.extend(info("diff.note", note, side.label) for note in side.notes)
@@ -373,16 +377,7 @@ def diff_report(
     facts["verdict"] = code
     exit_code = 0 if code in SAME_EXIT else 1
     if a.receipt is not None and b.receipt is not None:
-        drift = receipt_drift(a.receipt, b.receipt)
-        facts["receipt_fields"] = [{**c.to_dict(), "class": cls} for c, cls in drift]
-        surface = sorted({c.pointer.split("/")[1] for c, cls in drift if cls != "minor"})
-        minor = sorted({c.pointer.split("/")[1] for c, cls in drift if cls == "minor"})
-        for change, cls in drift:
-            shown = change.to_dict()
-            values = " -> ".join(str(shown[k])[:60] for k in ("a", "b") if k in shown)
-            checks.append(
-                info(f"diff.receipt.{cls}", f"{change.change} in B: {values}", change.pointer)
-            )
+        surface, minor = _receipt_fields(a.receipt, b.receipt, checks, facts)
         if surface:
             text += "; receipts: authorization-surface drift in " + ", ".join(surface)
             exit_code = 1
@@ -392,6 +387,26 @@ def diff_report(
         Check("diff.verdict", "pass" if exit_code == 0 else "info", text, "", {"verdict": code})
     )
     return _finish(a, b, text, checks, facts, exit_code)
+
+
+def _receipt_fields(
+    a: dict[str, JsonValue],
+    b: dict[str, JsonValue],
+    checks: list[Check],
+    facts: dict[str, Any],
+) -> tuple[list[str], list[str]]:
+    """Each differing receipt member as a fact and a check; the top members by class."""
+    drift = receipt_drift(a, b)
+    facts["receipt_fields"] = [{**c.to_dict(), "class": cls} for c, cls in drift]
+    for change, cls in drift:
+        shown = change.to_dict()
+        values = " -> ".join(str(shown[k])[:60] for k in ("a", "b") if k in shown)
+        checks.append(
+            info(f"diff.receipt.{cls}", f"{change.change} in B: {values}", change.pointer)
+        )
+    surface = sorted({c.pointer.split("/")[1] for c, cls in drift if cls != "minor"})
+    minor = sorted({c.pointer.split("/")[1] for c, cls in drift if cls == "minor"})
+    return surface, minor
 
 
 def _frame_text(side: Side) -> dict[str, Any]:

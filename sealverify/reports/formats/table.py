@@ -8,13 +8,18 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sealverify.reports.formats.terminal import OUTCOME_COLOURS
+from sealverify.reports.formats.terminal import (
+    OUTCOME_COLOURS,
+    counted_pass,
+    passed_findings_note,
+)
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.visible import visible
 
 __all__ = [
     "decisive_order",
     "decisive_reason",
+    "passed_findings_note",
     "published_keys_note",
     "receipt_row_subject",
     "render",
@@ -363,17 +368,23 @@ def published_keys_note(summary: dict[str, Any]) -> str:
 
 
 def findings_table(report: Report) -> str:
-    """The run-level findings (broken log lines, history checks), or "" when there are none."""
-    if not report.findings:
-        return ""
-    return str(
+    """The run-level findings (broken log lines, history checks), or "" when there are none.
+
+    Passing findings are counted under the table (:func:`passed_findings_note`), not listed.
+    """
+    shown = [c for c in report.findings if not counted_pass(c)]
+    note = passed_findings_note(report.findings)
+    if not shown:
+        return note
+    text = str(
         tabulate(
-            _cells((c.status.upper(), c.id, c.reason, c.location) for c in report.findings),
+            _cells((c.status.upper(), c.id, c.reason, c.location) for c in shown),
             headers=["status", "finding", "reason", "at"],
             tablefmt="simple",
             disable_numparse=True,
         )
     )
+    return text + ("\n" + note if note else "")
 
 
 def render(report: Report) -> str:

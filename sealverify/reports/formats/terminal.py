@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from sealverify.reports.model import Check
 from sealverify.reports.visible import visible
 
-__all__ = ["NOTES", "OUTCOME_COLOURS", "fit", "lines"]
+__all__ = ["NOTES", "OUTCOME_COLOURS", "counted_pass", "fit", "lines", "passed_findings_note"]
 
 # SGR colours (ECMA-48 section 8.3.117): green, yellow, magenta, bold red.
 OUTCOME_COLOURS = {"VERIFIED": "32", "REDUCED": "33", "UNPINNED": "35", "FAIL": "1;31"}
@@ -136,6 +136,31 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
     return fit(text, width - len(tail)) + tail
 
 
+def counted_pass(check: Check) -> bool:
+    """A passing per-receipt history check (``--state``): counted in a person's view, not listed.
+
+    ``--state`` gives each receipt a passing history check or more (a fresh nonce, a new
+    operation_id, a known config epoch): listed, they would bury the failures under one row per
+    receipt and check. Other commands' passing findings are few and stay listed.
+    """
+    return check.status == "pass" and check.id.startswith("history.")
+
+
+def passed_findings_note(findings: Iterable[Check]) -> str:
+    """The passing history findings, counted by id, or "" when there are none.
+
+    json and jsonl still list each one.
+    """
+    counts = Counter(c.id for c in findings if counted_pass(c))
+    if not counts:
+        return ""
+    by_id = ", ".join(f"{check_id} {n}" for check_id, n in sorted(counts.items()))
+    return (
+        f"{sum(counts.values())} passing run check(s) not listed ({by_id}); "
+        "--format json lists each"
+    )
+
+
 def lines(
     rows: Callable[[], Iterable[Sequence[str]]],
     findings: Sequence[Check],
@@ -191,6 +216,10 @@ def lines(
             head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
             yield f"{status}  {head}" if columns > 6 else fit("FAIL", columns)
             yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
+    passed = passed_findings_note(findings)
+    if passed:
+        yield ""
+        yield from textwrap.wrap(passed, columns)
     if noted:
         yield ""
         for check_id, number in noted.items():

@@ -49,14 +49,32 @@ def _rows(subject: Subject) -> list[dict[str, Any]]:
     return rows
 
 
-def _strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _records_width(records: int, display: dict[str, Any]) -> float:
+    """The strip's width the records get; a truncated tail takes the rest, drawn as missing.
+
+    With a known number missing the records and the missing tail share the strip in
+    proportion; with an unknown number the missing tail gets a fixed fifth of it.
+    """
+    if display.get("tail") != "truncated":
+        return float(_WIDTH)
+    missing = display.get("tail_missing")
+    if not records:
+        return 0.0
+    if isinstance(missing, int) and missing > 0:
+        # At least a tenth on either side, so neither part is drawn too thin to see.
+        share = min(max(records / (records + missing), 0.1), 0.9)
+        return round(_WIDTH * share, 2)
+    return _WIDTH * 0.8
+
+
+def _strip(rows: list[dict[str, Any]], total: float = _WIDTH) -> list[dict[str, Any]]:
     """Cells of the timeline strip: one per record, or per group of records when many."""
     if not rows:
         return []
     per = -(-len(rows) // _STRIP_CELLS)  # records per cell, rounded up
     cells = []
     count = -(-len(rows) // per)
-    width = _WIDTH / count
+    width = total / count
     for n in range(count):
         group = rows[n * per : (n + 1) * per]
         state = (
@@ -84,6 +102,8 @@ def render(report: Report) -> str:
     chain, others = report.subjects[0], report.subjects[1:]
     rows = _rows(chain)
     checks = chain.sorted_checks()
+    records_width = _records_width(len(rows), chain.display)
+    truncated = chain.display.get("tail") == "truncated"
     body = template(
         "chain.html",
         report=report,
@@ -91,8 +111,17 @@ def render(report: Report) -> str:
         rows=rows[:ROW_CAP],
         unlisted=max(len(rows) - ROW_CAP, 0),
         broken_rows=[r for r in rows[ROW_CAP:] if r["breaks"]],
-        cells=_strip(rows),
+        cells=_strip(rows, records_width),
         width=_WIDTH,
+        missing=(
+            {
+                "x": records_width,
+                "w": round(_WIDTH - records_width, 2),
+                "count": chain.display["tail_missing"],
+            }
+            if truncated
+            else None
+        ),
         start=[c for c in checks if c.id in _START],
         end=[c for c in checks if c.id in _END],
         breaks=[c for c in checks if c.status == "fail"],

@@ -44,6 +44,7 @@ def render(report: Report) -> str:
         changes=facts.get("meaning", {}).get("changes", []),
         bytes_facts=facts.get("bytes", {}),
         retry=facts.get("retry", {}),
+        receipt_fields=facts.get("receipt_fields", []),
         tone=tone,
         differing=[row["name"] for row in identities if row.get("equal") is False],
         equal=[row["name"] for row in identities if row.get("equal") is True],

@@ -12,6 +12,7 @@ from sealverify._version import __version__
 from sealverify.reports.explain_text import severity_of
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
+from sealverify.reports.formats.terminal import counted_pass, passed_findings_note
 from sealverify.reports.model import Report, Subject
 
 __all__ = [
@@ -35,6 +36,9 @@ DETAIL_CAP = 200
 OTHER_ROW_CAP = 10_000
 VERIFIED_ROW_CAP = 2_000
 DOT_CAP = 1_000  # receipts drawn one by one on the timeline; beyond, counts per bin
+# The by-check table links each check to this many receipts' drill-downs, worst outcome first;
+# its "show" filter lists every receipt the check did not pass on.
+CHECK_LINKS = 5
 _BINS = 60
 _WIDTH = 760
 _OPEN = ("fail", "not-evaluated", "waived")
@@ -114,6 +118,9 @@ class VerifyPage:
         self._unlisted: Counter[str] = Counter()  # receipts counted but not listed
         self._by_check: Counter[str] = Counter()  # receipts per check id that did not pass
         self._check_status: dict[str, str] = {}  # the worst status seen per check id
+        # Per check id and outcome, the first CHECK_LINKS receipts (seq, name): whichever of
+        # them keep their drill-down are linked from the by-check table.
+        self._examples: dict[tuple[str, str], list[tuple[int, str]]] = {}
         self._verdicts: Counter[tuple[str, str]] = Counter()
         self._signed = self._unsigned = 0
         self._first: int | None = None
@@ -139,6 +146,10 @@ class VerifyPage:
         opened = subject.facts["open"] if "open" in subject.facts else _open_ids(subject)
         for check_id, status in opened:
             self._by_check[check_id] += 1
+            if not verified:
+                seen = self._examples.setdefault((check_id, outcome), [])
+                if len(seen) < CHECK_LINKS:
+                    seen.append((seq, subject.name))
             current = self._check_status.get(check_id)
             if current is None or _RANK[status] < _RANK[current]:
                 self._check_status[check_id] = status
@@ -196,12 +207,23 @@ class VerifyPage:
             seq, *forms = json.loads(line)
             yield forms[0] if seq in kept else forms[-1]
 
-    def _check_rows(self) -> list[tuple[str, int, str, str]]:
-        """The "by check" table: (id, receipts, worst status, severity), failures first."""
-        rows = [
-            (check_id, count, self._check_status[check_id], severity_of(check_id))
-            for check_id, count in self._by_check.items()
-        ]
+    def _check_rows(self) -> list[tuple[str, int, str, str, list[str]]]:
+        """The "by check" table: (id, receipts, worst status, severity, linked receipt names).
+
+        Failures first. The names are of receipts whose drill-down the page shows, worst
+        outcome first, at most CHECK_LINKS.
+        """
+        kept, _ = self._choose()
+        rows = []
+        for check_id, count in self._by_check.items():
+            linked = [
+                name
+                for outcome in TRIAGE
+                for seq, name in self._examples.get((check_id, outcome), ())
+                if seq in kept
+            ]
+            status = self._check_status[check_id]
+            rows.append((check_id, count, status, severity_of(check_id), linked[:CHECK_LINKS]))
         return sorted(rows, key=lambda row: (_RANK[row[2]], -row[1], row[0]))
 
     def _timeline(self) -> dict[str, Any]:
@@ -315,9 +337,14 @@ class VerifyPage:
             verdicts=self._verdict_rows(),
             rederived=summary.get("decision_rederivation", {}),
             settings=list(settings) or [("pins and options", "not recorded in this report")],
+            # Passing run checks (--state's history checks, one or two per receipt) are
+            # counted, not listed: listed they would bury the failures.
             findings=[
-                c for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
+                c
+                for c in sorted(report.findings, key=lambda c: (c.status, c.id, c.location))
+                if not counted_pass(c)
             ],
+            passed_note=passed_findings_note(report.findings),
             listed=sum(self._listed.values()),
             by_check=self._check_rows(),
         )
