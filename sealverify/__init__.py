@@ -34,6 +34,12 @@ if TYPE_CHECKING:
         input_required_reply,
         load_side,
     )
+    from sealverify.history.approval_report import (
+        ApprovalOptions,
+        ApprovalTally,
+        approval_report,
+        approval_subject,
+    )
     from sealverify.history.approval_tokens import TokenResult, check_token, split_tokens
     from sealverify.history.chain import (
         Anchor,
@@ -125,6 +131,10 @@ _EXPORTS: dict[str, str] = {
     "verify_logs": "sealverify.history.chain",
     # check an approval
     "TokenResult": "sealverify.history.approval_tokens",
+    "ApprovalOptions": "sealverify.history.approval_report",
+    "ApprovalTally": "sealverify.history.approval_report",
+    "approval_report": "sealverify.history.approval_report",
+    "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
@@ -144,6 +154,8 @@ __all__ = [
     "DEFAULT_KERNEL_SHA256",
     "KERNEL_PROFILES",
     "Anchor",
+    "ApprovalOptions",
+    "ApprovalTally",
     "BuildProfile",
     "ChainResult",
     "Check",
@@ -174,6 +186,8 @@ __all__ = [
     "__version__",
     "analyze_frame",
     "analyze_stream",
+    "approval_report",
+    "approval_subject",
     "bind_receipts",
     "build_report",
     "check_token",

@@ -45,7 +45,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
     ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
     ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
-    ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
