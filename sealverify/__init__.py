@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         verify_receipt,
     )
     from sealverify.reports.model import Check, Report, Subject
+    from sealverify.ruling.attestation_report import attestation_report
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
@@ -137,6 +138,8 @@ _EXPORTS: dict[str, str] = {
     "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # check a signed _meta partition attestation (sealverify partition verify)
+    "attestation_report": "sealverify.ruling.attestation_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",
@@ -188,6 +191,7 @@ __all__ = [
     "analyze_stream",
     "approval_report",
     "approval_subject",
+    "attestation_report",
     "bind_receipts",
     "build_report",
     "check_token",
