@@ -130,6 +130,24 @@ def test_a_waiver_of_a_check_never_waived_is_exit_2(tmp_path: Path, check_id: st
         sealverify.check_token(LEGACY_TOKEN, mint.APPROVER_KEY.public_key, waive=[check_id])
 
 
+def test_the_library_waives_as_the_command_does() -> None:
+    key = mint.APPROVER_KEY.public_key
+    judged = {
+        waive: sealverify.check_token(
+            LEGACY_TOKEN,
+            key,
+            frame=FRAME,
+            server=SERVER,
+            at_ms=NOW,
+            allow_published_keys=True,
+            waive=waive,
+        )
+        for waive in ((), LEGACY, (LEGACY,))
+    }
+    assert [r.outcome for r in judged.values()] == ["INVALID", "VALID", "VALID"]
+    assert [c.status for c in judged[LEGACY].checks if c.id == LEGACY] == ["waived"]
+
+
 def test_the_library_caps_a_published_approver_key_at_unpinned() -> None:
     token = mint.approval_token(FRAME, mint.DEMO_KERNEL_CONFIG, ctx=mint.HostContext(now=NOW))
     key = mint.APPROVER_KEY.public_key  # the testkit's, whose secret is public

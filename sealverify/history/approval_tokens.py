@@ -191,7 +191,7 @@ def check_token(
     checks the user waives (``sealverify.reports.waivers.WAIVABLE`` only, else
     :class:`OptionError`): a waived failure is shown as waived, never as a pass.
     """
-    waivers = waivable(waive)
+    waivers = waivable((waive,) if isinstance(waive, str) else waive)  # one id, not its letters
     result = judge_token(
         line,
         approver_key,
