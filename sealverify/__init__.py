@@ -34,6 +34,12 @@ if TYPE_CHECKING:
         input_required_reply,
         load_side,
     )
+    from sealverify.history.approval_report import (
+        ApprovalOptions,
+        ApprovalTally,
+        approval_report,
+        approval_subject,
+    )
     from sealverify.history.approval_tokens import TokenResult, check_token, split_tokens
     from sealverify.history.chain import (
         Anchor,
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
         verify_receipt,
     )
     from sealverify.reports.model import Check, Report, Subject
+    from sealverify.ruling.attestation_report import attestation_report
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
@@ -125,8 +132,14 @@ _EXPORTS: dict[str, str] = {
     "verify_logs": "sealverify.history.chain",
     # check an approval
     "TokenResult": "sealverify.history.approval_tokens",
+    "ApprovalOptions": "sealverify.history.approval_report",
+    "ApprovalTally": "sealverify.history.approval_report",
+    "approval_report": "sealverify.history.approval_report",
+    "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # check a signed _meta partition attestation (sealverify partition verify)
+    "attestation_report": "sealverify.ruling.attestation_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",
@@ -144,6 +157,8 @@ __all__ = [
     "DEFAULT_KERNEL_SHA256",
     "KERNEL_PROFILES",
     "Anchor",
+    "ApprovalOptions",
+    "ApprovalTally",
     "BuildProfile",
     "ChainResult",
     "Check",
@@ -174,6 +189,9 @@ __all__ = [
     "__version__",
     "analyze_frame",
     "analyze_stream",
+    "approval_report",
+    "approval_subject",
+    "attestation_report",
     "bind_receipts",
     "build_report",
     "check_token",

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from sealverify.cli.main import cli
 from sealverify.history.approval_record import NotRenderable, render
-from sealverify.history.approval_tokens import check_token, split_tokens
+from sealverify.history.approval_tokens import check_token, judge_token, split_tokens
 from sealverify.history.receipt_approval import check_receipt_approval
 from sealverify.testkit import mint
 from sealverify.wire.strictjson import parse_text
@@ -100,6 +100,9 @@ def token(text: str, key: Ed25519PrivateKey = KEY, **outer: Any) -> bytes:
 
 
 def check(line: bytes, frame: bytes | None = DEPLOY_FRAME, at: int | None = None, **kw: Any):  # type: ignore[no-untyped-def]
+    # KEY is seal-host's published test key: these tests judge the token, so they accept it
+    # (test_a_published_approver_key_caps_the_library_at_unpinned holds the cap).
+    kw.setdefault("allow_published_keys", True)
     return check_token(line, PUB, frame=frame, at_ms=at, **kw)
 
 
@@ -386,7 +389,7 @@ def test_a_v1_decline_not_signed_by_the_pinned_key_is_invalid(how: str) -> None:
 
 def test_a_v1_decline_signed_by_the_pinned_key_is_read() -> None:
     target = mint.guard_target_of(mint.tools_call_frame("shell_exec", "{}"), DEMO_CONFIG)
-    result = check_token(mint.approval_v1_token(target), mint.APPROVER_KEY.public_key)
+    result = judge_token(mint.approval_v1_token(target), mint.APPROVER_KEY.public_key)
     assert (result.kind, result.outcome) == ("v1-decline", "DECLINE")
     assert [(c.id, c.status) for c in result.checks] == [("approval.v1-decline", "info")]
     # The same line under another pin: INVALID.

@@ -45,7 +45,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
     ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
     ("sealverify.cli.approval_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
-    ("sealverify.cli.approval_cmd", "sealverify.seal.publishedkeys"),  # --allow-published-keys
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
@@ -67,10 +66,8 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),
-    ("sealverify.cli.partition_cmd", "sealverify.seal.publishedkeys"),
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),
     ("sealverify.cli.partition_cmd", "sealverify.wire.framing"),
-    ("sealverify.cli.partition_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skill_listing"),
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skills"),
     ("sealverify.cli.skill_cmd", "sealverify.wire.strictjson"),

@@ -5,13 +5,19 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
 import click
 
-from sealverify import Report, Subject, check_token, split_stdio, split_tokens
+from sealverify import (
+    ApprovalOptions,
+    ApprovalTally,
+    OptionError,
+    approval_subject,
+    split_stdio,
+    split_tokens,
+)
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
@@ -26,7 +32,6 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
-from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
@@ -84,6 +89,15 @@ __all__ = ["COMMANDS", "approval"]
     "expiry is judged at the current time and the report says so.",
 )
 @allow_published_keys_option
+@click.option(
+    "--waive",
+    "waive",
+    multiple=True,
+    metavar="CHECK_ID",
+    help="Waive a legacy.* check for an approver that knowingly signs the guard target of a "
+    "host predating the meta-partition ruling (repeatable), as verify --waive does. A waived "
+    "check is shown as waived, never as a pass; signature and binding checks cannot be waived.",
+)
 @format_option()
 @output_option
 def approval(
@@ -94,6 +108,7 @@ def approval(
     target_spec_text: str | None,
     at_ms: int | None,
     allow_published_keys: bool,
+    waive: tuple[str, ...],
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -104,7 +119,8 @@ def approval(
     the guard target recomputed from it. v1 allows are refused; a v1 decline is read only when
     the pinned key signed it (else it is INVALID). A valid
     token under a published key (sealverify explain authority.published-key) is UNPINNED,
-    unless --allow-published-keys.
+    unless --allow-published-keys. A token for the deployed host's guard target, which leaves
+    the call's _meta unbound, is INVALID (legacy.guard-target-omits-meta) unless --waive'd.
     Exit 0 when every token is valid or a readable decline, 1 when any is invalid or refused,
     3 when the worst is UNPINNED, 2 when it could not run.
     """
@@ -119,63 +135,43 @@ def approval(
         except JsonError as exc:
             raise click.UsageError(f"--target-spec: not strict JSON: {exc}") from None
     # Expiry is always judged: at --at, else now (the CLI reads the clock; the core never does).
-    what = "--at" if at_ms is not None else "the current time; pass --at to judge at another"
     judged_at = at_ms if at_ms is not None else time.time_ns() // 1_000_000
     frame = read_input(frame_path)
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
-    published = publishedkeys.lookup(pubkey)
-    # Flat memory: token lines are read one at a time and each subject is spooled as rendered.
+    try:
+        options = ApprovalOptions(
+            key,
+            frame,
+            judged_at,
+            clock=at_ms is None,
+            server=server,
+            target_spec=target_spec,
+            allow_published_keys=allow_published_keys,
+            waive=frozenset(waive),
+        )
+    except OptionError as exc:
+        raise click.UsageError(f"--waive: {exc}") from None
+    # Flat memory: token lines are read one at a time and each subject is spooled as rendered;
+    # the library judges each token and the run (sealverify.approval_report does both at once).
     spool = SubjectSpool(fmt, "approval")
-    bad = unpinned = 0
+    tally = ApprovalTally(options)
     for source in tokens:
         name = "-" if source == "-" else report_name(Path(source).name)
         before = spool.count
         for location, line in _token_lines(source, name):
-            result = check_token(
-                line,
-                key,
-                frame=frame,
-                server=server,
-                at_ms=judged_at,
-                location=location,
-                target_spec=target_spec,
-                at_what=what,
-            )
-            checks = result.checks
-            if published is not None:
-                check = publishedkeys.check_key("approver", published, "", allow_published_keys)
-                checks = (*checks, check)
-            # The library judges the outcome, over the published-key check too.
-            outcome = replace(result, checks=checks).outcome
-            if outcome == "VALID" and published is not None and not allow_published_keys:
-                outcome = "UNPINNED"
-            pending = [c.id for c in checks if c.status == "not-evaluated"]
-            label = ("not evaluated: " + ", ".join(sorted(set(pending)))) if pending else ""
-            facts = {k: v for k, v in result.facts.items() if v is not None}
-            facts["kind"] = result.kind
-            spool.add(Subject(location, outcome, checks, facts, label))
-            bad += outcome in ("INVALID", "REFUSED")
-            unpinned += outcome == "UNPINNED"
+            spool.add(tally.add(approval_subject(line, location, options)))
         if spool.count == before:
             raise click.UsageError(f"{source}: no token lines")
-    code = 1 if bad else 3 if unpinned else 0
-    summary = {
-        "tokens": spool.count,
-        "invalid": bad,
-        "unpinned": unpinned,
-        "allow_published_keys": allow_published_keys,
-        "expiry_judged_at": "--at" if at_ms is not None else "current time",
-    }
-    report = Report("approval", (), summary, code, layout="detail")
+    report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)
     click.echo(
-        f"sealverify approval: {spool.count} token(s), {bad} invalid or refused, "
-        f"{unpinned} UNPINNED (published key)" + table.published_keys_note(summary),
+        f"sealverify approval: {tally.tokens} token(s), {tally.bad} invalid or refused, "
+        f"{tally.unpinned} UNPINNED (published key)" + table.published_keys_note(report.summary),
         err=True,
     )
-    return code
+    return report.exit_code
 
 
 def _token_lines(source: str, name: str) -> Iterator[tuple[str, bytes]]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from sealverify import attestation_report
 from sealverify.cli.common import (
     allow_published_keys_option,
     emit,
@@ -23,12 +24,11 @@ from sealverify.cli.common import (
 from sealverify.cli.helptext import examples
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.formats import table
-from sealverify.reports.model import Check, Report, Subject, fail, info
+from sealverify.reports.model import Report, Subject, fail, info
 from sealverify.reports.names import report_name
 from sealverify.ruling import partition as pt
-from sealverify.seal import publishedkeys, signatures
+from sealverify.seal import signatures
 from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
-from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["COMMANDS", "partition"]
 
@@ -224,41 +224,18 @@ def verify_cmd(
         raise click.UsageError(f"--pubkey: {exc}") from None
     raw = read_input(attestation_path)
     name = "-" if attestation_path == "-" else report_name(Path(attestation_path).name)
-    checks: list[Check]
-    try:
-        parsed = parse_bytes(raw)
-    except JsonError as exc:
-        parsed = None
-        checks = [fail("partition.attestation.json", f"attestation is not strict JSON: {exc}")]
-    else:
-        # Any other JSON value (null included) is a finding, never an internal error.
-        checks = [fail("partition.attestation.json", "attestation must be a JSON object")]
-    if isinstance(parsed, dict):
-        frame = _select_frame(read_input(frame_path), transport, index, frame_path)
-        options = FrameOptions(supported_versions=frozenset(supported))
-        checks = pt.check_attestation(
-            parsed, frame.data, keys, transport=transport, options=options
-        )
-        signature = parsed.get("signature")
-        signer = signature.get("public_key") if isinstance(signature, dict) else None
-        published = publishedkeys.lookup(signer)
-        if published is not None:
-            checks.append(
-                publishedkeys.check_key(
-                    "attestation", published, "/signature/public_key", allow_published_keys
-                )
-            )
-    failed = sum(1 for c in checks if c.status == "fail")
-    capped = any(c.id == publishedkeys.CHECK_ID and c.status == "not-evaluated" for c in checks)
-    outcome = "FAILED" if failed else "UNPINNED" if capped else "VERIFIED"
-    summary = {"failed_checks": failed, "allow_published_keys": allow_published_keys}
-    report = Report(
-        "partition verify",
-        (Subject(name, outcome, tuple(checks)),),
-        summary,
-        1 if failed else 3 if capped else 0,
-        layout="detail",
+    frame = _select_frame(read_input(frame_path), transport, index, frame_path)
+    report = attestation_report(
+        raw,
+        frame.data,
+        keys,
+        name=name,
+        transport=transport,
+        options=FrameOptions(supported_versions=frozenset(supported)),
+        allow_published_keys=allow_published_keys,
     )
+    outcome = report.subjects[0].outcome
+    summary = report.summary
     emit(
         report,
         fmt,

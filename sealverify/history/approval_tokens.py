@@ -14,8 +14,8 @@ legacy ``classifyToolCall``; ``identities.guard_target(..., bind_context=False)`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sealverify.history.approval_record import (
@@ -32,6 +32,8 @@ from sealverify.history.approval_record import (
     signature_preimage,
 )
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports.waivers import apply_waivers, waivable
+from sealverify.seal import publishedkeys
 from sealverify.seal.identities import guard_target, spec_guard_target
 from sealverify.seal.signatures import b64url_nopad_decode, ed25519_verify, key_id
 from sealverify.wire.framing import raw_line, sha256_hex
@@ -48,6 +50,7 @@ __all__ = [
     "TokenResult",
     "check_token",
     "frame_guard_target",
+    "judge_token",
     "split_tokens",
     "token_outcome",
 ]
@@ -68,11 +71,12 @@ class TokenResult:
 
     @property
     def ok(self) -> bool:
-        return self.kind == "v2" and not any(c.status == "fail" for c in self.checks)
+        """A v2 token that is VALID: every check holds and its key's authority is not capped."""
+        return self.kind == "v2" and self.outcome == "VALID"
 
     @property
     def outcome(self) -> str:
-        """VALID, INVALID, REFUSED (a v1 allow) or DECLINE (a v1 decline signed by the pin)."""
+        """VALID, UNPINNED, INVALID, REFUSED (a v1 allow) or DECLINE: see token_outcome."""
         return token_outcome(self.kind, self.checks)
 
 
@@ -89,11 +93,17 @@ def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
 
     Fail closed: any failing check makes a v2 token or a v1 decline INVALID, so a decline is
     readable only when its signature verifies under the pinned key and every other check holds.
-    A v1 allow stays REFUSED (refused whatever its signature).
+    A v1 allow stays REFUSED (refused whatever its signature). A valid v2 token whose key's
+    authority is not established (``authority.published-key`` not evaluated) is UNPINNED.
     """
     if kind != "v1-allow" and any(c.status == "fail" for c in checks):
         return "INVALID"
-    return TOKEN_OUTCOMES[kind]
+    result = TOKEN_OUTCOMES[kind]
+    if result == "VALID" and any(
+        c.id == publishedkeys.CHECK_ID and c.status == "not-evaluated" for c in checks
+    ):
+        return "UNPINNED"
+    return result
 
 
 def split_tokens(data: bytes, source: str = "", first: int = 1) -> list[tuple[str, bytes]]:
@@ -159,6 +169,48 @@ def _context_names(frame: bytes) -> list[str]:
 
 
 def check_token(
+    line: bytes,
+    approver_key: bytes,
+    *,
+    frame: bytes | None = None,
+    server: str = "",
+    at_ms: int | None = None,
+    location: str = "",
+    target_spec: JsonValue | None = None,
+    subject: tuple[str, int] | None = None,
+    at_what: str = "",
+    allow_published_keys: bool = False,
+    waive: Iterable[str] = (),
+) -> TokenResult:
+    """Judge one approval token line as ``sealverify approval`` does, key authority included.
+
+    :func:`judge_token` judges the token's bytes and bindings; then the key and the waivers.
+    An approver key whose secret is published (``sealverify explain authority.published-key``)
+    adds an ``authority.published-key`` check that caps a valid token at UNPINNED (``ok`` is
+    False), unless ``allow_published_keys``, which makes it info. ``waive`` names legacy
+    checks the user waives (``sealverify.reports.waivers.WAIVABLE`` only, else
+    :class:`OptionError`): a waived failure is shown as waived, never as a pass.
+    """
+    waivers = waivable((waive,) if isinstance(waive, str) else waive)  # one id, not its letters
+    result = judge_token(
+        line,
+        approver_key,
+        frame=frame,
+        server=server,
+        at_ms=at_ms,
+        location=location,
+        target_spec=target_spec,
+        subject=subject,
+        at_what=at_what,
+    )
+    checks = list(result.checks)
+    published = publishedkeys.lookup(approver_key.hex())
+    if published is not None:
+        checks.append(publishedkeys.check_key("approver", published, "", allow_published_keys))
+    return replace(result, checks=tuple(apply_waivers(checks, waivers)))
+
+
+def judge_token(
     line: bytes,
     approver_key: bytes,
     *,

@@ -7,7 +7,7 @@ import binascii
 from collections.abc import Sequence
 
 from sealverify.history.approval_tokens import (
-    check_token,
+    judge_token,
 )
 from sealverify.reports.model import Check, fail, not_evaluated, passed
 from sealverify.seal.signatures import key_id
@@ -89,7 +89,7 @@ def check_receipt_approval(
     subject = _framed_subject(receipt) if frame is None else None
     candidates = []
     for location, line in tokens:
-        result = check_token(
+        result = judge_token(
             line,
             approver_key,
             frame=frame,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sealverify.reports.model import Check
+from sealverify.reports.waivers import WAIVABLE
 
 __all__ = [
     "EXIT_CODES",
@@ -66,10 +67,8 @@ REDUCED_IDS = frozenset(
         "approval.time",
     }
 )
-# The only checks a user may waive (verify --waive, a trust file's "waive"): the legacy
-# projections of hosts that predate the meta-partition ruling. A signature or binding check
-# is never waivable; a waived check is shown as "waived", never as a pass.
-WAIVABLE = frozenset({"legacy.canonical-request-omits-meta", "legacy.guard-target-omits-meta"})
+# The only checks a user may waive (verify --waive, approval --waive, a trust file's "waive"),
+# declared once with the waiving rule itself (sealverify.reports.waivers).
 # A decision is authenticated by re-deriving it: a passing replay.decision lifts
 # decision.authenticated, whatever set that check.
 _REPLAY = "replay.decision"

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sealverify.errors import OptionError
 from sealverify.history import receipt_approval
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
@@ -38,8 +37,8 @@ from sealverify.reports.model import (
     info,
     not_evaluated,
     passed,
-    waived,
 )
+from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
 from sealverify.ruling import partition, wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
@@ -86,13 +85,7 @@ class VerifyOptions:
     waive: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        refused = sorted(self.waive - outcome.WAIVABLE)
-        if refused:
-            raise OptionError(
-                "only these checks can be waived: "
-                + ", ".join(sorted(outcome.WAIVABLE))
-                + f"; not {', '.join(refused)} (signature and binding checks never are)"
-            )
+        waivable(self.waive)  # OptionError for a check that is never waived
 
     @property
     def waivers(self) -> frozenset[str]:
@@ -321,29 +314,17 @@ def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
     return facts
 
 
-def _apply_waivers(checks: list[Check], waivers: frozenset[str]) -> list[Check]:
-    """Failed checks the user waived, shown as waived (never pass): legacy projections only."""
-    if not waivers:
-        return checks
-    return [
-        waived(c, "the fleet runs a host that predates the ruling")
-        if c.status == "fail" and c.id in waivers
-        else c
-        for c in checks
-    ]
-
-
 def _subject(
     name: str,
     checks: list[Check],
     facts: dict[str, Any],
     replay: Check,
-    waivers: frozenset[str] = frozenset(),
+    waive: frozenset[str] = frozenset(),
     signed_at: int | None = None,
 ) -> Subject:
-    checks[:] = _apply_waivers(checks, waivers)
+    checks[:] = apply_waivers(checks, waive)
     if any(c.status == "waived" for c in checks):
-        facts["waived"] = sorted({c.id for c in checks if c.status == "waived"})
+        facts["waived"] = waived_ids(checks)
     checks.append(replay)
     facts["rederivation"] = replay.status
     result, label = outcome.decide(checks)
