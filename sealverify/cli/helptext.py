@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -53,10 +53,10 @@ class _Formatter(click.HelpFormatter):
             super().write_text(text)
 
     def write_dl(
-        self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+        self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
     ) -> None:
         with _whole_words():
-            super().write_dl(rows, col_max, col_spacing)
+            super().write_dl(list(rows), col_max, col_spacing)
 
 
 class HelpContext(click.Context):

@@ -58,7 +58,8 @@ class _LazyGroup(click.Group):
         except click.ClickException as exc:
             # An error line may name a file from a directory walk or a value from evidence
             # (a frame's id): shown with its controls escaped (reports/visible.py), here, once.
-            exc.message = visible(exc.message)
+            # (click >= 8.5 types ``message`` Final; the instance's own attribute is set.)
+            vars(exc)["message"] = visible(exc.message)
             raise
         if isinstance(result, int) and not isinstance(result, bool):
             ctx.exit(result)
