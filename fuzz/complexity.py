@@ -203,26 +203,16 @@ def _wirecue(data: bytes) -> None:
     wirecue.proven_request(data.decode())
 
 
-_GENESIS = hashlib.sha256(b"seal-verifiable-record/genesis/v1").hexdigest()
-
-
 def _broken_chain(n: int) -> bytes:
     """A log whose every record links to a head no record holds (every link breaks)."""
+    from sealverify.testkit import auditlog
+
     lines: list[bytes] = []
     for entry in range(1, n + 1):
         payload = f'{{"tool":"t","entry":{entry}}}'.encode()
         prev = hashlib.sha256(b"elsewhere %d" % entry).hexdigest()
-        head = hashlib.sha256(prev.encode() + b"\x1f" + payload).hexdigest()
-        record = {
-            "seal_record": "v1",
-            "entry": entry,
-            "commitment": "sha256(prevHead || 0x1f || payload)",
-            "session": "s1",
-            "prev_head": prev,
-            "prior_session": None,
-            "head": head,
-        }
-        lines += [payload, json.dumps(record, separators=(",", ":")).encode()]
+        head = auditlog.step(prev, payload)
+        lines += [payload, auditlog.record_line(entry, "s1", prev, head, None)]
     return b"\n".join(lines) + b"\n"
 
 

@@ -39,6 +39,7 @@ from sealverify.kernel.session import KernelSession
 from sealverify.receipts import spine
 from sealverify.reports.formats.html import spans
 from sealverify.ruling import sentences, wording
+from sealverify.testkit import auditlog
 from sealverify.wire import guards as wire_guards
 from sealverify.wire import strictjson
 
@@ -281,16 +282,7 @@ def test_chain_breaks_are_classified_without_a_rescan_per_break() -> None:
         payload = b'{"entry":%d}' % entry
         prev = chain.commit(chain.genesis(), b"elsewhere %d" % entry)
         head = chain.commit(prev, payload)
-        record = {
-            "seal_record": "v1",
-            "entry": entry,
-            "commitment": "sha256(prevHead || 0x1f || payload)",
-            "session": "s1",
-            "prev_head": prev,
-            "prior_session": None,
-            "head": head,
-        }
-        log += payload + b"\n" + json.dumps(record).encode() + b"\n"
+        log += payload + b"\n" + auditlog.record_line(entry, "s1", prev, head, None) + b"\n"
     records, _checks, _other = chain.parse_log([("log", log)])
     assert len(records) == count
     counted = _CountedRecords(records)

@@ -295,7 +295,7 @@ def verify(
     2 could not run (bad flag, unreadable path, no receipt found).
     """
     for pin in kernel_pins:
-        if not HEX64.fullmatch(pin.lower()):
+        if not HEX64.fullmatch(pin):  # lowercased by the option's callback
             raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits (either case)")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
     try:
