@@ -401,32 +401,38 @@ def _check_signature(
             ),
         ]
     checks.extend(_signer_checks(sig, public, trusted))
+    checks.extend(_value_checks(sig, public, record, clean=not checks))
+    return checks
+
+
+def _value_checks(
+    sig: Mapping[str, Any], public: bytes, record: Mapping[str, Any], *, clean: bool
+) -> list[Check]:
+    """The signature value over the record's statement; a pass only when ``clean`` so far."""
     try:
         value = signatures.b64url_nopad_decode(sig["value"])
     except ValueError as exc:
         return [
-            *checks,
             fail(
                 "partition.signature",
                 f"signature.value: {exc}",
                 "/signature/value",
                 field="signature.value",
-            ),
+            )
         ]
     try:
         message = statement(payload_bytes(record))
     except (ValueError, rfc8785.CanonicalizationError) as exc:
         return [
-            *checks,
             fail(
                 "partition.signature",
                 f"record cannot be canonicalized: {exc}",
                 "/record",
                 field="record",
-            ),
+            )
         ]
     if not signatures.ed25519_verify(public, message, value):
-        checks.append(
+        return [
             fail(
                 "partition.signature",
                 f"Ed25519 signature does not verify over the {DOMAIN} statement of "
@@ -434,17 +440,17 @@ def _check_signature(
                 "/signature/value",
                 field="signature.value",
             )
+        ]
+    if not clean:
+        return []
+    return [
+        passed(
+            "partition.signature",
+            f"Ed25519 signature verifies over the {DOMAIN} statement",
+            "/signature/value",
+            key_id=sig["key_id"],
         )
-    elif not checks:
-        checks.append(
-            passed(
-                "partition.signature",
-                f"Ed25519 signature verifies over the {DOMAIN} statement",
-                "/signature/value",
-                key_id=sig["key_id"],
-            )
-        )
-    return checks
+    ]
 
 
 def _signature_shape(sig: Mapping[str, Any]) -> list[Check]:
