@@ -8,12 +8,14 @@ judged is written where the check is made, not patched back into it by id afterw
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 import pytest
 
 from sealverify.history.approval_tokens import TokenContext, check_token, judge_token
 from sealverify.history.receipt_approval import SignedTime, check_receipt_approval
 from sealverify.receipts.verify import signed_time
+from sealverify.reports.model import Check
 from sealverify.wire.strictjson import parse_text
 from tests.test_approvals import (
     DEPLOY_AUTHORIZED_AT,
@@ -27,8 +29,8 @@ from tests.test_approvals import (
 )
 
 
-def _time_check(checks: object) -> tuple[str, str]:
-    found = [(c.status, c.reason) for c in checks if c.id == "approval.time"]  # type: ignore[attr-defined]
+def _time_check(checks: Iterable[Check]) -> tuple[str, str]:
+    found = [(c.status, c.reason) for c in checks if c.id == "approval.time"]
     assert len(found) == 1, found
     return found[0]
 

@@ -44,12 +44,11 @@ def test_no_library_function_is_over_80_lines() -> None:
     assert long == [], "split these into named steps: " + "; ".join(long)
 
 
-def test_the_measure_counts_nested_and_async_functions() -> None:
-    body = "    x = 1\n" * LIMIT
-    source = f"class C:\n    async def m(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n"
-    source += f"def outer():\n    def inner():\n    {body.replace(chr(10), chr(10) + '    ')}\n"
+def test_the_measure_counts_methods_nested_and_async_functions() -> None:
+    body = "".join(f"        x{i} = {i}\n" for i in range(LIMIT))
+    source = f"class C:\n    async def m(self):\n{body}\ndef outer():\n    def inner():\n{body}"
     sizes = {name: size for name, _, size in _sizes(ast.parse(source))}
-    assert sizes["m"] > LIMIT and sizes["inner"] > LIMIT and sizes["outer"] > LIMIT
+    assert sizes == {"m": LIMIT + 1, "outer": LIMIT + 2, "inner": LIMIT + 1}
     assert _sizes(ast.parse("def f():\n" + "    x = 1\n" * (LIMIT - 1))) == [("f", 1, LIMIT)]
 
 
