@@ -186,23 +186,9 @@ def compare(
     findings, comparable = capture_differences(a.capture, b.capture)
     findings = list(preamble) + findings
     subjects: list[Subject] = []
-    flagged = 0
-    for reading in (a, b):
-        home = _get(reading.capture, ("launch", "home"))
-        home = home if isinstance(home, str) else None
-        for location, tool in reading.tools:
-            hits = reader_environment(tool, home, placeholders)
-            if hits:
-                flagged += 1
-                findings.append(
-                    fail(
-                        "tools.compare.reader-environment",
-                        f"reading {reading.label}: a tool definition quotes the reader's home "
-                        "directory or a placeholder value (capture rule 4); its digest "
-                        "identifies the reader, no other reader will reproduce it",
-                        f"{reading.label}:{location}{hits[0]}",
-                    )
-                )
+    flagged = _reader_environment(a, placeholders, findings) + _reader_environment(
+        b, placeholders, findings
+    )
     outcome_counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     if comparable or all(c.id != "tools.compare.incomplete" for c in findings):
         kind = "drift" if comparable else "capture-difference"
@@ -254,6 +240,29 @@ def compare(
         exit_code,
         tuple(sorted(findings, key=lambda c: (c.id, c.location))),
     )
+
+
+def _reader_environment(
+    reading: Reading, placeholders: tuple[str, ...], findings: list[Check]
+) -> int:
+    """Flag each tool of ``reading`` that quotes the reader's home or a placeholder (rule 4)."""
+    home = _get(reading.capture, ("launch", "home"))
+    home = home if isinstance(home, str) else None
+    flagged = 0
+    for location, tool in reading.tools:
+        hits = reader_environment(tool, home, placeholders)
+        if hits:
+            flagged += 1
+            findings.append(
+                fail(
+                    "tools.compare.reader-environment",
+                    f"reading {reading.label}: a tool definition quotes the reader's home "
+                    "directory or a placeholder value (capture rule 4); its digest "
+                    "identifies the reader, no other reader will reproduce it",
+                    f"{reading.label}:{location}{hits[0]}",
+                )
+            )
+    return flagged
 
 
 def _tool_subject(

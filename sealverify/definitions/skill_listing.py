@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from sealverify.definitions.digests import pointer
@@ -226,33 +226,7 @@ def verify_listing(
         )
     if not read.entries and not read.findings:
         findings.append(info("skill.listing.empty", "the listing has no entries"))
-    subjects: list[Subject] = []
-    dirs: dict[str, str] = {}
-    seen_uris: dict[str, str] = {}
-    names: dict[str, list[str]] = {}
-    for where, value in read.entries:
-        subject, directory = _entry_subject(where, value, tree, base)
-        extra: list[Check] = []
-        uri = subject.facts.get("uri")
-        if isinstance(uri, str):
-            if uri in seen_uris:
-                extra.append(
-                    fail(
-                        "skill.listing.duplicate-uri",
-                        f"the entry at {seen_uris[uri]} has the same uri",
-                        where + "/uri",
-                    )
-                )
-            seen_uris.setdefault(uri, where or "/")
-        front = value.get("frontmatter") if isinstance(value, dict) else None
-        label = front.get("name") if isinstance(front, dict) else None
-        if isinstance(label, str):
-            names.setdefault(label, []).append(where or "/")
-        if extra:
-            subject = replace(subject, outcome="FAIL", checks=subject.checks + tuple(extra))
-        if directory is not None:
-            dirs[directory] = where
-        subjects.append(subject)
+    subjects, dirs, names = _entry_subjects(read.entries, tree, base)
     for label, places in sorted(names.items()):
         if len(places) > 1:
             findings.append(
@@ -287,6 +261,40 @@ def verify_listing(
         tuple(sorted(findings, key=lambda c: (c.id, c.location))),
         layout="detail",
     )
+
+
+def _entry_subjects(
+    entries: Sequence[tuple[str, JsonValue]], tree: SkillTree | None, base: str
+) -> tuple[list[Subject], dict[str, str], dict[str, list[str]]]:
+    """One subject per entry, a repeated uri failing it; the directories and names seen."""
+    subjects: list[Subject] = []
+    dirs: dict[str, str] = {}
+    seen_uris: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
+    for where, value in entries:
+        subject, directory = _entry_subject(where, value, tree, base)
+        extra: list[Check] = []
+        uri = subject.facts.get("uri")
+        if isinstance(uri, str):
+            if uri in seen_uris:
+                extra.append(
+                    fail(
+                        "skill.listing.duplicate-uri",
+                        f"the entry at {seen_uris[uri]} has the same uri",
+                        where + "/uri",
+                    )
+                )
+            seen_uris.setdefault(uri, where or "/")
+        front = value.get("frontmatter") if isinstance(value, dict) else None
+        label = front.get("name") if isinstance(front, dict) else None
+        if isinstance(label, str):
+            names.setdefault(label, []).append(where or "/")
+        if extra:
+            subject = replace(subject, outcome="FAIL", checks=subject.checks + tuple(extra))
+        if directory is not None:
+            dirs[directory] = where
+        subjects.append(subject)
+    return subjects, dirs, names
 
 
 def _enclosing(directory: str, listed: Mapping[str, str]) -> str | None:

@@ -521,7 +521,6 @@ def entry_checks(
                 "/uri",
             )
         )
-    fm: Frontmatter | None = None
     if skill_md is None:
         checks.append(
             not_evaluated(
@@ -536,61 +535,76 @@ def entry_checks(
             checks.extend(_name_checks(entry, entry.frontmatter.get("name"), directory))
         checks.extend(_resource_checks(entry, None, files, complete=directory is not None))
         return checks, entry
+    checks.extend(_skill_md_checks(entry, skill_md, name, directory))
+    checks.extend(_resource_checks(entry, skill_md, files, complete=directory is not None))
+    return checks, entry
+
+
+def _skill_md_checks(
+    entry: SkillEntry, skill_md: bytes, name: str, directory: str | None
+) -> list[Check]:
+    """SKILL.md's frontmatter read, held to the field rules and compared with the entry."""
+    checks: list[Check] = []
     try:
         fm = parse_frontmatter(skill_md)
+    except FrontmatterError as exc:
+        return [fail("skill.frontmatter.unreadable", str(exc), name)]
+    checks.append(
+        passed(
+            "skill.frontmatter.parsed",
+            "frontmatter read under the pinned YAML 1.2-core typing rule",
+            name,
+        )
+    )
+    checks.extend(_yaml_checks(fm, name))
+    checks.extend(field_checks(fm.value))
+    if entry.frontmatter is not None:
+        diffs = compare_values(entry.frontmatter, fm.value)
+        checks.extend(diffs)
+        if not diffs:
+            checks.append(
+                passed(
+                    "skill.frontmatter.identical",
+                    "SKILL.md frontmatter matches the listing entry field by field",
+                    "/frontmatter",
+                )
+            )
+    checks.extend(_name_checks(entry, fm.value.get("name"), directory))
+    return checks
+
+
+def _yaml_checks(fm: Frontmatter, name: str) -> list[Check]:
+    """YAML constructs whose reading loaders disagree on: aliases, merge keys, duplicates."""
+    checks: list[Check] = []
+    if fm.aliases or fm.anchors:
         checks.append(
-            passed(
-                "skill.frontmatter.parsed",
-                "frontmatter read under the pinned YAML 1.2-core typing rule",
+            info(
+                "skill.yaml.alias",
+                f"frontmatter uses {len(fm.anchors)} anchor(s) and {fm.aliases} "
+                "alias(es); aliases were expanded to their anchored values "
+                "before comparison",
                 name,
             )
         )
-    except FrontmatterError as exc:
-        checks.append(fail("skill.frontmatter.unreadable", str(exc), name))
-    if fm is not None:
-        if fm.aliases or fm.anchors:
-            checks.append(
-                info(
-                    "skill.yaml.alias",
-                    f"frontmatter uses {len(fm.anchors)} anchor(s) and {fm.aliases} "
-                    "alias(es); aliases were expanded to their anchored values "
-                    "before comparison",
-                    name,
-                )
+    if fm.merge_keys:
+        checks.append(
+            fail(
+                "skill.yaml.merge-key",
+                "frontmatter uses a `<<` merge key: YAML 1.1 loaders merge it, "
+                "YAML 1.2 loaders keep a literal `<<` member, so its JSON "
+                "rendering is ambiguous",
+                name,
             )
-        if fm.merge_keys:
-            checks.append(
-                fail(
-                    "skill.yaml.merge-key",
-                    "frontmatter uses a `<<` merge key: YAML 1.1 loaders merge it, "
-                    "YAML 1.2 loaders keep a literal `<<` member, so its JSON "
-                    "rendering is ambiguous",
-                    name,
-                )
+        )
+    for where in fm.duplicate_keys:
+        checks.append(
+            fail(
+                "skill.yaml.duplicate-key",
+                "a key occurs twice in one YAML mapping; loaders disagree on which value wins",
+                "/frontmatter" + where,
             )
-        for where in fm.duplicate_keys:
-            checks.append(
-                fail(
-                    "skill.yaml.duplicate-key",
-                    "a key occurs twice in one YAML mapping; loaders disagree on which value wins",
-                    "/frontmatter" + where,
-                )
-            )
-        checks.extend(field_checks(fm.value))
-        if entry.frontmatter is not None:
-            diffs = compare_values(entry.frontmatter, fm.value)
-            checks.extend(diffs)
-            if not diffs:
-                checks.append(
-                    passed(
-                        "skill.frontmatter.identical",
-                        "SKILL.md frontmatter matches the listing entry field by field",
-                        "/frontmatter",
-                    )
-                )
-        checks.extend(_name_checks(entry, fm.value.get("name"), directory))
-    checks.extend(_resource_checks(entry, skill_md, files, complete=directory is not None))
-    return checks, entry
+        )
+    return checks
 
 
 def _name_checks(entry: SkillEntry, fm_name: Any, directory: str | None) -> list[Check]:
@@ -649,7 +663,6 @@ def _resource_checks(
     ``complete`` says the files are the whole skill directory: a listed file that is not
     among them is then a mismatch (``skill.resource.missing``), not merely not fetched.
     """
-    out: list[Check] = []
     if not entry.has_resources:
         return [
             not_evaluated(
@@ -661,6 +674,42 @@ def _resource_checks(
         ]
     base = _base(entry.uri) if entry.uri else ""
     listed: dict[str, tuple[str, str]] = {}
+    out = _listed_checks(entry, base, listed)
+    fetched = ([ResourceFile("SKILL.md", skill_md)] if skill_md is not None else []) + files
+    seen: set[str] = set()
+    for item in fetched:
+        seen.add(item.relpath)
+        found = _digest_check(item, listed)
+        if found is not None:
+            out.append(found)
+    for rel, (where, _digest) in sorted(listed.items()):
+        if rel in seen:
+            continue
+        if complete:
+            out.append(
+                fail(
+                    "skill.resource.missing",
+                    f"listed file {rel} is not in the skill's directory",
+                    where,
+                )
+            )
+        else:
+            out.append(
+                not_evaluated(
+                    "skill.resource.not-fetched",
+                    f"listed file {rel} was not given; its digest is not checked",
+                    where,
+                )
+            )
+    return out
+
+
+def _listed_checks(entry: SkillEntry, base: str, listed: dict[str, tuple[str, str]]) -> list[Check]:
+    """The entry's ``resources``: digest spelling, each inside the skill, once, SKILL.md listed.
+
+    Fills ``listed`` (relative path to its location and digest) with the usable entries.
+    """
+    out: list[Check] = []
     for where, uri, digest in entry.resources:
         if not _DIGEST.match(digest):
             out.append(
@@ -694,56 +743,29 @@ def _resource_checks(
                 "/resources",
             )
         )
-    fetched = ([ResourceFile("SKILL.md", skill_md)] if skill_md is not None else []) + files
-    seen: set[str] = set()
-    for item in fetched:
-        seen.add(item.relpath)
-        actual = "sha256:" + hashlib.sha256(item.data).hexdigest()
-        if item.relpath not in listed:
-            if item.relpath == "SKILL.md":
-                continue  # reported above; still identified by the entry field by field
-            out.append(
-                fail(
-                    "skill.resource.unlisted",
-                    "a fetched file the entry does not list is a mismatch (SEP-2640)",
-                    item.relpath,
-                )
-            )
-            continue
-        where, digest = listed[item.relpath]
-        if digest != actual:
-            out.append(
-                fail(
-                    "skill.resource.digest-mismatch",
-                    f"listed {digest[:19]}…, raw bytes give {actual[:19]}…",
-                    f"{where} ({item.relpath})",
-                )
-            )
-        else:
-            out.append(
-                passed(
-                    "skill.resource.digest",
-                    "raw-byte sha256 matches the listing",
-                    f"{where} ({item.relpath})",
-                )
-            )
-    for rel, (where, _digest) in sorted(listed.items()):
-        if rel in seen:
-            continue
-        if complete:
-            out.append(
-                fail(
-                    "skill.resource.missing",
-                    f"listed file {rel} is not in the skill's directory",
-                    where,
-                )
-            )
-        else:
-            out.append(
-                not_evaluated(
-                    "skill.resource.not-fetched",
-                    f"listed file {rel} was not given; its digest is not checked",
-                    where,
-                )
-            )
     return out
+
+
+def _digest_check(item: ResourceFile, listed: dict[str, tuple[str, str]]) -> Check | None:
+    """A fetched file's raw-byte sha256 against its listed digest (None: unlisted SKILL.md)."""
+    actual = "sha256:" + hashlib.sha256(item.data).hexdigest()
+    if item.relpath not in listed:
+        if item.relpath == "SKILL.md":
+            return None  # reported above; still identified by the entry field by field
+        return fail(
+            "skill.resource.unlisted",
+            "a fetched file the entry does not list is a mismatch (SEP-2640)",
+            item.relpath,
+        )
+    where, digest = listed[item.relpath]
+    if digest != actual:
+        return fail(
+            "skill.resource.digest-mismatch",
+            f"listed {digest[:19]}…, raw bytes give {actual[:19]}…",
+            f"{where} ({item.relpath})",
+        )
+    return passed(
+        "skill.resource.digest",
+        "raw-byte sha256 matches the listing",
+        f"{where} ({item.relpath})",
+    )

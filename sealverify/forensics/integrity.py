@@ -121,8 +121,29 @@ def receipt_integrity(
     spliced operation_id removed); release_frame length and sha256 from its own bytes; and
     canonical_request rebuilt from ``frame`` (current or legacy projection).
     """
-    checks: list[Check] = []
     request = receipt.get("canonical_request")
+    checks = _content_hash_checks(receipt, request)
+    checks.extend(_object_a_checks(receipt, unspliced))
+    release = receipt.get("release_frame")
+    if _recovers_object_a(receipt, release) and unspliced is None:
+        checks.append(
+            fail(
+                "diff.receipt.release-frame-object-a",
+                "the release frame is not a request with exactly the operation-id splice "
+                "(seal-host release.rs): no request frame can be recovered from it",
+                "/release_frame/base64",
+            )
+        )
+    if isinstance(release, dict) and "base64" in release:
+        checks.extend(_release_checks(release))
+    if frame is not None and isinstance(request, str):
+        checks.append(_request_frame_check(request, frame))
+    return checks
+
+
+def _content_hash_checks(receipt: dict[str, JsonValue], request: JsonValue) -> list[Check]:
+    """canonical_request_sha256 and args_hash recomputed from the members they hash."""
+    checks: list[Check] = []
     if isinstance(request, str) and "canonical_request_sha256" in receipt:
         checks.append(
             _hash_check(
@@ -146,6 +167,12 @@ def receipt_integrity(
             checks.append(
                 not_evaluated("diff.receipt.args-hash", f"cannot reconstruct signed bytes: {exc}")
             )
+    return checks
+
+
+def _object_a_checks(receipt: dict[str, JsonValue], unspliced: bytes | None) -> list[Check]:
+    """The subject hashes recomputed from Object A, else from the unspliced release frame."""
+    checks: list[Check] = []
     artifacts = receipt.get("signed_artifacts")
     subject: bytes | None = None
     named = ""
@@ -164,73 +191,65 @@ def receipt_integrity(
         subject, named = unspliced, "release_frame with operation_id removed"
     if subject is not None:
         checks.extend(_subject_checks(receipt, subject, named))
-    release = receipt.get("release_frame")
-    if _recovers_object_a(receipt, release) and unspliced is None:
-        checks.append(
+    return checks
+
+
+def _release_checks(release: dict[str, JsonValue]) -> list[Check]:
+    """release_frame's sha256 and length recomputed from its own base64 bytes."""
+    released = decode_b64(release["base64"])
+    if released is None:
+        return [
             fail(
-                "diff.receipt.release-frame-object-a",
-                "the release frame is not a request with exactly the operation-id splice "
-                "(seal-host release.rs): no request frame can be recovered from it",
+                "diff.receipt.release-frame",
+                "release_frame.base64 is not canonical padded standard base64",
                 "/release_frame/base64",
             )
+        ]
+    checks: list[Check] = []
+    if "sha256" in release:
+        checks.append(
+            _hash_check(
+                "diff.receipt.release-frame-sha256",
+                release["sha256"],
+                sha256_hex(released),
+                "release_frame.sha256",
+            )
         )
-    if isinstance(release, dict) and "base64" in release:
-        released = decode_b64(release["base64"])
-        if released is None:
-            checks.append(
-                fail(
-                    "diff.receipt.release-frame",
-                    "release_frame.base64 is not canonical padded standard base64",
-                    "/release_frame/base64",
-                )
+    if "length" in release:
+        checks.append(
+            _hash_check(
+                "diff.receipt.release-frame-length",
+                _integer(release["length"]),
+                len(released),
+                "release_frame.length",
             )
-        else:
-            if "sha256" in release:
-                checks.append(
-                    _hash_check(
-                        "diff.receipt.release-frame-sha256",
-                        release["sha256"],
-                        sha256_hex(released),
-                        "release_frame.sha256",
-                    )
-                )
-            if "length" in release:
-                checks.append(
-                    _hash_check(
-                        "diff.receipt.release-frame-length",
-                        _integer(release["length"]),
-                        len(released),
-                        "release_frame.length",
-                    )
-                )
-    if frame is not None and isinstance(request, str):
-        try:
-            message = parse_bytes(raw_line(frame), RECEIPT_LIMITS)
-            params = message.get("params") if isinstance(message, dict) else None
-            forms = set()
-            if isinstance(params, dict):
-                forms = {
-                    identities.canonical_request(params),
-                    identities.legacy_canonical_request(params),
-                }
-        except (JsonError, ValueError):
-            forms = set()
-        if request in forms:
-            checks.append(
-                passed(
-                    "diff.receipt.canonical-request-frame",
-                    "canonical_request is rebuilt from the receipt's frame bytes",
-                )
-            )
-        else:
-            checks.append(
-                fail(
-                    "diff.receipt.canonical-request-frame",
-                    "canonical_request is not what the receipt's own frame bytes give "
-                    "(current or legacy projection)",
-                )
-            )
+        )
     return checks
+
+
+def _request_frame_check(request: str, frame: bytes) -> Check:
+    """canonical_request rebuilt from the frame bytes (current or legacy projection)."""
+    try:
+        message = parse_bytes(raw_line(frame), RECEIPT_LIMITS)
+        params = message.get("params") if isinstance(message, dict) else None
+        forms = set()
+        if isinstance(params, dict):
+            forms = {
+                identities.canonical_request(params),
+                identities.legacy_canonical_request(params),
+            }
+    except (JsonError, ValueError):
+        forms = set()
+    if request in forms:
+        return passed(
+            "diff.receipt.canonical-request-frame",
+            "canonical_request is rebuilt from the receipt's frame bytes",
+        )
+    return fail(
+        "diff.receipt.canonical-request-frame",
+        "canonical_request is not what the receipt's own frame bytes give "
+        "(current or legacy projection)",
+    )
 
 
 def _recovers_object_a(receipt: dict[str, JsonValue], release: JsonValue) -> bool:

@@ -232,134 +232,19 @@ def diff_report(
     """
     checks: list[Check] = []
     facts: dict[str, Any] = {"a": _side_facts(a), "b": _side_facts(b)}
-    for side in (a, b):
-        checks.extend(
-            replace(c, location=f"{side.label}:{c.location or side.origin}") for c in side.integrity
-        )
-    broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
-    if broken:
-        code = "receipt-integrity-failed"
-        text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
-        checks.append(fail("diff.verdict", text, verdict=code))
-        facts["verdict"] = code
-        if a.receipt is not None and b.receipt is not None:
-            # The invocations are not compared, but the two documents are: the member that was
-            # edited is what a reader of the refusal looks for (the frames may be identical).
-            _receipt_fields(a.receipt, b.receipt, checks, facts)
-        return _finish(a, b, text, checks, facts, 1)
+    refused = _integrity_refusal(a, b, checks, facts)
+    if refused is not None:
+        return refused
     for side in (a, b):
         checks.extend(info("diff.note", note, side.label) for note in side.notes)
-
-    if a.frame is not None and b.frame is not None:
-        bytes_facts = byte_diff(a.frame, b.frame)
-        facts["bytes"] = bytes_facts
-        if bytes_facts["identical"]:
-            checks.append(passed("diff.bytes", f"identical bytes ({a.frame.length} bytes)"))
-        else:
-            first = bytes_facts["first_difference_offset"]
-            checks.append(
-                info(
-                    "diff.bytes",
-                    f"bytes differ first at offset {first}; lengths {a.frame.length} and "
-                    f"{b.frame.length}",
-                    f"offset {first}",
-                )
-            )
-        if not bytes_facts["terminator_equal"]:
-            checks.append(
-                info(
-                    "diff.terminator",
-                    f"terminator differs: A ends {a.frame.terminator}, B ends {b.frame.terminator}",
-                )
-            )
-    else:
-        checks.append(
-            not_evaluated(
-                "diff.bytes",
-                "a side has no frame bytes (a receipt without "
-                "signed_artifacts.object_a or release_frame)",
-            )
-        )
-
-    rows = identity_rows(a, b)
-    facts["identities"] = {r["name"]: {"a": r["a"], "b": r["b"], "equal": r["equal"]} for r in rows}
-    for row in rows:
-        check_id = f"diff.identity.{row['name']}"
-        if row["equal"] is None:
-            checks.append(
-                not_evaluated(
-                    check_id,
-                    "not computed for "
-                    + " and ".join(s.label for s, v in ((a, row["a"]), (b, row["b"])) if v is None),
-                )
-            )
-        elif row["equal"]:
-            checks.append(passed(check_id, f"{row['name']} equal"))
-        else:
-            checks.append(info(check_id, f"{row['name']} differs"))
-
+    _byte_checks(a, b, checks, facts)
+    rows = _identity_checks(a, b, checks, facts)
     params_only = (
         a.params is not None and b.params is not None and (a.frame is None or b.frame is None)
     )
-    if params_only:
-        base_a: JsonValue = {"params": a.params}
-        base_b: JsonValue = {"params": b.params}
-    else:
-        base_a, base_b = a.message, b.message
-    changes = json_diff(base_a, base_b) if base_a is not None and base_b is not None else []
-    facts["meaning"] = {
-        "summary": _meaning_summary(a, b, changes),
-        "changes": [c.to_dict() for c in changes],
-    }
-    for change in changes:
-        checks.append(
-            info(
-                f"diff.meaning.{change.change}", f"{_area(change)}: {change.change}", change.pointer
-            )
-        )
-    meta_rows = meta_key_rows(changes, unknown_keys)
-    facts["meta_keys"] = meta_rows
-    view = option_c_view(a.params, b.params, unknown_keys)
-    facts["option_c"] = view
-    for label in ("a", "b"):
-        side_view = view[label]
-        if side_view["unknown"]:
-            checks.append(
-                info(
-                    "diff.option-c",
-                    f"{label.upper()} under {view['policy']}: {side_view['reading']} "
-                    f"(keys outside the key table: {', '.join(side_view['unknown'])})",
-                    label.upper(),
-                )
-            )
-    for row in meta_rows:
-        checks.append(
-            info(
-                "diff.meta-key",
-                f"{row['key']} {row['change']}; option A: "
-                f"{row['option_a']}; option C: {row['option_c']}",
-                f"/params/_meta/{pointer_token(row['key'])}",
-            )
-        )
-
-    retry = retry_view(a, b, reply)
-    facts["retry"] = retry
-    retry_text = {
-        "legitimate": "B is a legitimate multi-round-trip retry of A",
-        "not-legitimate": "B is not a legitimate retry of A: " + "; ".join(retry["reasons"]),
-        "not-a-retry": "B is not a multi-round-trip retry (no inputResponses or requestState)",
-        "not-evaluated": "retry view not evaluated: " + "; ".join(retry["reasons"]),
-    }[retry["state"]]
-    if retry.get("unchecked"):
-        retry_text += " (not checked: " + "; ".join(retry["unchecked"]) + ")"
-    checks.append(
-        Check(
-            "diff.retry",
-            "not-evaluated" if retry["state"] == "not-evaluated" else "info",
-            retry_text,
-        )
-    )
-
+    changes = _meaning_checks(a, b, params_only, checks, facts)
+    _meta_checks(a, b, changes, unknown_keys, checks, facts)
+    checks.append(_retry_check(a, b, reply, facts))
     beyond = _beyond_allowed(a, b, changes, params_only)
     for side in (a, b):
         if side.frame is not None:
@@ -387,6 +272,164 @@ def diff_report(
         Check("diff.verdict", "pass" if exit_code == 0 else "info", text, "", {"verdict": code})
     )
     return _finish(a, b, text, checks, facts, exit_code)
+
+
+def _integrity_refusal(
+    a: Side, b: Side, checks: list[Check], facts: dict[str, Any]
+) -> Report | None:
+    """Each side's receipt integrity checks; the refusal report when a receipt's fail."""
+    for side in (a, b):
+        checks.extend(
+            replace(c, location=f"{side.label}:{c.location or side.origin}") for c in side.integrity
+        )
+    broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
+    if not broken:
+        return None
+    code = "receipt-integrity-failed"
+    text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
+    checks.append(fail("diff.verdict", text, verdict=code))
+    facts["verdict"] = code
+    if a.receipt is not None and b.receipt is not None:
+        # The invocations are not compared, but the two documents are: the member that was
+        # edited is what a reader of the refusal looks for (the frames may be identical).
+        _receipt_fields(a.receipt, b.receipt, checks, facts)
+    return _finish(a, b, text, checks, facts, 1)
+
+
+def _byte_checks(a: Side, b: Side, checks: list[Check], facts: dict[str, Any]) -> None:
+    """The two frames compared byte for byte, terminators included, when both sides have one."""
+    if a.frame is None or b.frame is None:
+        checks.append(
+            not_evaluated(
+                "diff.bytes",
+                "a side has no frame bytes (a receipt without "
+                "signed_artifacts.object_a or release_frame)",
+            )
+        )
+        return
+    bytes_facts = byte_diff(a.frame, b.frame)
+    facts["bytes"] = bytes_facts
+    if bytes_facts["identical"]:
+        checks.append(passed("diff.bytes", f"identical bytes ({a.frame.length} bytes)"))
+    else:
+        first = bytes_facts["first_difference_offset"]
+        checks.append(
+            info(
+                "diff.bytes",
+                f"bytes differ first at offset {first}; lengths {a.frame.length} and "
+                f"{b.frame.length}",
+                f"offset {first}",
+            )
+        )
+    if not bytes_facts["terminator_equal"]:
+        checks.append(
+            info(
+                "diff.terminator",
+                f"terminator differs: A ends {a.frame.terminator}, B ends {b.frame.terminator}",
+            )
+        )
+
+
+def _identity_checks(
+    a: Side, b: Side, checks: list[Check], facts: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each seal identity of the two sides compared; the rows the verdict is read from."""
+    rows = identity_rows(a, b)
+    facts["identities"] = {r["name"]: {"a": r["a"], "b": r["b"], "equal": r["equal"]} for r in rows}
+    for row in rows:
+        check_id = f"diff.identity.{row['name']}"
+        if row["equal"] is None:
+            checks.append(
+                not_evaluated(
+                    check_id,
+                    "not computed for "
+                    + " and ".join(s.label for s, v in ((a, row["a"]), (b, row["b"])) if v is None),
+                )
+            )
+        elif row["equal"]:
+            checks.append(passed(check_id, f"{row['name']} equal"))
+        else:
+            checks.append(info(check_id, f"{row['name']} differs"))
+    return rows
+
+
+def _meaning_checks(
+    a: Side, b: Side, params_only: bool, checks: list[Check], facts: dict[str, Any]
+) -> list[Change]:
+    """The member-level changes between the two messages (only ``params`` without both frames)."""
+    if params_only:
+        base_a: JsonValue = {"params": a.params}
+        base_b: JsonValue = {"params": b.params}
+    else:
+        base_a, base_b = a.message, b.message
+    changes = json_diff(base_a, base_b) if base_a is not None and base_b is not None else []
+    facts["meaning"] = {
+        "summary": _meaning_summary(a, b, changes),
+        "changes": [c.to_dict() for c in changes],
+    }
+    for change in changes:
+        checks.append(
+            info(
+                f"diff.meaning.{change.change}", f"{_area(change)}: {change.change}", change.pointer
+            )
+        )
+    return changes
+
+
+def _meta_checks(
+    a: Side,
+    b: Side,
+    changes: list[Change],
+    unknown_keys: str,
+    checks: list[Check],
+    facts: dict[str, Any],
+) -> None:
+    """The ``_meta`` changes read under options A and C, and each side's keys outside the table."""
+    meta_rows = meta_key_rows(changes, unknown_keys)
+    facts["meta_keys"] = meta_rows
+    view = option_c_view(a.params, b.params, unknown_keys)
+    facts["option_c"] = view
+    for label in ("a", "b"):
+        side_view = view[label]
+        if side_view["unknown"]:
+            checks.append(
+                info(
+                    "diff.option-c",
+                    f"{label.upper()} under {view['policy']}: {side_view['reading']} "
+                    f"(keys outside the key table: {', '.join(side_view['unknown'])})",
+                    label.upper(),
+                )
+            )
+    for row in meta_rows:
+        checks.append(
+            info(
+                "diff.meta-key",
+                f"{row['key']} {row['change']}; option A: "
+                f"{row['option_a']}; option C: {row['option_c']}",
+                f"/params/_meta/{pointer_token(row['key'])}",
+            )
+        )
+
+
+def _retry_check(
+    a: Side, b: Side, reply: dict[str, JsonValue] | None, facts: dict[str, Any]
+) -> Check:
+    """Whether B is a legitimate multi-round-trip retry of A."""
+    retry = retry_view(a, b, reply)
+    facts["retry"] = retry
+    retry_text = {
+        "legitimate": "B is a legitimate multi-round-trip retry of A",
+        "not-legitimate": "B is not a legitimate retry of A: " + "; ".join(retry["reasons"]),
+        "not-a-retry": "B is not a multi-round-trip retry (no inputResponses or requestState)",
+        "not-evaluated": "retry view not evaluated: " + "; ".join(retry["reasons"]),
+    }[retry["state"]]
+    if retry.get("unchecked"):
+        retry_text += " (not checked: " + "; ".join(retry["unchecked"]) + ")"
+    return Check(
+        "diff.retry",
+        "not-evaluated" if retry["state"] == "not-evaluated" else "info",
+        retry_text,
+    )
 
 
 def _receipt_fields(

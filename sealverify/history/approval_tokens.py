@@ -47,6 +47,7 @@ from sealverify.wire.strictjson import (
 
 __all__ = [
     "TOKEN_OUTCOMES",
+    "TokenContext",
     "TokenResult",
     "check_token",
     "frame_guard_target",
@@ -184,7 +185,8 @@ def check_token(
 ) -> TokenResult:
     """Judge one approval token line as ``sealverify approval`` does, key authority included.
 
-    :func:`judge_token` judges the token's bytes and bindings; then the key and the waivers.
+    :func:`judge_token` judges the token's bytes and bindings against the
+    :class:`TokenContext` the keywords make; then the key and the waivers.
     An approver key whose secret is published (``sealverify explain authority.published-key``)
     adds an ``authority.published-key`` check that caps a valid token at UNPINNED (``ok`` is
     False), unless ``allow_published_keys``, which makes it info. ``waive`` names legacy
@@ -192,17 +194,8 @@ def check_token(
     :class:`OptionError`): a waived failure is shown as waived, never as a pass.
     """
     waivers = waivable((waive,) if isinstance(waive, str) else waive)  # one id, not its letters
-    result = judge_token(
-        line,
-        approver_key,
-        frame=frame,
-        server=server,
-        at_ms=at_ms,
-        location=location,
-        target_spec=target_spec,
-        subject=subject,
-        at_what=at_what,
-    )
+    context = TokenContext(frame, server, at_ms, at_what, subject, target_spec)
+    result = judge_token(line, approver_key, context, location)
     checks = list(result.checks)
     published = publishedkeys.lookup(approver_key.hex())
     if published is not None:
@@ -210,27 +203,43 @@ def check_token(
     return replace(result, checks=tuple(apply_waivers(checks, waivers)))
 
 
+@dataclass(frozen=True, slots=True)
+class TokenContext:
+    """What a token is judged against, built once by the caller and passed down unchanged.
+
+    ``frame`` is the exact call (stdio line) the approval must cover; without it, ``subject``
+    (sha256 and length of the framed subject a receipt signs) is compared with the token's
+    subject. ``server`` is the kernel's server name and ``target_spec`` the guarded rule's
+    target spec from the policy (None: the full-arguments target). ``at_ms`` is the time to
+    judge validity at (a receipt's signed ``now``, or the current time) and ``at_what`` names
+    it in the reasons; ``no_time`` says why there is no time to judge at (a receipt's ``now``
+    that no verified signature covers), shown when ``at_ms`` is None.
+    """
+
+    frame: bytes | None = None
+    server: str = ""
+    at_ms: int | None = None
+    at_what: str = ""
+    subject: tuple[str, int] | None = None
+    target_spec: JsonValue | None = None
+    no_time: str = ""
+
+
+_NO_CONTEXT = TokenContext()
+
+
 def judge_token(
     line: bytes,
     approver_key: bytes,
-    *,
-    frame: bytes | None = None,
-    server: str = "",
-    at_ms: int | None = None,
+    context: TokenContext = _NO_CONTEXT,
     location: str = "",
-    target_spec: JsonValue | None = None,
-    subject: tuple[str, int] | None = None,
-    at_what: str = "",
 ) -> TokenResult:
-    """Judge one approval token line against a pinned approver key and, when given, a frame.
+    """Judge one approval token line against a pinned approver key and ``context``.
 
     v2 tokens get every check; v1 allows are refused; a v1 decline is read (reported as info)
     only when its signature verifies under the pinned key and it carries nonce and issuedAt,
-    else it is ``invalid``. ``at_ms`` is the time to judge validity at (a receipt's signed
-    ``now``, or the current time), ``at_what`` names it in the reasons. ``target_spec`` is the
-    guarded rule's target spec from the policy; without it the target is the full-arguments
-    one. Without a frame, ``subject`` (sha256 and length of the framed subject a receipt
-    signs) is compared with the token's subject.
+    else it is ``invalid``. Without a frame or a subject in ``context`` the token's subject
+    and target are not bound; without a time its expiry is not judged.
     """
     try:
         outer = parse_bytes(line)
@@ -261,16 +270,7 @@ def judge_token(
             (fail("approval.payload-json", f"payload is not strict JSON: {exc}", location),),
         )
     if isinstance(payload, dict) and "approval_record_version" in payload:
-        return _check_v2(
-            line,
-            outer,
-            payload_text,
-            payload,
-            approver_key,
-            _Context(frame, server, at_ms, at_what, subject),
-            location,
-            target_spec,
-        )
+        return _check_v2(line, outer, payload_text, payload, approver_key, context, location)
     return _check_v1(outer, payload_text, payload, approver_key, location)
 
 
@@ -280,18 +280,36 @@ def _check_v2(
     payload_text: str,
     payload: dict[str, JsonValue],
     key: bytes,
-    context: _Context,
+    context: TokenContext,
     loc: str,
-    target_spec: JsonValue | None = None,
 ) -> TokenResult:
-    frame, server, at_ms = context.frame, context.server, context.at_ms
-    when = f" ({context.at_what})" if context.at_what else ""
-    checks: list[Check] = []
     payload_bytes = payload_text.encode("utf-8")
 
     def at(member: str) -> str:
         return f"{loc} payload.{member}" if loc else f"payload.{member}"
 
+    checks = _token_checks(line, outer, key, loc)
+    signer = outer.get("signer_key_id")
+    checks.extend(_payload_checks(payload, signer, at, loc))
+    checks.append(_canonical_check(payload, payload_bytes, loc))
+    checks.append(_signature_check(outer.get("signature"), key, payload_bytes, loc))
+    target = payload.get("target")
+    checks.extend(_binding_checks(payload, context, at, loc))
+    authorized = uint_value(payload.get("authorized_at"))
+    expiry = uint_value(payload.get("expiry"))
+    checks.extend(_time_checks(context, authorized, expiry, at, loc))
+    facts: dict[str, Any] = {
+        "target": target if isinstance(target, str) else None,
+        "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
+        "authorized_at": authorized,
+        "expiry": expiry,
+    }
+    return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
+
+
+def _token_checks(line: bytes, outer: dict[str, JsonValue], key: bytes, loc: str) -> list[Check]:
+    """The token line itself: no surrounding whitespace, its members, algorithm and signer."""
+    checks: list[Check] = []
     if line != line.strip():
         checks.append(
             fail(
@@ -344,7 +362,14 @@ def _check_v2(
         )
     else:
         checks.append(passed("approval.signer-key-id", "signed for the pinned approver key", loc))
+    return checks
 
+
+def _payload_checks(
+    payload: dict[str, JsonValue], signer: JsonValue, at: Callable[[str], str], loc: str
+) -> list[Check]:
+    """The payload's members: exactly the v2 set, each of its type and value, and consistent."""
+    checks: list[Check] = []
     extra = sorted(payload.keys() - PAYLOAD_MEMBERS)
     missing = sorted(PAYLOAD_MEMBERS - payload.keys())
     if extra or missing:
@@ -358,42 +383,59 @@ def _check_v2(
                 missing=missing,
             )
         )
-    member_problems = 0
+    problems: list[Check] = []
     for name in sorted(PAYLOAD_MEMBERS & payload.keys()):
         problem = PAYLOAD_RULES[name](payload[name])
         if problem:
-            member_problems += 1
-            checks.append(fail("approval.member", f"{name} {problem}", at(name), member=name))
+            problems.append(fail("approval.member", f"{name} {problem}", at(name), member=name))
     renderer = payload.get("renderer")
     if isinstance(renderer, dict):
-        r_extra = sorted(renderer.keys() - RENDERER_MEMBERS)
-        r_missing = sorted(RENDERER_MEMBERS - renderer.keys())
-        if r_extra or r_missing:
-            member_problems += 1
-            checks.append(
+        problems.extend(_renderer_checks(renderer, at))
+    problems.extend(_consistency_checks(payload, signer, at))
+    checks.extend(problems)
+    if not problems and not extra and not missing:
+        checks.append(
+            passed("approval.members", "every payload member has its v2 type and value", loc)
+        )
+    return checks
+
+
+def _renderer_checks(renderer: dict[str, JsonValue], at: Callable[[str], str]) -> list[Check]:
+    """The payload's ``renderer`` object: exactly its three members, each of its type."""
+    problems: list[Check] = []
+    r_extra = sorted(renderer.keys() - RENDERER_MEMBERS)
+    r_missing = sorted(RENDERER_MEMBERS - renderer.keys())
+    if r_extra or r_missing:
+        problems.append(
+            fail(
+                "approval.member",
+                "renderer members must be exactly name, "
+                "version, manifest_sha256" + _diff(r_extra, r_missing),
+                at("renderer"),
+                member="renderer",
+            )
+        )
+    for name in sorted(RENDERER_MEMBERS & renderer.keys()):
+        problem = RENDERER_RULES[name](renderer[name])
+        if problem:
+            problems.append(
                 fail(
                     "approval.member",
-                    "renderer members must be exactly name, "
-                    "version, manifest_sha256" + _diff(r_extra, r_missing),
-                    at("renderer"),
-                    member="renderer",
+                    f"renderer.{name} {problem}",
+                    at(f"renderer.{name}"),
+                    member=f"renderer.{name}",
                 )
             )
-        for name in sorted(RENDERER_MEMBERS & renderer.keys()):
-            problem = RENDERER_RULES[name](renderer[name])
-            if problem:
-                member_problems += 1
-                checks.append(
-                    fail(
-                        "approval.member",
-                        f"renderer.{name} {problem}",
-                        at(f"renderer.{name}"),
-                        member=f"renderer.{name}",
-                    )
-                )
+    return problems
+
+
+def _consistency_checks(
+    payload: dict[str, JsonValue], signer: JsonValue, at: Callable[[str], str]
+) -> list[Check]:
+    """Members that must agree: the signer named twice, and expiry not before authorization."""
+    problems: list[Check] = []
     if payload.get("authorization_signer_key_id") != signer:
-        member_problems += 1
-        checks.append(
+        problems.append(
             fail(
                 "approval.member",
                 "authorization_signer_key_id differs from the token's signer_key_id",
@@ -404,8 +446,7 @@ def _check_v2(
     authorized = uint_value(payload.get("authorized_at"))
     expiry = uint_value(payload.get("expiry"))
     if authorized is not None and expiry is not None and expiry < authorized:
-        member_problems += 1
-        checks.append(
+        problems.append(
             fail(
                 "approval.member",
                 f"expiry {expiry} precedes authorized_at {authorized}",
@@ -413,104 +454,93 @@ def _check_v2(
                 member="expiry",
             )
         )
-    if not member_problems and not extra and not missing:
-        checks.append(
-            passed("approval.members", "every payload member has its v2 type and value", loc)
-        )
+    return problems
 
+
+def _canonical_check(payload: dict[str, JsonValue], payload_bytes: bytes, loc: str) -> Check:
+    """The payload must be byte-equal to its re-render (seal-host ``write_canonical_json``)."""
     try:
         rendered = render(payload)
     except NotRenderable as exc:
-        checks.append(
-            fail("approval.payload-canonical", f"payload cannot be re-rendered: {exc}", loc)
-        )
-    else:
-        if rendered == payload_bytes:
-            checks.append(
-                passed("approval.payload-canonical", "payload is byte-equal to its re-render", loc)
-            )
-        else:
-            first = next(
-                (
-                    i
-                    for i, (a, b) in enumerate(zip(rendered, payload_bytes, strict=False))
-                    if a != b
-                ),
-                min(len(rendered), len(payload_bytes)),
-            )
-            checks.append(
-                fail(
-                    "approval.payload-canonical",
-                    "payload differs from its re-render "
-                    f"(keys sorted by UTF-8 bytes, C0 as \\u00xx) at byte {first}",
-                    loc,
-                    offset=first,
-                )
-            )
-    checks.append(_signature_check(outer.get("signature"), key, payload_bytes, loc))
+        return fail("approval.payload-canonical", f"payload cannot be re-rendered: {exc}", loc)
+    if rendered == payload_bytes:
+        return passed("approval.payload-canonical", "payload is byte-equal to its re-render", loc)
+    first = next(
+        (i for i, (a, b) in enumerate(zip(rendered, payload_bytes, strict=False)) if a != b),
+        min(len(rendered), len(payload_bytes)),
+    )
+    return fail(
+        "approval.payload-canonical",
+        "payload differs from its re-render "
+        f"(keys sorted by UTF-8 bytes, C0 as \\u00xx) at byte {first}",
+        loc,
+        offset=first,
+    )
 
-    target = payload.get("target")
-    if frame is None and context.subject is not None:
-        digest, length = context.subject
-        checks.extend(_subject_checks(payload, digest, length, "the receipt's framed subject", at))
-        checks.append(
-            not_evaluated(
-                "approval.target",
-                "no frame bytes: the target is matched to the receipt's safety reason only",
-                at("target"),
-            )
-        )
-    elif frame is None:
-        checks.append(
+
+def _binding_checks(
+    payload: dict[str, JsonValue], context: TokenContext, at: Callable[[str], str], loc: str
+) -> list[Check]:
+    """The token's subject and target bound to the frame, else to the receipt's subject."""
+    if context.frame is not None:
+        return _frame_checks(payload, context.frame, context.server, at, context.target_spec)
+    if context.subject is None:
+        return [
             not_evaluated(
                 "approval.subject",
                 "no frame given: subject_sha256/length and the target are not bound",
                 loc,
             )
+        ]
+    digest, length = context.subject
+    checks = _subject_checks(payload, digest, length, "the receipt's framed subject", at)
+    checks.append(
+        not_evaluated(
+            "approval.target",
+            "no frame bytes: the target is matched to the receipt's safety reason only",
+            at("target"),
         )
-    else:
-        checks.extend(_frame_checks(payload, frame, server, at, target_spec))
+    )
+    return checks
+
+
+def _time_checks(
+    context: TokenContext,
+    authorized: int | None,
+    expiry: int | None,
+    at: Callable[[str], str],
+    loc: str,
+) -> list[Check]:
+    """The token valid at the context's time: authorized by then and not yet expired."""
+    at_ms = context.at_ms
     if at_ms is None:
-        checks.append(not_evaluated("approval.time", "no time given to judge expiry at", loc))
-    elif authorized is not None and expiry is not None:
-        if at_ms < authorized:
-            checks.append(
-                fail(
-                    "approval.time",
-                    f"authorized_at {authorized} is after the time judged ({at_ms}{when})",
-                    at("authorized_at"),
-                    member="authorized_at",
-                )
-            )
-        elif at_ms > expiry:
-            checks.append(
-                fail(
-                    "approval.time",
-                    f"expired at {expiry}, before the time judged ({at_ms}{when})",
-                    at("expiry"),
-                    member="expiry",
-                )
-            )
+        if context.no_time:
+            reason = f"expiry cannot be judged: {context.no_time}"
         else:
-            checks.append(passed("approval.time", f"valid at {at_ms}{when}", loc))
-    facts: dict[str, Any] = {
-        "target": target if isinstance(target, str) else None,
-        "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
-        "authorized_at": authorized,
-        "expiry": expiry,
-    }
-    return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
-
-
-@dataclass(frozen=True, slots=True)
-class _Context:
-    """What a v2 token is judged against: a frame or a framed subject, a server, a time."""
-
-    frame: bytes | None
-    server: str
-    at_ms: int | None
-    at_what: str
-    subject: tuple[str, int] | None
+            reason = "no time given to judge expiry at"
+        return [not_evaluated("approval.time", reason, loc)]
+    if authorized is None or expiry is None:
+        return []
+    when = f" ({context.at_what})" if context.at_what else ""
+    if at_ms < authorized:
+        return [
+            fail(
+                "approval.time",
+                f"authorized_at {authorized} is after the time judged ({at_ms}{when})",
+                at("authorized_at"),
+                member="authorized_at",
+            )
+        ]
+    if at_ms > expiry:
+        return [
+            fail(
+                "approval.time",
+                f"expired at {expiry}, before the time judged ({at_ms}{when})",
+                at("expiry"),
+                member="expiry",
+            )
+        ]
+    return [passed("approval.time", f"valid at {at_ms}{when}", loc)]
 
 
 def _subject_checks(

@@ -16,14 +16,24 @@ metadata, checked for consistency only. Everything here is pure: callers pass by
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from sealverify.errors import InputFileError
+from sealverify.history.chain_records import (
+    COMMITMENT,
+    GENESIS,
+    GENESIS_PREIMAGE,
+    Anchor,
+    BreakKind,
+    ChainRecord,
+    LogLine,
+    commit,
+    genesis,
+)
 from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
@@ -48,81 +58,10 @@ __all__ = [
     "verify_logs",
 ]
 
-GENESIS_PREIMAGE = b"seal-verifiable-record/genesis/v1"
-COMMITMENT = "sha256(prevHead || 0x1f || payload)"
 RECORD_MEMBERS = frozenset(
     {"seal_record", "entry", "commitment", "session", "prev_head", "prior_session", "head"}
 )
 STATE_MEMBERS = frozenset({"seal_audit_state", "session", "head"})
-
-BreakKind = Literal["mutation", "insertion", "reordering", "deletion", "unknown"]
-
-
-def genesis() -> str:
-    """The genesis head: lowercase hex ``sha256("seal-verifiable-record/genesis/v1")``."""
-    return hashlib.sha256(GENESIS_PREIMAGE).hexdigest()
-
-
-GENESIS = genesis()
-
-
-def commit(prev_head: str, payload: bytes) -> str:
-    """One chain step: ``sha256(prev_head.encode() || 0x1f || payload)`` as lowercase hex.
-
-    The previous head enters as its 64-character hex text, not as raw digest bytes
-    (seal-host ``rust/src/receipt.rs`` ``commit``).
-    """
-    return hashlib.sha256(prev_head.encode("ascii") + b"\x1f" + payload).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class LogLine:
-    """One stderr line as read: which file, its 1-based line number, and its bytes (no LF)."""
-
-    source: str
-    number: int
-    data: bytes
-
-    @property
-    def location(self) -> str:
-        return f"{self.source}:{self.number}"
-
-
-@dataclass(frozen=True, slots=True)
-class ChainRecord:
-    """A well-formed ``seal_record`` v1 line and the payload line printed just before it."""
-
-    line: LogLine
-    entry: int
-    session: str
-    prev_head: str
-    prior_session: str | None
-    head: str
-    payload: LogLine | None
-
-    @property
-    def location(self) -> str:
-        return self.line.location
-
-    @property
-    def recomputed(self) -> str | None:
-        """The head recomputed from ``prev_head`` and the payload, or None without a payload."""
-        return None if self.payload is None else commit(self.prev_head, self.payload.data)
-
-
-@dataclass(frozen=True, slots=True)
-class Anchor:
-    """What truncation is judged against: an expected final head, a count, a host state file."""
-
-    head: str | None = None
-    count: int | None = None
-    state_session: str | None = None
-    state_head: str | None = None
-    state_location: str = ".seal-audit-head.state"
-
-    @property
-    def present(self) -> bool:
-        return self.head is not None or self.count is not None or self.state_head is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,76 +154,86 @@ def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], 
         lines = _split_lines(source, data)
         used: set[int] = set()
         for index, line in enumerate(lines):
-            if not _looks_like_record(line.data):
-                continue
-            try:
-                doc = parse_bytes(line.data)
-            except JsonError as exc:
-                checks.append(
-                    fail(
-                        "chain.record-malformed",
-                        f"chain record line is not strict JSON: {exc}",
-                        line.location,
-                    )
-                )
-                used.add(index)
-                continue
-            if not isinstance(doc, dict) or "seal_record" not in doc:
-                continue
-            used.add(index)
-            problems = _record_problems(doc)
-            if problems:
-                checks.append(
-                    fail(
-                        "chain.record-malformed",
-                        "chain record refused: " + "; ".join(problems),
-                        line.location,
-                    )
-                )
-                continue
-            payload: LogLine | None = None
-            if (
-                index > 0
-                and index - 1 not in used
-                and not _looks_like_record(lines[index - 1].data)
-            ):
-                payload = lines[index - 1]
-                used.add(index - 1)
-            prior = doc["prior_session"]
-            records.append(
-                ChainRecord(
-                    line=line,
-                    entry=uint_value(doc["entry"]) or 0,
-                    session=str(doc["session"]),
-                    prev_head=str(doc["prev_head"]),
-                    prior_session=prior if isinstance(prior, str) else None,
-                    head=str(doc["head"]),
-                    payload=payload,
-                )
-            )
-        for index, line in enumerate(lines):
-            if index not in used and _looks_like_audit(line.data):
-                following = lines[index + 1].data if index + 1 < len(lines) else b""
-                if b"audit head persistence failure" in following:
-                    checks.append(
-                        info(
-                            "chain.unchained-payload",
-                            "audit line without a chain record; the host reported "
-                            "an audit head persistence failure right after it",
-                            line.location,
-                        )
-                    )
-                else:
-                    checks.append(
-                        fail(
-                            "chain.unchained-payload",
-                            "an audit line with no chain record after it: its record "
-                            "was deleted or the line was inserted",
-                            line.location,
-                        )
-                    )
+            if _looks_like_record(line.data):
+                record = _read_record(lines, index, used, checks)
+                if record is not None:
+                    records.append(record)
+        checks.extend(_unchained_checks(lines, used))
         other += len(lines) - len(used)
     return records, checks, other
+
+
+def _read_record(
+    lines: Sequence[LogLine], index: int, used: set[int], checks: list[Check]
+) -> ChainRecord | None:
+    """The well-formed record on ``lines[index]`` with its payload line, marking both used."""
+    line = lines[index]
+    try:
+        doc = parse_bytes(line.data)
+    except JsonError as exc:
+        checks.append(
+            fail(
+                "chain.record-malformed",
+                f"chain record line is not strict JSON: {exc}",
+                line.location,
+            )
+        )
+        used.add(index)
+        return None
+    if not isinstance(doc, dict) or "seal_record" not in doc:
+        return None
+    used.add(index)
+    problems = _record_problems(doc)
+    if problems:
+        checks.append(
+            fail(
+                "chain.record-malformed",
+                "chain record refused: " + "; ".join(problems),
+                line.location,
+            )
+        )
+        return None
+    payload: LogLine | None = None
+    if index > 0 and index - 1 not in used and not _looks_like_record(lines[index - 1].data):
+        payload = lines[index - 1]
+        used.add(index - 1)
+    prior = doc["prior_session"]
+    return ChainRecord(
+        line=line,
+        entry=uint_value(doc["entry"]) or 0,
+        session=str(doc["session"]),
+        prev_head=str(doc["prev_head"]),
+        prior_session=prior if isinstance(prior, str) else None,
+        head=str(doc["head"]),
+        payload=payload,
+    )
+
+
+def _unchained_checks(lines: Sequence[LogLine], used: set[int]) -> list[Check]:
+    """Each audit payload line no chain record follows: deleted record or inserted line."""
+    checks: list[Check] = []
+    for index, line in enumerate(lines):
+        if index not in used and _looks_like_audit(line.data):
+            following = lines[index + 1].data if index + 1 < len(lines) else b""
+            if b"audit head persistence failure" in following:
+                checks.append(
+                    info(
+                        "chain.unchained-payload",
+                        "audit line without a chain record; the host reported "
+                        "an audit head persistence failure right after it",
+                        line.location,
+                    )
+                )
+            else:
+                checks.append(
+                    fail(
+                        "chain.unchained-payload",
+                        "an audit line with no chain record after it: its record "
+                        "was deleted or the line was inserted",
+                        line.location,
+                    )
+                )
+    return checks
 
 
 def parse_state_file(data: bytes) -> tuple[str, str]:
@@ -309,6 +258,9 @@ def parse_state_file(data: bytes) -> tuple[str, str]:
     if not (isinstance(session, str) and session):
         raise InputFileError("session is not a non-empty string")
     return session, head
+
+
+_NO_ANCHOR = Anchor()  # the default: truncation is not judged
 
 
 class _Heads:
@@ -372,7 +324,7 @@ def _classify(
 
 
 def verify_chain(
-    records: Sequence[ChainRecord], anchor: Anchor = Anchor(), start_head: str | None = None
+    records: Sequence[ChainRecord], anchor: Anchor = _NO_ANCHOR, start_head: str | None = None
 ) -> ChainResult:
     """Verify records against the heads the host recorded; never re-seals.
 
@@ -383,10 +335,6 @@ def verify_chain(
     is summarised with its likely cause. Truncation is judged only against ``anchor``.
     """
     checks: list[Check] = []
-    breaks: list[dict[str, Any]] = []
-    sessions: list[str] = []
-    displaced_until = -1  # after a reordering, the breaks it causes are not new findings
-    heads: _Heads | None = None  # built at the first break
     if not records:
         checks.append(
             fail(
@@ -395,94 +343,7 @@ def verify_chain(
                 "the host's stderr, where the chain is written)",
             )
         )
-    for i, rec in enumerate(records):
-        if rec.session not in sessions:
-            sessions.append(rec.session)
-        if rec.payload is None:
-            breaks.append(
-                {
-                    "entry": rec.entry,
-                    "location": rec.location,
-                    "kind": "deletion",
-                    "reason": "no payload line precedes this chain record",
-                }
-            )
-        elif rec.recomputed != rec.head:
-            breaks.append(
-                {
-                    "entry": rec.entry,
-                    "location": rec.payload.location,
-                    "kind": "mutation",
-                    "reason": "the payload line does not commit to the recorded head "
-                    f"(recomputed {rec.recomputed}, recorded {rec.head})",
-                    "compared": Compared(
-                        str(rec.recomputed), rec.head, "commit(prev_head, payload)", "head"
-                    ),
-                }
-            )
-        if i == 0:
-            checks.extend(_start_checks(rec, start_head))
-            continue
-        prev = records[i - 1]
-        new_process = rec.entry == 0 and rec.session != prev.session
-        if new_process and rec.prior_session is None and rec.prev_head == GENESIS:
-            checks.append(
-                fail(
-                    "chain.session-link",
-                    f"session {rec.session!r} restarted the chain from genesis (the "
-                    "host's .seal-audit-head.state was missing): everything before "
-                    "it is unlinked",
-                    rec.location,
-                )
-            )
-            continue
-        if rec.prev_head != prev.head:
-            if i <= displaced_until:
-                continue
-            if heads is None:
-                heads = _Heads(records)
-            kind, why = _classify(records, i, None if new_process else prev.entry + 1, heads)
-            if kind == "reordering":
-                displaced_until = max(heads.last(rec.prev_head), i) + 1
-            breaks.append(
-                {
-                    "entry": rec.entry,
-                    "location": rec.location,
-                    "kind": kind,
-                    "reason": f"prev_head does not equal the previous record's head; {why}",
-                }
-            )
-            continue
-        if new_process:
-            if rec.prior_session != prev.session:
-                checks.append(
-                    fail(
-                        "chain.session-link",
-                        f"session {rec.session!r} starts with prior_session "
-                        f"{rec.prior_session!r}, but the previous session was "
-                        f"{prev.session!r}",
-                        rec.location,
-                    )
-                )
-        elif rec.session != prev.session or rec.entry != prev.entry + 1:
-            breaks.append(
-                {
-                    "entry": rec.entry,
-                    "location": rec.location,
-                    "kind": "unknown",
-                    "reason": f"entry/session metadata out of sequence (after entry "
-                    f"{prev.entry} of {prev.session!r} comes entry {rec.entry} "
-                    f"of {rec.session!r}) although the heads link",
-                }
-            )
-        elif rec.prior_session is not None:
-            checks.append(
-                fail(
-                    "chain.session-link",
-                    "prior_session is set on a record that is not a session's first",
-                    rec.location,
-                )
-            )
+    breaks, sessions = _walk(records, start_head, checks)
     for item in breaks:
         found = fail(
             "chain.break",
@@ -516,8 +377,120 @@ def verify_chain(
     )
 
 
+def _walk(
+    records: Sequence[ChainRecord], start_head: str | None, checks: list[Check]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each record's commitment and link to the one before: the breaks and the sessions seen.
+
+    Findings that are not breaks (the start, session links) are appended to ``checks``.
+    """
+    breaks: list[dict[str, Any]] = []
+    sessions: list[str] = []
+    displaced_until = -1  # after a reordering, the breaks it causes are not new findings
+    heads: _Heads | None = None  # built at the first break
+    for i, rec in enumerate(records):
+        if rec.session not in sessions:
+            sessions.append(rec.session)
+        if rec.payload is None or rec.recomputed != rec.head:
+            breaks.append(_payload_break(rec))
+        if i == 0:
+            checks.extend(_start_checks(rec, start_head))
+            continue
+        prev = records[i - 1]
+        new_process = rec.entry == 0 and rec.session != prev.session
+        if new_process and rec.prior_session is None and rec.prev_head == GENESIS:
+            checks.append(
+                fail(
+                    "chain.session-link",
+                    f"session {rec.session!r} restarted the chain from genesis (the "
+                    "host's .seal-audit-head.state was missing): everything before "
+                    "it is unlinked",
+                    rec.location,
+                )
+            )
+            continue
+        if rec.prev_head != prev.head:
+            if i <= displaced_until:
+                continue
+            if heads is None:
+                heads = _Heads(records)
+            kind, why = _classify(records, i, None if new_process else prev.entry + 1, heads)
+            if kind == "reordering":
+                displaced_until = max(heads.last(rec.prev_head), i) + 1
+            breaks.append(
+                {
+                    "entry": rec.entry,
+                    "location": rec.location,
+                    "kind": kind,
+                    "reason": f"prev_head does not equal the previous record's head; {why}",
+                }
+            )
+            continue
+        _sequence_findings(rec, prev, new_process, checks, breaks)
+    return breaks, sessions
+
+
+def _payload_break(rec: ChainRecord) -> dict[str, Any]:
+    """The break of a record whose payload line is missing or does not commit to its head."""
+    if rec.payload is None:
+        return {
+            "entry": rec.entry,
+            "location": rec.location,
+            "kind": "deletion",
+            "reason": "no payload line precedes this chain record",
+        }
+    return {
+        "entry": rec.entry,
+        "location": rec.payload.location,
+        "kind": "mutation",
+        "reason": "the payload line does not commit to the recorded head "
+        f"(recomputed {rec.recomputed}, recorded {rec.head})",
+        "compared": Compared(str(rec.recomputed), rec.head, "commit(prev_head, payload)", "head"),
+    }
+
+
+def _sequence_findings(
+    rec: ChainRecord,
+    prev: ChainRecord,
+    new_process: bool,
+    checks: list[Check],
+    breaks: list[dict[str, Any]],
+) -> None:
+    """The unauthenticated metadata of a linked record: session start, entry and session."""
+    if new_process:
+        if rec.prior_session != prev.session:
+            checks.append(
+                fail(
+                    "chain.session-link",
+                    f"session {rec.session!r} starts with prior_session "
+                    f"{rec.prior_session!r}, but the previous session was "
+                    f"{prev.session!r}",
+                    rec.location,
+                )
+            )
+    elif rec.session != prev.session or rec.entry != prev.entry + 1:
+        breaks.append(
+            {
+                "entry": rec.entry,
+                "location": rec.location,
+                "kind": "unknown",
+                "reason": f"entry/session metadata out of sequence (after entry "
+                f"{prev.entry} of {prev.session!r} comes entry {rec.entry} "
+                f"of {rec.session!r}) although the heads link",
+            }
+        )
+    elif rec.prior_session is not None:
+        checks.append(
+            fail(
+                "chain.session-link",
+                "prior_session is set on a record that is not a session's first",
+                rec.location,
+            )
+        )
+
+
 def verify_logs(
-    sources: Sequence[tuple[str, bytes]], anchor: Anchor = Anchor(), start_head: str | None = None
+    sources: Sequence[tuple[str, bytes]], anchor: Anchor = _NO_ANCHOR, start_head: str | None = None
 ) -> ChainResult:
     """Parse the stderr captures (in order) and verify them as one chain; see verify_chain."""
     records, parse_checks, other = parse_log(sources)
@@ -582,66 +555,9 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
 
 
 def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list[Check], bool]:
-    checks: list[Check] = []
-    heads = {r.head: i for i, r in enumerate(records)}
-    last = len(records) - 1
-    if anchor.count is not None:
-        if len(records) == anchor.count:
-            checks.append(
-                passed("chain.anchor-count", f"the log holds the expected {anchor.count} record(s)")
-            )
-        elif len(records) < anchor.count:
-            checks.append(
-                fail(
-                    "chain.truncated",
-                    f"the log holds {len(records)} record(s), "
-                    f"{anchor.count} expected: "
-                    f"{anchor.count - len(records)} missing",
-                    kind="truncation",
-                )
-            )
-        else:
-            checks.append(
-                fail(
-                    "chain.anchor-count",
-                    f"the log holds {len(records)} record(s), "
-                    f"more than the {anchor.count} expected",
-                )
-            )
-    for label, head, location in (
-        ("--expect-head", anchor.head, ""),
-        ("state file head", anchor.state_head, anchor.state_location),
-    ):
-        if head is None:
-            continue
-        check_id = "chain.anchor-head" if label == "--expect-head" else "chain.anchor-state"
-        if records and records[-1].head == head:
-            checks.append(passed(check_id, f"the final head equals the {label}", location))
-        elif head in heads:
-            after = last - heads[head]
-            checks.append(
-                info(
-                    check_id,
-                    f"the {label} is the head of "
-                    f"{records[heads[head]].location}; the {after} record(s) "
-                    "after it are not covered by this anchor",
-                    location,
-                )
-            )
-        elif head == GENESIS and not records:
-            checks.append(
-                passed(check_id, f"the {label} is genesis and the log is empty", location)
-            )
-        else:
-            checks.append(
-                fail(
-                    "chain.truncated",
-                    f"no record in the log has the {label} {head}: "
-                    "the log was truncated or is from another chain",
-                    location,
-                    kind="truncation",
-                )
-            )
+    """The records judged against the anchor; and whether the tail is left unanchored."""
+    checks = _count_checks(records, anchor)
+    checks.extend(_head_checks(records, anchor))
     if anchor.state_head is not None and anchor.state_session is not None:
         owner = next((r for r in records if r.head == anchor.state_head), None)
         if owner is not None and owner.session != anchor.state_session:
@@ -676,6 +592,74 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
         )
         return checks, True
     return checks, False
+
+
+def _count_checks(records: Sequence[ChainRecord], anchor: Anchor) -> list[Check]:
+    """The number of records against ``--expect-count``."""
+    if anchor.count is None:
+        return []
+    if len(records) == anchor.count:
+        return [
+            passed("chain.anchor-count", f"the log holds the expected {anchor.count} record(s)")
+        ]
+    if len(records) < anchor.count:
+        return [
+            fail(
+                "chain.truncated",
+                f"the log holds {len(records)} record(s), "
+                f"{anchor.count} expected: "
+                f"{anchor.count - len(records)} missing",
+                kind="truncation",
+            )
+        ]
+    return [
+        fail(
+            "chain.anchor-count",
+            f"the log holds {len(records)} record(s), more than the {anchor.count} expected",
+        )
+    ]
+
+
+def _head_checks(records: Sequence[ChainRecord], anchor: Anchor) -> list[Check]:
+    """The final head against ``--expect-head`` and the state file's head."""
+    checks: list[Check] = []
+    heads = {r.head: i for i, r in enumerate(records)}
+    last = len(records) - 1
+    for label, head, location in (
+        ("--expect-head", anchor.head, ""),
+        ("state file head", anchor.state_head, anchor.state_location),
+    ):
+        if head is None:
+            continue
+        check_id = "chain.anchor-head" if label == "--expect-head" else "chain.anchor-state"
+        if records and records[-1].head == head:
+            checks.append(passed(check_id, f"the final head equals the {label}", location))
+        elif head in heads:
+            after = last - heads[head]
+            checks.append(
+                info(
+                    check_id,
+                    f"the {label} is the head of "
+                    f"{records[heads[head]].location}; the {after} record(s) "
+                    "after it are not covered by this anchor",
+                    location,
+                )
+            )
+        elif head == GENESIS and not records:
+            checks.append(
+                passed(check_id, f"the {label} is genesis and the log is empty", location)
+            )
+        else:
+            checks.append(
+                fail(
+                    "chain.truncated",
+                    f"no record in the log has the {label} {head}: "
+                    "the log was truncated or is from another chain",
+                    location,
+                    kind="truncation",
+                )
+            )
+    return checks
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from sealverify.history.approval_tokens import (
-    judge_token,
-)
+from sealverify.history.approval_tokens import TokenContext, TokenResult, judge_token
 from sealverify.reports.model import Check, fail, not_evaluated, passed
 from sealverify.seal.signatures import key_id
 from sealverify.wire.strictjson import (
@@ -17,17 +16,30 @@ from sealverify.wire.strictjson import (
 )
 
 __all__ = [
+    "SignedTime",
     "check_receipt_approval",
     "policy_target_spec",
     "receipt_server",
 ]
 
 
+@dataclass(frozen=True, slots=True)
+class SignedTime:
+    """A receipt's time when a verified signature covers it (``at_ms``), else None and why not.
+
+    Built once per receipt (``sealverify.receipts.verify.signed_time``) and passed down to
+    every check that judges a window or an expiry, so each can say why it could not.
+    """
+
+    at_ms: int | None
+    why_none: str = ""
+
+
 def check_receipt_approval(
     receipt: dict[str, JsonValue],
     tokens: Sequence[tuple[str, bytes]],
     approver_keys: Sequence[bytes],
-    signed_time: tuple[int | None, str] | None = None,
+    signed_time: SignedTime | None = None,
 ) -> list[Check]:
     """Bind a receipt's consumed approval to a token from ``tokens`` (``verify --approvals``).
 
@@ -46,60 +58,22 @@ def check_receipt_approval(
     approval = receipt.get("approval")
     if not isinstance(approval, dict):
         return []
-    identity = approval.get("approval_identity")
-    channel = identity.get("channel") if isinstance(identity, dict) else None
-    if channel != "ed25519":
-        return [
-            not_evaluated(
-                "approval.receipt",
-                f"approval channel {channel!r} carries no signed ApprovalRecord to check",
-            )
-        ]
-    checks: list[Check] = []
-    claimed = identity.get("key_id")  # type: ignore[union-attr]
-    if not approver_keys:
-        return [
-            not_evaluated(
-                "approval.receipt-key",
-                "UNPINNED: no approval key is pinned (role approval), so the approval token "
-                "cannot be verified and the consent it records has no pinned authority",
-                "approval.approval_identity.key_id",
-            )
-        ]
-    approver_key = next((k for k in approver_keys if key_id(k) == claimed), None)
-    if approver_key is None:
-        return [
-            fail(
-                "approval.receipt-key",
-                f"approval_identity.key_id {claimed!r} is not the id of any pinned approval key",
-                "approval.approval_identity.key_id",
-            )
-        ]
-    checks.append(
+    found = _approver_key(approval, approver_keys)
+    if isinstance(found, Check):
+        return [found]
+    checks = [
         passed(
             "approval.receipt-key",
             "approval_identity.key_id names a pinned approval key",
             "approval.approval_identity.key_id",
         )
-    )
+    ]
     reason = _safety_reason(receipt)
     nonce = approval.get("nonce")
-    frame, server, now = _receipt_context(receipt)
-    at_ms, no_time = signed_time if signed_time is not None else (now, "")
-    subject = _framed_subject(receipt) if frame is None else None
+    context = _token_context(receipt, signed_time)
     candidates = []
     for location, line in tokens:
-        result = judge_token(
-            line,
-            approver_key,
-            frame=frame,
-            server=server,
-            at_ms=at_ms,
-            location=location,
-            target_spec=policy_target_spec(receipt),
-            subject=subject,
-            at_what="the receipt's signed now" if at_ms is not None else "",
-        )
+        result = judge_token(line, found, context, location)
         if (
             result.kind == "v2"
             and result.facts.get("target") == reason
@@ -116,46 +90,94 @@ def check_receipt_approval(
         )
         return checks
     best = next((c for c in candidates if c.ok), candidates[0])
-    checks.extend(
-        not_evaluated("approval.time", f"expiry cannot be judged: {no_time}", c.location)
-        if c.id == "approval.time" and c.status == "not-evaluated" and no_time
-        else c
-        for c in best.checks
+    checks.extend(best.checks)
+    checks.extend(_issued_at_checks(approval, best))
+    checks.extend(_statement_checks(receipt, best))
+    return checks
+
+
+def _approver_key(approval: dict[str, JsonValue], approver_keys: Sequence[bytes]) -> bytes | Check:
+    """The pinned key the approval names, or the check that says why there is none to use."""
+    identity = approval.get("approval_identity")
+    channel = identity.get("channel") if isinstance(identity, dict) else None
+    if channel != "ed25519":
+        return not_evaluated(
+            "approval.receipt",
+            f"approval channel {channel!r} carries no signed ApprovalRecord to check",
+        )
+    claimed = identity.get("key_id")  # type: ignore[union-attr]
+    if not approver_keys:
+        return not_evaluated(
+            "approval.receipt-key",
+            "UNPINNED: no approval key is pinned (role approval), so the approval token "
+            "cannot be verified and the consent it records has no pinned authority",
+            "approval.approval_identity.key_id",
+        )
+    approver_key = next((k for k in approver_keys if key_id(k) == claimed), None)
+    if approver_key is None:
+        return fail(
+            "approval.receipt-key",
+            f"approval_identity.key_id {claimed!r} is not the id of any pinned approval key",
+            "approval.approval_identity.key_id",
+        )
+    return approver_key
+
+
+def _token_context(receipt: dict[str, JsonValue], signed_time: SignedTime | None) -> TokenContext:
+    """What every token is judged against: the receipt's frame or subject, server and time."""
+    frame, server, now = _receipt_context(receipt)
+    time = signed_time if signed_time is not None else SignedTime(now)
+    return TokenContext(
+        frame=frame,
+        server=server,
+        at_ms=time.at_ms,
+        at_what="the receipt's signed now" if time.at_ms is not None else "",
+        subject=_framed_subject(receipt) if frame is None else None,
+        target_spec=policy_target_spec(receipt),
+        no_time=time.why_none,
     )
+
+
+def _issued_at_checks(approval: dict[str, JsonValue], best: TokenResult) -> list[Check]:
+    """``approval.issued_at``, when a number, must be the token's ``authorized_at``."""
     issued = approval.get("issued_at")
     if uint_value(issued) is not None and uint_value(issued) != best.facts["authorized_at"]:
-        checks.append(
+        return [
             fail(
                 "approval.receipt-issued-at",
                 f"approval.issued_at {issued} is not the "
                 f"token's authorized_at {best.facts['authorized_at']}",
                 "approval.issued_at",
             )
-        )
+        ]
+    return []
+
+
+def _statement_checks(receipt: dict[str, JsonValue], best: TokenResult) -> list[Check]:
+    """A signed ``approval_statement``, when present, must be byte-equal to the token payload."""
     artifacts = receipt.get("signed_artifacts")
     statement = artifacts.get("approval_statement") if isinstance(artifacts, dict) else None
-    if isinstance(statement, str):
-        try:
-            decoded = base64.b64decode(statement, validate=True)
-        except (binascii.Error, ValueError):
-            decoded = b""
-        if decoded == best.payload_bytes:
-            checks.append(
-                passed(
-                    "approval.receipt-statement",
-                    "signed_artifacts.approval_statement is byte-equal to the token payload",
-                    "signed_artifacts.approval_statement",
-                )
+    if not isinstance(statement, str):
+        return []
+    try:
+        decoded = base64.b64decode(statement, validate=True)
+    except (binascii.Error, ValueError):
+        decoded = b""
+    if decoded == best.payload_bytes:
+        return [
+            passed(
+                "approval.receipt-statement",
+                "signed_artifacts.approval_statement is byte-equal to the token payload",
+                "signed_artifacts.approval_statement",
             )
-        else:
-            checks.append(
-                fail(
-                    "approval.receipt-statement",
-                    "signed_artifacts.approval_statement differs from the token payload",
-                    "signed_artifacts.approval_statement",
-                )
-            )
-    return checks
+        ]
+    return [
+        fail(
+            "approval.receipt-statement",
+            "signed_artifacts.approval_statement differs from the token payload",
+            "signed_artifacts.approval_statement",
+        )
+    ]
 
 
 def _framed_subject(receipt: dict[str, JsonValue]) -> tuple[str, int] | None:

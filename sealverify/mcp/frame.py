@@ -294,29 +294,7 @@ def analyze_frame(
     meta_result: MetaResult | None = None
     notes: list[str] = []
     if kind == "request" and isinstance(message, dict):
-        params: JsonValue = message.get("params")
-        if method == "initialize" and era == MODERN:
-            refusals.append(
-                Refusal(
-                    "jsonrpc.initialize-in-modern",
-                    -32022,
-                    "initialize is removed in 2026-07-28; a modern server refuses it",
-                    "/method",
-                )
-            )
-        elif method != "initialize":
-            if params is None and era == LEGACY:
-                params = {}
-            meta_result = validate_meta(
-                params if params is not None else {},
-                era=era,
-                limits=options.limits,
-                raw_meta_bytes=_raw_meta_bytes(text),
-                supported_versions=options.supported_versions,
-            )
-            refusals.extend(meta_result.refusals)
-        if method == "tools/call":
-            refusals.extend(_tools_call_refusals(message.get("params")))
+        meta_result = _request_refusals(message, method, era, text, options, refusals)
     elif kind == "notification":
         notes.append("notification: no identity is bound")
         if method == "tools/call":
@@ -341,6 +319,42 @@ def analyze_frame(
         message,
         tuple(notes),
     )
+
+
+def _request_refusals(
+    message: dict[str, JsonValue],
+    method: str | None,
+    era: str,
+    text: str,
+    options: FrameOptions,
+    refusals: list[Refusal],
+) -> MetaResult | None:
+    """A request's method in its era, its `_meta` (returned) and a tools/call's params."""
+    meta_result: MetaResult | None = None
+    params: JsonValue = message.get("params")
+    if method == "initialize" and era == MODERN:
+        refusals.append(
+            Refusal(
+                "jsonrpc.initialize-in-modern",
+                -32022,
+                "initialize is removed in 2026-07-28; a modern server refuses it",
+                "/method",
+            )
+        )
+    elif method != "initialize":
+        if params is None and era == LEGACY:
+            params = {}
+        meta_result = validate_meta(
+            params if params is not None else {},
+            era=era,
+            limits=options.limits,
+            raw_meta_bytes=_raw_meta_bytes(text),
+            supported_versions=options.supported_versions,
+        )
+        refusals.extend(meta_result.refusals)
+    if method == "tools/call":
+        refusals.extend(_tools_call_refusals(message.get("params")))
+    return meta_result
 
 
 def analyze_stream(

@@ -260,12 +260,31 @@ def validate_meta(
             )
         )
         return MetaResult(era, state, tuple(refusals), raw_bytes=raw_meta_bytes)
-    if raw_meta_bytes is not None and raw_meta_bytes > limits.max_meta_bytes:
+    _bound_refusals(meta, raw_meta_bytes, limits, refusals)
+    if refusals:  # bounds are refused before any key-level work
+        return MetaResult(era, state, tuple(refusals), tuple(meta), raw_bytes=raw_meta_bytes)
+    unknown, reserved_unknown = _key_refusals(meta, era, supported_versions, refusals)
+    return MetaResult(
+        era,
+        state,
+        tuple(refusals),
+        tuple(meta),
+        tuple(unknown),
+        tuple(reserved_unknown),
+        raw_meta_bytes,
+    )
+
+
+def _bound_refusals(
+    meta: dict[str, JsonValue], raw_bytes: int | None, limits: Limits, refusals: list[Refusal]
+) -> None:
+    """The ruling's resource bounds on `_meta`: its size as received and its nesting depth."""
+    if raw_bytes is not None and raw_bytes > limits.max_meta_bytes:
         refusals.append(
             Refusal(
                 "meta.too-large",
                 ERR_INVALID_PARAMS,
-                f"_meta is {raw_meta_bytes} bytes as received, over the limit of "
+                f"_meta is {raw_bytes} bytes as received, over the limit of "
                 f"{limits.max_meta_bytes}",
                 "/params/_meta",
             )
@@ -280,8 +299,18 @@ def validate_meta(
                 "/params/_meta",
             )
         )
-    if refusals:  # bounds are refused before any key-level work
-        return MetaResult(era, state, tuple(refusals), tuple(meta), raw_bytes=raw_meta_bytes)
+
+
+def _key_refusals(
+    meta: dict[str, JsonValue],
+    era: str,
+    supported_versions: frozenset[str],
+    refusals: list[Refusal],
+) -> tuple[list[str], list[str]]:
+    """Required keys, each key's grammar and each reserved key's value; the unknown keys.
+
+    Returns the keys outside the key table, and those of them under a reserved prefix.
+    """
     if era == MODERN:
         for required in (mk.PROTOCOL_VERSION, mk.CLIENT_CAPABILITIES):
             if required not in meta:
@@ -315,12 +344,4 @@ def validate_meta(
             unknown.append(key)
             if mk.is_reserved_prefix(key):
                 reserved_unknown.append(key)
-    return MetaResult(
-        era,
-        state,
-        tuple(refusals),
-        tuple(meta),
-        tuple(unknown),
-        tuple(reserved_unknown),
-        raw_meta_bytes,
-    )
+    return unknown, reserved_unknown

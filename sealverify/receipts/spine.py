@@ -453,6 +453,52 @@ def _outcome(checks: list[Check], pinned: bool) -> str:
     return "VERIFIED" if pinned else "UNPINNED"
 
 
+def _shape_checks(document: dict[str, JsonValue], seal: dict[str, JsonValue]) -> list[Check]:
+    """The seal's algorithm, and every field the checker requires present."""
+    checks: list[Check] = []
+    if seal.get("alg") == "ed25519":
+        checks.append(passed("spine.seal-alg", "seal.alg is ed25519", "/seal/alg"))
+    else:
+        checks.append(
+            fail(
+                "spine.seal-alg",
+                f'seal.alg is {_shown(seal.get("alg"))}, not "ed25519"',
+                "/seal/alg",
+                upstream_code="unknown_algorithm",
+            )
+        )
+    for field in _REQUIRED:
+        if field not in document:
+            checks.append(
+                fail(
+                    "spine.field-present",
+                    f"the receipt has no {field} field",
+                    f"/{field}",
+                    upstream_code="incomplete_receipt",
+                )
+            )
+    return checks
+
+
+def _inexact_numbers(document: dict[str, JsonValue]) -> list[Check]:
+    """Each number whose signed spelling the JavaScript producer could not have written."""
+    inexact: list[Check] = []
+    for pointer, number in _numbers(document):
+        try:
+            _exact_number(number, pointer)
+        except NotReconstructable as exc:
+            inexact.append(
+                fail(
+                    "spine.cannot-reconstruct",
+                    f"number {exc.lexeme} {exc.reason}; the producer (JavaScript) could not have "
+                    "written it, so the bytes it signed cannot be reconstructed",
+                    pointer,
+                    lexeme=exc.lexeme,
+                )
+            )
+    return inexact
+
+
 def check_spine(
     raw: bytes, document: dict[str, JsonValue], receipt_pubkeys: Sequence[bytes]
 ) -> SpineResult:
@@ -498,41 +544,8 @@ def check_spine(
         )
         checks.extend(_evidence_checks(document))
         return SpineResult("FAIL", tuple(checks), None)
-    if seal.get("alg") == "ed25519":
-        checks.append(passed("spine.seal-alg", "seal.alg is ed25519", "/seal/alg"))
-    else:
-        checks.append(
-            fail(
-                "spine.seal-alg",
-                f'seal.alg is {_shown(seal.get("alg"))}, not "ed25519"',
-                "/seal/alg",
-                upstream_code="unknown_algorithm",
-            )
-        )
-    for field in _REQUIRED:
-        if field not in document:
-            checks.append(
-                fail(
-                    "spine.field-present",
-                    f"the receipt has no {field} field",
-                    f"/{field}",
-                    upstream_code="incomplete_receipt",
-                )
-            )
-    inexact: list[Check] = []
-    for pointer, number in _numbers(document):
-        try:
-            _exact_number(number, pointer)
-        except NotReconstructable as exc:
-            inexact.append(
-                fail(
-                    "spine.cannot-reconstruct",
-                    f"number {exc.lexeme} {exc.reason}; the producer (JavaScript) could not have "
-                    "written it, so the bytes it signed cannot be reconstructed",
-                    pointer,
-                    lexeme=exc.lexeme,
-                )
-            )
+    checks.extend(_shape_checks(document, seal))
+    inexact = _inexact_numbers(document)
     checks.extend(inexact)
     commitment_checks = _commitment_checks(document, _field_lines(raw))
     checks.extend(commitment_checks)

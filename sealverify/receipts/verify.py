@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sealverify.history import receipt_approval
+from sealverify.history.receipt_approval import SignedTime
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
@@ -147,7 +148,7 @@ def _side_checks(
     doc: dict[str, JsonValue],
     options: VerifyOptions,
     attestation: JsonValue | None,
-    time: tuple[int | None, str],
+    time: SignedTime,
 ) -> list[Check]:
     """Approval tokens, the wording rules and partition attestations (issues 4 and 6)."""
     checks: list[Check] = []
@@ -181,7 +182,7 @@ def _now(doc: dict[str, JsonValue]) -> int | None:
     return uint_value(doc.get("now"))
 
 
-def signed_time(doc: dict[str, JsonValue], family: str) -> tuple[int | None, str]:
+def signed_time(doc: dict[str, JsonValue], family: str) -> SignedTime:
     """The receipt's time, when a verified signature covers it, else None and why not.
 
     Only Object B (v3) signs ``now``; on every other family ``now`` is the kernel's logical
@@ -189,9 +190,9 @@ def signed_time(doc: dict[str, JsonValue], family: str) -> tuple[int | None, str
     A v3 record whose Object B fails is FAIL whatever its time says.
     """
     if family != "v3":
-        return None, f"a {family} receipt's now is covered by no signature"
+        return SignedTime(None, f"a {family} receipt's now is covered by no signature")
     now = _now(doc)
-    return (now, "") if now is not None else (None, "the receipt carries no now")
+    return SignedTime(now) if now is not None else SignedTime(None, "the receipt carries no now")
 
 
 def _decide(
@@ -217,7 +218,7 @@ def _authority(
     role: str,
     check_id: str,
     key: JsonValue,
-    time: tuple[int | None, str],
+    time: SignedTime,
     trust: TrustStore,
 ) -> Check:
     where = (
@@ -229,7 +230,7 @@ def _authority(
         return fail(
             check_id, f"no {role} key in the receipt: authority cannot be established", where
         )
-    decision, reason = _decide(trust, role, str(key), *time)
+    decision, reason = _decide(trust, role, str(key), time.at_ms, time.why_none)
     if decision == "trusted":
         return passed(check_id, reason, where, key=key)
     if decision == "untrusted":
@@ -240,7 +241,7 @@ def _authority(
 
 
 def _approval_authority(
-    doc: dict[str, JsonValue], trust: TrustStore, time: tuple[int | None, str]
+    doc: dict[str, JsonValue], trust: TrustStore, time: SignedTime
 ) -> list[Check]:
     """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
     pins = trust.pinned("approval")
@@ -262,7 +263,7 @@ def _approval_authority(
     wanted = identity.get("key_id")
     for pin in pins:
         if key_id(bytes.fromhex(pin.public_key)) == wanted:
-            decision, reason = _decide(trust, "approval", pin.public_key, *time)
+            decision, reason = _decide(trust, "approval", pin.public_key, time.at_ms, time.why_none)
             if decision == "trusted":
                 return [passed("authority.approval-key", reason, where)]
             if decision == "unjudged":
@@ -481,7 +482,7 @@ def _verify_read(
     checks.extend(claims.unbound_check(doc, family, checks))
     checks.extend(claims.asserted_check(doc, family))
     attach_compared(checks, doc, options.trust)
-    return _subject(name, checks, _facts(doc, family), replay, options.waivers, time[0])
+    return _subject(name, checks, _facts(doc, family), replay, options.waivers, time.at_ms)
 
 
 def is_receipt_like(raw: bytes) -> bool:

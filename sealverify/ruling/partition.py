@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sealverify.errors import InputFileError, OptionError
 from sealverify.mcp import keytable as metakeys
-from sealverify.mcp.frame import FrameOptions, analyze_frame
+from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame
 from sealverify.mcp.meta import LEGACY, MODERN, Refusal
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.seal import signatures
@@ -205,38 +205,8 @@ def partition_frame(
     if policy not in POLICIES:
         raise OptionError(f"unknown partition policy {policy!r}; one of {', '.join(POLICIES)}")
     analysis = analyze_frame(frame, options)
-    state: str
-    if analysis.meta is not None:
-        state = analysis.meta.state
-    else:
-        state = "unparsed" if analysis.kind == "unparsed" else "not-examined"
-    refusals = list(analysis.refusals)
-    if analysis.kind != "request" or analysis.method != "tools/call":
-        refusals.append(
-            Refusal(
-                "partition.not-tools-call",
-                -32600,
-                f"a partition record is made for a mediated tools/call request, not a "
-                f"{analysis.kind} {analysis.method or ''}".rstrip(),
-            )
-        )
-
-    def refused(extra: Iterable[Refusal] = (), unknown: tuple[str, ...] = ()) -> PartitionResult:
-        return PartitionResult(
-            None,
-            PartitionRefused(
-                policy,
-                analysis.era,
-                state,
-                (*refusals, *extra),
-                unknown,
-                frame.exact_sha256,
-                frame.length,
-                frame.raw_line_sha256,
-            ),
-        )
-
-    if refusals:
+    refused = _Refuser(frame, policy, analysis)
+    if refused.refusals:
         return refused()
     message = analysis.message
     assert isinstance(message, dict)
@@ -244,17 +214,7 @@ def partition_frame(
     assert isinstance(params, dict)
     meta = params.get("_meta", {})
     assert isinstance(meta, dict)  # non-object states were refused above
-    committed: dict[str, JsonValue] = {}
-    unknown: dict[str, JsonValue] = {}
-    excluded: list[str] = []
-    for key, value in meta.items():
-        kind = "committed" if policy == COMMIT_ALL else classify_key(key)
-        if kind == "committed":
-            committed[key] = value
-        elif kind == "excluded":
-            excluded.append(key)
-        else:
-            unknown[key] = value
+    committed, unknown, excluded = _sort_meta(meta, policy)
     if unknown and policy == C_REFUSE_UNKNOWN:
         names = tuple(sorted(unknown))
         return refused(
@@ -278,7 +238,7 @@ def partition_frame(
         "schema": RECORD_SCHEMA,
         "policy": policy,
         "era": analysis.era,
-        "meta_state": state,
+        "meta_state": refused.state,
         "committed": committed,
         "exclusion_declaration": declaration,
         "excluded_present": sorted(excluded),
@@ -296,6 +256,68 @@ def partition_frame(
             [Refusal("partition.value-not-representable", -32602, str(exc), "/params/_meta")]
         )
     return PartitionResult(converted)
+
+
+class _Refuser:
+    """A frame's refusals so far, and the refused result with any found later added."""
+
+    __slots__ = ("analysis", "frame", "policy", "refusals", "state")
+
+    def __init__(self, frame: FrameBytes, policy: str, analysis: FrameAnalysis) -> None:
+        self.frame = frame
+        self.policy = policy
+        self.analysis = analysis
+        self.state: str
+        if analysis.meta is not None:
+            self.state = analysis.meta.state
+        else:
+            self.state = "unparsed" if analysis.kind == "unparsed" else "not-examined"
+        self.refusals = list(analysis.refusals)
+        if analysis.kind != "request" or analysis.method != "tools/call":
+            self.refusals.append(
+                Refusal(
+                    "partition.not-tools-call",
+                    -32600,
+                    f"a partition record is made for a mediated tools/call request, not a "
+                    f"{analysis.kind} {analysis.method or ''}".rstrip(),
+                )
+            )
+
+    def __call__(
+        self, extra: Iterable[Refusal] = (), unknown: tuple[str, ...] = ()
+    ) -> PartitionResult:
+        frame = self.frame
+        return PartitionResult(
+            None,
+            PartitionRefused(
+                self.policy,
+                self.analysis.era,
+                self.state,
+                (*self.refusals, *extra),
+                unknown,
+                frame.exact_sha256,
+                frame.length,
+                frame.raw_line_sha256,
+            ),
+        )
+
+
+def _sort_meta(
+    meta: dict[str, JsonValue], policy: str
+) -> tuple[dict[str, JsonValue], dict[str, JsonValue], list[str]]:
+    """The ``_meta`` keys a policy commits, leaves unknown and excludes, in frame order."""
+    committed: dict[str, JsonValue] = {}
+    unknown: dict[str, JsonValue] = {}
+    excluded: list[str] = []
+    for key, value in meta.items():
+        kind = "committed" if policy == COMMIT_ALL else classify_key(key)
+        if kind == "committed":
+            committed[key] = value
+        elif kind == "excluded":
+            excluded.append(key)
+        else:
+            unknown[key] = value
+    return committed, unknown, excluded
 
 
 def seed_from_key_text(text: str) -> bytes:
@@ -352,30 +374,10 @@ def _check_signature(
                 field="signature",
             )
         ]
-    checks: list[Check] = []
-    expected = {"domain": DOMAIN, "algorithm": "ed25519", "encoding": "base64url-nopad"}
-    for name in _SIGNATURE_FIELDS:
-        if not isinstance(sig.get(name), str):
-            checks.append(
-                fail(
-                    "partition.signature.shape",
-                    f"signature.{name} must be a string",
-                    f"/signature/{name}",
-                    field=f"signature.{name}",
-                )
-            )
-    extra = sorted(set(sig) - set(_SIGNATURE_FIELDS))
-    if extra:
-        checks.append(
-            fail(
-                "partition.signature.shape",
-                f"signature carries unexpected member(s): {', '.join(extra)}",
-                "/signature",
-                field=f"signature.{extra[0]}",
-            )
-        )
+    checks = _signature_shape(sig)
     if checks:
         return checks
+    expected = {"domain": DOMAIN, "algorithm": "ed25519", "encoding": "base64url-nopad"}
     for name, want in expected.items():
         if sig[name] != want:
             checks.append(
@@ -398,6 +400,88 @@ def _check_signature(
                 field="signature.public_key",
             ),
         ]
+    checks.extend(_signer_checks(sig, public, trusted))
+    checks.extend(_value_checks(sig, public, record, clean=not checks))
+    return checks
+
+
+def _value_checks(
+    sig: Mapping[str, Any], public: bytes, record: Mapping[str, Any], *, clean: bool
+) -> list[Check]:
+    """The signature value over the record's statement; a pass only when ``clean`` so far."""
+    try:
+        value = signatures.b64url_nopad_decode(sig["value"])
+    except ValueError as exc:
+        return [
+            fail(
+                "partition.signature",
+                f"signature.value: {exc}",
+                "/signature/value",
+                field="signature.value",
+            )
+        ]
+    try:
+        message = statement(payload_bytes(record))
+    except (ValueError, rfc8785.CanonicalizationError) as exc:
+        return [
+            fail(
+                "partition.signature",
+                f"record cannot be canonicalized: {exc}",
+                "/record",
+                field="record",
+            )
+        ]
+    if not signatures.ed25519_verify(public, message, value):
+        return [
+            fail(
+                "partition.signature",
+                f"Ed25519 signature does not verify over the {DOMAIN} statement of "
+                "this record (the record or signature.value was altered)",
+                "/signature/value",
+                field="signature.value",
+            )
+        ]
+    if not clean:
+        return []
+    return [
+        passed(
+            "partition.signature",
+            f"Ed25519 signature verifies over the {DOMAIN} statement",
+            "/signature/value",
+            key_id=sig["key_id"],
+        )
+    ]
+
+
+def _signature_shape(sig: Mapping[str, Any]) -> list[Check]:
+    """The signature object's members: each a string, and no other member."""
+    checks: list[Check] = []
+    for name in _SIGNATURE_FIELDS:
+        if not isinstance(sig.get(name), str):
+            checks.append(
+                fail(
+                    "partition.signature.shape",
+                    f"signature.{name} must be a string",
+                    f"/signature/{name}",
+                    field=f"signature.{name}",
+                )
+            )
+    extra = sorted(set(sig) - set(_SIGNATURE_FIELDS))
+    if extra:
+        checks.append(
+            fail(
+                "partition.signature.shape",
+                f"signature carries unexpected member(s): {', '.join(extra)}",
+                "/signature",
+                field=f"signature.{extra[0]}",
+            )
+        )
+    return checks
+
+
+def _signer_checks(sig: Mapping[str, Any], public: bytes, trusted: list[bytes]) -> list[Check]:
+    """The key id is the public key's, and the public key is one the user gave."""
+    checks: list[Check] = []
     if sig["key_id"] != signatures.key_id(public):
         checks.append(
             fail(
@@ -414,49 +498,6 @@ def _check_signature(
                 "signature.public_key is not a key given with --pubkey",
                 "/signature/public_key",
                 field="signature.public_key",
-            )
-        )
-    try:
-        value = signatures.b64url_nopad_decode(sig["value"])
-    except ValueError as exc:
-        return [
-            *checks,
-            fail(
-                "partition.signature",
-                f"signature.value: {exc}",
-                "/signature/value",
-                field="signature.value",
-            ),
-        ]
-    try:
-        message = statement(payload_bytes(record))
-    except (ValueError, rfc8785.CanonicalizationError) as exc:
-        return [
-            *checks,
-            fail(
-                "partition.signature",
-                f"record cannot be canonicalized: {exc}",
-                "/record",
-                field="record",
-            ),
-        ]
-    if not signatures.ed25519_verify(public, message, value):
-        checks.append(
-            fail(
-                "partition.signature",
-                f"Ed25519 signature does not verify over the {DOMAIN} statement of "
-                "this record (the record or signature.value was altered)",
-                "/signature/value",
-                field="signature.value",
-            )
-        )
-    elif not checks:
-        checks.append(
-            passed(
-                "partition.signature",
-                f"Ed25519 signature verifies over the {DOMAIN} statement",
-                "/signature/value",
-                key_id=sig["key_id"],
             )
         )
     return checks

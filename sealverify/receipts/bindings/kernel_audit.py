@@ -57,33 +57,41 @@ def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
     audit_value, route, error = _audit(doc)
     if audit_value is None:
         return [fail("binding.audit-request-sha256", error or "no audit", pointer("emitted_bytes"))]
-    checks: list[Check] = []
+    return [
+        _request_check(doc, derived, audit_value),
+        _verdict_check(doc, audit_value, route),
+        *_audit_certs(doc, audit_value),
+        *_tool_epoch_checks(doc, audit_value),
+    ]
+
+
+def _request_check(doc: Doc, derived: Derived | None, audit_value: dict[str, JsonValue]) -> Check:
+    """The kernel-attested ``audit.request_sha256`` is the receipt's request identity."""
     expected = expected_request_hash(doc, derived)
     attested = audit_value.get("request_sha256")
     if hex64(attested) and attested == expected:
-        checks.append(
-            passed(
-                "binding.audit-request-sha256",
-                "the kernel-attested audit.request_sha256 is the receipt's request",
-                pointer("emitted_bytes"),
-            )
+        return passed(
+            "binding.audit-request-sha256",
+            "the kernel-attested audit.request_sha256 is the receipt's request",
+            pointer("emitted_bytes"),
         )
-    else:
-        checks.append(
-            fail_compared(
-                "binding.audit-request-sha256",
-                "audit.request_sha256 "
-                + ("is missing" if attested is None else f"{attested!s}")
-                + f" does not equal the receipt's request identity {expected}",
-                pointer("emitted_bytes"),
-                Compared(
-                    str(expected),
-                    str(attested),
-                    "the receipt's request identity",
-                    "audit.request_sha256 the kernel attested (emitted_bytes)",
-                ),
-            )
-        )
+    return fail_compared(
+        "binding.audit-request-sha256",
+        "audit.request_sha256 "
+        + ("is missing" if attested is None else f"{attested!s}")
+        + f" does not equal the receipt's request identity {expected}",
+        pointer("emitted_bytes"),
+        Compared(
+            str(expected),
+            str(attested),
+            "the receipt's request identity",
+            "audit.request_sha256 the kernel attested (emitted_bytes)",
+        ),
+    )
+
+
+def _verdict_check(doc: Doc, audit_value: dict[str, JsonValue], route: str | None) -> Check:
+    """The audit's verdict and route both map to the receipt's verdict."""
     verdict = doc.get("verdict")
     mapped = _VERDICT_MAP.get(str(audit_value.get("verdict")))
     # A host writes a receipt only for a forward or a block (seal-host@099be66
@@ -91,23 +99,22 @@ def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
     routes = _HOST_ROUTES if "record_type" in doc else _ROUTE_MAP
     routed = routes.get(route or "")
     if mapped == verdict and routed == verdict:
-        checks.append(
-            passed(
-                "binding.audit-verdict",
-                f"audit verdict and route map to {verdict}",
-                pointer("verdict"),
-            )
+        return passed(
+            "binding.audit-verdict",
+            f"audit verdict and route map to {verdict}",
+            pointer("verdict"),
         )
-    else:
-        checks.append(
-            fail(
-                "binding.audit-verdict",
-                f"audit verdict {audit_value.get('verdict')!s} / route {route} do not "
-                f"map to the receipt verdict {verdict!s}",
-                pointer("verdict"),
-            )
-        )
-    checks.extend(_audit_certs(doc, audit_value))
+    return fail(
+        "binding.audit-verdict",
+        f"audit verdict {audit_value.get('verdict')!s} / route {route} do not "
+        f"map to the receipt verdict {verdict!s}",
+        pointer("verdict"),
+    )
+
+
+def _tool_epoch_checks(doc: Doc, audit_value: dict[str, JsonValue]) -> list[Check]:
+    """``audit.tool`` is the receipt's tool and ``audit.epoch`` its kernel_config epoch."""
+    checks: list[Check] = []
     tool = doc.get("tool")
     if isinstance(tool, str):
         if audit_value.get("tool") == tool:

@@ -188,12 +188,8 @@ def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
     ]
 
 
-def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
-    """v3 Object B: exact member set, key_id, strict base64url, S < L, preimage by domain."""
-    sig = doc.get("signature")
-    where = pointer("signature")
-    if not isinstance(sig, dict):
-        return [fail("signature.object-b-shape", "signature must be an object", where)]
+def _object_b_shape(sig: dict[str, JsonValue]) -> tuple[list[str], bytes, bytes]:
+    """What is wrong with an Object B signature object; its key and value bytes (b"" if bad)."""
     problems: list[str] = []
     if set(sig) != _SIGNATURE_MEMBERS:
         problems.append("members must be exactly " + ", ".join(sorted(_SIGNATURE_MEMBERS)))
@@ -216,6 +212,17 @@ def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
     except ValueError as exc:
         problems.append(f"value: {exc}")
         value = b""
+    return problems, key, value
+
+
+def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
+    """v3 Object B: exact member set, key_id, strict base64url, S < L, preimage by domain."""
+    sig = doc.get("signature")
+    where = pointer("signature")
+    if not isinstance(sig, dict):
+        return [fail("signature.object-b-shape", "signature must be an object", where)]
+    problems, key, value = _object_b_shape(sig)
+    domain = sig.get("domain")
     if problems:
         return [fail("signature.object-b-shape", "; ".join(problems), where)]
     checks = [
