@@ -31,7 +31,7 @@ from sealverify.history.approval_record import (
     render,
     signature_preimage,
 )
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports.model import Check, fail, info, not_evaluated, passed, reduced
 from sealverify.reports.waivers import apply_waivers, waivable
 from sealverify.seal import publishedkeys
 from sealverify.seal.identities import guard_target, spec_guard_target
@@ -471,7 +471,7 @@ def _check_v2(
     else:
         checks.extend(_frame_checks(payload, frame, server, at, target_spec))
     if at_ms is None:
-        checks.append(not_evaluated("approval.time", "no time given to judge expiry at", loc))
+        checks.append(reduced("approval.time", "no time given to judge expiry at", loc))
     elif authorized is not None and expiry is not None:
         if at_ms < authorized:
             checks.append(

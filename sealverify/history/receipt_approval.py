@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from sealverify.history.approval_tokens import (
     judge_token,
 )
-from sealverify.reports.model import Check, fail, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, fail, not_evaluated, passed, reduced, unpinned
 from sealverify.seal.signatures import key_id
 from sealverify.wire.strictjson import (
     JsonValue,
@@ -59,8 +60,8 @@ def check_receipt_approval(
     claimed = identity.get("key_id")  # type: ignore[union-attr]
     if not approver_keys:
         return [
-            not_evaluated(
-                "approval.receipt-key",
+            unpinned(
+                ids.APPROVAL_RECEIPT_KEY,
                 "UNPINNED: no approval key is pinned (role approval), so the approval token "
                 "cannot be verified and the consent it records has no pinned authority",
                 "approval.approval_identity.key_id",
@@ -117,8 +118,8 @@ def check_receipt_approval(
         return checks
     best = next((c for c in candidates if c.ok), candidates[0])
     checks.extend(
-        not_evaluated("approval.time", f"expiry cannot be judged: {no_time}", c.location)
-        if c.id == "approval.time" and c.status == "not-evaluated" and no_time
+        reduced(ids.APPROVAL_TIME, f"expiry cannot be judged: {no_time}", c.location)
+        if c.id == ids.APPROVAL_TIME and c.status == "not-evaluated" and no_time
         else c
         for c in best.checks
     )

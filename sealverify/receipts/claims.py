@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 from sealverify.receipts.bindings.guards import safety_reason
 from sealverify.receipts.families import pointer
-from sealverify.reports.model import Check, info, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, info, passed, reduced
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 Doc = dict[str, JsonValue]
-DECISION_CHECK = "decision.authenticated"
+DECISION_CHECK = ids.DECISION_AUTHENTICATED
 # Families whose decision no receipt signature covers (docs/claims.md).
 UNSIGNED_FAMILIES = frozenset({"v2-host", "v2", "v1", "v0-live"})
 
@@ -124,7 +125,7 @@ def decision_check(family: str, replay: Check) -> Check:
         else f"no receipt signature covers the verdict, certs, emitted_bytes, authorization, "
         f"approval or grants of a {family} receipt"
     )
-    return not_evaluated(
+    return reduced(
         DECISION_CHECK,
         f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
@@ -159,8 +160,8 @@ def unbound_check(doc: Doc, family: str, checks: list[Check]) -> list[Check]:
     if not found:
         return []
     return [
-        not_evaluated(
-            "claims.unbound",
+        reduced(
+            ids.CLAIMS_UNBOUND,
             f"claims nothing binds (no receipt signature, nothing to recompute them from): "
             f"{', '.join(found)}; REDUCED at best",
             found[0],

@@ -29,20 +29,22 @@ from sealverify.receipts.families import (
     read_document,
 )
 from sealverify.receipts.families import field_checks as receipt_field_checks
+from sealverify.reports import ids
 from sealverify.reports.model import (
     Check,
     Report,
     Subject,
     fail,
     info,
-    not_evaluated,
     passed,
+    reduced,
+    unpinned,
 )
 from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
 from sealverify.ruling import partition, wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
-from sealverify.seal.trust import TrustStore
+from sealverify.seal.trust import Decision, TrustStore
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
 
@@ -196,21 +198,21 @@ def signed_time(doc: dict[str, JsonValue], family: str) -> tuple[int | None, str
 
 def _decide(
     trust: TrustStore, role: str, key: str, at_ms: int | None, no_time: str
-) -> tuple[str, str]:
-    """``TrustStore.decide_with_reason``, where a window that cannot be judged is not a pass.
+) -> tuple[Decision, str]:
+    """``TrustStore.decide_with_reason``, its ``unjudged`` reason naming why no time was signed.
 
     A matching pin without a window trusts at any time; a key whose only matching pins have
     windows, with no signed time to judge them at, is neither trusted nor refused: its
     authority cannot be established (not-evaluated).
     """
-    if at_ms is None:
-        matching = [pin for pin in trust.pinned(role) if pin.public_key == key]
-        if matching and all(pin.has_window for pin in matching):
-            return "unjudged", (
-                f"{role} key matches pin {matching[0].describe()}, whose validity window "
-                f"cannot be judged: {no_time}"
-            )
-    return trust.decide_with_reason(role, key, at_ms)
+    decision, reason = trust.decide_with_reason(role, key, at_ms)
+    if decision == "unjudged":
+        pin = next(pin for pin in trust.pinned(role) if pin.public_key == key)
+        reason = (
+            f"{role} key matches pin {pin.describe()}, whose validity window "
+            f"cannot be judged: {no_time}"
+        )
+    return decision, reason
 
 
 def _authority(
@@ -235,8 +237,8 @@ def _authority(
     if decision == "untrusted":
         return fail(check_id, f"unauthorised {role} signer: {reason}", where, key=key)
     if decision == "unjudged":
-        return not_evaluated(check_id, f"authority not established: {reason}", where, key=key)
-    return not_evaluated(check_id, f"UNPINNED: {reason}", where, key=key)
+        return unpinned(check_id, f"authority not established: {reason}", where, key=key)
+    return unpinned(check_id, f"UNPINNED: {reason}", where, key=key)
 
 
 def _approval_authority(
@@ -266,7 +268,7 @@ def _approval_authority(
             if decision == "trusted":
                 return [passed("authority.approval-key", reason, where)]
             if decision == "unjudged":
-                return [not_evaluated("authority.approval-key", reason, where)]
+                return [unpinned(ids.AUTHORITY_APPROVAL_KEY, reason, where)]
             return [fail("authority.approval-key", f"unauthorised approver: {reason}", where)]
     return [
         fail(
@@ -399,7 +401,7 @@ def _spine_window(
         return [passed("authority.receipt-key", reason, where)]
     if decision == "untrusted":
         return [fail("authority.receipt-key", f"unauthorised receipt signer: {reason}", where)]
-    return [not_evaluated("authority.receipt-key", f"authority not established: {reason}", where)]
+    return [unpinned(ids.AUTHORITY_RECEIPT_KEY, f"authority not established: {reason}", where)]
 
 
 def verify_receipt(
@@ -450,8 +452,8 @@ def _verify_read(
         checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
     if "request_parse_error" in doc:
         checks.append(
-            not_evaluated(
-                "scope.request-unparseable",
+            reduced(
+                ids.SCOPE_REQUEST_UNPARSEABLE,
                 "the host could not parse the request: only its raw-line identity (request_sha256) "
                 "is bound, and the decision re-derives only from a raw line supplied out of band "
                 "(--raw-line) (REDUCED at best)",

@@ -22,7 +22,9 @@ __all__ = [
 ]
 
 Role = Literal["config", "receipt", "approval"]
-Decision = Literal["trusted", "untrusted", "unpinned"]
+# "unjudged": a matching pin has a validity window and there is no time to judge it at; the
+# key is neither trusted nor refused, so its authority is not established (not evaluated).
+Decision = Literal["trusted", "untrusted", "unpinned", "unjudged"]
 ROLES: tuple[str, ...] = get_args(Role)
 TRUST_FILE_VERSION = 1
 
@@ -137,8 +139,10 @@ class TrustStore:
 
         ``unpinned``: no key carries ``role`` at all. ``untrusted``: pins exist for the role, and
         this key (compared as exact lowercase hex) is not among them, or every matching pin has
-        a window that excludes ``at_ms``, or cannot be checked because ``at_ms`` is None.
-        ``trusted``: some matching pin has no window, or its window covers ``at_ms``.
+        a window that excludes ``at_ms``. ``unjudged``: every matching pin has a window and
+        ``at_ms`` is None, so none can be judged (never a pass: ``verify`` reports the
+        authority not evaluated, UNPINNED). ``trusted``: some matching pin has no window, or its
+        window covers ``at_ms``.
         """
         pins = self.pinned(role)
         if not pins:
@@ -153,7 +157,7 @@ class TrustStore:
             if not pin.has_window:
                 return "trusted", f"{role} key matches pin {pin.describe()}"
         if at_ms is None:
-            return "untrusted", (
+            return "unjudged", (
                 f"{role} key matches pin {matching[0].describe()}, but that pin has a validity "
                 "window and the receipt carries no time (`now`) to check it against"
             )
