@@ -15,6 +15,7 @@ from sealverify.definitions.digests import pointer
 from sealverify.definitions.uris import uri_problem
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -483,7 +484,7 @@ def verify_skill(
     failed = any(c.status == "fail" for c in checks)
     subject = Subject(
         entry.uri or name,
-        "FAIL" if failed else "PASS",
+        Outcome.FAIL if failed else Outcome.PASS,
         tuple(checks),
         {"uri": entry.uri, "files": len(files) + 1, "listed_resources": len(entry.resources)},
     )
@@ -491,7 +492,8 @@ def verify_skill(
         "outcome": "fail" if failed else "pass",
         "failed_checks": sum(1 for c in checks if c.status == "fail"),
     }
-    return Report("skill verify", (subject,), summary, 1 if failed else 0, layout="detail")
+    code = exit_code((subject.outcome,))
+    return Report("skill verify", (subject,), summary, code, layout="detail")
 
 
 def entry_checks(

@@ -37,6 +37,7 @@ __all__ = [
     "UNPINNED",
     "VERIFIED",
     "WAIVABLE",
+    "Outcome",
     "capped",
     "decide",
     "exit_code",

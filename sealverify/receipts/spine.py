@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome
 from sealverify.seal.signatures import ed25519_verify, key_id
 from sealverify.wire.spelling import pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
@@ -447,10 +448,10 @@ def _evidence_checks(receipt: dict[str, JsonValue]) -> list[Check]:
     return checks
 
 
-def _outcome(checks: list[Check], pinned: bool) -> str:
+def _outcome(checks: list[Check], pinned: bool) -> Outcome:
     if any(check.status == "fail" for check in checks):
-        return "FAIL"
-    return "VERIFIED" if pinned else "UNPINNED"
+        return Outcome.FAIL
+    return Outcome.VERIFIED if pinned else Outcome.UNPINNED
 
 
 def check_spine(
@@ -473,7 +474,7 @@ def check_spine(
                 upstream_code="not_a_receipt",
             )
         )
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     name, version = SPINE_DISCRIMINATOR
     if document.get(name) != version:
         checks.append(
@@ -484,7 +485,7 @@ def check_spine(
                 upstream_code="unknown_format",
             )
         )
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     checks.append(passed("spine.discriminator", f"{name} is {version!r}", f"/{name}"))
     seal = document.get("seal")
     if not isinstance(seal, dict):
@@ -497,7 +498,7 @@ def check_spine(
             )
         )
         checks.extend(_evidence_checks(document))
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     if seal.get("alg") == "ed25519":
         checks.append(passed("spine.seal-alg", "seal.alg is ed25519", "/seal/alg"))
     else:

@@ -36,6 +36,7 @@ from sealverify.reports.model import (
     Subject,
     fail,
     info,
+    not_evaluated,
     passed,
     reduced,
     unpinned,
@@ -369,7 +370,7 @@ def _verify_spine(
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = _SPINE_REPLAY.status
-    spine_outcome = str(result.outcome)
+    spine_outcome = outcome.Outcome(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
     final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
@@ -618,7 +619,9 @@ def build_report_from_tally(
     A long run whose subjects were already written out (spooled JSON) keeps only these counts.
     ``allow_published_keys`` says whether the run accepted published keys; the summary says so.
     """
-    counts = {name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES}
+    counts: dict[str, int] = {
+        name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES
+    }
     summary: dict[str, Any] = {
         "receipts": sum(tally.values()),
         **counts,

@@ -14,6 +14,7 @@ from sealverify.reports.formats.terminal import (
     passed_findings_note,
 )
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.outcomes import RECEIPT_OUTCOMES
 from sealverify.reports.visible import visible
 
 __all__ = [
@@ -334,10 +335,7 @@ def receipt_table_lines(
 
 def receipts_summary(report: Report) -> str:
     """The closing line of a receipts table: counts per outcome and of re-derived decisions."""
-    counts = ", ".join(
-        f"{report.summary.get(name, 0)} {name}"
-        for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
-    )
+    counts = ", ".join(f"{report.summary.get(name, 0)} {name}" for name in RECEIPT_OUTCOMES)
     return (
         f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
         + rederivation_summary(report.summary)
