@@ -16,6 +16,7 @@ from sealverify.definitions.uris import uri_problem
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.wire.spelling import sha256_uri
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -413,9 +414,6 @@ class SkillEntry:
     has_resources: bool = True
 
 
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-
-
 def _entry(value: JsonValue, checks: list[Check]) -> SkillEntry:
     entry = SkillEntry()
     if not isinstance(value, dict):
@@ -664,7 +662,7 @@ def _resource_checks(
     base = _base(entry.uri) if entry.uri else ""
     listed: dict[str, tuple[str, str]] = {}
     for where, uri, digest in entry.resources:
-        if not _DIGEST.match(digest):
+        if not sha256_uri(digest):
             out.append(
                 fail(
                     "skill.resource.digest-format",

@@ -13,7 +13,7 @@ from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
 from sealverify.reports.outcomes import Outcome
 from sealverify.seal.signatures import ed25519_verify, key_id
-from sealverify.wire.spelling import pointer_token
+from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
 
 __all__ = [
@@ -38,7 +38,6 @@ SPINE_DISCRIMINATOR = ("receipt", "seal.spine/v1")
 SEAL_DOMAIN = b"seal.receipt-seal/v1\n"
 
 _REQUIRED = ("decision", "tool", "arguments")
-_SIG = re.compile(r"[0-9a-f]{128}")
 # JSON.stringify (ECMAScript QuoteJSONString) escapes only these code units.
 _QUOTE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
@@ -371,7 +370,7 @@ def _signature_check(
     assert isinstance(seal, dict)
     where = "/seal/sig"
     sig = seal.get("sig")
-    if not isinstance(sig, str) or not _SIG.fullmatch(sig):
+    if not isinstance(sig, str) or not HEX128.fullmatch(sig):
         return fail(
             "spine.signature-format",
             "seal.sig is missing or is not 128 lowercase hex digits (a 64-byte Ed25519 signature)",

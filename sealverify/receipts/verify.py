@@ -41,6 +41,7 @@ from sealverify.reports.model import (
     reduced,
     unpinned,
 )
+from sealverify.reports.vocabulary import Family, Role
 from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
 from sealverify.ruling import partition, wording
 from sealverify.seal import publishedkeys
@@ -156,7 +157,7 @@ def _side_checks(
     checks: list[Check] = []
     frame = _frame_bytes(doc)
     if options.approval_tokens is not None:
-        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("approval")]
+        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.APPROVAL)]
         checks.extend(
             receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys, time)
         )
@@ -175,7 +176,7 @@ def _side_checks(
                 )
             )
         else:
-            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
             checks.extend(partition.check_attestation(item, frame, keys))
     return checks
 
@@ -191,14 +192,14 @@ def signed_time(doc: dict[str, JsonValue], family: str) -> tuple[int | None, str
     clock that nothing signs, so no pin window or expiry is judged at it (docs/claims.md).
     A v3 record whose Object B fails is FAIL whatever its time says.
     """
-    if family != "v3":
+    if family != Family.V3:
         return None, f"a {family} receipt's now is covered by no signature"
     now = _now(doc)
     return (now, "") if now is not None else (None, "the receipt carries no now")
 
 
 def _decide(
-    trust: TrustStore, role: str, key: str, at_ms: int | None, no_time: str
+    trust: TrustStore, role: Role, key: str, at_ms: int | None, no_time: str
 ) -> tuple[Decision, str]:
     """``TrustStore.decide_with_reason``, its ``unjudged`` reason naming why no time was signed.
 
@@ -217,7 +218,7 @@ def _decide(
 
 
 def _authority(
-    role: str,
+    role: Role,
     check_id: str,
     key: JsonValue,
     time: tuple[int | None, str],
@@ -225,7 +226,7 @@ def _authority(
 ) -> Check:
     where = (
         pointer("signed_config", "pubkey")
-        if role == "config"
+        if role == Role.CONFIG
         else pointer("signature", "public_key")
     )
     if not hex64(key):
@@ -246,7 +247,7 @@ def _approval_authority(
     doc: dict[str, JsonValue], trust: TrustStore, time: tuple[int | None, str]
 ) -> list[Check]:
     """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
-    pins = trust.pinned("approval")
+    pins = trust.pinned(Role.APPROVAL)
     approval = doc.get("approval")
     if not pins or not isinstance(approval, dict):
         return []
@@ -265,7 +266,7 @@ def _approval_authority(
     wanted = identity.get("key_id")
     for pin in pins:
         if key_id(bytes.fromhex(pin.public_key)) == wanted:
-            decision, reason = _decide(trust, "approval", pin.public_key, *time)
+            decision, reason = _decide(trust, Role.APPROVAL, pin.public_key, *time)
             if decision == "trusted":
                 return [passed("authority.approval-key", reason, where)]
             if decision == "unjudged":
@@ -355,10 +356,10 @@ def _verify_spine(
     # Loaded when a spine receipt is met. It is part of the package: an import that fails is a
     # defect in sealverify (an internal error), never a finding on the evidence.
     checker = importlib.import_module("sealverify.receipts.spine").check_spine
-    facts: dict[str, Any] = {"family": "spine"}
-    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+    facts: dict[str, Any] = {"family": Family.SPINE}
+    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
     result = checker(raw, doc, keys)
-    checks.extend(members.member_checks(doc, "spine"))
+    checks.extend(members.member_checks(doc, Family.SPINE))
     checks.extend(result.checks)
     published = publishedkeys.lookup_key_id(result.signer_key_id)
     if published is not None:
@@ -387,7 +388,7 @@ def _spine_window(
     signer = next(
         (
             p.public_key
-            for p in trust.pinned("receipt")
+            for p in trust.pinned(Role.RECEIPT)
             if key_id(bytes.fromhex(p.public_key)) == signer_key_id
         ),
         None,
@@ -396,7 +397,7 @@ def _spine_window(
         return []
     at = uint_value(doc.get("at"))
     why = "" if at is not None else "the spine receipt carries no integer at"
-    decision, reason = _decide(trust, "receipt", signer, at, why)
+    decision, reason = _decide(trust, Role.RECEIPT, signer, at, why)
     where = "/seal/sig"
     if decision == "trusted":
         return [passed("authority.receipt-key", reason, where)]
@@ -432,7 +433,7 @@ def _verify_read(
     doc, family = read.document, read.family
     if doc is None or family is None:
         return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
-    if family == "spine":
+    if family == Family.SPINE:
         return _verify_spine(raw, name, doc, checks, options)
     checks.extend(receipt_field_checks(doc, family))
     checks.extend(members.member_checks(doc, family))
@@ -464,19 +465,19 @@ def _verify_read(
     derived = bindings.Derived(doc)  # what several bindings derive, worked out once
     for binding in bindings.ALL_BINDINGS:
         checks.extend(binding(doc, derived))
-    if family == "v3":
+    if family == Family.V3:
         for binding in bindings.V3_BINDINGS:
             checks.extend(binding(doc, derived))
     time = signed_time(doc, family)
     if doc.get("bypass") is False:
         config = doc.get("signed_config")
         key = config.get("pubkey") if isinstance(config, dict) else None
-        checks.append(_authority("config", "authority.config-key", key, time, options.trust))
+        checks.append(_authority(Role.CONFIG, ids.AUTHORITY_CONFIG_KEY, key, time, options.trust))
     checks.extend(_approval_authority(doc, options.trust, time))
-    if family == "v3":
+    if family == Family.V3:
         signature = doc.get("signature")
         key = signature.get("public_key") if isinstance(signature, dict) else None
-        checks.append(_authority("receipt", "authority.receipt-key", key, time, options.trust))
+        checks.append(_authority(Role.RECEIPT, ids.AUTHORITY_RECEIPT_KEY, key, time, options.trust))
     checks.extend(publishedkeys.receipt_checks(doc, attestation, options.allow_published_keys))
     checks.extend(_side_checks(doc, options, attestation, time))
     replay = _replay(doc, options, threaded)
@@ -505,7 +506,7 @@ def is_receipt_like(raw: bytes) -> bool:
 def _worth_verifying(read: ReceiptDocument) -> bool:
     """:func:`is_receipt_like` from an already read document (no second parse)."""
     if read.document is None:  # not strict JSON (verified, and fails) or not an object
-        return not any(c.id == "document.root-not-object" for c in read.checks)
+        return not any(c.id == ids.DOCUMENT_ROOT_NOT_OBJECT for c in read.checks)
     return bool(_RECEIPT_MEMBERS & read.document.keys())
 
 

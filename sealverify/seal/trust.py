@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from sealverify.errors import InputFileError, OptionError
-from sealverify.wire.spelling import HEX64
+from sealverify.reports.vocabulary import Role
+from sealverify.wire.spelling import HEX64, hex64_any_case
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -21,11 +22,10 @@ __all__ = [
     "pin_hex",
 ]
 
-Role = Literal["config", "receipt", "approval"]
 # "unjudged": a matching pin has a validity window and there is no time to judge it at; the
 # key is neither trusted nor refused, so its authority is not established (not evaluated).
 Decision = Literal["trusted", "untrusted", "unpinned", "unjudged"]
-ROLES: tuple[str, ...] = get_args(Role)
+ROLES: tuple[str, ...] = tuple(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
@@ -44,7 +44,7 @@ def pin_hex(text: str) -> str:
     names the same bytes, so every pin (flags, trust file, the GitHub Action) is accepted in
     either case and normalised to lowercase here, the one rule. ValueError otherwise.
     """
-    if not (text.isascii() and HEX64.fullmatch(text.lower())):
+    if not hex64_any_case(text):
         raise ValueError(f"expected 64 hex digits (either case), got {len(text)} characters")
     return text.lower()
 
@@ -102,7 +102,11 @@ class TrustStore:
         otherwise, naming the flag). Flag pins have no validity window.
         """
         keys: list[PinnedKey] = []
-        for role, values in (("config", config), ("receipt", receipt), ("approval", approval)):
+        for role, values in (
+            (Role.CONFIG, config),
+            (Role.RECEIPT, receipt),
+            (Role.APPROVAL, approval),
+        ):
             flag = f"--{role}-pubkey"
             for value in values:
                 try:

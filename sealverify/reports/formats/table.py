@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sealverify.reports import ids
 from sealverify.reports.formats.terminal import (
     OUTCOME_COLOURS,
     counted_pass,
@@ -111,7 +112,7 @@ def receipt_row_subject(subject: Subject) -> Subject:
             c
             for c in subject.checks
             if c.status in ("fail", "waived")
-            or (c.status == "not-evaluated" and c.id != "replay.decision")
+            or (c.status == "not-evaluated" and c.id != ids.REPLAY_DECISION)
         ),
         facts,
         subject.label,
@@ -239,7 +240,7 @@ def _why_checks(subject: Subject) -> list[Check]:
     return [
         c
         for c in subject.checks
-        if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
+        if c.status in ("not-evaluated", "waived") and c.id != ids.REPLAY_DECISION
     ]
 
 
