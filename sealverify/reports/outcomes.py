@@ -129,15 +129,21 @@ MUST_CAP: Mapping[str, Effect] = MappingProxyType(
     }
 )
 _INFORMS = Effect.INFORMS
+_FAILS = Effect.FAILS
 _CAPS_UNPINNED = Effect.CAPS_UNPINNED
+_CAPS_REDUCED = Effect.CAPS_REDUCED
+# Module globals, not ``ids.X`` attribute reads: decide runs once per receipt over ~40 checks.
+_REPLAY = ids.REPLAY_DECISION
+_DECISION = ids.DECISION_AUTHENTICATED
+_BYPASS = ids.BYPASS_NOT_MEDIATED
 
 
 def _cap(check: Check) -> Effect:
     """A not-evaluated check's effect: as declared, never weaker than :data:`MUST_CAP`."""
     effect = check.effect
-    if effect is _INFORMS or effect is Effect.FAILS:
+    if effect is _INFORMS or effect is _FAILS:
         return MUST_CAP.get(check.id, _INFORMS)
-    if effect is Effect.CAPS_REDUCED and MUST_CAP.get(check.id) is _CAPS_UNPINNED:
+    if effect is _CAPS_REDUCED and MUST_CAP.get(check.id) is _CAPS_UNPINNED:
         return _CAPS_UNPINNED
     return effect
 
@@ -157,17 +163,17 @@ def decide(checks: Sequence[Check]) -> tuple[Outcome, str]:
         status = check.status
         if status == "pass":
             passes = True
-            replayed = replayed or check.id == ids.REPLAY_DECISION
+            replayed = replayed or check.id == _REPLAY
         elif status == "fail":
             failed = True
-            if check.id == ids.BYPASS_NOT_MEDIATED:
+            if check.id == _BYPASS:
                 bypass = True
         elif status == "not-evaluated":
             effect = _cap(check)
             if effect is _CAPS_UNPINNED:
                 unpinned = True
-            elif effect is Effect.CAPS_REDUCED:
-                if check.id == ids.DECISION_AUTHENTICATED:
+            elif effect is _CAPS_REDUCED:
+                if check.id == _DECISION:
                     reduced_by = True
                 else:
                     reduced = True
