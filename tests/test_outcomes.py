@@ -28,11 +28,13 @@ from sealverify.reports.model import Check, fail, info, not_evaluated, passed, r
 from sealverify.reports.outcomes import (
     EXIT_CODES,
     MUST_CAP,
+    RECEIPTS_BY_SEVERITY,
     Effect,
     Outcome,
     capped,
     decide,
     exit_code,
+    severity,
     worst_code,
 )
 from sealverify.seal.trust import load_trust_file
@@ -99,6 +101,17 @@ def test_the_run_takes_its_worst_outcomes_code(outcomes: list[str], code: int) -
     assert exit_code(outcomes) == code
     assert exit_code(outcomes, findings_failed=True) == 1
     assert worst_code(EXIT_CODES[o] for o in outcomes) == code
+
+
+def test_the_severity_order_is_the_exit_codes_order() -> None:
+    from sealverify.reports.formats import terminal
+    from sealverify.reports.formats.html import verify_page
+
+    assert RECEIPTS_BY_SEVERITY == ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
+    assert [severity(o) for o in ("INTACT", "UNANCHORED", "REDUCED", "BROKEN")] == [0, 1, 2, 3]
+    assert verify_page.OUTCOMES == RECEIPTS_BY_SEVERITY
+    assert verify_page.TRIAGE == ("FAIL", "REDUCED", "UNPINNED")
+    assert list(terminal._RANK) == list(RECEIPTS_BY_SEVERITY)
 
 
 def _json_run(argv: list[str]) -> tuple[dict[str, object], int]:

@@ -24,12 +24,14 @@ __all__ = [
     "EXIT_CODES",
     "MUST_CAP",
     "NOT_MEDIATED",
+    "RECEIPTS_BY_SEVERITY",
     "RECEIPT_OUTCOMES",
     "Effect",
     "Outcome",
     "capped",
     "decide",
     "exit_code",
+    "severity",
     "worst_code",
 ]
 
@@ -199,6 +201,16 @@ def capped(result: Outcome, checks: Iterable[Check], top: Outcome = Outcome.VERI
     ):
         return Outcome.UNPINNED
     return result
+
+
+def severity(outcome: str) -> int:
+    """How bad ``outcome`` is, 0 for the best: its exit code's rank (0, then 3, then 4, then 1)."""
+    return _CODE_RANK[EXIT_CODES[outcome]]
+
+
+# The receipt outcomes from best to worst, the order the reports that rank receipts use.
+# Typed as words (str), so a dict keyed by them is found by an outcome read back from JSON.
+RECEIPTS_BY_SEVERITY: tuple[str, ...] = tuple(sorted(RECEIPT_OUTCOMES, key=severity))
 
 
 def worst_code(codes: Iterable[int]) -> int:
