@@ -82,7 +82,7 @@ class ReceiptDocument:
     """One received document: its parsed root (None when refused) and the checks so far."""
 
     document: dict[str, JsonValue] | None
-    family: str | None
+    family: Family | None
     checks: tuple[Check, ...]
 
 
@@ -249,7 +249,7 @@ _FAMILY_KEYS = (
 )
 
 
-def classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
+def classify(document: dict[str, JsonValue]) -> tuple[Family | None, list[Check]]:
     """The receipt family by exact discriminator equality, or None with the refusal.
 
     One branch per version, never a range: ``record_version`` 1 or 4 and ``seal_receipt`` "v9"
@@ -277,7 +277,7 @@ def classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
                 pointer("seal_check_receipt"),
             )
         ]
-    family: str | None = None
+    family: Family | None = None
     claim = ""
     if present == ["seal_receipt"]:
         claim = f"seal_receipt={_show(document['seal_receipt'])}"
