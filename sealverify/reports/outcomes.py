@@ -82,7 +82,7 @@ RECEIPT_OUTCOMES = (Outcome.VERIFIED, Outcome.REDUCED, Outcome.UNPINNED, Outcome
 # The one table: each outcome's exit code. A run's code is its worst subject's, worst being
 # 1 (a failure: FAIL, INVALID, BROKEN...), then 4 (REDUCED), then 3 (UNPINNED, UNANCHORED),
 # then 0: ENF-3 of seal-assurance-kit docs/VERIFY-PROFILES.md for receipts, and the same
-# order for every other command (docs/cli.md lists the codes).
+# order for every other command (the README's exit-code table says it per command).
 # Keyed by Outcome members, which are their words: a subject's outcome read back from JSON (a
 # plain str) finds its code too.
 EXIT_CODES: Mapping[str, int] = MappingProxyType(
@@ -102,8 +102,8 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         Outcome.ADMISSIBLE: 0,
         Outcome.REFUSE: 1,
         Outcome.PASS: 0,
-        # An unlisted skill directory that later pages could judge: not a pass (JUnit says so),
-        # and not a failure of the run either (docs/skills.md).
+        # An unlisted skill directory whose entry status cannot be judged (pages missing): not a
+        # pass (JUnit says so), and not a failure of the run either (docs/skills.md).
         Outcome.NOT_EVALUATED: 0,
         Outcome.CLEAN: 0,
         Outcome.VIOLATIONS: 1,
