@@ -70,7 +70,10 @@ if TYPE_CHECKING:
         verify_jsonl,
         verify_receipt,
     )
+    from sealverify.reports.effects import Effect
     from sealverify.reports.model import Check, Report, Subject
+    from sealverify.reports.outcomes import EXIT_CODES, Outcome, decide, exit_code
+    from sealverify.reports.vocabulary import Family, Role
     from sealverify.ruling.attestation_report import attestation_report
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
@@ -92,6 +95,14 @@ _EXPORTS: dict[str, str] = {
     "Check": "sealverify.reports.model",
     "Report": "sealverify.reports.model",
     "Subject": "sealverify.reports.model",
+    # outcomes, what a check does to them, the one exit-code table; families and trust roles
+    "Outcome": "sealverify.reports.outcomes",
+    "Effect": "sealverify.reports.effects",
+    "EXIT_CODES": "sealverify.reports.outcomes",
+    "exit_code": "sealverify.reports.outcomes",
+    "decide": "sealverify.reports.outcomes",
+    "Family": "sealverify.reports.vocabulary",
+    "Role": "sealverify.reports.vocabulary",
     # verify receipts
     "DEFAULT_KERNEL_SHA256": "sealverify.receipts.verify",
     "VerifyOptions": "sealverify.receipts.verify",
@@ -155,6 +166,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "EXIT_CODES",
     "KERNEL_PROFILES",
     "Anchor",
     "ApprovalOptions",
@@ -163,6 +175,8 @@ __all__ = [
     "ChainResult",
     "Check",
     "DiffInputError",
+    "Effect",
+    "Family",
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
@@ -175,8 +189,10 @@ __all__ = [
     "Limits",
     "ModelLimit",
     "OptionError",
+    "Outcome",
     "Rederivation",
     "Report",
+    "Role",
     "SealverifyError",
     "Side",
     "SourceError",
@@ -195,7 +211,9 @@ __all__ = [
     "bind_receipts",
     "build_report",
     "check_token",
+    "decide",
     "diff_report",
+    "exit_code",
     "frame_of",
     "frame_report",
     "input_required_reply",

@@ -113,6 +113,28 @@ def test_only_exact_str_passes_are_kept() -> None:
     assert passed("a", "text", _Markup("")) is not kept
 
 
+# The id sets that decided the caps before each check declared its effect where it is made; a
+# check built with no declared effect (Check(...), as below) still caps as they said.
+_UNPINNED_IDS = frozenset(
+    {
+        "approval.receipt-key",
+        "authority.config-key",
+        "authority.receipt-key",
+        "authority.approval-key",
+        "authority.published-key",
+    }
+)
+_REDUCED_IDS = frozenset(
+    {
+        "scope.request-unparseable",
+        "decision.authenticated",
+        "replay.decision",
+        "claims.unbound",
+        "approval.time",
+    }
+)
+
+
 def _decide_reference(checks: Sequence[Check]) -> tuple[str, str]:
     """``outcome.decide`` as it was: one scan per rule, in the rules' order."""
     if not checks or not any(c.status == "pass" for c in checks):
@@ -121,9 +143,9 @@ def _decide_reference(checks: Sequence[Check]) -> tuple[str, str]:
     if failed:
         bypass = any(c.id == "bypass.not-mediated" for c in failed)
         return FAIL, NOT_MEDIATED if bypass else ""
-    if any(c.id in outcome.UNPINNED_IDS and c.status == "not-evaluated" for c in checks):
+    if any(c.id in _UNPINNED_IDS and c.status == "not-evaluated" for c in checks):
         return UNPINNED, ""
-    if any(c.id in outcome.REDUCED_IDS and c.status == "not-evaluated" for c in checks):
+    if any(c.id in _REDUCED_IDS and c.status == "not-evaluated" for c in checks):
         return REDUCED, ""
     return VERIFIED, ""
 

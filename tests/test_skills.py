@@ -384,3 +384,12 @@ def test_cli_the_encoded_dot_dot_resource_fails(tmp_path: Path) -> None:
     (outside,) = [c for c in checks if c["id"] == "skill.resource.outside"]
     assert outside["status"] == "fail" and outside["location"] == "/resources/1"
     assert '"skill://org/secret/RUNBOOK.md"' in outside["reason"]
+
+
+def test_a_digest_with_a_trailing_newline_is_not_a_digest() -> None:
+    """One spelling rule for ``sha256:<hex>`` (wire.spelling): ``$`` let a final newline pass."""
+    ref = b"x\n"
+    digest = _digest(ref) + "\n"
+    entry = _entry(_base(), [{"uri": f"skill://{NAME}/a.txt", "digest": digest}])
+    report = verify_skill(entry, _md(), [ResourceFile("a.txt", ref)])
+    assert "skill.resource.digest-format" in _ids(report, "fail")

@@ -80,8 +80,9 @@ def test_trust_file_roles_and_windows() -> None:
         "trusted",
         "untrusted",
     ]
+    # No time to judge a windowed pin at: neither trusted nor refused (verify: not evaluated).
     decision, reason = store.decide_with_reason("receipt", B, None)
-    assert decision == "untrusted"
+    assert decision == "unjudged"
     assert "validity window" in reason and "now" in reason
     decision, reason = store.decide_with_reason("receipt", B, 201)
     assert "outside" in reason and "[100, 200]" in reason

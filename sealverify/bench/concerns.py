@@ -68,6 +68,7 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
             "sealverify/receipts/verify.py",
             "sealverify/reports/model.py",
             "sealverify/receipts/outcome.py",
+            "sealverify/reports/outcomes.py",
             "sealverify/seal/trust.py",
             "sealverify/seal/publishedkeys.py",
         ),

@@ -38,18 +38,17 @@ from sealverify.receipts.discovery import ReceiptFile, check_directory, read_rec
 from sealverify.reports.caps import Findings
 from sealverify.reports.model import fail
 from sealverify.reports.names import report_name
+from sealverify.reports.outcomes import Outcome, exit_code
 
 __all__ = ["COMMANDS", "chain"]
 
-EXIT_UNANCHORED = 3
 
-
-def _outcome(checks: list[Check] | tuple[Check, ...], unanchored: bool = False) -> str:
+def _outcome(checks: list[Check] | tuple[Check, ...], unanchored: bool = False) -> Outcome:
     if any(c.status == "fail" for c in checks):
-        return "BROKEN"
+        return Outcome.BROKEN
     if unanchored:
-        return "UNANCHORED"
-    return "INTACT"
+        return Outcome.UNANCHORED
+    return Outcome.INTACT
 
 
 def _receipt_inputs(
@@ -290,9 +289,8 @@ def chain(
                     store.commit()
                 except HistoryError as exc:
                     raise click.UsageError(f"--state: {exc}") from None
-    broken = any(s.outcome == "BROKEN" for s in subjects)
-    unanchored = result.unanchored_tail or result.unanchored_start
-    code = 1 if broken else (EXIT_UNANCHORED if unanchored else 0)
+    broken = any(s.outcome == Outcome.BROKEN for s in subjects)
+    code = exit_code(s.outcome for s in subjects)
     report = Report(
         "chain",
         tuple(subjects),

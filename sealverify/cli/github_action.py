@@ -29,6 +29,7 @@ from sealverify import InputError, catalogue
 from sealverify.cli.walk import glob_matches
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
@@ -42,7 +43,7 @@ GATES: dict[str, frozenset[int]] = {
     "fail": frozenset({1}),
     "none": frozenset(),
 }
-_OUTCOMES = ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
+_OUTCOMES = RECEIPT_OUTCOMES
 _GLOB = re.compile(r"[*?\[]")
 _MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold every receipt
 _MAX_ROWS = 100  # receipts listed in the run summary
@@ -263,7 +264,6 @@ def _note(run: _Run, level: str, message: str, where: str, title: str, workspace
 
 def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) -> _Run:
     run = _Run()
-    failing = {"FAIL": 1, "REDUCED": 4, "UNPINNED": 3}
     for text in lines:
         value = json.loads(text)
         kind = value.pop("type")
@@ -284,12 +284,12 @@ def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) 
                 spool.write(results)
                 run.sarif_results += 1
                 run.rules.update(c.id for c in sarif.rule_subject(subject).checks)
-            if subject.outcome == "VERIFIED":
+            if subject.outcome == Outcome.VERIFIED:
                 continue
             label = f"{subject.outcome} ({subject.label})" if subject.label else subject.outcome
             checks = _decisive(subject)
             reasons = "; ".join(f"{c.id}: {c.reason}" for c in checks) or "no failing check"
-            level = "error" if failing.get(subject.outcome) in gate else "warning"
+            level = "error" if EXIT_CODES.get(subject.outcome) in gate else "warning"
             _note(
                 run, level, f"{label}: {reasons}", subject.name, f"sealverify: {label}", workspace
             )

@@ -26,6 +26,7 @@ from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.formats import table
 from sealverify.reports.model import Report, Subject, fail, info
 from sealverify.reports.names import report_name
+from sealverify.reports.outcomes import Outcome
 from sealverify.ruling import partition as pt
 from sealverify.seal import signatures
 from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
@@ -156,7 +157,7 @@ def emit_cmd(
         del facts["refusals"]
         report = Report(
             "partition emit",
-            (Subject(name, "REFUSE", tuple(checks), facts),),
+            (Subject(name, Outcome.REFUSE, tuple(checks), facts),),
             {"refused": 1},
             1,
             layout="detail",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealverify.definitions.digests import Profile, Unrepresentable, digest_tool, js_value, pointer
+from sealverify.reports import ids
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
 
 __all__ = ["Reading", "capture_differences", "compare", "json_diff", "reader_environment"]
@@ -190,7 +191,7 @@ def compare(
         b, placeholders, findings
     )
     outcome_counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
-    if comparable or all(c.id != "tools.compare.incomplete" for c in findings):
+    if comparable or all(c.id != ids.TOOLS_COMPARE_INCOMPLETE for c in findings):
         kind = "drift" if comparable else "capture-difference"
         check_prefix = "tools.drift" if comparable else "tools.compare.capture-difference"
         tools_a, tools_b = _named(a.tools), _named(b.tools)

@@ -12,6 +12,7 @@ from typing import Any
 import rfc8785
 
 from sealverify.errors import InputError
+from sealverify.reports import ids
 from sealverify.reports.caps import Findings
 from sealverify.reports.model import Check, fail, info, not_evaluated
 from sealverify.wire.framing import FrameBytes, split_stdio
@@ -328,7 +329,7 @@ class Listing:
         return (
             bool(self.pages)
             and self.pages[-1].next_cursor is None
-            and not any(c.id == "tools.pages.cursor-mismatch" for c in self.findings)
+            and not any(c.id == ids.TOOLS_PAGES_CURSOR_MISMATCH for c in self.findings)
         )
 
     @property

@@ -16,6 +16,7 @@ from sealverify.definitions.skills import (
 )
 from sealverify.definitions.uris import uri_problem
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["DEFAULT_BASE", "ListingEntries", "SkillTree", "read_listing_entries", "verify_listing"]
@@ -168,7 +169,7 @@ def _entry_subject(
         "files": len(files) + (1 if md is not None else 0),
         "listed_resources": len(_entry.resources) if _entry.has_resources else None,
     }
-    return Subject(name, "FAIL" if failed else "PASS", tuple(checks), facts), (
+    return Subject(name, Outcome.FAIL if failed else Outcome.PASS, tuple(checks), facts), (
         directory if md is not None else None
     )
 
@@ -188,11 +189,11 @@ def _unlisted_subject(
     # JUnit counts an outcome other than PASS as a failure: an unlisted directory reported as
     # info passes, one that could not be judged (later pages) does not.
     if any(c.status == "fail" for c in checks):
-        outcome = "FAIL"
+        outcome = Outcome.FAIL
     elif any(c.status == "not-evaluated" for c in checks):
-        outcome = "NOT EVALUATED"
+        outcome = Outcome.NOT_EVALUATED
     else:
-        outcome = "PASS"
+        outcome = Outcome.PASS
     facts = {"directory": directory, "enclosing_skill": enclosing}
     return Subject(f"{directory}/SKILL.md", outcome, tuple(checks), facts, label="unlisted")
 
@@ -242,8 +243,9 @@ def verify_listing(
             fail("skill.directory.unreadable", why, path) for path, why in tree.problems
         )
         subjects.extend(_unlisted(tree, dirs, partial, read.next_cursor))
-    failed = sum(1 for s in subjects if s.outcome == "FAIL")
+    failed = sum(1 for s in subjects if s.outcome == Outcome.FAIL)
     bad = failed or any(c.status == "fail" for c in findings)
+    code = exit_code((s.outcome for s in subjects), any(c.status == "fail" for c in findings))
     summary = {
         "outcome": "fail" if bad else "pass",
         "entries": len(read.entries),
@@ -257,7 +259,7 @@ def verify_listing(
         "skill verify",
         tuple(subjects),
         summary,
-        1 if bad else 0,
+        code,
         tuple(sorted(findings, key=lambda c: (c.id, c.location))),
         layout="detail",
     )
@@ -290,7 +292,7 @@ def _entry_subjects(
         if isinstance(label, str):
             names.setdefault(label, []).append(where or "/")
         if extra:
-            subject = replace(subject, outcome="FAIL", checks=subject.checks + tuple(extra))
+            subject = replace(subject, outcome=Outcome.FAIL, checks=subject.checks + tuple(extra))
         if directory is not None:
             dirs[directory] = where
         subjects.append(subject)

@@ -15,6 +15,8 @@ from sealverify.definitions.digests import pointer
 from sealverify.definitions.uris import uri_problem
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.wire.spelling import sha256_uri
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -412,9 +414,6 @@ class SkillEntry:
     has_resources: bool = True
 
 
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-
-
 def _entry(value: JsonValue, checks: list[Check]) -> SkillEntry:
     entry = SkillEntry()
     if not isinstance(value, dict):
@@ -483,7 +482,7 @@ def verify_skill(
     failed = any(c.status == "fail" for c in checks)
     subject = Subject(
         entry.uri or name,
-        "FAIL" if failed else "PASS",
+        Outcome.FAIL if failed else Outcome.PASS,
         tuple(checks),
         {"uri": entry.uri, "files": len(files) + 1, "listed_resources": len(entry.resources)},
     )
@@ -491,7 +490,8 @@ def verify_skill(
         "outcome": "fail" if failed else "pass",
         "failed_checks": sum(1 for c in checks if c.status == "fail"),
     }
-    return Report("skill verify", (subject,), summary, 1 if failed else 0, layout="detail")
+    code = exit_code((subject.outcome,))
+    return Report("skill verify", (subject,), summary, code, layout="detail")
 
 
 def entry_checks(
@@ -711,7 +711,7 @@ def _listed_checks(entry: SkillEntry, base: str, listed: dict[str, tuple[str, st
     """
     out: list[Check] = []
     for where, uri, digest in entry.resources:
-        if not _DIGEST.match(digest):
+        if not sha256_uri(digest):
             out.append(
                 fail(
                     "skill.resource.digest-format",

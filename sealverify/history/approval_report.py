@@ -14,15 +14,14 @@ from typing import Any
 from sealverify.errors import OptionError
 from sealverify.history.approval_tokens import check_token
 from sealverify.reports.model import Report, Subject
+from sealverify.reports.outcomes import EXIT_CODES, Outcome, worst_code
 from sealverify.reports.waivers import waivable, waived_ids
 from sealverify.wire.framing import split_stdio
 from sealverify.wire.strictjson import JsonValue
 
+# EXIT_CODES (sealverify.reports.outcomes) gives a token's outcome its exit code; the run's
+# code is the worst token's.
 __all__ = ["EXIT_CODES", "ApprovalOptions", "ApprovalTally", "approval_report", "approval_subject"]
-
-# A token's outcome to the run's exit code; the run's code is the worst token's.
-EXIT_CODES = {"VALID": 0, "DECLINE": 0, "UNPINNED": 3, "INVALID": 1, "REFUSED": 1}
-_SEVERITY = {0: 0, 3: 1, 1: 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +89,9 @@ class ApprovalTally:
     def add(self, subject: Subject) -> Subject:
         """Count ``subject`` (an :func:`approval_subject`) and return it."""
         self.tokens += 1
-        self.bad += subject.outcome in ("INVALID", "REFUSED")
-        self.unpinned += subject.outcome == "UNPINNED"
-        code = EXIT_CODES[subject.outcome]
-        if _SEVERITY[code] > _SEVERITY[self._worst]:
-            self._worst = code
+        self.bad += subject.outcome in (Outcome.INVALID, Outcome.REFUSED)
+        self.unpinned += subject.outcome == Outcome.UNPINNED
+        self._worst = worst_code((self._worst, EXIT_CODES[subject.outcome]))
         return subject
 
     def report(self, subjects: tuple[Subject, ...] = ()) -> Report:

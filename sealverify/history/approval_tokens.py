@@ -31,7 +31,9 @@ from sealverify.history.approval_record import (
     render,
     signature_preimage,
 )
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, fail, info, not_evaluated, passed, reduced
+from sealverify.reports.outcomes import Outcome, capped
 from sealverify.reports.waivers import apply_waivers, waivable
 from sealverify.seal import publishedkeys
 from sealverify.seal.identities import guard_target, spec_guard_target
@@ -76,35 +78,31 @@ class TokenResult:
         return self.kind == "v2" and self.outcome == "VALID"
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome:
         """VALID, UNPINNED, INVALID, REFUSED (a v1 allow) or DECLINE: see token_outcome."""
         return token_outcome(self.kind, self.checks)
 
 
 TOKEN_OUTCOMES = {
-    "v2": "VALID",
-    "v1-decline": "DECLINE",
-    "v1-allow": "REFUSED",
-    "invalid": "INVALID",
+    "v2": Outcome.VALID,
+    "v1-decline": Outcome.DECLINE,
+    "v1-allow": Outcome.REFUSED,
+    "invalid": Outcome.INVALID,
 }
 
 
-def token_outcome(kind: Kind, checks: Sequence[Check]) -> str:
+def token_outcome(kind: Kind, checks: Sequence[Check]) -> Outcome:
     """The outcome of one judged token, ``checks`` being its checks plus any the caller adds.
 
     Fail closed: any failing check makes a v2 token or a v1 decline INVALID, so a decline is
     readable only when its signature verifies under the pinned key and every other check holds.
     A v1 allow stays REFUSED (refused whatever its signature). A valid v2 token whose key's
-    authority is not established (``authority.published-key`` not evaluated) is UNPINNED.
+    authority is not established (a check that caps at UNPINNED not evaluated, such as
+    ``authority.published-key``) is UNPINNED.
     """
     if kind != "v1-allow" and any(c.status == "fail" for c in checks):
-        return "INVALID"
-    result = TOKEN_OUTCOMES[kind]
-    if result == "VALID" and any(
-        c.id == publishedkeys.CHECK_ID and c.status == "not-evaluated" for c in checks
-    ):
-        return "UNPINNED"
-    return result
+        return Outcome.INVALID
+    return capped(TOKEN_OUTCOMES[kind], checks, top=Outcome.VALID)
 
 
 def split_tokens(data: bytes, source: str = "", first: int = 1) -> list[tuple[str, bytes]]:
@@ -518,7 +516,7 @@ def _time_checks(
             reason = f"expiry cannot be judged: {context.no_time}"
         else:
             reason = "no time given to judge expiry at"
-        return [not_evaluated("approval.time", reason, loc)]
+        return [reduced(ids.APPROVAL_TIME, reason, loc)]
     if authorized is None or expiry is None:
         return []
     when = f" ({context.at_what})" if context.at_what else ""

@@ -34,6 +34,7 @@ from sealverify.history.chain_records import (
     commit,
     genesis,
 )
+from sealverify.reports import ids
 from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
@@ -363,7 +364,7 @@ def verify_chain(
         )
     tail_checks, unanchored = _anchor_checks(records, anchor)
     checks.extend(tail_checks)
-    unanchored_start = any(c.id == "chain.start" and c.status == "not-evaluated" for c in checks)
+    unanchored_start = any(c.id == ids.CHAIN_START and c.status == "not-evaluated" for c in checks)
     return ChainResult(
         records=tuple(records),
         checks=tuple(checks),
@@ -495,7 +496,7 @@ def verify_logs(
     """Parse the stderr captures (in order) and verify them as one chain; see verify_chain."""
     records, parse_checks, other = parse_log(sources)
     result = verify_chain(records, anchor, start_head)
-    malformed = sum(1 for c in parse_checks if c.id == "chain.record-malformed")
+    malformed = sum(1 for c in parse_checks if c.id == ids.CHAIN_RECORD_MALFORMED)
     return replace(
         result,
         checks=tuple(parse_checks) + result.checks,

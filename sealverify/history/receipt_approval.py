@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sealverify.history.approval_tokens import TokenContext, TokenResult, judge_token
-from sealverify.reports.model import Check, fail, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, fail, not_evaluated, passed, unpinned
 from sealverify.seal.signatures import key_id
 from sealverify.wire.strictjson import (
     JsonValue,
@@ -107,8 +108,8 @@ def _approver_key(approval: dict[str, JsonValue], approver_keys: Sequence[bytes]
         )
     claimed = identity.get("key_id")  # type: ignore[union-attr]
     if not approver_keys:
-        return not_evaluated(
-            "approval.receipt-key",
+        return unpinned(
+            ids.APPROVAL_RECEIPT_KEY,
             "UNPINNED: no approval key is pinned (role approval), so the approval token "
             "cannot be verified and the consent it records has no pinned authority",
             "approval.approval_identity.key_id",

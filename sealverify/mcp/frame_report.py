@@ -8,12 +8,13 @@ from typing import Any
 from sealverify.mcp.frame import FrameAnalysis
 from sealverify.mcp.meta import MODERN
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.seal.request_members import unbound_members
 
 __all__ = ["frame_facts", "frame_report"]
 
-ADMISSIBLE = "ADMISSIBLE"
-REFUSE = "REFUSE"
+ADMISSIBLE = Outcome.ADMISSIBLE
+REFUSE = Outcome.REFUSE
 
 
 def frame_facts(result: FrameAnalysis) -> dict[str, Any]:
@@ -164,7 +165,9 @@ def frame_report(
             "refused": refused,
             "admissible": len(subjects) - refused,
         },
-        exit_code=1 if refused or any(f.status == "fail" for f in findings) else 0,
+        exit_code=exit_code(
+            (s.outcome for s in subjects), any(f.status == "fail" for f in findings)
+        ),
         findings=findings,
         layout="detail",
     )

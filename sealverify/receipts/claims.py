@@ -12,7 +12,9 @@ from collections.abc import Iterator
 
 from sealverify.receipts.bindings.guards import safety_reason
 from sealverify.receipts.families import pointer
-from sealverify.reports.model import Check, info, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, info, passed, reduced
+from sealverify.reports.vocabulary import Family
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
@@ -26,9 +28,9 @@ __all__ = [
 ]
 
 Doc = dict[str, JsonValue]
-DECISION_CHECK = "decision.authenticated"
+DECISION_CHECK = ids.DECISION_AUTHENTICATED
 # Families whose decision no receipt signature covers (docs/claims.md).
-UNSIGNED_FAMILIES = frozenset({"v2-host", "v2", "v1", "v0-live"})
+UNSIGNED_FAMILIES = frozenset({Family.V2_HOST, Family.V2, Family.V1, Family.V0_LIVE})
 
 _FLEET_ASSERTED = (
     "/now",
@@ -53,7 +55,7 @@ _UNSIGNED_APPROVAL = (
 )
 # Members the producer states and nothing verifies, per family (kind `asserted`).
 ASSERTED: dict[str, tuple[str, ...]] = {
-    "v2-host": (
+    Family.V2_HOST: (
         "/now",
         "/effect_view/session",
         "/request_parse_error",
@@ -65,16 +67,20 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "/asserted_provenance/axioms/**",
         "/asserted_provenance/note",
     ),
-    "v2": (*_FLEET_ASSERTED, "/request_parse_error", *_UNSIGNED_APPROVAL, *_HOST_IDENTITY),
-    "v1": _FLEET_ASSERTED,
-    "v0-live": (*_FLEET_ASSERTED, "/kernel_identity/lean_toolchain", "/kernel_identity/axioms/**"),
+    Family.V2: (*_FLEET_ASSERTED, "/request_parse_error", *_UNSIGNED_APPROVAL, *_HOST_IDENTITY),
+    Family.V1: _FLEET_ASSERTED,
+    Family.V0_LIVE: (
+        *_FLEET_ASSERTED,
+        "/kernel_identity/lean_toolchain",
+        "/kernel_identity/axioms/**",
+    ),
 }
 # Members nothing binds, per family (kind `unbound`): each caps the receipt at REDUCED. The
 # approval block is the one exception a proof can lift: an ed25519 approval whose token
 # verifies under a pinned approver key (`--approvals`) binds the consent it records.
 UNBOUND: dict[str, tuple[str, ...]] = {
-    "v2-host": ("/framed_subject_sha256", "/framed_subject_length", "/approval"),
-    "v2": ("/action", "/approval"),
+    Family.V2_HOST: ("/framed_subject_sha256", "/framed_subject_length", "/approval"),
+    Family.V2: ("/action", "/approval"),
 }
 _EXPLICIT = "explicit policy allow"
 
@@ -124,7 +130,7 @@ def decision_check(family: str, replay: Check) -> Check:
         else f"no receipt signature covers the verdict, certs, emitted_bytes, authorization, "
         f"approval or grants of a {family} receipt"
     )
-    return not_evaluated(
+    return reduced(
         DECISION_CHECK,
         f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
@@ -133,7 +139,7 @@ def decision_check(family: str, replay: Check) -> Check:
 
 def _consent_proven(checks: list[Check]) -> bool:
     """An approval token verified under a pinned approver key, and bound to this receipt."""
-    verified = any(c.id == "approval.signature" and c.status == "pass" for c in checks)
+    verified = any(c.id == ids.APPROVAL_SIGNATURE and c.status == "pass" for c in checks)
     return verified and not any(c.id.startswith("approval.") and c.status == "fail" for c in checks)
 
 
@@ -159,8 +165,8 @@ def unbound_check(doc: Doc, family: str, checks: list[Check]) -> list[Check]:
     if not found:
         return []
     return [
-        not_evaluated(
-            "claims.unbound",
+        reduced(
+            ids.CLAIMS_UNBOUND,
             f"claims nothing binds (no receipt signature, nothing to recompute them from): "
             f"{', '.join(found)}; REDUCED at best",
             found[0],

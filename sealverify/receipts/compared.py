@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sealverify.reports import ids
 from sealverify.reports.model import Check, Compared
+from sealverify.reports.vocabulary import Role
 from sealverify.seal.trust import TrustStore
 from sealverify.wire.spelling import unescape_token
 from sealverify.wire.strictjson import JsonValue
@@ -12,7 +14,7 @@ from sealverify.wire.strictjson import JsonValue
 __all__ = ["attach_compared"]
 
 # authority.* checks: the role whose pins the receipt's key was held against.
-_AUTHORITY_ROLE = {"authority.config-key": "config", "authority.receipt-key": "receipt"}
+_AUTHORITY_ROLE = {ids.AUTHORITY_CONFIG_KEY: Role.CONFIG, ids.AUTHORITY_RECEIPT_KEY: Role.RECEIPT}
 
 
 def _at(doc: JsonValue, location: str) -> JsonValue | None:

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sealverify.reports.model import Check, fail, passed
-from sealverify.wire.spelling import HEX64, pointer
+from sealverify.reports.vocabulary import Family
+from sealverify.wire.spelling import HEX64, HEX128, pointer
 from sealverify.wire.strictjson import (
     JsonError,
     JsonNumber,
@@ -48,7 +49,7 @@ DISCRIMINATOR_NAMES = frozenset(
         "receipt",
     }
 )
-FAMILIES = ("v0-live", "v1", "v2", "v2-host", "v3", "spine")
+FAMILIES = tuple(Family)
 RECORD_TYPE = "seal.authorization-decision"
 SPINE = "seal.spine/v1"
 
@@ -81,7 +82,7 @@ class ReceiptDocument:
     """One received document: its parsed root (None when refused) and the checks so far."""
 
     document: dict[str, JsonValue] | None
-    family: str | None
+    family: Family | None
     checks: tuple[Check, ...]
 
 
@@ -248,7 +249,7 @@ _FAMILY_KEYS = (
 )
 
 
-def classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
+def classify(document: dict[str, JsonValue]) -> tuple[Family | None, list[Check]]:
     """The receipt family by exact discriminator equality, or None with the refusal.
 
     One branch per version, never a range: ``record_version`` 1 or 4 and ``seal_receipt`` "v9"
@@ -276,23 +277,23 @@ def classify(document: dict[str, JsonValue]) -> tuple[str | None, list[Check]]:
                 pointer("seal_check_receipt"),
             )
         ]
-    family: str | None = None
+    family: Family | None = None
     claim = ""
     if present == ["seal_receipt"]:
         claim = f"seal_receipt={_show(document['seal_receipt'])}"
-        family = {"v1": "v1", "v2": "v2"}.get(_str(document["seal_receipt"]))
+        family = {"v1": Family.V1, "v2": Family.V2}.get(_str(document["seal_receipt"]))
     elif present == ["record_type"]:
         version = document.get("record_version")
         claim = f"record_type={_show(document.get('record_type'))} record_version={_show(version)}"
         if document.get("record_type") == RECORD_TYPE and is_uint(version):
             assert isinstance(version, JsonNumber)
-            family = {"2": "v2-host", "3": "v3"}.get(version.lexeme)
+            family = {"2": Family.V2_HOST, "3": Family.V3}.get(version.lexeme)
     elif present == ["seal_live_receipt"]:
         claim = f"seal_live_receipt={_show(document['seal_live_receipt'])}"
-        family = "v0-live" if document["seal_live_receipt"] == "v0" else None
+        family = Family.V0_LIVE if document["seal_live_receipt"] == "v0" else None
     elif present == ["receipt"]:
         claim = f"receipt={_show(document['receipt'])}"
-        family = "spine" if document["receipt"] == SPINE else None
+        family = Family.SPINE if document["receipt"] == SPINE else None
     if family is None:
         return None, [
             fail(
@@ -329,7 +330,6 @@ _VERDICTS = ("ALLOW", "BLOCK", "ERROR")
 _CHANNELS = ("file", "interactive", "ed25519")
 _RELEASE = ("PENDING", "UNKNOWN", "RELEASED", "NOT_APPLICABLE")
 _DURABILITY = ("asserted_local_fsync", "witnessed_external", "unknown")
-_HEX128 = re.compile(r"[0-9a-f]{128}")
 
 
 def field_checks(doc: dict[str, JsonValue], family: str) -> list[Check]:
@@ -339,8 +339,8 @@ def field_checks(doc: dict[str, JsonValue], family: str) -> list[Check]:
     Hash and signature *values* are recomputed elsewhere (see bindings and signatures).
     """
     f = _Fields()
-    legacy = family == "v0-live"
-    v2 = family in ("v2", "v2-host", "v3")
+    legacy = family == Family.V0_LIVE
+    v2 = family in (Family.V2, Family.V2_HOST, Family.V3)
     bypass = doc.get("bypass")
     if not isinstance(bypass, bool):
         f.bad(pointer("bypass"), "bypass must be a boolean")
@@ -374,7 +374,7 @@ def field_checks(doc: dict[str, JsonValue], family: str) -> list[Check]:
         _grants(f, doc)
     if v2:
         _v2_extras(f, doc, mediated)
-    if family == "v3":
+    if family == Family.V3:
         _v3_extras(f, doc)
     if not f.checks:
         return [passed("format.fields", f"every member rule of family {family} holds")]
@@ -504,7 +504,7 @@ def _v2_extras(f: _Fields, doc: dict[str, JsonValue], mediated: bool) -> None:
             if not isinstance(config.get("payload"), str):
                 f.bad(pointer("signed_config", "payload"), "payload must be a string")
             signature = config.get("signature")
-            if not isinstance(signature, str) or not _HEX128.fullmatch(signature):
+            if not isinstance(signature, str) or not HEX128.fullmatch(signature):
                 f.bad(
                     pointer("signed_config", "signature"),
                     "signature must be 128 lowercase hex digits",

@@ -23,6 +23,7 @@ from sealverify.receipts.verify import (
     log_line_body,
     log_lines,
 )
+from sealverify.reports.vocabulary import Family, Role
 from sealverify.seal import publishedkeys
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
@@ -41,7 +42,7 @@ __all__ = [
 KEY_ROLES = ("config", "receipt", "approver", "attestation")
 # The trust file role each kind is pinned under (docs/trust.md): an attestation is checked
 # against the receipt pins (receipts/verify.py), an approver's key under "approval".
-_TRUST_ROLE = {"config": "config", "receipt": "receipt", "attestation": "receipt"}
+_TRUST_ROLE = {"config": Role.CONFIG, "receipt": Role.RECEIPT, "attestation": Role.RECEIPT}
 _WHAT = {
     "config": "config signer",
     "receipt": "Object B receipt key",
@@ -198,7 +199,7 @@ class InventoryBuilder:
         doc, family = read.document, read.family
         self._receipts += 1
         self._families[family] += 1
-        if family == "spine":
+        if family == Family.SPINE:
             self._spine += 1
             self._time(_uint(doc.get("at")))
             return
@@ -233,7 +234,7 @@ class InventoryBuilder:
         session = session_id(doc)
         if session is not None:
             self._sessions[session] += 1
-        if family == "v3":  # only Object B (v3) signs `now` (receipts/verify.py signed_time)
+        if family == Family.V3:  # only Object B (v3) signs `now` (receipts/verify.py signed_time)
             self._time(_uint(doc.get("now")))
 
     def _unread(self, name: str) -> None:

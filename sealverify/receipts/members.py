@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, passed
+from sealverify.reports.vocabulary import Family
 from sealverify.seal.objectb import OBJECT_B_V1
 from sealverify.wire.strictjson import JsonError, JsonValue
 
@@ -284,9 +285,9 @@ def _host(v3: bool, object_a: bool) -> tuple[Level, ...]:
 
 
 def _fleet(family: str) -> tuple[Level, ...]:
-    v2 = family == "v2"
+    v2 = family == Family.V2
     root: dict[str, Required] = {
-        "seal_live_receipt" if family == "v0-live" else "seal_receipt": _always,
+        "seal_live_receipt" if family == Family.V0_LIVE else "seal_receipt": _always,
         "tool": _fleet_parsed,
         "arguments": _fleet_parsed,
     }
@@ -316,7 +317,7 @@ def _fleet(family: str) -> tuple[Level, ...]:
         }
     )
     identity: dict[str, Required] = {"wasm_sha256": _always, "self_verified": None, "note": None}
-    if family == "v0-live":
+    if family == Family.V0_LIVE:
         identity.update({"lean_toolchain": None, "axioms": None})
     levels = [
         Level("/", root),
@@ -368,18 +369,18 @@ _SPINE = (
 LEVELS: dict[str, tuple[Level, ...]] = {
     "v3-b2": _host(v3=True, object_a=True),
     "v3-b1": _host(v3=True, object_a=False),
-    "v2-host": _host(v3=False, object_a=False),
-    "v2": _fleet("v2"),
-    "v1": _fleet("v1"),
-    "v0-live": _fleet("v0-live"),
-    "spine": _SPINE,
+    Family.V2_HOST: _host(v3=False, object_a=False),
+    Family.V2: _fleet(Family.V2),
+    Family.V1: _fleet(Family.V1),
+    Family.V0_LIVE: _fleet(Family.V0_LIVE),
+    Family.SPINE: _SPINE,
 }
 """Every exact level of every family (v3 by Object B domain), keyed like docs/claims.md."""
 
 
 def table_key(doc: Doc, family: str) -> str:
     """The member-set key of a receipt: its family, v3 split by its Object B domain."""
-    if family != "v3":
+    if family != Family.V3:
         return family
     signature = doc.get("signature")
     domain = signature.get("domain") if isinstance(signature, dict) else None

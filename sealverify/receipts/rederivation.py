@@ -15,7 +15,8 @@ from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.replay import Rederivation, rederive
 from sealverify.kernel.stateless import judged_alone
 from sealverify.receipts.families import pointer
-from sealverify.reports.model import Check, fail, not_evaluated, passed
+from sealverify.reports import ids
+from sealverify.reports.model import Check, fail, passed, reduced
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
     "rederivation_check",
 ]
 
-CHECK_ID = "replay.decision"
+CHECK_ID = ids.REPLAY_DECISION
 STATUSES = ("pass", "fail", "not-evaluated")
 
 
@@ -66,7 +67,7 @@ def check_of(result: Rederivation) -> Check:
         return passed(CHECK_ID, result.reason, where, **data)
     if result.status == "fail":
         return fail(CHECK_ID, result.reason, where, difference=result.difference, **data)
-    return not_evaluated(CHECK_ID, result.reason, where, **data)
+    return reduced(CHECK_ID, result.reason, where, **data)
 
 
 def rederivation_check(
@@ -74,7 +75,7 @@ def rederivation_check(
 ) -> Check:
     """Re-derive one receipt on its own (the first executed call of its session)."""
     if not enabled:
-        return not_evaluated(
+        return reduced(
             CHECK_ID, "decision not re-derived: re-derivation was switched off (--no-rederive)"
         )
     raw = raw_line_of(doc, raw_lines)
@@ -83,4 +84,4 @@ def rederivation_check(
 
 def not_applicable(reason: str) -> Check:
     """``replay.decision`` for a document with no kernel decision to re-derive."""
-    return not_evaluated(CHECK_ID, f"decision not re-derived: {reason}")
+    return reduced(CHECK_ID, f"decision not re-derived: {reason}")

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome
 from sealverify.seal.signatures import ed25519_verify, key_id
-from sealverify.wire.spelling import pointer_token
+from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
 
 __all__ = [
@@ -37,7 +38,6 @@ SPINE_DISCRIMINATOR = ("receipt", "seal.spine/v1")
 SEAL_DOMAIN = b"seal.receipt-seal/v1\n"
 
 _REQUIRED = ("decision", "tool", "arguments")
-_SIG = re.compile(r"[0-9a-f]{128}")
 # JSON.stringify (ECMAScript QuoteJSONString) escapes only these code units.
 _QUOTE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
@@ -370,7 +370,7 @@ def _signature_check(
     assert isinstance(seal, dict)
     where = "/seal/sig"
     sig = seal.get("sig")
-    if not isinstance(sig, str) or not _SIG.fullmatch(sig):
+    if not isinstance(sig, str) or not HEX128.fullmatch(sig):
         return fail(
             "spine.signature-format",
             "seal.sig is missing or is not 128 lowercase hex digits (a 64-byte Ed25519 signature)",
@@ -447,10 +447,10 @@ def _evidence_checks(receipt: dict[str, JsonValue]) -> list[Check]:
     return checks
 
 
-def _outcome(checks: list[Check], pinned: bool) -> str:
+def _outcome(checks: list[Check], pinned: bool) -> Outcome:
     if any(check.status == "fail" for check in checks):
-        return "FAIL"
-    return "VERIFIED" if pinned else "UNPINNED"
+        return Outcome.FAIL
+    return Outcome.VERIFIED if pinned else Outcome.UNPINNED
 
 
 def _shape_checks(document: dict[str, JsonValue], seal: dict[str, JsonValue]) -> list[Check]:
@@ -519,7 +519,7 @@ def check_spine(
                 upstream_code="not_a_receipt",
             )
         )
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     name, version = SPINE_DISCRIMINATOR
     if document.get(name) != version:
         checks.append(
@@ -530,7 +530,7 @@ def check_spine(
                 upstream_code="unknown_format",
             )
         )
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     checks.append(passed("spine.discriminator", f"{name} is {version!r}", f"/{name}"))
     seal = document.get("seal")
     if not isinstance(seal, dict):
@@ -543,7 +543,7 @@ def check_spine(
             )
         )
         checks.extend(_evidence_checks(document))
-        return SpineResult("FAIL", tuple(checks), None)
+        return SpineResult(Outcome.FAIL, tuple(checks), None)
     checks.extend(_shape_checks(document, seal))
     inexact = _inexact_numbers(document)
     checks.extend(inexact)

@@ -30,6 +30,7 @@ from sealverify.receipts.families import (
     read_document,
 )
 from sealverify.receipts.families import field_checks as receipt_field_checks
+from sealverify.reports import ids
 from sealverify.reports.model import (
     Check,
     Report,
@@ -38,12 +39,15 @@ from sealverify.reports.model import (
     info,
     not_evaluated,
     passed,
+    reduced,
+    unpinned,
 )
+from sealverify.reports.vocabulary import Family, Role
 from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
 from sealverify.ruling import partition, wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
-from sealverify.seal.trust import TrustStore
+from sealverify.seal.trust import Decision, TrustStore
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
 
@@ -154,7 +158,7 @@ def _side_checks(
     checks: list[Check] = []
     frame = _frame_bytes(doc)
     if options.approval_tokens is not None:
-        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("approval")]
+        keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.APPROVAL)]
         checks.extend(
             receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys, time)
         )
@@ -173,7 +177,7 @@ def _side_checks(
                 )
             )
         else:
-            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+            keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
             checks.extend(partition.check_attestation(item, frame, keys))
     return checks
 
@@ -189,33 +193,33 @@ def signed_time(doc: dict[str, JsonValue], family: str) -> SignedTime:
     clock that nothing signs, so no pin window or expiry is judged at it (docs/claims.md).
     A v3 record whose Object B fails is FAIL whatever its time says.
     """
-    if family != "v3":
+    if family != Family.V3:
         return SignedTime(None, f"a {family} receipt's now is covered by no signature")
     now = _now(doc)
     return SignedTime(now) if now is not None else SignedTime(None, "the receipt carries no now")
 
 
 def _decide(
-    trust: TrustStore, role: str, key: str, at_ms: int | None, no_time: str
-) -> tuple[str, str]:
-    """``TrustStore.decide_with_reason``, where a window that cannot be judged is not a pass.
+    trust: TrustStore, role: Role, key: str, at_ms: int | None, no_time: str
+) -> tuple[Decision, str]:
+    """``TrustStore.decide_with_reason``, its ``unjudged`` reason naming why no time was signed.
 
     A matching pin without a window trusts at any time; a key whose only matching pins have
     windows, with no signed time to judge them at, is neither trusted nor refused: its
     authority cannot be established (not-evaluated).
     """
-    if at_ms is None:
-        matching = [pin for pin in trust.pinned(role) if pin.public_key == key]
-        if matching and all(pin.has_window for pin in matching):
-            return "unjudged", (
-                f"{role} key matches pin {matching[0].describe()}, whose validity window "
-                f"cannot be judged: {no_time}"
-            )
-    return trust.decide_with_reason(role, key, at_ms)
+    decision, reason = trust.decide_with_reason(role, key, at_ms)
+    if decision == "unjudged":
+        pin = next(pin for pin in trust.pinned(role) if pin.public_key == key)
+        reason = (
+            f"{role} key matches pin {pin.describe()}, whose validity window "
+            f"cannot be judged: {no_time}"
+        )
+    return decision, reason
 
 
 def _authority(
-    role: str,
+    role: Role,
     check_id: str,
     key: JsonValue,
     time: SignedTime,
@@ -223,7 +227,7 @@ def _authority(
 ) -> Check:
     where = (
         pointer("signed_config", "pubkey")
-        if role == "config"
+        if role == Role.CONFIG
         else pointer("signature", "public_key")
     )
     if not hex64(key):
@@ -236,15 +240,15 @@ def _authority(
     if decision == "untrusted":
         return fail(check_id, f"unauthorised {role} signer: {reason}", where, key=key)
     if decision == "unjudged":
-        return not_evaluated(check_id, f"authority not established: {reason}", where, key=key)
-    return not_evaluated(check_id, f"UNPINNED: {reason}", where, key=key)
+        return unpinned(check_id, f"authority not established: {reason}", where, key=key)
+    return unpinned(check_id, f"UNPINNED: {reason}", where, key=key)
 
 
 def _approval_authority(
     doc: dict[str, JsonValue], trust: TrustStore, time: SignedTime
 ) -> list[Check]:
     """With approval pins: an ed25519 approval's key_id must be sha256 of a pinned key."""
-    pins = trust.pinned("approval")
+    pins = trust.pinned(Role.APPROVAL)
     approval = doc.get("approval")
     if not pins or not isinstance(approval, dict):
         return []
@@ -263,11 +267,13 @@ def _approval_authority(
     wanted = identity.get("key_id")
     for pin in pins:
         if key_id(bytes.fromhex(pin.public_key)) == wanted:
-            decision, reason = _decide(trust, "approval", pin.public_key, time.at_ms, time.why_none)
+            decision, reason = _decide(
+                trust, Role.APPROVAL, pin.public_key, time.at_ms, time.why_none
+            )
             if decision == "trusted":
                 return [passed("authority.approval-key", reason, where)]
             if decision == "unjudged":
-                return [not_evaluated("authority.approval-key", reason, where)]
+                return [unpinned(ids.AUTHORITY_APPROVAL_KEY, reason, where)]
             return [fail("authority.approval-key", f"unauthorised approver: {reason}", where)]
     return [
         fail(
@@ -353,10 +359,10 @@ def _verify_spine(
     # Loaded when a spine receipt is met. It is part of the package: an import that fails is a
     # defect in sealverify (an internal error), never a finding on the evidence.
     checker = importlib.import_module("sealverify.receipts.spine").check_spine
-    facts: dict[str, Any] = {"family": "spine"}
-    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned("receipt")]
+    facts: dict[str, Any] = {"family": Family.SPINE}
+    keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
     result = checker(raw, doc, keys)
-    checks.extend(members.member_checks(doc, "spine"))
+    checks.extend(members.member_checks(doc, Family.SPINE))
     checks.extend(result.checks)
     published = publishedkeys.lookup_key_id(result.signer_key_id)
     if published is not None:
@@ -368,7 +374,7 @@ def _verify_spine(
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = _SPINE_REPLAY.status
-    spine_outcome = str(result.outcome)
+    spine_outcome = outcome.Outcome(result.outcome)
     document_failed = any(c.status == "fail" for c in checks)
     final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
@@ -385,7 +391,7 @@ def _spine_window(
     signer = next(
         (
             p.public_key
-            for p in trust.pinned("receipt")
+            for p in trust.pinned(Role.RECEIPT)
             if key_id(bytes.fromhex(p.public_key)) == signer_key_id
         ),
         None,
@@ -394,13 +400,13 @@ def _spine_window(
         return []
     at = uint_value(doc.get("at"))
     why = "" if at is not None else "the spine receipt carries no integer at"
-    decision, reason = _decide(trust, "receipt", signer, at, why)
+    decision, reason = _decide(trust, Role.RECEIPT, signer, at, why)
     where = "/seal/sig"
     if decision == "trusted":
         return [passed("authority.receipt-key", reason, where)]
     if decision == "untrusted":
         return [fail("authority.receipt-key", f"unauthorised receipt signer: {reason}", where)]
-    return [not_evaluated("authority.receipt-key", f"authority not established: {reason}", where)]
+    return [unpinned(ids.AUTHORITY_RECEIPT_KEY, f"authority not established: {reason}", where)]
 
 
 def verify_receipt(
@@ -430,7 +436,7 @@ def _verify_read(
     doc, family = read.document, read.family
     if doc is None or family is None:
         return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
-    if family == "spine":
+    if family == Family.SPINE:
         return _verify_spine(raw, name, doc, checks, options)
     checks.extend(receipt_field_checks(doc, family))
     checks.extend(members.member_checks(doc, family))
@@ -451,8 +457,8 @@ def _verify_read(
         checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
     if "request_parse_error" in doc:
         checks.append(
-            not_evaluated(
-                "scope.request-unparseable",
+            reduced(
+                ids.SCOPE_REQUEST_UNPARSEABLE,
                 "the host could not parse the request: only its raw-line identity (request_sha256) "
                 "is bound, and the decision re-derives only from a raw line supplied out of band "
                 "(--raw-line) (REDUCED at best)",
@@ -462,19 +468,19 @@ def _verify_read(
     derived = bindings.Derived(doc)  # what several bindings derive, worked out once
     for binding in bindings.ALL_BINDINGS:
         checks.extend(binding(doc, derived))
-    if family == "v3":
+    if family == Family.V3:
         for binding in bindings.V3_BINDINGS:
             checks.extend(binding(doc, derived))
     time = signed_time(doc, family)
     if doc.get("bypass") is False:
         config = doc.get("signed_config")
         key = config.get("pubkey") if isinstance(config, dict) else None
-        checks.append(_authority("config", "authority.config-key", key, time, options.trust))
+        checks.append(_authority(Role.CONFIG, ids.AUTHORITY_CONFIG_KEY, key, time, options.trust))
     checks.extend(_approval_authority(doc, options.trust, time))
-    if family == "v3":
+    if family == Family.V3:
         signature = doc.get("signature")
         key = signature.get("public_key") if isinstance(signature, dict) else None
-        checks.append(_authority("receipt", "authority.receipt-key", key, time, options.trust))
+        checks.append(_authority(Role.RECEIPT, ids.AUTHORITY_RECEIPT_KEY, key, time, options.trust))
     checks.extend(publishedkeys.receipt_checks(doc, attestation, options.allow_published_keys))
     checks.extend(_side_checks(doc, options, attestation, time))
     replay = _replay(doc, options, threaded)
@@ -503,7 +509,7 @@ def is_receipt_like(raw: bytes) -> bool:
 def _worth_verifying(read: ReceiptDocument) -> bool:
     """:func:`is_receipt_like` from an already read document (no second parse)."""
     if read.document is None:  # not strict JSON (verified, and fails) or not an object
-        return not any(c.id == "document.root-not-object" for c in read.checks)
+        return not any(c.id == ids.DOCUMENT_ROOT_NOT_OBJECT for c in read.checks)
     return bool(_RECEIPT_MEMBERS & read.document.keys())
 
 
@@ -617,7 +623,9 @@ def build_report_from_tally(
     A long run whose subjects were already written out (spooled JSON) keeps only these counts.
     ``allow_published_keys`` says whether the run accepted published keys; the summary says so.
     """
-    counts = {name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES}
+    counts: dict[str, int] = {
+        name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES
+    }
     summary: dict[str, Any] = {
         "receipts": sum(tally.values()),
         **counts,

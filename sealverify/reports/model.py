@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal
 
+from sealverify.reports.effects import Effect
+
 __all__ = [
     "Check",
     "Compared",
+    "Effect",
     "Report",
     "Status",
     "Subject",
@@ -18,7 +21,9 @@ __all__ = [
     "info",
     "not_evaluated",
     "passed",
+    "reduced",
     "sorted_among",
+    "unpinned",
     "waived",
 ]
 
@@ -45,7 +50,13 @@ class Compared:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One check or finding: a stable id, a status, an actionable reason and a location."""
+    """One check or finding: a stable id, a status, an actionable reason and a location.
+
+    ``effect`` is what the check does to its subject's outcome, said where it is made
+    (:class:`sealverify.reports.effects.Effect`): a failure FAILS, a not-evaluated check made
+    by :func:`unpinned` or :func:`reduced` caps, every other check INFORMS. Reports never show
+    it, and two checks that differ only in it are equal.
+    """
 
     id: str
     status: Status
@@ -53,6 +64,12 @@ class Check:
     location: str = ""
     data: dict[str, Any] = field(default_factory=dict)
     compared: Compared | None = None
+    effect: Effect = field(default=Effect.INFORMS, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Only Check(...) comes here (the helpers below skip __init__ and set the effect).
+        if self.status == "fail" and self.effect is Effect.INFORMS:
+            object.__setattr__(self, "effect", Effect.FAILS)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
@@ -68,9 +85,15 @@ class Check:
 # calling them directly on a bare instance builds an identical object (same slots, so the same
 # equality, repr, hash and pickling) at about half the cost. A receipt builds ~40 checks.
 _NEW = object.__new__
-_SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA, _SET_COMPARED = (
+_SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA, _SET_COMPARED, _SET_EFFECT = (
     Check.__dict__[name].__set__
-    for name in ("id", "status", "reason", "location", "data", "compared")
+    for name in ("id", "status", "reason", "location", "data", "compared", "effect")
+)
+_FAILS, _INFORMS, _CAPS_UNPINNED, _CAPS_REDUCED = (
+    Effect.FAILS,
+    Effect.INFORMS,
+    Effect.CAPS_UNPINNED,
+    Effect.CAPS_REDUCED,
 )
 
 
@@ -81,8 +104,9 @@ def _check(
     location: str,
     data: dict[str, Any],
     compared: Compared | None = None,
+    effect: Effect = _INFORMS,
 ) -> Check:
-    """``Check(check_id, status, reason, location, data, compared)``, without __init__."""
+    """``Check(check_id, status, reason, location, data, compared, effect)``, without __init__."""
     check: Check = _NEW(Check)
     _SET_ID(check, check_id)
     _SET_STATUS(check, status)
@@ -90,6 +114,7 @@ def _check(
     _SET_LOCATION(check, location)
     _SET_DATA(check, data)
     _SET_COMPARED(check, compared)
+    _SET_EFFECT(check, effect)
     return check
 
 
@@ -118,18 +143,29 @@ def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check
 
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return _check(check_id, "fail", reason, location, data)
+    return _check(check_id, "fail", reason, location, data, None, _FAILS)
 
 
 def fail_compared(
     check_id: str, reason: str, location: str, compared: Compared, **data: Any
 ) -> Check:
     """A failed check that also holds the two texts it compared (the html report shows them)."""
-    return _check(check_id, "fail", reason, location, data, compared)
+    return _check(check_id, "fail", reason, location, data, compared, _FAILS)
 
 
 def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    """A check that could not be told, which leaves the outcome as it is (it INFORMS)."""
     return _check(check_id, "not-evaluated", reason, location, data)
+
+
+def unpinned(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    """A not-evaluated check whose authority is not established: it caps VERIFIED at UNPINNED."""
+    return _check(check_id, "not-evaluated", reason, location, data, None, _CAPS_UNPINNED)
+
+
+def reduced(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
+    """A not-evaluated check that reduces what is proven: it caps VERIFIED at REDUCED."""
+    return _check(check_id, "not-evaluated", reason, location, data, None, _CAPS_REDUCED)
 
 
 def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from sealverify.errors import OptionError
+from sealverify.reports import ids
 from sealverify.reports.model import Check, waived
 
 __all__ = ["WAIVABLE", "WAIVER_REASON", "apply_waivers", "waivable", "waived_ids"]
 
 # The only checks a user may waive (--waive, a trust file's "waive").
-WAIVABLE = frozenset({"legacy.canonical-request-omits-meta", "legacy.guard-target-omits-meta"})
+WAIVABLE = frozenset({ids.LEGACY_CANONICAL_REQUEST_OMITS_META, ids.LEGACY_GUARD_TARGET_OMITS_META})
 WAIVER_REASON = "the fleet runs a host that predates the ruling"
 
 

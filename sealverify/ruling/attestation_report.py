@@ -13,14 +13,13 @@ from collections.abc import Iterable
 
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.model import Check, Report, Subject, fail
+from sealverify.reports.outcomes import EXIT_CODES, Outcome, capped
 from sealverify.ruling.partition import check_attestation
 from sealverify.seal import publishedkeys
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
+# EXIT_CODES (sealverify.reports.outcomes) gives the attestation's outcome its exit code.
 __all__ = ["EXIT_CODES", "attestation_report"]
-
-# The attestation's outcome to the run's exit code.
-EXIT_CODES = {"VERIFIED": 0, "UNPINNED": 3, "FAILED": 1}
 
 
 def attestation_report(
@@ -45,8 +44,7 @@ def attestation_report(
         attestation, frame, pubkeys, transport, options or FrameOptions(), allow_published_keys
     )
     failed = sum(1 for c in checks if c.status == "fail")
-    capped = any(c.id == publishedkeys.CHECK_ID and c.status == "not-evaluated" for c in checks)
-    outcome = "FAILED" if failed else "UNPINNED" if capped else "VERIFIED"
+    outcome = Outcome.FAILED if failed else capped(Outcome.VERIFIED, checks)
     summary = {"failed_checks": failed, "allow_published_keys": allow_published_keys}
     subject = Subject(name, outcome, tuple(checks))
     return Report("partition verify", (subject,), summary, EXIT_CODES[outcome], layout="detail")

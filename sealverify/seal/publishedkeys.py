@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sealverify.reports.model import Check, info, not_evaluated
+from sealverify.reports import ids
+from sealverify.reports.model import Check, info, unpinned
 
 __all__ = [
     "ALLOW_FLAG",
@@ -32,7 +33,7 @@ __all__ = [
     "receipt_checks",
 ]
 
-CHECK_ID = "authority.published-key"
+CHECK_ID = ids.AUTHORITY_PUBLISHED_KEY
 ALLOW_FLAG = "--allow-published-keys"
 
 # The upstream snapshots the seal-family sources were read at (docs/research/seed-systems.md).
@@ -365,7 +366,7 @@ def check_key(role: str, key: PublishedKey, location: str = "", allowed: bool = 
             location,
             **data,
         )
-    return not_evaluated(
+    return unpinned(
         CHECK_ID,
         f"{name} is a published key ({key.source}): anyone can sign with it, so its "
         f"signature authenticates nothing, pinned or not; UNPINNED at best ({ALLOW_FLAG} "

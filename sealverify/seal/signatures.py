@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
 
-from sealverify.wire.spelling import HEX64
+from sealverify.wire.spelling import HEX64, hex64_any_case
 
 __all__ = [
     "ED25519_L",
@@ -205,7 +205,7 @@ def key_id(public_key: bytes) -> str:
 def hex_key(text: str) -> bytes:
     """Parse a raw Ed25519 key spelled as exactly 64 lowercase hex digits; else ValueError."""
     if not HEX64.fullmatch(text):
-        if re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        if hex64_any_case(text):
             raise ValueError("public key has uppercase hex digits: write it in lowercase hex")
         raise ValueError(
             f"public key must be exactly 64 lowercase hex digits, got {len(text)} characters"

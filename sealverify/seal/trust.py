@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from sealverify.errors import InputFileError, OptionError
-from sealverify.wire.spelling import HEX64
+from sealverify.reports.vocabulary import Role
+from sealverify.wire.spelling import HEX64, hex64_any_case
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = [
@@ -21,9 +22,10 @@ __all__ = [
     "pin_hex",
 ]
 
-Role = Literal["config", "receipt", "approval"]
-Decision = Literal["trusted", "untrusted", "unpinned"]
-ROLES: tuple[str, ...] = get_args(Role)
+# "unjudged": a matching pin has a validity window and there is no time to judge it at; the
+# key is neither trusted nor refused, so its authority is not established (not evaluated).
+Decision = Literal["trusted", "untrusted", "unpinned", "unjudged"]
+ROLES: tuple[str, ...] = tuple(Role)
 TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
@@ -42,7 +44,7 @@ def pin_hex(text: str) -> str:
     names the same bytes, so every pin (flags, trust file, the GitHub Action) is accepted in
     either case and normalised to lowercase here, the one rule. ValueError otherwise.
     """
-    if not (text.isascii() and HEX64.fullmatch(text.lower())):
+    if not hex64_any_case(text):
         raise ValueError(f"expected 64 hex digits (either case), got {len(text)} characters")
     return text.lower()
 
@@ -100,7 +102,11 @@ class TrustStore:
         otherwise, naming the flag). Flag pins have no validity window.
         """
         keys: list[PinnedKey] = []
-        for role, values in (("config", config), ("receipt", receipt), ("approval", approval)):
+        for role, values in (
+            (Role.CONFIG, config),
+            (Role.RECEIPT, receipt),
+            (Role.APPROVAL, approval),
+        ):
             flag = f"--{role}-pubkey"
             for value in values:
                 try:
@@ -137,8 +143,10 @@ class TrustStore:
 
         ``unpinned``: no key carries ``role`` at all. ``untrusted``: pins exist for the role, and
         this key (compared as exact lowercase hex) is not among them, or every matching pin has
-        a window that excludes ``at_ms``, or cannot be checked because ``at_ms`` is None.
-        ``trusted``: some matching pin has no window, or its window covers ``at_ms``.
+        a window that excludes ``at_ms``. ``unjudged``: every matching pin has a window and
+        ``at_ms`` is None, so none can be judged (never a pass: ``verify`` reports the
+        authority not evaluated, UNPINNED). ``trusted``: some matching pin has no window, or its
+        window covers ``at_ms``.
         """
         pins = self.pinned(role)
         if not pins:
@@ -153,7 +161,7 @@ class TrustStore:
             if not pin.has_window:
                 return "trusted", f"{role} key matches pin {pin.describe()}"
         if at_ms is None:
-            return "untrusted", (
+            return "unjudged", (
                 f"{role} key matches pin {matching[0].describe()}, but that pin has a validity "
                 "window and the receipt carries no time (`now`) to check it against"
             )

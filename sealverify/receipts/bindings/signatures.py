@@ -15,6 +15,7 @@ from sealverify.receipts.bindings.derived import (
 )
 from sealverify.receipts.families import pointer as receipts_pointer
 from sealverify.reports.model import Check, fail, info, passed
+from sealverify.reports.vocabulary import Family
 from sealverify.seal import objectb
 from sealverify.seal.signatures import (
     b64url_nopad_decode,
@@ -405,7 +406,7 @@ def object_b_envelopes(doc: Doc, family: str, raw: bytes | None = None) -> list[
     checks: list[Check] = []
     holders = [((), doc)] if _only_the_top_envelope(doc, raw) else _envelope_holders(doc)
     for where, holder in holders:
-        if not where and family == "v3":
+        if not where and family == Family.V3:
             continue
         prefix = receipts_pointer(*where)
         for check in object_b_signature(holder, Derived(holder)):

@@ -13,13 +13,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sealverify.reports.model import Check, Report, Subject, sorted_among
+from sealverify.reports.outcomes import Outcome
 from sealverify.reports.visible import visible
 
 __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
 
 # Outcomes that are a full pass in their command (chain INTACT, an approval VALID or a v1
 # DECLINE read as such; exit 0 in the README table); every other outcome is a failure.
-_PASSING = ("VERIFIED", "ADMISSIBLE", "PASS", "CLEAN", "INTACT", "VALID", "DECLINE")
+_PASSING = frozenset(
+    (
+        Outcome.VERIFIED,
+        Outcome.ADMISSIBLE,
+        Outcome.PASS,
+        Outcome.CLEAN,
+        Outcome.INTACT,
+        Outcome.VALID,
+        Outcome.DECLINE,
+    )
+)
 FOOTER = "  </testsuite>\n</testsuites>\n"
 _SHOWN = frozenset(("fail", "not-evaluated"))  # the statuses of the checks a case names
 

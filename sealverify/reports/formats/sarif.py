@@ -8,6 +8,7 @@ from typing import Any
 
 from sealverify import catalogue
 from sealverify._version import __version__
+from sealverify.reports import ids
 from sealverify.reports.formats.jsonfmt import dumps
 from sealverify.reports.model import Check, Report, Subject, sorted_among
 from sealverify.reports.names import uri_path
@@ -27,7 +28,7 @@ _LEVEL = {"fail": "error", "not-evaluated": "warning", "waived": "note"}
 _RESULT_STATUSES = frozenset(("fail", "not-evaluated", "waived", "info"))  # maybe results
 # Info checks SARIF still reports, as notes: a published key accepted by
 # --allow-published-keys must stay named in every format (docs/trust.md).
-_NOTED_INFO = frozenset({"authority.published-key"})
+_NOTED_INFO = frozenset({ids.AUTHORITY_PUBLISHED_KEY})
 _LINE_OF_TEXT = re.compile(r"line (\d+)")  # lint's location in a text file
 # How ``render`` lays out the results list (sorted keys, two-space indent: ``runs[0]`` holds
 # ``properties``, ``results``, ``tool`` in that order, so the rules come after the results and

@@ -8,12 +8,14 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sealverify.reports import ids
 from sealverify.reports.formats.terminal import (
     OUTCOME_COLOURS,
     counted_pass,
     passed_findings_note,
 )
 from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.outcomes import RECEIPT_OUTCOMES
 from sealverify.reports.visible import visible
 
 __all__ = [
@@ -110,7 +112,7 @@ def receipt_row_subject(subject: Subject) -> Subject:
             c
             for c in subject.checks
             if c.status in ("fail", "waived")
-            or (c.status == "not-evaluated" and c.id != "replay.decision")
+            or (c.status == "not-evaluated" and c.id != ids.REPLAY_DECISION)
         ),
         facts,
         subject.label,
@@ -238,7 +240,7 @@ def _why_checks(subject: Subject) -> list[Check]:
     return [
         c
         for c in subject.checks
-        if c.status in ("not-evaluated", "waived") and c.id != "replay.decision"
+        if c.status in ("not-evaluated", "waived") and c.id != ids.REPLAY_DECISION
     ]
 
 
@@ -334,10 +336,7 @@ def receipt_table_lines(
 
 def receipts_summary(report: Report) -> str:
     """The closing line of a receipts table: counts per outcome and of re-derived decisions."""
-    counts = ", ".join(
-        f"{report.summary.get(name, 0)} {name}"
-        for name in ("VERIFIED", "REDUCED", "UNPINNED", "FAIL")
-    )
+    counts = ", ".join(f"{report.summary.get(name, 0)} {name}" for name in RECEIPT_OUTCOMES)
     return (
         f"{report.summary.get('receipts', len(report.subjects))} receipt(s): {counts}; "
         + rederivation_summary(report.summary)

@@ -16,13 +16,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealverify.reports.model import Check
+from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, severity
 from sealverify.reports.visible import visible
 
 __all__ = ["NOTES", "OUTCOME_COLOURS", "counted_pass", "fit", "lines", "passed_findings_note"]
 
 # SGR colours (ECMA-48 section 8.3.117): green, yellow, magenta, bold red.
 OUTCOME_COLOURS = {"VERIFIED": "32", "REDUCED": "33", "UNPINNED": "35", "FAIL": "1;31"}
-_RANK = {"VERIFIED": 0, "UNPINNED": 1, "REDUCED": 2, "FAIL": 3}
+_RANK = {outcome: severity(outcome) for outcome in RECEIPTS_BY_SEVERITY}
 _GAP = "  "
 _NARROW = 100  # columns below which the family and verdict columns are left out
 _HEADERS = ("receipt", "outcome", "family", "verdict", "why")

@@ -14,6 +14,7 @@ from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
 from sealverify.reports.formats.terminal import counted_pass, passed_findings_note
 from sealverify.reports.model import Report, Subject
+from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY
 
 __all__ = [
     "DETAIL_CAP",
@@ -25,10 +26,10 @@ __all__ = [
     "render",
 ]
 
-OUTCOMES = ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
+OUTCOMES = RECEIPTS_BY_SEVERITY  # VERIFIED, UNPINNED, REDUCED, FAIL
 # Drill-downs are filled worst first: every FAIL (up to the cap), then REDUCED, then UNPINNED,
 # each in input order, so a forged receipt named last is never the one left without detail.
-TRIAGE = ("FAIL", "REDUCED", "UNPINNED")
+TRIAGE = OUTCOMES[:0:-1]
 COLOUR = {"VERIFIED": "#1a7f37", "UNPINNED": "#9a6700", "REDUCED": "#bc4c00", "FAIL": "#cf222e"}
 # The stated caps (docs/report-format.md): drill-downs and rows for the receipts that did not
 # verify, rows for those that did; beyond them receipts are counted, never dropped silently.

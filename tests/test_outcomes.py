@@ -1,0 +1,290 @@
+"""One outcome vocabulary, one exit-code table, one decision rule over declared effects.
+
+Each check says where it is made what it does to its subject's outcome (``unpinned``,
+``reduced``, ``fail``; anything else informs); ``decide`` reads those effects, with
+``MUST_CAP`` as a floor that only ever makes an outcome stricter. These tests hold that the
+creation sites declare what the floor says (so the floor never decides alone), that a check
+built with the wrong effect still cannot make a receipt VERIFIED, and that every command's exit
+code is its outcomes' code in the one table.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from sealverify import catalogue
+from sealverify.receipts import verify as receipt_verify
+from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify.reports import ids
+from sealverify.reports.model import Check, fail, info, not_evaluated, passed, reduced, unpinned
+from sealverify.reports.outcomes import (
+    EXIT_CODES,
+    MUST_CAP,
+    RECEIPTS_BY_SEVERITY,
+    Effect,
+    Outcome,
+    capped,
+    decide,
+    exit_code,
+    severity,
+    worst_code,
+)
+from sealverify.seal.trust import load_trust_file
+from tests.test_examples import EXAMPLE_LIST
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "sealverify"
+DEMO = ROOT / "fixtures" / "demo"
+_HELPERS = {"unpinned": Effect.CAPS_UNPINNED, "reduced": Effect.CAPS_REDUCED}
+
+
+# -- the vocabulary ------------------------------------------------------------------------
+
+
+def test_every_outcome_is_explained_and_has_an_exit_code() -> None:
+    for word in Outcome:
+        assert catalogue.lookup_outcome(word) is not None, word
+        assert word in EXIT_CODES, word
+    assert set(EXIT_CODES) == set(Outcome)
+
+
+def test_an_outcome_is_its_word_in_every_spelling() -> None:
+    # Reports hold the word's bytes: JSON, str(), format() and repr() as a plain string gives.
+    assert json.dumps({Outcome.NOT_EVALUATED: Outcome.FAIL}) == '{"NOT EVALUATED": "FAIL"}'
+    assert f"{Outcome.UNPINNED}" == str(Outcome.UNPINNED) == "UNPINNED"
+    assert repr(Outcome.VALID) == repr("VALID")
+    assert EXIT_CODES["UNANCHORED"] == EXIT_CODES[Outcome.UNANCHORED] == 3
+
+
+def test_the_check_id_constants_are_catalogue_ids() -> None:
+    known = catalogue.entries()
+    for name in ids.__all__:
+        value = getattr(ids, name)
+        assert value in known, (name, value)
+        assert name == value.upper().replace(".", "_").replace("-", "_"), name
+    assert set(MUST_CAP) <= set(known)
+
+
+def test_the_catalogue_declares_each_constant_once() -> None:
+    data = tomllib.loads((PACKAGE / "catalogue" / "checks.toml").read_text(encoding="utf-8"))
+    values = [getattr(ids, name) for name in ids.__all__]
+    assert len(values) == len(set(values))
+    assert set(values) <= set(data)
+
+
+# -- the exit-code table -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "code"),
+    [
+        ([], 0),
+        (["VERIFIED", "VALID", "DECLINE", "INTACT", "ADMISSIBLE", "PASS", "CLEAN"], 0),
+        (["VERIFIED", "UNPINNED"], 3),
+        (["UNANCHORED", "INTACT"], 3),
+        (["UNPINNED", "REDUCED"], 4),
+        (["REDUCED", "FAIL", "UNPINNED"], 1),
+        (["VALID", "REFUSED"], 1),
+        (["INTACT", "BROKEN", "UNANCHORED"], 1),
+        (["PASS", "NOT EVALUATED"], 0),
+    ],
+)
+def test_the_run_takes_its_worst_outcomes_code(outcomes: list[str], code: int) -> None:
+    assert exit_code(outcomes) == code
+    assert exit_code(outcomes, findings_failed=True) == 1
+    assert worst_code(EXIT_CODES[o] for o in outcomes) == code
+
+
+def test_the_severity_order_is_the_exit_codes_order() -> None:
+    from sealverify.reports.formats import terminal
+    from sealverify.reports.formats.html import verify_page
+
+    assert RECEIPTS_BY_SEVERITY == ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
+    assert [severity(o) for o in ("INTACT", "UNANCHORED", "REDUCED", "BROKEN")] == [0, 1, 2, 3]
+    assert verify_page.OUTCOMES == RECEIPTS_BY_SEVERITY
+    assert verify_page.TRIAGE == ("FAIL", "REDUCED", "UNPINNED")
+    assert list(terminal._RANK) == list(RECEIPTS_BY_SEVERITY)
+
+
+def _json_run(argv: list[str]) -> tuple[dict[str, object], int]:
+    if "--format" not in argv:
+        argv = [*argv, "--format", "json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "sealverify.cli.main", *argv[1:]],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    return json.loads(done.stdout), done.returncode
+
+
+_JUDGED = ("verify", "frame", "chain", "approval", "partition", "lint", "skill")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    # partition (emit) writes a partition record, not a report, for an admissible frame.
+    [a for _, a, _, _ in EXAMPLE_LIST if a[1] in _JUDGED and a[1:3] != ["partition", a[2]]]
+    + [a for _, a, _, _ in EXAMPLE_LIST if a[1:3] == ["partition", "verify"]],
+    ids=lambda argv: shlex.join(argv[1:4])[:50],
+)
+def test_every_commands_exit_code_comes_from_the_table(argv: list[str]) -> None:
+    """Each worked example, as JSON: its code is the table's code of its subjects' outcomes."""
+    report, returncode = _json_run(argv)
+    subjects = report["subjects"]
+    findings = report["findings"]
+    assert isinstance(subjects, list) and subjects and isinstance(findings, list)
+    outcomes = [s["outcome"] for s in subjects]
+    assert all(o in set(Outcome) for o in outcomes), outcomes
+    failed = any(f["status"] == "fail" for f in findings)
+    assert report["exit_code"] == returncode == exit_code(outcomes, failed)
+
+
+# -- effects declared where the check is made ----------------------------------------------------
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``NAME = "literal"`` and ``NAME = ids.CONSTANT`` assignments of a file."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            value = _literal(node.value, found)
+            if isinstance(target, ast.Name) and value is not None:
+                found[target.id] = value
+    return found
+
+
+def _literal(node: ast.expr, constants: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.value.id == "ids":
+            return str(getattr(ids, node.attr))
+        if node.value.id == "publishedkeys" and node.attr == "CHECK_ID":
+            return ids.AUTHORITY_PUBLISHED_KEY
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    return None
+
+
+def _creation_sites() -> list[tuple[str, str, str]]:
+    """``(helper, check id, file:line)`` for every check-making call whose id is known."""
+    sites = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "testkit" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = _constants(tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else None
+            if name not in ("not_evaluated", "unpinned", "reduced"):
+                continue
+            check_id = _literal(node.args[0], constants)
+            if check_id is not None:
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                sites.append((name, check_id, where))
+    return sites
+
+
+SITES = _creation_sites()
+
+
+def test_a_capping_check_is_made_with_its_effect() -> None:
+    """No not-evaluated check of an id that caps is made without saying so where it is made."""
+    for helper, check_id, where in SITES:
+        if check_id in MUST_CAP:
+            assert helper != "not_evaluated", f"{where}: {check_id} made by not_evaluated()"
+            assert _HELPERS[helper] is MUST_CAP[check_id], f"{where}: {check_id} by {helper}()"
+
+
+def test_the_floor_names_exactly_what_the_sites_declare() -> None:
+    declared = {check_id: _HELPERS[h] for h, check_id, _ in SITES if h in _HELPERS}
+    # authority.config-key is made by _authority(role, check_id, ...), its id a parameter.
+    declared[ids.AUTHORITY_CONFIG_KEY] = Effect.CAPS_UNPINNED
+    assert declared == dict(MUST_CAP)
+
+
+def _demo_subjects() -> list[tuple[str, Check]]:
+    """Every check of every demo receipt, verified with its trust file and with no pins."""
+    pinned = VerifyOptions(trust=load_trust_file((DEMO / "trust.json").read_bytes()))
+    found = []
+    for path in sorted((DEMO / "receipts").glob("*.receipt.json")):
+        for options in (pinned, VerifyOptions()):
+            subject = verify_receipt(path.read_bytes(), path.name, options)
+            found.extend((subject.outcome, check) for check in subject.checks)
+    return found
+
+
+def test_on_the_demo_corpus_each_capping_check_carries_its_effect() -> None:
+    checks = _demo_subjects()
+    capping = [c for _, c in checks if c.status == "not-evaluated" and c.id in MUST_CAP]
+    assert {c.id for c in capping} >= {ids.AUTHORITY_RECEIPT_KEY, ids.SCOPE_REQUEST_UNPARSEABLE}
+    for check in capping:
+        assert check.effect is MUST_CAP[check.id], (check.id, check.effect)
+    for _, check in checks:
+        if check.status == "fail":
+            assert check.effect is Effect.FAILS, check.id
+
+
+# -- decide ------------------------------------------------------------------------------------
+
+
+def test_a_declared_effect_caps_any_id() -> None:
+    ok = passed("format.fields", "r")
+    assert decide([ok, unpinned("new.authority", "r")]) == (Outcome.UNPINNED, "")
+    assert decide([ok, reduced("new.scope", "r")]) == (Outcome.REDUCED, "")
+    assert decide([ok, not_evaluated("new.scope", "r")]) == (Outcome.VERIFIED, "")
+    assert decide([ok, info("x.y", "r")]) == (Outcome.VERIFIED, "")
+    assert decide([ok, unpinned("a.b", "r"), reduced("c.d", "r")]) == (Outcome.UNPINNED, "")
+    assert decide([ok, unpinned("a.b", "r"), fail("c.d", "r")]) == (Outcome.FAIL, "")
+    assert capped(Outcome.VALID, [ok, unpinned("a.b", "r")], top=Outcome.VALID) == "UNPINNED"
+    assert capped(Outcome.VALID, [ok, reduced("a.b", "r")], top=Outcome.VALID) == "VALID"
+
+
+def test_a_failure_fails_whatever_it_declares() -> None:
+    ok = passed("format.fields", "r")
+    for effect in Effect:
+        bad = Check("x.y", "fail", "r", effect=effect)
+        assert decide([ok, bad]) == (Outcome.FAIL, "")
+    assert Check("x.y", "fail", "r").effect is Effect.FAILS
+
+
+@pytest.mark.parametrize("check_id", sorted(MUST_CAP))
+@pytest.mark.parametrize("effect", [Effect.INFORMS, Effect.FAILS, Effect.CAPS_REDUCED])
+def test_a_capping_id_made_with_the_wrong_effect_is_never_verified(
+    check_id: str, effect: Effect
+) -> None:
+    """A creation site that forgot its effect (or gave a weaker one) cannot give VERIFIED."""
+    ok = passed("format.fields", "r")
+    wrong = Check(check_id, "not-evaluated", "r", effect=effect)
+    result, _ = decide([ok, wrong])
+    assert result == ("UNPINNED" if MUST_CAP[check_id] is Effect.CAPS_UNPINNED else "REDUCED")
+    if MUST_CAP[check_id] is Effect.CAPS_UNPINNED:
+        assert capped(Outcome.VERIFIED, [ok, wrong]) == Outcome.UNPINNED
+
+
+def test_an_authority_site_that_forgets_its_effect_still_caps_the_receipt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Attacker's view: a receipt signed by keys nobody pinned, verified by code whose authority
+    checks were made as plain not-evaluated checks (a site that lost its effect): UNPINNED."""
+    raw = (DEMO / "receipts" / "verified-block.receipt.json").read_bytes()  # minted by testkit
+    assert verify_receipt(raw, "r.json").outcome == Outcome.UNPINNED
+    monkeypatch.setattr(receipt_verify, "unpinned", not_evaluated)
+    subject = verify_receipt(raw, "r.json")
+    assert subject.outcome == Outcome.UNPINNED
+    forgot = [c for c in subject.checks if c.id == ids.AUTHORITY_RECEIPT_KEY]
+    assert forgot and all(c.effect is Effect.INFORMS for c in forgot)
