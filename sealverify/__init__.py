@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
@@ -130,6 +131,9 @@ _EXPORTS: dict[str, str] = {
     "parse_state_file": "sealverify.history.chain",
     "receipt_audit": "sealverify.history.chain",
     "verify_logs": "sealverify.history.chain",
+    "ChainOptions": "sealverify.receipts.chain_report",
+    "ReceiptGroup": "sealverify.receipts.chain_report",
+    "chain_report": "sealverify.receipts.chain_report",
     # check an approval
     "TokenResult": "sealverify.history.approval_tokens",
     "ApprovalOptions": "sealverify.history.approval_report",
@@ -160,6 +164,7 @@ __all__ = [
     "ApprovalOptions",
     "ApprovalTally",
     "BuildProfile",
+    "ChainOptions",
     "ChainResult",
     "Check",
     "DiffInputError",
@@ -175,6 +180,7 @@ __all__ = [
     "Limits",
     "ModelLimit",
     "OptionError",
+    "ReceiptGroup",
     "Rederivation",
     "Report",
     "SealverifyError",
@@ -194,6 +200,7 @@ __all__ = [
     "attestation_report",
     "bind_receipts",
     "build_report",
+    "chain_report",
     "check_token",
     "diff_report",
     "frame_of",

@@ -48,7 +48,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
-    ("sealverify.cli.chain_cmd", "sealverify.receipts.discovery"),  # --receipts directory
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.verify_cmd", "sealverify.history.facts"),  # each receipt's facts, typed
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
