@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     )
     from sealverify.reports.model import Check, Report, Subject
     from sealverify.ruling.attestation_report import attestation_report
+    from sealverify.ruling.lint_report import LINTED_SUFFIXES, LintTally, lint_report, lint_subject
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
@@ -144,6 +145,11 @@ _EXPORTS: dict[str, str] = {
     "split_tokens": "sealverify.history.approval_tokens",
     # check a signed _meta partition attestation (sealverify partition verify)
     "attestation_report": "sealverify.ruling.attestation_report",
+    # check wording about _meta (sealverify lint, docs/wording.md)
+    "LINTED_SUFFIXES": "sealverify.ruling.lint_report",
+    "LintTally": "sealverify.ruling.lint_report",
+    "lint_report": "sealverify.ruling.lint_report",
+    "lint_subject": "sealverify.ruling.lint_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",
@@ -160,6 +166,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
     "KERNEL_PROFILES",
+    "LINTED_SUFFIXES",
     "Anchor",
     "ApprovalOptions",
     "ApprovalTally",
@@ -178,6 +185,7 @@ __all__ = [
     "Inventory",
     "InventoryBuilder",
     "Limits",
+    "LintTally",
     "ModelLimit",
     "OptionError",
     "ReceiptGroup",
@@ -207,6 +215,8 @@ __all__ = [
     "frame_report",
     "input_required_reply",
     "iter_stream",
+    "lint_report",
+    "lint_subject",
     "load_side",
     "load_trust_file",
     "parse_state_file",

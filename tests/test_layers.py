@@ -62,7 +62,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
     ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
-    ("sealverify.cli.lint_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.partition_cmd", "sealverify.mcp.frame"),
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),
