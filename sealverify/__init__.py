@@ -18,6 +18,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from sealverify.definitions.tools_report import (
+        DigestRun,
+        ToolsSource,
+        compare_report,
+        digest_report,
+        profile_named,
+    )
     from sealverify.errors import (
         InputError,
         InputFileError,
@@ -143,6 +150,12 @@ _EXPORTS: dict[str, str] = {
     "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # digest and compare tool definitions (sealverify tools, docs/tools.md)
+    "DigestRun": "sealverify.definitions.tools_report",
+    "ToolsSource": "sealverify.definitions.tools_report",
+    "compare_report": "sealverify.definitions.tools_report",
+    "digest_report": "sealverify.definitions.tools_report",
+    "profile_named": "sealverify.definitions.tools_report",
     # check a signed _meta partition attestation (sealverify partition verify)
     "attestation_report": "sealverify.ruling.attestation_report",
     # check wording about _meta (sealverify lint, docs/wording.md)
@@ -175,6 +188,7 @@ __all__ = [
     "ChainResult",
     "Check",
     "DiffInputError",
+    "DigestRun",
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
@@ -197,6 +211,7 @@ __all__ = [
     "StoreError",
     "Subject",
     "TokenResult",
+    "ToolsSource",
     "TrustStore",
     "VerifyOptions",
     "WhatIf",
@@ -210,7 +225,9 @@ __all__ = [
     "build_report",
     "chain_report",
     "check_token",
+    "compare_report",
     "diff_report",
+    "digest_report",
     "frame_of",
     "frame_report",
     "input_required_reply",
@@ -220,6 +237,7 @@ __all__ = [
     "load_side",
     "load_trust_file",
     "parse_state_file",
+    "profile_named",
     "raw_line_index",
     "read_http_frame",
     "read_stdio_frames",

@@ -69,11 +69,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skill_listing"),
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skills"),
     ("sealverify.cli.skill_cmd", "sealverify.wire.strictjson"),
-    ("sealverify.cli.tools_cmd", "sealverify.definitions.capture"),
-    ("sealverify.cli.tools_cmd", "sealverify.definitions.compare"),
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),
-    ("sealverify.cli.tools_cmd", "sealverify.definitions.transcripts"),
-    ("sealverify.cli.tools_cmd", "sealverify.wire.strictjson"),
 }
 
 
