@@ -18,6 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from sealverify.definitions.skill_report import FetchedSkill, skill_report
     from sealverify.definitions.tools_report import (
         DigestRun,
         ToolsSource,
@@ -150,6 +151,9 @@ _EXPORTS: dict[str, str] = {
     "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # check Agent Skills served over MCP (sealverify skill verify, SEP-2640)
+    "FetchedSkill": "sealverify.definitions.skill_report",
+    "skill_report": "sealverify.definitions.skill_report",
     # digest and compare tool definitions (sealverify tools, docs/tools.md)
     "DigestRun": "sealverify.definitions.tools_report",
     "ToolsSource": "sealverify.definitions.tools_report",
@@ -189,6 +193,7 @@ __all__ = [
     "Check",
     "DiffInputError",
     "DigestRun",
+    "FetchedSkill",
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
@@ -243,6 +248,7 @@ __all__ = [
     "read_stdio_frames",
     "receipt_audit",
     "rederive",
+    "skill_report",
     "split_stdio",
     "split_tokens",
     "trust_template",

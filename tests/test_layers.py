@@ -68,7 +68,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.partition_cmd", "sealverify.wire.framing"),
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skill_listing"),
     ("sealverify.cli.skill_cmd", "sealverify.definitions.skills"),
-    ("sealverify.cli.skill_cmd", "sealverify.wire.strictjson"),
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),
 }
 
