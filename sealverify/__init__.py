@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from sealverify.reports.model import Check, Report, Subject
     from sealverify.ruling.attestation_report import attestation_report
     from sealverify.ruling.lint_report import LINTED_SUFFIXES, LintTally, lint_report, lint_subject
+    from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
@@ -162,6 +163,10 @@ _EXPORTS: dict[str, str] = {
     "profile_named": "sealverify.definitions.tools_report",
     # check a signed _meta partition attestation (sealverify partition verify)
     "attestation_report": "sealverify.ruling.attestation_report",
+    # make a _meta partition record or attestation (sealverify partition emit)
+    "Emitted": "sealverify.ruling.partition_report",
+    "partition_emit": "sealverify.ruling.partition_report",
+    "select_frame": "sealverify.ruling.partition_report",
     # check wording about _meta (sealverify lint, docs/wording.md)
     "LINTED_SUFFIXES": "sealverify.ruling.lint_report",
     "LintTally": "sealverify.ruling.lint_report",
@@ -193,6 +198,7 @@ __all__ = [
     "Check",
     "DiffInputError",
     "DigestRun",
+    "Emitted",
     "FetchedSkill",
     "FrameAnalysis",
     "FrameBytes",
@@ -242,12 +248,14 @@ __all__ = [
     "load_side",
     "load_trust_file",
     "parse_state_file",
+    "partition_emit",
     "profile_named",
     "raw_line_index",
     "read_http_frame",
     "read_stdio_frames",
     "receipt_audit",
     "rederive",
+    "select_frame",
     "skill_report",
     "split_stdio",
     "split_tokens",
