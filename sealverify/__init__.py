@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.mcp.frame_stream import FRAME_LIMIT_ID, MAX_FRAMES, frame_stream_report
     from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
@@ -127,6 +128,9 @@ _EXPORTS: dict[str, str] = {
     "analyze_stream": "sealverify.mcp.frame",
     "iter_stream": "sealverify.mcp.frame",
     "frame_report": "sealverify.mcp.frame_report",
+    "FRAME_LIMIT_ID": "sealverify.mcp.frame_stream",
+    "MAX_FRAMES": "sealverify.mcp.frame_stream",
+    "frame_stream_report": "sealverify.mcp.frame_stream",
     "Limits": "sealverify.wire.strictjson",
     # compare two frames or receipts
     "DiffInputError": "sealverify.forensics",
@@ -187,8 +191,10 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "FRAME_LIMIT_ID",
     "KERNEL_PROFILES",
     "LINTED_SUFFIXES",
+    "MAX_FRAMES",
     "Anchor",
     "ApprovalOptions",
     "ApprovalTally",
@@ -241,6 +247,7 @@ __all__ = [
     "digest_report",
     "frame_of",
     "frame_report",
+    "frame_stream_report",
     "input_required_reply",
     "iter_stream",
     "lint_report",
