@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         input_required_reply,
         load_side,
     )
+    from sealverify.forensics.diff_run import DiffInput, DiffOptions, diff_inputs
     from sealverify.history.approval_report import (
         ApprovalOptions,
         ApprovalTally,
@@ -138,6 +139,9 @@ _EXPORTS: dict[str, str] = {
     "diff_report": "sealverify.forensics",
     "load_side": "sealverify.forensics",
     "input_required_reply": "sealverify.forensics",
+    "DiffInput": "sealverify.forensics.diff_run",
+    "DiffOptions": "sealverify.forensics.diff_run",
+    "diff_inputs": "sealverify.forensics.diff_run",
     # walk an audit chain
     "Anchor": "sealverify.history.chain",
     "ChainResult": "sealverify.history.chain",
@@ -202,7 +206,9 @@ __all__ = [
     "ChainOptions",
     "ChainResult",
     "Check",
+    "DiffInput",
     "DiffInputError",
+    "DiffOptions",
     "DigestRun",
     "Emitted",
     "FetchedSkill",
@@ -243,6 +249,7 @@ __all__ = [
     "chain_report",
     "check_token",
     "compare_report",
+    "diff_inputs",
     "diff_report",
     "digest_report",
     "frame_of",
