@@ -18,7 +18,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from sealverify.definitions.skill_report import FetchedSkill, skill_report
+    from sealverify.definitions.skill_report import (
+        DEFAULT_SKILL_BASE,
+        FetchedSkill,
+        ResourceFile,
+        SkillTree,
+        skill_report,
+    )
     from sealverify.definitions.tools_report import (
         DigestRun,
         ToolsSource,
@@ -83,7 +89,14 @@ if TYPE_CHECKING:
     )
     from sealverify.reports.model import Check, Report, Subject
     from sealverify.ruling.attestation_report import attestation_report
-    from sealverify.ruling.lint_report import LINTED_SUFFIXES, LintTally, lint_report, lint_subject
+    from sealverify.ruling.lint_report import (
+        LINTED_SUFFIXES,
+        LintTally,
+        RuleSet,
+        lint_report,
+        lint_subject,
+        parse_rules,
+    )
     from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
@@ -161,7 +174,10 @@ _EXPORTS: dict[str, str] = {
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
     # check Agent Skills served over MCP (sealverify skill verify, SEP-2640)
+    "DEFAULT_SKILL_BASE": "sealverify.definitions.skill_report",
     "FetchedSkill": "sealverify.definitions.skill_report",
+    "ResourceFile": "sealverify.definitions.skill_report",
+    "SkillTree": "sealverify.definitions.skill_report",
     "skill_report": "sealverify.definitions.skill_report",
     # digest and compare tool definitions (sealverify tools, docs/tools.md)
     "DigestRun": "sealverify.definitions.tools_report",
@@ -180,6 +196,8 @@ _EXPORTS: dict[str, str] = {
     "LintTally": "sealverify.ruling.lint_report",
     "lint_report": "sealverify.ruling.lint_report",
     "lint_subject": "sealverify.ruling.lint_report",
+    "RuleSet": "sealverify.ruling.lint_report",
+    "parse_rules": "sealverify.ruling.lint_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",
@@ -195,6 +213,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "DEFAULT_SKILL_BASE",
     "FRAME_LIMIT_ID",
     "KERNEL_PROFILES",
     "LINTED_SUFFIXES",
@@ -228,8 +247,11 @@ __all__ = [
     "ReceiptGroup",
     "Rederivation",
     "Report",
+    "ResourceFile",
+    "RuleSet",
     "SealverifyError",
     "Side",
+    "SkillTree",
     "SourceError",
     "StoreError",
     "Subject",
@@ -261,6 +283,7 @@ __all__ = [
     "lint_subject",
     "load_side",
     "load_trust_file",
+    "parse_rules",
     "parse_state_file",
     "partition_emit",
     "profile_named",

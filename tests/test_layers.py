@@ -61,11 +61,8 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
-    ("sealverify.cli.lint_cmd", "sealverify.ruling.wording"),
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),
-    ("sealverify.cli.skill_cmd", "sealverify.definitions.skill_listing"),
-    ("sealverify.cli.skill_cmd", "sealverify.definitions.skills"),
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),
 }
 

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import click
 
-from sealverify import LINTED_SUFFIXES, InputError, LintTally, lint_subject
+from sealverify import LINTED_SUFFIXES, InputError, LintTally, RuleSet, lint_subject, parse_rules
 from sealverify.cli.common import format_option, output_option, read_file, write_result
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.cli.walk import walk_tree
 from sealverify.reports.names import report_name
-from sealverify.ruling import wording
 
 __all__ = ["COMMANDS", "lint"]
 
@@ -59,10 +58,10 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     A directory is searched for *.md, *.markdown, *.txt and *.json files. Exit 0 when clean,
     1 when any rule is violated, 2 when a path or the rule file cannot be read.
     """
-    rules = wording.DEFAULT_RULES
+    rules = RuleSet()
     if rules_path is not None:
         try:
-            rules = wording.parse_rules(rules_path.read_text(encoding="utf-8"))
+            rules = parse_rules(rules_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise click.UsageError(f"cannot read --rules {rules_path}: {exc}") from None
         except ValueError as exc:

@@ -6,12 +6,17 @@ from pathlib import Path, PurePosixPath
 
 import click
 
-from sealverify import FetchedSkill, InputError, skill_report
+from sealverify import (
+    DEFAULT_SKILL_BASE,
+    FetchedSkill,
+    InputError,
+    ResourceFile,
+    SkillTree,
+    skill_report,
+)
 from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.helptext import examples
 from sealverify.cli.walk import entries
-from sealverify.definitions.skill_listing import DEFAULT_BASE, SkillTree
-from sealverify.definitions.skills import ResourceFile
 from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "read_tree", "skill"]
@@ -108,7 +113,7 @@ def read_tree(root: Path) -> SkillTree:
 @click.option(
     "--base",
     metavar="URI",
-    default=DEFAULT_BASE,
+    default=DEFAULT_SKILL_BASE,
     show_default=True,
     help="The uri prefix that names the root of --dir (<base><skill-path>/SKILL.md).",
 )

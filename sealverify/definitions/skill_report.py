@@ -21,7 +21,10 @@ from sealverify.errors import InputError, OptionError
 from sealverify.reports.model import Report
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["FetchedSkill", "skill_report"]
+__all__ = ["DEFAULT_SKILL_BASE", "FetchedSkill", "ResourceFile", "SkillTree", "skill_report"]
+
+# The uri prefix that names the root of a skills directory (SEP-2640's skill:// scheme).
+DEFAULT_SKILL_BASE = DEFAULT_BASE
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ def skill_report(
     tree: SkillTree | None = None,
     skill: FetchedSkill | None = None,
     entry: str | None = None,
-    base: str = DEFAULT_BASE,
+    base: str = DEFAULT_SKILL_BASE,
     partial: bool = False,
     listing_name: str = "listing",
 ) -> Report:

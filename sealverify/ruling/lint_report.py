@@ -16,7 +16,10 @@ from sealverify.reports.model import Check, Report, Subject
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
-__all__ = ["LINTED_SUFFIXES", "LintTally", "lint_report", "lint_subject"]
+__all__ = ["LINTED_SUFFIXES", "LintTally", "RuleSet", "lint_report", "lint_subject", "parse_rules"]
+
+RuleSet = wording.RuleSet
+parse_rules = wording.parse_rules
 
 # What a directory is searched for; a file named explicitly is linted whatever its suffix.
 LINTED_SUFFIXES = (".md", ".markdown", ".txt", ".json")
