@@ -335,7 +335,7 @@ def _other_cases() -> Iterator[Case]:
         build = sealverify.KERNEL_PROFILES[sealverify.DEFAULT_KERNEL_SHA256]
         what = sealverify.what_if(config, lines, build, now=0)
         text = json.dumps(sealverify.what_if_report(what), indent=2, sort_keys=True) + "\n"
-        return text, 1 if what.blocked else 0
+        return text, what.exit_code
 
     args: tuple[str, ...] = ("decide", "--config", "fixtures/decide/signed-config.json")
     yield Case("decide", (*args, "--now", "0", "fixtures/decide/calls.bin"), decide)
