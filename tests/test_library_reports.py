@@ -419,3 +419,23 @@ def test_a_cli_that_adds_a_check_is_caught(tmp_path: Path, monkeypatch: pytest.M
     library = case.library(tmp_path)
     assert before == (library[0].encode("utf-8"), library[1])
     assert after != before
+
+
+def test_no_command_module_builds_a_report_or_a_subject() -> None:
+    # The outcome of each subject and the run's exit code are the library's: a command module
+    # (sealverify/cli/*_cmd.py) that made a Report or a Subject itself would be deciding them.
+    import ast
+
+    made = []
+    for path in sorted((ROOT / "sealverify" / "cli").glob("*_cmd.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                if name in ("Report", "Subject", "Check"):
+                    made.append(f"{path.name}:{node.lineno} {name}")
+            elif isinstance(node, ast.ImportFrom) and node.module == "sealverify.reports.model":
+                made += [f"{path.name}:{node.lineno} imports {a.name}" for a in node.names]
+    # verify's run over many paths (workers, a cluster, the --state store) is still assembled
+    # in cli/ from the library's steps; it relocates the history checks it adds (the one left).
+    assert made == ["verify_cmd.py:519 Check"]
