@@ -18,6 +18,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from sealverify.definitions.skill_report import (
+        DEFAULT_SKILL_BASE,
+        FetchedSkill,
+        ResourceFile,
+        SkillTree,
+        skill_report,
+    )
+    from sealverify.definitions.tools_report import (
+        DigestRun,
+        ToolsSource,
+        compare_report,
+        digest_report,
+        profile_named,
+    )
     from sealverify.errors import (
         InputError,
         InputFileError,
@@ -34,6 +48,7 @@ if TYPE_CHECKING:
         input_required_reply,
         load_side,
     )
+    from sealverify.forensics.diff_run import DiffInput, DiffOptions, diff_inputs
     from sealverify.history.approval_report import (
         ApprovalOptions,
         ApprovalTally,
@@ -61,6 +76,8 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
+    from sealverify.mcp.frame_stream import FRAME_LIMIT_ID, MAX_FRAMES, frame_stream_report
+    from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
@@ -75,6 +92,15 @@ if TYPE_CHECKING:
     from sealverify.reports.outcomes import EXIT_CODES, Outcome, decide, exit_code
     from sealverify.reports.vocabulary import Family, Role
     from sealverify.ruling.attestation_report import attestation_report
+    from sealverify.ruling.lint_report import (
+        LINTED_SUFFIXES,
+        LintTally,
+        RuleSet,
+        lint_report,
+        lint_subject,
+        parse_rules,
+    )
+    from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
@@ -127,6 +153,9 @@ _EXPORTS: dict[str, str] = {
     "analyze_stream": "sealverify.mcp.frame",
     "iter_stream": "sealverify.mcp.frame",
     "frame_report": "sealverify.mcp.frame_report",
+    "FRAME_LIMIT_ID": "sealverify.mcp.frame_stream",
+    "MAX_FRAMES": "sealverify.mcp.frame_stream",
+    "frame_stream_report": "sealverify.mcp.frame_stream",
     "Limits": "sealverify.wire.strictjson",
     # compare two frames or receipts
     "DiffInputError": "sealverify.forensics",
@@ -134,6 +163,9 @@ _EXPORTS: dict[str, str] = {
     "diff_report": "sealverify.forensics",
     "load_side": "sealverify.forensics",
     "input_required_reply": "sealverify.forensics",
+    "DiffInput": "sealverify.forensics.diff_run",
+    "DiffOptions": "sealverify.forensics.diff_run",
+    "diff_inputs": "sealverify.forensics.diff_run",
     # walk an audit chain
     "Anchor": "sealverify.history.chain",
     "ChainResult": "sealverify.history.chain",
@@ -141,6 +173,9 @@ _EXPORTS: dict[str, str] = {
     "parse_state_file": "sealverify.history.chain",
     "receipt_audit": "sealverify.history.chain",
     "verify_logs": "sealverify.history.chain",
+    "ChainOptions": "sealverify.receipts.chain_report",
+    "ReceiptGroup": "sealverify.receipts.chain_report",
+    "chain_report": "sealverify.receipts.chain_report",
     # check an approval
     "TokenResult": "sealverify.history.approval_tokens",
     "ApprovalOptions": "sealverify.history.approval_report",
@@ -149,8 +184,31 @@ _EXPORTS: dict[str, str] = {
     "approval_subject": "sealverify.history.approval_report",
     "check_token": "sealverify.history.approval_tokens",
     "split_tokens": "sealverify.history.approval_tokens",
+    # check Agent Skills served over MCP (sealverify skill verify, SEP-2640)
+    "DEFAULT_SKILL_BASE": "sealverify.definitions.skill_report",
+    "FetchedSkill": "sealverify.definitions.skill_report",
+    "ResourceFile": "sealverify.definitions.skill_report",
+    "SkillTree": "sealverify.definitions.skill_report",
+    "skill_report": "sealverify.definitions.skill_report",
+    # digest and compare tool definitions (sealverify tools, docs/tools.md)
+    "DigestRun": "sealverify.definitions.tools_report",
+    "ToolsSource": "sealverify.definitions.tools_report",
+    "compare_report": "sealverify.definitions.tools_report",
+    "digest_report": "sealverify.definitions.tools_report",
+    "profile_named": "sealverify.definitions.tools_report",
     # check a signed _meta partition attestation (sealverify partition verify)
     "attestation_report": "sealverify.ruling.attestation_report",
+    # make a _meta partition record or attestation (sealverify partition emit)
+    "Emitted": "sealverify.ruling.partition_report",
+    "partition_emit": "sealverify.ruling.partition_report",
+    "select_frame": "sealverify.ruling.partition_report",
+    # check wording about _meta (sealverify lint, docs/wording.md)
+    "LINTED_SUFFIXES": "sealverify.ruling.lint_report",
+    "LintTally": "sealverify.ruling.lint_report",
+    "lint_report": "sealverify.ruling.lint_report",
+    "lint_subject": "sealverify.ruling.lint_report",
+    "RuleSet": "sealverify.ruling.lint_report",
+    "parse_rules": "sealverify.ruling.lint_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",
@@ -166,17 +224,27 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "DEFAULT_SKILL_BASE",
     "EXIT_CODES",
+    "FRAME_LIMIT_ID",
     "KERNEL_PROFILES",
+    "LINTED_SUFFIXES",
+    "MAX_FRAMES",
     "Anchor",
     "ApprovalOptions",
     "ApprovalTally",
     "BuildProfile",
+    "ChainOptions",
     "ChainResult",
     "Check",
+    "DiffInput",
     "DiffInputError",
+    "DiffOptions",
+    "DigestRun",
     "Effect",
+    "Emitted",
     "Family",
+    "FetchedSkill",
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
@@ -187,18 +255,24 @@ __all__ = [
     "Inventory",
     "InventoryBuilder",
     "Limits",
+    "LintTally",
     "ModelLimit",
     "OptionError",
     "Outcome",
+    "ReceiptGroup",
     "Rederivation",
     "Report",
+    "ResourceFile",
     "Role",
+    "RuleSet",
     "SealverifyError",
     "Side",
+    "SkillTree",
     "SourceError",
     "StoreError",
     "Subject",
     "TokenResult",
+    "ToolsSource",
     "TrustStore",
     "VerifyOptions",
     "WhatIf",
@@ -210,22 +284,34 @@ __all__ = [
     "attestation_report",
     "bind_receipts",
     "build_report",
+    "chain_report",
     "check_token",
+    "compare_report",
     "decide",
+    "diff_inputs",
     "diff_report",
+    "digest_report",
     "exit_code",
     "frame_of",
     "frame_report",
+    "frame_stream_report",
     "input_required_reply",
     "iter_stream",
+    "lint_report",
+    "lint_subject",
     "load_side",
     "load_trust_file",
+    "parse_rules",
     "parse_state_file",
+    "partition_emit",
+    "profile_named",
     "raw_line_index",
     "read_http_frame",
     "read_stdio_frames",
     "receipt_audit",
     "rederive",
+    "select_frame",
+    "skill_report",
     "split_stdio",
     "split_tokens",
     "trust_template",

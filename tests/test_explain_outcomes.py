@@ -26,7 +26,7 @@ def _printed_words() -> list[str]:
     words += [frame_report.ADMISSIBLE, frame_report.REFUSE]  # frame, partition emit
     # diff: the verdict's key and the words it prints before the comma or colon
     words += [*VERDICTS, *(re.split(r"[,:]", text)[0] for text in VERDICTS.values())]
-    words += ["INTACT", "BROKEN", "UNANCHORED"]  # chain (chain_cmd._outcome)
+    words += ["INTACT", "BROKEN", "UNANCHORED"]  # chain (receipts/chain_report.py chain_outcome)
     words += ["VERIFIED", "UNPINNED", "FAILED"]  # partition verify
     words += ["CLEAN", "VIOLATIONS"]  # lint
     words += ["PASS", "FAIL"]  # skill verify

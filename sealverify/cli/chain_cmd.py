@@ -7,18 +7,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import (
-    Anchor,
-    Check,
-    Report,
-    Subject,
-    __version__,
-    bind_receipts,
-    parse_state_file,
-    receipt_audit,
-    verify_logs,
-)
-from sealverify.cli.chain_display import chain_display, chain_facts
+from sealverify import ChainOptions, ReceiptGroup, __version__, chain_report
 from sealverify.cli.common import (
     HEX64,
     emit,
@@ -33,29 +22,15 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
-from sealverify.history.state import ChainFacts, HistoryError, HistoryStore, open_store
-from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
-from sealverify.reports.caps import Findings
-from sealverify.reports.model import fail
+from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.names import report_name
-from sealverify.reports.outcomes import Outcome, exit_code
 
 __all__ = ["COMMANDS", "chain"]
 
 
-def _outcome(checks: list[Check] | tuple[Check, ...], unanchored: bool = False) -> Outcome:
-    if any(c.status == "fail" for c in checks):
-        return Outcome.BROKEN
-    if unanchored:
-        return Outcome.UNANCHORED
-    return Outcome.INTACT
-
-
-def _receipt_inputs(
-    paths: tuple[Path, ...],
-) -> list[tuple[str, list[str], list[tuple[str, bytes]]]]:
-    """(label, names in the directory, [(name, bytes)]) per --receipts PATH; errors exit 2."""
-    groups: list[tuple[str, list[str], list[tuple[str, bytes]]]] = []
+def _receipt_inputs(paths: tuple[Path, ...]) -> list[ReceiptGroup]:
+    """The receipt files of each --receipts PATH, read; errors exit 2."""
+    groups: list[ReceiptGroup] = []
     for path in paths:
         if path.is_dir():
             try:
@@ -70,10 +45,10 @@ def _receipt_inputs(
                 if n.startswith("receipt-") and n.endswith(".json")
             ]
             label = report_name(path.name or str(path))
-            groups.append((label, [report_name(n) for n in names], files))
+            groups.append(ReceiptGroup(label, tuple(report_name(n) for n in names), tuple(files)))
         else:
             name = report_name(path.name)
-            groups.append((name, [], [(name, read_input(str(path)))]))
+            groups.append(ReceiptGroup(name, (), ((name, read_input(str(path))),)))
     return groups
 
 
@@ -186,20 +161,14 @@ def chain(
     if start_head is not None and not HEX64.fullmatch(start_head):
         raise click.UsageError("--start-head must be 64 hex digits")
     sources = _read_logs(logs)
-    extra: list[Check] = []
-    state_session = state_head = None
-    if state_file is not None:
-        try:
-            state_session, state_head = parse_state_file(read_input(str(state_file)))
-        except ValueError as exc:
-            where = report_name(state_file.name)
-            extra.append(fail("chain.state-file", f"state file refused: {exc}", where))
-    anchor = Anchor(
-        head=expect_head,
-        count=expect_count,
-        state_session=state_session,
-        state_head=state_head,
-        state_location=report_name(state_file.name) if state_file else ".seal-audit-head.state",
+    options = ChainOptions(
+        expect_head=expect_head,
+        expect_count=expect_count,
+        start_head=start_head,
+        state_file=(
+            (report_name(state_file.name), read_input(str(state_file))) if state_file else None
+        ),
+        display=fmt == "html",
     )
     groups = _receipt_inputs(receipts)
     store: HistoryStore | None = None
@@ -208,112 +177,30 @@ def chain(
             store = open_store(state, tool_version=__version__)
         except HistoryError as exc:
             raise click.UsageError(str(exc)) from None
-    result = verify_logs(sources, anchor, start_head=start_head)
+    receipt_total = sum(len(group.files) for group in groups)
     try:
-        recorded = store.recorded_head() if store is not None else None
+        with progress("binding receipts", receipt_total or None, "receipt") as advance:
+            report = chain_report(
+                sources,
+                options,
+                groups,
+                store=store,
+                store_name=f"history: {_store_name(state)}" if state else "history",
+                on_receipt=advance,
+            )
     except HistoryError as exc:
         raise click.UsageError(f"--state: {exc}") from None
-    if (
-        start_head is None
-        and recorded is not None
-        and result.records
-        and result.records[0].prev_head == recorded
-    ):
-        # The log continues from the head an earlier run recorded: that is its verified start.
-        result = verify_logs(sources, anchor, start_head=recorded)
-    # A log whose every record breaks keeps the first breaks of each kind located, counted.
-    chain_checks = Findings([*result.checks, *extra]).checks()
-    subjects = [
-        Subject(
-            ", ".join(name for name, _ in sources),
-            _outcome(chain_checks, result.unanchored_tail or result.unanchored_start),
-            tuple(chain_checks),
-            chain_facts(result, anchor),
-            display=chain_display(result, anchor, start_head) if fmt == "html" else {},
-        )
-    ]
-    receipt_total = sum(len(files) for _, _, files in groups)
-    with progress("binding receipts", receipt_total or None, "receipt") as advance:
-        audits_by_group = []
-        for _, _, files in groups:
-            audits = []
-            for name, data in files:
-                audits.append(receipt_audit(name, data))
-                advance(1)
-            audits_by_group.append(audits)
-    for (label, names, files), audits in zip(groups, audits_by_group, strict=True):
-        read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in files]
-        checks = Findings(bind_receipts(result.records, audits))
-        if names:
-            checks.extend(check_directory(names, read))
-        subjects.append(
-            Subject(
-                f"receipts: {label}",
-                _outcome(checks),
-                tuple(checks.checks()),
-                {"receipts": len(files)},
-            )
-        )
-    if store is not None:
-        with store:
-            history_checks: list[Check] = []
-            if result.records and result.ok:
-                facts = ChainFacts(
-                    location=subjects[0].name,
-                    first_prev_head=result.records[0].prev_head,
-                    heads=tuple(r.head for r in result.records),
-                    final_session=result.records[-1].session,
-                    final_entry=result.records[-1].entry,
-                )
-                try:
-                    history_checks = store.check_chain(facts)
-                except HistoryError as exc:
-                    raise click.UsageError(f"--state: {exc}") from None
-            elif result.records:
-                history_checks = [
-                    fail(
-                        "history.chain-not-recorded",
-                        "the chain is broken, so its head is not recorded",
-                    )
-                ]
-            subjects.append(
-                Subject(
-                    f"history: {_store_name(state)}" if state else "history",
-                    _outcome(history_checks),
-                    tuple(history_checks),
-                    {"recorded_head_before": store.recorded_head()},
-                )
-            )
-            if not any(c.status == "fail" for c in history_checks):
-                try:
-                    store.commit()
-                except HistoryError as exc:
-                    raise click.UsageError(f"--state: {exc}") from None
-    broken = any(s.outcome == Outcome.BROKEN for s in subjects)
-    code = exit_code(s.outcome for s in subjects)
-    report = Report(
-        "chain",
-        tuple(subjects),
-        {
-            "records": len(result.records),
-            "other_lines": result.other_lines,
-            "broken": broken,
-            "unanchored_tail": result.unanchored_tail,
-            "unanchored_start": result.unanchored_start,
-        },
-        code,
-        layout="detail",
-    )
-    brk = result.first_break
+    chain_subject = report.subjects[0]
+    brk = chain_subject.facts["first_break"]
     first = f"; first break at entry {brk['entry']} ({brk['kind']})" if brk else ""
     emit(
         report,
         fmt,
         output,
-        f"sealverify chain: {len(result.records)} record(s), {result.other_lines} other "
-        f"line(s) skipped, {subjects[0].outcome}{first}",
+        f"sealverify chain: {report.summary['records']} record(s), "
+        f"{report.summary['other_lines']} other line(s) skipped, {chain_subject.outcome}{first}",
     )
-    return code
+    return report.exit_code
 
 
 def _store_name(state: str) -> str:

@@ -169,7 +169,7 @@ def decide_command(
     write_result([text], output)
     routes = ", ".join(r.route for r in what.results)
     say(f"sealverify decide: {routes} ({what.build.short})")
-    return 1 if what.blocked else 0
+    return what.exit_code
 
 
 COMMANDS = [decide_command]

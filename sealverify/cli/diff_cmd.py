@@ -6,14 +6,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import (
-    DiffInputError,
-    FrameOptions,
-    Side,
-    diff_report,
-    input_required_reply,
-    load_side,
-)
+from sealverify import DiffInput, DiffInputError, DiffOptions, diff_inputs
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -115,64 +108,24 @@ def diff(
     """
     if source_a == "-" and source_b == "-":
         raise click.UsageError("only one of A and B can be standard input")
-    inputs = [
-        (read_input(source), label, _name(source), index, own)
-        for source, label, index, own in (
-            (source_a, "A", index_a, server_a),
-            (source_b, "B", index_b, server_b),
-        )
-    ]
-
-    def load(
-        data: bytes, label: str, name: str, index: int | None, chosen: str, from_: str
-    ) -> Side:
-        return load_side(
-            data,
-            label,
-            name,
-            index=index,
-            options=FrameOptions(era=era, server=chosen),
-            transport=transport,
-            server_from=from_,
-            server_from_receipt=from_ in ("default (empty)", "--server"),
-        )
-
+    a, b = (
+        DiffInput(read_input(source), _name(source), index, own)
+        for source, index, own in ((source_a, index_a, server_a), (source_b, index_b, server_b))
+    )
+    options = DiffOptions(
+        transport=transport,
+        era=era,
+        server=server,
+        unknown_keys=unknown_keys,
+        reply=read_input(reply_a) if reply_a is not None else None,
+        reply_name=reply_a or "",
+    )
     try:
-        sides = [load(d, lb, n, i, *_server(own, server, lb)) for d, lb, n, i, own in inputs]
-        # A frame given no server is judged under the server of a receipt on the other side:
-        # "is this frame what that receipt decided?" is asked under the receipt's kernel_config.
-        for mine, other in ((0, 1), (1, 0)):
-            side, peer = sides[mine], sides[other]
-            if (
-                side.kind == "frame"
-                and side.server_from == "default (empty)"
-                and peer.kind == "receipt"
-                and peer.server_from.startswith("kernel_config")
-            ):
-                data, label, name, index, _own = inputs[mine]
-                sides[mine] = load(
-                    data, label, name, index, peer.server, f"{peer.label}'s {peer.server_from}"
-                )
+        report = diff_inputs(a, b, options)
     except DiffInputError as exc:
         raise click.UsageError(str(exc)) from None
-    a, b = sides
-    reply = None
-    if reply_a is not None:
-        reply = input_required_reply(read_input(reply_a), a.request_id)
-        if reply is None:
-            raise click.UsageError(f"{reply_a}: no response to A's id {a.request_id!s}")
-    report = diff_report(a, b, reply, unknown_keys=unknown_keys)
     emit(report, fmt, output, f"sealverify diff: {report.subjects[0].outcome}")
     return report.exit_code
-
-
-def _server(own: str | None, both: str | None, label: str) -> tuple[str, str]:
-    """A side's server and where it came from: its own flag, then --server, then empty."""
-    if own is not None:
-        return own, f"--server-{label.lower()}"
-    if both is not None:
-        return both, "--server"
-    return "", "default (empty)"
 
 
 def _name(source: str) -> str:

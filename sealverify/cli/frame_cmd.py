@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import stat
@@ -15,11 +14,13 @@ from typing import BinaryIO, cast
 import click
 
 from sealverify import (
+    FRAME_LIMIT_ID,
+    MAX_FRAMES,
     FrameBytes,
     FrameOptions,
     Limits,
-    frame_report,
-    iter_stream,
+    OptionError,
+    frame_stream_report,
     read_http_frame,
     read_stdio_frames,
 )
@@ -36,13 +37,11 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
-from sealverify.reports.model import Check, Report, fail
 from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "frame"]
 
 _DEFAULT_LIMITS = Limits()
-MAX_FRAMES = 10_000  # frames analysed per run by default: the report holds each one's subject
 MAX_FRAME_BYTES = 16 << 20  # bytes of one frame parsed at most by default (16 MiB)
 
 
@@ -229,31 +228,17 @@ def frame(
         first = next(frames, None)
         if first is None:
             raise click.UsageError(f"{source}: no bytes to read as a frame")
-        frames = itertools.chain([first], frames)
-        analysed = iter_stream(itertools.islice(frames, max_frames), options)
-        if indexes:
-            wanted = set(indexes)
-            seen = 0
-            chosen = []
-            for index, result in enumerate(analysed):
-                seen = index + 1
-                if index in wanted:
-                    chosen.append(result)
-            missing = [i for i in indexes if i >= seen]
-            if missing:
-                raise click.UsageError(f"--index {missing[0]}: the input has {seen} frame(s)")
-            report = frame_report(name, chosen)
-        else:
-            report = frame_report(name, analysed)
-        more = next(frames, None) is not None
-    if more:
-        finding = fail(
-            "frame.limit.frames",
-            f"the input holds more than {max_frames} frames (--max-frames): only the first "
-            f"{max_frames} were analysed, the rest were not read",
-            name,
-        )
-        report = frame_report_with(report, finding)
+        try:
+            report = frame_stream_report(
+                name,
+                itertools.chain([first], frames),
+                options,
+                indexes=indexes,
+                max_frames=max_frames,
+            )
+        except OptionError as exc:
+            raise click.UsageError(str(exc)) from None
+    more = any(c.id == FRAME_LIMIT_ID for c in report.findings)
     refused = report.summary["refused"]
     emit(
         report,
@@ -264,12 +249,6 @@ def frame(
         + (f"; more than {max_frames} in the input, the rest not analysed" if more else ""),
     )
     return report.exit_code
-
-
-def frame_report_with(report: Report, finding: Check) -> Report:
-    """``report`` with one more run-level finding (a failing one makes the exit 1)."""
-    code = 1 if finding.status == "fail" else report.exit_code
-    return dataclasses.replace(report, findings=(*report.findings, finding), exit_code=code)
 
 
 COMMANDS = [frame]

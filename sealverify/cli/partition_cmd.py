@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from sealverify import attestation_report
+from sealverify import (
+    FrameBytes,
+    FrameOptions,
+    OptionError,
+    attestation_report,
+    partition_emit,
+    select_frame,
+)
 from sealverify.cli.common import (
     allow_published_keys_option,
     emit,
@@ -22,27 +29,19 @@ from sealverify.cli.common import (
     write_result,
 )
 from sealverify.cli.helptext import examples
-from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.formats import table
-from sealverify.reports.model import Report, Subject, fail, info
 from sealverify.reports.names import report_name
-from sealverify.reports.outcomes import Outcome
 from sealverify.ruling import partition as pt
 from sealverify.seal import signatures
-from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
 
 __all__ = ["COMMANDS", "partition"]
 
 
 def _select_frame(data: bytes, transport: str, index: int, source: str) -> FrameBytes:
-    if transport == "http":
-        if index:
-            raise click.UsageError("--index applies to stdio streams only")
-        return frame_of(data, "http")
-    frames = split_stdio(data)
-    if index >= len(frames):
-        raise click.UsageError(f"--index {index}: {source} holds {len(frames)} frame(s)")
-    return frames[index]
+    try:
+        return select_frame(data, transport, index, source)
+    except OptionError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _frame_options(func: Any) -> Any:
@@ -144,31 +143,16 @@ def emit_cmd(
     data = read_input(source)
     frame = _select_frame(data, transport, index, source)
     options = FrameOptions(era=era, supported_versions=frozenset(supported))
-    result = pt.partition_frame(frame, policy, options)
     name = f"{'-' if source == '-' else report_name(Path(source).name)}#{index}"
-    if result.record is None:
-        assert result.refused is not None
-        evidence = result.refused
-        checks = [
-            fail(r.code, r.reason, r.pointer, wire_error=r.wire_error) for r in evidence.refusals
-        ]
-        checks.append(info("partition.meta-state", f"_meta was observed {evidence.meta_state}"))
-        facts = evidence.to_dict()
-        del facts["refusals"]
-        report = Report(
-            "partition emit",
-            (Subject(name, Outcome.REFUSE, tuple(checks), facts),),
-            {"refused": 1},
-            1,
-            layout="detail",
-        )
-        emit(report, fmt, output, f"sealverify partition emit: {name} refused, no record")
-        return 1
-    document = result.record if seed is None else pt.sign_record(result.record, seed)
-    write_result([pt.payload_bytes(document).decode("utf-8") + "\n"], output)
+    emitted = partition_emit(frame, policy, options, seed=seed, name=name)
+    if emitted.report is not None:
+        emit(emitted.report, fmt, output, f"sealverify partition emit: {name} refused, no record")
+        return emitted.exit_code
+    assert emitted.payload is not None
+    write_result([emitted.payload.decode("utf-8") + "\n"], output)
     kind = "signed attestation" if seed is not None else "record"
     say(f"sealverify partition emit: {name} {policy} {kind}")
-    return 0
+    return emitted.exit_code
 
 
 @partition.command(

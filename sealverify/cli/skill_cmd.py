@@ -6,19 +6,18 @@ from pathlib import Path, PurePosixPath
 
 import click
 
+from sealverify import (
+    DEFAULT_SKILL_BASE,
+    FetchedSkill,
+    InputError,
+    ResourceFile,
+    SkillTree,
+    skill_report,
+)
 from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.helptext import examples
 from sealverify.cli.walk import entries
-from sealverify.definitions.skill_listing import (
-    DEFAULT_BASE,
-    SkillTree,
-    read_listing_entries,
-    verify_listing,
-)
-from sealverify.definitions.skills import ResourceFile, verify_skill
-from sealverify.reports.model import Report
 from sealverify.reports.names import report_name
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "read_tree", "skill"]
 
@@ -89,23 +88,6 @@ def read_tree(root: Path) -> SkillTree:
     return SkillTree(files, tuple(sorted(problems)))
 
 
-def _entry(doc: JsonValue, wanted: str | None) -> JsonValue:
-    """The one entry a SKILL.md is checked against: the only one, or the one --entry names."""
-    read = read_listing_entries(doc)
-    entries = [value for _, value in read.entries]
-    if wanted is not None:
-        chosen = [v for v in entries if isinstance(v, dict) and v.get("uri") == wanted]
-        if not chosen:
-            raise click.UsageError(f"--entry {wanted}: no entry with that uri in the listing")
-        return chosen[0]
-    if len(entries) != 1:
-        raise click.UsageError(
-            f"the listing has {len(entries)} entries: pass --entry URI to choose the one "
-            "SKILL.md belongs to, or --dir to verify them all"
-        )
-    return entries[0]
-
-
 @skill.command(
     "verify",
     epilog=examples(
@@ -131,7 +113,7 @@ def _entry(doc: JsonValue, wanted: str | None) -> JsonValue:
 @click.option(
     "--base",
     metavar="URI",
-    default=DEFAULT_BASE,
+    default=DEFAULT_SKILL_BASE,
     show_default=True,
     help="The uri prefix that names the root of --dir (<base><skill-path>/SKILL.md).",
 )
@@ -172,22 +154,27 @@ def verify(
     neither, the listing alone. Exit 0 when everything matches, 1 on any mismatch, 2 when an
     input cannot be read.
     """
-    try:
-        doc = parse_bytes(read_input(listing))
-    except JsonError as exc:
-        raise click.UsageError(f"--listing {listing}: not strict JSON: {exc}") from None
-    report: Report
-    if directory is not None:
-        if skill_md is not None:
-            raise click.UsageError("give either --dir or SKILL.md [FILES], not both")
-        report = verify_listing(doc, read_tree(directory), base=base, partial=partial)
-    elif skill_md is not None:
+    data = read_input(listing)
+    if directory is not None and skill_md is not None:
+        raise click.UsageError("give either --dir or SKILL.md [FILES], not both")
+    tree = read_tree(directory) if directory is not None else None
+    fetched = None
+    if skill_md is not None:
         md = read_input(skill_md)
         resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
-        name = report_name(Path(skill_md).name)
-        report = verify_skill(_entry(doc, wanted), md, resources, name)
-    else:
-        report = verify_listing(doc, None, base=base, partial=partial)
+        fetched = FetchedSkill(md, report_name(Path(skill_md).name), tuple(resources))
+    try:
+        report = skill_report(
+            data,
+            tree=tree,
+            skill=fetched,
+            entry=wanted,
+            base=base,
+            partial=partial,
+            listing_name=listing,
+        )
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from None
     emit(
         report,
         fmt,

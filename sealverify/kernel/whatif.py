@@ -48,6 +48,11 @@ class WhatIf:
     def blocked(self) -> bool:
         return any(r.route in ("block", "refuse", "reject", "error") for r in self.results)
 
+    @property
+    def exit_code(self) -> int:
+        """``sealverify decide``'s exit: 1 when any line is blocked or refused, else 0."""
+        return 1 if self.blocked else 0
+
 
 def _envelope(config_text: str) -> tuple[str | None, str | None, str | None]:
     """(payload, signature, embedded pubkey) of an envelope; payload None for a bare payload."""

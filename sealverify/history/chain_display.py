@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sealverify import Anchor, ChainResult
+from sealverify.history.chain import Anchor, ChainResult
 from sealverify.reports import ids
 
 __all__ = ["chain_display", "chain_facts", "tail_state"]

@@ -1,0 +1,225 @@
+"""The ``chain`` report: the log's outcome, its receipts bound, its history, the exit code.
+
+``sealverify chain`` only reads the logs, the state file and the receipt files, opens the
+``--state`` store, calls :func:`chain_report`, and writes the report: the library and the
+command give one answer. It lives with the receipts because binding receipts to the chain
+reads receipt directories (:mod:`sealverify.receipts.discovery`), a layer above the chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sealverify.errors import OptionError
+from sealverify.history.chain import (
+    Anchor,
+    ChainResult,
+    bind_receipts,
+    parse_state_file,
+    receipt_audit,
+    verify_logs,
+)
+from sealverify.history.chain_display import chain_display, chain_facts
+from sealverify.history.state import ChainFacts, HistoryStore
+from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
+from sealverify.reports.caps import Findings
+from sealverify.reports.model import Check, Report, Subject, fail
+from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.wire.spelling import HEX64
+
+__all__ = ["ChainOptions", "ReceiptGroup", "chain_outcome", "chain_report"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChainOptions:
+    """What one ``sealverify chain`` run judges the logs against (its options).
+
+    ``expect_head``, ``expect_count`` and ``state_file`` (seal-host's
+    ``.seal-audit-head.state`` as ``(name, bytes)``) anchor the tail; ``start_head`` the start
+    of a log that does not begin at genesis. ``display`` adds the per-record view the html
+    report draws. Raises :class:`OptionError` for a head that is not 64 lowercase hex digits.
+    """
+
+    expect_head: str | None = None
+    expect_count: int | None = None
+    start_head: str | None = None
+    state_file: tuple[str, bytes] | None = None
+    display: bool = False
+
+    def __post_init__(self) -> None:
+        for flag, head in (("--expect-head", self.expect_head), ("--start-head", self.start_head)):
+            if head is not None and not HEX64.fullmatch(head):
+                raise OptionError(f"{flag} must be 64 hex digits")
+        if self.expect_count is not None and self.expect_count < 0:
+            raise OptionError("--expect-count must not be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptGroup:
+    """One ``--receipts`` input: its label, the names in its directory, its receipt files.
+
+    ``names`` is empty for a single file; ``files`` holds ``(name, bytes)`` of each receipt.
+    """
+
+    label: str
+    names: tuple[str, ...]
+    files: tuple[tuple[str, bytes], ...]
+
+
+def chain_outcome(checks: Sequence[Check], unanchored: bool = False) -> Outcome:
+    """BROKEN when any check fails, else UNANCHORED when asked, else INTACT."""
+    if any(c.status == "fail" for c in checks):
+        return Outcome.BROKEN
+    if unanchored:
+        return Outcome.UNANCHORED
+    return Outcome.INTACT
+
+
+def _anchor(options: ChainOptions) -> tuple[Anchor, list[Check]]:
+    """The anchor of ``options``; a state file that cannot be read is a finding."""
+    extra: list[Check] = []
+    session = head = None
+    where = ".seal-audit-head.state"
+    if options.state_file is not None:
+        where, data = options.state_file
+        try:
+            session, head = parse_state_file(data)
+        except ValueError as exc:
+            extra.append(fail("chain.state-file", f"state file refused: {exc}", where))
+    anchor = Anchor(options.expect_head, options.expect_count, session, head, where)
+    return anchor, extra
+
+
+def _walk(
+    sources: Sequence[tuple[str, bytes]],
+    anchor: Anchor,
+    start_head: str | None,
+    store: HistoryStore | None,
+) -> ChainResult:
+    """The logs walked; from the head ``store`` recorded when the log continues from it."""
+    result = verify_logs(sources, anchor, start_head=start_head)
+    recorded = store.recorded_head() if store is not None else None
+    if (
+        start_head is None
+        and recorded is not None
+        and result.records
+        and result.records[0].prev_head == recorded
+    ):
+        # The log continues from the head an earlier run recorded: that is its verified start.
+        result = verify_logs(sources, anchor, start_head=recorded)
+    return result
+
+
+def _receipt_subjects(
+    result: ChainResult,
+    groups: Sequence[ReceiptGroup],
+    on_receipt: Callable[[int], object] | None,
+) -> list[Subject]:
+    """A subject per receipt group: each receipt bound to a chain payload, the directory read."""
+    audits_by_group = []
+    for group in groups:
+        audits = []
+        for name, data in group.files:
+            audits.append(receipt_audit(name, data))
+            if on_receipt is not None:
+                on_receipt(1)
+        audits_by_group.append(audits)
+    subjects = []
+    for group, audits in zip(groups, audits_by_group, strict=True):
+        read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in group.files]
+        checks = Findings(bind_receipts(result.records, audits))
+        if group.names:
+            checks.extend(check_directory(group.names, read))
+        subjects.append(
+            Subject(
+                f"receipts: {group.label}",
+                chain_outcome(checks),
+                tuple(checks.checks()),
+                {"receipts": len(group.files)},
+            )
+        )
+    return subjects
+
+
+def _history_subject(
+    result: ChainResult, location: str, store: HistoryStore, store_name: str
+) -> Subject:
+    """The chain's head checked against ``store`` and recorded there when nothing failed."""
+    with store:
+        history_checks: list[Check] = []
+        if result.records and result.ok:
+            facts = ChainFacts(
+                location=location,
+                first_prev_head=result.records[0].prev_head,
+                heads=tuple(r.head for r in result.records),
+                final_session=result.records[-1].session,
+                final_entry=result.records[-1].entry,
+            )
+            history_checks = store.check_chain(facts)
+        elif result.records:
+            history_checks = [
+                fail(
+                    "history.chain-not-recorded",
+                    "the chain is broken, so its head is not recorded",
+                )
+            ]
+        subject = Subject(
+            store_name,
+            chain_outcome(history_checks),
+            tuple(history_checks),
+            {"recorded_head_before": store.recorded_head()},
+        )
+        if not any(c.status == "fail" for c in history_checks):
+            store.commit()
+    return subject
+
+
+def chain_report(
+    sources: Sequence[tuple[str, bytes]],
+    options: ChainOptions = ChainOptions(),
+    receipts: Sequence[ReceiptGroup] = (),
+    *,
+    store: HistoryStore | None = None,
+    store_name: str = "history",
+    on_receipt: Callable[[int], object] | None = None,
+) -> Report:
+    """The report ``sealverify chain`` writes for ``sources``, the logs' ``(name, bytes)`` in order.
+
+    The first subject is the chain: BROKEN when a check fails, UNANCHORED when its start or tail
+    has no anchor, else INTACT; then one per :class:`ReceiptGroup`, each receipt bound to a
+    chain payload; then, given the ``--state`` ``store``, the history (the head recorded when
+    nothing failed; :class:`~sealverify.history.databases.HistoryError` when the store cannot be
+    used). ``on_receipt(1)`` is called as each receipt is read (a progress bar). Exit 1 when
+    any subject is BROKEN (or there is no chain record at all), else 3 when unanchored, else 0.
+    """
+    anchor, extra = _anchor(options)
+    result = _walk(sources, anchor, options.start_head, store)
+    unanchored = result.unanchored_tail or result.unanchored_start
+    # A log whose every record breaks keeps the first breaks of each kind located, counted.
+    chain_checks = Findings([*result.checks, *extra]).checks()
+    display = chain_display(result, anchor, options.start_head) if options.display else {}
+    subjects = [
+        Subject(
+            ", ".join(name for name, _ in sources),
+            chain_outcome(chain_checks, unanchored),
+            tuple(chain_checks),
+            chain_facts(result, anchor),
+            display=display,
+        ),
+        *_receipt_subjects(result, receipts, on_receipt),
+    ]
+    if store is not None:
+        subjects.append(_history_subject(result, subjects[0].name, store, store_name))
+    broken = any(s.outcome == Outcome.BROKEN for s in subjects)
+    summary = {
+        "records": len(result.records),
+        "other_lines": result.other_lines,
+        "broken": broken,
+        "unanchored_tail": result.unanchored_tail,
+        "unanchored_start": result.unanchored_start,
+    }
+    # Exit 1 when any subject is BROKEN, else 3 when the chain is UNANCHORED, else 0: the one
+    # table (reports.outcomes.EXIT_CODES), as every command.
+    code = exit_code(s.outcome for s in subjects)
+    return Report("chain", tuple(subjects), summary, code, layout="detail")
