@@ -99,13 +99,7 @@ def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
     encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
     if not isinstance(encoded, str):
         return None
-    try:
-        # The bindings already decoded this text (cached). A canonical spelling is the encoder's
-        # output for its bytes, so the lenient decode below gives the very same bytes; only a
-        # text the canonical decoder refuses is decoded leniently here.
-        return bindings.b64_decode_cached(encoded)
-    except ValueError:
-        return _frame_bytes_reference(encoded)
+    return _decode_frame(encoded)
 
 
 def _frame_bytes_reference(encoded: str) -> bytes | None:
@@ -118,15 +112,7 @@ def _frame_bytes_reference(encoded: str) -> bytes | None:
 def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
     if frame is None:
         return None
-    line = raw_line(frame)
-    try:
-        # The bindings' cached strict parse of this line: parse_bytes is parse_text(decode_utf8)
-        # plus a size limit, so whatever it accepts the reference parses to the same tree; what
-        # it refuses is parsed by the reference itself (same answer, same refusals).
-        message = bindings.parse_frame_cached(line)
-    except JsonError:
-        return _frame_meta_keys_reference(line)
-    return _meta_keys(message)
+    return _line_meta_keys(raw_line(frame))
 
 
 def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
@@ -135,6 +121,12 @@ def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
     except JsonError:
         return None
     return _meta_keys(message)
+
+
+# The bindings' cached decode and parse (sealverify/receipts/fast.py) are bound here when that
+# module is imported; until then, and under SEALVERIFY_REFERENCE=1, the definitions above run.
+_decode_frame: Callable[[str], bytes | None] = _frame_bytes_reference
+_line_meta_keys: Callable[[bytes], frozenset[str] | None] = _frame_meta_keys_reference
 
 
 def _meta_keys(message: JsonValue) -> frozenset[str]:
