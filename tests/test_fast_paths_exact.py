@@ -13,7 +13,7 @@ that holds no equivalent names (``bindings/object_a.py``), and the one search fo
 document that rules out surrogates, escaped discriminators and a second envelope
 (``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), the
 wording walk's roles of member names kept per name (``ruling/wording.py``), and the report
-side: a subject's JSON written member by member with its checks' texts kept (``jsonfmt.py``,
+side: a subject's JSON written member by member with its checks' texts kept (``reports/fast.py``,
 for json and jsonl), orjson writing SARIF and JSON Lines, the sort by (id, location)
 partitioned by status, and SARIF and JUnit sorting only the checks they show
 (``reports/model.py``, ``sorted_among``), and one passing check object kept per fixed text

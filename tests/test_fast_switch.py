@@ -126,6 +126,8 @@ def test_without_the_switch_the_fast_paths_run(tmp_path: Path) -> None:
         "sealverify.receipts.verify._line_meta_keys",
         "sealverify.reports.model.Subject.sorted_checks",
         "sealverify.reports.model._check",
+        "sealverify.reports.formats.jsonfmt._subject_text_fast",
+        "sealverify.reports.formats.jsonfmt._subject_body_fast",
         "sealverify.receipts.members.member_checks",
         "sealverify.receipts.bindings.signatures._envelope_holders",
         "sealverify.receipts.bindings.object_a.escaped_keys",
