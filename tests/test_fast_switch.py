@@ -12,12 +12,15 @@ surrogates and the control characters the orjson writers spell differently.
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType, ModuleType
 from typing import Any
 
 import pytest
@@ -42,8 +45,8 @@ LAYERS = (wire_fast, seal_fast, kernel_fast, ruling_fast, receipts_fast, reports
 
 # Run in a fresh interpreter: verify the demo receipts in every format under a profile that
 # records every Python function entered, then print which registered fast and reference
-# functions ran (the CLI imports a layer when a command first needs it, so they are looked up
-# afterwards) and what fastpath.active() says.
+# functions (by module and name) ran (the CLI imports a layer when a command first needs it,
+# so they are looked up afterwards) and what fastpath.active() says.
 _PROFILED_RUN = r"""
 import json, sys, types
 from click.testing import CliRunner
@@ -56,8 +59,8 @@ def plain(value):  # a function with its own code (a cache wrapper's code is sha
     return value if own else None
 
 def codes(side):
-    return {plain(getattr(p, side)).__code__: p.label for p in fastpath._PAIRS
-            if plain(getattr(p, side)) is not None}
+    found = {plain(getattr(p, side)) for p in fastpath._PAIRS} - {None}
+    return {f.__code__: f"{f.__module__}.{f.__qualname__}" for f in found}
 
 entered = set()
 def profile(frame, event, arg):
@@ -116,25 +119,24 @@ def test_without_the_switch_the_fast_paths_run(tmp_path: Path) -> None:
     assert set(run["active"]) == _labels()
     assert set(run["active"].values()) == {"fast"}
     # the profile sees them, so the test below could see them too
-    for label in (
-        "sealverify.wire.serdejson._fast_bytes",
-        "sealverify.wire.leanjson._fast_compress",
-        "sealverify.seal.objectb._interleaved",
-        "sealverify.seal.identities._canonical_line",
-        "sealverify.kernel.ljson._fast_compress",
-        "sealverify.receipts.verify._decode_frame",
-        "sealverify.receipts.verify._line_meta_keys",
-        "sealverify.reports.model.Subject.sorted_checks",
-        "sealverify.reports.model._check",
-        "sealverify.reports.formats.jsonfmt._subject_text_fast",
-        "sealverify.reports.formats.jsonfmt._subject_body_fast",
+    for name in (
+        "sealverify.wire.fast.serde_bytes",
+        "sealverify.wire.fast.lean_compress",
+        "sealverify.seal.fast.interleaved",
+        "sealverify.seal.fast.canonical_line",
+        "sealverify.kernel.fast.lean_compress",
+        "sealverify.kernel.wirecue.proven_request",
+        "sealverify.receipts.fast.frame_bytes",
+        "sealverify.receipts.fast.frame_meta_keys",
         "sealverify.receipts.members.member_checks",
         "sealverify.receipts.bindings.signatures._envelope_holders",
-        "sealverify.receipts.bindings.object_a.escaped_keys",
-        "sealverify.receipts.families.holds_u_escape",
-        "sealverify.kernel.session.proven_request",
+        "sealverify.wire.guards.escaped_keys",
+        "sealverify.wire.strictjson.holds_u_escape",
+        "sealverify.reports.model.Subject.sorted_checks",
+        "sealverify.reports.model._check",
+        "sealverify.reports.fast.subject_text_fast",
     ):
-        assert label in run["fast"], label
+        assert name in run["fast"], name
 
 
 @pytest.mark.parametrize("switch", ["1"])
@@ -143,8 +145,9 @@ def test_under_the_switch_only_references_run(tmp_path: Path, switch: str) -> No
     assert set(run["active"]) == _labels()
     assert set(run["active"].values()) == {"reference"}
     assert run["fast"] == []  # no fast function was entered in the whole run
-    assert "sealverify.seal.identities._canonical_line" in run["reference"]
-    assert "sealverify.reports.model.Subject.sorted_checks" in run["reference"]
+    assert "sealverify.seal.identities._canonical_request_reference" in run["reference"]
+    assert "sealverify.kernel.ljson.compress_reference" in run["reference"]
+    assert "sealverify.reports.model.Subject.sorted_checks_reference" in run["reference"]
 
 
 @pytest.mark.parametrize("switch", ["0", "", "yes"])
@@ -155,6 +158,41 @@ def test_only_the_value_1_selects_the_references(tmp_path: Path, switch: str) ->
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.strip() == "False"
+
+
+def _sealverify_modules() -> list[ModuleType]:
+    import sealverify
+
+    names = [
+        info.name
+        for info in pkgutil.walk_packages(sealverify.__path__, "sealverify.")
+        if not info.name.endswith("__main__")
+    ]
+    return [importlib.import_module(name) for name in names]
+
+
+@pytest.mark.skipif(fastpath.REFERENCE, reason="every name is bound to its reference")
+def test_no_module_holds_a_reference_where_the_fast_path_belongs() -> None:
+    # A module that imports a fast-path name by value (``from ljson import compress``) before
+    # the layer's fast module binds it keeps the reference: the same answers, slowly. Each
+    # such binding must be a pair of its own; a reference held under its own name is fine.
+    modules = _sealverify_modules()
+    references = {
+        id(pair.reference): pair
+        for pair in fastpath._PAIRS
+        if isinstance(pair.reference, FunctionType)
+    }
+    registered = {(id(pair.owner), pair.name) for pair in fastpath._PAIRS}
+    stray = [
+        f"{module.__name__}.{name}"
+        for module in modules
+        for name, value in vars(module).items()
+        if id(value) in references
+        and name != getattr(value, "__name__", name)
+        and (id(module), name) not in registered
+    ]
+    assert not stray
+    assert len(modules) > 150
 
 
 def test_use_reference_switches_and_restores_every_pair() -> None:

@@ -14,7 +14,8 @@ import orjson
 
 from sealverify import fastpath
 from sealverify.fastpath import Pair
-from sealverify.kernel import guards, ljson, memo, session, wirecue
+from sealverify.kernel import gate, guards, ljson, memo, policy, session, stateless, whatif, wirecue
+from sealverify.kernel.ljson import LValue, compress_reference
 from sealverify.wire.leanjson import LeanNumber, number_text
 
 __all__ = ["PAIRS", "lean_compress"]
@@ -30,8 +31,8 @@ _SHORT_ESCAPE = re.compile(rb"\\[btf]")
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS
 
 
-def lean_compress(value: ljson.LValue) -> str | None:
-    """``ljson.compress`` by orjson, or None where only the reference printer can say.
+def lean_compress(value: LValue) -> str:
+    """``ljson.compress`` by orjson, by the reference printer where orjson cannot say.
 
     orjson writes the same bytes (keys sorted by UTF-8, which is scalar order; the same string
     escapes) except that it spells TAB, BS and FF as short escapes where Lean writes
@@ -40,8 +41,10 @@ def lean_compress(value: ljson.LValue) -> str | None:
     try:
         data = orjson.dumps(value, default=_number_fragment, option=_ORJSON_OPTIONS)
     except (orjson.JSONEncodeError, TypeError):
-        return None
-    return data.decode("utf-8") if _SHORT_ESCAPE.search(data) is None else None
+        return compress_reference(value)
+    if _SHORT_ESCAPE.search(data) is None:
+        return data.decode("utf-8")
+    return compress_reference(value)
 
 
 def _unproven(_trimmed: str) -> wirecue.Unproven:
@@ -52,8 +55,11 @@ def _unproven(_trimmed: str) -> wirecue.Unproven:
 # An empty pattern matches every text, so a cue never clears one and the scan always runs.
 _EVERY_TEXT = re.compile("")
 
+# Every kernel module that imports ``compress`` by name holds its own binding of it.
+_COMPRESSING = (ljson, gate, policy, session, stateless, whatif)
+
 PAIRS = (
-    Pair(ljson, "_fast_compress", lean_compress, fastpath.declined),
+    *(Pair(module, "compress", lean_compress, compress_reference) for module in _COMPRESSING),
     Pair(guards, "_segments", guards._segments, guards._segments_by_scan),
     Pair(guards, "_SEVEN_EXPONENT_DIGITS", guards._SEVEN_EXPONENT_DIGITS, _EVERY_TEXT),
     Pair(guards, "_NINETEEN_DIGITS", guards._NINETEEN_DIGITS, _EVERY_TEXT),

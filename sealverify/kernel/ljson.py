@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from sealverify.errors import InputError
-from sealverify.fastpath import declined
 from sealverify.wire.leanjson import LeanNumber, lean_number, print_value
 
 __all__ = [
@@ -175,20 +174,16 @@ def parse_or_none(text: str) -> LValue | LeanError:
         return exc
 
 
-def compress(value: LValue) -> str:
-    """``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers."""
-    text = _fast_compress(value)
-    return compress_reference(value) if text is None else text
-
-
 def compress_reference(value: LValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
     return print_value(value)
 
 
-# The fast printer (orjson) lives in sealverify/kernel/fast.py, beside this reference, and
-# is bound here when that module is imported; under SEALVERIFY_REFERENCE=1 it declines.
-_fast_compress: Callable[[LValue], str | None] = declined
+# ``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers. The
+# orjson printer (sealverify/kernel/fast.py) is bound here, and in each kernel module that
+# imports the name, when that module is imported; until then, and under
+# SEALVERIFY_REFERENCE=1, the definition prints.
+compress: Callable[[LValue], str] = compress_reference
 
 
 def nat_json(value: int) -> LeanNumber:

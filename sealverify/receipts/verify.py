@@ -93,13 +93,11 @@ class VerifyOptions:
         return self.waive | frozenset(self.trust.waive)
 
 
-def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
+def _frame_of(doc: dict[str, JsonValue]) -> bytes | None:
     """The exact request frame a receipt carries (Object B v2 ``signed_artifacts.object_a``)."""
     artifacts = doc.get("signed_artifacts")
     encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
-    if not isinstance(encoded, str):
-        return None
-    return _decode_frame(encoded)
+    return _frame_bytes_reference(encoded) if isinstance(encoded, str) else None
 
 
 def _frame_bytes_reference(encoded: str) -> bytes | None:
@@ -109,10 +107,9 @@ def _frame_bytes_reference(encoded: str) -> bytes | None:
         return None
 
 
-def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
-    if frame is None:
-        return None
-    return _line_meta_keys(raw_line(frame))
+def _meta_keys_of(frame: bytes | None) -> frozenset[str] | None:
+    """The ``_meta`` member names of the frame's request, or None when it does not parse."""
+    return None if frame is None else _frame_meta_keys_reference(raw_line(frame))
 
 
 def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
@@ -123,10 +120,10 @@ def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
     return _meta_keys(message)
 
 
-# The bindings' cached decode and parse (sealverify/receipts/fast.py) are bound here when that
-# module is imported; until then, and under SEALVERIFY_REFERENCE=1, the definitions above run.
-_decode_frame: Callable[[str], bytes | None] = _frame_bytes_reference
-_line_meta_keys: Callable[[bytes], frozenset[str] | None] = _frame_meta_keys_reference
+# The same two reading the bindings' cached decode and parse (sealverify/receipts/fast.py) are
+# bound here when that module is imported; under SEALVERIFY_REFERENCE=1 the definitions are.
+_frame_bytes: Callable[[dict[str, JsonValue]], bytes | None] = _frame_of
+_frame_meta_keys: Callable[[bytes | None], frozenset[str] | None] = _meta_keys_of
 
 
 def _meta_keys(message: JsonValue) -> frozenset[str]:

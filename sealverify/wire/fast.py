@@ -89,8 +89,8 @@ def _lean_number_fragment(lexeme: str) -> orjson.Fragment:
 _LEAN_DEFAULT = number_default(_lean_number_fragment)
 
 
-def lean_compress(value: JsonValue) -> str | None:
-    """``leanjson.compress`` by orjson, or None where only the reference printer can say."""
+def lean_compress(value: JsonValue) -> str:
+    """``leanjson.compress`` by orjson, by the reference printer where orjson cannot say."""
     # orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``) and escapes strings as
     # Lean does (tests/test_bindings_perf.py compares every code point), except that it
     # writes TAB, BS and FF as ``\t`` ``\b`` ``\f`` where Lean writes ``\u00xx``. Any such
@@ -103,13 +103,15 @@ def lean_compress(value: JsonValue) -> str | None:
             option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
         )
     except orjson.JSONEncodeError:  # a refused number, a lone surrogate, deep nesting
-        return None
-    return data.decode("utf-8") if _SHORT_ESCAPE.search(data) is None else None
+        return leanjson._compress_reference(value)
+    if _SHORT_ESCAPE.search(data) is None:
+        return data.decode("utf-8")
+    return leanjson._compress_reference(value)
 
 
 PAIRS = (
     Pair(serdejson, "_fast_bytes", serde_bytes, fastpath.declined),
-    Pair(leanjson, "_fast_compress", lean_compress, fastpath.declined),
+    Pair(leanjson, "compress", lean_compress, leanjson._compress_reference),
     # The strict parser's cues (strictjson.py says what each proves): the reference walks
     # every document for depth and searches every text for surrogate escapes.
     Pair(strictjson, "_few_containers", strictjson._few_containers, fastpath.never),

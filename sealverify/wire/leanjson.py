@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sealverify.fastpath import declined
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = ["LeanNumber", "compress", "lean_number", "number_text", "print_value", "string_text"]
@@ -92,20 +91,15 @@ def string_text(value: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
 
 
-def compress(value: JsonValue) -> str:
-    """Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme)."""
-    text = _fast_compress(value)
-    return print_value(value) if text is None else text
-
-
-# The fast printer (orjson) lives in sealverify/wire/fast.py, beside this reference, and is
-# bound here when that module is imported; under SEALVERIFY_REFERENCE=1 it declines.
-_fast_compress: Callable[[JsonValue], str | None] = declined
-
-
 def _compress_reference(value: JsonValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
     return print_value(value)
+
+
+# Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme). The orjson
+# printer (sealverify/wire/fast.py) is bound here when that module is imported; until then, and
+# under SEALVERIFY_REFERENCE=1, the definition prints.
+compress: Callable[[JsonValue], str] = _compress_reference
 
 
 def print_value(value: object) -> str:
