@@ -14,7 +14,7 @@ import orjson
 
 from sealverify import fastpath
 from sealverify.fastpath import Pair
-from sealverify.kernel import gate, guards, ljson, memo, policy, session, stateless, whatif, wirecue
+from sealverify.kernel import gate, guards, ljson, memo, policy, session, stateless, wirecue
 from sealverify.kernel.ljson import LValue, compress_reference
 from sealverify.wire.leanjson import LeanNumber, number_text
 
@@ -55,8 +55,9 @@ def _unproven(_trimmed: str) -> wirecue.Unproven:
 # An empty pattern matches every text, so a cue never clears one and the scan always runs.
 _EVERY_TEXT = re.compile("")
 
-# Every kernel module that imports ``compress`` by name holds its own binding of it.
-_COMPRESSING = (ljson, gate, policy, session, stateless, whatif)
+# The kernel modules this module's imports load import ``compress`` by name, so each holds a
+# binding of its own; one imported later (``whatif``, for ``decide``) takes the bound name.
+_COMPRESSING = (ljson, gate, policy, session, stateless)
 
 PAIRS = (
     *(Pair(module, "compress", lean_compress, compress_reference) for module in _COMPRESSING),
