@@ -3,10 +3,10 @@
 Each layer keeps its fast paths in one module, ``<layer>/fast.py``, beside the reference each
 must equal byte for byte; the layer's ``__init__`` imports it, so the layer never runs without
 its choice made. ``SEALVERIFY_REFERENCE=1`` in the environment, read once here at import,
-makes every layer bind its references instead: the same reports, by the definitions alone (no
-orjson, no caches of results, no pre-filters). The choice is made when a fast module is
-imported, by rebinding the names the layer calls, so no call reads the environment and the
-fast run makes the same calls it always did. :func:`use_reference` switches a running process
+makes every layer bind its references instead: the same reports, by the definitions the fast
+paths stand in for. The choice is made when a fast module is imported, by rebinding the names
+the layer calls, so no call reads the environment and a fast run makes the calls it made
+before the boundary was drawn. :func:`use_reference` switches a running process
 (tests compare the two in one process); docs/architecture.md describes the boundary.
 """
 

@@ -22,7 +22,7 @@ from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
 from sealverify.reports.formats.jsonfmt import dumps, dumps_compact
 from sealverify.reports.model import Check, Subject
 
-__all__ = ["PAIRS", "subject_body_fast", "subject_text_fast"]
+__all__ = ["PAIRS", "subject_text_fast"]
 
 
 # The fast writer lays out what encoding ``subject.to_dict()`` whole writes, member by member:
@@ -64,61 +64,6 @@ class _Layout:
 _KEPT = 2048
 _KEY = attrgetter("id", "status", "reason", "location")
 _KEPT_LONGEST = 1024
-
-
-def _check_text(check: Check, layout: _Layout) -> str | None:
-    """One check's text in ``layout``, or None when one of its texts is not an exact ``str``."""
-    check_id, status, reason, location = check.id, check.status, check.reason, check.location
-    if not (
-        type(check_id) is str
-        and type(status) is str
-        and type(reason) is str
-        and type(location) is str
-    ):
-        return None
-    data = check.data
-    text = layout.data + layout.data_value(data) + layout.id_after_data if data else layout.id
-    text += encode_basestring(check_id)
-    if location:
-        text += layout.location + encode_basestring(location)
-    text += layout.reason + encode_basestring(reason)
-    text += layout.status + encode_basestring(status) + layout.check_close
-    if not data and len(reason) <= _KEPT_LONGEST:
-        if len(layout.kept) >= _KEPT:
-            layout.kept.clear()
-        layout.kept[check_id, status, reason, location] = text
-    return text
-
-
-def _subject_fast(subject: Subject, layout: _Layout) -> str | None:
-    """The subject's text in ``layout``, or None to leave it to the reference."""
-    name, outcome, label = subject.name, subject.outcome, subject.label
-    if not (type(name) is str and type(outcome) is str and type(label) is str):
-        return None
-    # Only exact ``str`` texts are kept, and equal ``str`` keys write equal texts, so a hit is
-    # the text the check's own members give, if the check has no data (those are not kept).
-    kept = layout.kept.get
-    texts: list[str] = []
-    for check in subject.sorted_checks():
-        text = None if check.data else kept(_KEY(check))
-        if text is None:
-            text = _check_text(check, layout)
-            if text is None:
-                return None
-        texts.append(text)
-    listed = layout.check_separator.join(texts)
-    text = layout.checks_open + listed + layout.checks_close if texts else layout.checks_empty
-    text += layout.facts + layout.facts_value(subject.facts)
-    if label:
-        text += layout.label + encode_basestring(label)
-    return (
-        text
-        + layout.name
-        + encode_basestring(name)
-        + layout.outcome
-        + encode_basestring(outcome)
-        + layout.close
-    )
 
 
 def _layout(
@@ -163,14 +108,67 @@ _INDENTED = _layout(
 _COMPACT_LAYOUT = _layout(lambda _: "", "", dumps_compact, dumps_compact)
 
 
+def _check_text(check: Check, layout: _Layout) -> str | None:
+    """One check's text in ``layout``, or None when one of its texts is not an exact ``str``."""
+    check_id, status, reason, location = check.id, check.status, check.reason, check.location
+    if not (
+        type(check_id) is str
+        and type(status) is str
+        and type(reason) is str
+        and type(location) is str
+    ):
+        return None
+    data = check.data
+    text = layout.data + layout.data_value(data) + layout.id_after_data if data else layout.id
+    text += encode_basestring(check_id)
+    if location:
+        text += layout.location + encode_basestring(location)
+    text += layout.reason + encode_basestring(reason)
+    text += layout.status + encode_basestring(status) + layout.check_close
+    if not data and len(reason) <= _KEPT_LONGEST:
+        if len(layout.kept) >= _KEPT:
+            layout.kept.clear()
+        layout.kept[check_id, status, reason, location] = text
+    return text
+
+
+def _subject_fast(subject: Subject, layout: _Layout = _COMPACT_LAYOUT) -> str | None:
+    """The subject's text in ``layout``, or None to leave it to the reference.
+
+    Compact by default: ``jsonfmt.subject_body_reference`` written member by member.
+    """
+    name, outcome, label = subject.name, subject.outcome, subject.label
+    if not (type(name) is str and type(outcome) is str and type(label) is str):
+        return None
+    # Only exact ``str`` texts are kept, and equal ``str`` keys write equal texts, so a hit is
+    # the text the check's own members give, if the check has no data (those are not kept).
+    kept = layout.kept.get
+    texts: list[str] = []
+    for check in subject.sorted_checks():
+        text = None if check.data else kept(_KEY(check))
+        if text is None:
+            text = _check_text(check, layout)
+            if text is None:
+                return None
+        texts.append(text)
+    listed = layout.check_separator.join(texts)
+    text = layout.checks_open + listed + layout.checks_close if texts else layout.checks_empty
+    text += layout.facts + layout.facts_value(subject.facts)
+    if label:
+        text += layout.label + encode_basestring(label)
+    return (
+        text
+        + layout.name
+        + encode_basestring(name)
+        + layout.outcome
+        + encode_basestring(outcome)
+        + layout.close
+    )
+
+
 def subject_text_fast(subject: Subject) -> str | None:
     """``jsonfmt.subject_text_reference`` written member by member, or None to leave it to it."""
     return _subject_fast(subject, _INDENTED)
-
-
-def subject_body_fast(subject: Subject) -> str | None:
-    """``jsonfmt.subject_body_reference`` written member by member, or None to leave it to it."""
-    return _subject_fast(subject, _COMPACT_LAYOUT)
 
 
 def _indented_reference(value: Any, *, plain: bool | None = None) -> str:
@@ -208,7 +206,7 @@ PAIRS = (
     Pair(jsonfmt, "dumps_compact", jsonfmt.dumps_compact, _compact_reference),
     Pair(jsonfmt, "_plain", jsonfmt._plain, jsonfmt._plain_reference),
     Pair(jsonfmt, "_subject_text_fast", subject_text_fast, fastpath.declined),
-    Pair(jsonfmt, "_subject_body_fast", subject_body_fast, fastpath.declined),
+    Pair(jsonfmt, "_subject_body_fast", _subject_fast, fastpath.declined),
     Pair(jsonl, "dumps_compact", jsonfmt.dumps_compact, _compact_reference),
     Pair(sarif, "_dumps", sarif._dumps, _indented_reference),
     Pair(sarif, "sorted_among", model.sorted_among, _sorted_among_reference),
