@@ -13,7 +13,7 @@ that holds no equivalent names (``bindings/object_a.py``), and the one search fo
 document that rules out surrogates, escaped discriminators and a second envelope
 (``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), the
 wording walk's roles of member names kept per name (``ruling/wording.py``), and the report
-side: a subject's JSON written member by member with its checks' texts kept (``jsonfmt.py``,
+side: a subject's JSON written member by member with its checks' texts kept (``reports/fast.py``,
 for json and jsonl), orjson writing SARIF and JSON Lines, the sort by (id, location)
 partitioned by status, and SARIF and JUnit sorting only the checks they show
 (``reports/model.py``, ``sorted_among``), and one passing check object kept per fixed text
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 import re
 import sys
 import unicodedata
@@ -41,14 +40,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sealverify import fastpath
 from sealverify.cli.main import cli
 from sealverify.kernel import guards, ljson, session, wirecue
 from sealverify.kernel.profiles import CURRENT
-from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
 from sealverify.reports import model
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
-from sealverify.ruling import wording
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire import guards as wire_guards
@@ -79,12 +76,6 @@ def _equivalent_keys_reference(value: strictjson.JsonValue) -> list[tuple[str, s
     return wire_guards._equivalent_keys(value, functools.partial(unicodedata.normalize, "NFC"))
 
 
-def _equivalent_names_reference(
-    line: bytes, message: strictjson.JsonValue
-) -> list[tuple[str, str]]:
-    return object_a.unicode_equivalent_keys(message)  # the reference's, swapped in below
-
-
 def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...], signatures.Doc]]:
     found = signatures._holders_by_stack(doc)
     return sorted(found, key=lambda pair: [str(step) for step in pair[0]])
@@ -94,61 +85,18 @@ def _holders_reference(doc: signatures.Doc) -> list[tuple[tuple[str | int, ...],
 _STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 
 
-def _sorted_among_reference(
-    checks: tuple[model.Check, ...], statuses: frozenset[str]
-) -> list[model.Check]:
-    return [c for c in model.Subject("", "", checks).sorted_checks() if c.status in statuses]
-
-
-class _Unkept(dict[tuple[str, str, str], model.Check]):
-    """A cache that keeps nothing."""
-
-    def __setitem__(self, key: tuple[str, str, str], value: model.Check) -> None:
-        pass
-
-
-def _indented_reference(value: object) -> str:
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
-
-
-def _compact_reference(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 @contextmanager
 def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every fast path swapped for the computation it replaced, caches emptied around it."""
+    """Every fast path swapped for the computation it replaced, caches emptied around it.
+
+    The library's own switch (SEALVERIFY_REFERENCE=1 in a fresh process, ``use_reference``
+    here) binds every layer's references; only the guards' literal pattern, a regex
+    formulation rather than a fast path, is swapped by hand.
+    """
     _clear_caches()
-    with monkeypatch.context() as patch:
-        patch.setattr(embedded, "_parse", strictjson.parse_text)
-        patch.setattr(
-            members, "member_checks", functools.partial(members._member_checks, shortcut=False)
-        )
-        patch.setattr(signatures, "_envelope_holders", _holders_reference)
-        patch.setattr(signatures, "_only_the_top_envelope", lambda *_: False)
-        patch.setattr(object_a, "escaped_keys", wire_guards._escaped_keys_by_search)
-        patch.setattr(object_a, "unicode_equivalent_keys", _equivalent_keys_reference)
-        patch.setattr(object_a, "_equivalent_names", _equivalent_names_reference)
-        patch.setattr(strictjson, "_few_containers", lambda *_: False)
-        patch.setattr(strictjson, "_surrogates_possible", lambda _: True)
-        patch.setattr(strictjson, "MEMO_BYTES", -1)  # the "\\u" memo keeps nothing
-        patch.setattr(families, "holds_u_escape", lambda _: True)
-        patch.setattr(wording, "_KEY_ROLES", {})  # every member name's role worked out afresh
-        patch.setattr(wording, "_KEY_ROLES_LIMIT", 0)
-        strictjson.NUMBERS.clear()
-        patch.setattr(strictjson.NUMBERS, "limit", 0)  # every number built afresh
-        patch.setattr(guards, "_segments", guards._segments_by_scan)
-        patch.setattr(guards, "_SEVEN_EXPONENT_DIGITS", re.compile(""))  # never clears a text
-        patch.setattr(guards, "_NINETEEN_DIGITS", re.compile(""))
-        patch.setattr(session, "proven_request", lambda _text: wirecue.UNPROVEN)
+    strictjson.NUMBERS.clear()
+    with fastpath.use_reference(), monkeypatch.context() as patch:
         patch.setattr(guards, "_STRING", _STRING_REFERENCE)
-        patch.setattr(model.Subject, "sorted_checks", model.Subject.sorted_checks_reference)
-        patch.setattr(sarif, "sorted_among", _sorted_among_reference)
-        patch.setattr(junit, "sorted_among", _sorted_among_reference)
-        patch.setattr(sarif, "_dumps", _indented_reference)
-        patch.setattr(jsonfmt, "_subject_fast", lambda *_: None)
-        patch.setattr(jsonl, "dumps_compact", _compact_reference)
-        patch.setattr(model, "_PASSES", _Unkept())  # every passing check built afresh
         yield
     _clear_caches()
 

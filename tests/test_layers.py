@@ -20,11 +20,12 @@ PACKAGE = ROOT / "sealverify"
 # packages (they are independent siblings) nor from above. "" is the package face,
 # sealverify/__init__.py: the public API, above everything it re-exports; "_version" is the
 # version string, which every layer may name, "errors" the root of every error raised when a
-# run cannot be done, which every layer derives its error classes from, and "catalogue" the
-# check-id catalogue (package data), which SARIF and `explain` read; "__main__" is
+# run cannot be done, which every layer derives its error classes from, "catalogue" the
+# check-id catalogue (package data), which SARIF and `explain` read, and "fastpath" the one
+# switch between every layer's fast paths and their references; "__main__" is
 # `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version", "errors", "catalogue"),
+    ("_version", "errors", "catalogue", "fastpath"),
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),

@@ -21,12 +21,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import TypeAlias
 
-import orjson
-
 from sealverify.errors import InputError
-from sealverify.wire.leanjson import LeanNumber, lean_number, number_text, print_value
+from sealverify.wire.leanjson import LeanNumber, lean_number, print_value
 
 __all__ = [
     "ABSENT",
@@ -175,35 +174,16 @@ def parse_or_none(text: str) -> LValue | LeanError:
         return exc
 
 
-def _number_fragment(value: object) -> orjson.Fragment:
-    if isinstance(value, LeanNumber):
-        return orjson.Fragment(number_text(value))
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
-
-
-_SHORT_ESCAPE = re.compile(rb"\\[btf]")
-_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS
-
-
-def compress(value: LValue) -> str:
-    """``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers.
-
-    orjson writes the same bytes (keys sorted by UTF-8, which is scalar order; the same string
-    escapes) except that it spells TAB, BS and FF as short escapes where Lean writes
-    ``\\u00xx``: any such output takes the reference printer (:func:`compress_reference`).
-    """
-    try:
-        data = orjson.dumps(value, default=_number_fragment, option=_ORJSON_OPTIONS)
-    except (orjson.JSONEncodeError, TypeError):
-        return compress_reference(value)
-    if _SHORT_ESCAPE.search(data) is None:
-        return data.decode("utf-8")
-    return compress_reference(value)
-
-
 def compress_reference(value: LValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
     return print_value(value)
+
+
+# ``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers. The
+# orjson printer (sealverify/kernel/fast.py) is bound here, and in each kernel module that
+# imports the name, when that module is imported; until then, and under
+# SEALVERIFY_REFERENCE=1, the definition prints.
+compress: Callable[[LValue], str] = compress_reference
 
 
 def nat_json(value: int) -> LeanNumber:

@@ -98,19 +98,11 @@ class VerifyOptions:
         return self.waive | frozenset(self.trust.waive)
 
 
-def _frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
+def _frame_of(doc: dict[str, JsonValue]) -> bytes | None:
     """The exact request frame a receipt carries (Object B v2 ``signed_artifacts.object_a``)."""
     artifacts = doc.get("signed_artifacts")
     encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
-    if not isinstance(encoded, str):
-        return None
-    try:
-        # The bindings already decoded this text (cached). A canonical spelling is the encoder's
-        # output for its bytes, so the lenient decode below gives the very same bytes; only a
-        # text the canonical decoder refuses is decoded leniently here.
-        return bindings.b64_decode_cached(encoded)
-    except ValueError:
-        return _frame_bytes_reference(encoded)
+    return _frame_bytes_reference(encoded) if isinstance(encoded, str) else None
 
 
 def _frame_bytes_reference(encoded: str) -> bytes | None:
@@ -120,18 +112,9 @@ def _frame_bytes_reference(encoded: str) -> bytes | None:
         return None
 
 
-def _frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
-    if frame is None:
-        return None
-    line = raw_line(frame)
-    try:
-        # The bindings' cached strict parse of this line: parse_bytes is parse_text(decode_utf8)
-        # plus a size limit, so whatever it accepts the reference parses to the same tree; what
-        # it refuses is parsed by the reference itself (same answer, same refusals).
-        message = bindings.parse_frame_cached(line)
-    except JsonError:
-        return _frame_meta_keys_reference(line)
-    return _meta_keys(message)
+def _meta_keys_of(frame: bytes | None) -> frozenset[str] | None:
+    """The ``_meta`` member names of the frame's request, or None when it does not parse."""
+    return None if frame is None else _frame_meta_keys_reference(raw_line(frame))
 
 
 def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
@@ -140,6 +123,12 @@ def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
     except JsonError:
         return None
     return _meta_keys(message)
+
+
+# The same two reading the bindings' cached decode and parse (sealverify/receipts/fast.py) are
+# bound here when that module is imported; under SEALVERIFY_REFERENCE=1 the definitions are.
+_frame_bytes: Callable[[dict[str, JsonValue]], bytes | None] = _frame_of
+_frame_meta_keys: Callable[[bytes | None], frozenset[str] | None] = _meta_keys_of
 
 
 def _meta_keys(message: JsonValue) -> frozenset[str]:

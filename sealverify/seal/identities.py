@@ -8,11 +8,9 @@ mcp-seal-dev@7d6d74b ``Seal/Classify.lean`` (guard target) and ``Seal/EffectComm
 
 from __future__ import annotations
 
-import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-
-import orjson
 
 from sealverify.errors import InputError
 from sealverify.wire import leanjson, serdejson
@@ -98,54 +96,6 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         return _canonical_request_reference(name, arguments, params)
 
 
-_LINE_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
-
-
-def _canonical_line(
-    name: str, arguments: dict[str, JsonValue], params: dict[str, JsonValue]
-) -> str:
-    """The reference's line, written member by member (compact output is compositional).
-
-    Exact: compact writes an object as ``{`` + ``"key":`` + compact(member) ... + ``}``, so
-    writing the fixed members literally and compacting each wire member gives the same text;
-    only ``_meta`` differs in how it is produced (:func:`_meta_text`).
-    """
-    pieces = [_LINE_HEAD, serdejson.compact(name), ',"arguments":', serdejson.compact(arguments)]
-    if "_meta" in params:
-        pieces += [',"_meta":', _meta_text(params["_meta"])]
-    for member in ("requestState", "inputResponses"):
-        if member in params:
-            pieces += [f',"{member}":', serdejson.compact(params[member])]
-    pieces.append("}}")
-    return "".join(pieces)
-
-
-def _meta_text(meta: JsonValue) -> str:
-    """``compact(sort_keys(meta, renumber=True))`` in one orjson pass, else that very call.
-
-    orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``; serdejson.compact relies
-    on the same) and each number is written as the reference writes its renumbered lexeme.
-    """
-    try:
-        return orjson.dumps(
-            meta,
-            default=_RENUMBERED_DEFAULT,
-            option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
-        ).decode("utf-8")
-    except orjson.JSONEncodeError:
-        return serdejson.compact(sort_keys(meta, renumber=True))
-
-
-@functools.lru_cache(maxsize=1024)
-def _renumbered_lexeme_fragment(lexeme: str) -> orjson.Fragment:
-    # What compact writes for the number sort_keys(renumber=True) leaves: the same rounds of
-    # rendering as the reference. Pure in the lexeme; a refusal is not cached (raises afresh).
-    return orjson.Fragment(serdejson.number_text(_renumber(JsonNumber(lexeme))))
-
-
-_RENUMBERED_DEFAULT = serdejson.number_default(_renumbered_lexeme_fragment)
-
-
 def _canonical_request_reference(
     name: str, arguments: dict[str, JsonValue], params: dict[str, JsonValue]
 ) -> str:
@@ -163,6 +113,13 @@ def _canonical_request_reference(
         "params": inner,
     }
     return serdejson.compact(request)
+
+
+# The line written member by member (sealverify/seal/fast.py) is bound here when that module
+# is imported; until then, and under SEALVERIFY_REFERENCE=1, the definition builds it.
+_canonical_line: Callable[[str, dict[str, JsonValue], dict[str, JsonValue]], str] = (
+    _canonical_request_reference
+)
 
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:

@@ -9,13 +9,10 @@ mcp-seal-dev ``Seal/Hash.lean``; Lean ``Lean/Data/Json/{Parser,Printer,Basic}.le
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import orjson
-
-from sealverify.wire.serdejson import number_default
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = ["LeanNumber", "compress", "lean_number", "number_text", "print_value", "string_text"]
@@ -94,41 +91,15 @@ def string_text(value: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
 
 
-def compress(value: JsonValue) -> str:
-    """Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme)."""
-    # orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``) and escapes strings as
-    # Lean does (tests/test_bindings_perf.py compares every code point), except that it
-    # writes TAB, BS and FF as ``\t`` ``\b`` ``\f`` where Lean writes ``\u00xx``. Any such
-    # character leaves that two-character escape in the output; the check below also trips on
-    # an escaped backslash before ``t``, ``b`` or ``f``, which only costs the reference pass.
-    try:
-        data: bytes | None = orjson.dumps(
-            value,
-            default=_LEAN_DEFAULT,
-            option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS,
-        )
-    except orjson.JSONEncodeError:  # a refused number, a lone surrogate, deep nesting
-        data = None
-    if data is not None and _SHORT_ESCAPE.search(data) is None:
-        return data.decode("utf-8")
-    return _compress_reference(value)
-
-
-_SHORT_ESCAPE = re.compile(rb"\\[btf]")
-
-
-@functools.lru_cache(maxsize=4096)
-def _lean_number_fragment(lexeme: str) -> orjson.Fragment:
-    # Pure in the lexeme; a refusal (ValueError) is not cached and raises afresh.
-    return orjson.Fragment(number_text(lean_number(lexeme)))
-
-
-_LEAN_DEFAULT = number_default(_lean_number_fragment)
-
-
 def _compress_reference(value: JsonValue) -> str:
     """The printer's definition, value by value (the fallback and the test oracle)."""
     return print_value(value)
+
+
+# Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme). The orjson
+# printer (sealverify/wire/fast.py) is bound here when that module is imported; until then, and
+# under SEALVERIFY_REFERENCE=1, the definition prints.
+compress: Callable[[JsonValue], str] = _compress_reference
 
 
 def print_value(value: object) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from json.encoder import encode_basestring
-from operator import attrgetter
 from typing import Any
 
 import orjson
 
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.fastpath import declined
+from sealverify.reports.model import Report, Subject
 
 __all__ = [
     "SUBJECT_SEPARATOR",
@@ -133,8 +132,8 @@ def render(report: Report) -> str:
 def subject_text(subject: Subject) -> str:
     """One subject as it appears inside :func:`render`'s subjects list (indented for it).
 
-    Written member by member (:func:`_subject_text_fast`) when every text of the subject and
-    its checks is an exact ``str``; otherwise, and as the oracle, :func:`subject_text_reference`.
+    Written member by member (``reports/fast.py``) when every text of the subject and its
+    checks is an exact ``str``; otherwise, and as the oracle, :func:`subject_text_reference`.
     """
     fast = _subject_text_fast(subject)
     return subject_text_reference(subject) if fast is None else fast
@@ -149,158 +148,22 @@ def subject_text_reference(subject: Subject) -> str:
     return text.replace("\n", "\n    ")
 
 
-# The fast writer lays out what encoding ``subject.to_dict()`` whole writes, member by member:
-# the subject's members in sorted order (checks, facts, label, name, outcome) and each check's
-# (data, id, location, reason, status), either indented as :func:`subject_text` places them
-# (members at 6, checks at 8, their members at 10) or compact (:func:`subject_body`). A string
-# is written by ``encode_basestring``, the standard library's own writer of a ``str`` when
-# ``ensure_ascii=False`` (orjson writes every such string the same, tests/test_jsonfmt.py);
-# data and facts by :func:`dumps` (re-indented: JSON strings hold no raw newline) or
-# :func:`dumps_compact`. The text of a check without data is kept per (id, status, reason,
-# location), at most ``_KEPT`` of them, none with a reason over ``_KEPT_LONGEST`` characters.
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Layout:
-    data: str  # opens a check with data
-    data_value: Callable[[Any], str]
-    id_after_data: str
-    id: str  # opens a check without data
-    location: str
-    reason: str
-    status: str
-    check_close: str
-    check_separator: str
-    checks_open: str
-    checks_close: str
-    checks_empty: str
-    facts: str
-    facts_value: Callable[[Any], str]
-    label: str
-    name: str
-    outcome: str
-    close: str
-    kept: dict[tuple[str, str, str, str], str] = dataclasses.field(default_factory=dict)
-
-    def cache_clear(self) -> None:
-        """Forget the kept check texts (tests empty every cache this way)."""
-        self.kept.clear()
-
-
-_KEPT = 2048
-_KEY = attrgetter("id", "status", "reason", "location")
-_KEPT_LONGEST = 1024
-
-
-def _check_text(check: Check, layout: _Layout) -> str | None:
-    """One check's text in ``layout``, or None when one of its texts is not an exact ``str``."""
-    check_id, status, reason, location = check.id, check.status, check.reason, check.location
-    if not (
-        type(check_id) is str
-        and type(status) is str
-        and type(reason) is str
-        and type(location) is str
-    ):
-        return None
-    data = check.data
-    text = layout.data + layout.data_value(data) + layout.id_after_data if data else layout.id
-    text += encode_basestring(check_id)
-    if location:
-        text += layout.location + encode_basestring(location)
-    text += layout.reason + encode_basestring(reason)
-    text += layout.status + encode_basestring(status) + layout.check_close
-    if not data and len(reason) <= _KEPT_LONGEST:
-        if len(layout.kept) >= _KEPT:
-            layout.kept.clear()
-        layout.kept[check_id, status, reason, location] = text
-    return text
-
-
-def _subject_fast(subject: Subject, layout: _Layout) -> str | None:
-    """The subject's text in ``layout``, or None to leave it to the reference."""
-    name, outcome, label = subject.name, subject.outcome, subject.label
-    if not (type(name) is str and type(outcome) is str and type(label) is str):
-        return None
-    # Only exact ``str`` texts are kept, and equal ``str`` keys write equal texts, so a hit is
-    # the text the check's own members give, if the check has no data (those are not kept).
-    kept = layout.kept.get
-    texts: list[str] = []
-    for check in subject.sorted_checks():
-        text = None if check.data else kept(_KEY(check))
-        if text is None:
-            text = _check_text(check, layout)
-            if text is None:
-                return None
-        texts.append(text)
-    listed = layout.check_separator.join(texts)
-    text = layout.checks_open + listed + layout.checks_close if texts else layout.checks_empty
-    text += layout.facts + layout.facts_value(subject.facts)
-    if label:
-        text += layout.label + encode_basestring(label)
-    return (
-        text
-        + layout.name
-        + encode_basestring(name)
-        + layout.outcome
-        + encode_basestring(outcome)
-        + layout.close
-    )
-
-
-def _layout(
-    line: Callable[[int], str],
-    colon: str,
-    data_value: Callable[[Any], str],
-    facts_value: Callable[[Any], str],
-) -> _Layout:
-    """A layout's texts: ``line(n)`` stands before what is at indent n, ``colon`` after a name."""
-
-    def member(depth: int, name: str) -> str:
-        return f'{line(depth)}"{name}":{colon}'
-
-    return _Layout(
-        data="{" + member(10, "data"),
-        data_value=data_value,
-        id_after_data="," + member(10, "id"),
-        id="{" + member(10, "id"),
-        location="," + member(10, "location"),
-        reason="," + member(10, "reason"),
-        status="," + member(10, "status"),
-        check_close=line(8) + "}",
-        check_separator="," + line(8),
-        checks_open="{" + member(6, "checks") + "[" + line(8),
-        checks_close=line(6) + "],",
-        checks_empty="{" + member(6, "checks") + "[],",
-        facts=member(6, "facts"),
-        facts_value=facts_value,
-        label="," + member(6, "label"),
-        name="," + member(6, "name"),
-        outcome="," + member(6, "outcome"),
-        close=line(4) + "}",
-    )
-
-
-_INDENTED = _layout(
-    lambda depth: "\n" + " " * depth,
-    " ",
-    lambda value: dumps(value).replace("\n", "\n          "),
-    lambda value: dumps(value).replace("\n", "\n      "),
-)
-_COMPACT_LAYOUT = _layout(lambda _: "", "", dumps_compact, dumps_compact)
-
-
-def _subject_text_fast(subject: Subject) -> str | None:
-    """:func:`subject_text_reference` written member by member, or None to leave it to it."""
-    return _subject_fast(subject, _INDENTED)
-
-
 def subject_body(subject: Subject) -> str:
     """``dumps_compact(subject.to_dict())``, written member by member when it can be."""
-    fast = _subject_fast(subject, _COMPACT_LAYOUT)
+    fast = _subject_body_fast(subject)
     return subject_body_reference(subject) if fast is None else fast
 
 
 def subject_body_reference(subject: Subject) -> str:
     """:func:`subject_body` by encoding ``subject.to_dict()`` whole (the reference)."""
     return dumps_compact(subject.to_dict(), plain=_subject_plain(subject))
+
+
+# The writer of a subject member by member (sealverify/reports/fast.py) is bound here when
+# that module is imported; until then, and under SEALVERIFY_REFERENCE=1, every subject is
+# encoded whole.
+_subject_text_fast: Callable[[Subject], str | None] = declined
+_subject_body_fast: Callable[[Subject], str | None] = declined
 
 
 def render_around_subjects(report: Report) -> tuple[str, str]:
