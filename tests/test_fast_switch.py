@@ -31,7 +31,11 @@ from sealverify.kernel import ljson
 from sealverify.receipts import fast as receipts_fast
 from sealverify.receipts import verify
 from sealverify.reports import fast as reports_fast
+from sealverify.reports import model
+from sealverify.reports.effects import Effect
 from sealverify.reports.formats import jsonfmt
+from sealverify.reports.model import Check, Compared, Subject
+from sealverify.reports.outcomes import Outcome
 from sealverify.ruling import fast as ruling_fast
 from sealverify.seal import fast as seal_fast
 from sealverify.seal import identities, objectb
@@ -365,3 +369,55 @@ def test_report_json_equals_its_reference(values: list[JsonValue]) -> None:
     for value in plain:
         _both(jsonfmt.dumps, value)
         _both(jsonfmt.dumps_compact, value)
+
+
+# --- the report model: checks and subjects -----------------------------------------------------
+
+
+def _slots(check: Check) -> tuple[object, ...]:
+    # every field, the effect too (Check's equality leaves the effect out)
+    return tuple(getattr(check, name) for name in Check.__slots__)
+
+
+def test_a_check_built_by_its_reference_has_the_same_fields_and_effect() -> None:
+    compared = Compared("a", "b")
+    for status in ("pass", "fail", "not-evaluated", "info", "waived"):
+        for effect in Effect:
+            for extra in ((), (None,), (compared,), (compared, effect)):
+                fields = ("x.y", status, "why", "/at", {"k": 1}, *extra)
+                fast = model._check(*fields)  # type: ignore[arg-type]
+                reference = reports_fast._check_by_init(*fields)  # type: ignore[arg-type]
+                assert _slots(fast) == _slots(reference), fields
+
+
+def test_every_check_helper_gives_the_same_effect_in_both_modes() -> None:
+    def made() -> list[tuple[object, ...]]:
+        checks = [
+            model.passed("x.y", "fine"),
+            model.passed("x.y", "fine", "/at", k=1),
+            model.fail("x.y", "bad", "/at"),
+            model.fail_compared("x.y", "bad", "/at", Compared("a", "b")),
+            model.not_evaluated("x.y", "untold"),
+            model.unpinned("x.y", "no pin"),
+            model.reduced("x.y", "narrower"),
+            model.info("x.y", "note"),
+        ]
+        checks.append(model.waived(checks[2], "accepted"))
+        return [(type(check), *_slots(check)) for check in checks]
+
+    fast = made()
+    with fastpath.use_reference():
+        reference = made()
+    assert fast == reference
+    assert {row[-1] for row in fast} == set(Effect)
+
+
+def test_the_subject_writer_answers_for_a_subject_whose_outcome_is_an_outcome() -> None:
+    checks = (model.passed("a.b", "fine"), model.fail("c.d", "bad", "/x", k=[1]))
+    for outcome in (Outcome.VERIFIED, Outcome.NOT_EVALUATED, "VERIFIED"):
+        subject = Subject("n", outcome, checks, {"family": "v3"}, "label")
+        text = reports_fast.subject_text_fast(subject)
+        body = reports_fast._subject_fast(subject)
+        assert text is not None and body is not None  # written here, not left to the reference
+        assert text == jsonfmt.subject_text_reference(subject)
+        assert body == jsonfmt.subject_body_reference(subject)

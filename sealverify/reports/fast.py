@@ -18,9 +18,11 @@ from typing import Any
 from sealverify import fastpath
 from sealverify.fastpath import Pair
 from sealverify.reports import model
+from sealverify.reports.effects import Effect
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
 from sealverify.reports.formats.jsonfmt import dumps, dumps_compact
-from sealverify.reports.model import Check, Subject
+from sealverify.reports.model import Check, Compared, Status, Subject
+from sealverify.reports.outcomes import Outcome
 
 __all__ = ["PAIRS", "subject_text_fast"]
 
@@ -64,6 +66,7 @@ class _Layout:
 _KEPT = 2048
 _KEY = attrgetter("id", "status", "reason", "location")
 _KEPT_LONGEST = 1024
+_WORDS = frozenset((str, Outcome))  # the exact types of an outcome the fast writer writes
 
 
 def _layout(
@@ -138,7 +141,9 @@ def _subject_fast(subject: Subject, layout: _Layout = _COMPACT_LAYOUT) -> str | 
     Compact by default: ``jsonfmt.subject_body_reference`` written member by member.
     """
     name, outcome, label = subject.name, subject.outcome, subject.label
-    if not (type(name) is str and type(outcome) is str and type(label) is str):
+    # An Outcome is a ``str`` enum: ``encode_basestring`` writes its word, as the whole
+    # encoding does (every command's subjects carry one, reports/outcomes.py).
+    if not (type(name) is str and type(outcome) in _WORDS and type(label) is str):
         return None
     # Only exact ``str`` texts are kept, and equal ``str`` keys write equal texts, so a hit is
     # the text the check's own members give, if the check has no data (those are not kept).
@@ -186,9 +191,24 @@ def _sorted_among_reference(checks: tuple[Check, ...], statuses: frozenset[str])
     return [c for c in Subject("", "", checks).sorted_checks() if c.status in statuses]
 
 
-def _check_by_init(*fields: Any) -> Check:
-    """``model._check`` through the dataclass's own ``__init__``."""
-    return Check(*fields)
+def _check_by_init(
+    check_id: str,
+    status: Status,
+    reason: str,
+    location: str,
+    data: dict[str, Any],
+    compared: Compared | None = None,
+    effect: Effect = Effect.INFORMS,
+) -> Check:
+    """``model._check`` through the dataclass's own ``__init__``: the same fields and effect.
+
+    ``__post_init__`` turns an INFORMS failure into FAILS; ``model._check`` sets the effect it
+    is given, so the effect is set again here as given: both build the very same check.
+    """
+    check = Check(check_id, status, reason, location, data, compared, effect)
+    if check.effect is not effect:
+        object.__setattr__(check, "effect", effect)
+    return check
 
 
 class _Unkept(dict[tuple[str, str, str], Check]):
