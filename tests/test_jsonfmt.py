@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from sealverify.reports.formats import jsonfmt
 from sealverify.reports.model import Check, Subject, fail, passed
+from sealverify.reports.outcomes import Outcome
 
 
 def _reference(value: Any) -> str:
@@ -140,7 +141,7 @@ _CHECKS = st.builds(
 _SUBJECTS = st.builds(
     Subject,
     _STRINGS,
-    _STRINGS,
+    _STRINGS | st.sampled_from(list(Outcome)),  # every command's outcome is an Outcome
     st.lists(_CHECKS, max_size=6).map(tuple),
     st.dictionaries(_TEXT, _VALUES | st.floats(), max_size=3),
     _STRINGS,

@@ -133,7 +133,8 @@ def subject_text(subject: Subject) -> str:
     """One subject as it appears inside :func:`render`'s subjects list (indented for it).
 
     Written member by member (``reports/fast.py``) when every text of the subject and its
-    checks is an exact ``str``; otherwise, and as the oracle, :func:`subject_text_reference`.
+    checks is an exact ``str`` (the outcome may be an ``Outcome``); otherwise, and as the
+    oracle, :func:`subject_text_reference`.
     """
     fast = _subject_text_fast(subject)
     return subject_text_reference(subject) if fast is None else fast
