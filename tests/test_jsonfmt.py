@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sealverify.reports.formats import jsonfmt
 from sealverify.reports.model import Check, Subject, fail, passed
 from sealverify.reports.outcomes import Outcome
+from sealverify.reports.vocabulary import Family, Role
 
 
 def _reference(value: Any) -> str:
@@ -28,6 +29,7 @@ _LEAVES = (
     | st.integers(-(2**70), 2**70)
     | st.sampled_from([2**63 - 1, -(2**63), 2**64 - 1, 2**64, -(2**63) - 1])
     | _TEXT
+    | st.sampled_from([*Outcome, *Family, *Role])  # the report's words, str enums
 )
 _VALUES = st.recursive(
     _LEAVES,
@@ -53,6 +55,20 @@ def test_every_code_point_is_escaped_as_the_standard_library_does() -> None:
     assert jsonfmt.dumps(value) == _reference(value)
     for lone in ("\ud800", "a\udfffb"):  # orjson refuses these: the standard library writes
         assert jsonfmt.dumps({"s": lone}) == _reference({"s": lone})
+
+
+def test_the_report_words_are_plain_values_and_only_exact_str_keys_are() -> None:
+    # a receipt's facts hold its Family, every subject its Outcome: orjson writes them
+    words = {"family": Family.V3, "roles": [*Role], "outcome": Outcome.NOT_EVALUATED}
+    assert jsonfmt._plain(words) and jsonfmt._plain_reference(words)
+    assert jsonfmt.dumps(words) == _reference(words)
+    assert jsonfmt._subject_plain(Subject("n", Outcome.VERIFIED, (), {"family": Family.V3}))
+    by_word = {Outcome.FAIL: 1, "A": 2}  # orjson refuses a str subclass as a key
+    assert not jsonfmt._plain(by_word) and not jsonfmt._plain_reference(by_word)
+    assert jsonfmt.dumps(by_word) == _reference(by_word)
+    assert jsonfmt.dumps_compact(by_word) == json.dumps(
+        by_word, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
 
 
 class _Color(enum.IntEnum):

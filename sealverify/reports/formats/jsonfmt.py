@@ -11,6 +11,8 @@ import orjson
 
 from sealverify.fastpath import declined
 from sealverify.reports.model import Report, Subject
+from sealverify.reports.outcomes import Outcome
+from sealverify.reports.vocabulary import Family, Role
 
 __all__ = [
     "SUBJECT_SEPARATOR",
@@ -37,12 +39,18 @@ _ORJSON_COMPACT = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
 _ORJSON = orjson.OPT_INDENT_2 | _ORJSON_COMPACT
 
 
-_LEAVES = frozenset((str, bool, type(None)))  # plain whatever their value
+# The report's words are ``str`` enums (reports/outcomes.py, reports/vocabulary.py): each is its
+# word to both encoders (orjson writes an enum's value, the standard library the str it is).
+_WORDS = (Outcome, Family, Role)
+_TEXTS = frozenset((str, *_WORDS))
+_LEAVES = frozenset((str, bool, type(None), *_WORDS))  # plain whatever their value
 _KEYS = frozenset((str,))
 
 
 def _plain(value: Any) -> bool:
     """Whether ``value`` holds only exact dict (str keys), list, tuple, str, int, bool, None.
+
+    A report's words (``Outcome``, ``Family``, ``Role``) count as str.
 
     For such values orjson's indented, key-sorted output is byte for byte what ``json.dumps(
     sort_keys=True, indent=2, ensure_ascii=False)`` writes (tests/test_jsonfmt.py). Floats are
@@ -69,7 +77,7 @@ def _plain(value: Any) -> bool:
 def _plain_reference(value: Any) -> bool:
     """:func:`_plain` member by member (the reference its type-set shortcut is tested on)."""
     kind = type(value)
-    if kind is str or kind is bool or value is None:
+    if kind is str or kind in _WORDS or kind is bool or value is None:
         return True
     if kind is int:
         return value in _INT_RANGE
@@ -113,7 +121,7 @@ def _subject_plain(subject: Subject) -> bool:
     # Subject.to_dict holds the subject's strings, its checks' strings, the checks' data and
     # the facts: only data and facts can hold other types, so only they are walked.
     strings = (subject.name, subject.outcome, subject.label)
-    if not all(type(text) is str for text in strings) or not _plain(subject.facts):
+    if not _TEXTS.issuperset(map(type, strings)) or not _plain(subject.facts):
         return False
     for check in subject.checks:
         texts = (check.id, check.status, check.reason, check.location)
