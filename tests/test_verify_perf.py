@@ -356,6 +356,25 @@ def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
     assert table.display_width(wide[: wide.index("VERIFIED")]) == column
 
 
+def test_display_width_is_one_column_a_character_and_two_for_east_asian_wide() -> None:
+    """The width skips ASCII runs at C speed: it must equal the per-character definition."""
+    import random
+    import unicodedata
+
+    from sealverify.reports.formats import table
+
+    def by_character(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    rng = random.Random(7)
+    pools = [(0, 0x80), (0x80, 0x3000), (0x1100, 0x20000), (0xFF00, 0xFFF0)]
+    for _ in range(5000):
+        text = "".join(chr(rng.randrange(*rng.choice(pools))) for _ in range(rng.randrange(0, 16)))
+        assert table.display_width(text) == by_character(text), ascii(text)
+    assert table.display_width("why…" + "x" * 300) == 304
+    assert table.display_width("ｘ漢\u00e9a") == 6
+
+
 def test_streamed_table_keeps_names_with_tabs_line_breaks_and_wide_characters(
     tmp_path: Path,
 ) -> None:

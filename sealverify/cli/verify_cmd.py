@@ -334,7 +334,9 @@ def verify(
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
     findings = Findings()
-    settings = Settings(options, store is not None, fmt, max_input_bytes())
+    # The fitted terminal view (its brief cells spooled too) only for a table on a terminal.
+    on_terminal = fmt == "table" and output is None and sys.stdout.isatty()
+    settings = Settings(options, store is not None, fmt, max_input_bytes(), brief=on_terminal)
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
@@ -415,7 +417,6 @@ def verify(
                 command = report_command(argv)
                 _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
-            on_terminal = output is None and sys.stdout.isatty()
             colour = color == "always" or (
                 color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
             )
@@ -482,7 +483,7 @@ def _around(
 
 
 def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
-    """The spooled rows from the start: ``table.receipt_spool_cells``'s eight cells each."""
+    """The spooled rows from the start: five cells each, eight on a terminal (Settings.brief)."""
     # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line end
     # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
     spool.seek(0)

@@ -183,6 +183,9 @@ class Settings:
     fmt: str
     # --max-input-bytes, carried to workers (a Dask worker has not parsed the command line).
     max_input: int = DEFAULT_MAX_INPUT_BYTES
+    # The table goes to a terminal: each row also spools the fitted view's three brief cells
+    # (table.receipt_spool_cells), which a pipe or a file never shows and so never pays for.
+    brief: bool = False
 
 
 Task = _Files | _LogSlice
@@ -323,7 +326,8 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         return verify_page.bare(result), verify_page.receipt_fragments(result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
-        return bare, table.receipt_spool_cells(result), facts
+        cells = table.receipt_spool_cells if settings.brief else table.receipt_cells
+        return bare, cells(result), facts
     return result, None, facts
 
 
