@@ -70,6 +70,9 @@ def _jobs(value: str) -> int:
     raise click.UsageError(f"--jobs {value!r}: expected a positive integer or 'auto'")
 
 
+_KEEP = 32 << 20  # bytes of receipt files read once for grouping and verifying (--jobs 1)
+
+
 def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
     """``--jobs auto``: one process per core, unless the whole run is one task.
 
@@ -313,12 +316,14 @@ def verify(
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
-    work: Iterator[Task] = tasks(expand(paths), options)
-    if jobs_text is not None:
-        jobs = _jobs(jobs_text)
-    elif cluster_text is not None:
+    jobs = _jobs(jobs_text) if jobs_text is not None else 0
+    # One process (--jobs 1) verifies what the session grouping read, up to _KEEP bytes,
+    # rather than read each file twice; workers and cluster tasks read their own files.
+    keep = _KEEP if jobs == 1 and cluster_text is None else 0
+    work: Iterator[Task] = tasks(expand(paths), options, max_input_bytes(), keep)
+    if cluster_text is not None and jobs_text is None:
         jobs = 1  # the cluster has the workers
-    else:
+    elif jobs_text is None:
         jobs, work = auto_jobs(work, _jobs("auto"))
     run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: HistoryStore | None = None

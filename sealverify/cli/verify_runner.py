@@ -160,6 +160,9 @@ class _Files:
     files: tuple[tuple[str, bool], ...]
     # Re-derivations of these files made in their session's order, by file name.
     threaded: tuple[tuple[str, Rederivation], ...] = ()
+    # Bytes the session grouping already read, by file name, for a run in one process
+    # (``tasks(..., keep=...)``): verified as read then, so each file is read once.
+    read: tuple[tuple[str, bytes], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,27 +201,33 @@ _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, smal
 
 
 def tasks(
-    files: Iterable[tuple[storage.Location, bool]], options: VerifyOptions | None = None
+    files: Iterable[tuple[storage.Location, bool]],
+    options: VerifyOptions | None = None,
+    max_input: int = DEFAULT_MAX_INPUT_BYTES,
+    keep: int = 0,
 ) -> Iterator[_Files | _LogSlice]:
     """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
 
     A log whose sessions need their receipts re-derived in log order (``replay.decision`` of
     a session's later calls) is threaded here first, in order; its slices carry the results.
     So are the sessions among separate receipt files, in the order their claims give: every
-    file is read once here first (``receipts/sessions.py``), and each task carries its files'
-    results, so workers and cluster tasks need no other task's receipts.
+    file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
+    task carries its files' results, so workers and cluster tasks need no other task's
+    receipts. A run in one process passes ``keep``: up to that many bytes read here are
+    handed to the tasks (:class:`_Read`), so those files are read once, not twice.
     """
     by_file: dict[str, Rederivation] = {}
+    read = _Read(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        by_file = threaded_files(names, _read_or_none, options.raw_lines) if names else {}
+        by_file = threaded_files(names, read, options.raw_lines) if names else {}
         files = listed
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
         rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
-        return _Files(tuple(batch), rows)
+        return _Files(tuple(batch), rows, read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
         if path.suffix in LOG_SUFFIXES:
@@ -241,12 +250,37 @@ def tasks(
         yield cut()
 
 
-def _read_or_none(name: str) -> bytes | None:
-    """A receipt file's bytes for session threading; an unreadable one is reported later."""
-    try:
-        return storage.locate(name).read_bytes()
-    except OSError:
-        return None
+class _Read:
+    """Receipt files read for session grouping, held to ``--max-input-bytes``.
+
+    An unreadable or too large file is None here: its own task reads it again and reports
+    it. Up to ``keep`` bytes of what was read are kept until a task takes them
+    (:meth:`hand_over`), so that task verifies the very bytes the grouping saw and reads
+    nothing again; beyond ``keep`` nothing is kept, so memory stays bounded.
+    """
+
+    def __init__(self, limit: int, keep: int) -> None:
+        self.limit = limit
+        self.room = keep
+        self.kept: dict[str, bytes] = {}
+
+    def __call__(self, name: str) -> bytes | None:
+        if (data := self.kept.get(name)) is not None:
+            return data
+        try:
+            data = _read(storage.locate(name), self.limit)
+        except (OSError, click.UsageError):
+            return None
+        if len(data) <= self.room:
+            self.kept[name] = data
+            self.room -= len(data)
+        return data
+
+    def hand_over(self, names: Iterable[str]) -> tuple[tuple[str, bytes], ...]:
+        """The kept bytes of these files, no longer kept here."""
+        if not self.kept:
+            return ()
+        return tuple((name, self.kept.pop(name)) for name in names if name in self.kept)
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -337,10 +371,14 @@ def _read(path: storage.Location, limit: int | None = None) -> bytes:
 
 
 def _verify_file(
-    path: storage.Location, walked: bool, settings: Settings, threaded: Rederivation | None = None
+    path: storage.Location,
+    walked: bool,
+    settings: Settings,
+    threaded: Rederivation | None = None,
+    read: bytes | None = None,
 ) -> Result:
     try:
-        data = _read(path, settings.max_input)
+        data = _read(path, settings.max_input) if read is None else read
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
     except click.UsageError as exc:  # larger than --max-input-bytes: could not run
@@ -362,8 +400,11 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
         by_name = dict(task.threaded)
+        read = dict(task.read)
         return [
-            _verify_file(storage.locate(name), walked, settings, by_name.get(name))
+            _verify_file(
+                storage.locate(name), walked, settings, by_name.get(name), read.get(name)
+            )
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
