@@ -402,9 +402,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
         by_name = dict(task.threaded)
         read = dict(task.read)
         return [
-            _verify_file(
-                storage.locate(name), walked, settings, by_name.get(name), read.get(name)
-            )
+            _verify_file(storage.locate(name), walked, settings, by_name.get(name), read.get(name))
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
