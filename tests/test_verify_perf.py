@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,7 @@ def test_jobs_flag_is_checked() -> None:
 def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for index, raw in enumerate(mint_many(3)):
         (tmp_path / f"r{index}.json").write_bytes(raw)
-    real_read, real_open = Path.read_bytes, Path.open
+    real_read, real_open, real_os_open = Path.read_bytes, Path.open, os.open
 
     def refuse(path: Path) -> bytes:
         if path.name == "r1.json":
@@ -134,9 +135,15 @@ def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
+    def refuse_os_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name == "r1.json":
+            raise PermissionError(13, "Permission denied")
+        return real_os_open(path, *args, **kwargs)
+
     # in process (the jobs=1 path): whole reads and reads held to --max-input-bytes alike
     monkeypatch.setattr(Path, "read_bytes", refuse)
     monkeypatch.setattr(Path, "open", refuse_open)
+    monkeypatch.setattr(os, "open", refuse_os_open)
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert f"cannot read {tmp_path / 'r1.json'}: Permission denied" in result.stderr
@@ -416,3 +423,52 @@ def test_parent_and_workers_share_tasks_and_keep_the_order(
     assert many.stdout == one.stdout and many.stderr == one.stderr
     tasks = len(list(verify_runner.tasks(verify_runner.expand([str(DEMO / "receipts"), str(log)]))))
     assert 0 < len(ran_here) < tasks  # both the parent and the workers verified
+
+
+def test_one_process_reads_each_receipt_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--jobs 1 verifies the bytes the session grouping read: one open per receipt file, and
+    the report is the one of a run whose tasks read their own files (--jobs 2)."""
+    for index, raw in enumerate(mint_many(5)):
+        (tmp_path / f"r{index}.json").write_bytes(raw)
+    workers = run(str(tmp_path), "--jobs", "2", "--format", "json")
+    opened: list[str] = []
+    real_os_open = os.open
+
+    def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.fsdecode(path))
+        return real_os_open(path, *args, **kwargs)
+
+    real_path_open = Path.open
+
+    def counting_path_open(path: Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(path))
+        return real_path_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    monkeypatch.setattr(Path, "open", counting_path_open)
+    one = run(str(tmp_path), "--jobs", "1", "--format", "json")
+    assert one.exit_code == workers.exit_code
+    assert one.stdout == workers.stdout
+    receipts = sorted(p for p in opened if p.endswith(".json"))
+    assert receipts == sorted(str(tmp_path / f"r{index}.json") for index in range(5))
+
+
+def test_session_grouping_holds_a_receipt_file_to_the_cap(tmp_path: Path) -> None:
+    """A file far larger than --max-input-bytes is refused by its size, never read whole,
+    not even by the pass that groups receipts into sessions."""
+    import tracemalloc
+
+    (tmp_path / "a.json").write_bytes(next(iter(mint_many(1))))
+    with (tmp_path / "huge.json").open("wb") as huge:
+        huge.truncate(256 << 20)  # sparse: 256 MiB of zero bytes
+    tracemalloc.start()
+    try:
+        result = run(str(tmp_path), "--max-input-bytes", "1M", "--jobs", "1")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 2
+    assert "more than 1048576 bytes (--max-input-bytes)" in result.stderr
+    assert peak < 64 << 20
