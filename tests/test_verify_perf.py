@@ -472,3 +472,20 @@ def test_session_grouping_holds_a_receipt_file_to_the_cap(tmp_path: Path) -> Non
     assert result.exit_code == 2
     assert "more than 1048576 bytes (--max-input-bytes)" in result.stderr
     assert peak < 64 << 20
+
+
+def test_side_file_shortcut_says_absent_only_where_pathlib_says_no_file(tmp_path: Path) -> None:
+    """verify asks os.stat first whether <receipt>.partition.json is there; only where
+    Path.is_file() would quietly say False may the shortcut say "absent"."""
+    (tmp_path / "file").write_text("{}")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "to-file").symlink_to(tmp_path / "file")
+    names = ["missing", "file", "dir", "dangling", "loop", "to-file", "file/below", "nul\0x"]
+    for name in names:
+        shown = str(tmp_path / name)
+        if verify_runner._absent(shown):
+            assert Path(shown).is_file() is False, name
+        else:
+            assert Path(shown).is_file() is True, name

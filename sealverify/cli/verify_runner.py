@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 import re
 import signal
+import stat
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -70,6 +73,8 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     Returns ``(attestation, "")``, or ``(None, problem)`` when the side file exists but cannot
     be read; the problem is a usage error once the file is known to be a receipt.
     """
+    if isinstance(path, Path) and _absent(os.fspath(path) + _SIDE_SUFFIX):
+        return None, ""  # the usual case, asked of the system directly (one stat)
     side = path.with_name(path.name + _SIDE_SUFFIX)
     try:
         if not side.is_file():  # a store that cannot say is an OSError: a problem, not absent
@@ -77,6 +82,24 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
         return parse_bytes(_read(side)), ""
     except (OSError, JsonError) as exc:
         return None, f"cannot read partition attestation {side}: {exc}"
+
+
+# The errors for which Path.is_file says False rather than raising (pathlib's _IGNORED_ERRNOS).
+_NOT_THERE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _absent(name: str) -> bool:
+    """Whether ``Path(name).is_file()`` is False without raising, asked with one ``os.stat``.
+
+    True for no such file or not a regular file. Any other answer (a file, or an error to
+    report) is False, and the caller asks pathlib, so what a report says is unchanged.
+    """
+    try:
+        return not stat.S_ISREG(os.stat(name).st_mode)
+    except OSError as exc:
+        return exc.errno in _NOT_THERE
+    except ValueError:  # an embedded NUL: Path.is_file says False
+        return True
 
 
 def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
