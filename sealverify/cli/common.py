@@ -257,7 +257,7 @@ def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
     return b"".join(blocks)
 
 
-def read_file(path: Path, name: str | None = None, limit: int | None = None) -> bytes:
+def read_file(path: str | Path, name: str | None = None, limit: int | None = None) -> bytes:
     """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``.
 
     Read through the descriptor itself (no buffered file object: a receipt is read whole,

@@ -291,13 +291,18 @@ class _Read:
         if (data := self.kept.get(name)) is not None:
             return data
         try:
-            data = _read(storage.locate(name), self.limit)
+            # A local name is read as it is (no path object: the task makes its own).
+            remote = storage.is_url(name)
+            data = _read(storage.locate(name), self.limit) if remote else self._local(name)
         except (OSError, click.UsageError):
             return None
         if len(data) <= self.room:
             self.kept[name] = data
             self.room -= len(data)
         return data
+
+    def _local(self, name: str) -> bytes:
+        return read_file(name, limit=self.limit)
 
     def hand_over(self, names: Iterable[str]) -> tuple[tuple[str, bytes], ...]:
         """The kept bytes of these files, no longer kept here."""
