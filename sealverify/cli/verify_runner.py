@@ -59,7 +59,9 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def _wanted(path: Path) -> bool:
-    return path.suffix in _SUFFIXES and not path.name.endswith(_SIDE_SUFFIX)
+    name = path.name
+    dot = name.rfind(".")  # path.suffix, from the name read once: after a dot not leading it
+    return 0 < dot < len(name) - 1 and name[dot:] in _SUFFIXES and not name.endswith(_SIDE_SUFFIX)
 
 
 def _walk(directory: Path) -> Iterator[Path]:
