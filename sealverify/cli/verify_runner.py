@@ -401,12 +401,21 @@ def _read(path: storage.Location, limit: int | None = None) -> bytes:
 
 
 def _verify_file(
-    path: storage.Location,
+    path: storage.Location | str,
     walked: bool,
     settings: Settings,
     threaded: Rederivation | None = None,
     read: bytes | None = None,
 ) -> Result:
+    """One receipt file verified; ``path`` may be a local file's POSIX name (a task's name).
+
+    A file whose bytes the grouping pass handed over (``read``) and that has no partition
+    attestation beside it needs no path object; anything else is read through one.
+    """
+    if isinstance(path, str):
+        if read is not None and _absent(path + _SIDE_SUFFIX):
+            return _verified(read, report_name(path), walked, settings, threaded, None, "")
+        path = Path(path)
     try:
         data = _read(path, settings.max_input) if read is None else read
     except OSError as exc:
@@ -415,6 +424,18 @@ def _verify_file(
         return exc.format_message(), None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
+    return _verified(data, name, walked, settings, threaded, attestation, problem)
+
+
+def _verified(
+    data: bytes,
+    name: str,
+    walked: bool,
+    settings: Settings,
+    threaded: Rederivation | None,
+    attestation: JsonValue | None,
+    problem: str,
+) -> Result:
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -432,7 +453,13 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
         by_name = dict(task.threaded)
         read = dict(task.read)
         return [
-            _verify_file(storage.locate(name), walked, settings, by_name.get(name), read.get(name))
+            _verify_file(
+                name if _POSIX and not storage.is_url(name) else storage.locate(name),
+                walked,
+                settings,
+                by_name.get(name),
+                read.get(name),
+            )
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
@@ -464,6 +491,9 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
 
 
 _WORKER: Settings | None = None
+# A task names local files as POSIX paths: where the system's separator is "/", that name
+# is the path itself (no path object needed to open it or to name it in a message).
+_POSIX = os.sep == "/"
 
 
 def _init_worker(settings: Settings) -> None:
