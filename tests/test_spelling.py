@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sealverify.wire.spelling import HEX64, pointer, pointer_token, unescape_token
 
@@ -50,3 +52,11 @@ def test_hex64_is_exactly_64_lowercase_hex_digits() -> None:
     assert HEX64.fullmatch("0" * 64) and HEX64.fullmatch("abcdef0123456789" * 4)
     for text in ("A" * 64, "0" * 63, "0" * 65, "g" * 64, " " + "0" * 63):
         assert HEX64.fullmatch(text) is None
+
+
+@given(st.lists(st.one_of(st.text(alphabet="ab~/1", max_size=4), st.integers(0, 99)), max_size=5))
+def test_pointer_is_each_token_escaped_after_a_slash(parts: list[str | int]) -> None:
+    """pointer() decides in C when no token needs escaping; it must equal the rule token by
+    token (RFC 6901 §3), whatever mix of "~", "/" and empty tokens it is given."""
+    expected = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    assert pointer(*parts) == expected

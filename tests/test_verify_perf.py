@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,7 @@ def test_jobs_flag_is_checked() -> None:
 def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for index, raw in enumerate(mint_many(3)):
         (tmp_path / f"r{index}.json").write_bytes(raw)
-    real_read, real_open = Path.read_bytes, Path.open
+    real_read, real_open, real_os_open = Path.read_bytes, Path.open, os.open
 
     def refuse(path: Path) -> bytes:
         if path.name == "r1.json":
@@ -134,9 +135,15 @@ def test_unreadable_file_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
+    def refuse_os_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name == "r1.json":
+            raise PermissionError(13, "Permission denied")
+        return real_os_open(path, *args, **kwargs)
+
     # in process (the jobs=1 path): whole reads and reads held to --max-input-bytes alike
     monkeypatch.setattr(Path, "read_bytes", refuse)
     monkeypatch.setattr(Path, "open", refuse_open)
+    monkeypatch.setattr(os, "open", refuse_os_open)
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert f"cannot read {tmp_path / 'r1.json'}: Permission denied" in result.stderr
@@ -356,6 +363,25 @@ def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
     assert table.display_width(wide[: wide.index("VERIFIED")]) == column
 
 
+def test_display_width_is_one_column_a_character_and_two_for_east_asian_wide() -> None:
+    """The width skips ASCII runs at C speed: it must equal the per-character definition."""
+    import random
+    import unicodedata
+
+    from sealverify.reports.formats import table
+
+    def by_character(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    rng = random.Random(7)
+    pools = [(0, 0x80), (0x80, 0x3000), (0x1100, 0x20000), (0xFF00, 0xFFF0)]
+    for _ in range(5000):
+        text = "".join(chr(rng.randrange(*rng.choice(pools))) for _ in range(rng.randrange(0, 16)))
+        assert table.display_width(text) == by_character(text), ascii(text)
+    assert table.display_width("why…" + "x" * 300) == 304
+    assert table.display_width("ｘ漢\u00e9a") == 6
+
+
 def test_streamed_table_keeps_names_with_tabs_line_breaks_and_wide_characters(
     tmp_path: Path,
 ) -> None:
@@ -397,3 +423,69 @@ def test_parent_and_workers_share_tasks_and_keep_the_order(
     assert many.stdout == one.stdout and many.stderr == one.stderr
     tasks = len(list(verify_runner.tasks(verify_runner.expand([str(DEMO / "receipts"), str(log)]))))
     assert 0 < len(ran_here) < tasks  # both the parent and the workers verified
+
+
+def test_one_process_reads_each_receipt_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--jobs 1 verifies the bytes the session grouping read: one open per receipt file, and
+    the report is the one of a run whose tasks read their own files (--jobs 2)."""
+    for index, raw in enumerate(mint_many(5)):
+        (tmp_path / f"r{index}.json").write_bytes(raw)
+    workers = run(str(tmp_path), "--jobs", "2", "--format", "json")
+    opened: list[str] = []
+    real_os_open = os.open
+
+    def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.fsdecode(path))
+        return real_os_open(path, *args, **kwargs)
+
+    real_path_open = Path.open
+
+    def counting_path_open(path: Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(path))
+        return real_path_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    monkeypatch.setattr(Path, "open", counting_path_open)
+    one = run(str(tmp_path), "--jobs", "1", "--format", "json")
+    assert one.exit_code == workers.exit_code
+    assert one.stdout == workers.stdout
+    receipts = sorted(p for p in opened if p.endswith(".json"))
+    assert receipts == sorted(str(tmp_path / f"r{index}.json") for index in range(5))
+
+
+def test_session_grouping_holds_a_receipt_file_to_the_cap(tmp_path: Path) -> None:
+    """A file far larger than --max-input-bytes is refused by its size, never read whole,
+    not even by the pass that groups receipts into sessions."""
+    import tracemalloc
+
+    (tmp_path / "a.json").write_bytes(next(iter(mint_many(1))))
+    with (tmp_path / "huge.json").open("wb") as huge:
+        huge.truncate(256 << 20)  # sparse: 256 MiB of zero bytes
+    tracemalloc.start()
+    try:
+        result = run(str(tmp_path), "--max-input-bytes", "1M", "--jobs", "1")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 2
+    assert "more than 1048576 bytes (--max-input-bytes)" in result.stderr
+    assert peak < 64 << 20
+
+
+def test_side_file_shortcut_says_absent_only_where_pathlib_says_no_file(tmp_path: Path) -> None:
+    """verify asks os.stat first whether <receipt>.partition.json is there; only where
+    Path.is_file() would quietly say False may the shortcut say "absent"."""
+    (tmp_path / "file").write_text("{}")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "to-file").symlink_to(tmp_path / "file")
+    names = ["missing", "file", "dir", "dangling", "loop", "to-file", "file/below", "nul\0x"]
+    for name in names:
+        shown = str(tmp_path / name)
+        if verify_runner._absent(shown):
+            assert Path(shown).is_file() is False, name
+        else:
+            assert Path(shown).is_file() is True, name

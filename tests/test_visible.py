@@ -78,3 +78,18 @@ def test_shown_text_holds_no_control_and_reads_back_exactly(text: str) -> None:
 @given(st.text(alphabet="\\xuU1b\x1b\u202e0a "))
 def test_reads_back_exactly_around_backslashes(text: str) -> None:
     assert _read_back(visible(text)) == text
+
+
+def test_every_escaped_character_is_one_python_calls_unprintable() -> None:
+    """visible() returns printable text with no backslash as it is: that needs every
+    character of ESCAPED to be unprintable for the running Python (checked for all of them),
+    and the whole-string answer to equal the regular expression's on text that mixes them."""
+    from sealverify.reports.visible import ESCAPED
+
+    pattern = re.compile(ESCAPED)
+    escaped = [chr(c) for c in range(0x110000) if pattern.fullmatch(chr(c))]
+    assert len(escaped) > 2000  # the C0/C1 controls, Cf, surrogates, noncharacters
+    assert not [hex(ord(c)) for c in escaped if c.isprintable()]
+    for char in escaped[::97]:
+        text = f"why… {char} end"
+        assert visible(text) != text, hex(ord(char))

@@ -6,7 +6,6 @@ import importlib
 import os
 import pkgutil
 import sys
-import traceback
 
 import click
 
@@ -128,6 +127,8 @@ def main() -> None:
 
 def _internal(exc: Exception) -> None:
     if debugging():
+        import traceback  # only an internal error with --debug pays for it
+
         traceback.print_exception(exc, file=sys.stderr)
     click.echo(visible(f"sealverify: internal error: {type(exc).__name__}: {exc}"), err=True)
     sys.exit(2)

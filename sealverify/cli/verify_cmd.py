@@ -70,6 +70,9 @@ def _jobs(value: str) -> int:
     raise click.UsageError(f"--jobs {value!r}: expected a positive integer or 'auto'")
 
 
+_KEEP = 32 << 20  # bytes of receipt files read once for grouping and verifying (--jobs 1)
+
+
 def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
     """``--jobs auto``: one process per core, unless the whole run is one task.
 
@@ -313,12 +316,14 @@ def verify(
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
-    work: Iterator[Task] = tasks(expand(paths), options)
-    if jobs_text is not None:
-        jobs = _jobs(jobs_text)
-    elif cluster_text is not None:
+    jobs = _jobs(jobs_text) if jobs_text is not None else 0
+    # One process (--jobs 1) verifies what the session grouping read, up to _KEEP bytes,
+    # rather than read each file twice; workers and cluster tasks read their own files.
+    keep = _KEEP if jobs == 1 and cluster_text is None else 0
+    work: Iterator[Task] = tasks(expand(paths), options, max_input_bytes(), keep)
+    if cluster_text is not None and jobs_text is None:
         jobs = 1  # the cluster has the workers
-    else:
+    elif jobs_text is None:
         jobs, work = auto_jobs(work, _jobs("auto"))
     run = cluster.runner(cluster_text, jobs, partition_size, storage_pairs)
     store: HistoryStore | None = None
@@ -334,7 +339,9 @@ def verify(
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
     findings = Findings()
-    settings = Settings(options, store is not None, fmt, max_input_bytes())
+    # The fitted terminal view (its brief cells spooled too) only for a table on a terminal.
+    on_terminal = fmt == "table" and output is None and sys.stdout.isatty()
+    settings = Settings(options, store is not None, fmt, max_input_bytes(), brief=on_terminal)
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
@@ -415,7 +422,6 @@ def verify(
                 command = report_command(argv)
                 _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
-            on_terminal = output is None and sys.stdout.isatty()
             colour = color == "always" or (
                 color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
             )
@@ -482,7 +488,7 @@ def _around(
 
 
 def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
-    """The spooled rows from the start: ``table.receipt_spool_cells``'s eight cells each."""
+    """The spooled rows from the start: five cells each, eight on a terminal (Settings.brief)."""
     # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line end
     # separate cells and rows exactly (the spool neither writes nor reads translated newlines).
     spool.seek(0)

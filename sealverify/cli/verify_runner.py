@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 import re
 import signal
+import stat
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -56,7 +59,9 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def _wanted(path: Path) -> bool:
-    return path.suffix in _SUFFIXES and not path.name.endswith(_SIDE_SUFFIX)
+    name = path.name
+    dot = name.rfind(".")  # path.suffix, from the name read once: after a dot not leading it
+    return 0 < dot < len(name) - 1 and name[dot:] in _SUFFIXES and not name.endswith(_SIDE_SUFFIX)
 
 
 def _walk(directory: Path) -> Iterator[Path]:
@@ -70,6 +75,8 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
     Returns ``(attestation, "")``, or ``(None, problem)`` when the side file exists but cannot
     be read; the problem is a usage error once the file is known to be a receipt.
     """
+    if isinstance(path, Path) and _absent(os.fspath(path) + _SIDE_SUFFIX):
+        return None, ""  # the usual case, asked of the system directly (one stat)
     side = path.with_name(path.name + _SIDE_SUFFIX)
     try:
         if not side.is_file():  # a store that cannot say is an OSError: a problem, not absent
@@ -77,6 +84,24 @@ def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
         return parse_bytes(_read(side)), ""
     except (OSError, JsonError) as exc:
         return None, f"cannot read partition attestation {side}: {exc}"
+
+
+# The errors for which Path.is_file says False rather than raising (pathlib's _IGNORED_ERRNOS).
+_NOT_THERE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _absent(name: str) -> bool:
+    """Whether ``Path(name).is_file()`` is False without raising, asked with one ``os.stat``.
+
+    True for no such file or not a regular file. Any other answer (a file, or an error to
+    report) is False, and the caller asks pathlib, so what a report says is unchanged.
+    """
+    try:
+        return not stat.S_ISREG(os.stat(name).st_mode)
+    except OSError as exc:
+        return exc.errno in _NOT_THERE
+    except ValueError:  # an embedded NUL: Path.is_file says False
+        return True
 
 
 def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
@@ -160,6 +185,9 @@ class _Files:
     files: tuple[tuple[str, bool], ...]
     # Re-derivations of these files made in their session's order, by file name.
     threaded: tuple[tuple[str, Rederivation], ...] = ()
+    # Bytes the session grouping already read, by file name, for a run in one process
+    # (``tasks(..., keep=...)``): verified as read then, so each file is read once.
+    read: tuple[tuple[str, bytes], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +211,9 @@ class Settings:
     fmt: str
     # --max-input-bytes, carried to workers (a Dask worker has not parsed the command line).
     max_input: int = DEFAULT_MAX_INPUT_BYTES
+    # The table goes to a terminal: each row also spools the fitted view's three brief cells
+    # (table.receipt_spool_cells), which a pipe or a file never shows and so never pays for.
+    brief: bool = False
 
 
 Task = _Files | _LogSlice
@@ -195,27 +226,33 @@ _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, smal
 
 
 def tasks(
-    files: Iterable[tuple[storage.Location, bool]], options: VerifyOptions | None = None
+    files: Iterable[tuple[storage.Location, bool]],
+    options: VerifyOptions | None = None,
+    max_input: int = DEFAULT_MAX_INPUT_BYTES,
+    keep: int = 0,
 ) -> Iterator[_Files | _LogSlice]:
     """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
 
     A log whose sessions need their receipts re-derived in log order (``replay.decision`` of
     a session's later calls) is threaded here first, in order; its slices carry the results.
     So are the sessions among separate receipt files, in the order their claims give: every
-    file is read once here first (``receipts/sessions.py``), and each task carries its files'
-    results, so workers and cluster tasks need no other task's receipts.
+    file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
+    task carries its files' results, so workers and cluster tasks need no other task's
+    receipts. A run in one process passes ``keep``: up to that many bytes read here are
+    handed to the tasks (:class:`_Read`), so those files are read once, not twice.
     """
     by_file: dict[str, Rederivation] = {}
+    read = _Read(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        by_file = threaded_files(names, _read_or_none, options.raw_lines) if names else {}
+        by_file = threaded_files(names, read, options.raw_lines) if names else {}
         files = listed
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
         rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
-        return _Files(tuple(batch), rows)
+        return _Files(tuple(batch), rows, read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
         if path.suffix in LOG_SUFFIXES:
@@ -238,12 +275,42 @@ def tasks(
         yield cut()
 
 
-def _read_or_none(name: str) -> bytes | None:
-    """A receipt file's bytes for session threading; an unreadable one is reported later."""
-    try:
-        return storage.locate(name).read_bytes()
-    except OSError:
-        return None
+class _Read:
+    """Receipt files read for session grouping, held to ``--max-input-bytes``.
+
+    An unreadable or too large file is None here: its own task reads it again and reports
+    it. Up to ``keep`` bytes of what was read are kept until a task takes them
+    (:meth:`hand_over`), so that task verifies the very bytes the grouping saw and reads
+    nothing again; beyond ``keep`` nothing is kept, so memory stays bounded.
+    """
+
+    def __init__(self, limit: int, keep: int) -> None:
+        self.limit = limit
+        self.room = keep
+        self.kept: dict[str, bytes] = {}
+
+    def __call__(self, name: str) -> bytes | None:
+        if (data := self.kept.get(name)) is not None:
+            return data
+        try:
+            # A local name is read as it is (no path object: the task makes its own).
+            remote = storage.is_url(name)
+            data = _read(storage.locate(name), self.limit) if remote else self._local(name)
+        except (OSError, click.UsageError):
+            return None
+        if len(data) <= self.room:
+            self.kept[name] = data
+            self.room -= len(data)
+        return data
+
+    def _local(self, name: str) -> bytes:
+        return read_file(name, limit=self.limit)
+
+    def hand_over(self, names: Iterable[str]) -> tuple[tuple[str, bytes], ...]:
+        """The kept bytes of these files, no longer kept here."""
+        if not self.kept:
+            return ()
+        return tuple((name, self.kept.pop(name)) for name in names if name in self.kept)
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -323,7 +390,8 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         return verify_page.bare(result), verify_page.receipt_fragments(result), facts
     if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
         bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
-        return bare, table.receipt_spool_cells(result), facts
+        cells = table.receipt_spool_cells if settings.brief else table.receipt_cells
+        return bare, cells(result), facts
     return result, None, facts
 
 
@@ -333,16 +401,41 @@ def _read(path: storage.Location, limit: int | None = None) -> bytes:
 
 
 def _verify_file(
-    path: storage.Location, walked: bool, settings: Settings, threaded: Rederivation | None = None
+    path: storage.Location | str,
+    walked: bool,
+    settings: Settings,
+    threaded: Rederivation | None = None,
+    read: bytes | None = None,
 ) -> Result:
+    """One receipt file verified; ``path`` may be a local file's POSIX name (a task's name).
+
+    A file whose bytes the grouping pass handed over (``read``) and that has no partition
+    attestation beside it needs no path object; anything else is read through one.
+    """
+    if isinstance(path, str):
+        if read is not None and _absent(path + _SIDE_SUFFIX):
+            return _verified(read, report_name(path), walked, settings, threaded, None, "")
+        path = Path(path)
     try:
-        data = _read(path, settings.max_input)
+        data = _read(path, settings.max_input) if read is None else read
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}", None, None
     except click.UsageError as exc:  # larger than --max-input-bytes: could not run
         return exc.format_message(), None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
+    return _verified(data, name, walked, settings, threaded, attestation, problem)
+
+
+def _verified(
+    data: bytes,
+    name: str,
+    walked: bool,
+    settings: Settings,
+    threaded: Rederivation | None,
+    attestation: JsonValue | None,
+    problem: str,
+) -> Result:
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -358,8 +451,15 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
         by_name = dict(task.threaded)
+        read = dict(task.read)
         return [
-            _verify_file(storage.locate(name), walked, settings, by_name.get(name))
+            _verify_file(
+                name if _POSIX and not storage.is_url(name) else storage.locate(name),
+                walked,
+                settings,
+                by_name.get(name),
+                read.get(name),
+            )
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
@@ -391,6 +491,9 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
 
 
 _WORKER: Settings | None = None
+# A task names local files as POSIX paths: where the system's separator is "/", that name
+# is the path itself (no path object needed to open it or to name it in a message).
+_POSIX = os.sep == "/"
 
 
 def _init_worker(settings: Settings) -> None:

@@ -13,8 +13,8 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -27,8 +27,7 @@ MAX_DEPTH = 256
 _MAGIC = re.compile(r"[*?\[]")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One thing met in a walk: its path, its level below the root (1 = a child), its kind.
 
     ``is_dir`` and ``is_file`` describe a link's target (both false when it dangles).

@@ -18,7 +18,8 @@ the model carries:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 import orjson
 
@@ -31,8 +32,7 @@ from sealverify.wire.strictjson import JsonValue
 __all__ = ["Claim", "SessionThread", "claim_of", "rederive_log", "session_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
+class Claim(NamedTuple):
     """What a receipt says of its place: the position its trace claims, whether it executed."""
 
     position: int | None  # N of "trace ok (N events)"; None for a temporal deny

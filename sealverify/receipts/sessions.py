@@ -12,7 +12,7 @@ threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import orjson
 
@@ -56,8 +56,7 @@ def may_need_threading(blocks: Iterable[bytes]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class Glance:
+class Glance(NamedTuple):
     """A receipt's session, what it emitted (read for its claim), whether it names its call."""
 
     session: str

@@ -76,6 +76,9 @@ def visible(text: str) -> str:
     twice, the doubled backslashes double again. A text with nothing to escape is returned
     as it is.
     """
-    if text.isascii() and text.isprintable() and "\\" not in text:
-        return text  # the common case, decided in C: printable ASCII, no backslash
+    if text.isprintable() and "\\" not in text:
+        # The common case, decided in C: no character of ESCAPED is printable (each is a
+        # control, format, surrogate, separator or unassigned code point; the test suite holds
+        # this for every one under the running Python), and no backslash needs doubling.
+        return text
     return _PATTERN.sub(_escape, text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -274,11 +275,17 @@ def _cells(rows: Iterable[Iterable[str]]) -> list[tuple[str, ...]]:
     return [tuple(map(_cell, row)) for row in rows]
 
 
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]++")
+
+
 def display_width(text: str) -> int:
     """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
     if text.isascii():
         return len(text)
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    # Every character takes one column, and each wide one a second: only the non-ASCII ones
+    # (ASCII is never wide) are looked up, after the ASCII runs are dropped at C speed.
+    wide = _ASCII_RUNS.sub("", text)
+    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
 
 
 def receipt_cells(subject: Subject) -> tuple[str, ...]:

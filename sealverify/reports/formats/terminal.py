@@ -10,7 +10,6 @@ note naming the option that changes it.
 
 from __future__ import annotations
 
-import textwrap
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -175,6 +174,8 @@ def lines(
     names share (said once, above the table), for the widths, and once per outcome, VERIFIED
     first, so the FAILs are the last rows; the failing run findings and the notes follow.
     """
+    import textwrap  # only a run on a terminal wraps its notes
+
     columns = max(columns, 4)  # a width shutil reports as 0 or less is no width
     folder = _folder(rows)
     widths, leading = _column_widths(rows, columns, folder)
