@@ -326,7 +326,9 @@ def _tool_subject(
                     where,
                 )
             )
-        return Subject(name, Outcome.CHANGED, tuple(checks), facts, label=kind if kind != "drift" else "")
+        return Subject(
+            name, Outcome.CHANGED, tuple(checks), facts, label=kind if kind != "drift" else ""
+        )
     counts["unchanged"] += 1
     checks.append(passed("tools.compare.same-digest", f"same {profile.id} digest", left[0]))
     for change, where in diffs:

@@ -21,7 +21,7 @@ from sealverify.reports.visible import visible
 __all__ = ["NOTES", "OUTCOME_COLOURS", "counted_pass", "fit", "lines", "passed_findings_note"]
 
 # SGR colours (ECMA-48 section 8.3.117): green, yellow, magenta, bold red.
-OUTCOME_COLOURS = {
+OUTCOME_COLOURS: dict[str, str] = {
     Outcome.VERIFIED: "32",
     Outcome.REDUCED: "33",
     Outcome.UNPINNED: "35",
