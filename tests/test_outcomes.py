@@ -286,7 +286,9 @@ _WORD_HOME = {Path("reports/outcomes.py")}
 
 
 def _mentions_outcome(node: ast.expr) -> bool:
-    return "outcome" in ast.unparse(node).lower()
+    """Whether ``node`` reads an outcome (or diff's verdict, whose words are outcomes too)."""
+    source = ast.unparse(node).lower()
+    return "outcome" in source or "verdict" in source
 
 
 def _literal_words(node: ast.expr) -> list[str]:
@@ -332,6 +334,7 @@ def test_the_literal_word_scan_finds_a_comparison() -> None:
         'subject.outcome == "VERIFIED"',
         'self.outcome != "VALID"',
         'outcome in ("digested", "unchanged")',
+        'verdict == "same-action"',
     )
     for source in caught:
         assert _word_comparisons(ast.parse(source)), source

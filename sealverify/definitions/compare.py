@@ -192,7 +192,10 @@ def compare(
     flagged = _reader_environment(a, placeholders, findings) + _reader_environment(
         b, placeholders, findings
     )
-    outcome_counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
+    # Plain words as keys (the summary holds them): an enum key makes orjson refuse the report.
+    outcome_counts = {
+        o.value: 0 for o in (Outcome.ADDED, Outcome.REMOVED, Outcome.CHANGED, Outcome.UNCHANGED)
+    }
     if comparable or all(c.id != ids.TOOLS_COMPARE_INCOMPLETE for c in findings):
         kind = "drift" if comparable else "capture-difference"
         check_prefix = "tools.drift" if comparable else "tools.compare.capture-difference"
@@ -216,7 +219,7 @@ def compare(
                 "no per-tool comparison: at least one reading is incomplete (rule 1)",
             )
         )
-    drifted = outcome_counts["added"] + outcome_counts["removed"] + outcome_counts["changed"]
+    drifted = sum(outcome_counts[o] for o in (Outcome.ADDED, Outcome.REMOVED, Outcome.CHANGED))
     state = (
         "not-comparable"
         if not comparable
@@ -315,7 +318,7 @@ def _tool_subject(
             not_evaluated("tools.digest.not-representable", da.reason or db.reason, left[0])
         )
     if da.digest != db.digest:
-        counts["changed"] += 1
+        counts[Outcome.CHANGED] += 1
         for change, where in diffs or [("changed", "")]:
             checks.append(
                 fail(
@@ -329,7 +332,7 @@ def _tool_subject(
         return Subject(
             name, Outcome.CHANGED, tuple(checks), facts, label=kind if kind != "drift" else ""
         )
-    counts["unchanged"] += 1
+    counts[Outcome.UNCHANGED] += 1
     checks.append(passed("tools.compare.same-digest", f"same {profile.id} digest", left[0]))
     for change, where in diffs:
         checks.append(
