@@ -16,15 +16,28 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from sealverify import catalogue
 from sealverify.receipts import verify as receipt_verify
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.reports import ids
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed, reduced, unpinned
+from sealverify.reports import formats, ids
+from sealverify.reports.formats import jsonfmt
+from sealverify.reports.model import (
+    Check,
+    Report,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+    reduced,
+    unpinned,
+)
 from sealverify.reports.outcomes import (
     EXIT_CODES,
     MUST_CAP,
@@ -38,7 +51,9 @@ from sealverify.reports.outcomes import (
     worst_code,
 )
 from sealverify.seal.trust import load_trust_file
+from tests import test_library_reports
 from tests.test_examples import EXAMPLE_LIST
+from tests.test_library_reports import CASES, PREPARE
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "sealverify"
@@ -147,6 +162,183 @@ def test_every_commands_exit_code_comes_from_the_table(argv: list[str]) -> None:
     assert all(o in set(Outcome) for o in outcomes), outcomes
     failed = any(f["status"] == "fail" for f in findings)
     assert report["exit_code"] == returncode == exit_code(outcomes, failed)
+
+
+def _tools_with_a_repeated_name(tmp: Path) -> None:
+    """The tools fixture with its second tool renamed to the first: no tool-set digest."""
+    listing = json.loads((ROOT / "fixtures" / "tools" / "tools.json").read_bytes())
+    listing["tools"][1]["name"] = listing["tools"][0]["name"]
+    (tmp / "repeated.json").write_text(json.dumps(listing), encoding="utf-8")
+
+
+def _tools_incomplete(tmp: Path) -> None:
+    """The later tools fixture read as an incomplete list: not comparable, no subject at all."""
+    listing = json.loads((ROOT / "fixtures" / "tools" / "tools-later.json").read_bytes())
+    listing["capture"]["pages"]["complete"] = False
+    (tmp / "incomplete.json").write_text(json.dumps(listing), encoding="utf-8")
+
+
+# The tools and diff samples of tests/test_library_reports.py, and three more minted from the
+# fixtures, each with the code it must exit with (written here, not read from the code).
+_TOOLS_AND_DIFF: list[tuple[tuple[str, ...], Callable[[Path], None] | None, int]] = [
+    (("tools", "digest", "fixtures/tools/tools.json"), None, 0),
+    (("tools", "digest", "{tmp}/repeated.json"), _tools_with_a_repeated_name, 1),
+    (("tools", "compare", "fixtures/tools/tools.json", "fixtures/tools/tools.json"), None, 0),
+    (("tools", "compare", "fixtures/tools/tools.json", "fixtures/tools/tools-later.json"), None, 1),
+    (
+        ("tools", "compare", "fixtures/tools/tools.json", "{tmp}/incomplete.json"),
+        _tools_incomplete,
+        1,
+    ),
+    (("diff", "fixtures/frames/call.bin", "fixtures/frames/call.bin"), None, 0),
+    (("diff", "fixtures/frames/call.bin", "fixtures/frames/call-other-trace.bin"), None, 1),
+    (("diff", "fixtures/frames/call.bin", "fixtures/frames/refused-meta-null.bin"), None, 1),
+    (
+        (
+            "diff",
+            "fixtures/demo/receipts/verified-allow.receipt.json",
+            "fixtures/demo/receipts/fail-edited-arguments.receipt.json",
+        ),
+        None,
+        1,
+    ),
+] + [((case.args), PREPARE.get(case.id), -1) for case in CASES if case.args[0] in ("tools", "diff")]
+
+
+def _table_answer(report: dict[str, Any]) -> int:
+    """The code the table gives for the outcomes a tools or diff report writes."""
+    subjects, findings = report["subjects"], report["findings"]
+    failed = any(f["status"] == "fail" for f in findings)
+    if report["command"] == "diff":
+        # diff writes its verdict as a sentence; the verdict's word is in the summary. Drift in
+        # a receipt's authorization surface fails a verdict the table would pass.
+        checks = subjects[0]["checks"]
+        surface = any(
+            c["id"].startswith("diff.receipt.") and c["id"] != "diff.receipt.minor" for c in checks
+        )
+        verdict = report["summary"]["verdict"]
+        assert verdict in set(Outcome), verdict
+        return exit_code([verdict], surface)
+    outcomes = [s["outcome"] for s in subjects]
+    assert all(o in set(Outcome) for o in outcomes), outcomes
+    if report["command"] == "tools digest":  # a flagged tool (capture rule 4) fails the run
+        failed |= any(c["status"] == "fail" for s in subjects for c in s["checks"])
+    return exit_code(outcomes, failed)
+
+
+@pytest.mark.parametrize(
+    ("args", "prepare", "code"),
+    _TOOLS_AND_DIFF,
+    ids=[f"{shlex.join(a)[:60]}-{c}" for a, _, c in _TOOLS_AND_DIFF],
+)
+def test_tools_and_diff_exit_codes_come_from_the_table(
+    args: tuple[str, ...],
+    prepare: Callable[[Path], None] | None,
+    code: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """tools digest, tools compare and diff as JSON: the table's code for what they report."""
+    from sealverify.cli.main import cli
+
+    monkeypatch.chdir(ROOT)
+    if prepare is not None:
+        prepare(tmp_path)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = CliRunner().invoke(cli, [*argv, "--format", "json"], catch_exceptions=False)
+    report = json.loads(result.stdout_bytes)
+    assert report["exit_code"] == result.exit_code == _table_answer(report)
+    if code >= 0:
+        assert result.exit_code == code
+
+
+def test_every_summary_is_keyed_by_plain_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary keyed by Outcome members makes orjson refuse the report (a slower encoder)."""
+    monkeypatch.chdir(ROOT)
+    captured: list[Report] = []
+    real = formats.render
+
+    def spy(report: Report, *rest: Any, **named: Any) -> str:
+        captured.append(report)
+        return real(report, *rest, **named)
+
+    monkeypatch.setattr(test_library_reports, "render", spy)
+    for number, case in enumerate(CASES):
+        work = tmp_path / str(number)
+        work.mkdir()
+        if case.id in PREPARE:
+            PREPARE[case.id](work)
+        captured.clear()
+        case.library(work)
+        # partition emit of an admissible frame writes a record, decide its own text: no report
+        if not captured:
+            assert case.args[:2] == ("partition", "emit") or case.args[0] == "decide", case.id
+            continue
+        summary = captured[-1].summary
+        assert all(type(key) is str for key in summary), (case.id, list(summary))
+        assert jsonfmt._plain(summary), case.id
+
+
+# Where a subject's outcome may be compared with a literal word: the table's own module.
+_WORD_HOME = {Path("reports/outcomes.py")}
+
+
+def _mentions_outcome(node: ast.expr) -> bool:
+    """Whether ``node`` reads an outcome (or diff's verdict, whose words are outcomes too)."""
+    source = ast.unparse(node).lower()
+    return "outcome" in source or "verdict" in source
+
+
+def _literal_words(node: ast.expr) -> list[str]:
+    """The outcome words spelled as string literals in ``node`` (a literal, or a literal set)."""
+    words = {str(o) for o in Outcome}
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value] if node.value in words else []
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [w for item in node.elts for w in _literal_words(item)]
+    return []
+
+
+def _word_comparisons(tree: ast.Module) -> list[tuple[int, str]]:
+    """Comparisons of a subject's outcome with a literal word, and any uppercase word compared."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for operand in operands:
+            for word in _literal_words(operand):
+                others = [o for o in operands if o is not operand]
+                if word.isupper() or any(map(_mentions_outcome, others)):
+                    found.append((node.lineno, word))
+    return found
+
+
+def test_no_module_compares_an_outcome_with_a_literal_word() -> None:
+    """Outcome words are spelled once, in reports/outcomes.py; everyone else reads Outcome."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        if relative in _WORD_HOME or relative.parts[0] == "testkit":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{relative}:{line}: {word!r}" for line, word in _word_comparisons(tree)]
+    assert found == []
+
+
+def test_the_literal_word_scan_finds_a_comparison() -> None:
+    """The scan above is not vacuous: each spelling it must catch, it catches."""
+    caught = (
+        'subject.outcome == "VERIFIED"',
+        'self.outcome != "VALID"',
+        'outcome in ("digested", "unchanged")',
+        'verdict == "same-action"',
+    )
+    for source in caught:
+        assert _word_comparisons(ast.parse(source)), source
+    assert not _word_comparisons(ast.parse('check.status == "not-evaluated"'))
 
 
 # -- effects declared where the check is made ----------------------------------------------------

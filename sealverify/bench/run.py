@@ -38,6 +38,7 @@ from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.replay import rederive
 from sealverify.receipts.bindings import signatures as bindings_signatures
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify.reports.outcomes import Outcome
 from sealverify.seal.signatures import (
     b64url_nopad_decode,
     ed25519_verify,
@@ -226,7 +227,7 @@ def _profile(directory: Path, count: int) -> Profile:
 
     def work(raw: bytes) -> object:
         subject = verify_receipt(raw, "receipt.json", options)
-        assert subject.outcome == "VERIFIED", subject.outcome
+        assert subject.outcome == Outcome.VERIFIED, subject.outcome
         return subject
 
     return profile_calls(work, raws)

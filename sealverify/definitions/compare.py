@@ -9,6 +9,8 @@ from typing import Any
 from sealverify.definitions.digests import Profile, Unrepresentable, digest_tool, js_value, pointer
 from sealverify.reports import ids
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome
+from sealverify.reports.outcomes import exit_code as exit_code_of
 
 __all__ = ["Reading", "capture_differences", "compare", "json_diff", "reader_environment"]
 
@@ -190,7 +192,10 @@ def compare(
     flagged = _reader_environment(a, placeholders, findings) + _reader_environment(
         b, placeholders, findings
     )
-    outcome_counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
+    # Plain words as keys (the summary holds them): an enum key makes orjson refuse the report.
+    outcome_counts = {
+        o.value: 0 for o in (Outcome.ADDED, Outcome.REMOVED, Outcome.CHANGED, Outcome.UNCHANGED)
+    }
     if comparable or all(c.id != ids.TOOLS_COMPARE_INCOMPLETE for c in findings):
         kind = "drift" if comparable else "capture-difference"
         check_prefix = "tools.drift" if comparable else "tools.compare.capture-difference"
@@ -214,7 +219,7 @@ def compare(
                 "no per-tool comparison: at least one reading is incomplete (rule 1)",
             )
         )
-    drifted = outcome_counts["added"] + outcome_counts["removed"] + outcome_counts["changed"]
+    drifted = sum(outcome_counts[o] for o in (Outcome.ADDED, Outcome.REMOVED, Outcome.CHANGED))
     state = (
         "not-comparable"
         if not comparable
@@ -226,7 +231,9 @@ def compare(
     )
     # A failing input finding (a broken page, a repeated name) never ends in a quiet 0.
     input_failed = any(c.status == "fail" for c in findings)
-    exit_code = 0 if state == "no-drift" and not input_failed else 1
+    # The state follows from these: drift is an added, removed or changed tool; not-comparable
+    # and reader-environment are failing findings (capture rules 1, 3 and 4).
+    exit_code = exit_code_of((s.outcome for s in subjects), input_failed)
     summary = {
         "state": state,
         "profile": profile.id,
@@ -278,7 +285,7 @@ def _tool_subject(
     if left is None or right is None:
         present = right if left is None else left
         assert present is not None
-        outcome = "added" if left is None else "removed"
+        outcome = Outcome.ADDED if left is None else Outcome.REMOVED
         counts[outcome] += 1
         d = digest_tool(present[1], profile, present[0])
         check = fail(
@@ -311,7 +318,7 @@ def _tool_subject(
             not_evaluated("tools.digest.not-representable", da.reason or db.reason, left[0])
         )
     if da.digest != db.digest:
-        counts["changed"] += 1
+        counts[Outcome.CHANGED] += 1
         for change, where in diffs or [("changed", "")]:
             checks.append(
                 fail(
@@ -322,8 +329,10 @@ def _tool_subject(
                     where,
                 )
             )
-        return Subject(name, "changed", tuple(checks), facts, label=kind if kind != "drift" else "")
-    counts["unchanged"] += 1
+        return Subject(
+            name, Outcome.CHANGED, tuple(checks), facts, label=kind if kind != "drift" else ""
+        )
+    counts[Outcome.UNCHANGED] += 1
     checks.append(passed("tools.compare.same-digest", f"same {profile.id} digest", left[0]))
     for change, where in diffs:
         checks.append(
@@ -334,4 +343,4 @@ def _tool_subject(
                 where,
             )
         )
-    return Subject(name, "unchanged", tuple(checks), facts)
+    return Subject(name, Outcome.UNCHANGED, tuple(checks), facts)

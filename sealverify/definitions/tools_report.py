@@ -1,4 +1,4 @@
-"""The ``tools digest`` and ``tools compare`` reports, their exit codes decided here.
+"""The ``tools digest`` and ``tools compare`` reports, their exit codes from the outcome table.
 
 ``sealverify tools`` only reads the files, calls these, and writes the report: the library
 and the command give one answer. ``tools digest`` keeps flat memory: :class:`DigestRun` gives
@@ -28,6 +28,7 @@ from sealverify.definitions.digests import (
 from sealverify.definitions.transcripts import TranscriptError, read_any
 from sealverify.errors import InputError, OptionError
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["DigestRun", "ToolsSource", "compare_report", "digest_report", "profile_named"]
@@ -116,7 +117,8 @@ class DigestRun:
         self.listing, self.block, self.findings = read.listing, read.block, read.findings
         self.digests: list[Any] = []
         self.set_digest: str | None = None
-        self._unfinished = False  # a subject with a failing or not-evaluated check
+        self._outcomes: set[Outcome] = set()  # every subject's, kept for a spooled report
+        self._flagged = False  # a subject with a failing check
 
     def _tool_subject(self, location: str, tool: Any, home: Any) -> Subject:
         profile = self.profile
@@ -140,8 +142,9 @@ class DigestRun:
             )
         facts: dict[str, Any] = {"profile": profile.id, "digest": d.digest, "capture": self.block}
         facts.update(d.extra)
-        self._unfinished |= any(c.status in ("fail", "not-evaluated") for c in checks)
-        outcome = "digested" if d.digest else "not-evaluated"
+        self._flagged |= any(c.status == "fail" for c in checks)
+        outcome = Outcome.DIGESTED if d.digest else Outcome.UNDIGESTED
+        self._outcomes.add(outcome)
         return Subject(
             d.name, outcome, tuple(checks), facts, label=f"{profile.id} {d.digest or '-'}"
         )
@@ -158,11 +161,12 @@ class DigestRun:
                 "no tool-set digest: a tool has no digest, names repeat, or no listing was found",
             ),
         )
-        self._unfinished |= not self.set_digest
+        outcome = Outcome.DIGESTED if self.set_digest else Outcome.UNDIGESTED
+        self._outcomes.add(outcome)
         facts = {"profile": set_id, "digest": self.set_digest, "tools": len(digests)}
         return Subject(
             "(tool set)",
-            "digested" if self.set_digest else "not-evaluated",
+            outcome,
             set_checks,
             {**facts, "capture": self.block},
             label=f"{set_id} {self.set_digest or '-'}",
@@ -184,7 +188,7 @@ class DigestRun:
         findings = [*self.findings, info("tools.capture", "capture " + _compact(block))]
         described = "; ".join(f"{k}: {v}" for k, v in profile.describe().items() if k != "id")
         findings.append(info("tools.profile", f"{profile.id}: {described}"))
-        failed = any(c.status == "fail" for c in findings) or self._unfinished
+        failed = any(c.status == "fail" for c in findings) or self._flagged
         summary = {
             "profile": profile.id,
             "tools": len(self.digests),
@@ -194,7 +198,9 @@ class DigestRun:
             "pages": block["pages"]["read"],
         }
         ordered = tuple(sorted(findings, key=lambda c: (c.id, c.location)))
-        return Report("tools digest", subjects, summary, 1 if failed else 0, ordered)
+        # A tool or the set not digested (UNDIGESTED) fails the run, as a flagged tool does.
+        code = exit_code(self._outcomes, failed)
+        return Report("tools digest", subjects, summary, code, ordered)
 
 
 def digest_report(

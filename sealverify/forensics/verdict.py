@@ -28,6 +28,7 @@ from sealverify.forensics.sides import (
     Side,
 )
 from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.seal.request_members import CALL_PARAMS, unbound_members
 from sealverify.wire.strictjson import (
     JsonValue,
@@ -39,17 +40,17 @@ __all__ = [
 ]
 
 
+# Each verdict code (an Outcome: its exit code is in the one table) and its sentence.
 VERDICTS: dict[str, str] = {
-    "identical-bytes": "identical bytes",
-    "same-invocation": "same invocation, different bytes",
-    "same-action": "same action, different invocation",
-    "different-action": "different action",
-    "not-comparable": "not comparable: identities could not be computed",
-    "receipt-integrity-failed": "not compared: a receipt's stored hashes disagree with its content",
+    Outcome.IDENTICAL_BYTES: "identical bytes",
+    Outcome.SAME_INVOCATION: "same invocation, different bytes",
+    Outcome.SAME_ACTION: "same action, different invocation",
+    Outcome.DIFFERENT_ACTION: "different action",
+    Outcome.NOT_COMPARABLE: "not comparable: identities could not be computed",
+    Outcome.RECEIPT_INTEGRITY_FAILED: (
+        "not compared: a receipt's stored hashes disagree with its content"
+    ),
 }
-
-
-SAME_EXIT = frozenset({"identical-bytes", "same-invocation"})
 
 
 def _area(change: Change) -> str:
@@ -132,10 +133,10 @@ def _named_areas(changes: list[Change]) -> list[str]:
 
 def _verdict(
     a: Side, b: Side, rows: list[dict[str, Any]], changes: list[Change], beyond: list[Change]
-) -> tuple[str, str]:
+) -> tuple[Outcome, str]:
     same_server = a.server == b.server
     if a.frame is not None and b.frame is not None and a.frame.data == b.frame.data and same_server:
-        return "identical-bytes", VERDICTS["identical-bytes"]
+        return Outcome.IDENTICAL_BYTES, VERDICTS[Outcome.IDENTICAL_BYTES]
     no_bytes = a.frame is None or b.frame is None
     if a.ids is None or b.ids is None:
         if (
@@ -144,7 +145,10 @@ def _verdict(
             and b.receipt is not None
             and not json_diff(a.receipt, b.receipt)
         ):
-            return "same-invocation", "same invocation (identical receipt content; no frame bytes)"
+            return (
+                Outcome.SAME_INVOCATION,
+                "same invocation (identical receipt content; no frame bytes)",
+            )
         missing = [s.label for s in (a, b) if s.ids is None]
         why = []
         for side in (a, b):
@@ -156,15 +160,15 @@ def _verdict(
                 else:
                     why.append(f"{side.label}: seal cannot build its identities")
         return (
-            "not-comparable",
-            f"{VERDICTS['not-comparable']} for {', '.join(missing)} (" + "; ".join(why) + ")",
+            Outcome.NOT_COMPARABLE,
+            f"{VERDICTS[Outcome.NOT_COMPARABLE]} for {', '.join(missing)} (" + "; ".join(why) + ")",
         )
     equal = {r["name"]: r["equal"] for r in rows}
     both_absent = {r["name"] for r in rows if r["a"] is None and r["b"] is None}
     if all(equal[n] or n in both_absent for n in INVOCATION_NAMES) and not beyond:
         if no_bytes:
-            return "same-invocation", "same invocation (no frame bytes to compare)"
-        return "same-invocation", VERDICTS["same-invocation"]
+            return Outcome.SAME_INVOCATION, "same invocation (no frame bytes to compare)"
+        return Outcome.SAME_INVOCATION, VERDICTS[Outcome.SAME_INVOCATION]
     if equal["effect_v3"] and equal["guard_target_legacy"]:
         shown = [c for c in changes if _area(c) not in _SEAL_IGNORES]
         shown += [c for c in beyond if c not in shown]
@@ -172,13 +176,13 @@ def _verdict(
         if [n.split(": ", 1)[0] for n in named] == ["metadata"]:
             named = [f"metadata only: {named[0].split(': ', 1)[1]}"]
         qualifier = "; ".join(named) or "no member-level change"
-        return "same-action", f"{VERDICTS['same-action']} ({qualifier})"
+        return Outcome.SAME_ACTION, f"{VERDICTS[Outcome.SAME_ACTION]} ({qualifier})"
     if not same_server:
-        return "different-action", (
-            f"{VERDICTS['different-action']} (the servers differ: {json.dumps(a.server)} vs "
+        return Outcome.DIFFERENT_ACTION, (
+            f"{VERDICTS[Outcome.DIFFERENT_ACTION]} (the servers differ: {json.dumps(a.server)} vs "
             f"{json.dumps(b.server)})"
         )
-    return "different-action", VERDICTS["different-action"]
+    return Outcome.DIFFERENT_ACTION, VERDICTS[Outcome.DIFFERENT_ACTION]
 
 
 def _meaning_summary(a: Side, b: Side, changes: list[Change]) -> str:
@@ -260,18 +264,19 @@ def diff_report(
             )
     code, text = _verdict(a, b, rows, changes, beyond)
     facts["verdict"] = code
-    exit_code = 0 if code in SAME_EXIT else 1
+    surface: list[str] = []
     if a.receipt is not None and b.receipt is not None:
         surface, minor = _receipt_fields(a.receipt, b.receipt, checks, facts)
         if surface:
             text += "; receipts: authorization-surface drift in " + ", ".join(surface)
-            exit_code = 1
         elif minor:
             text += "; receipts: minor fields only (" + ", ".join(minor) + ")"
+    # Drift in a receipt's authorization surface fails a verdict the table would pass.
+    code_of_run = exit_code([code], bool(surface))
     checks.append(
-        Check("diff.verdict", "pass" if exit_code == 0 else "info", text, "", {"verdict": code})
+        Check("diff.verdict", "pass" if code_of_run == 0 else "info", text, "", {"verdict": code})
     )
-    return _finish(a, b, text, checks, facts, exit_code)
+    return _finish(a, b, text, checks, facts, code_of_run)
 
 
 def _integrity_refusal(
@@ -285,7 +290,7 @@ def _integrity_refusal(
     broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
     if not broken:
         return None
-    code = "receipt-integrity-failed"
+    code = Outcome.RECEIPT_INTEGRITY_FAILED
     text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
     checks.append(fail("diff.verdict", text, verdict=code))
     facts["verdict"] = code
@@ -293,7 +298,7 @@ def _integrity_refusal(
         # The invocations are not compared, but the two documents are: the member that was
         # edited is what a reader of the refusal looks for (the frames may be identical).
         _receipt_fields(a.receipt, b.receipt, checks, facts)
-    return _finish(a, b, text, checks, facts, 1)
+    return _finish(a, b, text, checks, facts, exit_code([code]))
 
 
 def _byte_checks(a: Side, b: Side, checks: list[Check], facts: dict[str, Any]) -> None:

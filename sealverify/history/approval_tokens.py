@@ -75,7 +75,7 @@ class TokenResult:
     @property
     def ok(self) -> bool:
         """A v2 token that is VALID: every check holds and its key's authority is not capped."""
-        return self.kind == "v2" and self.outcome == "VALID"
+        return self.kind == "v2" and self.outcome == Outcome.VALID
 
     @property
     def outcome(self) -> Outcome:
@@ -523,7 +523,7 @@ def _time_checks(
     if at_ms < authorized:
         return [
             fail(
-                "approval.time",
+                ids.APPROVAL_TIME,
                 f"authorized_at {authorized} is after the time judged ({at_ms}{when})",
                 at("authorized_at"),
                 member="authorized_at",
@@ -532,13 +532,13 @@ def _time_checks(
     if at_ms > expiry:
         return [
             fail(
-                "approval.time",
+                ids.APPROVAL_TIME,
                 f"expired at {expiry}, before the time judged ({at_ms}{when})",
                 at("expiry"),
                 member="expiry",
             )
         ]
-    return [passed("approval.time", f"valid at {at_ms}{when}", loc)]
+    return [passed(ids.APPROVAL_TIME, f"valid at {at_ms}{when}", loc)]
 
 
 def _subject_checks(

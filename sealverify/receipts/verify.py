@@ -612,8 +612,10 @@ def build_report_from_tally(
     A long run whose subjects were already written out (spooled JSON) keeps only these counts.
     ``allow_published_keys`` says whether the run accepted published keys; the summary says so.
     """
+    # Keyed by each word as a plain str: an enum key makes orjson refuse the whole report (it
+    # would fall back to the standard library's slower encoder, same bytes).
     counts: dict[str, int] = {
-        name: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES
+        name.value: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES
     }
     summary: dict[str, Any] = {
         "receipts": sum(tally.values()),

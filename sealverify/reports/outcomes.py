@@ -72,6 +72,21 @@ class Outcome(StrEnum):
     # lint
     CLEAN = "CLEAN"
     VIOLATIONS = "VIOLATIONS"
+    # tools digest: a tool (or the tool set) digested, or not (lowercase, as the report writes)
+    DIGESTED = "digested"
+    UNDIGESTED = "not-evaluated"
+    # tools compare: each tool (the run's state follows from them and the failing findings)
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    NOT_COMPARABLE = "not-comparable"
+    # diff: the verdict code (the summary's "verdict"; the subject writes it as a sentence)
+    IDENTICAL_BYTES = "identical-bytes"
+    SAME_INVOCATION = "same-invocation"
+    SAME_ACTION = "same-action"
+    DIFFERENT_ACTION = "different-action"
+    RECEIPT_INTEGRITY_FAILED = "receipt-integrity-failed"
 
 
 # The label of a receipt that fails bypass.not-mediated (a sub-label of FAIL, not an outcome).
@@ -107,6 +122,20 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         Outcome.NOT_EVALUATED: 0,
         Outcome.CLEAN: 0,
         Outcome.VIOLATIONS: 1,
+        Outcome.DIGESTED: 0,
+        # A tool with no digest fails tools digest (docs/tool-digests.md): unlike a skill's NOT
+        # EVALUATED, the listing the reader asked to digest is not digested.
+        Outcome.UNDIGESTED: 1,
+        Outcome.ADDED: 1,
+        Outcome.REMOVED: 1,
+        Outcome.CHANGED: 1,
+        Outcome.UNCHANGED: 0,
+        Outcome.NOT_COMPARABLE: 1,
+        Outcome.IDENTICAL_BYTES: 0,
+        Outcome.SAME_INVOCATION: 0,
+        Outcome.SAME_ACTION: 1,
+        Outcome.DIFFERENT_ACTION: 1,
+        Outcome.RECEIPT_INTEGRITY_FAILED: 1,
     }
 )
 # How bad each exit code is, for picking the run's worst.

@@ -50,8 +50,8 @@ class Emitted:
 
     @property
     def exit_code(self) -> int:
-        """0 when a record was made, 1 when the frame was refused."""
-        return 0 if self.report is None else self.report.exit_code
+        """ADMISSIBLE's code (0) when a record was made, else the refusal report's (REFUSE, 1)."""
+        return exit_code([Outcome.ADMISSIBLE]) if self.report is None else self.report.exit_code
 
 
 def _refusal(name: str, refused: pt.PartitionRefused) -> Report:

@@ -15,13 +15,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealverify.reports.model import Check
-from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, severity
+from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
 from sealverify.reports.visible import visible
 
 __all__ = ["NOTES", "OUTCOME_COLOURS", "counted_pass", "fit", "lines", "passed_findings_note"]
 
 # SGR colours (ECMA-48 section 8.3.117): green, yellow, magenta, bold red.
-OUTCOME_COLOURS = {"VERIFIED": "32", "REDUCED": "33", "UNPINNED": "35", "FAIL": "1;31"}
+OUTCOME_COLOURS: dict[str, str] = {
+    Outcome.VERIFIED: "32",
+    Outcome.REDUCED: "33",
+    Outcome.UNPINNED: "35",
+    Outcome.FAIL: "1;31",
+}
 _RANK = {outcome: severity(outcome) for outcome in RECEIPTS_BY_SEVERITY}
 _GAP = "  "
 _NARROW = 100  # columns below which the family and verdict columns are left out
@@ -213,10 +218,10 @@ def lines(
         yield ""
         yield fit(f"run findings ({len(failed)}):", columns)
         for finding in failed:  # its id and where, then its reason, each on one line
-            status = _paint("FAIL", OUTCOME_COLOURS["FAIL"], colour)
+            status = _paint(Outcome.FAIL, OUTCOME_COLOURS[Outcome.FAIL], colour)
             where = f" at {visible(finding.location)}" if finding.location else ""
             head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
-            yield f"{status}  {head}" if columns > 6 else fit("FAIL", columns)
+            yield f"{status}  {head}" if columns > 6 else fit(Outcome.FAIL, columns)
             yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
     passed = passed_findings_note(findings)
     if passed:

@@ -8,6 +8,7 @@ from typing import Any
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
 from sealverify.reports.model import Report
+from sealverify.reports.outcomes import Outcome
 
 __all__ = ["render"]
 
@@ -30,7 +31,11 @@ def render(report: Report) -> str:
         {"name": name, **row} for name, row in sorted(facts.get("identities", {}).items())
     ]
     verdict = facts.get("verdict")
-    tone = "same" if report.exit_code == 0 else ("warn" if verdict == "same-action" else "differ")
+    tone = (
+        "same"
+        if report.exit_code == 0
+        else ("warn" if verdict == Outcome.SAME_ACTION else "differ")
+    )
     body = template(
         "diff.html",
         report=report,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sealverify.reports.explain_text import describe, document_of
 from sealverify.reports.formats.html.spans import Span, compare, first_difference
+from sealverify.reports.outcomes import RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
 
 if TYPE_CHECKING:
@@ -39,9 +40,11 @@ def _spans(expected: str, found: str) -> dict[str, Any]:
     return {"expected": left, "found": right, "first": first_difference(expected, found)}
 
 
-# The css classes an outcome or a status may take; any other text gets "other".
+# The css classes an outcome or a status may take (templates/style.css colours them); any other
+# text gets "other". The outcomes are the receipts' and the chain's; the rest are check statuses
+# and the diff page's row states.
 _CSS = frozenset(
-    {"VERIFIED", "UNPINNED", "REDUCED", "FAIL", "INTACT", "UNANCHORED", "BROKEN"}
+    {*RECEIPT_OUTCOMES, Outcome.INTACT, Outcome.UNANCHORED, Outcome.BROKEN}
     | {"pass", "fail", "not-evaluated", "info", "waived", "same", "differ", "warn"}
 )
 

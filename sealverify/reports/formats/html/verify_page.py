@@ -14,7 +14,7 @@ from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
 from sealverify.reports.formats.terminal import counted_pass, passed_findings_note
 from sealverify.reports.model import Report, Subject
-from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY
+from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome
 
 __all__ = [
     "DETAIL_CAP",
@@ -30,7 +30,12 @@ OUTCOMES = RECEIPTS_BY_SEVERITY  # VERIFIED, UNPINNED, REDUCED, FAIL
 # Drill-downs are filled worst first: every FAIL (up to the cap), then REDUCED, then UNPINNED,
 # each in input order, so a forged receipt named last is never the one left without detail.
 TRIAGE = OUTCOMES[:0:-1]
-COLOUR = {"VERIFIED": "#1a7f37", "UNPINNED": "#9a6700", "REDUCED": "#bc4c00", "FAIL": "#cf222e"}
+COLOUR = {
+    Outcome.VERIFIED: "#1a7f37",
+    Outcome.UNPINNED: "#9a6700",
+    Outcome.REDUCED: "#bc4c00",
+    Outcome.FAIL: "#cf222e",
+}
 # The stated caps (docs/report-format.md): drill-downs and rows for the receipts that did not
 # verify, rows for those that did; beyond them receipts are counted, never dropped silently.
 DETAIL_CAP = 200
@@ -78,7 +83,7 @@ def receipt_fragments(subject: Subject) -> tuple[str, str, str]:
     """
     ids = _open_ids(subject)
     plain = template("verify_row.html", s=subject, link=False, open_ids=ids)
-    if subject.outcome == "VERIFIED":
+    if subject.outcome == Outcome.VERIFIED:
         return plain, plain, ""
     linked = template("verify_row.html", s=subject, link=True, open_ids=ids)
     return linked, plain, template("verify_detail.html", s=subject, facts=_facts(subject))
@@ -138,8 +143,8 @@ class VerifyPage:
         """Take one receipt: ``subject`` (:func:`bare` is enough) and its fragments."""
         linked, plain, detail = fragments
         outcome = subject.outcome
-        verified = outcome == "VERIFIED"
-        kind = "VERIFIED" if verified else "other"
+        verified = outcome == Outcome.VERIFIED
+        kind = Outcome.VERIFIED if verified else "other"
         seq = self._seq
         self._seq += 1
         verdict = subject.facts.get("verdict")
@@ -155,7 +160,7 @@ class VerifyPage:
             if current is None or _RANK[status] < _RANK[current]:
                 self._check_status[check_id] = status
         if not verified:
-            group = outcome if outcome in self._details else "FAIL"
+            group = outcome if outcome in self._details else Outcome.FAIL
             self._open[group] += 1
             if self._spooled[group] < DETAIL_CAP:
                 self._details[group].write(json.dumps([seq, detail]) + "\n")
@@ -313,9 +318,9 @@ class VerifyPage:
         command line the footer names (empty: the footer names the version only).
         """
         summary = report.summary
-        worst = next((o for o in reversed(OUTCOMES) if summary.get(o)), "VERIFIED")
-        if report.exit_code == 1 and not summary.get("FAIL"):
-            worst = "FAIL"
+        worst = next((o for o in reversed(OUTCOMES) if summary.get(o)), Outcome.VERIFIED)
+        if report.exit_code == 1 and not summary.get(Outcome.FAIL):
+            worst = Outcome.FAIL
         headline = f"{_HEADLINE.get(report.exit_code, 'could not run')} (exit {report.exit_code})"
         table_note, details_note = self._notes()
         yield open_page(
