@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -38,3 +39,27 @@ def test_callgrind_counts_the_same_work_the_same_and_more_work_more() -> None:
     assert instructions.count(more) > first + 10_000_000
     with pytest.raises(SystemExit, match="exit 3 under callgrind"):
         instructions.count([sys.executable, "-S", "-c", "raise SystemExit(3)"])
+
+
+def test_each_verifier_imports_its_own_sealverify(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PYTHONPATH in the bench's environment must not put this tree in front of the
+    revision installed in the baseline's environment (both would count the same code)."""
+    from pathlib import Path
+
+    from sealverify.bench.baseline import child_env
+
+    monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
+    tree = str(Path(__file__).resolve().parent.parent)
+    assert child_env(sys.executable)["PYTHONPATH"] == tree
+    baseline = child_env("/tmp/baseline/venv/bin/python", PYTHONHASHSEED="0")
+    assert "PYTHONPATH" not in baseline and baseline["PYTHONHASHSEED"] == "0"
+    script = "import sealverify, sys; sys.stdout.write(sealverify.__file__)"
+    shown = subprocess.run(
+        [sys.executable, "-c", script],
+        env=child_env(sys.executable),
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert Path(shown).resolve().is_relative_to(Path(tree))

@@ -80,6 +80,23 @@ class Verifier:
         return args
 
 
+_TREE = Path(__file__).resolve().parents[2]  # the checkout this bench belongs to
+
+
+def child_env(python: str, **extra: str) -> dict[str, str]:
+    """The environment a measured verifier runs in: each imports its own sealverify only.
+
+    This tree's interpreter imports the checkout the bench belongs to (``PYTHONPATH``, ahead
+    of any installed copy); any other interpreter runs without ``PYTHONPATH``, which would
+    otherwise put the current tree in front of the revision installed in its environment.
+    """
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if python == sys.executable:
+        env["PYTHONPATH"] = str(_TREE)
+    env.update(extra)
+    return env
+
+
 def _flags(python: str) -> frozenset[str]:
     """The long options ``verify --help`` lists for the sealverify behind ``python``."""
     shown = subprocess.run(
@@ -87,7 +104,7 @@ def _flags(python: str) -> frozenset[str]:
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "COLUMNS": "200"},
+        env=child_env(python, COLUMNS="200"),
         cwd=tempfile.gettempdir(),  # never import a checkout from the working directory
     ).stdout
     return frozenset(word.rstrip(",") for word in shown.split() if word.startswith("--"))
@@ -157,7 +174,11 @@ def _time(args: list[str]) -> Timing:
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         child = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=errors, cwd=tempfile.gettempdir()
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            cwd=tempfile.gettempdir(),
+            env=child_env(args[0]),
         )
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start

@@ -12,7 +12,6 @@ never a test.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import statistics
@@ -23,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sealverify.bench.baseline import FORMATS, Verifier
+from sealverify.bench.baseline import FORMATS, Verifier, child_env
 
 __all__ = ["Split", "available", "count", "report", "run_instructions"]
 
@@ -44,7 +43,7 @@ def count(args: Sequence[str]) -> int:
     valgrind = available()
     if valgrind is None:
         raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
-    env = {**os.environ, "PYTHONHASHSEED": "0"}  # one hash seed: the same work every run
+    env = child_env(args[0], PYTHONHASHSEED="0")  # one hash seed: the same work every run
     done = subprocess.run(
         [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *args],
         stdout=subprocess.DEVNULL,
