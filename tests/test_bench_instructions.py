@@ -28,6 +28,9 @@ def test_the_report_gives_the_ratio_at_n_and_per_receipt() -> None:
     table_row = next(line for line in lines if line.startswith("| json"))
     assert "| 3.00 | 6.00 | 100 | 200 | 0.50x | 0.50x |" in table_row
     assert any("re-derivation on: ratio at 2,000 receipts 0.50x-0.50x" in line for line in lines)
+    summary = next(line for line in lines if line.startswith("re-derivation on"))
+    # 3.1 G / 6.2 G at 2,000 receipts: exactly 0.5, said to three places with its case
+    assert summary.endswith("lowest 0.500x (json, JSONL)")
 
 
 @pytest.mark.skipif(instructions.available() is None, reason="valgrind is not installed")

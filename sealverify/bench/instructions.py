@@ -185,9 +185,13 @@ def report(rows: Sequence[Row], base: Verifier, current: Verifier, at: int) -> l
         if chosen:
             ratios = [r.baseline.at(at) / r.current.at(at) for r in chosen]
             limits = [r.baseline.per_receipt / r.current.per_receipt for r in chosen]
+            # The lowest case to three places: a goal such as 0.95x is met or not by it, and
+            # two places would round 0.946x up.
+            low = min(chosen, key=lambda r: r.baseline.at(at) / r.current.at(at))
             lines.append(
                 f"re-derivation {'on' if rederive else 'off'}: ratio at {at:,} receipts "
                 f"{min(ratios):.2f}x-{max(ratios):.2f}x (median {statistics.median(ratios):.2f}x);"
-                f" per receipt median {statistics.median(limits):.2f}x"
+                f" per receipt median {statistics.median(limits):.2f}x; lowest "
+                f"{min(ratios):.3f}x ({low.fmt}, {low.kind})"
             )
     return lines
