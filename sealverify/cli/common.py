@@ -240,51 +240,56 @@ def too_large(name: str, limit: int | None = None) -> click.UsageError:
 
 def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
     """All of ``stream``, or a usage error once it passes ``limit`` (``--max-input-bytes``)."""
-    limit = max_input_bytes() if limit is None else limit
     try:
-        info = os.fstat(stream.fileno())
-        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            raise too_large(name, limit)
+        fd: int | None = stream.fileno()
     except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
-        pass  # not a file descriptor: counted as it is read
-    blocks: list[bytes] = []
-    total = 0
-    while block := stream.read(min(_BLOCK, limit + 1 - total)):
-        total += len(block)
-        if total > limit:
-            raise too_large(name, limit)
-        blocks.append(block)
-    return b"".join(blocks)
+        fd = None  # not a file descriptor: counted as it is read
+    return _read_capped(stream.read, fd, name, limit)
 
 
 def read_file(path: str | Path, name: str | None = None, limit: int | None = None) -> bytes:
     """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``.
 
-    Read through the descriptor itself (no buffered file object: a receipt is read whole,
-    once per run or twice, so the object's set-up was most of the cost): a regular file
-    larger than the cap is refused by its size, anything else as its bytes pass the cap.
+    Read through the bare descriptor (a receipt is read whole, so a file object's set-up was
+    most of the cost), by the one capped loop :func:`read_capped` uses too.
     """
-    limit = max_input_bytes() if limit is None else limit
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        info = os.fstat(fd)
-        regular = stat.S_ISREG(info.st_mode)
-        if regular and info.st_size > limit:
-            raise too_large(name or str(path), limit)
-        blocks: list[bytes] = []
-        total = 0
-        # A regular file's size is the first read's length; the loop still reads to the end,
-        # so a file that grows while it is read is held to the cap too.
-        want = info.st_size + 1 if regular else _BLOCK
-        while block := os.read(fd, min(want, _BLOCK, limit + 1 - total)):
-            total += len(block)
-            if total > limit:
-                raise too_large(name or str(path), limit)
-            blocks.append(block)
-            want = _BLOCK
-        return blocks[0] if len(blocks) == 1 else b"".join(blocks)
+        return _read_capped(lambda size: os.read(fd, size), fd, name or str(path), limit)
     finally:
         os.close(fd)
+
+
+def _read_capped(
+    read: Callable[[int], bytes], fd: int | None, name: str, limit: int | None
+) -> bytes:
+    """Everything ``read`` gives, held to ``limit``; ``fd``, when known, is asked its size.
+
+    A regular file larger than the cap is refused by its size, and its first read asks for
+    just its size (plus one, to see the end); anything else is counted as it is read. The
+    reads go on to the end either way, so a file that grows is held to the cap too.
+    """
+    limit = max_input_bytes() if limit is None else limit
+    want = _BLOCK
+    if fd is not None:
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            pass  # counted as it is read
+        else:
+            if stat.S_ISREG(info.st_mode):
+                if info.st_size > limit:
+                    raise too_large(name, limit)
+                want = info.st_size + 1
+    blocks: list[bytes] = []
+    total = 0
+    while block := read(min(want, _BLOCK, limit + 1 - total)):
+        total += len(block)
+        if total > limit:
+            raise too_large(name, limit)
+        blocks.append(block)
+        want = _BLOCK
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
 def read_input(source: str) -> bytes:

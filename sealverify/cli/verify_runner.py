@@ -294,17 +294,16 @@ class _Read:
             return data
         try:
             # A local name is read as it is (no path object: the task makes its own).
-            remote = storage.is_url(name)
-            data = _read(storage.locate(name), self.limit) if remote else self._local(name)
+            if storage.is_url(name):
+                data = _read(storage.locate(name), self.limit)
+            else:
+                data = read_file(name, None, self.limit)
         except (OSError, click.UsageError):
             return None
         if len(data) <= self.room:
             self.kept[name] = data
             self.room -= len(data)
         return data
-
-    def _local(self, name: str) -> bytes:
-        return read_file(name, limit=self.limit)
 
     def hand_over(self, names: Iterable[str]) -> tuple[tuple[str, bytes], ...]:
         """The kept bytes of these files, no longer kept here."""
