@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from sealverify.mcp.frame_report import frame_report
     from sealverify.mcp.frame_stream import FRAME_LIMIT_ID, MAX_FRAMES, frame_stream_report
     from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
+    from sealverify.receipts.families import ReceiptDocument, read_document
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
     from sealverify.receipts.rederivation import raw_line_index
     from sealverify.receipts.verify import (
@@ -135,6 +136,8 @@ _EXPORTS: dict[str, str] = {
     "build_report": "sealverify.receipts.verify",
     "verify_jsonl": "sealverify.receipts.verify",
     "verify_receipt": "sealverify.receipts.verify",
+    "read_document": "sealverify.receipts.families",
+    "ReceiptDocument": "sealverify.receipts.families",
     "TrustStore": "sealverify.seal.trust",
     "load_trust_file": "sealverify.seal.trust",
     # what a set of receipts carries, and a trust template to confirm (docs/inventory.md)
@@ -259,6 +262,7 @@ __all__ = [
     "ModelLimit",
     "OptionError",
     "Outcome",
+    "ReceiptDocument",
     "ReceiptGroup",
     "Rederivation",
     "Report",
@@ -306,6 +310,7 @@ __all__ = [
     "partition_emit",
     "profile_named",
     "raw_line_index",
+    "read_document",
     "read_http_frame",
     "read_stdio_frames",
     "receipt_audit",

@@ -80,6 +80,36 @@ def test_a_family_entry_covers_ids_made_at_run_time() -> None:
     assert catalogue.lookup("nothing") is None
 
 
+def test_each_entry_read_from_its_own_table_equals_the_whole_file_reading() -> None:
+    """A lookup parses only the tables it needs: each alone must read as the whole file does."""
+    whole = catalogue.entries()
+    sections = catalogue._sections()
+    assert list(sections) == list(whole)  # one header per id, none missed, none extra
+    for check_id, section in sections.items():
+        alone = tomllib.loads(section)
+        assert list(alone) == [check_id]
+        assert catalogue._entry(check_id, alone[check_id]) == whole[check_id]
+
+
+def test_a_lookup_in_a_fresh_process_reads_only_the_tables_it_needs() -> None:
+    probe = (
+        "from sealverify import catalogue\n"
+        "ids = ['binding.args-hash', 'diff.identity.request-sha256', 'tools.drift.added', 'x.y']\n"
+        "found = [catalogue.lookup(i) for i in ids]\n"
+        "print(catalogue.entries.cache_info().currsize)\n"
+        "print([None if e is None else e.id for e in found])\n"
+        "whole = catalogue.entries()\n"
+        "print(found[0] == whole['binding.args-hash'], found[2] == whole['tools.drift.added'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0] == "0"  # the whole file was not parsed for four lookups
+    assert lines[1] == "['binding.args-hash', 'diff.identity.*', 'tools.drift.added', None]"
+    assert lines[2] == "True True"
+
+
 def test_a_malformed_entry_is_refused() -> None:
     with pytest.raises(ValueError, match="severity"):
         catalogue._entry("x.y", {"severity": "fatal", "page": "a.md", "short": "s", "full": "f"})

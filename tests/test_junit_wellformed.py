@@ -155,3 +155,51 @@ def test_every_example_in_junit_parses_strictly(text: str, argv: list[str]) -> N
     )
     assert done.returncode != 2, (text, done.stderr)
     parse_strictly(done.stdout)
+
+
+_XML_TEXTS = [
+    "",
+    "plain",
+    "a & b < c > d",
+    "&amp; already",
+    'say "hi"',
+    "it's",
+    "both \" and '",
+    "line\nbreak\rreturn\ttab",
+    "&#10; written out",
+    "\x1b[31m red \u202e",
+    "\"'&<>\n\r\t" * 3,
+]
+
+
+@pytest.mark.parametrize("text", _XML_TEXTS)
+def test_escapes_equal_the_standard_library(text: str) -> None:
+    from xml.sax import saxutils  # the oracle: the escapes are written in junit.py
+
+    assert junit.escape(text) == saxutils.escape(text)
+    visible_text = junit.visible(text)
+    assert junit.quoteattr(text) == saxutils.quoteattr(visible_text)
+    # and the attribute reads back as the visible text
+    assert ET.fromstring(f"<a b={junit.quoteattr(text)}/>".encode()).get("b") == visible_text
+
+
+def test_a_junit_run_does_not_load_the_url_library(tmp_path: Path) -> None:
+    """xml.sax.saxutils would import urllib.request, http.client and ssl for two escapes."""
+    receipt = next(DEMO.glob("*.json"), None)
+    if receipt is None:
+        pytest.skip("no demo receipt")
+    probe = (
+        "import sys\n"
+        "from sealverify.cli.main import main\n"
+        f"sys.argv = ['sealverify', 'verify', {str(receipt)!r}, '--format', 'junit']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "shown = ('urllib.request' in sys.modules, 'xml.sax.saxutils' in sys.modules)\n"
+        "print(*shown, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.stderr.strip().splitlines()[-1] == "False False", done.stderr

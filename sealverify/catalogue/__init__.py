@@ -8,6 +8,7 @@ file generates the id table in docs/checks.md (``python -m sealverify.catalogue`
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -120,13 +121,48 @@ def _entry(check_id: str, table: object) -> Entry:
 
 
 @cache
+def _checks_text() -> str:
+    return resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
+
+
+@cache
 def entries() -> Mapping[str, Entry]:
     """Every entry by id, in sorted id order, read once from the package data."""
     import tomllib  # loaded with the catalogue: a run that names no check never pays for it
 
-    text = resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+    data = tomllib.loads(_checks_text())
     return {check_id: _entry(check_id, data[check_id]) for check_id in sorted(data)}
+
+
+# An entry's table header: the file writes one per id, alone on its line (``["binding.x"]``).
+_HEADER = re.compile(r'^\["([^"\\\n]+)"\]$', re.MULTILINE)
+
+
+@cache
+def _sections() -> Mapping[str, str]:
+    """Each entry's TOML text by id: from its header line to the next one.
+
+    A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
+    tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF
+    run); tests/test_catalogue.py holds every section's reading equal to :func:`entries`.
+    """
+    text = _checks_text()
+    heads = list(_HEADER.finditer(text))
+    ends = [head.start() for head in heads[1:]] + [len(text)]
+    return {head.group(1): text[head.start() : end] for head, end in zip(heads, ends, strict=True)}
+
+
+@cache
+def _entry_of(check_id: str) -> Entry | None:
+    """The entry of exactly ``check_id``, from its own table alone, or None."""
+    if entries.cache_info().currsize:  # the whole file is read already
+        return entries().get(check_id)
+    section = _sections().get(check_id)
+    if section is None:
+        return None
+    import tomllib
+
+    return _entry(check_id, tomllib.loads(section).get(check_id))
 
 
 def _data(name: str) -> dict[str, object]:
@@ -220,12 +256,12 @@ def lookup(check_id: str) -> Entry | None:
     ``diff.identity.*`` covers the ids ``diff.identity.<name>`` made at run time; the longest
     such prefix wins, and an exact entry wins over every one.
     """
-    found = entries()
-    if check_id in found:
-        return found[check_id]
+    exact = _entry_of(check_id)
+    if exact is not None:
+        return exact
     parts = check_id.split(".")
     for end in range(len(parts) - 1, 0, -1):
-        family = found.get(".".join(parts[:end]) + ".*")
+        family = _entry_of(".".join(parts[:end]) + ".*")
         if family is not None:
             return family
     return None

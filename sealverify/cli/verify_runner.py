@@ -17,9 +17,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sealverify import Check, Subject, VerifyOptions, split_tokens, verify_receipt
+from sealverify import (
+    Check,
+    ReceiptDocument,
+    Subject,
+    VerifyOptions,
+    split_tokens,
+    verify_receipt,
+)
 from sealverify.cli import storage
 from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
+from sealverify.cli.handoff import Handoff
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
@@ -186,8 +194,10 @@ class _Files:
     # Re-derivations of these files made in their session's order, by file name.
     threaded: tuple[tuple[str, Rederivation], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
-    # (``tasks(..., keep=...)``): verified as read then, so each file is read once.
+    # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
+    # strict readings it made of them (``cli/handoff.py``), so each is parsed once.
     read: tuple[tuple[str, bytes], ...] = ()
+    readings: tuple[tuple[str, ReceiptDocument], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +210,9 @@ class _LogSlice:
     first: int
     # Re-derivations of this slice's lines made in their session's log order, by line number.
     threaded: tuple[tuple[int, Rederivation], ...] = ()
+    # The strict readings the session grouping made of these lines, by line number (a run in
+    # one process): a line whose bytes are still those bytes is not parsed again.
+    readings: tuple[tuple[int, ReceiptDocument], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,33 +251,37 @@ def tasks(
     So are the sessions among separate receipt files, in the order their claims give: every
     file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
     task carries its files' results, so workers and cluster tasks need no other task's
-    receipts. A run in one process passes ``keep``: up to that many bytes read here are
-    handed to the tasks (:class:`_Read`), so those files are read once, not twice.
+    receipts. A run in one process passes ``keep``: up to that much of what is read here
+    is handed to the tasks (:class:`Handoff`), so those files are read once, not twice, and
+    their receipts parsed once.
     """
     by_file: dict[str, Rederivation] = {}
-    read = _Read(max_input, keep)
+    read = Handoff(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        by_file = threaded_files(names, read, options.raw_lines) if names else {}
+        by_file = threaded_files(names, read, options.raw_lines, read.look) if names else {}
         files = listed
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
         rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
-        return _Files(tuple(batch), rows, read.hand_over(name for name, _ in batch))
+        return _Files(tuple(batch), rows, *read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
         if path.suffix in LOG_SUFFIXES:
             if batch:
                 yield cut()
                 batch = []
-            threaded = _threaded(path, options) if options is not None else {}
+            read.new_log()
+            threaded = _threaded(path, options, read) if options is not None else {}
             for piece in _log_slices(path):
+                last = piece.first + _CHUNK
                 if threaded:
-                    last = piece.first + _CHUNK
                     rows = tuple((n, r) for n, r in threaded.items() if piece.first <= n < last)
                     piece = dataclasses.replace(piece, threaded=rows)
+                if readings := read.hand_over_lines(piece.first, last):
+                    piece = dataclasses.replace(piece, readings=readings)
                 yield piece
             continue
         batch.append((path.as_posix(), walked))
@@ -273,43 +290,6 @@ def tasks(
             batch = []
     if batch:
         yield cut()
-
-
-class _Read:
-    """Receipt files read for session grouping, held to ``--max-input-bytes``.
-
-    An unreadable or too large file is None here: its own task reads it again and reports
-    it. Up to ``keep`` bytes of what was read are kept until a task takes them
-    (:meth:`hand_over`), so that task verifies the very bytes the grouping saw and reads
-    nothing again; beyond ``keep`` nothing is kept, so memory stays bounded.
-    """
-
-    def __init__(self, limit: int, keep: int) -> None:
-        self.limit = limit
-        self.room = keep
-        self.kept: dict[str, bytes] = {}
-
-    def __call__(self, name: str) -> bytes | None:
-        if (data := self.kept.get(name)) is not None:
-            return data
-        try:
-            # A local name is read as it is (no path object: the task makes its own).
-            if storage.is_url(name):
-                data = _read(storage.locate(name), self.limit)
-            else:
-                data = read_file(name, None, self.limit)
-        except (OSError, click.UsageError):
-            return None
-        if len(data) <= self.room:
-            self.kept[name] = data
-            self.room -= len(data)
-        return data
-
-    def hand_over(self, names: Iterable[str]) -> tuple[tuple[str, bytes], ...]:
-        """The kept bytes of these files, no longer kept here."""
-        if not self.kept:
-            return ()
-        return tuple((name, self.kept.pop(name)) for name in names if name in self.kept)
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -338,7 +318,9 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Rederivation]:
+def _threaded(
+    path: storage.Location, options: VerifyOptions, read: Handoff
+) -> dict[int, Rederivation]:
     if not options.rederive:
         return {}
 
@@ -355,7 +337,7 @@ def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Reder
     try:
         if not may_need_threading(blocks()):
             return {}
-        return threaded_rederivations(lines, options.raw_lines)
+        return threaded_rederivations(lines, options.raw_lines, read.look_line)
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -405,15 +387,18 @@ def _verify_file(
     settings: Settings,
     threaded: Rederivation | None = None,
     read: bytes | None = None,
+    reading: ReceiptDocument | None = None,
 ) -> Result:
     """One receipt file verified; ``path`` may be a local file's POSIX name (a task's name).
 
-    A file whose bytes the grouping pass handed over (``read``) and that has no partition
-    attestation beside it needs no path object; anything else is read through one.
+    A file whose bytes the grouping pass handed over (``read``, with its strict ``reading``
+    when one was kept) and that has no partition attestation beside it needs no path
+    object; anything else is read through one.
     """
     if isinstance(path, str):
         if read is not None and _absent(path + _SIDE_SUFFIX):
-            return _verified(read, report_name(path), walked, settings, threaded, None, "")
+            name = report_name(path)
+            return _verified(read, name, walked, settings, threaded, None, "", reading)
         path = Path(path)
     try:
         data = _read(path, settings.max_input) if read is None else read
@@ -423,7 +408,7 @@ def _verify_file(
         return exc.format_message(), None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
-    return _verified(data, name, walked, settings, threaded, attestation, problem)
+    return _verified(data, name, walked, settings, threaded, attestation, problem, reading)
 
 
 def _verified(
@@ -434,15 +419,16 @@ def _verified(
     threaded: Rederivation | None,
     attestation: JsonValue | None,
     problem: str,
+    reading: ReceiptDocument | None = None,
 ) -> Result:
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
-        found = verify_found(data, name, settings.options, attestation, threaded)
+        found = verify_found(data, name, settings.options, attestation, threaded, reading)
         return _finish(_skipped(name) if found is None else found, data, settings)
     if problem:
         return problem, None, None
-    subject = verify_receipt(data, name, settings.options, attestation, threaded)
+    subject = verify_receipt(data, name, settings.options, attestation, threaded, reading)
     return _finish(subject, data, settings)
 
 
@@ -451,6 +437,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     if isinstance(task, _Files):
         by_name = dict(task.threaded)
         read = dict(task.read)
+        readings = dict(task.readings)
         return [
             _verify_file(
                 name if _POSIX and not storage.is_url(name) else storage.locate(name),
@@ -458,6 +445,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
                 settings,
                 by_name.get(name),
                 read.get(name),
+                readings.get(name),
             )
             for name, walked in task.files
         ]
@@ -472,6 +460,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
     threaded = dict(task.threaded)
+    by_line = dict(task.readings)  # used only for a line whose bytes they are (verify.py)
     name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
         _finish(
@@ -481,6 +470,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
                 name,
                 settings.options,
                 threaded.get(task.first + index),
+                by_line.get(task.first + index),
             ),
             log_line_body(line),
             settings,

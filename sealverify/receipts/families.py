@@ -84,6 +84,11 @@ class ReceiptDocument:
     document: dict[str, JsonValue] | None
     family: Family | None
     checks: tuple[Check, ...]
+    raw: bytes = b""  # the bytes read, so a caller handed this document can see it is theirs
+
+    def of(self, raw: bytes) -> bool:
+        """Whether this is the reading of exactly ``raw`` (the same object, or equal bytes)."""
+        return self.raw is raw or self.raw == raw
 
 
 def _member_names(text: str) -> Iterator[tuple[str, int]]:
@@ -212,10 +217,10 @@ def read_document(raw: bytes) -> ReceiptDocument:
         root = parse_text(text)
     except JsonError as exc:
         check_id = _JSON_ERROR_IDS.get(exc.code, "document.malformed")
-        return ReceiptDocument(None, None, (fail(check_id, f"refused: {exc}", ""),))
+        return ReceiptDocument(None, None, (fail(check_id, f"refused: {exc}", ""),), raw)
     if not isinstance(root, dict):
         return ReceiptDocument(
-            None, None, (fail("document.root-not-object", "the receipt is not a JSON object"),)
+            None, None, (fail("document.root-not-object", "the receipt is not a JSON object"),), raw
         )
     checks = _document_checks(text, root)
     if not checks:
@@ -236,7 +241,7 @@ def read_document(raw: bytes) -> ReceiptDocument:
         )
     family, family_checks = classify(root)
     checks.extend(family_checks)
-    return ReceiptDocument(root, family, tuple(checks))
+    return ReceiptDocument(root, family, tuple(checks), raw)
 
 
 # Each discriminator and the member names that claim it, in reporting order.

@@ -25,6 +25,7 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 __all__ = [
     "Glance",
     "glance",
+    "glance_document",
     "may_name_session",
     "may_need_threading",
     "threaded_files",
@@ -89,8 +90,11 @@ def glance(data: bytes) -> Glance | None:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
         doc = _document(data)
-    if not isinstance(doc, dict):
-        return None
+    return glance_document(doc) if isinstance(doc, dict) else None
+
+
+def glance_document(doc: dict[str, JsonValue]) -> Glance | None:
+    """The session facts of a receipt already parsed (strictly, or by :func:`glance`)."""
     session = session_of(doc)
     if session is None:
         return None
@@ -179,8 +183,14 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
     return repr([(member, doc.get(member)) for member in _STEP_MEMBERS])
 
 
+def _glance_of(_: object, data: bytes) -> Glance | None:
+    return glance(data)
+
+
 def threaded_rederivations(
-    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
+    lines: Callable[[], Iterable[bytes]],
+    raw_lines: Mapping[str, bytes],
+    look: Callable[[int, bytes], Glance | None] = _glance_of,
 ) -> dict[int, Rederivation]:
     """Re-derivations, in log order, of a log's sessions that need threading, by line number.
 
@@ -188,7 +198,8 @@ def threaded_rederivations(
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
     """
-    glances = (g for g in map(glance, lines()) if g is not None)
+    looked = (look(number, line) for number, line in enumerate(lines(), start=1))
+    glances = (g for g in looked if g is not None)
     wanted = _wanted((g.session, g) for g in glances)
     if not wanted:
         return {}
@@ -206,7 +217,10 @@ def threaded_rederivations(
 
 
 def threaded_files(
-    names: Iterable[str], read: Callable[[str], bytes | None], raw_lines: Mapping[str, bytes]
+    names: Iterable[str],
+    read: Callable[[str], bytes | None],
+    raw_lines: Mapping[str, bytes],
+    look: Callable[[str, bytes], Glance | None] = _glance_of,
 ) -> dict[str, Rederivation]:
     """Re-derivations of the sessions among separate receipt files, by file name.
 
@@ -219,7 +233,7 @@ def threaded_files(
     facts: list[tuple[str, str, Claim | None]] = []  # name, session, claim: no bytes kept
     for name in names:
         data = read(name)
-        item = glance(data) if data is not None else None
+        item = look(name, data) if data is not None else None
         if item is not None:
             facts.append((name, item.session, item.claim))
     wanted = _wanted((session, claim) for _, session, claim in facts)

@@ -404,13 +404,21 @@ def verify_receipt(
     options: VerifyOptions = VerifyOptions(),
     attestation: JsonValue | None = None,
     threaded: Rederivation | None = None,
+    read: ReceiptDocument | None = None,
 ) -> Subject:
     """Verify one receipt document from its exact bytes; never raises on bad evidence.
 
     ``attestation`` is a partition attestation from a side file, when one was found;
-    ``threaded`` the receipt's re-derivation in its session's order, when one was made.
+    ``threaded`` the receipt's re-derivation in its session's order, when one was made;
+    ``read`` a :func:`read_document` of these bytes a caller already made (used only when it
+    is the reading of exactly ``raw``; anything else is read again).
     """
-    return _verify_read(raw, name, read_document(raw), options, attestation, threaded)
+    return _verify_read(raw, name, _reading(raw, read), options, attestation, threaded)
+
+
+def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
+    """``read`` when it is the reading of exactly ``raw``, else a fresh one."""
+    return read if read is not None and read.of(raw) else read_document(raw)
 
 
 def _verify_read(
@@ -508,13 +516,14 @@ def verify_found(
     options: VerifyOptions = VerifyOptions(),
     attestation: JsonValue | None = None,
     threaded: Rederivation | None = None,
+    read: ReceiptDocument | None = None,
 ) -> Subject | None:
     """Verify a file found by a directory walk, or return None to skip it.
 
-    None exactly when :func:`is_receipt_like` is False, else :func:`verify_receipt`'s subject;
-    the document is parsed once for both.
+    None exactly when :func:`is_receipt_like` is False, else :func:`verify_receipt`'s subject
+    (``read`` as there); the document is parsed once for both.
     """
-    read = read_document(raw)
+    read = _reading(raw, read)
     if not _worth_verifying(read):
         return None
     return _verify_read(raw, name, read, options, attestation, threaded)
@@ -534,18 +543,21 @@ def verify_log_line(
     name: str,
     options: VerifyOptions = VerifyOptions(),
     threaded: Rederivation | None = None,
+    read: ReceiptDocument | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
 
     ``line`` is the line without its ``\\n`` (a ``\\r`` before it is dropped here). A blank
     line, or one that is not strict JSON, is a finding with its line number. ``threaded`` is
-    the line's re-derivation in its session's log order, when one was made.
+    the line's re-derivation in its session's log order, when one was made; ``read`` a
+    :func:`read_document` of :func:`log_line_body` a caller already made (as in
+    :func:`verify_receipt`).
     """
     where = f"{name}:{number}"
     body = log_line_body(line)
     if not body.strip(b" \t"):
         return fail("log.blank-line", "blank line in a receipt log", where)
-    read = read_document(body)  # parsed once: the strict-JSON test and the verification
+    read = _reading(body, read)  # parsed once: the strict-JSON test and the verification
     if read.document is None:
         try:
             parse_text(decode_utf8(body))

@@ -35,23 +35,33 @@ FOOTER = "  </testsuite>\n</testsuites>\n"
 _SHOWN = frozenset(("fail", "not-evaluated"))  # the statuses of the checks a case names
 
 
-# xml.sax.saxutils imports urllib.request (about 30 ms): imported on first use, so runs in
-# other formats never pay for it at start-up.
+# The XML escapes are written here: xml.sax.saxutils imports urllib.request (and with it
+# http.client, ssl and email: about 20 ms of every JUnit run's start-up) for two replacements.
+# tests/test_junit_wellformed.py holds them equal to saxutils.escape and saxutils.quoteattr.
+
+
 def escape(text: str) -> str:
-    """XML character data: ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils.escape).
+    """XML character data: ``&``, ``<`` and ``>`` escaped (as xml.sax.saxutils.escape).
 
     ``text`` is already visible (:func:`visible`): it holds no character XML 1.0 forbids.
     """
-    from xml.sax import saxutils
-
-    return saxutils.escape(text)
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
 
 
 def quoteattr(text: str) -> str:
-    """A quoted XML attribute value of ``text`` made visible (xml.sax.saxutils.quoteattr)."""
-    from xml.sax import saxutils
+    """A quoted XML attribute value of ``text`` made visible (as xml.sax.saxutils.quoteattr).
 
-    return saxutils.quoteattr(visible(text))
+    ``&``, ``<``, ``>`` and the line and tab controls become references; the value is
+    quoted with ``"`` unless it holds one and no ``'`` (then ``'``), and a ``"`` inside a
+    value that holds both is ``&quot;``.
+    """
+    value = escape(visible(text))  # "&" first, so no reference made here is escaped again
+    value = value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    return '"' + value.replace('"', "&quot;") + '"'
 
 
 def _lines(checks: Iterable[Check]) -> str:

@@ -1,0 +1,121 @@
+"""What the session grouping read, handed to the task that verifies it (a run in one process).
+
+The grouping pass (``receipts/sessions.py``) reads every receipt file, and every line of a log
+that may name a session, before any task runs. In a run in one process (``--jobs 1``) the
+bytes it read, and the strict reading it made of them (:func:`read_document`), are kept for
+the task, within one memory budget: so each file is read once and each receipt parsed once,
+and a task is handed only the reading of the very bytes it verifies
+(:meth:`ReceiptDocument.of`). Beyond the budget nothing more is kept and the task reads and
+parses again, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import click
+
+from sealverify import ReceiptDocument, read_document
+from sealverify.cli import storage
+from sealverify.cli.common import read_file
+from sealverify.receipts.sessions import Glance, glance, glance_document
+from sealverify.receipts.verify import log_line_body
+
+__all__ = ["DOCUMENT_WEIGHT", "Handoff"]
+
+# A strict reading holds about 2.7 times its document's bytes (measured with tracemalloc on
+# minted receipts); it is charged three times them, on top of the bytes themselves.
+DOCUMENT_WEIGHT = 3
+
+
+class Handoff:
+    """Receipt files read for session grouping, held to ``--max-input-bytes``, and what is kept.
+
+    An unreadable or too large file is None here: its own task reads it again and reports
+    it. Up to ``keep`` bytes (a file's bytes, and three times them for its reading) are kept
+    until a task takes them (:meth:`hand_over`, :meth:`hand_over_lines`).
+    """
+
+    def __init__(self, limit: int, keep: int) -> None:
+        self.limit = limit
+        self.room = keep
+        self.kept: dict[str, bytes] = {}
+        self.readings: dict[str, ReceiptDocument] = {}
+        self.lines: dict[int, ReceiptDocument] = {}  # of the log being grouped, by line number
+
+    def __call__(self, name: str) -> bytes | None:
+        """A receipt file's bytes (kept while the budget has room), or None."""
+        if (data := self.kept.get(name)) is not None:
+            return data
+        try:
+            # A local name is read as it is (no path object: the task makes its own).
+            if storage.is_url(name):
+                data = storage.locate(name).read_bytes()  # a stored object is read as is
+            else:
+                data = read_file(name, None, self.limit)
+        except (OSError, click.UsageError):
+            return None
+        if len(data) <= self.room:
+            self.kept[name] = data
+            self.room -= len(data)
+        return data
+
+    def _reading(self, data: bytes, weight: int) -> ReceiptDocument | None:
+        """The strict reading of ``data`` when the budget has room for ``weight``, charged."""
+        if weight > self.room or not self.room:  # no budget (workers, a cluster): none
+            return None
+        self.room -= weight
+        return read_document(data)
+
+    def look(self, name: str, data: bytes) -> Glance | None:
+        """A file's session facts: from its strict reading, kept, when its bytes are kept.
+
+        A document the strict parser refuses is glanced as :func:`glance` does (its reading
+        is kept all the same: the task reports from it).
+        """
+        weight = DOCUMENT_WEIGHT * len(data)  # its bytes are charged already
+        read = self._reading(data, weight) if name in self.kept else None
+        if read is None:
+            return glance(data)
+        self.readings[name] = read
+        return glance(data) if read.document is None else glance_document(read.document)
+
+    def look_line(self, number: int, line: bytes) -> Glance | None:
+        """Line ``number`` of the log being grouped: as :meth:`look`, by line number."""
+        body = log_line_body(line)
+        read = self._reading(body, _line_weight(body))  # the reading holds the line's bytes
+        if read is None:
+            return glance(line)
+        self.lines[number] = read
+        return glance(line) if read.document is None else glance_document(read.document)
+
+    def new_log(self) -> None:
+        """Forget the readings of the last log's lines that no task took."""
+        self.room += sum(_line_weight(read.raw) for read in self.lines.values())
+        self.lines = {}
+
+    def hand_over(
+        self, names: Iterable[str]
+    ) -> tuple[tuple[tuple[str, bytes], ...], tuple[tuple[str, ReceiptDocument], ...]]:
+        """The kept bytes and readings of these files, no longer kept (nor charged) here."""
+        if not self.kept:
+            return (), ()
+        wanted = [name for name in names if name in self.kept]
+        data = tuple((name, self.kept.pop(name)) for name in wanted)
+        pop = self.readings.pop
+        readings = tuple((name, pop(name)) for name in wanted if name in self.readings)
+        self.room += sum(len(d) for _, d in data)
+        self.room += sum(DOCUMENT_WEIGHT * len(read.raw) for _, read in readings)
+        return data, readings
+
+    def hand_over_lines(self, first: int, end: int) -> tuple[tuple[int, ReceiptDocument], ...]:
+        """The readings of lines ``first`` to ``end - 1`` of the log, no longer kept here."""
+        if not self.lines:
+            return ()
+        taken = tuple((n, self.lines.pop(n)) for n in range(first, end) if n in self.lines)
+        self.room += sum(_line_weight(read.raw) for _, read in taken)
+        return taken
+
+
+def _line_weight(body: bytes) -> int:
+    return (1 + DOCUMENT_WEIGHT) * len(body)
