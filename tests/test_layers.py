@@ -58,7 +58,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
     ("sealverify.cli.verify_runner", "sealverify.receipts.sessions"),  # session threading
     ("sealverify.cli.handoff", "sealverify.receipts.sessions"),  # the grouping's glances
-    ("sealverify.cli.handoff", "sealverify.receipts.verify"),  # log lines cut as tasks cut them
     ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints

@@ -1,12 +1,12 @@
 """What the session grouping read, handed to the task that verifies it (a run in one process).
 
-The grouping pass (``receipts/sessions.py``) reads every receipt file, and every line of a log
-that may name a session, before any task runs. In a run in one process (``--jobs 1``) the
-bytes it read, and the strict reading it made of them (:func:`read_document`), are kept for
-the task, within one memory budget: so each file is read once and each receipt parsed once,
-and a task is handed only the reading of the very bytes it verifies
-(:meth:`ReceiptDocument.of`). Beyond the budget nothing more is kept and the task reads and
-parses again, so memory stays bounded.
+The grouping pass (``receipts/sessions.py``) reads every separate receipt file before any task
+runs. In a run in one process (``--jobs 1``) the bytes it read, and the strict reading it made
+of them (:func:`read_document`), are kept for the task, within one memory budget: so each file
+is read once and each receipt parsed once, and a task is handed only the reading of the very
+bytes it verifies (:meth:`ReceiptDocument.of`). Beyond the budget nothing more is kept and the
+task reads and parses again, so memory stays bounded. The lines of a JSONL log are not kept:
+a log is verified slice by slice in flat memory, however long it is.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from sealverify import ReceiptDocument, read_document
 from sealverify.cli import storage
 from sealverify.cli.common import read_file
 from sealverify.receipts.sessions import Glance, glance, glance_document
-from sealverify.receipts.verify import log_line_body
 
 __all__ = ["DOCUMENT_WEIGHT", "Handoff"]
 
@@ -33,7 +32,7 @@ class Handoff:
 
     An unreadable or too large file is None here: its own task reads it again and reports
     it. Up to ``keep`` bytes (a file's bytes, and three times them for its reading) are kept
-    until a task takes them (:meth:`hand_over`, :meth:`hand_over_lines`).
+    until a task takes them (:meth:`hand_over`).
     """
 
     def __init__(self, limit: int, keep: int) -> None:
@@ -41,7 +40,6 @@ class Handoff:
         self.room = keep
         self.kept: dict[str, bytes] = {}
         self.readings: dict[str, ReceiptDocument] = {}
-        self.lines: dict[int, ReceiptDocument] = {}  # of the log being grouped, by line number
 
     def __call__(self, name: str) -> bytes | None:
         """A receipt file's bytes (kept while the budget has room), or None."""
@@ -80,20 +78,6 @@ class Handoff:
         self.readings[name] = read
         return glance(data) if read.document is None else glance_document(read.document)
 
-    def look_line(self, number: int, line: bytes) -> Glance | None:
-        """Line ``number`` of the log being grouped: as :meth:`look`, by line number."""
-        body = log_line_body(line)
-        read = self._reading(body, _line_weight(body))  # the reading holds the line's bytes
-        if read is None:
-            return glance(line)
-        self.lines[number] = read
-        return glance(line) if read.document is None else glance_document(read.document)
-
-    def new_log(self) -> None:
-        """Forget the readings of the last log's lines that no task took."""
-        self.room += sum(_line_weight(read.raw) for read in self.lines.values())
-        self.lines = {}
-
     def hand_over(
         self, names: Iterable[str]
     ) -> tuple[tuple[tuple[str, bytes], ...], tuple[tuple[str, ReceiptDocument], ...]]:
@@ -107,15 +91,3 @@ class Handoff:
         self.room += sum(len(d) for _, d in data)
         self.room += sum(DOCUMENT_WEIGHT * len(read.raw) for _, read in readings)
         return data, readings
-
-    def hand_over_lines(self, first: int, end: int) -> tuple[tuple[int, ReceiptDocument], ...]:
-        """The readings of lines ``first`` to ``end - 1`` of the log, no longer kept here."""
-        if not self.lines:
-            return ()
-        taken = tuple((n, self.lines.pop(n)) for n in range(first, end) if n in self.lines)
-        self.room += sum(_line_weight(read.raw) for _, read in taken)
-        return taken
-
-
-def _line_weight(body: bytes) -> int:
-    return (1 + DOCUMENT_WEIGHT) * len(body)

@@ -210,9 +210,6 @@ class _LogSlice:
     first: int
     # Re-derivations of this slice's lines made in their session's log order, by line number.
     threaded: tuple[tuple[int, Rederivation], ...] = ()
-    # The strict readings the session grouping made of these lines, by line number (a run in
-    # one process): a line whose bytes are still those bytes is not parsed again.
-    readings: tuple[tuple[int, ReceiptDocument], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,15 +270,12 @@ def tasks(
             if batch:
                 yield cut()
                 batch = []
-            read.new_log()
-            threaded = _threaded(path, options, read) if options is not None else {}
+            threaded = _threaded(path, options) if options is not None else {}
             for piece in _log_slices(path):
-                last = piece.first + _CHUNK
                 if threaded:
+                    last = piece.first + _CHUNK
                     rows = tuple((n, r) for n, r in threaded.items() if piece.first <= n < last)
                     piece = dataclasses.replace(piece, threaded=rows)
-                if readings := read.hand_over_lines(piece.first, last):
-                    piece = dataclasses.replace(piece, readings=readings)
                 yield piece
             continue
         batch.append((path.as_posix(), walked))
@@ -318,9 +312,7 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _threaded(
-    path: storage.Location, options: VerifyOptions, read: Handoff
-) -> dict[int, Rederivation]:
+def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Rederivation]:
     if not options.rederive:
         return {}
 
@@ -337,7 +329,7 @@ def _threaded(
     try:
         if not may_need_threading(blocks()):
             return {}
-        return threaded_rederivations(lines, options.raw_lines, read.look_line)
+        return threaded_rederivations(lines, options.raw_lines)
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -460,7 +452,6 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
     threaded = dict(task.threaded)
-    by_line = dict(task.readings)  # used only for a line whose bytes they are (verify.py)
     name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
         _finish(
@@ -470,7 +461,6 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
                 name,
                 settings.options,
                 threaded.get(task.first + index),
-                by_line.get(task.first + index),
             ),
             log_line_body(line),
             settings,

@@ -188,9 +188,7 @@ def _glance_of(_: object, data: bytes) -> Glance | None:
 
 
 def threaded_rederivations(
-    lines: Callable[[], Iterable[bytes]],
-    raw_lines: Mapping[str, bytes],
-    look: Callable[[int, bytes], Glance | None] = _glance_of,
+    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
 ) -> dict[int, Rederivation]:
     """Re-derivations, in log order, of a log's sessions that need threading, by line number.
 
@@ -198,8 +196,7 @@ def threaded_rederivations(
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
     """
-    looked = (look(number, line) for number, line in enumerate(lines(), start=1))
-    glances = (g for g in looked if g is not None)
+    glances = (g for g in map(glance, lines()) if g is not None)
     wanted = _wanted((g.session, g) for g in glances)
     if not wanted:
         return {}
@@ -229,6 +226,8 @@ def threaded_files(
     that needs threading are read again in the order their claims give: by position, a
     blocked call before the executed one at the same position, then in input order. A
     receipt that claims no position (a temporal deny) cannot be placed and re-derives alone.
+    ``look`` gives a file's session facts from its name and bytes: what :func:`glance` gives
+    (a caller that reads each file strictly anyway reads them from its own reading).
     """
     facts: list[tuple[str, str, Claim | None]] = []  # name, session, claim: no bytes kept
     for name in names:
