@@ -138,7 +138,7 @@ def test_without_the_switch_the_fast_paths_run(tmp_path: Path) -> None:
         "sealverify.wire.strictjson.holds_u_escape",
         "sealverify.reports.model.Subject.sorted_checks",
         "sealverify.reports.model._check",
-        "sealverify.reports.fast.subject_text_fast",
+        "sealverify.reports.fast.subject_bytes_fast",
     ):
         assert name in run["fast"], name
 
@@ -416,8 +416,8 @@ def test_the_subject_writer_answers_for_a_subject_whose_outcome_is_an_outcome() 
     checks = (model.passed("a.b", "fine"), model.fail("c.d", "bad", "/x", k=[1]))
     for outcome in (Outcome.VERIFIED, Outcome.NOT_EVALUATED, "VERIFIED"):
         subject = Subject("n", outcome, checks, {"family": "v3"}, "label")
-        text = reports_fast.subject_text_fast(subject)
+        text = reports_fast.subject_bytes_fast(subject)
         body = reports_fast._subject_fast(subject)
         assert text is not None and body is not None  # written here, not left to the reference
-        assert text == jsonfmt.subject_text_reference(subject)
+        assert text.decode() == jsonfmt.subject_text_reference(subject)
         assert body == jsonfmt.subject_body_reference(subject)

@@ -173,6 +173,14 @@ def test_subjects_written_member_by_member_equal_the_whole_encoding(subject: Sub
         assert jsonfmt.subject_body(subject) == _compact_reference(whole)
     assert jsonfmt.subject_text(subject) == jsonfmt.subject_text_reference(subject)
     assert jsonfmt.subject_body(subject) == jsonfmt.subject_body_reference(subject)
+    text = jsonfmt.subject_text_reference(subject)
+    try:
+        encoded = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for it, so no bytes either
+        with pytest.raises(UnicodeEncodeError):
+            jsonfmt.subject_bytes(subject)
+    else:
+        assert jsonfmt.subject_bytes(subject) == encoded
 
 
 def test_a_kept_check_text_is_never_used_for_a_check_with_data() -> None:

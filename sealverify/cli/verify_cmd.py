@@ -373,11 +373,11 @@ def verify(
                         for w, c in zip(widths, cells[: len(widths)], strict=True)
                     ]
                     spool.write(("\t".join(cells) + "\n").encode())
-                elif isinstance(fragment, str) and fragment:  # "": no SARIF results
+                elif isinstance(fragment, bytes | str) and fragment:  # "": no SARIF results
                     spool.write(_SEPARATOR[fmt] if spooled else b"")
-                    spool.write(fragment.encode())
+                    spool.write(fragment if isinstance(fragment, bytes) else fragment.encode())
                     spooled += 1
-                    if fmt == "junit" and junit.case_failed(fragment):
+                    if fmt == "junit" and isinstance(fragment, str) and junit.case_failed(fragment):
                         failures += 1
                     elif fmt == "sarif":  # rule_subject: one bare check per rule id
                         rules.update(c.id for c in result.checks)

@@ -229,8 +229,11 @@ class Settings:
 Task = _Files | _LogSlice
 
 # A subject or a finding (a str is a usage problem met in a worker), the subject's text
-# fragment when the format is spooled as text (json, sarif, junit), and history facts.
-Result = tuple[Subject | Check | str, str | tuple[str, ...] | None, history.ReceiptFacts | None]
+# fragment when the format is spooled as text (json: already UTF-8; sarif, junit), and
+# history facts.
+Result = tuple[
+    Subject | Check | str, bytes | str | tuple[str, ...] | None, history.ReceiptFacts | None
+]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
@@ -348,7 +351,7 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
         facts = history_facts(raw, result.name)
     counted = {"rederivation": result.facts.get("rederivation")}  # the summary counts it
     if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
-        return receipt_row_subject(result), jsonfmt.subject_text(result), facts
+        return receipt_row_subject(result), jsonfmt.subject_bytes(result), facts
     if settings.fmt == "jsonl":  # its line, likewise
         return receipt_row_subject(result), jsonl.subject_line(result), facts
     if settings.fmt == "sarif":  # its results, maybe none; the parent keeps the rule ids

@@ -15,27 +15,28 @@ from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
+import orjson
+
 from sealverify import fastpath
 from sealverify.fastpath import Pair
 from sealverify.reports import model
 from sealverify.reports.effects import Effect
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif
-from sealverify.reports.formats.jsonfmt import dumps, dumps_compact
+from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.model import Check, Compared, Status, Subject
 from sealverify.reports.outcomes import Outcome
 
-__all__ = ["PAIRS", "subject_text_fast"]
+__all__ = ["PAIRS", "subject_bytes_fast"]
 
 
-# The fast writer lays out what encoding ``subject.to_dict()`` whole writes, member by member:
-# the subject's members in sorted order (checks, facts, label, name, outcome) and each check's
-# (data, id, location, reason, status), either indented as ``jsonfmt.subject_text`` places them
-# (members at 6, checks at 8, their members at 10) or compact (``jsonfmt.subject_body``). A string
-# is written by ``encode_basestring``, the standard library's own writer of a ``str`` when
-# ``ensure_ascii=False`` (orjson writes every such string the same, tests/test_jsonfmt.py);
-# data and facts by ``jsonfmt.dumps`` (re-indented: JSON strings hold no raw newline) or
-# ``jsonfmt.dumps_compact``. The text of a check without data is kept per (id, status, reason,
-# location), at most ``_KEPT`` of them, none with a reason over ``_KEPT_LONGEST`` characters.
+# The compact writer lays out what encoding ``subject.to_dict()`` whole writes, member by
+# member: the subject's members in sorted order (checks, facts, label, name, outcome) and each
+# check's (data, id, location, reason, status), compact as ``jsonfmt.subject_body`` writes
+# them. A string is written by ``encode_basestring``, the standard library's own writer of a
+# ``str`` when ``ensure_ascii=False`` (orjson writes every such string the same,
+# tests/test_jsonfmt.py); data and facts by ``jsonfmt.dumps_compact``. The text of a check
+# without data is kept per (id, status, reason, location), at most ``_KEPT`` of them, none
+# with a reason over ``_KEPT_LONGEST`` characters.
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Layout:
     data: str  # opens a check with data
@@ -102,12 +103,6 @@ def _layout(
     )
 
 
-_INDENTED = _layout(
-    lambda depth: "\n" + " " * depth,
-    " ",
-    lambda value: dumps(value).replace("\n", "\n          "),
-    lambda value: dumps(value).replace("\n", "\n      "),
-)
 _COMPACT_LAYOUT = _layout(lambda _: "", "", dumps_compact, dumps_compact)
 
 
@@ -171,9 +166,32 @@ def _subject_fast(subject: Subject, layout: _Layout = _COMPACT_LAYOUT) -> str | 
     )
 
 
-def subject_text_fast(subject: Subject) -> str | None:
-    """``jsonfmt.subject_text_reference`` written member by member, or None to leave it to it."""
-    return _subject_fast(subject, _INDENTED)
+# A subject's JSON text is one orjson call over ``subject.to_dict()`` once the subject passes
+# ``jsonfmt._subject_plain``'s test: that is ``jsonfmt.dumps(..., plain=True)``, the reference's
+# own encoding. The test is made at C speed where it can be: the checks' four texts by the set
+# of their types (one pass each), the data and facts by ``jsonfmt._plain``.
+_TEXT_OF = tuple(attrgetter(name) for name in ("id", "status", "reason", "location"))
+_STR = frozenset((str,))
+_WHOLE = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def subject_bytes_fast(subject: Subject) -> bytes | None:
+    """``jsonfmt.subject_text_reference(subject)`` as UTF-8, or None to leave it to it."""
+    checks = subject.checks
+    for text_of in _TEXT_OF:
+        if not _STR.issuperset(map(type, map(text_of, checks))):
+            return None
+    own = (subject.name, subject.outcome, subject.label)
+    if not jsonfmt._TEXTS.issuperset(map(type, own)) or not jsonfmt._plain(subject.facts):
+        return None
+    for check in checks:
+        if check.data and not jsonfmt._plain(check.data):
+            return None
+    try:
+        data = orjson.dumps(subject.to_dict(), option=_WHOLE)
+    except orjson.JSONEncodeError:  # a lone surrogate: the standard library writes it
+        return None
+    return data.replace(b"\n", b"\n    ")  # UTF-8 holds no 0x0A but the newline itself
 
 
 def _indented_reference(value: Any, *, plain: bool | None = None) -> str:
@@ -225,7 +243,7 @@ PAIRS = (
     Pair(jsonfmt, "dumps", jsonfmt.dumps, _indented_reference),
     Pair(jsonfmt, "dumps_compact", jsonfmt.dumps_compact, _compact_reference),
     Pair(jsonfmt, "_plain", jsonfmt._plain, jsonfmt._plain_reference),
-    Pair(jsonfmt, "_subject_text_fast", subject_text_fast, fastpath.declined),
+    Pair(jsonfmt, "_subject_bytes_fast", subject_bytes_fast, fastpath.declined),
     Pair(jsonfmt, "_subject_body_fast", _subject_fast, fastpath.declined),
     Pair(jsonl, "dumps_compact", jsonfmt.dumps_compact, _compact_reference),
     Pair(sarif, "_dumps", sarif._dumps, _indented_reference),
