@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +71,8 @@ _ID = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 
 def parse_rules(text: str) -> RuleSet:
     """Parse a TOML rule file (``enable``, ``disable``, ``[[phrase]]``); ValueError if invalid."""
+    import tomllib  # loaded with a rule file: the built-in rules need no TOML
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

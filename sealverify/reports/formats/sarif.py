@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sealverify import catalogue
 from sealverify._version import __version__
 from sealverify.reports import ids
 from sealverify.reports.formats.jsonfmt import dumps
@@ -107,6 +106,8 @@ def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
 
 def _rule(rule_id: str) -> dict[str, Any]:
     """A rule from the catalogue: descriptions, default level, help, and its page's URI."""
+    from sealverify import catalogue  # loaded by SARIF runs only: no other format needs it
+
     entry = catalogue.lookup(rule_id)
     explain = f"sealverify explain {rule_id}"
     source = f"docs/{entry.page if entry else 'checks.md'} in the sealverify source"
@@ -132,6 +133,8 @@ def _rule(rule_id: str) -> dict[str, Any]:
 def _document(
     report: Report, rule_ids: Iterable[str], results: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
+    from sealverify import catalogue
+
     driver: dict[str, Any] = {
         "name": "sealverify",
         "version": __version__,
