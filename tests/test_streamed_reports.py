@@ -301,3 +301,29 @@ def test_junit_failure_is_found_in_the_case_text() -> None:
     assert junit.case_failed(junit.subject_case("verify", failed))
     unpinned = Subject("u", "UNPINNED", (Check("k", "not-evaluated", "no pin"),))
     assert junit.case_failed(junit.subject_case("verify", unpinned))
+
+
+class _Marked(str):
+    """A str subclass: not plain JSON to the fast encoder, so the standard library writes it."""
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        Check("binding.x", "fail", "bad", "/a"),
+        Check(_Marked("binding.x"), "fail", "bad", "/a"),
+        Check("binding.x", "fail", "bad \ud800 \u2028 \x1b", _Marked("/a")),
+        Check("binding.x", "not-evaluated", "untold", ""),
+    ],
+)
+@pytest.mark.parametrize("name", ["r.json", "log.jsonl:99999999999999999999999", "r\\xff.json"])
+def test_sarif_subject_text_equals_the_standard_library_encoding(check: Check, name: str) -> None:
+    # A subject's results are judged plain by their checks' ids and locations alone; whatever
+    # they hold (a str subclass, a lone surrogate, a line beyond 64 bits) the text is the
+    # standard library's.
+    subject = Subject(name, "FAIL", (check, Check("a.b", "pass", "fine")))
+    expected = sarif.RESULT_SEPARATOR.join(
+        json.dumps(r, sort_keys=True, indent=2, ensure_ascii=False).replace("\n", sarif._INDENT)
+        for r in sarif.results_for_subject(subject)
+    )
+    assert expected and sarif.subject_text(subject) == expected

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from sealverify._version import __version__
@@ -39,9 +41,9 @@ _INDENT = "\n        "
 RESULT_SEPARATOR = "," + _INDENT
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: Any, *, plain: bool | None = None) -> str:
     """``json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)`` (jsonfmt.dumps)."""
-    return dumps(value)
+    return dumps(value, plain=plain)
 
 
 def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
@@ -178,9 +180,20 @@ def subject_text(subject: Subject) -> str:
     Each result is indented for its place and they are joined by :data:`RESULT_SEPARATOR`.
     JSON strings never hold a raw newline, so re-indenting line starts is exact.
     """
+    plain = _STR.issuperset(map(type, chain.from_iterable(map(_ID_AND_LOCATION, subject.checks))))
     return RESULT_SEPARATOR.join(
-        _dumps(result).replace("\n", _INDENT) for result in results_for_subject(subject)
+        _dumps(result, plain=plain).replace("\n", _INDENT)
+        for result in results_for_subject(subject)
     )
+
+
+# A result holds its check's id and location, a message made by an f-string, a level word, a
+# URI made by ``quote`` and an int line: all exact ``str`` and ``int`` but the id and location.
+# So a subject whose checks' ids and locations are exact ``str`` has only plain results
+# (jsonfmt._plain), told without walking each (an int beyond orjson's range still falls back
+# to the standard library inside ``dumps``).
+_STR = frozenset((str,))
+_ID_AND_LOCATION = attrgetter("id", "location")
 
 
 def rule_subject(subject: Subject) -> Subject:
