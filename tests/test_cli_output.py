@@ -92,3 +92,26 @@ def test_html_on_a_real_terminal_exits_2(tmp_path: Path) -> None:
         os.close(leader)
     assert done.returncode == 2
     assert b"--output FILE" in done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_output_to_a_named_pipe_writes_through_it_and_leaves_it_a_pipe(tmp_path: Path) -> None:
+    """A device or pipe (``--output /dev/null``) is written, never replaced by a renamed file."""
+    import stat
+
+    pipe = tmp_path / "report.pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # so the writer's open does not wait
+    try:
+        result = CliRunner().invoke(
+            cli, ["verify", RECEIPT, *TRUST, "--format", "json", "--output", str(pipe)]
+        )
+        assert result.exit_code != 2, result.output
+        received = b""
+        while chunk := os.read(reader, 1 << 16):
+            received += chunk
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)  # still the pipe, not a file renamed over it
+    assert received.startswith(b"{") and b'"subjects"' in received
+    assert not (tmp_path / "report.pipe.partial").exists()

@@ -331,6 +331,15 @@ def say(line: str) -> None:
     click.echo(text, err=True)
 
 
+def _not_a_regular_file(path: Path) -> bool:
+    """Whether ``path`` names something that exists and is not a regular file (nor a folder)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # absent (it will be made), or unreadable: the rename says
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
     """Write a command's result to stdout, or to ``output`` only once all of it is written.
 
@@ -339,16 +348,20 @@ def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
     A piece is text (written as UTF-8) or bytes already encoded (written as they are). The
     file is written beside ``output`` as ``<name>.partial`` and renamed into place, so an
     interrupted run never leaves a truncated report under the requested name; its bytes are
-    the text's UTF-8 with the line ends as written (LF), on every platform.
+    the text's UTF-8 with the line ends as written (LF), on every platform. An ``output`` that
+    is not a regular file (``/dev/null``, ``/dev/stdout``, a named pipe) is written as it is:
+    renaming a file over it would replace the device or pipe with that file.
     """
     if output is None:
         for piece in pieces:
             click.echo(piece, nl=False)  # bytes go to the binary stream, after a flush
         return
-    tmp = output.with_name(output.name + ".partial")
+    in_place = _not_a_regular_file(output)
+    tmp = output if in_place else output.with_name(output.name + ".partial")
     with tmp.open("wb") as out:
         for piece in pieces:
             out.write(piece.encode() if isinstance(piece, str) else piece)
-    tmp.replace(output)
+    if not in_place:
+        tmp.replace(output)
     # Said on stderr, so a run whose stdout stays empty still tells where its report went.
     click.echo(f"report written to {output}", err=True)
