@@ -72,8 +72,9 @@ def _jobs(value: str) -> int:
 
 # What a run in one process (--jobs 1) keeps of what the session grouping read, for the tasks:
 # receipt bytes and their strict readings (cli/handoff.py charges a reading three times its
-# bytes), so about 3,000 receipts of 8 KB are read once and parsed once.
-_KEEP = 96 << 20
+# bytes), so about 1,000 receipts of 8 KB are read once and parsed once; the rest are read
+# and parsed again, and peak memory stays within this much of a run that keeps nothing.
+_KEEP = 32 << 20
 
 
 def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
