@@ -86,6 +86,7 @@ def test_index_selects_frames_and_out_of_range_is_usage_error() -> None:
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert [s["facts"]["method"] for s in report["subjects"]] == ["tools/call"]
+    assert [s["name"].rsplit("#", 1)[1] for s in report["subjects"]] == ["2"]  # its own number
     assert _run("frame", str(data), "--index", "99").exit_code == 2
 
 
@@ -108,3 +109,11 @@ def test_help_on_every_command() -> None:
     for name in command_modules():
         result = _run(name, "--help")
         assert result.exit_code == 0 and "Usage" in result.stdout, name
+
+
+def test_a_chosen_frame_keeps_its_number_in_the_stream() -> None:
+    listing = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+    call = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}\n'
+    result = _run("frame", "-", "--index", "1", "--format", "json", input=listing + call)
+    names = [s["name"] for s in json.loads(result.stdout)["subjects"]]
+    assert names == ["-#1"]  # the second frame of the stream, not "#0" of the ones chosen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -137,15 +138,23 @@ def _unbound_checks(result: FrameAnalysis) -> list[Check]:
 
 
 def frame_report(
-    source: str, results: Iterable[FrameAnalysis], findings: tuple[Check, ...] = ()
+    source: str,
+    results: Iterable[FrameAnalysis],
+    findings: tuple[Check, ...] = (),
+    *,
+    numbers: Iterable[int] | None = None,
 ) -> Report:
     """One subject per frame; exit 1 when any frame must be refused (or a finding fails), else 0.
 
     ``results`` may be a generator: each analysis is turned into its subject and dropped, so
-    only the subjects are held.
+    only the subjects are held. A frame is named ``SOURCE#N`` by its 0-based place in the
+    stream: ``numbers`` gives those places when the results are not frames 0, 1, 2, ... (the
+    frames ``frame --index`` chose).
     """
+    places = itertools.count() if numbers is None else iter(numbers)
     subjects = []
-    for index, result in enumerate(results):
+    for result in results:
+        index = next(places)
         first = result.refusals[0] if result.refusals else None
         subjects.append(
             Subject(

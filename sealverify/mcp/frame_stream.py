@@ -47,11 +47,12 @@ def frame_stream_report(
         for index, result in enumerate(analysed):
             seen = index + 1
             if index in wanted:
-                chosen.append(result)
+                chosen.append((index, result))
         missing = [i for i in indexes if i >= seen]
         if missing:
             raise OptionError(f"--index {missing[0]}: the input has {seen} frame(s)")
-        report = frame_report(name, chosen)
+        numbers = [index for index, _ in chosen]
+        report = frame_report(name, [result for _, result in chosen], numbers=numbers)
     else:
         report = frame_report(name, analysed)
     if next(frames, None) is None:
