@@ -58,13 +58,6 @@ class Handoff:
             self.room -= len(data)
         return data
 
-    def _reading(self, data: bytes, weight: int) -> ReceiptDocument | None:
-        """The strict reading of ``data`` when the budget has room for ``weight``, charged."""
-        if weight > self.room or not self.room:  # no budget (workers, a cluster): none
-            return None
-        self.room -= weight
-        return read_document(data)
-
     def look(self, name: str, data: bytes) -> Glance | None:
         """A file's session facts: from its strict reading, kept, when its bytes are kept.
 
@@ -72,10 +65,10 @@ class Handoff:
         is kept all the same: the task reports from it).
         """
         weight = DOCUMENT_WEIGHT * len(data)  # its bytes are charged already
-        read = self._reading(data, weight) if name in self.kept else None
-        if read is None:
+        if name not in self.kept or not self.room or weight > self.room:  # no budget: none
             return glance(data)
-        self.readings[name] = read
+        self.room -= weight
+        read = self.readings[name] = read_document(data)
         return glance(data) if read.document is None else glance_document(read.document)
 
     def hand_over(

@@ -165,7 +165,7 @@ def subject_text_reference(subject: Subject) -> str:
 
 
 def subject_body(subject: Subject) -> str:
-    """``dumps_compact(subject.to_dict())``, written member by member when it can be."""
+    """``dumps_compact(subject.to_dict())``, by one orjson call when it can be."""
     fast = _subject_body_fast(subject)
     return subject_body_reference(subject) if fast is None else fast
 
@@ -175,9 +175,9 @@ def subject_body_reference(subject: Subject) -> str:
     return dumps_compact(subject.to_dict(), plain=_subject_plain(subject))
 
 
-# The writer of a subject member by member (sealverify/reports/fast.py) is bound here when
-# that module is imported; until then, and under SEALVERIFY_REFERENCE=1, every subject is
-# encoded whole.
+# The fast writers of a subject (sealverify/reports/fast.py: its plain test at C speed, then
+# one orjson call) are bound here when that module is imported; until then, and under
+# SEALVERIFY_REFERENCE=1, every subject is judged and encoded by the references.
 _subject_bytes_fast: Callable[[Subject], bytes | None] = declined
 _subject_body_fast: Callable[[Subject], str | None] = declined
 
