@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import click
 
+from sealverify.errors import InputError
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
@@ -20,6 +22,7 @@ from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, hea
 __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "HEX64",
+    "OutputOverInput",
     "add_input_cap",
     "allow_published_keys_option",
     "emit",
@@ -103,17 +106,108 @@ def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | N
     return value
 
 
+class OutputOverInput(InputError):
+    """``--output`` names one of the run's inputs: a report never replaces evidence."""
+
+
+# Options that name a file the command writes, not one it reads (inventory --trust-template).
+_WRITTEN = frozenset({"output", "template"})
+_INPUT_METAVARS = ("FILE", "PATH", "DIR")
+
+
+def _inputs(ctx: click.Context) -> Iterator[tuple[str, str]]:
+    """Every value of the command's inputs, each with the option or argument that gave it.
+
+    An input is a positional argument, an option of type ``click.Path``, or an option whose
+    metavar names a file or path (``--state PATH|URL``, ``--frame FILE``).
+    """
+    for param in ctx.command.params:
+        if param.name is None or param.name in _WRITTEN:
+            continue
+        metavar = param.metavar or ""
+        if not (
+            isinstance(param, click.Argument)
+            or isinstance(param.type, click.Path)
+            or any(word in metavar for word in _INPUT_METAVARS)
+        ):
+            continue
+        value = ctx.params.get(param.name)
+        label = param.opts[0] if isinstance(param, click.Option) else "input"
+        for item in value if isinstance(value, tuple | list) else (value,):
+            if isinstance(item, str | Path) and str(item):
+                yield label, str(item)
+
+
+def _covers(value: str, output: Path) -> str | None:
+    """How the input ``value`` names ``output`` (the same file, or a tree holding it), or None.
+
+    Standard input (``-``) and URLs other than ``file://`` name no local file; a glob names
+    what it would match (``cli/walk.py``), a directory every file below it.
+    """
+    if value == "-":
+        return None
+    if value.startswith("file://"):
+        value = value[len("file://") :]
+    elif "://" in value:
+        return None
+    path = Path(value)
+    if not os.path.lexists(path) and re.search(r"[*?\[]", value):
+        from sealverify.cli.walk import glob_covers  # only a glob pays for the walker
+
+        return "matched by the pattern" if glob_covers(value, output) else None
+    try:
+        if os.path.samefile(path, output):
+            return "the same file as"
+    except (OSError, ValueError):
+        pass  # one of them does not exist (yet): compared by the paths they resolve to
+    target, resolved = output.resolve(), path.resolve()
+    if target == resolved:
+        return "the same file as"
+    if path.is_dir() and target.is_relative_to(resolved):
+        return "inside the input directory"
+    return None
+
+
+def refuse_output_over_input(ctx: click.Context, output: Path) -> None:
+    """Refuse (exit 2, one line) an ``--output`` that names one of the run's inputs.
+
+    The report would replace the evidence it speaks of (``verify R.json --output R.json``),
+    or be read as evidence by the next run over the same directory or pattern. Compared
+    after links: the same file by device and inode, else by the resolved paths.
+    """
+    for label, value in _inputs(ctx):
+        how = _covers(value, output)
+        if how is not None:
+            raise OutputOverInput(
+                f"--output {output}: {how} {label} {value}; a report never replaces "
+                "evidence: write it elsewhere"
+            )
+
+
 def output_option(func: F) -> F:
-    """``--output FILE``: the report goes there, once the run has completed, not to stdout."""
-    return click.option(
+    """``--output FILE``: the report goes there, once the run has completed, not to stdout.
+
+    Before the command runs, an ``--output`` naming one of its inputs is refused
+    (:func:`refuse_output_over_input`).
+    """
+
+    @functools.wraps(func)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        output = kwargs.get("output")
+        if isinstance(output, Path):
+            refuse_output_over_input(click.get_current_context(), output)
+        return func(*args, **kwargs)
+
+    return click.option(  # type: ignore[return-value]
         "--output",
         "output",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         metavar="FILE",
         callback=_writable_output,
-        help="Write the report to FILE (only once the run has completed) instead of stdout.",
-    )(func)
+        help="Write the report to FILE (only once the run has completed) instead of stdout; "
+        "never one of the run's inputs.",
+    )(guarded)
 
 
 def allow_published_keys_option(func: F) -> F:

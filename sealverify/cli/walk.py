@@ -18,7 +18,16 @@ from typing import NamedTuple
 
 import click
 
-__all__ = ["MAX_DEPTH", "Entry", "entries", "followed", "glob_matches", "inside", "walk_tree"]
+__all__ = [
+    "MAX_DEPTH",
+    "Entry",
+    "entries",
+    "followed",
+    "glob_covers",
+    "glob_matches",
+    "inside",
+    "walk_tree",
+]
 
 # Directory levels below the named directory a walk enters. Receipt stores are a few levels
 # deep; a tree deeper than this is refused by name (exit 2) rather than walked.
@@ -202,6 +211,34 @@ def glob_matches(pattern: str) -> Iterator[Path]:
     if not base.is_dir():
         return iter([])
     return _matching(base, parts[fixed:])
+
+
+def glob_covers(pattern: str, path: Path) -> bool:
+    """Whether :func:`glob_matches` of ``pattern`` would reach ``path``, walking nothing.
+
+    Reached is matched itself, or inside a matched directory (which the run then walks).
+    ``path`` is compared resolved, with the pattern's fixed leading parts resolved too, so
+    a symbolic link on either side does not hide that they name one file.
+    """
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) and not _MAGIC.search(parts[fixed]):
+        fixed += 1
+    base = (Path(*parts[:fixed]) if fixed else Path(".")).resolve()
+    target = path.resolve()
+    if fixed == len(parts) or not target.is_relative_to(base):
+        return fixed == len(parts) and (target == base or target.is_relative_to(base))
+    rest = parts[fixed:]
+    states = _closure(rest, {0})
+    if len(rest) in states:
+        return True  # "DIR/**" matches DIR itself
+    for name in target.relative_to(base).parts:
+        states = _step(rest, states, name)
+        if len(rest) in states:
+            return True
+        if not states:
+            return False
+    return False
 
 
 def _matching(base: Path, rest: tuple[str, ...]) -> Iterator[Path]:
