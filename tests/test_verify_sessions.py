@@ -218,3 +218,58 @@ def test_after_a_refuted_receipt_the_state_is_unknown() -> None:
     replays = _replays([_line(forged), _line(_call(1, 1))])
     assert [r[0] for r in replays] == ["fail", "not-evaluated"]
     assert "(line 1) was refuted" in replays[1][1]
+
+
+# --- copies count once only within one session ---------------------------------------------
+
+
+def _relabelled(doc: Receipt, session: str) -> Receipt:
+    """``doc`` moved to ``session`` (its idempotency key too) and re-signed under the pins."""
+    moved = _doc(mint.render_compact(doc))
+    view = moved["effect_view"]
+    assert isinstance(view, dict)
+    old = str(view["session"])
+    view["session"] = session
+    view["idempotency_key"] = str(view["idempotency_key"]).replace(old, session, 1)
+    return mint.resign_v3(moved, mint.RECEIPT_KEY, str(moved["signature"]["domain"]))  # type: ignore[index]
+
+
+def _relabel_attack() -> tuple[Receipt, Receipt, Receipt, Receipt]:
+    """Session A's two calls, session B's first call, and A's first relabelled to B.
+
+    The copy claims position 1 of B, which B's own first call holds: without session A in the
+    run the two are a contradiction (one fails); A's threaded result must not hide it.
+    """
+    first, second = _call(1, 1), _call(3, 2)
+    other = _relabelled(_call(2, 1), "seal-host-rs/stdio:5151:1785999990000")
+    copy = _relabelled(first, "seal-host-rs/stdio:5151:1785999990000")
+    return first, second, other, copy
+
+
+def test_a_copy_relabelled_to_another_session_is_not_handed_its_result() -> None:
+    first, second, other, copy = _relabel_attack()
+    assert verify_receipt(_line(copy), "c", OPTIONS).outcome == "VERIFIED"  # alone: honest-looking
+    assert [r[0] for r in _replays([_line(other), _line(copy)])] == ["pass", "fail"]
+    for order in ([first, second, other, copy], [first, second, copy, other]):
+        replays = [r[0] for r in _replays([_line(d) for d in order])]
+        assert replays[:2] == ["pass", "fail"]  # session A: the second call is over budget
+        assert "fail" in replays[2:], order  # session B: two receipts at position 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_relabelled_copy_among_files_is_threaded_in_its_own_session(
+    tmp_path: Path, jobs: str
+) -> None:
+    first, second, other, copy = _relabel_attack()
+    calls = {"a1.json": first, "a2.json": second, "b1.json": other, "copy.json": copy}
+    files = _files(tmp_path / "s", calls)
+    statuses = _statuses(_cli(str(files), *PIN_ARGS, "--jobs", jobs).stdout)
+    assert statuses["a1.json"] == "pass" and statuses["a2.json"] == "fail"
+    assert "fail" in (statuses["b1.json"], statuses["copy.json"])
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(b"".join(_line(d) + b"\n" for d in calls.values()))
+    report = json.loads(_cli(str(log), *PIN_ARGS, "--jobs", jobs).stdout)["subjects"]
+    replays = [
+        next(c["status"] for c in s["checks"] if c["id"] == "replay.decision") for s in report
+    ]
+    assert replays[:2] == ["pass", "fail"] and "fail" in replays[2:]

@@ -126,7 +126,7 @@ def _wanted(items: Iterable[tuple[str, Glance | Claim | None]]) -> set[str]:
 
 
 class _Threads:
-    """One :class:`SessionThread` per session; a call seen again gets the first copy's result."""
+    """One :class:`SessionThread` per session; a call seen again in its session gets its result."""
 
     def __init__(self, raw_lines: Mapping[str, bytes], order: str) -> None:
         self.raw_lines = raw_lines
@@ -172,15 +172,17 @@ _STEP_MEMBERS = (
 
 
 def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
-    """What makes two receipts one call: the operation and every member its step reads.
+    """What makes two receipts one call: the session, the operation and every step input.
 
     A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
     ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
-    every step input is another claim and is threaded as one.
+    every step input is another claim and is threaded as one. The session is part of the
+    call: a receipt relabelled to another session and re-signed is a claim in that session,
+    threaded there, never handed the first session's result.
     """
     if not facts.operation:
         return None
-    return repr([(member, doc.get(member)) for member in _STEP_MEMBERS])
+    return repr([("session", facts.session)] + [(m, doc.get(m)) for m in _STEP_MEMBERS])
 
 
 def _glance_of(_: object, data: bytes) -> Glance | None:
