@@ -116,3 +116,57 @@ def test_tasks_hand_each_reading_to_the_task_of_its_file(tmp_path: Path) -> None
         assert [(Path(n).name, r.raw) for n, r in task.readings] == [(name, data)]
     none = list(verify_runner.tasks(iter(found), OPTIONS, keep=0))
     assert all(not task.readings for task in none if isinstance(task, verify_runner._Files))
+
+
+# --- a session's re-derivation holds only for the bytes it was made of ------------------------
+
+
+def _replay_statuses(stdout: str) -> list[str]:
+    return [
+        next(c["status"] for c in s["checks"] if c["id"] == "replay.decision")
+        for s in json.loads(stdout)["subjects"]
+    ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session pass sees two copies of the session's first call (both pass); then one
+    # file is replaced by the over-budget second call. Handed the copy's pass it would be
+    # VERIFIED; its place in the session is unknown, so it is not re-derived (REDUCED).
+    directory = tmp_path / "s"
+    directory.mkdir()
+    (directory / "a.json").write_bytes(FIRST)
+    (directory / "b.json").write_bytes(FIRST)
+    real = verify_runner.threaded_files
+
+    def then_changed(*args: object, **kwargs: object) -> object:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        (directory / "b.json").write_bytes(SECOND)
+        return found
+
+    monkeypatch.setattr(verify_runner, "threaded_files", then_changed)
+    monkeypatch.setattr("sealverify.cli.verify_cmd._KEEP", 0)  # past the hand-over budget
+    result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
+    assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
+    assert result.exit_code == 4, result.output
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + FIRST + b"\n")
+    real = verify_runner._threaded
+
+    def then_changed(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+        return found
+
+    monkeypatch.setattr(verify_runner, "_threaded", then_changed)
+    result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", jobs])
+    assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
+    assert result.exit_code == 4, result.output

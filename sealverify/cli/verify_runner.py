@@ -33,9 +33,10 @@ from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.sessions import (
+    Threaded,
     may_need_threading,
     threaded_files,
-    threaded_rederivations,
+    threaded_log,
 )
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
@@ -191,8 +192,9 @@ class _Files:
     """A task: up to ``_CHUNK`` receipt files, each with whether a walk found it."""
 
     files: tuple[tuple[str, bool], ...]
-    # Re-derivations of these files made in their session's order, by file name.
-    threaded: tuple[tuple[str, Rederivation], ...] = ()
+    # Re-derivations of these files made in their session's order, by file name, each bound
+    # to the bytes it was made of (the task uses it only for those bytes).
+    threaded: tuple[tuple[str, Threaded], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
     # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
     # strict readings it made of them (``cli/handoff.py``), so each is parsed once.
@@ -208,8 +210,9 @@ class _LogSlice:
     start: int
     end: int
     first: int
-    # Re-derivations of this slice's lines made in their session's log order, by line number.
-    threaded: tuple[tuple[int, Rederivation], ...] = ()
+    # Re-derivations of this slice's lines made in their session's log order, by line number,
+    # each bound to the line's bytes it was made of.
+    threaded: tuple[tuple[int, Threaded], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +258,7 @@ def tasks(
     is handed to the tasks (:class:`Handoff`), so those files are read once, not twice, and
     their receipts parsed once.
     """
-    by_file: dict[str, Rederivation] = {}
+    by_file: dict[str, Threaded] = {}
     read = Handoff(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
@@ -315,7 +318,7 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Rederivation]:
+def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Threaded]:
     if not options.rederive:
         return {}
 
@@ -332,7 +335,7 @@ def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Reder
     try:
         if not may_need_threading(blocks()):
             return {}
-        return threaded_rederivations(lines, options.raw_lines)
+        return threaded_log(lines, options.raw_lines)
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -380,7 +383,7 @@ def _verify_file(
     path: storage.Location | str,
     walked: bool,
     settings: Settings,
-    threaded: Rederivation | None = None,
+    threaded: Threaded | None = None,
     read: bytes | None = None,
     reading: ReceiptDocument | None = None,
 ) -> Result:
@@ -411,11 +414,13 @@ def _verified(
     name: str,
     walked: bool,
     settings: Settings,
-    threaded: Rederivation | None,
+    bound: Threaded | None,
     attestation: JsonValue | None,
     problem: str,
     reading: ReceiptDocument | None = None,
 ) -> Result:
+    # A session's result holds only for the bytes it was made of: these, read again, may not be.
+    threaded = None if bound is None else bound.for_bytes(data)
     if walked:
         if problem:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -463,13 +468,18 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
                 task.first + index,
                 name,
                 settings.options,
-                threaded.get(task.first + index),
+                _for_line(threaded.get(task.first + index), line),
             ),
             log_line_body(line),
             settings,
         )
         for index, line in enumerate(lines)
     ]
+
+
+def _for_line(bound: Threaded | None, line: bytes) -> Rederivation | None:
+    """A line's session result, only when the line holds the bytes it was made of."""
+    return None if bound is None else bound.for_bytes(line)
 
 
 _WORKER: Settings | None = None

@@ -11,6 +11,7 @@ threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
@@ -23,12 +24,15 @@ from sealverify.receipts.rederivation import raw_line_of
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = [
+    "CHANGED",
     "Glance",
+    "Threaded",
     "glance",
     "glance_document",
     "may_name_session",
     "may_need_threading",
     "threaded_files",
+    "threaded_log",
     "threaded_rederivations",
 ]
 
@@ -99,6 +103,40 @@ def glance_document(doc: dict[str, JsonValue]) -> Glance | None:
     if session is None:
         return None
     return Glance(session, doc.get("emitted_bytes"), isinstance(doc.get("operation_id"), str))
+
+
+CHANGED = (
+    "decision not re-derived: these bytes are not the ones its session was threaded with "
+    "(the input changed between the session pass and this read)"
+)
+
+
+class Threaded(NamedTuple):
+    """A re-derivation made in the session's order, with the SHA-256 of the bytes it was made of.
+
+    It is handed from the session pass to the task that verifies the receipt, which reads the
+    input again (past the hand-over budget, in a worker, on a cluster): the result holds only
+    for the very bytes it was computed from (:meth:`for_bytes`).
+    """
+
+    sha256: bytes
+    result: Rederivation
+
+    @classmethod
+    def of(cls, data: bytes, result: Rederivation) -> Threaded:
+        """``result``, computed from ``data``, bound to it."""
+        return cls(hashlib.sha256(data).digest(), result)
+
+    def for_bytes(self, data: bytes) -> Rederivation:
+        """The result when ``data`` are the bytes it was made of; else not evaluated, named.
+
+        Bytes that changed since the session pass are another receipt: handing them this
+        result would judge them by another receipt's replay, and their place in the session
+        is unknown, so the decision is not re-derived.
+        """
+        if hashlib.sha256(data).digest() == self.sha256:
+            return self.result
+        return Rederivation("not-evaluated", CHANGED)
 
 
 def _later(claim: Claim | None) -> bool:
@@ -197,13 +235,24 @@ def threaded_rederivations(
     ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
+    For a log held in memory (its bytes cannot change between the two passes).
+    """
+    return {n: t.result for n, t in threaded_log(lines, raw_lines).items()}
+
+
+def threaded_log(
+    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
+) -> dict[int, Threaded]:
+    """:func:`threaded_rederivations`, each result bound to its line's bytes (:class:`Threaded`).
+
+    For a log the task reads again: a line that changed since is not handed the result.
     """
     glances = (g for g in map(glance, lines()) if g is not None)
     wanted = _wanted((g.session, g) for g in glances)
     if not wanted:
         return {}
     threads = _Threads(raw_lines, "log order")
-    results: dict[int, Rederivation] = {}
+    results: dict[int, Threaded] = {}
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
         if facts is None or facts.session not in wanted:
@@ -211,7 +260,7 @@ def threaded_rederivations(
         doc = _document(line)
         if doc is None or session_of(doc) != facts.session:
             continue  # not strict JSON, or read differently: the receipt fails on its own
-        results[number] = threads.feed(doc, facts, f"line {number}")
+        results[number] = Threaded.of(line, threads.feed(doc, facts, f"line {number}"))
     return results
 
 
@@ -220,7 +269,7 @@ def threaded_files(
     read: Callable[[str], bytes | None],
     raw_lines: Mapping[str, bytes],
     look: Callable[[str, bytes], Glance | None] = _glance_of,
-) -> dict[str, Rederivation]:
+) -> dict[str, Threaded]:
     """Re-derivations of the sessions among separate receipt files, by file name.
 
     Each file is read once to find its session and claim (``read`` returns None for one that
@@ -229,7 +278,8 @@ def threaded_files(
     blocked call before the executed one at the same position, then in input order. A
     receipt that claims no position (a temporal deny) cannot be placed and re-derives alone.
     ``look`` gives a file's session facts from its name and bytes: what :func:`glance` gives
-    (a caller that reads each file strictly anyway reads them from its own reading).
+    (a caller that reads each file strictly anyway reads them from its own reading). Each
+    result is bound to the bytes it was made of (:class:`Threaded`): the task reads again.
     """
     facts: list[tuple[str, str, Claim | None]] = []  # name, session, claim: no bytes kept
     for name in names:
@@ -244,13 +294,13 @@ def threaded_files(
             key = (claim.position, claim.executed, index)
             sessions.setdefault(session, []).append((key, name))
     threads = _Threads(raw_lines, "the order of the positions its receipts claim")
-    results: dict[str, Rederivation] = {}
+    results: dict[str, Threaded] = {}
     for members in sessions.values():
         for _, name in sorted(members):
             data = read(name)
             item = glance(data) if data is not None else None
             doc = _document(data) if data is not None and item is not None else None
-            if item is None or doc is None or session_of(doc) != item.session:
+            if data is None or item is None or doc is None or session_of(doc) != item.session:
                 continue
-            results[name] = threads.feed(doc, item, name)
+            results[name] = Threaded.of(data, threads.feed(doc, item, name))
     return results
