@@ -57,6 +57,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
     ("sealverify.cli.verify_runner", "sealverify.receipts.sessions"),  # session threading
+    ("sealverify.cli.verify_runner", "sealverify.receipts.spanning"),  # sessions across inputs
     ("sealverify.cli.handoff", "sealverify.receipts.sessions"),  # the grouping's glances
     ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations

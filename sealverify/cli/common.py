@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import click
 
-from sealverify.errors import InputError
+from sealverify import InputError
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible

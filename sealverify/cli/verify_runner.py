@@ -33,11 +33,15 @@ from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.sessions import (
+    FileFact,
     Threaded,
+    file_facts,
+    glance,
     may_need_threading,
-    threaded_files,
+    threaded_file_facts,
     threaded_log,
 )
+from sealverify.receipts.spanning import FILES, SessionIndex, threaded_spanning
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
@@ -259,11 +263,15 @@ def tasks(
     their receipts parsed once.
     """
     by_file: dict[str, Threaded] = {}
+    by_log: dict[str, dict[int, Threaded]] = {}
+    spanning: frozenset[str] = frozenset()
     read = Handoff(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        by_file = threaded_files(names, read, options.raw_lines, read.look) if names else {}
+        facts = file_facts(names, read, read.look) if names else []
+        spanning, by_file, by_log = _spanning(listed, facts, read, options)
+        by_file.update(threaded_file_facts(facts, read, options.raw_lines, spanning))
         files = listed
     batch: list[tuple[str, bool]] = []
 
@@ -276,7 +284,8 @@ def tasks(
             if batch:
                 yield cut()
                 batch = []
-            threaded = _threaded(path, options) if options is not None else {}
+            threaded = _threaded(path, options, spanning) if options is not None else {}
+            threaded.update(by_log.pop(path.as_posix(), {}))
             for piece in _log_slices(path):
                 if threaded:
                     last = piece.first + _CHUNK
@@ -318,26 +327,77 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _threaded(path: storage.Location, options: VerifyOptions) -> dict[int, Threaded]:
+def _blocks(path: storage.Location) -> Iterator[bytes]:
+    with path.open("rb") as log:
+        while block := log.read(_BLOCK):
+            yield block
+
+
+def _lines(path: storage.Location) -> Iterator[bytes]:
+    with path.open("rb") as log:
+        for line in log:
+            yield line[:-1] if line.endswith(b"\n") else line
+
+
+def _placed_lines(path: storage.Location) -> Iterator[tuple[int, bytes]]:
+    """A log's lines, each with the offset of its first byte in the log."""
+    offset = 0
+    with path.open("rb") as log:
+        for line in log:
+            yield offset, line[:-1] if line.endswith(b"\n") else line
+            offset += len(line)
+
+
+def _threaded(
+    path: storage.Location, options: VerifyOptions, skip: frozenset[str] = frozenset()
+) -> dict[int, Threaded]:
+    """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`)."""
     if not options.rederive:
         return {}
-
-    def blocks() -> Iterator[bytes]:
-        with path.open("rb") as log:
-            while block := log.read(_BLOCK):
-                yield block
-
-    def lines() -> Iterator[bytes]:
-        with path.open("rb") as log:
-            for line in log:
-                yield line[:-1] if line.endswith(b"\n") else line
-
     try:
-        if not may_need_threading(blocks()):
+        if not may_need_threading(_blocks(path)):
             return {}
-        return threaded_log(lines, options.raw_lines)
+        return threaded_log(lambda: _lines(path), options.raw_lines, skip)
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _spanning(
+    listed: list[tuple[storage.Location, bool]],
+    facts: list[FileFact],
+    read: Handoff,
+    options: VerifyOptions,
+) -> tuple[frozenset[str], dict[str, Threaded], dict[str, dict[int, Threaded]]]:
+    """The sessions whose receipts sit in two inputs or more, threaded across the whole run.
+
+    Every separate file is one input here (they are threaded together by claimed position
+    already), each log another. A run of one input has none, and pays nothing more; otherwise
+    each log that may name a session is glanced once more (``receipts/spanning.py``).
+    """
+    logs = [(i, p) for i, (p, _) in enumerate(listed) if p.suffix in LOG_SUFFIXES]
+    if not logs or (len(logs) == 1 and not facts):
+        return frozenset(), {}, {}
+    try:
+        logs = [(i, p) for i, p in logs if may_need_threading(_blocks(p))]
+        index = SessionIndex()
+        for fact in facts:
+            index.see(fact.session, FILES)
+        for source, path in logs:
+            for item in map(glance, _lines(path)):
+                if item is not None:
+                    index.see(item.session, source)
+        spanning = index.spanning()
+        if not spanning:
+            return spanning, {}, {}
+        order = {p.as_posix(): i for i, (p, _) in enumerate(listed)}
+        placed = [(order[f.name], f) for f in facts]
+        lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
+        span_files, span_logs = threaded_spanning(
+            spanning, placed, lines, read, storage.read_range, options.raw_lines
+        )
+    except OSError as exc:
+        raise click.UsageError(f"cannot read a log: {exc.strerror or exc}") from None
+    return spanning, span_files, span_logs
 
 
 def _skipped(name: str) -> Check:

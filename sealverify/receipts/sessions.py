@@ -12,7 +12,7 @@ threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import orjson
@@ -25,12 +25,19 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = [
     "CHANGED",
+    "ORDER_OF_POSITIONS",
+    "FileFact",
     "Glance",
     "Threaded",
+    "Threads",
+    "feed_file",
+    "file_facts",
     "glance",
     "glance_document",
     "may_name_session",
     "may_need_threading",
+    "strict_document",
+    "threaded_file_facts",
     "threaded_files",
     "threaded_log",
     "threaded_rederivations",
@@ -74,7 +81,8 @@ class Glance(NamedTuple):
         return claim_of(self.emitted)
 
 
-def _document(data: bytes) -> dict[str, JsonValue] | None:
+def strict_document(data: bytes) -> dict[str, JsonValue] | None:
+    """The receipt object in ``data`` read strictly (a final CR dropped), or None."""
     try:
         value = parse_bytes(data[:-1] if data.endswith(b"\r") else data)
     except JsonError:
@@ -93,7 +101,7 @@ def glance(data: bytes) -> Glance | None:
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
-        doc = _document(data)
+        doc = strict_document(data)
     return glance_document(doc) if isinstance(doc, dict) else None
 
 
@@ -163,14 +171,16 @@ def _wanted(items: Iterable[tuple[str, Glance | Claim | None]]) -> set[str]:
     return wanted
 
 
-class _Threads:
+class Threads:
     """One :class:`SessionThread` per session; a call seen again in its session gets its result."""
 
     def __init__(self, raw_lines: Mapping[str, bytes], order: str) -> None:
         self.raw_lines = raw_lines
         self.order = order
         self.threads: dict[str, SessionThread] = {}
-        self.calls: dict[str, Rederivation] = {}
+        # Each call's result by the SHA-256 of what makes it one call (32 bytes a call, not
+        # the step members' text): a copy seen again is handed it.
+        self.calls: dict[bytes, Rederivation] = {}
 
     def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
         raw = raw_line_of(doc, self.raw_lines)
@@ -209,7 +219,7 @@ _STEP_MEMBERS = (
 )
 
 
-def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
+def _same_call(doc: dict[str, JsonValue], facts: Glance) -> bytes | None:
     """What makes two receipts one call: the session, the operation and every step input.
 
     A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
@@ -220,7 +230,8 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:
     """
     if not facts.operation:
         return None
-    return repr([("session", facts.session)] + [(m, doc.get(m)) for m in _STEP_MEMBERS])
+    members = repr([("session", facts.session)] + [(m, doc.get(m)) for m in _STEP_MEMBERS])
+    return hashlib.sha256(members.encode("utf-8", "surrogatepass")).digest()
 
 
 def _glance_of(_: object, data: bytes) -> Glance | None:
@@ -241,27 +252,72 @@ def threaded_rederivations(
 
 
 def threaded_log(
-    lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
+    lines: Callable[[], Iterable[bytes]],
+    raw_lines: Mapping[str, bytes],
+    skip: Container[str] = frozenset(),
 ) -> dict[int, Threaded]:
     """:func:`threaded_rederivations`, each result bound to its line's bytes (:class:`Threaded`).
 
     For a log the task reads again: a line that changed since is not handed the result.
+    Sessions in ``skip`` are threaded elsewhere (their receipts sit in other inputs too).
     """
-    glances = (g for g in map(glance, lines()) if g is not None)
+    glances = (g for g in map(glance, lines()) if g is not None and g.session not in skip)
     wanted = _wanted((g.session, g) for g in glances)
     if not wanted:
         return {}
-    threads = _Threads(raw_lines, "log order")
+    threads = Threads(raw_lines, "log order")
     results: dict[int, Threaded] = {}
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
         if facts is None or facts.session not in wanted:
             continue
-        doc = _document(line)
+        doc = strict_document(line)
         if doc is None or session_of(doc) != facts.session:
             continue  # not strict JSON, or read differently: the receipt fails on its own
         results[number] = Threaded.of(line, threads.feed(doc, facts, f"line {number}"))
     return results
+
+
+class FileFact(NamedTuple):
+    """A separate receipt file's session and claim, read once; no bytes kept."""
+
+    name: str
+    session: str
+    claim: Claim | None
+
+
+def file_facts(
+    names: Iterable[str],
+    read: Callable[[str], bytes | None],
+    look: Callable[[str, bytes], Glance | None] = _glance_of,
+) -> list[FileFact]:
+    """The session and claim of each file that names a session, in input order.
+
+    ``read`` returns None for a file that cannot be read: it is verified, and reported, on
+    its own. ``look`` gives a file's session facts from its name and bytes: what
+    :func:`glance` gives (a caller that reads each file strictly anyway reads them from its
+    own reading).
+    """
+    facts: list[FileFact] = []
+    for name in names:
+        data = read(name)
+        item = look(name, data) if data is not None else None
+        if item is not None:
+            facts.append(FileFact(name, item.session, item.claim))
+    return facts
+
+
+ORDER_OF_POSITIONS = "the order of the positions its receipts claim"
+
+
+def feed_file(threads: Threads, name: str, read: Callable[[str], bytes | None]) -> Threaded | None:
+    """The next receipt of a session, a file read again, re-derived; None when unreadable."""
+    data = read(name)
+    item = glance(data) if data is not None else None
+    doc = strict_document(data) if data is not None and item is not None else None
+    if data is None or item is None or doc is None or session_of(doc) != item.session:
+        return None
+    return Threaded.of(data, threads.feed(doc, item, name))
 
 
 def threaded_files(
@@ -269,38 +325,38 @@ def threaded_files(
     read: Callable[[str], bytes | None],
     raw_lines: Mapping[str, bytes],
     look: Callable[[str, bytes], Glance | None] = _glance_of,
+    skip: Container[str] = frozenset(),
 ) -> dict[str, Threaded]:
     """Re-derivations of the sessions among separate receipt files, by file name.
 
-    Each file is read once to find its session and claim (``read`` returns None for one that
-    cannot be read: it is verified, and reported, on its own), and the files of a session
-    that needs threading are read again in the order their claims give: by position, a
-    blocked call before the executed one at the same position, then in input order. A
-    receipt that claims no position (a temporal deny) cannot be placed and re-derives alone.
-    ``look`` gives a file's session facts from its name and bytes: what :func:`glance` gives
-    (a caller that reads each file strictly anyway reads them from its own reading). Each
-    result is bound to the bytes it was made of (:class:`Threaded`): the task reads again.
+    Each file is read once to find its session and claim (:func:`file_facts`), and the files
+    of a session that needs threading are read again in the order their claims give: by
+    position, a blocked call before the executed one at the same position, then in input
+    order. A receipt that claims no position (a temporal deny) cannot be placed and
+    re-derives alone. Each result is bound to the bytes it was made of (:class:`Threaded`):
+    the task reads again. Sessions in ``skip`` are threaded elsewhere.
     """
-    facts: list[tuple[str, str, Claim | None]] = []  # name, session, claim: no bytes kept
-    for name in names:
-        data = read(name)
-        item = look(name, data) if data is not None else None
-        if item is not None:
-            facts.append((name, item.session, item.claim))
-    wanted = _wanted((session, claim) for _, session, claim in facts)
+    return threaded_file_facts(file_facts(names, read, look), read, raw_lines, skip)
+
+
+def threaded_file_facts(
+    facts: Sequence[FileFact],
+    read: Callable[[str], bytes | None],
+    raw_lines: Mapping[str, bytes],
+    skip: Container[str] = frozenset(),
+) -> dict[str, Threaded]:
+    """:func:`threaded_files` from the facts :func:`file_facts` read."""
+    kept = [f for f in facts if f.session not in skip]
+    wanted = _wanted((f.session, f.claim) for f in kept)
     sessions: dict[str, list[tuple[tuple[int, bool, int], str]]] = {}
-    for index, (name, session, claim) in enumerate(facts):
+    for index, (name, session, claim) in enumerate(kept):
         if session in wanted and claim is not None and claim.position is not None:
             key = (claim.position, claim.executed, index)
             sessions.setdefault(session, []).append((key, name))
-    threads = _Threads(raw_lines, "the order of the positions its receipts claim")
+    threads = Threads(raw_lines, ORDER_OF_POSITIONS)
     results: dict[str, Threaded] = {}
     for members in sessions.values():
         for _, name in sorted(members):
-            data = read(name)
-            item = glance(data) if data is not None else None
-            doc = _document(data) if data is not None and item is not None else None
-            if data is None or item is None or doc is None or session_of(doc) != item.session:
-                continue
-            results[name] = Threaded.of(data, threads.feed(doc, item, name))
+            if (bound := feed_file(threads, name, read)) is not None:
+                results[name] = bound
     return results

@@ -1,0 +1,122 @@
+"""Sessions whose receipts sit in more than one input of a run, threaded across all of them.
+
+Hosts rotate their logs, and auditors pass a log with loose files: one run is one body of
+evidence. A session's receipts in one log are threaded in log order and the separate receipt
+files in the order of the positions they claim (``receipts/sessions.py``); a session whose
+receipts sit in two inputs or more (two logs, a log and files) is threaded across them all in
+the order of the positions its receipts claim (a blocked call before the executed one at one
+position, then input order, then line order), so two receipts claiming one position are a
+contradiction wherever they sit, and a gap or a missing first call leaves the later calls
+not evaluated, named. A receipt of such a session that claims no position (a temporal deny)
+cannot be placed and is judged alone, as among files.
+
+What is held: per session seen, the input it was first seen in (:class:`SessionIndex`); per
+receipt of a spanning session that claims a position, one :class:`Place`; per threaded
+receipt, its result (as for one log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from sealverify.kernel.threads import session_of
+from sealverify.receipts.sessions import (
+    ORDER_OF_POSITIONS,
+    FileFact,
+    Threaded,
+    Threads,
+    feed_file,
+    glance,
+    strict_document,
+)
+
+__all__ = ["FILES", "Place", "SessionIndex", "threaded_spanning"]
+
+FILES = -1  # the group of every separate receipt file of the run (threaded together already)
+_SPANS = -2
+
+
+class SessionIndex:
+    """Which input each session was seen in, until it is seen in a second: then it spans.
+
+    One small entry per session (its name and an input number), never per receipt.
+    """
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}
+
+    def see(self, session: str, source: int) -> None:
+        """A receipt of ``session`` in input ``source`` (:data:`FILES` for any separate file)."""
+        was = self.first.setdefault(session, source)
+        if was != source and was != _SPANS:
+            self.first[session] = _SPANS
+
+    def spanning(self) -> frozenset[str]:
+        """The sessions seen in more than one input."""
+        return frozenset(s for s, source in self.first.items() if source == _SPANS)
+
+
+class Place(NamedTuple):
+    """Where a receipt of a spanning session sits, its fields in the order it is threaded in."""
+
+    position: int
+    executed: bool  # a blocked call before the executed one at the same position
+    source: int  # the input's place among the run's inputs
+    line: int  # the line of a log (1-based); 0 for a file
+    name: str  # the file, or the log
+    start: int  # the line's bytes in the log, [start, end); 0, 0 for a file
+    end: int
+
+
+def threaded_spanning(
+    spanning: frozenset[str],
+    files: Sequence[tuple[int, FileFact]],
+    logs: Iterable[tuple[int, str, Iterable[tuple[int, bytes]]]],
+    read: Callable[[str], bytes | None],
+    read_range: Callable[[str, int, int], bytes],
+    raw_lines: Mapping[str, bytes],
+) -> tuple[dict[str, Threaded], dict[str, dict[int, Threaded]]]:
+    """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
+
+    ``files`` are the separate files' facts with each file's place among the inputs; ``logs``
+    each log's place, name and lines (each with its byte offset in the log). A file is read
+    again with ``read``, a log line with ``read_range``, in the session's order; each result
+    is bound to the bytes it was made of (:class:`Threaded`).
+    """
+    places: dict[str, list[Place]] = {}
+    for source, fact in files:
+        claim = fact.claim
+        if fact.session in spanning and claim is not None and claim.position is not None:
+            place = Place(claim.position, claim.executed, source, 0, fact.name, 0, 0)
+            places.setdefault(fact.session, []).append(place)
+    for source, name, lines in logs:
+        for number, (offset, line) in enumerate(lines, start=1):
+            item = glance(line)
+            if item is None or item.session not in spanning:
+                continue
+            claim = item.claim
+            if claim is not None and claim.position is not None:
+                place = Place(
+                    claim.position, claim.executed, source, number, name, offset, offset + len(line)
+                )
+                places.setdefault(item.session, []).append(place)
+    threads = Threads(raw_lines, ORDER_OF_POSITIONS)
+    by_file: dict[str, Threaded] = {}
+    by_log: dict[str, dict[int, Threaded]] = {}
+    for members in places.values():
+        for place in sorted(members):
+            if not place.line:
+                if (bound := feed_file(threads, place.name, read)) is not None:
+                    by_file[place.name] = bound
+                continue
+            data = read_range(place.name, place.start, place.end)
+            item = glance(data)
+            doc = strict_document(data) if item is not None else None
+            if item is None or doc is None or session_of(doc) != item.session:
+                continue  # changed since, not strict JSON: the receipt is judged on its own
+            where = f"{place.name} line {place.line}"
+            by_log.setdefault(place.name, {})[place.line] = Threaded.of(
+                data, threads.feed(doc, item, where)
+            )
+    return by_file, by_log
