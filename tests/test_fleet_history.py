@@ -25,6 +25,7 @@ from sealverify.history import databases
 from sealverify.history.state import HistoryError, HistoryStore, ReceiptFacts
 from tests.fleet_services import env, pg_database, pg_url
 from tests.test_history import host_log
+from tests.test_history_learning import unpublished_evidence
 from tests.test_verify_perf import DEMO, TRUST
 
 __all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
@@ -144,7 +145,9 @@ _TABLES = ("nonces", "operations", "config_epochs", "runs")
 
 
 def test_concurrent_cli_runs_share_one_postgresql_history(pg_database: str, tmp_path: Path) -> None:
-    args = [str(DEMO / "receipts"), "--trust", str(TRUST), "--format", "json"]
+    # Receipts VERIFIED under keys no one has published: the only ones history learns from.
+    pins = unpublished_evidence(tmp_path / "receipts")
+    args = [str(tmp_path / "receipts"), *pins, "--format", "json"]
     alone = tmp_path / "alone.sqlite"
     reference = CliRunner().invoke(cli, ["verify", *args, "--state", str(alone)])
     # Each run writes its report to a file: a run holds the history lock until its report is

@@ -31,7 +31,7 @@ from sealverify.cli.handoff import Handoff
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
-from sealverify.receipts.outcome import FAIL
+from sealverify.receipts.outcome import FAIL, VERIFIED
 from sealverify.receipts.sessions import (
     FileFact,
     Threaded,
@@ -43,6 +43,7 @@ from sealverify.receipts.sessions import (
 )
 from sealverify.receipts.spanning import FILES, SessionIndex, threaded_spanning
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
+from sealverify.reports import ids
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import info
@@ -127,12 +128,26 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     return tuple(split_tokens(data, report_name(path.name)))
 
 
-def history_facts(raw: bytes, name: str) -> history.ReceiptFacts | None:
+def history_facts(raw: bytes, name: str, established: bool = True) -> history.ReceiptFacts | None:
     try:
         doc = parse_bytes(raw)
     except JsonError:
         return None
-    return history.receipt_facts(doc, name) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict):
+        return None
+    return history.receipt_facts(doc, name, established=established)
+
+
+def _established(subject: Subject) -> bool:
+    """VERIFIED under pinned keys none of which is published: what history may learn from.
+
+    An UNPINNED receipt (no pin, or a published key), a REDUCED one (a claim nothing binds,
+    such as a fleet approval's nonce) and one verified only under ``--allow-published-keys``
+    are checked against history but teach it nothing.
+    """
+    return subject.outcome == VERIFIED and not any(
+        c.id == ids.AUTHORITY_PUBLISHED_KEY and c.status != "pass" for c in subject.checks
+    )
 
 
 def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
@@ -407,11 +422,11 @@ def _skipped(name: str) -> Check:
 def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     if not isinstance(result, Subject):
         return result, None, None
-    # Only receipts whose own checks held may teach history: a forged receipt must not mark
-    # a real nonce as spent.
+    # Receipts whose own checks held are checked against history; only established ones
+    # teach it: a forged or unpinned receipt must not mark a real nonce as spent.
     facts = None
     if settings.want_facts and result.outcome != FAIL:
-        facts = history_facts(raw, result.name)
+        facts = history_facts(raw, result.name, _established(result))
     counted = {"rederivation": result.facts.get("rederivation")}  # the summary counts it
     if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
         return receipt_row_subject(result), jsonfmt.subject_bytes(result), facts

@@ -18,7 +18,14 @@ __all__ = ["ChainFacts", "ReceiptFacts", "receipt_facts"]
 
 @dataclass(frozen=True, slots=True)
 class ReceiptFacts:
-    """What history needs from one verified receipt."""
+    """What history needs from one verified receipt.
+
+    ``established`` says the receipt was VERIFIED under pinned keys none of which is
+    published: only then may what it says be recorded for later runs (its nonce spent, its
+    operation and config epoch remembered). Any other receipt is checked against history,
+    never written into it: an UNPINNED copy under a published key or a REDUCED receipt whose
+    nonce nothing signs would otherwise spend an honest approval's nonce.
+    """
 
     location: str
     operation_id: str | None = None
@@ -27,6 +34,7 @@ class ReceiptFacts:
     nonce: str | None = None
     config_signer: str | None = None
     config_epoch: int | None = None
+    established: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +62,16 @@ def _identity(doc: dict[str, JsonValue]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
+def receipt_facts(
+    doc: dict[str, JsonValue], location: str, *, established: bool = True
+) -> ReceiptFacts:
     """Extract history facts from a parsed receipt (strictjson value).
 
     The config epoch is read from the signed ``signed_config.payload`` text (what the signer
-    vouched for), falling back to ``kernel_config.epoch``; the signer is
-    ``signed_config.pubkey``.
+    vouched for), falling back to ``kernel_config.epoch`` only when the receipt carries no
+    signed config (then it names no signer, and no epoch is checked or recorded); the signer
+    is ``signed_config.pubkey``. ``established``: see :class:`ReceiptFacts` (the verifier
+    passes False for a receipt that is not VERIFIED under unpublished pinned keys).
     """
     approval = doc.get("approval")
     nonce = approval.get("nonce") if isinstance(approval, dict) else None
@@ -77,7 +89,7 @@ def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
                 parsed = None
             if isinstance(parsed, dict):
                 epoch = uint_value(parsed.get("epoch"))
-    if epoch is None:
+    if epoch is None and not isinstance(signed, dict):
         config = doc.get("kernel_config")
         if isinstance(config, dict):
             epoch = uint_value(config.get("epoch"))
@@ -91,4 +103,5 @@ def receipt_facts(doc: dict[str, JsonValue], location: str) -> ReceiptFacts:
         nonce=nonce if isinstance(nonce, str) else None,
         config_signer=signer,
         config_epoch=epoch,
+        established=established,
     )

@@ -149,7 +149,11 @@ class HistoryStore:
     # -- receipts -----------------------------------------------------------------------------
 
     def check_and_stage(self, subjects: Sequence[ReceiptFacts]) -> list[Check]:
-        """History checks for verified receipts; stages what they teach for :meth:`commit`."""
+        """History checks for verified receipts; stages what they teach for :meth:`commit`.
+
+        Every receipt is checked; only an established one (``ReceiptFacts.established``:
+        VERIFIED under pinned keys none of which is published) teaches later runs.
+        """
         self._db.begin()
         checks: list[Check] = []
         for facts in subjects:
@@ -186,7 +190,7 @@ class HistoryStore:
                     nonce=nonce,
                 )
             ]
-        if earlier is None:
+        if earlier is None and facts.established:
             self._staged.nonces[nonce] = (facts.identity, op, facts.location)
         return [
             passed(
@@ -208,7 +212,8 @@ class HistoryStore:
             )
             earlier = (str(row[0]), str(row[1]), str(row[2])) if row else None
         if earlier is None:
-            self._staged.operations[op] = (facts.identity, status, facts.location)
+            if facts.established:
+                self._staged.operations[op] = (facts.identity, status, facts.location)
             return [passed("history.operation", f"operation_id {op} is new", facts.location)]
         identity, seen_status, where = earlier
         if identity != facts.identity:
@@ -239,7 +244,8 @@ class HistoryStore:
                 )
             ]
         if new is not None and old is not None and new > old:
-            self._staged.operations[op] = (identity, status, facts.location)
+            if facts.established:
+                self._staged.operations[op] = (identity, status, facts.location)
             return [
                 passed(
                     "history.operation",
@@ -277,7 +283,7 @@ class HistoryStore:
                     high_water=high[0],
                 )
             ]
-        if high is None or epoch > high[0]:
+        if (high is None or epoch > high[0]) and facts.established:
             self._staged.epochs[signer] = (epoch, facts.location)
         return [
             passed(
@@ -289,11 +295,12 @@ class HistoryStore:
 
     # -- audit chain --------------------------------------------------------------------------
 
-    def check_chain(self, facts: ChainFacts) -> list[Check]:
+    def check_chain(self, facts: ChainFacts, record: bool = True) -> list[Check]:
         """Continuity of the audit chain with the head an earlier run recorded.
 
         The new log must either contain the recorded head or start right after it; otherwise
-        it was truncated, or the history forked. Stages the new final head.
+        it was truncated, or the history forked. Stages the new final head when ``record``
+        (the caller's walk started from an anchor: genesis, a given head, a recorded head).
         """
         if not facts.heads:
             return []
@@ -311,7 +318,8 @@ class HistoryStore:
             checks = [
                 info(
                     "history.chain",
-                    "no earlier head recorded for this chain; this run records the first",
+                    "no earlier head recorded for this chain"
+                    + ("; this run records the first" if record else ""),
                     facts.location,
                 )
             ]
@@ -340,12 +348,13 @@ class HistoryStore:
                     facts.location,
                 )
             ]
-        self._staged.chains[facts.chain] = (
-            facts.heads[-1],
-            facts.final_session,
-            facts.final_entry,
-            len(facts.heads),
-        )
+        if record:
+            self._staged.chains[facts.chain] = (
+                facts.heads[-1],
+                facts.final_session,
+                facts.final_entry,
+                len(facts.heads),
+            )
         return checks
 
     def recorded_head(self, chain: str = "default") -> str | None:

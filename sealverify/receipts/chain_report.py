@@ -24,7 +24,7 @@ from sealverify.history.chain_display import chain_display, chain_facts
 from sealverify.history.state import ChainFacts, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Subject, fail
+from sealverify.reports.model import Check, Report, Subject, fail, not_evaluated
 from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.wire.spelling import HEX64
 
@@ -156,7 +156,20 @@ def _history_subject(
                 final_session=result.records[-1].session,
                 final_entry=result.records[-1].entry,
             )
-            history_checks = store.check_chain(facts)
+            # Only a walk whose start is anchored (genesis, --start-head, or a head an earlier
+            # run recorded) teaches the next: an unanchored start is never exit 0, so its head
+            # must not make a continuing run INTACT (docs/chain.md). It is still checked.
+            anchored = not result.unanchored_start
+            history_checks = store.check_chain(facts, record=anchored)
+            if not anchored:
+                history_checks.append(
+                    not_evaluated(
+                        "history.chain-unanchored",
+                        "the log's start is not anchored (genesis, --start-head, or a head an "
+                        "earlier run recorded), so its head is not recorded",
+                        location,
+                    )
+                )
         elif result.records:
             history_checks = [
                 fail(
@@ -166,7 +179,7 @@ def _history_subject(
             ]
         subject = Subject(
             store_name,
-            chain_outcome(history_checks),
+            chain_outcome(history_checks, result.unanchored_start),
             tuple(history_checks),
             {"recorded_head_before": store.recorded_head()},
         )
