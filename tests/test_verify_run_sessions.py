@@ -131,14 +131,28 @@ def test_a_missing_first_call_across_inputs_is_named(tmp_path: Path) -> None:
 
 
 def test_the_session_index_holds_one_entry_per_session_not_per_receipt() -> None:
-    from sealverify.receipts.spanning import SessionIndex
+    from sealverify.receipts.session_index import SessionIndex
 
     index = SessionIndex()
     for receipt in range(100_000):
         index.see(f"session-{receipt % 1000}", receipt % 3)
-    assert len(index.first) == 1000
-    assert len(index.spanning()) == 1000
+    assert len(index.numbers) == len(index.names) == len(index.sources) == 1000
+    assert len(index.spanning()) == 1000 and not index.operations
     lone = SessionIndex()
     for receipt in range(10_000):
         lone.see(f"session-{receipt % 10}", 7)
-    assert len(lone.first) == 10 and not lone.spanning()
+    assert len(lone.numbers) == 10 and not lone.spanning()
+
+
+def test_the_index_refutes_an_operation_in_two_sessions_only() -> None:
+    from sealverify.receipts.session_index import SessionIndex
+
+    index = SessionIndex()
+    for copy in range(3):  # copies of one call, re-signed as its release status moves
+        index.see("a", copy, "op-1")
+    index.see("b", 0, "op-2")
+    assert not index.contested and index.contradiction("a", "op-1") is None
+    index.see("b", 1, "op-1")
+    why = index.contradiction("a", "op-1")
+    assert why is not None and "op-1 is in session a and in session b" in why
+    assert index.contradiction("b", "op-2") is None

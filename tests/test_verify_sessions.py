@@ -251,9 +251,20 @@ def test_a_copy_relabelled_to_another_session_is_not_handed_its_result() -> None
     assert verify_receipt(_line(copy), "c", OPTIONS).outcome == "VERIFIED"  # alone: honest-looking
     assert [r[0] for r in _replays([_line(other), _line(copy)])] == ["pass", "fail"]
     for order in ([first, second, other, copy], [first, second, copy, other]):
-        replays = [r[0] for r in _replays([_line(d) for d in order])]
-        assert replays[:2] == ["pass", "fail"]  # session A: the second call is over budget
-        assert "fail" in replays[2:], order  # session B: two receipts at position 1
+        replays = _replays([_line(d) for d in order])
+        # One operation in two sessions: both halves fail, and what follows each is unknown.
+        assert [r[0] for r in replays[:2]] == ["fail", "not-evaluated"]
+        copied = replays[order.index(copy)]
+        assert copied[0] == "fail" and "is in session" in copied[1]
+        assert "operation: " in replays[0][1] and "(one operation is one call" in replays[0][1]
+
+
+def test_one_operation_in_two_sessions_fails_even_when_each_is_alone() -> None:
+    # Neither session needs threading (one receipt each, claiming the first call): the
+    # operation named in both is still a contradiction.
+    first, _, _, copy = _relabel_attack()
+    assert [r[0] for r in _replays([_line(first), _line(copy)])] == ["fail", "fail"]
+    assert [r[0] for r in _replays([_line(first), _line(first)])] == ["pass", "pass"]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -264,12 +275,14 @@ def test_a_relabelled_copy_among_files_is_threaded_in_its_own_session(
     calls = {"a1.json": first, "a2.json": second, "b1.json": other, "copy.json": copy}
     files = _files(tmp_path / "s", calls)
     statuses = _statuses(_cli(str(files), *PIN_ARGS, "--jobs", jobs).stdout)
-    assert statuses["a1.json"] == "pass" and statuses["a2.json"] == "fail"
-    assert "fail" in (statuses["b1.json"], statuses["copy.json"])
+    assert statuses["a1.json"] == "fail" and statuses["a2.json"] == "not-evaluated"
+    assert statuses["copy.json"] == "fail"
+    alone = _files(tmp_path / "alone", {"a1.json": first, "copy.json": copy})
+    assert set(_statuses(_cli(str(alone), *PIN_ARGS, "--jobs", jobs).stdout).values()) == {"fail"}
     log = tmp_path / "run.jsonl"
     log.write_bytes(b"".join(_line(d) + b"\n" for d in calls.values()))
     report = json.loads(_cli(str(log), *PIN_ARGS, "--jobs", jobs).stdout)["subjects"]
     replays = [
         next(c["status"] for c in s["checks"] if c["id"] == "replay.decision") for s in report
     ]
-    assert replays[:2] == ["pass", "fail"] and "fail" in replays[2:]
+    assert replays[:2] == ["fail", "not-evaluated"] and replays[3] == "fail"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import functools
 import os
 import re
 import signal
@@ -32,6 +33,7 @@ from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts.outcome import FAIL, VERIFIED
+from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
     FileFact,
     Threaded,
@@ -41,7 +43,7 @@ from sealverify.receipts.sessions import (
     threaded_file_facts,
     threaded_log,
 )
-from sealverify.receipts.spanning import FILES, SessionIndex, threaded_spanning
+from sealverify.receipts.spanning import threaded_spanning
 from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
 from sealverify.reports import ids
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
@@ -280,13 +282,16 @@ def tasks(
     by_file: dict[str, Threaded] = {}
     by_log: dict[str, dict[int, Threaded]] = {}
     spanning: frozenset[str] = frozenset()
+    index: SessionIndex | None = None  # the run's sessions, when more than one log's
     read = Handoff(max_input, keep)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
         facts = file_facts(names, read, read.look) if names else []
-        spanning, by_file, by_log = _spanning(listed, facts, read, options)
-        by_file.update(threaded_file_facts(facts, read, options.raw_lines, spanning))
+        index, by_file, by_log = _spanning(listed, facts, read, options)
+        spanning = index.spanning() if index is not None else frozenset()
+        contested = index.contradiction if index is not None and index.contested else None
+        by_file.update(threaded_file_facts(facts, read, options.raw_lines, spanning, contested))
         files = listed
     batch: list[tuple[str, bool]] = []
 
@@ -299,7 +304,7 @@ def tasks(
             if batch:
                 yield cut()
                 batch = []
-            threaded = _threaded(path, options, spanning) if options is not None else {}
+            threaded = _threaded(path, options, spanning, index) if options is not None else {}
             threaded.update(by_log.pop(path.as_posix(), {}))
             for piece in _log_slices(path):
                 if threaded:
@@ -364,15 +369,26 @@ def _placed_lines(path: storage.Location) -> Iterator[tuple[int, bytes]]:
 
 
 def _threaded(
-    path: storage.Location, options: VerifyOptions, skip: frozenset[str] = frozenset()
+    path: storage.Location,
+    options: VerifyOptions,
+    skip: frozenset[str] = frozenset(),
+    index: SessionIndex | None = None,
 ) -> dict[int, Threaded]:
-    """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`)."""
+    """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`).
+
+    ``index`` is the run's, when it has more inputs than this log; a run of this one log
+    indexes its sessions and operations on the log's own first pass.
+    """
     if not options.rederive:
         return {}
     try:
         if not may_need_threading(_blocks(path)):
             return {}
-        return threaded_log(lambda: _lines(path), options.raw_lines, skip)
+        lines = functools.partial(_lines, path)
+        if index is None:
+            return threaded_log(lines, options.raw_lines, index=SessionIndex())
+        contested = index.contradiction if index.contested else None
+        return threaded_log(lines, options.raw_lines, skip, contested)
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -382,37 +398,40 @@ def _spanning(
     facts: list[FileFact],
     read: Handoff,
     options: VerifyOptions,
-) -> tuple[frozenset[str], dict[str, Threaded], dict[str, dict[int, Threaded]]]:
-    """The sessions whose receipts sit in two inputs or more, threaded across the whole run.
+) -> tuple[SessionIndex | None, dict[str, Threaded], dict[str, dict[int, Threaded]]]:
+    """The run's session index, and the sessions spanning inputs threaded across the run.
 
     Every separate file is one input here (they are threaded together by claimed position
-    already), each log another. A run of one input has none, and pays nothing more; otherwise
-    each log that may name a session is glanced once more (``receipts/spanning.py``).
+    already), each log another. The index holds every session and operation the separate
+    files name, and the logs' when there is more than one input with a log (each log that
+    may name a session is then glanced once more, ``receipts/spanning.py``); a run of one
+    log indexes it on the log's own pass instead (None here).
     """
     logs = [(i, p) for i, (p, _) in enumerate(listed) if p.suffix in LOG_SUFFIXES]
-    if not logs or (len(logs) == 1 and not facts):
-        return frozenset(), {}, {}
+    if len(logs) == 1 and not facts:
+        return None, {}, {}
+    index = SessionIndex()
+    for fact in facts:
+        index.see(fact.session, FILES, fact.operation)
     try:
         logs = [(i, p) for i, p in logs if may_need_threading(_blocks(p))]
-        index = SessionIndex()
-        for fact in facts:
-            index.see(fact.session, FILES)
         for source, path in logs:
             for item in map(glance, _lines(path)):
                 if item is not None:
-                    index.see(item.session, source)
+                    index.see(item.session, source, item.operation)
         spanning = index.spanning()
         if not spanning:
-            return spanning, {}, {}
+            return index, {}, {}
         order = {p.as_posix(): i for i, (p, _) in enumerate(listed)}
         placed = [(order[f.name], f) for f in facts]
         lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
+        contested = index.contradiction if index.contested else None
         span_files, span_logs = threaded_spanning(
-            spanning, placed, lines, read, storage.read_range, options.raw_lines
+            spanning, placed, lines, read, storage.read_range, options.raw_lines, contested
         )
     except OSError as exc:
         raise click.UsageError(f"cannot read a log: {exc.strerror or exc}") from None
-    return spanning, span_files, span_logs
+    return index, span_files, span_logs
 
 
 def _skipped(name: str) -> Check:

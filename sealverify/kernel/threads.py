@@ -95,12 +95,23 @@ class SessionThread:
         self.executed: dict[int, str] = {}
 
     def feed(
-        self, receipt: dict[str, JsonValue], raw_line: bytes | None, where: str
+        self,
+        receipt: dict[str, JsonValue],
+        raw_line: bytes | None,
+        where: str,
+        contradiction: str | None = None,
     ) -> Rederivation:
-        """Re-derive the next receipt of the session."""
+        """Re-derive the next receipt of the session.
+
+        ``contradiction`` names what other receipts of the run refute in this one (its
+        operation in another session): it is ``fail`` without being run, like a refuted step.
+        """
         self.count += 1
         claim = claim_of(receipt.get("emitted_bytes"))
-        result = self._clash(claim) or self._step(receipt, raw_line, where, claim)
+        if contradiction is not None:
+            result = Rederivation("fail", contradiction, difference=contradiction)
+        else:
+            result = self._clash(claim) or self._step(receipt, raw_line, where, claim)
         if result.status == "fail":
             # The receipt lies about its call, so what the call did to the state is unknown;
             # its claim is not held against the receipts after it either.

@@ -12,7 +12,7 @@ threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 import orjson
@@ -21,11 +21,13 @@ from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.stateless import judged_alone
 from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
 from sealverify.receipts.rederivation import raw_line_of
+from sealverify.receipts.session_index import SessionIndex
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = [
     "CHANGED",
     "ORDER_OF_POSITIONS",
+    "Contested",
     "FileFact",
     "Glance",
     "Threaded",
@@ -36,12 +38,22 @@ __all__ = [
     "glance_document",
     "may_name_session",
     "may_need_threading",
+    "refuted_by",
     "strict_document",
     "threaded_file_facts",
     "threaded_files",
     "threaded_log",
     "threaded_rederivations",
 ]
+
+
+# What the run's other receipts refute in a receipt of ``session`` naming ``operation`` (the
+# operation in another session), or None: see ``receipts/spanning.py`` ``SessionIndex``.
+Contested = Callable[[str, "str | None"], "str | None"]
+
+
+def _uncontested(session: str, operation: str | None) -> str | None:
+    return None
 
 
 def may_name_session(data: bytes) -> bool:
@@ -69,11 +81,11 @@ def may_need_threading(blocks: Iterable[bytes]) -> bool:
 
 
 class Glance(NamedTuple):
-    """A receipt's session, what it emitted (read for its claim), whether it names its call."""
+    """A receipt's session, what it emitted (read for its claim), the operation it names."""
 
     session: str
     emitted: object  # the parsed ``emitted_bytes``: held only while the receipt is looked at
-    operation: bool  # it names its operation, so copies of one call can be recognised
+    operation: str | None  # its ``operation_id``: copies of one call are recognised by it
 
     @property
     def claim(self) -> Claim | None:
@@ -110,7 +122,10 @@ def glance_document(doc: dict[str, JsonValue]) -> Glance | None:
     session = session_of(doc)
     if session is None:
         return None
-    return Glance(session, doc.get("emitted_bytes"), isinstance(doc.get("operation_id"), str))
+    operation = doc.get("operation_id")
+    return Glance(
+        session, doc.get("emitted_bytes"), operation if isinstance(operation, str) else None
+    )
 
 
 CHANGED = (
@@ -174,9 +189,16 @@ def _wanted(items: Iterable[tuple[str, Glance | Claim | None]]) -> set[str]:
 class Threads:
     """One :class:`SessionThread` per session; a call seen again in its session gets its result."""
 
-    def __init__(self, raw_lines: Mapping[str, bytes], order: str) -> None:
+    def __init__(
+        self,
+        raw_lines: Mapping[str, bytes],
+        order: str,
+        contested: Contested | None = None,
+    ) -> None:
         self.raw_lines = raw_lines
         self.order = order
+        # What the run's other receipts refute in this one: its operation in another session.
+        self.contested = contested or _uncontested
         self.threads: dict[str, SessionThread] = {}
         # Each call's result by the SHA-256 of what makes it one call (32 bytes a call, not
         # the step members' text): a copy seen again is handed it.
@@ -190,7 +212,8 @@ class Threads:
         thread = self.threads.get(facts.session)
         if thread is None:
             thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
-        result = judged_alone(thread.feed(doc, raw, where), doc, raw)
+        contradiction = self.contested(facts.session, facts.operation)
+        result = judged_alone(thread.feed(doc, raw, where, contradiction), doc, raw)
         if call is not None:
             self.calls[call] = result
         return result
@@ -228,7 +251,7 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> bytes | None:
     call: a receipt relabelled to another session and re-signed is a claim in that session,
     threaded there, never handed the first session's result.
     """
-    if not facts.operation:
+    if facts.operation is None:
         return None
     members = repr([("session", facts.session)] + [(m, doc.get(m)) for m in _STEP_MEMBERS])
     return hashlib.sha256(members.encode("utf-8", "surrogatepass")).digest()
@@ -248,28 +271,40 @@ def threaded_rederivations(
     one thread each. Only those sessions' results are kept, one small record per receipt.
     For a log held in memory (its bytes cannot change between the two passes).
     """
-    return {n: t.result for n, t in threaded_log(lines, raw_lines).items()}
+    threaded = threaded_log(lines, raw_lines, index=SessionIndex())
+    return {n: t.result for n, t in threaded.items()}
 
 
 def threaded_log(
     lines: Callable[[], Iterable[bytes]],
     raw_lines: Mapping[str, bytes],
     skip: Container[str] = frozenset(),
+    contested: Contested | None = None,
+    index: SessionIndex | None = None,
 ) -> dict[int, Threaded]:
     """:func:`threaded_rederivations`, each result bound to its line's bytes (:class:`Threaded`).
 
     For a log the task reads again: a line that changed since is not handed the result.
     Sessions in ``skip`` are threaded elsewhere (their receipts sit in other inputs too).
+    With ``contested``, a receipt whose operation the run's other receipts place in another
+    session is ``fail`` wherever it sits, threaded or not. A run of this one log passes an
+    empty ``index`` instead: the first pass fills it, and its contradictions are used.
     """
-    glances = (g for g in map(glance, lines()) if g is not None and g.session not in skip)
-    wanted = _wanted((g.session, g) for g in glances)
-    if not wanted:
+    wanted = _wanted((g.session, g) for g in _glances(lines(), index) if g.session not in skip)
+    if index is not None and index.contested:
+        contested = index.contradiction
+    if not wanted and contested is None:
         return {}
-    threads = Threads(raw_lines, "log order")
+    threads = Threads(raw_lines, "log order", contested)
     results: dict[int, Threaded] = {}
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
-        if facts is None or facts.session not in wanted:
+        if facts is None:
+            continue
+        if facts.session not in wanted:
+            refuted = contested(facts.session, facts.operation) if contested else None
+            if refuted is not None:
+                results[number] = Threaded.of(line, refuted_by(refuted))
             continue
         doc = strict_document(line)
         if doc is None or session_of(doc) != facts.session:
@@ -278,12 +313,27 @@ def threaded_log(
     return results
 
 
+def _glances(lines: Iterable[bytes], index: SessionIndex | None) -> Iterator[Glance]:
+    """The glance of each line that names a session, each seen by ``index`` when given."""
+    for item in map(glance, lines):
+        if item is not None:
+            if index is not None:
+                index.see(item.session, 0, item.operation)
+            yield item
+
+
+def refuted_by(contradiction: str) -> Rederivation:
+    """The result of a receipt the run's other receipts refute (its operation elsewhere)."""
+    return Rederivation("fail", contradiction, difference=contradiction)
+
+
 class FileFact(NamedTuple):
     """A separate receipt file's session and claim, read once; no bytes kept."""
 
     name: str
     session: str
     claim: Claim | None
+    operation: str | None = None
 
 
 def file_facts(
@@ -303,7 +353,7 @@ def file_facts(
         data = read(name)
         item = look(name, data) if data is not None else None
         if item is not None:
-            facts.append(FileFact(name, item.session, item.claim))
+            facts.append(FileFact(name, item.session, item.claim, item.operation))
     return facts
 
 
@@ -344,19 +394,28 @@ def threaded_file_facts(
     read: Callable[[str], bytes | None],
     raw_lines: Mapping[str, bytes],
     skip: Container[str] = frozenset(),
+    contested: Contested | None = None,
 ) -> dict[str, Threaded]:
-    """:func:`threaded_files` from the facts :func:`file_facts` read."""
+    """:func:`threaded_files` from the facts :func:`file_facts` read.
+
+    With ``contested``, a file whose operation the run's other receipts place in another
+    session is ``fail``, threaded or not (a file of a session in ``skip`` too).
+    """
     kept = [f for f in facts if f.session not in skip]
     wanted = _wanted((f.session, f.claim) for f in kept)
     sessions: dict[str, list[tuple[tuple[int, bool, int], str]]] = {}
-    for index, (name, session, claim) in enumerate(kept):
+    for index, (name, session, claim, _) in enumerate(kept):
         if session in wanted and claim is not None and claim.position is not None:
             key = (claim.position, claim.executed, index)
             sessions.setdefault(session, []).append((key, name))
-    threads = Threads(raw_lines, ORDER_OF_POSITIONS)
+    threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
     results: dict[str, Threaded] = {}
     for members in sessions.values():
         for _, name in sorted(members):
             if (bound := feed_file(threads, name, read)) is not None:
                 results[name] = bound
+    for fact in facts if contested is not None else ():
+        refuted = contested(fact.session, fact.operation) if fact.name not in results else None
+        if refuted is not None and (data := read(fact.name)) is not None:
+            results[fact.name] = Threaded.of(data, refuted_by(refuted))
     return results

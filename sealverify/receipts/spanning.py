@@ -10,9 +10,10 @@ contradiction wherever they sit, and a gap or a missing first call leaves the la
 not evaluated, named. A receipt of such a session that claims no position (a temporal deny)
 cannot be placed and is judged alone, as among files.
 
-What is held: per session seen, the input it was first seen in (:class:`SessionIndex`); per
-receipt of a spanning session that claims a position, one :class:`Place`; per threaded
-receipt, its result (as for one log).
+What is held: the run's :class:`~sealverify.receipts.session_index.SessionIndex` (per session
+its name and the input it was first seen in; per operation a digest); per receipt of a
+spanning session that claims a position, one :class:`Place`; per threaded receipt, its
+result (as for one log).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import NamedTuple
 from sealverify.kernel.threads import session_of
 from sealverify.receipts.sessions import (
     ORDER_OF_POSITIONS,
+    Contested,
     FileFact,
     Threaded,
     Threads,
@@ -31,30 +33,7 @@ from sealverify.receipts.sessions import (
     strict_document,
 )
 
-__all__ = ["FILES", "Place", "SessionIndex", "threaded_spanning"]
-
-FILES = -1  # the group of every separate receipt file of the run (threaded together already)
-_SPANS = -2
-
-
-class SessionIndex:
-    """Which input each session was seen in, until it is seen in a second: then it spans.
-
-    One small entry per session (its name and an input number), never per receipt.
-    """
-
-    def __init__(self) -> None:
-        self.first: dict[str, int] = {}
-
-    def see(self, session: str, source: int) -> None:
-        """A receipt of ``session`` in input ``source`` (:data:`FILES` for any separate file)."""
-        was = self.first.setdefault(session, source)
-        if was != source and was != _SPANS:
-            self.first[session] = _SPANS
-
-    def spanning(self) -> frozenset[str]:
-        """The sessions seen in more than one input."""
-        return frozenset(s for s, source in self.first.items() if source == _SPANS)
+__all__ = ["Place", "threaded_spanning"]
 
 
 class Place(NamedTuple):
@@ -76,6 +55,7 @@ def threaded_spanning(
     read: Callable[[str], bytes | None],
     read_range: Callable[[str, int, int], bytes],
     raw_lines: Mapping[str, bytes],
+    contested: Contested | None = None,
 ) -> tuple[dict[str, Threaded], dict[str, dict[int, Threaded]]]:
     """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
 
@@ -101,7 +81,7 @@ def threaded_spanning(
                     claim.position, claim.executed, source, number, name, offset, offset + len(line)
                 )
                 places.setdefault(item.session, []).append(place)
-    threads = Threads(raw_lines, ORDER_OF_POSITIONS)
+    threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
     by_file: dict[str, Threaded] = {}
     by_log: dict[str, dict[int, Threaded]] = {}
     for members in places.values():
