@@ -13,12 +13,17 @@ from sealverify.ruling import partition
 from sealverify.testkit import mint
 from sealverify.testkit.mintfixtures import demo_receipts
 from sealverify.wire.framing import frame_of
+from tests.test_history_learning import CONFIG_KEY as UNPUBLISHED_CONFIG
+from tests.test_history_learning import RECEIPT_KEY as UNPUBLISHED_RECEIPT
 
 KERNEL = mint.HostContext().wasm_sha256
-# The testkit keys are published keys, allowed here as a test suite that knows it.
+# The testkit keys are published keys, allowed here as a test suite that knows it. History
+# learns only from receipts under keys that are not published: those of the approvals below.
 PINS = [
     "--config-pubkey", mint.CONFIG_KEY.public_hex,
     "--receipt-pubkey", mint.RECEIPT_KEY.public_hex,
+    "--config-pubkey", UNPUBLISHED_CONFIG.public_hex,
+    "--receipt-pubkey", UNPUBLISHED_RECEIPT.public_hex,
     "--kernel-sha256", KERNEL,
     "--allow-published-keys",
 ]  # fmt: skip
@@ -31,13 +36,15 @@ def _run(*args: str):
 def _allow(nonce: str, seed: bytes) -> bytes:
     frame = mint.tools_call_frame("shell_exec", '{"command":"ls","cwd":"/srv"}', request_id=5)
     config = mint.DEMO_KERNEL_CONFIG
-    ctx = mint.HostContext(operation_seed=seed)
+    ctx = mint.HostContext(
+        operation_seed=seed, config_key=UNPUBLISHED_CONFIG, receipt_key=UNPUBLISHED_RECEIPT
+    )
     raw = mint.mint_host_v3(frame, config, approvals=[mint.guard_target_of(frame, config)], ctx=ctx)
     record = mint.parse_record(raw)
     approval = dict(record["approval"])
     approval["nonce"] = nonce
     record["approval"] = approval
-    return mint.render_pretty(mint.resign_v3(record, mint.RECEIPT_KEY))
+    return mint.render_pretty(mint.resign_v3(record, UNPUBLISHED_RECEIPT))
 
 
 def test_a_nonce_spent_in_one_run_is_caught_in_the_next(tmp_path: Path) -> None:
