@@ -347,25 +347,45 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
+def _unreadable(path: storage.Location, exc: OSError) -> click.UsageError:
+    return click.UsageError(f"cannot read {path}: {exc.strerror or exc}")
+
+
 def _blocks(path: storage.Location) -> Iterator[bytes]:
-    with path.open("rb") as log:
-        while block := log.read(_BLOCK):
-            yield block
+    try:
+        with path.open("rb") as log:
+            while block := log.read(_BLOCK):
+                yield block
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
 
 
 def _lines(path: storage.Location) -> Iterator[bytes]:
-    with path.open("rb") as log:
-        for line in log:
-            yield line[:-1] if line.endswith(b"\n") else line
+    try:
+        with path.open("rb") as log:
+            for line in log:
+                yield line[:-1] if line.endswith(b"\n") else line
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
 
 
 def _placed_lines(path: storage.Location) -> Iterator[tuple[int, bytes]]:
     """A log's lines, each with the offset of its first byte in the log."""
     offset = 0
-    with path.open("rb") as log:
-        for line in log:
-            yield offset, line[:-1] if line.endswith(b"\n") else line
-            offset += len(line)
+    try:
+        with path.open("rb") as log:
+            for line in log:
+                yield offset, line[:-1] if line.endswith(b"\n") else line
+                offset += len(line)
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _read_range(name: str, start: int, end: int) -> bytes:
+    try:
+        return storage.read_range(name, start, end)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
 
 
 def _threaded(
@@ -381,16 +401,13 @@ def _threaded(
     """
     if not options.rederive:
         return {}
-    try:
-        if not may_need_threading(_blocks(path)):
-            return {}
-        lines = functools.partial(_lines, path)
-        if index is None:
-            return threaded_log(lines, options.raw_lines, index=SessionIndex())
-        contested = index.contradiction if index.contested else None
-        return threaded_log(lines, options.raw_lines, skip, contested)
-    except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not may_need_threading(_blocks(path)):
+        return {}
+    lines = functools.partial(_lines, path)
+    if index is None:
+        return threaded_log(lines, options.raw_lines, index=SessionIndex())
+    contested = index.contradiction if index.contested else None
+    return threaded_log(lines, options.raw_lines, skip, contested)
 
 
 def _spanning(
@@ -413,24 +430,21 @@ def _spanning(
     index = SessionIndex()
     for fact in facts:
         index.see(fact.session, FILES, fact.operation)
-    try:
-        logs = [(i, p) for i, p in logs if may_need_threading(_blocks(p))]
-        for source, path in logs:
-            for item in map(glance, _lines(path)):
-                if item is not None:
-                    index.see(item.session, source, item.operation)
-        spanning = index.spanning()
-        if not spanning:
-            return index, {}, {}
-        order = {p.as_posix(): i for i, (p, _) in enumerate(listed)}
-        placed = [(order[f.name], f) for f in facts]
-        lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
-        contested = index.contradiction if index.contested else None
-        span_files, span_logs = threaded_spanning(
-            spanning, placed, lines, read, storage.read_range, options.raw_lines, contested
-        )
-    except OSError as exc:
-        raise click.UsageError(f"cannot read a log: {exc.strerror or exc}") from None
+    logs = [(i, p) for i, p in logs if may_need_threading(_blocks(p))]
+    for source, path in logs:
+        for item in map(glance, _lines(path)):
+            if item is not None:
+                index.see(item.session, source, item.operation)
+    spanning = index.spanning()
+    if not spanning:
+        return index, {}, {}
+    order = {p.as_posix(): i for i, (p, _) in enumerate(listed)}
+    placed = [(order[f.name], f) for f in facts]
+    lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
+    contested = index.contradiction if index.contested else None
+    span_files, span_logs = threaded_spanning(
+        spanning, placed, lines, read, _read_range, options.raw_lines, contested
+    )
     return index, span_files, span_logs
 
 
