@@ -297,7 +297,7 @@ def verify(
     never from a published key (one whose secret is public: UNPINNED at best).
     Each receipt's decision is re-derived by sealverify's model of the kernel build it names
     (replay.decision: the model's output must equal emitted_bytes byte for byte);
-    the receipts of one session in one log are re-derived in log order, state carried.
+    the receipts of one session are re-derived in order, state carried, across every input.
     Exit 0 all VERIFIED, 1 any FAIL, 4 any REDUCED (no FAIL), 3 any UNPINNED (nothing worse),
     2 could not run (bad flag, unreadable path, no receipt found).
     """
