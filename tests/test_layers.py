@@ -58,6 +58,7 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
     ("sealverify.cli.verify_runner", "sealverify.receipts.sessions"),  # session threading
     ("sealverify.cli.verify_runner", "sealverify.receipts.spanning"),  # sessions across inputs
+    ("sealverify.cli.verify_runner", "sealverify.receipts.session_index"),  # the run's sessions
     ("sealverify.cli.handoff", "sealverify.receipts.sessions"),  # the grouping's glances
     ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
     ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 import orjson
 
 from sealverify.kernel.replay import Rederivation
+from sealverify.kernel.session import StepResult
 from sealverify.kernel.stateless import judged_alone
 from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
 from sealverify.receipts.rederivation import raw_line_of
@@ -213,10 +215,23 @@ class Threads:
         if thread is None:
             thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
         contradiction = self.contested(facts.session, facts.operation)
-        result = judged_alone(thread.feed(doc, raw, where, contradiction), doc, raw)
+        result = _held(judged_alone(thread.feed(doc, raw, where, contradiction), doc, raw))
         if call is not None:
             self.calls[call] = result
         return result
+
+
+def _held(result: Rederivation) -> Rederivation:
+    """``result`` as it is held until its task takes it: the model's output less its text.
+
+    A threaded result waits for its task (and travels to a worker): of the model's output the
+    report reads only the route (``receipts/rederivation.py`` ``check_of``), so the emitted
+    text, a few KB a receipt, is not kept.
+    """
+    step = result.result
+    if step is None:
+        return result
+    return replace(result, result=StepResult("", step.route))
 
 
 # Every member the step's inputs are read from (``kernel/receipt_inputs.py``), the operation,
