@@ -502,6 +502,31 @@ def test_a_principal_step_reads_only_its_own_counters(monkeypatch: pytest.Monkey
     assert over.reason == "over principal budget calls (2+1>2): t"
 
 
+def test_a_principal_key_is_looked_up_not_searched(
+    counted: type[_Counted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # verifyEnvelope takes the first registry entry with the claimed id: a search of the
+    # registry per call cost its size times the calls.
+    keys = [{"id": f"p{i}", "pubkey": "00" * 32} for i in range(2_000)]
+    principals = {"keys": keys, "budgets": [{"name": "calls", "cap": 9, "tools": ["t"]}]}
+    tools = [{"name": "t", "mode": "allow"}]
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": tools},
+                  "principals": principals})  # fmt: skip
+    get_str = session_module._get_str
+
+    def counted_key_id(value: Any, key: str) -> str:
+        text = get_str(value, key)
+        return counted(text) if key == "key_id" else text
+
+    monkeypatch.setattr(session_module, "_get_str", counted_key_id)
+    envelope = {"key_id": "p1999", "sig": "00" * 64, "nonce": "00" * 32, "issued_at": 1}
+    calls = 200
+    for _ in range(calls):
+        result = s.decide(_step("t", {}, envelope=envelope))  # a signature of zeros: nobody
+        assert result.verdicts[-1].reason == "principal envelope required: t"
+    assert counted.compared < 4 * calls
+
+
 def test_a_quorum_is_counted_without_a_roster_search(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each vote was looked up in the roster, a list: votes x roster comparisons per call.
     roster = list(range(1, 4_001))

@@ -226,7 +226,7 @@ class KernelSession:
             return None
         return verify_envelope(
             self.authority,
-            principals.registry,
+            principals.by_id,
             _get_str(envelope_json, "key_id"),
             _get_str(envelope_json, "sig"),
             _get_str(envelope_json, "nonce"),
