@@ -188,3 +188,23 @@ def test_a_long_input_is_decided_in_flat_memory(tmp_path: Path) -> None:
     assert peak < 4 * 2**20, peak  # held whole: about 2 kB a line
     assert "sealverify decide: passthrough, passthrough" in result.stderr
     assert f"({count} lines: {count} passthrough)" in result.stderr
+
+
+def test_jsonl_is_a_step_line_per_line_then_a_summary(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, *_lines(3))
+    args = ["decide", "--config", config, frame, "--format"]
+    whole = json.loads(CliRunner().invoke(cli, [*args, "json"]).stdout)
+    result = CliRunner().invoke(cli, [*args, "jsonl", "--max-frames", "2"])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert all(line.startswith('{"type":"step",') for line in lines[:-1])
+    steps = [json.loads(line) for line in lines[:-1]]
+    assert [{k: v for k, v in s.items() if k != "type"} for s in steps] == whole["steps"][:2]
+    summary = json.loads(lines[-1])
+    assert summary.pop("truncated").startswith("the input holds more than 2 frames")
+    assert summary == {
+        "type": "summary",
+        **{k: v for k, v in whole.items() if k != "steps"},
+        "exit_code": 1,
+        "counts": {"forward": 1, "block": 1},
+    }

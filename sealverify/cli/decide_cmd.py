@@ -37,6 +37,7 @@ from sealverify.cli.common import (
     write_result,
 )
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "decide_command"]
@@ -119,6 +120,25 @@ def _json(run: WhatIfStream) -> Iterator[str]:
     if run.more:
         tail += ',\n  "truncated": ' + json.dumps(run.limit_reason)
     yield tail + "\n}\n"
+
+
+def _typed(kind: str, value: dict[str, object]) -> str:
+    """One JSON Lines line, ``"type"`` first, then ``value`` sorted (as the jsonl format)."""
+    return f'{{"type":"{kind}",' + dumps_compact(value)[1:] + "\n"
+
+
+def _jsonl(run: WhatIfStream) -> Iterator[str]:
+    """A ``step`` line per line decided, then one ``summary`` line.
+
+    The summary holds the json report's other members, the exit code and the count per route;
+    a stream without it did not complete.
+    """
+    for step in run.steps():
+        yield _typed("step", step)
+    summary = {**run.head(), "exit_code": run.exit_code, "counts": run.counts}
+    if run.more:
+        summary["truncated"] = run.limit_reason
+    yield _typed("summary", summary)
 
 
 def _table(run: WhatIfStream) -> Iterator[str]:
@@ -226,10 +246,10 @@ def _usage_errors(pieces: Iterator[str]) -> Iterator[str]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json"]),
+    type=click.Choice(["table", "json", "jsonl"]),
     default="table",
     show_default=True,
-    help="Output format.",
+    help="Output format (jsonl: a step line per line decided, then a summary line).",
 )
 @output_option
 def decide_command(
@@ -271,7 +291,8 @@ def decide_command(
             raise click.UsageError(
                 f"the kernel does not start under this config: {run.init_output}"
             )
-        write_result(_usage_errors(_json(run) if fmt == "json" else _table(run)), output)
+        pieces = {"json": _json, "jsonl": _jsonl, "table": _table}[fmt](run)
+        write_result(_usage_errors(pieces), output)
     say(_summary(run))
     return run.exit_code
 
