@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 import tracemalloc
@@ -184,6 +185,111 @@ def _decide_config(config: bytes) -> int:
 def _session(n: int) -> bytes:
     tools = ("search_notes", "y", "search_notes", "x")
     return "\n".join(_tools_call("a", tools[i % 4], i) for i in range(n)).encode() + b"\n"
+
+
+# --- each kernel's held state, and decide's lines: a step costs what it changes ---------------
+
+
+def _payload(**sections: object) -> dict[str, object]:
+    tools = [{"name": n, "mode": "allow"} for n in ("read", "key", "t", "pay")]
+    tools.append({"name": "db", "mode": "guarded", "target": [{"full_arguments": True}]})
+    approval = {"control_file": "/approvals", "ttl_seconds": 120}
+    return {"epoch": 1, "safety": {"approval": approval, "tools": tools}, **sections}
+
+
+def _envelope(tool: str, args: object = None, **evidence: object) -> bytes:
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": tool, "arguments": args or {}}})  # fmt: skip
+    step: dict[str, object] = {"line": line, "now": 1000, "approvals": []}
+    step.update(votes="", grants="", forecasts="")
+    step.update(evidence)
+    return json.dumps(step, separators=(",", ":")).encode()
+
+
+def _steps(data: bytes) -> None:
+    """A session: the first line is the config payload (and authority), each other a step."""
+    from sealverify.kernel.profiles import CURRENT
+    from sealverify.kernel.session import KernelSession
+
+    head, *steps = data.split(b"\n")
+    config = json.loads(head)
+    init = KernelSession.init_trusted(config["payload"], CURRENT, config.get("authority", ""))
+    assert init.session is not None, init.output
+    for step in steps:
+        init.session.decide(step.decode())
+
+
+def _session_of(payload: dict[str, object], steps: list[bytes], authority: str = "") -> bytes:
+    head = {"payload": json.dumps(payload, separators=(",", ":")), "authority": authority}
+    return b"\n".join([json.dumps(head).encode(), *steps])
+
+
+def _held_approvals(n: int) -> bytes:
+    """``n`` approvals held, then ``n`` calls that use none of them."""
+    approvals = [{"target": hashlib.sha256(b"%d" % i).hexdigest()} for i in range(n)]
+    steps = [_envelope("read", approvals=approvals)] + [_envelope("read")] * n
+    return _session_of(_payload(), steps)
+
+
+def _held_grants(n: int) -> bytes:
+    """``n`` capabilities granted, then ``n`` calls that spend one other."""
+    grants = "".join(f'{{"cap":"c{i}","uses":1}}\n' for i in range(n)) + (
+        f'{{"cap":"spent","uses":{n}}}\n'
+    )
+    linear = {"grants_file": "/g", "tools": [{"tool": "key", "cap_arg": "k"}]}
+    steps = [_envelope("key", {"k": "spent"}, grants=grants)]
+    steps += [_envelope("key", {"k": "spent"})] * n
+    return _session_of(_payload(linear=linear), steps)
+
+
+def _principals(n: int) -> bytes:
+    """A registry of ``n`` principals, each making one signed call: ``n`` counters held."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from sealverify.kernel.principal import ENVELOPE_TAG
+
+    key = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"principal").digest())
+    pubkey, authority, nonce = key.public_key().public_bytes_raw().hex(), bytes(32), bytes(32)
+    keys = [{"id": f"p{i}", "pubkey": pubkey} for i in range(n)]
+    budgets = [{"name": "calls", "cap": 1, "tools": ["t"]}]
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "t", "arguments": {}}})  # fmt: skip
+    steps = []
+    for i in range(n):
+        key_id = f"p{i}".encode()
+        message = (ENVELOPE_TAG + authority + len(key_id).to_bytes(8, "big") + key_id + nonce
+                   + (1).to_bytes(8, "big") + line.encode())  # fmt: skip
+        envelope = {"key_id": key_id.decode(), "sig": key.sign(message).hex(),
+                    "nonce": nonce.hex(), "issued_at": 1}  # fmt: skip
+        steps.append(_envelope("t", envelope=envelope))
+    payload = _payload(principals={"keys": keys, "budgets": budgets})
+    return _session_of(payload, steps, authority.hex())
+
+
+def _quorum(n: int) -> bytes:
+    """A roster of ``n`` acceptors and one call with a vote from each."""
+    consensus = {"roster": list(range(n)), "votes_file": "/v", "high_stakes": ["pay"]}
+    votes = "".join(f'{{"acceptor":{i},"value":"pay"}}\n' for i in range(n))
+    return _session_of(_payload(consensus=consensus), [_envelope("pay", votes=votes)])
+
+
+def _decide_approvals(data: bytes) -> int:
+    """Run ``decide`` with one ``--approval`` per line of the input, none of them used."""
+    approvals = [hashlib.sha256(b"%d" % i).hexdigest() for i in range(data.count(b"\n"))]
+    config = json.dumps(_payload(), separators=(",", ":")).encode()
+    args = ["decide", _write("lines.jsonl", data), "--config", _write("config.json", config)]
+    return run_cli([*args, *(f"--approval={a}" for a in approvals)])
+
+
+def _decide_lines(data: bytes) -> int:
+    """Run ``decide`` over many lines, its report written to the null device (not held)."""
+    args = [
+        "decide",
+        _write("lines.jsonl", data),
+        "--config",
+        _write("config.json", _TEMPORAL_CONFIG),
+    ]
+    return run_cli([*args, "--format", "json", "--max-frames", "1000000", "--output", os.devnull])
 
 
 def _guards(data: bytes) -> None:
@@ -385,6 +491,46 @@ CASES: tuple[Case, ...] = (
         _unit(32000, lambda n: ("[" * 600 + '"' + _escaped_quotes(n)).encode()),
         _decide_config,
         _REFUSED,
+    ),
+    Case(
+        "kernel: held approvals",
+        "kernel/kernels.py SafetyState: n approvals held, then n calls that use none",
+        _unit(500, _held_approvals),
+        _steps,
+    ),
+    Case(
+        "kernel: held grants",
+        "kernel/kernels.py LinearState: n capabilities granted, then n calls spending another",
+        _unit(500, _held_grants),
+        _steps,
+    ),
+    Case(
+        "kernel: principal budgets",
+        "kernel/kernels.py principal budgets, principal.py registry: n principals, a call each",
+        _unit(150, _principals),
+        _steps,
+    ),
+    Case(
+        "kernel: consensus quorum",
+        "kernel/kernels.py consensus_decide: a roster of n acceptors, a vote from each",
+        _unit(600, _quorum),
+        _steps,
+    ),
+    Case(
+        "decide: many --approval",
+        "sealverify decide: n --approval records held, n lines that use none of them",
+        _unit(
+            250, lambda n: b"".join(_tools_call("a", "read", i).encode() + b"\n" for i in range(n))
+        ),
+        _decide_approvals,
+        _PASS,
+    ),
+    Case(
+        "decide: many lines",
+        "sealverify decide --format json: n lines of {} (streamed: one line held at a time)",
+        _unit(1500, lambda n: b"{}\n" * n),
+        _decide_lines,
+        _PASS,
     ),
     Case(
         "frame",

@@ -67,7 +67,14 @@ if TYPE_CHECKING:
     from sealverify.kernel.ljson import ModelLimit
     from sealverify.kernel.profiles import KERNEL_PROFILES, BuildProfile
     from sealverify.kernel.replay import Rederivation, rederive
-    from sealverify.kernel.whatif import HostApproval, WhatIf, what_if, what_if_report
+    from sealverify.kernel.whatif import (
+        HostApproval,
+        WhatIf,
+        WhatIfStream,
+        what_if,
+        what_if_report,
+        what_if_stream,
+    )
     from sealverify.mcp.frame import (
         FrameAnalysis,
         FrameOptions,
@@ -223,6 +230,8 @@ _EXPORTS: dict[str, str] = {
     "WhatIf": "sealverify.kernel.whatif",
     "what_if": "sealverify.kernel.whatif",
     "what_if_report": "sealverify.kernel.whatif",
+    "WhatIfStream": "sealverify.kernel.whatif",
+    "what_if_stream": "sealverify.kernel.whatif",
 }
 
 __all__ = [
@@ -280,6 +289,7 @@ __all__ = [
     "TrustStore",
     "VerifyOptions",
     "WhatIf",
+    "WhatIfStream",
     "__version__",
     "analyze_frame",
     "analyze_stream",
@@ -325,6 +335,7 @@ __all__ = [
     "verify_receipt",
     "what_if",
     "what_if_report",
+    "what_if_stream",
 ]
 
 

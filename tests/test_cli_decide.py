@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import tracemalloc
 from pathlib import Path
 
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sealverify import DEFAULT_KERNEL_SHA256 as CURRENT
+from sealverify import KERNEL_PROFILES, what_if, what_if_report
 from sealverify.cli.main import cli
 
 PAYLOAD = json.dumps(
@@ -116,3 +120,91 @@ def test_builds_by_prefix(tmp_path: Path) -> None:
         cli, ["decide", "--config", str(config), str(frame), "--kernel-sha256", "abcdef12"]
     )
     assert unknown.exit_code == 2
+
+
+def _lines(count: int) -> list[str]:
+    return [_call(("read", "db")[i % 2], {"i": i}, i) for i in range(count)]
+
+
+def test_the_streamed_report_is_the_report_rendered_whole(tmp_path: Path) -> None:
+    # Written a step at a time, the json is json.dumps(what_if_report(...)) byte for byte.
+    lines = [
+        *_lines(5),
+        "",
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        '{"method":"x","method":1}',
+    ]
+    config, frame = _files(tmp_path, *lines)
+    result = CliRunner().invoke(cli, ["decide", "--config", config, frame, "--format", "json"])
+    envelope = json.loads(Path(config).read_text())
+    whole = what_if(
+        json.dumps(envelope), [line.encode() for line in lines if line], KERNEL_PROFILES[CURRENT]
+    )
+    assert result.exit_code == whole.exit_code == 1
+    assert result.stdout == json.dumps(what_if_report(whole), indent=2, sort_keys=True) + "\n"
+
+
+def test_the_summary_keeps_counts_and_the_first_routes(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, *_lines(45))
+    result = CliRunner().invoke(cli, ["decide", "--config", config, frame])
+    routes = ", ".join(["forward", "block"] * 10)
+    assert result.stderr == (
+        f"sealverify decide: {routes}, ... (45 lines: 23 forward, 22 block) (28bb3ae7)\n"
+    )
+
+
+def test_max_frames_stops_reading_and_fails(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, *_lines(3)[::2])  # two forwards
+    args = ["decide", "--config", config, frame, "--format", "json", "--max-frames"]
+    assert CliRunner().invoke(cli, [*args, "2"]).exit_code == 0
+    result = CliRunner().invoke(cli, [*args, "1"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [s["route"] for s in report["steps"]] == ["forward"]
+    assert report["truncated"] == (
+        "the input holds more than 1 frames (--max-frames): only the first 1 were decided, "
+        "the rest were not read"
+    )
+    assert result.stderr == (
+        "sealverify decide: forward (28bb3ae7); more than 1 in the input, the rest not decided\n"
+    )
+    table = CliRunner().invoke(cli, [*args[:-3], "--max-frames", "1"])
+    assert table.exit_code == 1 and table.stdout.endswith("the rest were not read\n")
+
+
+def test_a_long_input_is_decided_in_flat_memory(tmp_path: Path) -> None:
+    # 700,000 lines of {} took 1.5 GB: every step was held and the report rendered in one
+    # piece. Now each line is read, decided, written and dropped.
+    count = 10_000  # --max-frames by default
+    config, frame = _files(tmp_path, *(["{}"] * count))
+    args = ["decide", "--config", config, frame, "--format", "json", "--output", os.devnull]
+    tracemalloc.start()
+    try:
+        result = CliRunner().invoke(cli, args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    assert peak < 4 * 2**20, peak  # held whole: about 2 kB a line
+    assert "sealverify decide: passthrough, passthrough" in result.stderr
+    assert f"({count} lines: {count} passthrough)" in result.stderr
+
+
+def test_jsonl_is_a_step_line_per_line_then_a_summary(tmp_path: Path) -> None:
+    config, frame = _files(tmp_path, *_lines(3))
+    args = ["decide", "--config", config, frame, "--format"]
+    whole = json.loads(CliRunner().invoke(cli, [*args, "json"]).stdout)
+    result = CliRunner().invoke(cli, [*args, "jsonl", "--max-frames", "2"])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert all(line.startswith('{"type":"step",') for line in lines[:-1])
+    steps = [json.loads(line) for line in lines[:-1]]
+    assert [{k: v for k, v in s.items() if k != "type"} for s in steps] == whole["steps"][:2]
+    summary = json.loads(lines[-1])
+    assert summary.pop("truncated").startswith("the input holds more than 2 frames")
+    assert summary == {
+        "type": "summary",
+        **{k: v for k, v in whole.items() if k != "steps"},
+        "exit_code": 1,
+        "counts": {"forward": 1, "block": 1},
+    }

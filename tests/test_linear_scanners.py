@@ -3,19 +3,22 @@
 A hostile file once made these scanners quadratic or worse: regular expressions that needed a
 closing quote and were tried again from every later quote or backslash, duplicates found by
 searching a list, a rescan of the text or of all records per hit or per break, a copy of the
-whole trace per kernel step, and a cubic text comparison in the html report. No test here is
-timed (``nox -s fuzz`` runs the timed complexity check, fuzz/complexity.py). They count the
-work instead: comparisons made by a key whose equality is counted, records visited through a
-sequence that counts its reads, trigger lookups of a temporal policy, the lengths handed to
-the html matcher, the characters handed to the sentence scan, the peak allocation. Where the
-work is inside the regular expression engine, they check the token the scan takes (a literal
-that never closes is one token, to the end of the text) and run the hostile input from the
-report at its size, which took tens of seconds before and takes milliseconds now.
+whole trace, of the held approvals, grants or budget counters per kernel step, a roster searched
+for every vote, and a cubic text comparison in the html report. No test here is timed (``nox -s
+fuzz`` runs the timed complexity check, fuzz/complexity.py). They count the work instead:
+comparisons made by a key whose equality is counted, keys whose hashing is counted (a map copied
+per step rehashes every key), records visited through a sequence that counts its reads, trigger
+lookups of a temporal policy, the lengths handed to the html matcher, the characters handed to
+the sentence scan, the peak allocation. Where the work is inside the regular expression engine,
+they check the token the scan takes (a literal that never closes is one token, to the end of the
+text) and run the hostile input from the report at its size, which took tens of seconds before
+and takes milliseconds now.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import re
 import tracemalloc
@@ -33,7 +36,9 @@ from sealverify.cli.main import cli
 from sealverify.definitions import digests, skill_listing, skills
 from sealverify.history import chain
 from sealverify.kernel import guards, kernels, ljson, wirecue
+from sealverify.kernel import session as session_module
 from sealverify.kernel.config import TemporalPolicy
+from sealverify.kernel.evidence import Approval
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.session import KernelSession
 from sealverify.receipts import spine
@@ -361,6 +366,233 @@ def test_the_trace_refolds_under_other_policies() -> None:
     assert verdict.allows and held.length == 2
     verdict, _ = kernels.temporal_decide(act, other, state)  # folded afresh: y came first
     assert not verdict.allows and verdict.reason == "temporal policy violated: o"
+
+
+# --- kernel state held across a session: a step touches what it changes -----------------------
+
+
+class _Hashed(str):
+    """A string whose hashing is counted: a copy of a map rehashes every key it holds."""
+
+    hashed = 0
+
+    def __hash__(self) -> int:
+        _Hashed.hashed += 1
+        return str.__hash__(self)
+
+
+class _CountedVoter(int):
+    """An acceptor number whose equality tests are counted."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _CountedVoter.compared += 1
+        return int.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return int.__hash__(self)
+
+
+def _session(payload: dict[str, object]) -> KernelSession:
+    init = KernelSession.init_trusted(json.dumps(payload, separators=(",", ":")), CURRENT, "")
+    assert init.session is not None, init.output
+    return init.session
+
+
+def _step(tool: str, args: object, now: int = 1000, **evidence: object) -> str:
+    line = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": args},
+        }
+    )
+    envelope: dict[str, object] = {"line": line, "now": now, "approvals": []}
+    envelope.update(votes="", grants="", forecasts="")
+    envelope.update(evidence)
+    return json.dumps(envelope)
+
+
+_GUARDED = [{"name": "read", "mode": "allow"}, {"name": "y", "mode": "allow"},
+            {"name": "wipe", "mode": "deny"},
+            {"name": "db", "mode": "guarded", "target": [{"full_arguments": True}]}]  # fmt: skip
+_APPROVALS = {"control_file": "/a", "ttl_seconds": 120}
+
+
+def test_a_step_reads_no_approval_it_does_not_touch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many approvals held, then calls that use none of them: the approval map rebuilt (twice)
+    # at every step cost approvals x calls (60 s for a signed session of grants no call used).
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": _GUARDED}})
+    target = s.decide(_step("db", {"q": 1})).verdicts[0].reason
+    held, calls = 2_000, 1_000
+    approvals = [{"target": hashlib.sha256(b"%d" % i).hexdigest()} for i in range(held)]
+    events = session_module.approval_events
+
+    def counted_events(value: Any, now: int, ttl: int) -> Any:
+        return [Approval(_Hashed(e.target), e.deadline) for e in events(value, now, ttl)]
+
+    monkeypatch.setattr(session_module, "approval_events", counted_events)
+    _Hashed.hashed = 0
+    assert s.decide(_step("read", {}, approvals=[*approvals, {"target": target}])).route == (
+        "forward"
+    )
+    for _ in range(calls):
+        assert s.decide(_step("read", {})).route == "forward"
+    assert _Hashed.hashed < 4 * (held + calls)
+    # The approval is still held, spent once, and the others still pruned when due.
+    assert s.decide(_step("db", {"q": 1})).route == "forward"
+    assert s.decide(_step("db", {"q": 1})).route == "block"
+    assert len(s.state.safety.items()) == held
+    assert s.decide(_step("read", {}, now=1000 + 120_000)).route == "forward"
+    assert s.state.safety.items() == ()
+
+
+def test_a_step_reads_no_grant_it_does_not_spend(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many capabilities granted, one spent per call: the grant map was copied twice per step.
+    tools = [{"name": "key", "mode": "allow"}]
+    linear = {"grants_file": "/g", "tools": [{"tool": "key", "cap_arg": "k"}]}
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": tools},
+                  "linear": linear})  # fmt: skip
+    held, calls = 2_000, 1_000
+    grants = "".join(f'{{"cap":"c{i}","uses":1}}\n' for i in range(held))
+    grants += f'{{"cap":"spent","uses":{calls}}}\n'
+    parse = session_module.parse_grants
+
+    def counted_grants(text: str) -> list[tuple[str, int]]:
+        return [(_Hashed(cap), uses) for cap, uses in parse(text)]
+
+    monkeypatch.setattr(session_module, "parse_grants", counted_grants)
+    _Hashed.hashed = 0
+    first = s.decide(_step("key", {"k": "spent"}, grants=grants))
+    assert first.verdicts[-1].reason == f"capability spent ({calls - 1} uses left): spent"
+    for _ in range(calls - 1):
+        assert s.decide(_step("key", {"k": "spent"})).route == "forward"
+    assert _Hashed.hashed < 4 * (held + calls)
+    denied = s.decide(_step("key", {"k": "spent"})).verdicts[-1].reason
+    assert denied == "capability exhausted, double-spend denied: spent"
+    assert s.decide(_step("key", {"k": "c7"})).verdicts[-1].reason == (
+        "capability spent (0 uses left): c7"
+    )
+
+
+def test_a_principal_step_reads_only_its_own_counters(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many principals, one call each: every principal's counters were copied at every step.
+    tools = [{"name": "t", "mode": "allow"}]
+    principals = {"keys": [{"id": "p", "pubkey": "00" * 32}],
+                  "budgets": [{"name": "calls", "cap": 2, "tools": ["t"]}]}  # fmt: skip
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": tools},
+                  "principals": principals})  # fmt: skip
+
+    def verified(*args: Any) -> str:
+        return _Hashed(args[2])  # the key id: each call is its own principal here
+
+    monkeypatch.setattr(session_module, "verify_envelope", verified)
+    envelope = {"sig": "", "nonce": "", "issued_at": 1}
+    _Hashed.hashed = 0
+    count = 2_000
+    for index in range(count):
+        result = s.decide(_step("t", {}, envelope={**envelope, "key_id": f"p{index}"}))
+        assert result.route == "forward" and result.principal == f"p{index}"
+    assert _Hashed.hashed < 10 * count
+    again = s.decide(_step("t", {}, envelope={**envelope, "key_id": "p7"}))
+    assert again.route == "forward"
+    over = s.decide(_step("t", {}, envelope={**envelope, "key_id": "p7"})).verdicts[-1]
+    assert over.reason == "over principal budget calls (2+1>2): t"
+
+
+def test_a_principal_key_is_looked_up_not_searched(
+    counted: type[_Counted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # verifyEnvelope takes the first registry entry with the claimed id: a search of the
+    # registry per call cost its size times the calls.
+    keys = [{"id": f"p{i}", "pubkey": "00" * 32} for i in range(2_000)]
+    principals = {"keys": keys, "budgets": [{"name": "calls", "cap": 9, "tools": ["t"]}]}
+    tools = [{"name": "t", "mode": "allow"}]
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": tools},
+                  "principals": principals})  # fmt: skip
+    get_str = session_module._get_str
+
+    def counted_key_id(value: Any, key: str) -> str:
+        text = get_str(value, key)
+        return counted(text) if key == "key_id" else text
+
+    monkeypatch.setattr(session_module, "_get_str", counted_key_id)
+    envelope = {"key_id": "p1999", "sig": "00" * 64, "nonce": "00" * 32, "issued_at": 1}
+    calls = 200
+    for _ in range(calls):
+        result = s.decide(_step("t", {}, envelope=envelope))  # a signature of zeros: nobody
+        assert result.verdicts[-1].reason == "principal envelope required: t"
+    assert counted.compared < 4 * calls
+
+
+def test_a_quorum_is_counted_without_a_roster_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each vote was looked up in the roster, a list: votes x roster comparisons per call.
+    roster = list(range(1, 4_001))
+    tools = [{"name": "pay", "mode": "allow"}]
+    consensus = {"roster": roster, "votes_file": "/v", "high_stakes": ["pay"]}
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": tools},
+                  "consensus": consensus})  # fmt: skip
+    parse = session_module.parse_votes
+
+    def counted_votes(text: str) -> list[tuple[int, str]]:
+        return [(_CountedVoter(acceptor), value) for acceptor, value in parse(text)]
+
+    monkeypatch.setattr(session_module, "parse_votes", counted_votes)
+    votes = "".join(f'{{"acceptor":{a},"value":"pay"}}\n' for a in roster[-2_001:])
+    _CountedVoter.compared = 0
+    cert = s.decide(_step("pay", {}, votes=votes)).verdicts[-1]
+    assert cert.reason == "quorum ok (2001/4000): pay"
+    assert _CountedVoter.compared < 8 * len(roster)
+    votes += '{"acceptor":4001,"value":"pay"}\n'  # one voter off the roster refuses the quorum
+    assert s.decide(_step("pay", {}, votes=votes)).verdicts[-1].reason == (
+        "quorum missing (2002/4000): pay"
+    )
+
+
+# One step: the tool (read, y, wipe or db with one of three arguments), the clock, and the
+# approvals it brings (which db argument, and an issuedAt or none).
+_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["read", "y", "wipe", "db0", "db1", "db2"]),
+        st.sampled_from([0, 999, 1000, 60_000, 121_000, 250_000]),
+        st.lists(st.tuples(st.integers(0, 2), st.sampled_from([None, 0, 900, 100_000]))),
+    ),
+    max_size=14,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_STEPS)
+def test_approvals_held_in_place_decide_as_the_map_copied_per_step(
+    steps: list[tuple[str, int, list[tuple[int, int | None]]]],
+) -> None:
+    # The Lean kernel (SealCore.Automaton; Host/Registry.lean dispatch): the approvals are
+    # ingested at once; a call that executes spends its approval and prunes every one due
+    # at or before its clock, which a later step with an earlier clock can observe. A
+    # temporal policy (no db after y) denies calls the safety kernel allows.
+    policy = {"name": "no-db-after-y", "type": "no_after", "trigger": ["y"], "forbidden": ["db"]}
+    s = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": _GUARDED},
+                  "temporal": {"policies": [policy]}})  # fmt: skip
+    fresh = _session({"epoch": 1, "safety": {"approval": _APPROVALS, "tools": _GUARDED}})
+    targets = [fresh.decide(_step("db", {"q": k})).verdicts[0].reason for k in range(3)]
+    approved: dict[str, int] = {}
+    after_y = False
+    for tool, now, records in steps:
+        for k, issued in records:
+            approved[targets[k]] = min(now if issued is None else issued, now) + 120_000
+        target = targets[int(tool[2])] if tool.startswith("db") else None
+        safe = now < approved.get(target, -1) if target is not None else tool != "wipe"
+        allow = safe and not (after_y and target is not None)
+        if allow:
+            approved.pop(target or "", None)
+            approved = {t: due for t, due in approved.items() if now < due}
+            after_y = after_y or tool == "y"
+        wire = [{"target": targets[k]} | ({} if i is None else {"issuedAt": i}) for k, i in records]
+        args = {"q": int(tool[2])} if target is not None else {}
+        result = s.decide(_step(tool[:2] if target else tool, args, now, approvals=wire))
+        assert result.route == ("forward" if allow else "block")
 
 
 def _sentence_of_hits(hits: int) -> str:

@@ -452,9 +452,14 @@ def write_result(pieces: Iterable[str | bytes], output: Path | None) -> None:
         return
     in_place = _not_a_regular_file(output)
     tmp = output if in_place else output.with_name(output.name + ".partial")
-    with tmp.open("wb") as out:
-        for piece in pieces:
-            out.write(piece.encode() if isinstance(piece, str) else piece)
+    try:
+        with tmp.open("wb") as out:
+            for piece in pieces:
+                out.write(piece.encode() if isinstance(piece, str) else piece)
+    except BaseException:
+        if not in_place:  # a run that fails while its pieces are made leaves no partial file
+            tmp.unlink(missing_ok=True)
+        raise
     if not in_place:
         tmp.replace(output)
     # Said on stderr, so a run whose stdout stays empty still tells where its report went.

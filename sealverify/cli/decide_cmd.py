@@ -1,23 +1,43 @@
-"""``sealverify decide``: what the kernel would decide for a frame under a signed config."""
+"""``sealverify decide``: what the kernel would decide for a frame under a signed config.
+
+The lines are read, decided and written one at a time (``what_if_stream``): memory is bounded
+by the longest line, not by the input, and the summary line keeps counts and the first routes.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from sealverify import (
     DEFAULT_KERNEL_SHA256,
     KERNEL_PROFILES,
+    MAX_FRAMES,
     HostApproval,
     ModelLimit,
-    WhatIf,
-    what_if,
-    what_if_report,
+    WhatIfStream,
+    what_if_stream,
 )
-from sealverify.cli.common import HEX64, lowercase_hex, output_option, read_input, say, write_result
+from sealverify.cli.common import (
+    HEX64,
+    lowercase_hex,
+    max_input_bytes,
+    output_option,
+    read_input,
+    say,
+    too_large,
+    write_result,
+)
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "decide_command"]
@@ -42,30 +62,128 @@ def _build(value: str) -> str:
     return matches[0]
 
 
-def _table(what: WhatIf) -> str:
+@contextmanager
+def _lines(source: str) -> Iterator[Iterator[bytes]]:
+    """The non-blank lines of FILE (or stdin for ``-``), read one at a time.
+
+    An input with none gives one empty line. The input is held to ``--max-input-bytes`` (a
+    regular file by its size, before any line is decided).
+    """
+    if source == "-":
+        yield _read_lines(sys.stdin.buffer, "standard input")
+        return
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 (closed below, after the last line)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    with stream:
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > max_input_bytes():
+            raise too_large(source)
+        yield _read_lines(stream, source)
+
+
+def _read_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+    left, seen = max_input_bytes(), False
+    try:
+        for line in stream:
+            left -= len(line)
+            if left < 0:
+                raise too_large(name)
+            line = line[:-1] if line.endswith(b"\n") else line
+            if line.strip(b" \t\r"):
+                seen = True
+                yield line
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if not seen:
+        yield b""
+
+
+def _indented(text: str, by: str) -> str:
+    return by + text.replace("\n", "\n" + by)
+
+
+def _json(run: WhatIfStream) -> Iterator[str]:
+    """``json.dumps(what_if_report(...), indent=2, sort_keys=True)``, written a step at a time.
+
+    ``steps`` sorts after every other member, so the head is written first; each step is its
+    own ``json.dumps`` indented to its depth (a JSON text holds no raw line feed).
+    """
+    head = json.dumps(run.head(), indent=2, sort_keys=True)
+    yield head[: -len("\n}")] + ',\n  "steps": ['
+    separator = "\n"
+    for step in run.steps():
+        yield separator + _indented(json.dumps(step, indent=2, sort_keys=True), "    ")
+        separator = ",\n"
+    tail = "]" if separator == "\n" else "\n  ]"
+    if run.more:
+        tail += ',\n  "truncated": ' + json.dumps(run.limit_reason)
+    yield tail + "\n}\n"
+
+
+def _typed(kind: str, value: dict[str, object]) -> str:
+    """One JSON Lines line, ``"type"`` first, then ``value`` sorted (as the jsonl format)."""
+    return f'{{"type":"{kind}",' + dumps_compact(value)[1:] + "\n"
+
+
+def _jsonl(run: WhatIfStream) -> Iterator[str]:
+    """A ``step`` line per line decided, then one ``summary`` line.
+
+    The summary holds the json report's other members, the exit code and the count per route;
+    a stream without it did not complete.
+    """
+    for step in run.steps():
+        yield _typed("step", step)
+    summary = {**run.head(), "exit_code": run.exit_code, "counts": run.counts}
+    if run.more:
+        summary["truncated"] = run.limit_reason
+    yield _typed("summary", summary)
+
+
+def _table(run: WhatIfStream) -> Iterator[str]:
     # Every text from the frame or the config is shown visibly (reports/visible.py): a tool
     # name, a principal or the emitted bytes may hold a terminal control sequence.
-    info = what_if_report(what)
-    out = [f"model: {info['model']}", f"config signature: {what.signature}"]
-    steps = info["steps"]
-    assert isinstance(steps, list)
-    for index, step in enumerate(steps, 1):
-        route = step["route"] + (
+    info = run.head()
+    yield f"model: {info['model']}\nconfig signature: {run.signature}"
+    for index, step in enumerate(run.steps(), 1):
+        route = f"{step['route']}" + (
             f" (refused by the {step['refused_by']} guard)" if step["refused"] else ""
         )
-        out.append(
+        out = [
             f"\nline {index}: route {route}"
-            + (f", tool {visible(step['tool'])}" if step["tool"] else "")
-        )
-        for cert in step["certs"]:
+            + (f", tool {visible(str(step['tool']))}" if step["tool"] else "")
+        ]
+        certs = step["certs"]
+        assert isinstance(certs, list)
+        for cert in certs:
             out.append(
                 f"  {cert['kernel']:<16} {cert['verdict']:<5} {visible(cert['reason'])}  "
                 f"(certHash {cert['certHash']})"
             )
         if step["principal"]:
-            out.append(f"  principal: {visible(step['principal'])}")
-        out.append(f"  emitted bytes: {visible(step['emitted_bytes'])}")
-    return "\n".join(out) + "\n"
+            out.append(f"  principal: {visible(str(step['principal']))}")
+        out.append(f"  emitted bytes: {visible(str(step['emitted_bytes']))}")
+        yield "".join("\n" + piece for piece in out)
+    if run.more:
+        yield f"\n\n{run.limit_reason}"
+    yield "\n"
+
+
+def _summary(run: WhatIfStream) -> str:
+    routes = ", ".join(run.routes)
+    if run.decided > len(run.routes):
+        counts = ", ".join(f"{count} {route}" for route, count in run.counts.items())
+        routes += f", ... ({run.decided} lines: {counts})"
+    more = f"; more than {run.max_frames} in the input, the rest not decided" if run.more else ""
+    return f"sealverify decide: {routes} ({run.build.short}){more}"
+
+
+def _usage_errors(pieces: Iterator[str]) -> Iterator[str]:
+    try:
+        yield from pieces
+    except (ValueError, ModelLimit) as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 @click.command(
@@ -117,12 +235,21 @@ def _table(what: WhatIf) -> str:
     "lists the builds.",
 )
 @click.option(
+    "--max-frames",
+    metavar="N",
+    type=click.IntRange(min=1),
+    default=MAX_FRAMES,
+    show_default=True,
+    help="Lines decided at most; past it the run stops reading and fails (exit 1, "
+    '"truncated" in json) (memory stays bounded by the longest line).',
+)
+@click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json"]),
+    type=click.Choice(["table", "json", "jsonl"]),
     default="table",
     show_default=True,
-    help="Output format.",
+    help="Output format (jsonl: a step line per line decided, then a summary line).",
 )
 @output_option
 def decide_command(
@@ -132,6 +259,7 @@ def decide_command(
     approvals: tuple[str, ...],
     config_pubkey: str | None,
     build: str,
+    max_frames: int,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -146,30 +274,27 @@ def decide_command(
     2 when the run could not be done (unreadable input, a config the kernel rejects).
     """
     config_text = read_input(config_path).decode("utf-8", errors="replace")
-    data = read_input(frame)
-    frames = [line for line in data.split(b"\n") if line.strip(b" \t\r")] or [b""]
-    try:
-        what = what_if(
-            config_text,
-            frames,
-            KERNEL_PROFILES[build],
-            now=now,
-            approvals=tuple(_approval(a) for a in approvals),
-            config_pubkey=config_pubkey,
-        )
-    except (ValueError, ModelLimit) as exc:
-        raise click.UsageError(str(exc)) from None
-    if not what.results:
-        raise click.UsageError(f"the kernel does not start under this config: {what.init_output}")
-    text = (
-        json.dumps(what_if_report(what), indent=2, sort_keys=True) + "\n"
-        if fmt == "json"
-        else _table(what)
-    )
-    write_result([text], output)
-    routes = ", ".join(r.route for r in what.results)
-    say(f"sealverify decide: {routes} ({what.build.short})")
-    return what.exit_code
+    with _lines(frame) as lines:
+        try:
+            run = what_if_stream(
+                config_text,
+                lines,
+                KERNEL_PROFILES[build],
+                now=now,
+                approvals=tuple(_approval(a) for a in approvals),
+                config_pubkey=config_pubkey,
+                max_frames=max_frames,
+            )
+        except (ValueError, ModelLimit) as exc:
+            raise click.UsageError(str(exc)) from None
+        if not run.started:
+            raise click.UsageError(
+                f"the kernel does not start under this config: {run.init_output}"
+            )
+        pieces = {"json": _json, "jsonl": _jsonl, "table": _table}[fmt](run)
+        write_result(_usage_errors(pieces), output)
+    say(_summary(run))
+    return run.exit_code
 
 
 COMMANDS = [decide_command]

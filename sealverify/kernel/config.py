@@ -11,8 +11,8 @@ stay permissive (authoring tools keep ``_comment`` there). The approval TTL is c
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sealverify.kernel.ljson import (
@@ -109,6 +109,15 @@ class PrincipalKey:
 class PrincipalsConfig:
     registry: tuple[PrincipalKey, ...]
     budgets: tuple[BudgetSpec, ...]
+    # The first registry entry of each id, as ``verifyEnvelope`` finds it: looked up per call,
+    # not searched (a registry searched per call cost its size times the calls).
+    by_id: Mapping[str, PrincipalKey] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first: dict[str, PrincipalKey] = {}
+        for key in self.registry:
+            first.setdefault(key.id, key)
+        object.__setattr__(self, "by_id", first)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,18 @@
 One function per kernel decision, mirroring seal-host ``Kernels/*.lean`` (Safety, Temporal,
 Consensus with consensus-lean ``Consensus/Checker.lean``, Convergence, Calibration, Linear with
 ``LinearCore``, Budget with ``BudgetCore``, PrincipalBudget) and mcp-seal-dev
-``SealCore/Automaton.lean``. Each ``decide`` returns the verdict and the *execution* state, which
-the registry commits only on a combined allow; ``ingest`` results are committed regardless.
-States are immutable values (tuples and frozen mappings) so a held state can be dropped.
+``SealCore/Automaton.lean``. Each ``decide`` returns the verdict and the *change* it makes to
+the execution state, which the registry commits only on a combined allow; ``ingest`` results are
+committed regardless. The held states (approvals, grants, budget counters) are updated in place
+by what a step changes, never copied: a copy per step cost the held state times the calls. The
+temporal trace is a persistent value (a step adds one link).
 """
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sealverify.kernel.config import (
@@ -32,6 +36,8 @@ from sealverify.wire.leanjson import LeanNumber
 __all__ = [
     "EMPTY_TRACE",
     "Action",
+    "LinearState",
+    "SafetyState",
     "TemporalState",
     "Verdict",
     "budget_decide",
@@ -40,10 +46,8 @@ __all__ = [
     "convergence_decide",
     "cost_for",
     "linear_decide",
-    "linear_ingest",
     "principal_budget_decide",
     "safety_decide",
-    "safety_ingest",
     "temporal_decide",
 ]
 
@@ -89,31 +93,77 @@ def verdict(kernel: str, allow: bool, reason: str) -> Verdict:
 
 # --- S: safety (SealCore automaton over the classified event) ---------------------------------
 
-SafetyState = tuple[tuple[str, int], ...]  # approved target -> deadline, insertion-ordered
 
+class SafetyState:
+    """The approved targets, each with its deadline: ``HashMap`` updated in place.
 
-def safety_ingest(approvals: list[Approval], state: SafetyState) -> SafetyState:
-    approved = dict(state)
-    for event in approvals:
-        approved[event.target] = event.deadline  # HashMap.insert: a later record overwrites
-    return tuple(approved.items())
+    ``ingest`` writes each record (a later one overwrites); a step that executes spends its
+    target and prunes every approval due at or before its clock (:meth:`commit`). The due
+    approvals come off a heap ordered by deadline, so a prune costs the approvals it drops
+    (the heap's stale entries, of targets overwritten or spent since, are skipped, and it is
+    rebuilt when they outnumber the live ones): no step reads the approvals it does not touch.
+    """
+
+    __slots__ = ("_approved", "_due", "_written")
+
+    def __init__(self) -> None:
+        self._approved: dict[str, tuple[int, int]] = {}  # target -> (deadline, write number)
+        self._due: list[tuple[int, int, str]] = []  # (deadline, write number, target)
+        self._written = 0
+
+    def ingest(self, approvals: list[Approval]) -> None:
+        """Record each approval (``HashMap.insert``: a later record overwrites)."""
+        approved, due = self._approved, self._due
+        for event in approvals:
+            held = approved.get(event.target)
+            if held is not None and held[0] == event.deadline:
+                continue  # the same deadline again: the heap entry stands
+            self._written += 1
+            entry = (event.deadline, self._written)
+            approved[event.target] = entry
+            heapq.heappush(due, (*entry, event.target))
+        if len(due) > 2 * len(approved) + 64:
+            self._due = [(*entry, target) for target, entry in approved.items()]
+            heapq.heapify(self._due)
+
+    def deadline(self, target: str) -> int | None:
+        """The deadline of the approval held for ``target``, if any."""
+        held = self._approved.get(target)
+        return None if held is None else held[0]
+
+    def commit(self, spent: str | None, now: int) -> None:
+        """An executed step: its approval spent (one approval, one call), then ``prune``."""
+        approved, due = self._approved, self._due
+        if spent is not None:
+            del approved[spent]
+        while due and due[0][0] <= now:
+            deadline, written, target = heapq.heappop(due)
+            if approved.get(target) == (deadline, written):
+                del approved[target]
+
+    def items(self) -> tuple[tuple[str, int], ...]:
+        """The approvals held, ``(target, deadline)`` in first-written order."""
+        return tuple((target, entry[0]) for target, entry in self._approved.items())
 
 
 def safety_decide(
     act: Action, policy: Policy, now: int, state: SafetyState, scheme: TargetScheme
-) -> tuple[Verdict, SafetyState]:
+) -> tuple[Verdict, str | None]:
+    """The verdict, and the target whose approval the call spends (committed on execution).
+
+    On execution the session commits the spend and the ``prune`` of every approval whose
+    deadline is at or before ``now`` (:meth:`SafetyState.commit`).
+    """
     classified = classify_tool_call(policy, act.tool, act.args, scheme)
-    approved = dict(state)
+    spent = None
     if classified.event == "guarded":
-        deadline = approved.get(classified.target)
+        deadline = state.deadline(classified.target)
         allow = deadline is not None and now < deadline
         if allow:
-            del approved[classified.target]  # one approval, one call
+            spent = classified.target
     else:
         allow = classified.event == "benign"
-    # ``prune``: drop every approval whose deadline is at or before now (decision-neutral).
-    pruned = tuple((target, due) for target, due in approved.items() if now < due)
-    return verdict("safety", allow, classified.reason), pruned
+    return verdict("safety", allow, classified.reason), spent
 
 
 # --- T: temporal (no forbidden tool after a trigger has executed) ------------------------------
@@ -188,8 +238,9 @@ def consensus_decide(act: Action, config: ConsensusConfig, votes: list[tuple[int
     recorded: dict[int, str] = {}
     for acceptor, value in votes:
         recorded.setdefault(acceptor, value)  # ``lookup``: the first vote of an acceptor counts
+    roster = frozenset(config.roster)
     valid = (
-        all(voter in config.roster for voter in voters)
+        all(voter in roster for voter in voters)
         and len(config.roster) < 2 * len(voters)
         and all(recorded.get(voter) == act.tool for voter in voters)
     )
@@ -251,37 +302,46 @@ def calibration_decide(act: Action, config: CalibrationConfig, records: list[For
 
 # --- L: linear capabilities (grants add uses, each gated call spends one) ----------------------
 
-LinearState = tuple[tuple[str, int], ...]
 
+class LinearState:
+    """The uses left per capability, updated in place: a grant adds, an executed call spends."""
 
-def linear_ingest(grants: list[tuple[str, int]], state: LinearState) -> LinearState:
-    remaining = dict(state)
-    for cap, uses in grants:
-        remaining[cap] = remaining.get(cap, 0) + uses
-    return tuple(remaining.items())
+    __slots__ = ("remaining",)
+
+    def __init__(self) -> None:
+        self.remaining: dict[str, int] = {}
+
+    def ingest(self, grants: list[tuple[str, int]]) -> None:
+        """Add each grant's uses (committed whatever the step decides)."""
+        remaining = self.remaining
+        for cap, uses in grants:
+            remaining[cap] = remaining.get(cap, 0) + uses
+
+    def commit(self, spent: str) -> None:
+        """An executed call spends one use of ``spent``."""
+        self.remaining[spent] -= 1
 
 
 def linear_decide(
     act: Action, config: LinearConfig, state: LinearState
-) -> tuple[Verdict, LinearState]:
+) -> tuple[Verdict, str | None]:
+    """The verdict, and the capability the call spends (committed on execution)."""
     tool = next((t for t in config.tools if t.tool == act.tool), None)
     if tool is None:
-        return verdict("linear", False, f"not a linearly-gated tool: {act.tool}"), state
+        return verdict("linear", False, f"not a linearly-gated tool: {act.tool}"), None
     cap = scalar_text(at_path(act.args, list(tool.cap_arg)))
     if cap is None:
-        return verdict("linear", False, f"missing capability field: {act.tool}"), state
-    remaining = dict(state)
-    held = remaining.get(cap, 0)
+        return verdict("linear", False, f"missing capability field: {act.tool}"), None
+    held = state.remaining.get(cap, 0)
     if held == 0:
-        return verdict("linear", False, f"capability exhausted, double-spend denied: {cap}"), state
-    remaining[cap] = held - 1
+        return verdict("linear", False, f"capability exhausted, double-spend denied: {cap}"), None
     reason = f"capability spent ({held - 1} uses left): {cap}"
-    return verdict("linear", True, reason), tuple(remaining.items())
+    return verdict("linear", True, reason), cap
 
 
 # --- B and PB: budgets (monotone counters under a cap; PB keyed by principal) ------------------
 
-BudgetState = tuple[tuple[str, int], ...]
+BudgetState = dict[str, int]  # spent per budget name, updated in place on execution
 
 
 def cost_for(spec: BudgetSpec, args: LValue) -> int | None:
@@ -298,46 +358,46 @@ def cost_for(spec: BudgetSpec, args: LValue) -> int | None:
 
 
 def _fold_budgets(
-    act: Action, specs: tuple[BudgetSpec, ...], spent: dict[str, int], label: str
-) -> str | None:
+    act: Action, specs: tuple[BudgetSpec, ...], spent: Callable[[str], int], label: str
+) -> str | dict[str, int]:
+    """The error, or the counters the call moves (read through them: same-name specs share)."""
+    moved: dict[str, int] = {}
     for spec in specs:
         if act.tool not in spec.tools:
             continue
         cost = cost_for(spec, act.args)
         if cost is None:
             return f"missing cost field for {label} {spec.name}: {act.tool}"
-        used = spent.get(spec.name, 0)
+        used = moved[spec.name] if spec.name in moved else spent(spec.name)
         if used + cost > spec.cap:
             return f"over {label} {spec.name} ({used}+{cost}>{spec.cap}): {act.tool}"
-        spent[spec.name] = used + cost
-    return None
+        moved[spec.name] = used + cost
+    return moved
 
 
 def budget_decide(
     act: Action, config: tuple[BudgetSpec, ...], state: BudgetState
 ) -> tuple[Verdict, BudgetState]:
-    spent = dict(state)
-    error = _fold_budgets(act, config, spent, "budget")
-    if error is not None:
-        return verdict("budget", False, error), state
-    return verdict("budget", True, f"within budget: {act.tool}"), tuple(spent.items())
+    """The verdict, and the counters the call moves (committed on execution)."""
+    moved = _fold_budgets(act, config, lambda budget: state.get(budget, 0), "budget")
+    if isinstance(moved, str):
+        return verdict("budget", False, moved), {}
+    return verdict("budget", True, f"within budget: {act.tool}"), moved
 
 
-PrincipalBudgetState = tuple[tuple[tuple[str, str], int], ...]
+PrincipalBudgetState = dict[tuple[str, str], int]  # spent per (principal, budget name)
 
 
 def principal_budget_decide(
     act: Action, config: PrincipalsConfig, principal: str | None, state: PrincipalBudgetState
 ) -> tuple[Verdict, PrincipalBudgetState]:
+    """The verdict, and the principal's counters the call moves (committed on execution)."""
     name = "principal_budget"
     if principal is None:
-        return verdict(name, False, f"principal envelope required: {act.tool}"), state
-    counters = dict(state)
-    own = {budget: used for (pid, budget), used in counters.items() if pid == principal}
-    error = _fold_budgets(act, config.budgets, own, "principal budget")
-    if error is not None:
-        return verdict(name, False, error), state
-    for budget, used in own.items():
-        counters[(principal, budget)] = used
+        return verdict(name, False, f"principal envelope required: {act.tool}"), {}
+    own = lambda budget: state.get((principal, budget), 0)  # noqa: E731
+    moved = _fold_budgets(act, config.budgets, own, "principal budget")
+    if isinstance(moved, str):
+        return verdict(name, False, moved), {}
     reason = f"within principal budget ({principal}): {act.tool}"
-    return verdict(name, True, reason), tuple(counters.items())
+    return verdict(name, True, reason), {(principal, b): used for b, used in moved.items()}

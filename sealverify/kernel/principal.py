@@ -12,6 +12,8 @@ u64be(issuedAt) || line``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sealverify.kernel.config import PrincipalKey
 from sealverify.seal.signatures import ED25519_L, ed25519_verify_openssl
 
@@ -44,15 +46,18 @@ def _u64be(value: int) -> bytes:
 
 def verify_envelope(
     authority: bytes,
-    registry: tuple[PrincipalKey, ...],
+    registry: Mapping[str, PrincipalKey],
     key_id: str,
     sig_hex: str,
     nonce_hex: str,
     issued_at: int,
     line: str,
 ) -> str | None:
-    """``Host.verifyEnvelope``: the registered principal id, or None (fail closed)."""
-    key = next((k for k in registry if k.id == key_id), None)
+    """``Host.verifyEnvelope``: the registered principal id, or None (fail closed).
+
+    ``registry`` maps each id to its first registry entry (``PrincipalsConfig.by_id``).
+    """
+    key = registry.get(key_id)
     if key is None:
         return None
     public_key, signature, nonce = (

@@ -11,7 +11,7 @@ Mirrors seal-host ``Ffi.lean`` (``initImpl``/``initFromConfig``, ``stepImpl``, `
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from sealverify.kernel import kernels as K
 from sealverify.kernel.canonical import is_canonical
@@ -64,15 +64,20 @@ def err_json(message: str) -> str:
     return compress({"ok": False, "error": message})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionState:
-    """Every ``IO.Ref`` of a session: the kernels' states and the M.2 revision selection."""
+    """Every ``IO.Ref`` of a session: the kernels' states and the M.2 revision selection.
 
-    safety: K.SafetyState = ()
+    The held states are updated in place by what each step changes (``Host/Registry.lean``
+    ``dispatch``: ingested evidence at once, a decide's change only on a combined allow), so a
+    step costs what it changes, not the state it holds.
+    """
+
+    safety: K.SafetyState = field(default_factory=K.SafetyState)
     temporal: K.TemporalState = K.EMPTY_TRACE
-    linear: K.LinearState = ()
-    budget: K.BudgetState = ()
-    principal_budget: K.PrincipalBudgetState = ()
+    linear: K.LinearState = field(default_factory=K.LinearState)
+    budget: K.BudgetState = field(default_factory=dict)
+    principal_budget: K.PrincipalBudgetState = field(default_factory=dict)
     selection: str = ""
 
 
@@ -175,7 +180,7 @@ class KernelSession:
                 decision = mcp_version_gate(line, self.state.selection, line_keys_safe(line))
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
-                self.state = replace(self.state, selection=observe(self.state.selection, line))
+                self.state.selection = observe(self.state.selection, line)
         return self.step_envelope(envelope)
 
     # --- seal_host_step ------------------------------------------------------------------
@@ -221,7 +226,7 @@ class KernelSession:
             return None
         return verify_envelope(
             self.authority,
-            principals.registry,
+            principals.by_id,
             _get_str(envelope_json, "key_id"),
             _get_str(envelope_json, "sig"),
             _get_str(envelope_json, "nonce"),
@@ -237,22 +242,21 @@ class KernelSession:
         envelope: LValue,
         principal: str | None,
     ) -> tuple[K.Verdict, ...]:
-        """``registryFor`` + ``dispatch``: gating kernels in registry order, two-phase commit."""
+        """``registryFor`` + ``dispatch``: gating kernels in registry order, two-phase commit.
+
+        Evidence is ingested at once; each decide's change is committed only when every
+        gating kernel allows, and touches only what the call spends.
+        """
         config, state = self.config, self.state
         verdicts: list[K.Verdict] = []
-
-        safety_state = K.safety_ingest(approvals, state.safety)
-        # SessionState's fields after safety and temporal, in order (no dataclasses.replace:
-        # this runs for every step)
-        rest = (state.linear, state.budget, state.principal_budget, state.selection)
-        ingested = SessionState(safety_state, state.temporal, *rest)
-        verdict, safety_held = K.safety_decide(
-            act, config.safety, now, safety_state, self.profile.target_scheme
+        if approvals:
+            state.safety.ingest(approvals)
+        verdict, approval_spent = K.safety_decide(
+            act, config.safety, now, state.safety, self.profile.target_scheme
         )
         verdicts.append(verdict)
-        verdict, temporal_held = K.temporal_decide(act, config.temporal, state.temporal)
+        verdict, trace = K.temporal_decide(act, config.temporal, state.temporal)
         verdicts.append(verdict)
-        held = SessionState(safety_held, temporal_held, *rest)
         if config.consensus is not None and act.tool in config.consensus.high_stakes:
             votes = parse_votes(_get_str(envelope, "votes"))
             verdicts.append(K.consensus_decide(act, config.consensus, votes))
@@ -263,30 +267,34 @@ class KernelSession:
             records = parse_forecasts(_get_str(envelope, "forecasts"))
             verdicts.append(K.calibration_decide(act, calibration, records))
         linear = config.linear
+        cap_spent = budget_moved = principal_moved = None
         if linear is not None and any(t.tool == act.tool for t in linear.tools):
-            grants = parse_grants(_get_str(envelope, "grants"))
-            linear_state = K.linear_ingest(grants, state.linear)
-            ingested = replace(ingested, linear=linear_state)
-            verdict, linear_held = K.linear_decide(act, linear, linear_state)
+            state.linear.ingest(parse_grants(_get_str(envelope, "grants")))
+            verdict, cap_spent = K.linear_decide(act, linear, state.linear)
             verdicts.append(verdict)
-            held = replace(held, linear=linear_held)
         if config.budget and any(act.tool in b.tools for b in config.budget):
-            verdict, budget_held = K.budget_decide(act, config.budget, state.budget)
+            verdict, budget_moved = K.budget_decide(act, config.budget, state.budget)
             verdicts.append(verdict)
-            held = replace(held, budget=budget_held)
         principals = config.principals
         if (
             principals is not None
             and self.profile.principals
             and any(act.tool in b.tools for b in principals.budgets)
         ):
-            verdict, principal_held = K.principal_budget_decide(
+            verdict, principal_moved = K.principal_budget_decide(
                 act, principals, principal, state.principal_budget
             )
             verdicts.append(verdict)
-            held = replace(held, principal_budget=principal_held)
         # Ingested evidence stays whatever happens; execution states only on a combined allow.
-        self.state = held if all(v.allows for v in verdicts) else ingested
+        if all(v.allows for v in verdicts):
+            state.safety.commit(approval_spent, now)
+            state.temporal = trace
+            if cap_spent is not None:
+                state.linear.commit(cap_spent)
+            if budget_moved:
+                state.budget.update(budget_moved)
+            if principal_moved:
+                state.principal_budget.update(principal_moved)
         return tuple(verdicts)
 
     def _render(
