@@ -1,14 +1,16 @@
 """``python -m fuzz complexity``: every parser, scanner and command on growing hostile inputs.
 
-Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the fastest of three
-runs, every cache of ``sealverify`` emptied before each). A linear case takes about twice as
-long per doubling and a quadratic one four times: a case fails when its time grows faster than
-:data:`MAX_GROWTH` per doubling (the geometric mean over the three doublings, so one noisy cell
-does not decide), or when the peak Python allocation of its 8-unit run (tracemalloc) passes
-its bound. The inputs are the shapes that once took quadratic or cubic time: a literal that
-never closes, escapes that a search retried from every backslash, a list searched for every
-member, a rescan per hit or per break, a copy of the whole trace per step. This is a
-benchmark-style figure for ``nox -s fuzz``, not a test: the suite has no timed tests.
+Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the fastest of five
+runs, every cache of ``sealverify`` emptied before each), then runs each size once more under
+tracemalloc for its peak Python allocation. A linear case takes about twice as long (and twice
+the memory) per doubling and a quadratic one four times: a case fails when its time or its
+peak memory grows faster than :data:`MAX_GROWTH` per doubling (the fit over all four sizes, so
+one noisy cell does not decide), or when the peak of its 8-unit run passes its bound. The
+inputs are the shapes that once took quadratic time or held more than their input: a literal
+that never closes, escapes that a search retried from every backslash, a list searched for
+every member, a rescan per hit or per break, a copy of the whole trace per step, an object
+built for every line of a stream. This is a benchmark-style figure for ``nox -s fuzz``, not a
+test: the suite has no timed tests.
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from fuzz.harnesses import _listing_for, run_cli
 from fuzz.harnesses import workspace_file as _write
 from fuzz.seeds import FIXTURES
 
-__all__ = ["CASES", "MAX_GROWTH", "UNITS", "Case", "Figure", "measure", "run_complexity"]
+__all__ = [
+    "CASES",
+    "MAX_GROWTH",
+    "UNITS",
+    "Case",
+    "Figure",
+    "measure",
+    "per_doubling",
+    "run_complexity",
+]
 
 UNITS = (1, 2, 4, 8)
 MAX_GROWTH = 2.5  # per doubling of the input: linear is 2, quadratic 4
@@ -48,29 +59,44 @@ class Case:
     bytes_factor: int = 64  # peak allocation bound: this many bytes per input byte, plus fixed
 
 
+def per_doubling(sizes: tuple[int, ...], values: tuple[float, ...]) -> float:
+    """The ratio of ``values`` per doubling of ``sizes``: 2 to the slope of log over log.
+
+    The slope is the least-squares fit through all the sizes, so one cell moved by other work
+    on the machine moves it less than a ratio of two cells would.
+    """
+    xs = [math.log2(size) for size in sizes]
+    ys = [math.log2(max(v, 1e-6)) for v in values]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+    return float(2**slope)
+
+
 @dataclass(frozen=True, slots=True)
 class Figure:
-    """What one case measured: seconds per size, the growth per doubling, the peak."""
+    """What one case measured: seconds and peak bytes per size, and their growth."""
 
     case: Case
     sizes: tuple[int, ...]
     seconds: tuple[float, ...]
-    peak: int
+    peaks: tuple[int, ...]  # the peak Python allocation (tracemalloc) of one run per size
 
     @property
     def growth(self) -> float:
-        """The time ratio per doubling of the input: 2 to the slope of log time over log size.
+        """The time ratio per doubling of the input (:func:`per_doubling`)."""
+        return per_doubling(self.sizes, self.seconds)
 
-        The slope is the least-squares fit through all four sizes, so one cell slowed by other
-        work on the machine moves it less than a ratio of two cells would.
-        """
-        xs = [math.log2(size) for size in self.sizes]
-        ys = [math.log2(max(s, 1e-6)) for s in self.seconds]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-            (x - mx) ** 2 for x in xs
-        )
-        return float(2**slope)
+    @property
+    def memory_growth(self) -> float:
+        """The peak memory ratio per doubling of the input (:func:`per_doubling`)."""
+        return per_doubling(self.sizes, tuple(float(p) for p in self.peaks))
+
+    @property
+    def peak(self) -> int:
+        """The peak of the largest input."""
+        return self.peaks[-1]
 
     @property
     def peak_bound(self) -> int:
@@ -81,6 +107,8 @@ class Figure:
         out = []
         if self.growth > MAX_GROWTH:
             out.append(f"time grows {self.growth:.2f}x per doubling (bound {MAX_GROWTH}x)")
+        if self.memory_growth > MAX_GROWTH:
+            out.append(f"memory grows {self.memory_growth:.2f}x per doubling (bound {MAX_GROWTH}x)")
         if self.peak > self.peak_bound:
             out.append(f"peak {self.peak / 2**20:.0f} MiB (bound {self.peak_bound / 2**20:.0f})")
         return out
@@ -126,7 +154,7 @@ def _peak(case: Case, data: bytes) -> int:
 
 
 def measure(case: Case, units: tuple[int, ...] = UNITS) -> Figure:
-    """Time ``case`` at each size in ``units`` and measure the peak of the largest.
+    """Time ``case`` at each size in ``units`` and measure the peak allocation of each.
 
     A command must give one of the exit codes the case expects on every input, so that an
     input refused at its first byte does not pass for a fast one.
@@ -137,7 +165,8 @@ def measure(case: Case, units: tuple[int, ...] = UNITS) -> Figure:
         if case.expect is not None and code not in case.expect:
             raise AssertionError(f"exit {code}, expected {sorted(case.expect)}")
     seconds = _timed(case, inputs)
-    return Figure(case, tuple(len(d) for d in inputs), seconds, _peak(case, inputs[-1]))
+    peaks = tuple(_peak(case, data) for data in inputs)
+    return Figure(case, tuple(len(d) for d in inputs), seconds, peaks)
 
 
 # --- the hostile shapes ----------------------------------------------------------------------
@@ -472,7 +501,7 @@ def run_complexity(names: list[str] | None = None) -> int:
     chosen = [c for c in CASES if not names or c.name in names]
     failed = 0
     print(f"{'case':30} {'8-unit KiB':>10} " + " ".join(f"{f'{u}x ms':>9}" for u in UNITS)
-          + f" {'x/doubling':>10} {'peak MiB':>8}  result")  # fmt: skip
+          + f" {'x/doubling':>10} {'peak MiB':>8} {'mem x/dbl':>9}  result")  # fmt: skip
     for case in chosen:
         try:
             figure = measure(case)
@@ -485,6 +514,6 @@ def run_complexity(names: list[str] | None = None) -> int:
         cells = " ".join(f"{s * 1000:>9.1f}" for s in figure.seconds)
         result = "; ".join(failures) if failures else "ok"
         print(f"{case.name:30} {figure.sizes[-1] / 1024:>10.0f} {cells} {figure.growth:>10.2f}"
-              f" {figure.peak / 2**20:>8.1f}  {result}")  # fmt: skip
+              f" {figure.peak / 2**20:>8.1f} {figure.memory_growth:>9.2f}  {result}")  # fmt: skip
         sys.stdout.flush()
     return 1 if failed else 0
