@@ -19,7 +19,10 @@ import pytest
 from sealverify.history import databases
 from sealverify.history.databases import SqliteDatabase
 from sealverify.history.state import MIGRATIONS, HistoryError, HistoryStore
+from tests.fleet_services import pg_database, pg_url
 from tests.test_history import host_log
+
+__all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
 
 ROOT = Path(__file__).resolve().parent.parent
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
@@ -161,3 +164,44 @@ def test_every_connection_distrusts_the_schema(tmp_path: Path) -> None:
             assert db.one("PRAGMA trusted_schema") == (0,)
         finally:
             db.close()
+
+
+PG_SHAPES = {
+    "trigger": (
+        "CREATE FUNCTION spin() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN LOOP END LOOP; END $$;"
+        " CREATE TRIGGER spin AFTER INSERT ON runs FOR EACH ROW EXECUTE FUNCTION spin()",
+        "trigger 'spin' on runs",
+    ),
+    "rule": (
+        "CREATE RULE spin AS ON INSERT TO runs DO ALSO SELECT pg_sleep(100000)",
+        "rule 'spin' on runs",
+    ),
+    "view": (
+        "ALTER TABLE chain_heads RENAME TO kept; CREATE VIEW chain_heads AS SELECT * FROM kept",
+        "chain_heads is not a table",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PG_SHAPES))
+def test_a_postgresql_store_with_code_is_refused(shape: str, pg_database: str) -> None:
+    import psycopg
+
+    change, named = PG_SHAPES[shape]
+    with HistoryStore(pg_database) as store:
+        store.commit()
+    with psycopg.connect(pg_database, autocommit=True) as db:
+        db.execute(change.encode())
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sealverify", "verify", str(RECEIPT), "--state", pg_database],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"verify --state ran the database's {shape} and did not end")
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and named in errors[0], result.stderr

@@ -509,8 +509,32 @@ class PostgresDatabase:
                     self._db.execute(statement)
             self._db.execute("DELETE FROM sealverify_schema")
             self._db.execute("INSERT INTO sealverify_schema VALUES (%s)", (self._steps,))
+            self._check_objects()
+            # Statements from here run under a budget; the lock above waits as long as it takes.
+            self._db.execute(f"SET LOCAL statement_timeout = {int(STATEMENT_SECONDS * 1000)}")
         except self._errors as exc:
             raise HistoryError(f"{self.where}: {_first_line(exc)}") from None
+
+    def _check_objects(self) -> None:
+        """Refuse tables that are views, or carry triggers or rules: code that runs on a read.
+
+        Checked inside the run's transaction, after its lock, so no other run of sealverify
+        changes them before the commit.
+        """
+        tables = ["sealverify_schema", *(_pg_table(step) for step in _pg_creates())]
+        for name, kind, triggers, rules in self._db.execute(_PG_OBJECTS, (tables,)).fetchall():
+            if kind not in ("r", None) or triggers or rules:
+                what = (
+                    f"trigger {triggers[0]!r} on {name}"
+                    if triggers
+                    else f"rule {rules[0]!r} on {name}"
+                    if rules
+                    else f"{name} is not a table (relkind {kind!r})"
+                )
+                raise HistoryError(
+                    f"{self.where}: holds {what}; a state database runs no code of its own:"
+                    f" {_NOT_OURS}"
+                )
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         self.begin()
@@ -543,6 +567,26 @@ class PostgresDatabase:
             self._db.execute("ROLLBACK")
             self._in = False
         self._db.close()
+
+
+# Each history table as the search path resolves it: its kind, its triggers, its rules.
+_PG_OBJECTS = (
+    "SELECT t.name, c.relkind::text,"
+    " ARRAY(SELECT tgname::text FROM pg_trigger WHERE tgrelid = c.oid AND NOT tgisinternal"
+    " ORDER BY 1),"
+    " ARRAY(SELECT rulename::text FROM pg_rewrite WHERE ev_class = c.oid AND c.relkind = 'r'"
+    " ORDER BY 1)"
+    " FROM unnest(%s::text[]) AS t(name) LEFT JOIN pg_class c ON c.oid = to_regclass(t.name)"
+    " ORDER BY t.name"
+)
+
+
+def _pg_creates() -> list[str]:
+    return [s for step in PG_MIGRATIONS for s in step if s.startswith("CREATE TABLE ")]
+
+
+def _pg_table(statement: str) -> str:
+    return statement.split()[2]
 
 
 def _first_line(exc: BaseException) -> str:
