@@ -71,3 +71,15 @@ def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: 
     assert peak < 3 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a 1 MiB frame file"
     code, _ = _peak([*args, "--frame", str(CALL)])
     assert code != 2  # the one-line frame is read and the token judged
+
+
+def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
+    """diff analysed every frame (and parsed every line) to pick the first tools/call."""
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" * 30_000 + CALL.read_bytes())  # the tools/call comes last
+    code, peak = _peak(["diff", str(stream), str(CALL), "--format", "json",
+                        "--output", str(tmp_path / "o")])  # fmt: skip
+    assert code == 0  # the same frame: nothing differs
+    assert peak < 3 * 90_000 + 4 * MIB, f"{peak / MIB:.0f} MiB for a 90 kB stream"
+    result = CliRunner().invoke(cli, ["diff", str(stream), str(CALL), "--format", "json"])
+    assert "holds 30001 frames; compared the first tools/call, frame #30000" in result.output
