@@ -25,6 +25,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from fuzz.harnesses import _listing_for, run_cli
 from fuzz.harnesses import workspace_file as _write
@@ -57,6 +58,7 @@ class Case:
     run: Callable[[bytes], int | None]
     expect: frozenset[int] | None = None  # the exit codes the input must give (a command)
     bytes_factor: int = 64  # peak allocation bound: this many bytes per input byte, plus fixed
+    fixed: int = _FIXED_BYTES  # the peak allocation bound's fixed part
 
 
 def per_doubling(sizes: tuple[int, ...], values: tuple[float, ...]) -> float:
@@ -100,7 +102,7 @@ class Figure:
 
     @property
     def peak_bound(self) -> int:
-        return _FIXED_BYTES + self.case.bytes_factor * self.sizes[-1]
+        return self.case.fixed + self.case.bytes_factor * self.sizes[-1]
 
     @property
     def failures(self) -> list[str]:
@@ -365,6 +367,138 @@ def _tools_digest(data: bytes) -> int:
     return run_cli(["tools", "digest", _write("tools.json", data), "--format", "json"])
 
 
+# --- streams of many lines: one line (or frame) held at a time -------------------------------
+
+_CALL = FIXTURES / "frames" / "call.bin"
+_LINES = b"{}\n"  # a short line: an object per line is what these cases would show
+
+
+def _line_feeds(n: int) -> bytes:
+    return b"\n" * n
+
+
+def _intact_log(n: int) -> bytes:
+    """A log of ``n`` records, each committing to its payload and linking to the last."""
+    from sealverify.testkit import auditlog
+
+    lines: list[bytes] = []
+    head = auditlog.GENESIS
+    for entry in range(n):
+        payload = f'{{"tool":"t","entry":{entry}}}'.encode()
+        prev, head = head, auditlog.step(head, payload)
+        lines += [payload, auditlog.record_line(entry, "s1", prev, head, None)]
+    return b"\n".join(lines) + b"\n"
+
+
+def _call_then_lines(n: int) -> bytes:
+    """The fixture tools/call, then ``n`` short lines: frame 0 is all a command needs."""
+    return _CALL.read_bytes() + _LINES * n
+
+
+def _lines_then_call(n: int) -> bytes:
+    """``n`` short lines, then the fixture tools/call: the first tools/call comes last."""
+    return _LINES * n + _CALL.read_bytes()
+
+
+def _partition_emit(data: bytes) -> int:
+    return run_cli(["partition", "emit", _write("stream.bin", data), "--era", "auto"])
+
+
+def _partition_verify(data: bytes) -> int:
+    from fuzz.harnesses import _attestation
+
+    att = _write("att.json", _attestation()[0])
+    return run_cli(["partition", "verify", att, "--frame", _write("stream.bin", data),
+                    "--pubkey", _receipt_key(), "--format", "json"])  # fmt: skip
+
+
+def _receipt_key() -> str:
+    from sealverify.testkit import keys
+
+    return keys.RECEIPT_KEY.public_hex
+
+
+def _approval_frame(data: bytes) -> int:
+    from sealverify.testkit import keys
+
+    tokens = _write("tokens.ndjson", _approval_tokens(1))
+    return run_cli(["approval", tokens, "--approval-pubkey", keys.APPROVER_KEY.public_hex,
+                    "--frame", _write("frame.bin", data), "--format", "json"])  # fmt: skip
+
+
+def _frames(data: bytes) -> int:
+    return run_cli(["frame", _write("stream.bin", data), "--format", "jsonl"])
+
+
+def _diff_capture(data: bytes) -> int:
+    return run_cli(["diff", _write("a.bin", data), str(_CALL), "--format", "json"])
+
+
+_TOOLS_REPLY = (
+    b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}\n'
+)
+
+
+def _transcript(n: int) -> bytes:
+    """A server-to-client capture of ``n`` notifications, then one tools/list reply."""
+    return b'{"jsonrpc":"2.0","method":"notifications/message"}\n' * n + _TOOLS_REPLY
+
+
+def _tools_compare(data: bytes) -> int:
+    listing = _write("listing.json", b'{"tools":[{"name":"a","inputSchema":{}}]}')
+    return run_cli(["tools", "compare", "--capture-a", _write("capture.json", data), listing,
+                    listing, "--format", "json"])  # fmt: skip
+
+
+def _capture(n: int) -> bytes:
+    """A capture file whose one reading carries ``n`` notes of the client's."""
+    notes = [{"note": f"n{i}"} for i in range(n)]
+    return json.dumps({"observedAt": 1, "notes": notes}).encode()
+
+
+def _many_lines_doc(n: int) -> bytes:
+    return b"A line of plain text, one sentence.\n" * n
+
+
+def _inventory(data: bytes) -> int:
+    return run_cli(["inventory", _write("receipts.jsonl", data), "--format", "json"])
+
+
+def _state_file(n: int) -> bytes:
+    """A history store written by sealverify holding ``n`` spent nonces (its size)."""
+    import sqlite3
+
+    from sealverify.history.state import HistoryStore
+
+    path = _write("made.sqlite", b"")
+    Path(path).unlink()
+    with HistoryStore(path) as store:
+        store.commit()
+    db = sqlite3.connect(path)
+    db.executemany(
+        "INSERT INTO nonces (nonce, operation_id, run, location, identity) VALUES (?, ?, 1, ?, ?)",
+        ((f"nonce-{i}", f"op-{i}", f"r{i}.json", f"decision-{i}") for i in range(n)),
+    )
+    db.commit()
+    db.close()
+    return Path(path).read_bytes()
+
+
+def _verify_state(data: bytes) -> int:
+    receipt = str(FIXTURES / "demo" / "receipts" / "verified-allow.receipt.json")
+    return run_cli(["verify", receipt, "--state", _write("state.sqlite", data), "--format",
+                    "json"])  # fmt: skip
+
+
+def _chain_state(data: bytes) -> int:
+    log = _write("audit.log", _intact_log(4))
+    return run_cli(["chain", log, "--state", _write("state.sqlite", data), "--format", "json"])
+
+
+# A streaming command holds the input once (as read) and one line: a bound with no slack for
+# an object per line (chain took 110 bytes per line feed, diff 275 per input byte).
+_STREAMED_BYTES, _STREAMED_FIXED = 8, 8 * 1024 * 1024
+
 _FAIL = frozenset({1})
 _PASS = frozenset({0})
 _REFUSED = frozenset({2})
@@ -492,6 +626,116 @@ CASES: tuple[Case, ...] = (
         _approval,
         frozenset({0, 1, 3}),
         bytes_factor=256,
+    ),
+)
+
+
+# Every command on a stream of many lines, and the history store's size: memory must grow
+# with the input at most linearly, and time too (docs/fuzzing.md lists them).
+CASES += (
+    Case(
+        "chain: line feeds",
+        "history/chain.py _split_lines: a log of nothing but line feeds",
+        _unit(262144, _line_feeds),
+        _chain,
+        _FAIL,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "chain: intact log",
+        "sealverify chain: a log of n records that all link (the records are held)",
+        _unit(250, _intact_log),
+        _chain,
+        frozenset({3}),
+        bytes_factor=256,
+    ),
+    Case(
+        "partition emit: long stream",
+        "wire/framing.py iter_stdio: frame 0 of a stream of many lines",
+        _unit(40000, _call_then_lines),
+        _partition_emit,
+        _PASS,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "partition verify: long stream",
+        "sealverify partition verify --frame: frame 0 of a stream of many lines",
+        _unit(40000, _call_then_lines),
+        _partition_verify,
+        frozenset({0, 3}),  # 3: the testkit's key is published, not pinned
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "approval --frame: many lines",
+        "sealverify approval: a --frame file of many lines (refused, counted)",
+        _unit(40000, _call_then_lines),
+        _approval_frame,
+        _REFUSED,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "frame: many frames",
+        "sealverify frame: a stream of many short frames, each reported",
+        _unit(1000, lambda n: _LINES * n),
+        _frames,
+        _FAIL,
+        bytes_factor=1024,  # a subject per frame in the report (at most --max-frames)
+    ),
+    Case(
+        "diff: long capture",
+        "forensics/sides.py: the first tools/call after many frames",
+        _unit(2000, _lines_then_call),
+        _diff_capture,
+        _PASS,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "tools digest: transcript",
+        "definitions/digests.py: a stdio transcript of many notifications, then the listing",
+        _unit(2000, _transcript),
+        _tools_digest,
+        frozenset({0, 1, 3}),
+    ),
+    Case(
+        "tools compare --capture-a",
+        "sealverify tools compare: a capture file of many notes",
+        _unit(2000, _capture),
+        _tools_compare,
+        frozenset({0, 1, 2, 3}),
+    ),
+    Case(
+        "lint: many lines",
+        "sealverify lint: a document of many short sentences",
+        _unit(2000, _many_lines_doc),
+        _lint,
+        _PASS,
+    ),
+    Case(
+        "inventory: receipt log",
+        "sealverify inventory: a JSON Lines log of n receipts",
+        _unit(8, _receipt_log),
+        _inventory,
+        frozenset({0}),
+        bytes_factor=256,
+    ),
+    Case(
+        "verify --state: store size",
+        "history/databases.py: opening and checking a store of n spent nonces",
+        _unit(4000, _state_file),
+        _verify_state,
+        frozenset({0, 1, 3, 4}),
+    ),
+    Case(
+        "chain --state: store size",
+        "history/databases.py: chain --state on a store of n spent nonces",
+        _unit(4000, _state_file),
+        _chain_state,
+        frozenset({0, 1, 3}),
     ),
 )
 
