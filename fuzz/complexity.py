@@ -1,14 +1,16 @@
 """``python -m fuzz complexity``: every parser, scanner and command on growing hostile inputs.
 
-Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the fastest of three
-runs, every cache of ``sealverify`` emptied before each). A linear case takes about twice as
-long per doubling and a quadratic one four times: a case fails when its time grows faster than
-:data:`MAX_GROWTH` per doubling (the geometric mean over the three doublings, so one noisy cell
-does not decide), or when the peak Python allocation of its 8-unit run (tracemalloc) passes
-its bound. The inputs are the shapes that once took quadratic or cubic time: a literal that
-never closes, escapes that a search retried from every backslash, a list searched for every
-member, a rescan per hit or per break, a copy of the whole trace per step. This is a
-benchmark-style figure for ``nox -s fuzz``, not a test: the suite has no timed tests.
+Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the fastest of five
+runs, every cache of ``sealverify`` emptied before each), then runs each size once more under
+tracemalloc for its peak Python allocation. A linear case takes about twice as long (and twice
+the memory) per doubling and a quadratic one four times: a case fails when its time or its
+peak memory grows faster than :data:`MAX_GROWTH` per doubling (the fit over all four sizes, so
+one noisy cell does not decide), or when the peak of its 8-unit run passes its bound. The
+inputs are the shapes that once took quadratic time or held more than their input: a literal
+that never closes, escapes that a search retried from every backslash, a list searched for
+every member, a rescan per hit or per break, a copy of the whole trace per step, an object
+built for every line of a stream. This is a benchmark-style figure for ``nox -s fuzz``, not a
+test: the suite has no timed tests.
 """
 
 from __future__ import annotations
@@ -24,12 +26,22 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from fuzz.harnesses import _listing_for, run_cli
 from fuzz.harnesses import workspace_file as _write
 from fuzz.seeds import FIXTURES
 
-__all__ = ["CASES", "MAX_GROWTH", "UNITS", "Case", "Figure", "measure", "run_complexity"]
+__all__ = [
+    "CASES",
+    "MAX_GROWTH",
+    "UNITS",
+    "Case",
+    "Figure",
+    "measure",
+    "per_doubling",
+    "run_complexity",
+]
 
 UNITS = (1, 2, 4, 8)
 MAX_GROWTH = 2.5  # per doubling of the input: linear is 2, quadratic 4
@@ -47,41 +59,59 @@ class Case:
     run: Callable[[bytes], int | None]
     expect: frozenset[int] | None = None  # the exit codes the input must give (a command)
     bytes_factor: int = 64  # peak allocation bound: this many bytes per input byte, plus fixed
+    fixed: int = _FIXED_BYTES  # the peak allocation bound's fixed part
+
+
+def per_doubling(sizes: tuple[int, ...], values: tuple[float, ...]) -> float:
+    """The ratio of ``values`` per doubling of ``sizes``: 2 to the slope of log over log.
+
+    The slope is the least-squares fit through all the sizes, so one cell moved by other work
+    on the machine moves it less than a ratio of two cells would.
+    """
+    xs = [math.log2(size) for size in sizes]
+    ys = [math.log2(max(v, 1e-6)) for v in values]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+    return float(2**slope)
 
 
 @dataclass(frozen=True, slots=True)
 class Figure:
-    """What one case measured: seconds per size, the growth per doubling, the peak."""
+    """What one case measured: seconds and peak bytes per size, and their growth."""
 
     case: Case
     sizes: tuple[int, ...]
     seconds: tuple[float, ...]
-    peak: int
+    peaks: tuple[int, ...]  # the peak Python allocation (tracemalloc) of one run per size
 
     @property
     def growth(self) -> float:
-        """The time ratio per doubling of the input: 2 to the slope of log time over log size.
+        """The time ratio per doubling of the input (:func:`per_doubling`)."""
+        return per_doubling(self.sizes, self.seconds)
 
-        The slope is the least-squares fit through all four sizes, so one cell slowed by other
-        work on the machine moves it less than a ratio of two cells would.
-        """
-        xs = [math.log2(size) for size in self.sizes]
-        ys = [math.log2(max(s, 1e-6)) for s in self.seconds]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-            (x - mx) ** 2 for x in xs
-        )
-        return float(2**slope)
+    @property
+    def memory_growth(self) -> float:
+        """The peak memory ratio per doubling of the input (:func:`per_doubling`)."""
+        return per_doubling(self.sizes, tuple(float(p) for p in self.peaks))
+
+    @property
+    def peak(self) -> int:
+        """The peak of the largest input."""
+        return self.peaks[-1]
 
     @property
     def peak_bound(self) -> int:
-        return _FIXED_BYTES + self.case.bytes_factor * self.sizes[-1]
+        return self.case.fixed + self.case.bytes_factor * self.sizes[-1]
 
     @property
     def failures(self) -> list[str]:
         out = []
         if self.growth > MAX_GROWTH:
             out.append(f"time grows {self.growth:.2f}x per doubling (bound {MAX_GROWTH}x)")
+        if self.memory_growth > MAX_GROWTH:
+            out.append(f"memory grows {self.memory_growth:.2f}x per doubling (bound {MAX_GROWTH}x)")
         if self.peak > self.peak_bound:
             out.append(f"peak {self.peak / 2**20:.0f} MiB (bound {self.peak_bound / 2**20:.0f})")
         return out
@@ -127,7 +157,7 @@ def _peak(case: Case, data: bytes) -> int:
 
 
 def measure(case: Case, units: tuple[int, ...] = UNITS) -> Figure:
-    """Time ``case`` at each size in ``units`` and measure the peak of the largest.
+    """Time ``case`` at each size in ``units`` and measure the peak allocation of each.
 
     A command must give one of the exit codes the case expects on every input, so that an
     input refused at its first byte does not pass for a fast one.
@@ -138,7 +168,8 @@ def measure(case: Case, units: tuple[int, ...] = UNITS) -> Figure:
         if case.expect is not None and code not in case.expect:
             raise AssertionError(f"exit {code}, expected {sorted(case.expect)}")
     seconds = _timed(case, inputs)
-    return Figure(case, tuple(len(d) for d in inputs), seconds, _peak(case, inputs[-1]))
+    peaks = tuple(_peak(case, data) for data in inputs)
+    return Figure(case, tuple(len(d) for d in inputs), seconds, peaks)
 
 
 # --- the hostile shapes ----------------------------------------------------------------------
@@ -442,6 +473,138 @@ def _tools_digest(data: bytes) -> int:
     return run_cli(["tools", "digest", _write("tools.json", data), "--format", "json"])
 
 
+# --- streams of many lines: one line (or frame) held at a time -------------------------------
+
+_CALL = FIXTURES / "frames" / "call.bin"
+_LINES = b"{}\n"  # a short line: an object per line is what these cases would show
+
+
+def _line_feeds(n: int) -> bytes:
+    return b"\n" * n
+
+
+def _intact_log(n: int) -> bytes:
+    """A log of ``n`` records, each committing to its payload and linking to the last."""
+    from sealverify.testkit import auditlog
+
+    lines: list[bytes] = []
+    head = auditlog.GENESIS
+    for entry in range(n):
+        payload = f'{{"tool":"t","entry":{entry}}}'.encode()
+        prev, head = head, auditlog.step(head, payload)
+        lines += [payload, auditlog.record_line(entry, "s1", prev, head, None)]
+    return b"\n".join(lines) + b"\n"
+
+
+def _call_then_lines(n: int) -> bytes:
+    """The fixture tools/call, then ``n`` short lines: frame 0 is all a command needs."""
+    return _CALL.read_bytes() + _LINES * n
+
+
+def _lines_then_call(n: int) -> bytes:
+    """``n`` short lines, then the fixture tools/call: the first tools/call comes last."""
+    return _LINES * n + _CALL.read_bytes()
+
+
+def _partition_emit(data: bytes) -> int:
+    return run_cli(["partition", "emit", _write("stream.bin", data), "--era", "auto"])
+
+
+def _partition_verify(data: bytes) -> int:
+    from fuzz.harnesses import _attestation
+
+    att = _write("att.json", _attestation()[0])
+    return run_cli(["partition", "verify", att, "--frame", _write("stream.bin", data),
+                    "--pubkey", _receipt_key(), "--format", "json"])  # fmt: skip
+
+
+def _receipt_key() -> str:
+    from sealverify.testkit import keys
+
+    return keys.RECEIPT_KEY.public_hex
+
+
+def _approval_frame(data: bytes) -> int:
+    from sealverify.testkit import keys
+
+    tokens = _write("tokens.ndjson", _approval_tokens(1))
+    return run_cli(["approval", tokens, "--approval-pubkey", keys.APPROVER_KEY.public_hex,
+                    "--frame", _write("frame.bin", data), "--format", "json"])  # fmt: skip
+
+
+def _frames(data: bytes) -> int:
+    return run_cli(["frame", _write("stream.bin", data), "--format", "jsonl"])
+
+
+def _diff_capture(data: bytes) -> int:
+    return run_cli(["diff", _write("a.bin", data), str(_CALL), "--format", "json"])
+
+
+_TOOLS_REPLY = (
+    b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}\n'
+)
+
+
+def _transcript(n: int) -> bytes:
+    """A server-to-client capture of ``n`` notifications, then one tools/list reply."""
+    return b'{"jsonrpc":"2.0","method":"notifications/message"}\n' * n + _TOOLS_REPLY
+
+
+def _tools_compare(data: bytes) -> int:
+    listing = _write("listing.json", b'{"tools":[{"name":"a","inputSchema":{}}]}')
+    return run_cli(["tools", "compare", "--capture-a", _write("capture.json", data), listing,
+                    listing, "--format", "json"])  # fmt: skip
+
+
+def _capture(n: int) -> bytes:
+    """A capture file whose one reading carries ``n`` notes of the client's."""
+    notes = [{"note": f"n{i}"} for i in range(n)]
+    return json.dumps({"observedAt": 1, "notes": notes}).encode()
+
+
+def _many_lines_doc(n: int) -> bytes:
+    return b"A line of plain text, one sentence.\n" * n
+
+
+def _inventory(data: bytes) -> int:
+    return run_cli(["inventory", _write("receipts.jsonl", data), "--format", "json"])
+
+
+def _state_file(n: int) -> bytes:
+    """A history store written by sealverify holding ``n`` spent nonces (its size)."""
+    import sqlite3
+
+    from sealverify.history.state import HistoryStore
+
+    path = _write("made.sqlite", b"")
+    Path(path).unlink()
+    with HistoryStore(path) as store:
+        store.commit()
+    db = sqlite3.connect(path)
+    db.executemany(
+        "INSERT INTO nonces (nonce, operation_id, run, location, identity) VALUES (?, ?, 1, ?, ?)",
+        ((f"nonce-{i}", f"op-{i}", f"r{i}.json", f"decision-{i}") for i in range(n)),
+    )
+    db.commit()
+    db.close()
+    return Path(path).read_bytes()
+
+
+def _verify_state(data: bytes) -> int:
+    receipt = str(FIXTURES / "demo" / "receipts" / "verified-allow.receipt.json")
+    return run_cli(["verify", receipt, "--state", _write("state.sqlite", data), "--format",
+                    "json"])  # fmt: skip
+
+
+def _chain_state(data: bytes) -> int:
+    log = _write("audit.log", _intact_log(4))
+    return run_cli(["chain", log, "--state", _write("state.sqlite", data), "--format", "json"])
+
+
+# A streaming command holds the input once (as read) and one line: a bound with no slack for
+# an object per line (chain took 110 bytes per line feed, diff 275 per input byte).
+_STREAMED_BYTES, _STREAMED_FIXED = 8, 8 * 1024 * 1024
+
 _FAIL = frozenset({1})
 _PASS = frozenset({0})
 _REFUSED = frozenset({2})
@@ -613,12 +776,122 @@ CASES: tuple[Case, ...] = (
 )
 
 
+# Every command on a stream of many lines, and the history store's size: memory must grow
+# with the input at most linearly, and time too (docs/fuzzing.md lists them).
+CASES += (
+    Case(
+        "chain: line feeds",
+        "history/chain.py _split_lines: a log of nothing but line feeds",
+        _unit(262144, _line_feeds),
+        _chain,
+        _FAIL,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "chain: intact log",
+        "sealverify chain: a log of n records that all link (the records are held)",
+        _unit(250, _intact_log),
+        _chain,
+        frozenset({3}),
+        bytes_factor=256,
+    ),
+    Case(
+        "partition emit: long stream",
+        "wire/framing.py iter_stdio: frame 0 of a stream of many lines",
+        _unit(40000, _call_then_lines),
+        _partition_emit,
+        _PASS,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "partition verify: long stream",
+        "sealverify partition verify --frame: frame 0 of a stream of many lines",
+        _unit(40000, _call_then_lines),
+        _partition_verify,
+        frozenset({0, 3}),  # 3: the testkit's key is published, not pinned
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "approval --frame: many lines",
+        "sealverify approval: a --frame file of many lines (refused, counted)",
+        _unit(40000, _call_then_lines),
+        _approval_frame,
+        _REFUSED,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "frame: many frames",
+        "sealverify frame: a stream of many short frames, each reported",
+        _unit(1000, lambda n: _LINES * n),
+        _frames,
+        _FAIL,
+        bytes_factor=1024,  # a subject per frame in the report (at most --max-frames)
+    ),
+    Case(
+        "diff: long capture",
+        "forensics/sides.py: the first tools/call after many frames",
+        _unit(2000, _lines_then_call),
+        _diff_capture,
+        _PASS,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "tools digest: transcript",
+        "definitions/digests.py: a stdio transcript of many notifications, then the listing",
+        _unit(2000, _transcript),
+        _tools_digest,
+        frozenset({0, 1, 3}),
+    ),
+    Case(
+        "tools compare --capture-a",
+        "sealverify tools compare: a capture file of many notes",
+        _unit(2000, _capture),
+        _tools_compare,
+        frozenset({0, 1, 2, 3}),
+    ),
+    Case(
+        "lint: many lines",
+        "sealverify lint: a document of many short sentences",
+        _unit(2000, _many_lines_doc),
+        _lint,
+        _PASS,
+    ),
+    Case(
+        "inventory: receipt log",
+        "sealverify inventory: a JSON Lines log of n receipts",
+        _unit(8, _receipt_log),
+        _inventory,
+        frozenset({0}),
+        bytes_factor=256,
+    ),
+    Case(
+        "verify --state: store size",
+        "history/databases.py: opening and checking a store of n spent nonces",
+        _unit(4000, _state_file),
+        _verify_state,
+        frozenset({0, 1, 3, 4}),
+    ),
+    Case(
+        "chain --state: store size",
+        "history/databases.py: chain --state on a store of n spent nonces",
+        _unit(4000, _state_file),
+        _chain_state,
+        frozenset({0, 1, 3}),
+    ),
+)
+
+
 def run_complexity(names: list[str] | None = None) -> int:
     """Measure every case (or those named), print the table; 1 when any case fails."""
     chosen = [c for c in CASES if not names or c.name in names]
     failed = 0
     print(f"{'case':30} {'8-unit KiB':>10} " + " ".join(f"{f'{u}x ms':>9}" for u in UNITS)
-          + f" {'x/doubling':>10} {'peak MiB':>8}  result")  # fmt: skip
+          + f" {'x/doubling':>10} {'peak MiB':>8} {'mem x/dbl':>9}  result")  # fmt: skip
     for case in chosen:
         try:
             figure = measure(case)
@@ -631,6 +904,6 @@ def run_complexity(names: list[str] | None = None) -> int:
         cells = " ".join(f"{s * 1000:>9.1f}" for s in figure.seconds)
         result = "; ".join(failures) if failures else "ok"
         print(f"{case.name:30} {figure.sizes[-1] / 1024:>10.0f} {cells} {figure.growth:>10.2f}"
-              f" {figure.peak / 2**20:>8.1f}  {result}")  # fmt: skip
+              f" {figure.peak / 2**20:>8.1f} {figure.memory_growth:>9.2f}  {result}")  # fmt: skip
         sys.stdout.flush()
     return 1 if failed else 0

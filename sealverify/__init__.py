@@ -110,7 +110,13 @@ if TYPE_CHECKING:
     )
     from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
     from sealverify.seal.trust import TrustStore, load_trust_file
-    from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+    from sealverify.wire.framing import (
+        FrameBytes,
+        frame_of,
+        iter_stdio,
+        split_stdio,
+        stdio_frame_count,
+    )
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
     from sealverify.wire.strictjson import Limits
 
@@ -155,6 +161,8 @@ _EXPORTS: dict[str, str] = {
     "FrameBytes": "sealverify.wire.framing",
     "frame_of": "sealverify.wire.framing",
     "split_stdio": "sealverify.wire.framing",
+    "iter_stdio": "sealverify.wire.framing",
+    "stdio_frame_count": "sealverify.wire.framing",
     "read_stdio_frames": "sealverify.wire.streamed",
     "read_http_frame": "sealverify.wire.streamed",
     "FrameAnalysis": "sealverify.mcp.frame",
@@ -310,6 +318,7 @@ __all__ = [
     "frame_report",
     "frame_stream_report",
     "input_required_reply",
+    "iter_stdio",
     "iter_stream",
     "lint_report",
     "lint_subject",
@@ -329,6 +338,7 @@ __all__ = [
     "skill_report",
     "split_stdio",
     "split_tokens",
+    "stdio_frame_count",
     "trust_template",
     "verify_jsonl",
     "verify_logs",

@@ -22,9 +22,11 @@ def test_each_case_reaches_what_it_covers(case: Case) -> None:
         assert code in case.expect
 
 
-def _figure(seconds: tuple[float, ...], peak: int = 0) -> Figure:
+def _figure(
+    seconds: tuple[float, ...], peak: int = 0, peaks: tuple[int, ...] | None = None
+) -> Figure:
     case = Case("shape", "a hand-written figure", lambda n: b"x" * n, lambda data: None)
-    return Figure(case, (1000, 2000, 4000, 8000), seconds, peak)
+    return Figure(case, (1000, 2000, 4000, 8000), seconds, peaks or (peak, peak, peak, peak))
 
 
 def test_linear_time_passes_and_quadratic_time_fails() -> None:
@@ -41,6 +43,17 @@ def test_a_peak_past_the_bound_fails() -> None:
     bound = _figure((0.1, 0.2, 0.4, 0.8)).peak_bound
     assert not _figure((0.1, 0.2, 0.4, 0.8), peak=bound).failures
     assert _figure((0.1, 0.2, 0.4, 0.8), peak=bound + 1).failures[0].startswith("peak ")
+
+
+def test_memory_that_grows_faster_than_the_input_fails() -> None:
+    times = (0.1, 0.2, 0.4, 0.8)
+    linear = _figure(times, peaks=(1 << 20, 2 << 20, 4 << 20, 8 << 20))
+    assert linear.memory_growth == pytest.approx(2.0) and not linear.failures
+    quadratic = _figure(times, peaks=(1 << 16, 4 << 16, 16 << 16, 64 << 16))
+    assert quadratic.memory_growth == pytest.approx(4.0)
+    assert quadratic.failures == [f"memory grows 4.00x per doubling (bound {MAX_GROWTH}x)"]
+    # a fixed cost with a small linear part grows less than 2x, and passes
+    assert not _figure(times, peaks=(40 << 20, 41 << 20, 43 << 20, 47 << 20)).failures
 
 
 def test_a_refused_input_is_a_failed_case(capsys: pytest.CaptureFixture[str]) -> None:

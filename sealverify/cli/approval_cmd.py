@@ -15,8 +15,8 @@ from sealverify import (
     ApprovalTally,
     OptionError,
     approval_subject,
-    split_stdio,
     split_tokens,
+    stdio_frame_count,
 )
 from sealverify.cli.common import (
     allow_published_keys_option,
@@ -137,7 +137,7 @@ def approval(
     # Expiry is always judged: at --at, else now (the CLI reads the clock; the core never does).
     judged_at = at_ms if at_ms is not None else time.time_ns() // 1_000_000
     frame = read_input(frame_path)
-    if len(split_stdio(frame)) != 1:
+    if stdio_frame_count(frame) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
     try:
         options = ApprovalOptions(

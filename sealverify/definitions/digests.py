@@ -15,7 +15,7 @@ from sealverify.errors import InputError
 from sealverify.reports import ids
 from sealverify.reports.caps import Findings
 from sealverify.reports.model import Check, fail, info, not_evaluated
-from sealverify.wire.framing import FrameBytes, split_stdio
+from sealverify.wire.framing import FrameBytes, iter_stdio
 from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
@@ -514,13 +514,13 @@ def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
     listing.transport = "stdio"
     requests: dict[str, dict[str, JsonValue]] = {}
     if c2s is not None:
-        for i, frame in enumerate(split_stdio(c2s)):
+        for i, frame in enumerate(iter_stdio(c2s)):
             msg = _frame_json(frame, i, listing, "c2s")
             if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" in msg:
                 requests[repr(msg["id"])] = msg
                 note_request(msg, listing)
     replies: list[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]] = []
-    for i, frame in enumerate(split_stdio(s2c)):
+    for i, frame in enumerate(iter_stdio(s2c)):
         msg = _frame_json(frame, i, listing, "s2c")
         if not isinstance(msg, dict) or "method" in msg:
             continue

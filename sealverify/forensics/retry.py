@@ -14,7 +14,7 @@ from sealverify.forensics.sides import (
     Side,
 )
 from sealverify.mcp.keytable import VOLATILE_RETRY_KEYS
-from sealverify.wire.framing import split_stdio
+from sealverify.wire.framing import iter_stdio
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -29,7 +29,7 @@ __all__ = [
 
 def input_required_reply(stream: bytes, request_id: JsonValue) -> dict[str, JsonValue] | None:
     """The ``result`` of the server's response to ``request_id`` in a server-to-client capture."""
-    for frame in split_stdio(stream):
+    for frame in iter_stdio(stream):
         try:
             message = parse_bytes(frame.line, RECEIPT_LIMITS)
         except JsonError:

@@ -13,11 +13,11 @@ from sealverify.forensics.integrity import (
     receipt_integrity,
 )
 from sealverify.history.receipt_approval import receipt_server
-from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, analyze_stream
+from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, iter_stream
 from sealverify.reports.model import Check
 from sealverify.seal import identities
 from sealverify.seal.releaseframe import unsplice_operation_id
-from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify.wire.framing import FrameBytes, frame_of, iter_stdio, stdio_frame_count
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -114,33 +114,35 @@ def _pick_frame(
         frame = frame_of(data, "http")
         analysis = analyze_frame(frame, options)
         return _frame_side(label, source, frame, analysis, "http body", [], options, server_from)
-    frames = split_stdio(data)
-    results = {r.frame.offset: r for r in analyze_stream(frames, options)}
     notes: list[str] = []
-    if index is not None:
-        if index >= len(frames):
-            raise DiffInputError(
-                f"{source}: --index-{label.lower()} {index}: the input has {len(frames)} frame(s)"
-            )
-        chosen = index
-    elif len(frames) == 1:
-        chosen = 0
-    else:
-        calls = [
-            i
-            for i, f in enumerate(frames)
-            if f.offset in results and results[f.offset].method == "tools/call"
-        ]
-        chosen = calls[0] if calls else 0
-        what = "tools/call" if calls else "frame (no tools/call in the input)"
-        notes.append(
-            f"{source} holds {len(frames)} frames; compared the first {what}, "
-            f"frame #{chosen}; pass --index-{label.lower()} to choose another"
+    count = stdio_frame_count(data)  # the frames are analysed one at a time, never all held
+    if index is not None and index >= count:
+        raise DiffInputError(
+            f"{source}: --index-{label.lower()} {index}: the input has {count} frame(s)"
         )
-    frame = frames[chosen]
-    analysis = results.get(frame.offset) or analyze_frame(frame, options)
+    first: FrameAnalysis | None = None
+    chosen: tuple[int, FrameAnalysis] | None = None
+    for position, result in enumerate(iter_stream(iter_stdio(data), options)):
+        first = first or result
+        if position == index or (index is None and result.method == "tools/call"):
+            chosen = (position, result)
+            break
+    if chosen is None:  # no tools/call: the first frame (the era comes from frames before)
+        assert first is not None
+        chosen = (0, first)
+    if index is None and count > 1:
+        what = (
+            "tools/call"
+            if chosen[1].method == "tools/call"
+            else ("frame (no tools/call in the input)")
+        )
+        notes.append(
+            f"{source} holds {count} frames; compared the first {what}, "
+            f"frame #{chosen[0]}; pass --index-{label.lower()} to choose another"
+        )
+    position, analysis = chosen
     return _frame_side(
-        label, source, frame, analysis, f"frame #{chosen}", notes, options, server_from
+        label, source, analysis.frame, analysis, f"frame #{position}", notes, options, server_from
     )
 
 
@@ -273,31 +275,56 @@ def load_side(
             raise DiffInputError(f"{source}: holds one receipt; --index-{label.lower()} {index}")
         return _receipt_side(label, source, whole, options, [], server_from, server_from_receipt)
     if transport == "stdio":
-        lines = [f for f in split_stdio(data) if f.line.strip(b" \t")]
-        parsed: list[JsonValue] = []
-        for line in lines:
-            try:
-                parsed.append(parse_bytes(line.line, RECEIPT_LIMITS))
-            except JsonError:
-                parsed.append(None)
-        if parsed and _receipt_kind(parsed[0]):
-            notes: list[str] = []
-            if index is None:
-                index = 0
-                if len(parsed) > 1:
-                    notes.append(
-                        f"{source} holds {len(parsed)} lines; compared the first "
-                        f"receipt (line 0); pass --index-{label.lower()} to choose"
-                    )
-            if index >= len(parsed):
-                raise DiffInputError(
-                    f"{source}: --index-{label.lower()} {index}: the input "
-                    f"has {len(parsed)} line(s)"
-                )
-            chosen = parsed[index]
-            if not isinstance(chosen, dict) or not _receipt_kind(chosen):
-                raise DiffInputError(f"{source}: line {index} is not a receipt")
-            return _receipt_side(
-                label, source, chosen, options, notes, server_from, server_from_receipt
-            )
+        side = _receipt_line_side(data, label, source, index, options, server_from,
+                                  server_from_receipt)  # fmt: skip
+        if side is not None:
+            return side
     return _pick_frame(data, label, source, index, options, transport, server_from)
+
+
+def _receipt_line_side(
+    data: bytes,
+    label: str,
+    source: str,
+    index: int | None,
+    options: FrameOptions,
+    server_from: str,
+    server_from_receipt: bool,
+) -> Side | None:
+    """The receipt on the chosen line of a JSON-lines receipt file; None when not one.
+
+    Only the first line decides and only the chosen one is parsed: the lines are read one at
+    a time, never all held.
+    """
+
+    def parsed(line: FrameBytes) -> JsonValue:
+        try:
+            return parse_bytes(line.line, RECEIPT_LIMITS)
+        except JsonError:
+            return None
+
+    lines = (f for f in iter_stdio(data) if f.line.strip(b" \t"))
+    first = next(lines, None)
+    chosen = parsed(first) if first is not None else None
+    if not _receipt_kind(chosen):
+        return None
+    notes: list[str] = []
+    count = 1
+    for line in lines:
+        if count == index:
+            chosen = parsed(line)
+        count += 1
+    if index is None:
+        index = 0
+        if count > 1:
+            notes.append(
+                f"{source} holds {count} lines; compared the first "
+                f"receipt (line 0); pass --index-{label.lower()} to choose"
+            )
+    if index >= count:
+        raise DiffInputError(
+            f"{source}: --index-{label.lower()} {index}: the input has {count} line(s)"
+        )
+    if not isinstance(chosen, dict) or not _receipt_kind(chosen):
+        raise DiffInputError(f"{source}: line {index} is not a receipt")
+    return _receipt_side(label, source, chosen, options, notes, server_from, server_from_receipt)

@@ -16,7 +16,7 @@ from sealverify.history.approval_tokens import check_token
 from sealverify.reports.model import Report, Subject
 from sealverify.reports.outcomes import EXIT_CODES, Outcome, worst_code
 from sealverify.reports.waivers import waivable, waived_ids
-from sealverify.wire.framing import split_stdio
+from sealverify.wire.framing import stdio_frame_count
 from sealverify.wire.strictjson import JsonValue
 
 # EXIT_CODES (sealverify.reports.outcomes) gives a token's outcome its exit code; the run's
@@ -45,7 +45,7 @@ class ApprovalOptions:
 
     def __post_init__(self) -> None:
         waivable(self.waive)
-        if len(split_stdio(self.frame)) != 1:
+        if stdio_frame_count(self.frame) != 1:
             raise OptionError("the frame must hold exactly one frame (one line)")
 
     @property

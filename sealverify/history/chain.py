@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -85,11 +85,27 @@ class ChainResult:
         return not any(c.status == "fail" for c in self.checks)
 
 
-def _split_lines(source: str, data: bytes) -> list[LogLine]:
-    pieces = data.split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    return [LogLine(source, i + 1, piece) for i, piece in enumerate(pieces)]
+_WINDOW = 1 << 16  # bytes of a log split at once: one window's lines are all that is held
+
+
+def _split_lines(data: bytes) -> Iterator[bytes]:
+    """Each line of ``data`` without its LF, in order; a last empty piece is not a line.
+
+    The log is split a window at a time (the window, rounded up to a line's end), so one
+    ``bytes.split`` keeps its speed while only one window's lines are held, never an object
+    for every line of the log: 12 MB of LF once took 1.3 GB.
+    """
+    start, size = 0, len(data)
+    while start < size:
+        end = data.find(b"\n", start + _WINDOW)
+        if end < 0:
+            pieces = data[start:].split(b"\n")
+            if pieces[-1] == b"":
+                pieces.pop()
+            yield from pieces
+            return
+        yield from data[start:end].split(b"\n")
+        start = end + 1
 
 
 def _looks_like_record(data: bytes) -> bool:
@@ -146,29 +162,62 @@ def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], 
     A record's payload is the line printed immediately before it (``emit_audit`` prints the
     payload, then the record). Lines that are neither a record nor the payload just before one
     (``{"authorization_decision":…}``, ``{"approval_drop":…}``, ``{"error":…}``, any text) are
-    skipped and counted. Returns ``(records, findings, other_line_count)``.
+    skipped and counted. Returns ``(records, findings, other_line_count)``. Each log is read
+    line by line, holding the line before (a payload's) and the records.
     """
     records: list[ChainRecord] = []
     checks: list[Check] = []
     other = 0
     for source, data in sources:
-        lines = _split_lines(source, data)
-        used: set[int] = set()
-        for index, line in enumerate(lines):
-            if _looks_like_record(line.data):
-                record = _read_record(lines, index, used, checks)
-                if record is not None:
-                    records.append(record)
-        checks.extend(_unchained_checks(lines, used))
-        other += len(lines) - len(used)
+        unchained: list[Check] = []
+        lines, used = _read_source(source, data, records, checks, unchained)
+        checks.extend(unchained)  # after the source's malformed records, as they always came
+        other += lines - used
     return records, checks, other
 
 
+def _read_source(
+    source: str,
+    data: bytes,
+    records: list[ChainRecord],
+    checks: list[Check],
+    unchained: list[Check],
+) -> tuple[int, int]:
+    """One log's records into ``records``; returns its line count and the lines used.
+
+    A line is judged an unchained audit line only when the next is read: a record there
+    takes it as its payload.
+    """
+    number = used = 0
+    before: bytes | None = None  # the previous line, while it is free to be a payload
+    for number, line in enumerate(_split_lines(data), 1):
+        taken = False
+        if b'"seal_record"' in line and _looks_like_record(line):  # the test first: no call
+            payload = None
+            if before is not None and not _looks_like_record(before):
+                payload = LogLine(source, number - 1, before)
+            taken, record = _read_record(LogLine(source, number, line), payload, checks)
+            if record is not None:
+                records.append(record)
+                if record.payload is not None:
+                    used += 1
+                    before = None
+        if before and b"{" in before and _looks_like_audit(before):
+            _unchained(LogLine(source, number - 1, before), line, unchained)
+        used += taken
+        before = None if taken else line
+    if before and _looks_like_audit(before):
+        _unchained(LogLine(source, number, before), b"", unchained)
+    return number, used
+
+
 def _read_record(
-    lines: Sequence[LogLine], index: int, used: set[int], checks: list[Check]
-) -> ChainRecord | None:
-    """The well-formed record on ``lines[index]`` with its payload line, marking both used."""
-    line = lines[index]
+    line: LogLine, payload: LogLine | None, checks: list[Check]
+) -> tuple[bool, ChainRecord | None]:
+    """The well-formed record on ``line``, with ``payload`` (the free line before it, if any).
+
+    Returns whether the line is taken as a record (well-formed or not), and the record.
+    """
     try:
         doc = parse_bytes(line.data)
     except JsonError as exc:
@@ -179,11 +228,9 @@ def _read_record(
                 line.location,
             )
         )
-        used.add(index)
-        return None
+        return True, None
     if not isinstance(doc, dict) or "seal_record" not in doc:
-        return None
-    used.add(index)
+        return False, None
     problems = _record_problems(doc)
     if problems:
         checks.append(
@@ -193,13 +240,9 @@ def _read_record(
                 line.location,
             )
         )
-        return None
-    payload: LogLine | None = None
-    if index > 0 and index - 1 not in used and not _looks_like_record(lines[index - 1].data):
-        payload = lines[index - 1]
-        used.add(index - 1)
+        return True, None
     prior = doc["prior_session"]
-    return ChainRecord(
+    return True, ChainRecord(
         line=line,
         entry=uint_value(doc["entry"]) or 0,
         session=str(doc["session"]),
@@ -210,31 +253,26 @@ def _read_record(
     )
 
 
-def _unchained_checks(lines: Sequence[LogLine], used: set[int]) -> list[Check]:
-    """Each audit payload line no chain record follows: deleted record or inserted line."""
-    checks: list[Check] = []
-    for index, line in enumerate(lines):
-        if index not in used and _looks_like_audit(line.data):
-            following = lines[index + 1].data if index + 1 < len(lines) else b""
-            if b"audit head persistence failure" in following:
-                checks.append(
-                    info(
-                        "chain.unchained-payload",
-                        "audit line without a chain record; the host reported "
-                        "an audit head persistence failure right after it",
-                        line.location,
-                    )
-                )
-            else:
-                checks.append(
-                    fail(
-                        "chain.unchained-payload",
-                        "an audit line with no chain record after it: its record "
-                        "was deleted or the line was inserted",
-                        line.location,
-                    )
-                )
-    return checks
+def _unchained(line: LogLine, following: bytes, checks: list[Check]) -> None:
+    """An audit payload line no chain record follows: deleted record or inserted line."""
+    if b"audit head persistence failure" in following:
+        checks.append(
+            info(
+                "chain.unchained-payload",
+                "audit line without a chain record; the host reported "
+                "an audit head persistence failure right after it",
+                line.location,
+            )
+        )
+    else:
+        checks.append(
+            fail(
+                "chain.unchained-payload",
+                "an audit line with no chain record after it: its record "
+                "was deleted or the line was inserted",
+                line.location,
+            )
+        )
 
 
 def parse_state_file(data: bytes) -> tuple[str, str]:

@@ -10,6 +10,13 @@ rises. A SQLite file that does not exist yet is created by its first commit (wri
 it, then linked into place), never by merely opening it; runs that would create the same new
 file are serialised too, by an exclusive ``flock`` on its folder (where the platform has one),
 so the second finds the first's file and checks against it.
+
+The file is untrusted input, and SQLite runs code a file declares: a trigger fires on the run's
+insert, a view runs its query when read. The store refuses a file holding any trigger, view,
+table or index the schema does not make, or a table declared otherwise than the schema, before
+it reads a row and again inside the commit's transaction (where nothing can change the schema
+under it); every connection also turns ``trusted_schema`` off and runs each statement under a
+time budget (:data:`STATEMENT_SECONDS`), so anything left still ends.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import functools
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +35,7 @@ from sealverify.errors import StoreError
 
 __all__ = [
     "PG_MIGRATIONS",
+    "STATEMENT_SECONDS",
     "Database",
     "HistoryError",
     "PostgresDatabase",
@@ -41,6 +50,7 @@ Writes = Sequence[tuple[str, Sequence[tuple[Any, ...]]]]
 
 _URL = re.compile(r"(postgres|postgresql)(\+psycopg)?://", re.IGNORECASE)
 _LOCK_KEY = 0x5EA1_0001  # the advisory lock one history database's runs take in turn
+STATEMENT_SECONDS = 60.0  # the longest one statement (or one commit) on a SQLite file may run
 PG_HINT = "a PostgreSQL --state needs the postgres extra: pip install 'sealverify[postgres]'"
 
 # PostgreSQL's forms of the SQLite schema steps (state.MIGRATIONS), one step each.
@@ -111,7 +121,7 @@ class SqliteDatabase:
             if path.exists():
                 self._open_file()
             else:  # nothing is created until a run commits
-                self._read = sqlite3.connect(":memory:", isolation_level=None)
+                self._read = _connect(":memory:")
                 self._migrate(self._read, 0)
         except sqlite3.DatabaseError as exc:
             raise HistoryError(_unusable(path, exc)) from None
@@ -119,12 +129,13 @@ class SqliteDatabase:
     def _open_file(self) -> None:
         """Read from the existing file, or from a migrated copy (the commit migrates the file)."""
         try:
-            self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
+            self._file = _connect(str(self.path))
             version = self._version(self._file)
+            _check_objects(self._file, self.path, self._migrations[:version])
             if version == len(self._migrations):
                 self._read = self._file
             else:
-                self._read = sqlite3.connect(":memory:", isolation_level=None)
+                self._read = _connect(":memory:")
                 self._file.backup(self._read)
                 self._migrate(self._read, version)
             _check_schema(self._read, self.path, self._migrations)
@@ -152,6 +163,7 @@ class SqliteDatabase:
         return int(self._read.execute("PRAGMA user_version").fetchone()[0])
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+        _budget(self._read)
         try:
             row = self._read.execute(sql, params).fetchone()
         except sqlite3.DatabaseError as exc:  # a page damaged after the schema was checked
@@ -193,10 +205,14 @@ class SqliteDatabase:
             db.executemany(sql, [(*row, number) for row in rows])
 
     def _commit_into(self, db: sqlite3.Connection, run: tuple[str, int], writes: Writes) -> None:
+        _budget(db)
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
         try:
-            self._migrate(db, self._version(db))
+            version = self._version(db)
+            # Inside the write lock the schema holds still: what was checked is what is written.
+            _check_objects(db, self.path, self._migrations[:version])
+            self._migrate(db, version)
             self._write(db, run, writes)
         except BaseException:
             db.execute("ROLLBACK")
@@ -217,7 +233,7 @@ class SqliteDatabase:
             return
         temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            fresh = sqlite3.connect(str(temp), isolation_level=None)
+            fresh = _connect(str(temp))
             try:
                 self._commit_into(fresh, run, writes)
             finally:
@@ -225,13 +241,13 @@ class SqliteDatabase:
             try:
                 os.link(temp, self.path)  # never over a database another run just created
             except FileExistsError:
-                self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
+                self._file = _connect(str(self.path))
                 self._commit_into(self._file, run, writes)
         finally:
             temp.unlink(missing_ok=True)
             self._unlock_folder()
         if self._file is None:
-            self._file = sqlite3.connect(str(self.path), isolation_level=None, timeout=120)
+            self._file = _connect(str(self.path))
         self._read.close()
         self._read = self._file
 
@@ -246,7 +262,32 @@ class SqliteDatabase:
 
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
+    if str(exc) == "interrupted":  # only the budget's progress handler interrupts
+        return (
+            f"{path}: a statement on the state database ran past its {STATEMENT_SECONDS:g} s "
+            f"budget and was stopped: {_NOT_OURS}"
+        )
     return f"{path}: not a usable sealverify state database: {exc}"
+
+
+def _connect(where: str) -> sqlite3.Connection:
+    """A connection that trusts nothing the file's schema declares and runs under a budget."""
+    db = sqlite3.connect(where, isolation_level=None, timeout=120)
+    # Functions and virtual tables a schema names run only when marked innocuous
+    # (https://sqlite.org/pragma.html#pragma_trusted_schema).
+    db.execute("PRAGMA trusted_schema = OFF")
+    _budget(db)
+    return db
+
+
+def _budget(db: sqlite3.Connection) -> None:
+    """Give ``db`` :data:`STATEMENT_SECONDS` from now: past it, its statement is interrupted.
+
+    Called before each read and each commit. Waiting for another run's lock is not counted:
+    SQLite calls the handler only while it executes, never while it sleeps on a busy file.
+    """
+    deadline = time.monotonic() + STATEMENT_SECONDS
+    db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
 
 
 # The storage class SQLite reports (``typeof``) for a value of each declared column type.
@@ -267,6 +308,55 @@ def _schema(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[An
 
 
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+_OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+
+
+@functools.cache
+def _objects(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[Any, ...]]:
+    """Each object the migrations make (tables and their automatic indexes), by name."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for step in migrations:
+            for statement in step:
+                db.execute(statement)
+        return {str(row[1]): tuple(row) for row in db.execute(_OBJECTS).fetchall()}
+    finally:
+        db.close()
+
+
+def _check_objects(
+    db: sqlite3.Connection, path: Path, migrations: tuple[tuple[str, ...], ...]
+) -> None:
+    """Refuse a file holding a trigger, a view or any table or index the schema does not make.
+
+    ``migrations`` are the steps the file's version has taken. Only ``sqlite_master`` is read,
+    so nothing the file declares runs; a table declared otherwise (a CHECK, a DEFAULT, a
+    generated column: expressions SQLite evaluates on a write) is refused too, after the
+    column checks of :func:`_check_schema` have named what they can.
+    """
+    expected = _objects(migrations)
+    for row in db.execute(_OBJECTS).fetchall():
+        kind, name, table = str(row[0]), str(row[1]), str(row[2])
+        if kind in ("trigger", "view"):
+            raise HistoryError(
+                f"{path}: holds {kind} {name!r}{f' on {table}' if kind == 'trigger' else ''};"
+                f" a state database runs no code of its own: {_NOT_OURS}"
+            )
+        if name not in expected or expected[name][:3] != tuple(row[:3]):
+            raise HistoryError(f"{path}: {kind} {name!r} is not in the schema: {_NOT_OURS}")
+
+
+def _check_declarations(
+    db: sqlite3.Connection, path: Path, migrations: tuple[tuple[str, ...], ...]
+) -> None:
+    """Refuse a table or index whose declaration is not the one the migrations write."""
+    expected = _objects(migrations)
+    for row in db.execute(_OBJECTS).fetchall():
+        kind, name = str(row[0]), str(row[1])
+        if name not in expected or expected[name] != tuple(row):
+            raise HistoryError(
+                f"{path}: {kind} {name} is declared otherwise than the schema: {_NOT_OURS}"
+            )
 
 
 def _columns(db: sqlite3.Connection, table: str) -> tuple[tuple[Any, ...], ...]:
@@ -303,6 +393,7 @@ def _check_schema(
                 f"{path}: table {table}, column {extra[0]} is not in the schema: {_NOT_OURS}"
             )
         _check_values(db, path, table, expected)
+    _check_declarations(db, path, migrations)
 
 
 _NOT_OURS = "not a sealverify state database, or one changed by hand"
@@ -418,8 +509,32 @@ class PostgresDatabase:
                     self._db.execute(statement)
             self._db.execute("DELETE FROM sealverify_schema")
             self._db.execute("INSERT INTO sealverify_schema VALUES (%s)", (self._steps,))
+            self._check_objects()
+            # Statements from here run under a budget; the lock above waits as long as it takes.
+            self._db.execute(f"SET LOCAL statement_timeout = {int(STATEMENT_SECONDS * 1000)}")
         except self._errors as exc:
             raise HistoryError(f"{self.where}: {_first_line(exc)}") from None
+
+    def _check_objects(self) -> None:
+        """Refuse tables that are views, or carry triggers or rules: code that runs on a read.
+
+        Checked inside the run's transaction, after its lock, so no other run of sealverify
+        changes them before the commit.
+        """
+        tables = ["sealverify_schema", *(_pg_table(step) for step in _pg_creates())]
+        for name, kind, triggers, rules in self._db.execute(_PG_OBJECTS, (tables,)).fetchall():
+            if kind not in ("r", None) or triggers or rules:
+                what = (
+                    f"trigger {triggers[0]!r} on {name}"
+                    if triggers
+                    else f"rule {rules[0]!r} on {name}"
+                    if rules
+                    else f"{name} is not a table (relkind {kind!r})"
+                )
+                raise HistoryError(
+                    f"{self.where}: holds {what}; a state database runs no code of its own:"
+                    f" {_NOT_OURS}"
+                )
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         self.begin()
@@ -452,6 +567,26 @@ class PostgresDatabase:
             self._db.execute("ROLLBACK")
             self._in = False
         self._db.close()
+
+
+# Each history table as the search path resolves it: its kind, its triggers, its rules.
+_PG_OBJECTS = (
+    "SELECT t.name, c.relkind::text,"
+    " ARRAY(SELECT tgname::text FROM pg_trigger WHERE tgrelid = c.oid AND NOT tgisinternal"
+    " ORDER BY 1),"
+    " ARRAY(SELECT rulename::text FROM pg_rewrite WHERE ev_class = c.oid AND c.relkind = 'r'"
+    " ORDER BY 1)"
+    " FROM unnest(%s::text[]) AS t(name) LEFT JOIN pg_class c ON c.oid = to_regclass(t.name)"
+    " ORDER BY t.name"
+)
+
+
+def _pg_creates() -> list[str]:
+    return [s for step in PG_MIGRATIONS for s in step if s.startswith("CREATE TABLE ")]
+
+
+def _pg_table(statement: str) -> str:
+    return statement.split()[2]
 
 
 def _first_line(exc: BaseException) -> str:

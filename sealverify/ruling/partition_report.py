@@ -9,13 +9,14 @@ take from a stdio stream or an http body.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 
 from sealverify.errors import OptionError
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.model import Report, Subject, fail, info
 from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.ruling import partition as pt
-from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify.wire.framing import FrameBytes, frame_of, iter_stdio, stdio_frame_count
 
 __all__ = ["Emitted", "partition_emit", "select_frame"]
 
@@ -31,10 +32,11 @@ def select_frame(
         if index:
             raise OptionError("--index applies to stdio streams only")
         return frame_of(data, "http")
-    frames = split_stdio(data)
-    if index >= len(frames):
-        raise OptionError(f"--index {index}: {source} holds {len(frames)} frame(s)")
-    return frames[index]
+    frame = next(islice(iter_stdio(data), index, None), None)  # one frame held at a time
+    if frame is None:
+        count = stdio_frame_count(data)
+        raise OptionError(f"--index {index}: {source} holds {count} frame(s)")
+    return frame
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ the ApprovalRecord v2 subject) cover the exact frame with its delimiter
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,10 +20,12 @@ __all__ = [
     "Streamed",
     "Terminator",
     "frame_of",
+    "iter_stdio",
     "newline_inside",
     "raw_line",
     "sha256_hex",
     "split_stdio",
+    "stdio_frame_count",
     "terminator_of",
 ]
 
@@ -127,17 +130,26 @@ def frame_of(
     return FrameBytes(data, offset, terminator, transport)
 
 
-def split_stdio(stream: bytes) -> list[FrameBytes]:
-    """Split a stdio byte stream into frames at each LF, keeping every byte.
+def iter_stdio(stream: bytes) -> Iterator[FrameBytes]:
+    """The frames of a stdio byte stream, split at each LF, one at a time, keeping every byte.
 
-    The last piece, if it has no LF, is returned as an unterminated frame (never dropped).
-    Only LF delimits: a CR elsewhere stays inside its frame, where the frame checks see it.
+    The last piece, if it has no LF, is an unterminated frame (never dropped). Only LF
+    delimits: a CR elsewhere stays inside its frame, where the frame checks see it. Lazy, so
+    a reader that needs one frame holds one frame, not one object per line of the stream.
     """
-    frames: list[FrameBytes] = []
     start = 0
     while start < len(stream):
         end = stream.find(b"\n", start)
         stop = len(stream) if end < 0 else end + 1
-        frames.append(frame_of(stream[start:stop], "stdio", start))
+        yield frame_of(stream[start:stop], "stdio", start)
         start = stop
-    return frames
+
+
+def split_stdio(stream: bytes) -> list[FrameBytes]:
+    """Every frame of a stdio byte stream (:func:`iter_stdio`), as a list."""
+    return list(iter_stdio(stream))
+
+
+def stdio_frame_count(stream: bytes) -> int:
+    """How many frames :func:`iter_stdio` finds in ``stream``, without making any."""
+    return stream.count(b"\n") + (1 if stream and not stream.endswith(b"\n") else 0)
