@@ -1,0 +1,206 @@
+"""The ``attestation verify`` report: a signed verification summary judged, PASSED or FAILED.
+
+The steps follow in-toto/attestation ``docs/validation.md``: the envelope's signatures under
+the given key (securesystemslib's DSSE), the payload type, the Statement (``_type``, subjects
+with digests, predicate type and predicate), then the caller's own questions: that the
+summary says PASSED, that each file it names is a subject by its SHA-256, and that the
+policy it was verified under has the digest of the trust file the caller holds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from securesystemslib.dsse import Envelope
+from securesystemslib.signer import SSlibKey
+
+from sealverify.attest.envelope import open_envelope, read_documents, signature_verifies
+from sealverify.attest.statement import STATEMENT_TYPE, VSA_PREDICATE_TYPE, Digested
+from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.outcomes import EXIT_CODES, Outcome
+
+__all__ = ["attestation_verify_report"]
+
+# in-toto/attestation spec/v1/envelope.md: a JSON Statement, with or without the predicate name.
+_IN_TOTO_TYPE = re.compile(r"application/vnd\.in-toto(\.[A-Za-z0-9_.-]+)?\+json")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def attestation_verify_report(
+    data: bytes,
+    key: SSlibKey,
+    subjects: Sequence[Digested] = (),
+    policy: Digested | None = None,
+    *,
+    name: str = "attestation",
+) -> Report:
+    """The report ``sealverify attestation verify`` writes for the attestation file ``data``.
+
+    ``key`` is the verifier's trusted key; ``subjects`` the files the caller names, each by its
+    SHA-256; ``policy`` the trust file (or pins document) the caller expects. The one subject
+    is PASSED (exit 0) when every check passes, else FAILED (exit 1).
+    """
+    checks = _checks(data, key, subjects, policy)
+    failed = sum(1 for c in checks if c.status == "fail")
+    outcome = Outcome.FAILED if failed else Outcome.PASSED
+    summary = {"failed_checks": failed, "keyid": key.keyid}
+    return Report(
+        "attestation verify",
+        (Subject(name, outcome, tuple(checks)),),
+        summary,
+        EXIT_CODES[outcome],
+        layout="detail",
+    )
+
+
+def _checks(
+    data: bytes, key: SSlibKey, subjects: Sequence[Digested], policy: Digested | None
+) -> list[Check]:
+    documents = read_documents(data)
+    if isinstance(documents, str):
+        return [fail("attestation.envelope", f"the file holds no DSSE envelope: {documents}")]
+    envelopes: list[Envelope] = []
+    checks: list[Check] = []
+    for number, document in enumerate(documents, 1):
+        opened = open_envelope(document)
+        if isinstance(opened, str):
+            checks.append(fail("attestation.envelope", opened, f"envelope {number}"))
+        else:
+            envelopes.append(opened)
+    if checks:
+        return checks
+    checks.append(passed("attestation.envelope", f"{len(envelopes)} DSSE envelope(s)"))
+    statements = []
+    for number, envelope in enumerate(envelopes, 1):
+        where = f"envelope {number}"
+        checks.append(_signature(envelope, key, where))
+        checks.append(_payload_type(envelope, where))
+        statement, check = _statement(envelope, where)
+        checks.append(check)
+        if statement is not None:
+            statements.append(statement)
+    summaries = [s for s in statements if s.get("predicateType") == VSA_PREDICATE_TYPE]
+    if len(summaries) != 1:
+        found = f"{len(summaries)} Statements of predicate type {VSA_PREDICATE_TYPE}"
+        checks.append(fail("attestation.predicate", f"expected one, found {found}"))
+        return checks
+    checks.extend(_summary(summaries[0], subjects, policy))
+    return checks
+
+
+def _signature(envelope: Envelope, key: SSlibKey, where: str) -> Check:
+    if signature_verifies(envelope, key):
+        named = key.keyid in envelope.signatures
+        hint = "" if named else f" (under key id(s) {', '.join(sorted(envelope.signatures))})"
+        return passed(
+            "attestation.signature", f"signed by key {key.keyid[:16]}…{hint}", where
+        )
+    return fail(
+        "attestation.signature",
+        f"no signature verifies under key {key.keyid[:16]}… over this payload type and payload",
+        where,
+    )
+
+
+def _payload_type(envelope: Envelope, where: str) -> Check:
+    if _IN_TOTO_TYPE.fullmatch(envelope.payload_type):
+        return passed("attestation.payload-type", envelope.payload_type, where)
+    return fail(
+        "attestation.payload-type",
+        f"payloadType {envelope.payload_type!r} is not an in-toto Statement "
+        "(application/vnd.in-toto+json)",
+        where,
+    )
+
+
+def _statement(envelope: Envelope, where: str) -> tuple[dict[str, object] | None, Check]:
+    try:
+        statement = json.loads(envelope.payload)
+    except ValueError as exc:
+        return None, fail("attestation.statement", f"payload is not JSON: {exc}", where)
+    if not isinstance(statement, dict) or statement.get("_type") != STATEMENT_TYPE:
+        return None, fail(
+            "attestation.statement", f"payload is not an in-toto Statement ({STATEMENT_TYPE})", where
+        )
+    found = statement.get("subject")
+    if not isinstance(found, list) or not found or not all(_digested(s) for s in found):
+        return None, fail(
+            "attestation.statement", "subject must be a non-empty array, each with a digest", where
+        )
+    kind = statement.get("predicateType")
+    if not isinstance(kind, str) or not kind or not isinstance(statement.get("predicate"), dict):
+        return None, fail("attestation.statement", "predicateType and predicate required", where)
+    return statement, passed("attestation.statement", f"{len(found)} subject(s), {kind}", where)
+
+
+def _digested(entry: object) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("digest"), dict) and entry["digest"]
+
+
+def _sha256s(statement: dict[str, object]) -> dict[str, str]:
+    """The subjects' sha256 digests (lowercase hex), each with its subject's name."""
+    found: dict[str, str] = {}
+    for entry in statement["subject"]:  # type: ignore[union-attr]
+        digest = entry["digest"].get("sha256")
+        if isinstance(digest, str) and _SHA256.fullmatch(digest.lower()):
+            found.setdefault(digest.lower(), str(entry.get("name", "")))
+    return found
+
+
+def _summary(
+    statement: dict[str, object], subjects: Sequence[Digested], policy: Digested | None
+) -> list[Check]:
+    predicate = statement["predicate"]
+    assert isinstance(predicate, dict)
+    verifier = predicate.get("verifier")
+    result = predicate.get("verificationResult")
+    where = "predicate"
+    checks: list[Check] = []
+    if not isinstance(verifier, dict) or not isinstance(verifier.get("id"), str):
+        checks.append(fail("attestation.predicate", "verifier.id is required", where))
+    elif result not in ("PASSED", "FAILED") or not isinstance(predicate.get("policy"), dict):
+        checks.append(
+            fail("attestation.predicate", "verificationResult and policy are required", where)
+        )
+    else:
+        checks.append(passed("attestation.predicate", f"verifier {verifier['id']}", where))
+        levels = predicate.get("verifiedLevels")
+        named = ", ".join(map(str, levels)) if isinstance(levels, list) else "no levels"
+        checks.append(
+            passed("attestation.result", f"PASSED: {named}", where)
+            if result == "PASSED"
+            else fail("attestation.result", "the verification it summarises FAILED", where)
+        )
+    digests = _sha256s(statement)
+    for wanted in subjects:
+        named = digests.get(wanted.sha256)
+        checks.append(
+            passed("attestation.subject", f"sha256 {wanted.sha256[:16]}… is subject {named}", wanted.name)
+            if named is not None
+            else fail(
+                "attestation.subject",
+                f"sha256 {wanted.sha256[:16]}… of this file is no subject of the summary",
+                wanted.name,
+            )
+        )
+    if policy is not None:
+        checks.append(_policy(predicate.get("policy"), policy))
+    else:
+        checks.append(info("attestation.policy", "not compared: no --policy given", where))
+    return checks
+
+
+def _policy(recorded: object, policy: Digested) -> Check:
+    digest = recorded.get("digest") if isinstance(recorded, dict) else None
+    sha = digest.get("sha256") if isinstance(digest, dict) else None
+    uri = recorded.get("uri") if isinstance(recorded, dict) else None
+    if isinstance(sha, str) and sha.lower() == policy.sha256:
+        return passed("attestation.policy", f"policy {uri} has sha256 {policy.sha256[:16]}…", policy.name)
+    return fail(
+        "attestation.policy",
+        f"the summary was verified under policy {uri} with sha256 {str(sha)[:16]}…, "
+        f"not this file's {policy.sha256[:16]}…",
+        policy.name,
+    )
