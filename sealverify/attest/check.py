@@ -83,8 +83,13 @@ def _checks(
             statements.append(statement)
     summaries = [s for s in statements if s.get("predicateType") == VSA_PREDICATE_TYPE]
     if len(summaries) != 1:
-        found = f"{len(summaries)} Statements of predicate type {VSA_PREDICATE_TYPE}"
-        checks.append(fail("attestation.predicate", f"expected one, found {found}"))
+        checks.append(
+            fail(
+                "attestation.predicate",
+                f"expected one Statement of predicate type {VSA_PREDICATE_TYPE}, "
+                f"found {len(summaries)}",
+            )
+        )
         return checks
     checks.extend(_summary(summaries[0], subjects, policy))
     return checks
@@ -92,11 +97,11 @@ def _checks(
 
 def _signature(envelope: Envelope, key: SSlibKey, where: str) -> Check:
     if signature_verifies(envelope, key):
-        named = key.keyid in envelope.signatures
-        hint = "" if named else f" (under key id(s) {', '.join(sorted(envelope.signatures))})"
-        return passed(
-            "attestation.signature", f"signed by key {key.keyid[:16]}…{hint}", where
-        )
+        labels = sorted(k for k in envelope.signatures if k != key.keyid)
+        hint = f" (labelled {', '.join(labels)})" if any(labels) else ""
+        if labels == [""]:
+            hint = " (the signature names no key id)"
+        return passed("attestation.signature", f"signed by key {key.keyid[:16]}…{hint}", where)
     return fail(
         "attestation.signature",
         f"no signature verifies under key {key.keyid[:16]}… over this payload type and payload",
@@ -122,7 +127,9 @@ def _statement(envelope: Envelope, where: str) -> tuple[dict[str, object] | None
         return None, fail("attestation.statement", f"payload is not JSON: {exc}", where)
     if not isinstance(statement, dict) or statement.get("_type") != STATEMENT_TYPE:
         return None, fail(
-            "attestation.statement", f"payload is not an in-toto Statement ({STATEMENT_TYPE})", where
+            "attestation.statement",
+            f"payload is not an in-toto Statement ({STATEMENT_TYPE})",
+            where,
         )
     found = statement.get("subject")
     if not isinstance(found, list) or not found or not all(_digested(s) for s in found):
@@ -177,7 +184,11 @@ def _summary(
     for wanted in subjects:
         named = digests.get(wanted.sha256)
         checks.append(
-            passed("attestation.subject", f"sha256 {wanted.sha256[:16]}… is subject {named}", wanted.name)
+            passed(
+                "attestation.subject",
+                f"sha256 {wanted.sha256[:16]}… is subject {named}",
+                wanted.name,
+            )
             if named is not None
             else fail(
                 "attestation.subject",
@@ -197,7 +208,9 @@ def _policy(recorded: object, policy: Digested) -> Check:
     sha = digest.get("sha256") if isinstance(digest, dict) else None
     uri = recorded.get("uri") if isinstance(recorded, dict) else None
     if isinstance(sha, str) and sha.lower() == policy.sha256:
-        return passed("attestation.policy", f"policy {uri} has sha256 {policy.sha256[:16]}…", policy.name)
+        return passed(
+            "attestation.policy", f"policy {uri} has sha256 {policy.sha256[:16]}…", policy.name
+        )
     return fail(
         "attestation.policy",
         f"the summary was verified under policy {uri} with sha256 {str(sha)[:16]}…, "

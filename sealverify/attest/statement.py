@@ -102,7 +102,7 @@ def vsa_statement(run: Run) -> dict[str, object]:
 
 
 def run_statement(run: Run) -> dict[str, object]:
-    """sealverify's own Statement of ``run``: the same subjects, its counts and options."""
+    """The run's own Statement of ``run``: the same subjects, its counts and its options."""
     return {
         "_type": STATEMENT_TYPE,
         "subject": _subjects(run.subjects),

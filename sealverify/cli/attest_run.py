@@ -33,6 +33,7 @@ __all__ = [
     "ENV_PREFIX",
     "Attesting",
     "attest_options",
+    "chain_inputs",
     "counts",
     "digest_file",
     "policy_of",
@@ -227,8 +228,11 @@ def counts(summary: Mapping[str, object]) -> dict[str, int]:
 def verify_inputs(
     paths: Sequence[str], approvals: Path | None, raw_lines: Sequence[Path]
 ) -> Iterable[Path | storage.Remote]:
-    """Every file ``verify`` read: each one its PATHs expand to (the same walk), each partition
-    attestation side file beside one, the --approvals file and the --raw-line files."""
+    """Every file ``verify`` read, by the same walk: what PATHs expand to, and the rest.
+
+    The rest: each partition attestation side file beside one, the --approvals file and the
+    --raw-line files.
+    """
     from sealverify.cli.verify_runner import expand
 
     for location, _ in expand(paths):
@@ -239,3 +243,21 @@ def verify_inputs(
     if approvals is not None:
         yield approvals
     yield from raw_lines
+
+
+def chain_inputs(
+    logs: Sequence[str], state_file: Path | None, receipts: Sequence[Path]
+) -> Iterable[Path]:
+    """Every file ``chain`` read: the logs, the --state-file, and each --receipts file.
+
+    Of a --receipts directory, its ``receipt-*.json`` files, as the binding reads them.
+    """
+    yield from map(Path, logs)
+    if state_file is not None:
+        yield state_file
+    for path in receipts:
+        if path.is_dir():
+            names = sorted(p.name for p in path.iterdir())
+            yield from (path / n for n in names if n.startswith("receipt-") and n.endswith(".json"))
+        else:
+            yield path
