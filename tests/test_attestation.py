@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import shutil
 from pathlib import Path
@@ -27,6 +28,7 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
 from sealverify import SealverifyError
+from sealverify.cli import github_action
 from sealverify.cli.main import cli
 from tests.conftest import ROOT
 
@@ -437,3 +439,36 @@ def test_what_cannot_run_is_a_usage_error(tmp_path: Path) -> None:
         _check(SPEC / "dsse-hello-world.json", pubkey="not-a-key")
     assert _check(tmp_path / "absent.jsonl").exit_code == 2
     assert not out.exists()
+
+
+# --- the GitHub Action: attest-key in, the attestation's path out --------------------------------
+
+
+def test_the_action_signs_with_its_attest_key_input_and_outputs_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    outputs = tmp_path / "output.txt"
+    env = {
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_WORKSPACE": str(ROOT),
+        "INPUT_PATHS": "fixtures/demo/receipts/verified-allow.receipt.json",
+        "INPUT_TRUST": "fixtures/demo/trust.json",
+        "INPUT_ALLOW_PUBLISHED_KEYS": "true",
+        "INPUT_SARIF": "",
+        "INPUT_ATTEST_KEY": (ATTEST / "key.pem").read_text(),
+        "INPUT_ATTESTATION": str(tmp_path / "gate.intoto.jsonl"),
+    }
+    out = io.StringIO()
+    assert github_action.main(env=env, out=out) == 0, out.getvalue()
+    assert "PRIVATE KEY" not in out.getvalue()  # the secret is never echoed
+    written = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+    assert written["attestation"] == str(tmp_path / "gate.intoto.jsonl")
+    receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
+    done = _check(Path(written["attestation"]), "--subject", receipt)
+    assert done.exit_code == 0, done.output
+    del env["INPUT_ATTEST_KEY"]
+    assert github_action.main(env=env, out=io.StringIO()) == 0
+    last = outputs.read_text().splitlines()
+    assert "attestation=" in last  # no key, no attestation
