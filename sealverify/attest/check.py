@@ -26,6 +26,8 @@ __all__ = ["attestation_verify_report"]
 # in-toto/attestation spec/v1/envelope.md: a JSON Statement, with or without the predicate name.
 _IN_TOTO_TYPE = re.compile(r"application/vnd\.in-toto(\.[A-Za-z0-9_.-]+)?\+json")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# SLSA's verificationResult words are the outcome words of attestation verify.
+_RESULTS = (Outcome.PASSED.value, Outcome.FAILED.value)
 
 
 def attestation_verify_report(
@@ -167,7 +169,7 @@ def _summary(
     checks: list[Check] = []
     if not isinstance(verifier, dict) or not isinstance(verifier.get("id"), str):
         checks.append(fail("attestation.predicate", "verifier.id is required", where))
-    elif result not in ("PASSED", "FAILED") or not isinstance(predicate.get("policy"), dict):
+    elif result not in _RESULTS or not isinstance(predicate.get("policy"), dict):
         checks.append(
             fail("attestation.predicate", "verificationResult and policy are required", where)
         )
@@ -177,7 +179,7 @@ def _summary(
         named = ", ".join(map(str, levels)) if isinstance(levels, list) else "no levels"
         checks.append(
             passed("attestation.result", f"PASSED: {named}", where)
-            if result == "PASSED"
+            if result == Outcome.PASSED
             else fail("attestation.result", "the verification it summarises FAILED", where)
         )
     digests = _sha256s(statement)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import rfc8785
 
+from sealverify.reports.outcomes import Outcome
+
 __all__ = [
     "PAYLOAD_TYPE",
     "RUN_PREDICATE_TYPE",
@@ -94,9 +96,9 @@ def vsa_statement(run: Run) -> dict[str, object]:
             "policy": {"uri": run.policy.name, "digest": {"sha256": run.policy.sha256}},
             # Receipts are the evidence verified, named as subjects; no attestation was input.
             "inputAttestations": [],
-            "verificationResult": "PASSED" if run.passed else "FAILED",
+            "verificationResult": (Outcome.PASSED if run.passed else Outcome.FAILED).value,
             # SLSA: the levels or properties verified, "or FAILED if policy verification failed".
-            "verifiedLevels": [run.rule] if run.passed else ["FAILED"],
+            "verifiedLevels": [run.rule] if run.passed else [Outcome.FAILED.value],
         },
     }
 

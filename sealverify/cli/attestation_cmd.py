@@ -15,7 +15,8 @@ __all__ = ["COMMANDS", "attestation"]
 
 _EXTRA_HINT = "attestation verify needs the attest extra: pip install 'sealverify[attest]'"
 _EXAMPLE = (
-    "sealverify attestation verify gate.intoto.jsonl --pubkey fixtures/attest/key.pub.pem \\\n"
+    "sealverify attestation verify fixtures/attest/demo.intoto.jsonl \\\n"
+    "      --pubkey fixtures/attest/key.pub.pem \\\n"
     "      --subject fixtures/demo/receipts/verified-allow.receipt.json \\\n"
     "      --policy fixtures/demo/trust.json"
 )
