@@ -151,7 +151,9 @@ def _digested(entry: object) -> bool:
 def _sha256s(statement: dict[str, object]) -> dict[str, str]:
     """The subjects' sha256 digests (lowercase hex), each with its subject's name."""
     found: dict[str, str] = {}
-    for entry in statement["subject"]:  # type: ignore[union-attr]
+    entries = statement["subject"]
+    assert isinstance(entries, list)  # _statement checked each entry has a digest object
+    for entry in entries:
         digest = entry["digest"].get("sha256")
         if isinstance(digest, str) and _SHA256.fullmatch(digest.lower()):
             found.setdefault(digest.lower(), str(entry.get("name", "")))
@@ -184,14 +186,14 @@ def _summary(
         )
     digests = _sha256s(statement)
     for wanted in subjects:
-        named = digests.get(wanted.sha256)
+        subject = digests.get(wanted.sha256)
         checks.append(
             passed(
                 "attestation.subject",
-                f"sha256 {wanted.sha256[:16]}… is subject {named}",
+                f"sha256 {wanted.sha256[:16]}… is subject {subject}",
                 wanted.name,
             )
-            if named is not None
+            if subject is not None
             else fail(
                 "attestation.subject",
                 f"sha256 {wanted.sha256[:16]}… of this file is no subject of the summary",

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 )
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
-from securesystemslib.signer import Signature, Signer, SSlibKey
+from securesystemslib.signer import Key, Signature, Signer, SSlibKey
 
 from sealverify.attest.statement import PAYLOAD_TYPE, payload
 
@@ -122,7 +122,9 @@ def signature_verifies(envelope: Envelope, key: SSlibKey) -> bool:
     signatures = dict(envelope.signatures)
     if key.keytype == "ecdsa":
         signatures = {keyid: _as_der(sig) for keyid, sig in signatures.items()}
-    offered = [SSlibKey(keyid, key.keytype, key.scheme, dict(key.keyval)) for keyid in signatures]
+    offered: list[Key] = [
+        SSlibKey(keyid, key.keytype, key.scheme, dict(key.keyval)) for keyid in signatures
+    ]
     checked = Envelope(envelope.payload, envelope.payload_type, signatures)
     try:
         checked.verify(offered, 1)
