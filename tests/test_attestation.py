@@ -31,12 +31,14 @@ from sealverify import SealverifyError
 from sealverify.cli import github_action
 from sealverify.cli.main import cli
 from tests.conftest import ROOT
+from tests.fleet_services import S3, s3_server
 
 DEMO = ROOT / "fixtures" / "demo"
 ATTEST = ROOT / "fixtures" / "attest"
 SPEC = ATTEST / "spec"
 VERIFIED = ("verified-allow.receipt.json", "verified-block.receipt.json")
 VSA = "https://slsa.dev/verification_summary/v1"
+__all__ = ["s3_server"]  # the fixture, imported for its test
 
 
 def sealverify(*args: str | Path) -> Result:
@@ -238,6 +240,26 @@ def test_a_url_input_is_a_subject_by_its_url(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     names = {s["name"] for s in _statement(_lines(out)[0])["subject"]}  # type: ignore[union-attr]
     assert names == {f"{url}/{name}" for name in VERIFIED}
+
+
+def test_each_object_of_an_s3_prefix_is_a_subject(s3_server: S3, tmp_path: Path) -> None:
+    receipts = _evidence(tmp_path)
+    s3_server.client().create_bucket(Bucket="gate")
+    s3_server.upload("gate", tmp_path, "day-1")
+    out = tmp_path / "s3.intoto.jsonl"
+    done = sealverify(
+        "verify", "s3://gate/day-1/receipts", "--trust", DEMO / "trust.json",
+        "--allow-published-keys", *s3_server.options(),
+        "--attest-key", ATTEST / "key.pem", "--attestation", out,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    found = {s["name"]: s["digest"]["sha256"] for s in _statement(_lines(out)[0])["subject"]}  # type: ignore[index, union-attr]
+    assert found == {
+        f"s3://gate/day-1/receipts/{name}": hashlib.sha256(
+            (receipts / name).read_bytes()
+        ).hexdigest()
+        for name in VERIFIED
+    }
 
 
 def test_an_ecdsa_key_from_an_environment_variable_signs(
