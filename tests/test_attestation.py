@@ -439,6 +439,21 @@ def test_what_is_no_envelope_is_failed_never_a_crash(tmp_path: Path, content: by
     assert done.exit_code == 1 and _failed(done) == {"attestation.envelope"}
 
 
+@pytest.mark.parametrize("where", ["file", "payload"])
+def test_hostile_depth_is_failed_never_a_crash(tmp_path: Path, where: str) -> None:
+    deep = b"[" * 100_000
+    if where == "payload":  # signed, so the Statement's own parse meets it
+        envelope = Envelope(b'{"_type":' + deep, "application/vnd.in-toto+json", {})
+        envelope.sign(CryptoSigner(ed25519.Ed25519PrivateKey.generate()))
+        deep = json.dumps(envelope.to_dict()).encode()
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(deep)
+    done = _check(path)
+    assert done.exit_code == 1
+    expected = "attestation.envelope" if where == "file" else "attestation.statement"
+    assert expected in _failed(done)
+
+
 def test_a_second_summary_in_the_file_fails(tmp_path: Path) -> None:
     lines = _lines(_attest(tmp_path))
     done = _check(_write(tmp_path / "twice.jsonl", [lines[0], *lines]))

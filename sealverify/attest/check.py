@@ -9,14 +9,13 @@ policy it was verified under has the digest of the trust file the caller holds.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
 from securesystemslib.dsse import Envelope
 from securesystemslib.signer import SSlibKey
 
-from sealverify.attest.envelope import open_envelope, read_documents, signature_verifies
+from sealverify.attest.envelope import loads, open_envelope, read_documents, signature_verifies
 from sealverify.attest.statement import STATEMENT_TYPE, VSA_PREDICATE_TYPE, Digested
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
 from sealverify.reports.outcomes import EXIT_CODES, Outcome
@@ -124,7 +123,7 @@ def _payload_type(envelope: Envelope, where: str) -> Check:
 
 def _statement(envelope: Envelope, where: str) -> tuple[dict[str, object] | None, Check]:
     try:
-        statement = json.loads(envelope.payload)
+        statement = loads(envelope.payload)
     except ValueError as exc:
         return None, fail("attestation.statement", f"payload is not JSON: {exc}", where)
     if not isinstance(statement, dict) or statement.get("_type") != STATEMENT_TYPE:

@@ -24,7 +24,7 @@ from securesystemslib.signer import Key, Signature, Signer, SSlibKey
 
 from sealverify.attest.statement import PAYLOAD_TYPE, payload
 
-__all__ = ["open_envelope", "read_documents", "sign_statements", "signature_verifies"]
+__all__ = ["loads", "open_envelope", "read_documents", "sign_statements", "signature_verifies"]
 
 
 def sign_statements(statements: Sequence[Mapping[str, object]], signer: Signer) -> bytes:
@@ -46,8 +46,12 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return found
 
 
-def _loads(text: str) -> object:
-    return json.loads(text, object_pairs_hook=_no_duplicates)
+def loads(text: str | bytes) -> object:
+    """Strict JSON: no duplicate member; hostile depth is a ValueError like any other refusal."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:  # nesting deeper than the interpreter's stack: not a crash
+        raise ValueError("nested too deeply") from None
 
 
 def read_documents(data: bytes) -> list[object] | str:
@@ -61,7 +65,7 @@ def read_documents(data: bytes) -> list[object] | str:
     except UnicodeDecodeError as exc:
         return f"not UTF-8: {exc}"
     try:
-        return [_loads(text)]  # one envelope, as the DSSE specification prints it
+        return [loads(text)]  # one envelope, as the DSSE specification prints it
     except ValueError:
         pass
     documents: list[object] = []
@@ -69,7 +73,7 @@ def read_documents(data: bytes) -> list[object] | str:
         if not line.strip():
             continue
         try:
-            documents.append(_loads(line))
+            documents.append(loads(line))
         except ValueError as exc:
             return f"line {number} is not a JSON document: {exc}"
     return documents or "no envelope in the file"
