@@ -150,6 +150,20 @@ def test_a_summary_names_every_input_and_the_report_and_passes(tmp_path: Path) -
     assert '"outcome": "PASSED"' in done.output
 
 
+def test_a_summary_says_when_published_keys_were_allowed(tmp_path: Path) -> None:
+    def said(done: Result) -> str:
+        report = json.loads(done.output[: done.output.rindex("}") + 1])
+        (run,) = [c for c in report["subjects"][0]["checks"] if c["id"] == "attestation.run"]
+        return str(run["reason"])
+
+    assert "--allow-published-keys was on" in said(_check(_attest(tmp_path)))
+    out = tmp_path / "unpinned.intoto.jsonl"
+    receipt = DEMO / "receipts" / VERIFIED[0]
+    key = ("--attest-key", ATTEST / "key.pem", "--attestation", out)
+    assert sealverify("verify", receipt, "--trust", DEMO / "trust.json", *key).exit_code == 3
+    assert said(_check(out)) == "verify exited 3"
+
+
 def test_a_failed_run_is_attested_failed_and_never_passes(tmp_path: Path) -> None:
     out = tmp_path / "gate.intoto.jsonl"
     done = sealverify(

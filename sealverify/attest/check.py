@@ -16,7 +16,12 @@ from securesystemslib.dsse import Envelope
 from securesystemslib.signer import SSlibKey
 
 from sealverify.attest.envelope import loads, open_envelope, read_documents, signature_verifies
-from sealverify.attest.statement import STATEMENT_TYPE, VSA_PREDICATE_TYPE, Digested
+from sealverify.attest.statement import (
+    RUN_PREDICATE_TYPE,
+    STATEMENT_TYPE,
+    VSA_PREDICATE_TYPE,
+    Digested,
+)
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
 from sealverify.reports.outcomes import EXIT_CODES, Outcome
 
@@ -93,7 +98,25 @@ def _checks(
         )
         return checks
     checks.extend(_summary(summaries[0], subjects, policy))
+    runs = [s for s in statements if s.get("predicateType") == RUN_PREDICATE_TYPE]
+    if len(runs) == 1:
+        checks.append(_run(runs[0]))
     return checks
+
+
+def _run(statement: dict[str, object]) -> Check:
+    """What the run Statement adds (info): the command, its exit code, published keys allowed.
+
+    Whether the run accepted published keys is what a PASSED summary alone does not show.
+    """
+    predicate = statement["predicate"]
+    assert isinstance(predicate, dict)
+    options = predicate.get("options")
+    allowed = isinstance(options, dict) and options.get("allow_published_keys") is True
+    said = f"{predicate.get('command')} exited {predicate.get('exitCode')}"
+    if allowed:
+        said += "; --allow-published-keys was on: signatures under published keys were accepted"
+    return info("attestation.run", said, "run summary", allow_published_keys=allowed)
 
 
 def _signature(envelope: Envelope, key: SSlibKey, where: str) -> Check:
