@@ -14,6 +14,8 @@ import hashlib
 import io
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import google.protobuf.json_format as pb_json
@@ -523,3 +525,26 @@ def test_the_action_signs_with_its_attest_key_input_and_outputs_the_path(
     assert github_action.main(env=env, out=io.StringIO()) == 0
     last = outputs.read_text().splitlines()
     assert "attestation=" in last  # no key, no attestation
+
+
+def test_without_the_attest_extra_both_commands_say_how_to_install_it(tmp_path: Path) -> None:
+    # A process in which securesystemslib cannot be imported, as on an install without it.
+    def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        probe = (
+            "import sys\n"
+            "sys.modules['securesystemslib'] = None\n"
+            "from sealverify.cli.main import main\n"
+            f"sys.argv = ['sealverify', *{[str(a) for a in args]!r}]\n"
+            "main()\n"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+        )
+
+    receipt = DEMO / "receipts" / VERIFIED[0]
+    out = tmp_path / "gate.intoto.jsonl"
+    done = run("verify", receipt, "--attest-key", ATTEST / "key.pem", "--attestation", out)
+    assert done.returncode == 2 and "pip install 'sealverify[attest]'" in done.stderr
+    done = run("attestation", "verify", ATTEST / "demo.intoto.jsonl", "--pubkey", receipt)
+    assert done.returncode == 2 and "pip install 'sealverify[attest]'" in done.stderr
+    assert not out.exists()
