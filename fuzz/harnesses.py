@@ -242,7 +242,12 @@ def _attestation_seeds() -> list[bytes]:
     whole = (_ATTEST / "demo.intoto.jsonl").read_bytes()
     lines = whole.splitlines()
     payloads = [base64.b64decode(json.loads(line)["payload"]) for line in lines]
-    return [whole, *lines, *payloads, (_ATTEST / "spec" / "dsse-hello-world.json").read_bytes()]
+    return [
+        whole,
+        *lines,
+        *payloads,
+        (seeds.ROOT / "tests" / "data" / "attestation" / "dsse-hello-world.json").read_bytes(),
+    ]
 
 
 def _json_seeds() -> list[bytes]:

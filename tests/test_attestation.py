@@ -2,7 +2,7 @@
 
 An attestation sealverify writes must verify with securesystemslib's own DSSE and parse with the
 in-toto attestation framework's Statement; the DSSE and SLSA specification examples
-(fixtures/attest/spec, PROVENANCE.md there) must be read by ``attestation verify``; and every
+(tests/data/attestation, PROVENANCE.md there) must be read by ``attestation verify``; and every
 change an attacker can make (a subject byte, a payload byte, the payload type, the key, the
 verdict re-signed under their own key, the policy) must be FAILED.
 """
@@ -32,12 +32,13 @@ from securesystemslib.signer import CryptoSigner, SSlibKey
 from sealverify import SealverifyError
 from sealverify.cli import github_action
 from sealverify.cli.main import cli
+from sealverify.testkit import attestsample
 from tests.conftest import ROOT
 from tests.fleet_services import S3, s3_server
 
 DEMO = ROOT / "fixtures" / "demo"
 ATTEST = ROOT / "fixtures" / "attest"
-SPEC = ATTEST / "spec"
+SPEC = ROOT / "tests" / "data" / "attestation"
 VERIFIED = ("verified-allow.receipt.json", "verified-block.receipt.json")
 VSA = "https://slsa.dev/verification_summary/v1"
 __all__ = ["s3_server"]  # the fixture, imported for its test
@@ -150,6 +151,18 @@ def test_a_summary_names_every_input_and_the_report_and_passes(tmp_path: Path) -
     )
     assert done.exit_code == 0, done.output
     assert '"outcome": "PASSED"' in done.output
+
+
+def test_the_sample_summary_is_what_verify_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fixtures/attest/demo.intoto.jsonl is minted by the testkit; verify writes it byte for byte.
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(attestsample.SAMPLE_EPOCH))
+    out = tmp_path / "demo.intoto.jsonl"
+    args = [str(out) if a.endswith("demo.intoto.jsonl") else a for a in attestsample.SAMPLE_ARGS]
+    assert sealverify(*args).exit_code == 0
+    assert out.read_bytes() == (ATTEST / "demo.intoto.jsonl").read_bytes()
 
 
 def test_a_summary_says_when_published_keys_were_allowed(tmp_path: Path) -> None:

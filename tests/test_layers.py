@@ -29,9 +29,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
-    ("kernel", "ruling", "forensics"),
+    ("kernel", "ruling", "forensics", "attest"),
     # The testkit mints evidence of every surface below it, partition attestations included.
-    ("receipts", "testkit", "attest"),
+    ("receipts", "testkit"),
     ("",),
     ("cli", "bench"),
     ("__main__",),

@@ -24,12 +24,12 @@ from sealverify.attest.statement import (
 )
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
 from sealverify.reports.outcomes import EXIT_CODES, Outcome
+from sealverify.wire.spelling import hex64_any_case
 
 __all__ = ["attestation_verify_report"]
 
 # in-toto/attestation spec/v1/envelope.md: a JSON Statement, with or without the predicate name.
 _IN_TOTO_TYPE = re.compile(r"application/vnd\.in-toto(\.[A-Za-z0-9_.-]+)?\+json")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 # SLSA's verificationResult words are the outcome words of attestation verify.
 _RESULTS = (Outcome.PASSED.value, Outcome.FAILED.value)
 
@@ -177,7 +177,7 @@ def _sha256s(statement: dict[str, object]) -> dict[str, str]:
     assert isinstance(entries, list)  # _statement checked each entry has a digest object
     for entry in entries:
         digest = entry["digest"].get("sha256")
-        if isinstance(digest, str) and _SHA256.fullmatch(digest.lower()):
+        if isinstance(digest, str) and hex64_any_case(digest):
             found.setdefault(digest.lower(), str(entry.get("name", "")))
     return found
 

@@ -8,17 +8,14 @@ SubjectPublicKeyInfo or a raw Ed25519 key as 64 hex digits.
 
 from __future__ import annotations
 
-import re
-
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_pem_public_key
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
 from sealverify.errors import InputFileError
+from sealverify.wire.spelling import hex64_any_case
 
 __all__ = ["AttestKeyError", "public_key", "signer"]
-
-_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class AttestKeyError(InputFileError):
@@ -43,7 +40,7 @@ def signer(pem: bytes, source: str) -> CryptoSigner:
 def public_key(text: bytes, source: str) -> SSlibKey:
     """A securesystemslib public key: a PEM SubjectPublicKeyInfo, or 64 hex digits (Ed25519)."""
     stripped = text.strip()
-    if _HEX64.fullmatch(stripped.decode("ascii", "replace")):
+    if hex64_any_case(stripped.decode("ascii", "replace")):
         raw = bytes.fromhex(stripped.decode("ascii"))
         try:
             return SSlibKey.from_crypto(ed25519.Ed25519PublicKey.from_public_bytes(raw))
