@@ -81,8 +81,10 @@ def _attest(tmp_path: Path, *extra: str | Path, key: Path = ATTEST / "key.pem") 
 
 
 def _check(attestation: Path, *extra: str | Path, pubkey: Path | str = ATTEST / "key.pub.pem"):
+    """attestation verify, as json; the sample key's secret is public, hence the flag."""
+    allow = "--allow-published-keys"
     return sealverify(
-        "attestation", "verify", attestation, "--pubkey", pubkey, "--format", "json", *extra
+        "attestation", "verify", attestation, "--pubkey", pubkey, "--format", "json", allow, *extra
     )
 
 
@@ -163,6 +165,16 @@ def test_the_sample_summary_is_what_verify_writes(
     args = [str(out) if a.endswith("demo.intoto.jsonl") else a for a in attestsample.SAMPLE_ARGS]
     assert sealverify(*args).exit_code == 0
     assert out.read_bytes() == (ATTEST / "demo.intoto.jsonl").read_bytes()
+
+
+def test_a_summary_signed_by_a_published_key_is_unpinned_without_the_flag(tmp_path: Path) -> None:
+    out = _attest(tmp_path)
+    pubkey = ("--pubkey", ATTEST / "key.pub.pem")
+    done = sealverify("attestation", "verify", out, *pubkey, "--format", "json")
+    assert done.exit_code == 3 and '"outcome": "UNPINNED"' in done.output
+    assert "authority.published-key" in done.output and _failed(done) == set()
+    assert _check(out).exit_code == 0  # --allow-published-keys: PASSED, the key still named
+    assert "authority.published-key" in _check(out).output
 
 
 def test_a_summary_says_when_published_keys_were_allowed(tmp_path: Path) -> None:

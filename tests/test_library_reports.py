@@ -354,9 +354,13 @@ def _attestation_cases() -> Iterator[Case]:
         return Digested(relative, hashlib.sha256(_bytes(relative)).hexdigest())
 
     attestation, subject = "fixtures/attest/demo.intoto.jsonl", "fixtures/demo/receipts"
-    for name in ("verified-allow.receipt.json", "fail-bypass.receipt.json"):
+    for name, allow in (
+        ("verified-allow.receipt.json", True),
+        ("fail-bypass.receipt.json", True),
+        ("verified-allow.receipt.json", False),  # the sample key is published: UNPINNED
+    ):
 
-        def library(_tmp: Path, name: str = name) -> tuple[str, int]:
+        def library(_tmp: Path, name: str = name, allow: bool = allow) -> tuple[str, int]:
             key = keys.public_key(_bytes("fixtures/attest/key.pub.pem"), "key")
             report = attestation_verify_report(
                 _bytes(attestation),
@@ -364,12 +368,14 @@ def _attestation_cases() -> Iterator[Case]:
                 [digested(f"{subject}/{name}")],
                 digested("fixtures/demo/trust.json"),
                 name="demo.intoto.jsonl",
+                allow_published_keys=allow,
             )
             return _report(report)
 
         args = ("attestation", "verify", attestation, "--pubkey", "fixtures/attest/key.pub.pem")
         args += ("--subject", f"{subject}/{name}", "--policy", "fixtures/demo/trust.json")
-        yield Case(f"attestation-verify-{name}", args, library)
+        args += ("--allow-published-keys",) if allow else ()
+        yield Case(f"attestation-verify-{name}-{allow}", args, library)
 
 
 CASES = [

@@ -23,7 +23,9 @@ from sealverify.attest.statement import (
     Digested,
 )
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
-from sealverify.reports.outcomes import EXIT_CODES, Outcome
+from sealverify.reports.outcomes import EXIT_CODES, Outcome, capped
+from sealverify.seal import publishedkeys
+from sealverify.seal.publishedkeys import PublishedKey
 from sealverify.wire.spelling import hex64_any_case
 
 __all__ = ["attestation_verify_report"]
@@ -41,17 +43,29 @@ def attestation_verify_report(
     policy: Digested | None = None,
     *,
     name: str = "attestation",
+    allow_published_keys: bool = False,
 ) -> Report:
     """The report ``sealverify attestation verify`` writes for the attestation file ``data``.
 
     ``key`` is the verifier's trusted key; ``subjects`` the files the caller names, each by its
     SHA-256; ``policy`` the trust file (or pins document) the caller expects. The one subject
-    is PASSED (exit 0) when every check passes, else FAILED (exit 1).
+    is FAILED (exit 1) when any check fails, else UNPINNED (exit 3) when ``key`` is a published
+    key (its secret is public: sealverify explain authority.published-key) and
+    ``allow_published_keys`` is False, else PASSED (exit 0).
     """
     checks = _checks(data, key, subjects, policy)
+    published = _published(key)
+    if published is not None:
+        checks.append(
+            publishedkeys.check_key("attestation", published, "--pubkey", allow_published_keys)
+        )
     failed = sum(1 for c in checks if c.status == "fail")
-    outcome = Outcome.FAILED if failed else Outcome.PASSED
-    summary = {"failed_checks": failed, "keyid": key.keyid}
+    outcome = Outcome.FAILED if failed else capped(Outcome.PASSED, checks, top=Outcome.PASSED)
+    summary = {
+        "failed_checks": failed,
+        "keyid": key.keyid,
+        "allow_published_keys": allow_published_keys,
+    }
     return Report(
         "attestation verify",
         (Subject(name, outcome, tuple(checks)),),
@@ -59,6 +73,13 @@ def attestation_verify_report(
         EXIT_CODES[outcome],
         layout="detail",
     )
+
+
+def _published(key: SSlibKey) -> PublishedKey | None:
+    """The published key ``key`` is, when it is an Ed25519 key whose secret is public."""
+    if key.keytype != "ed25519":
+        return None
+    return publishedkeys.lookup(str(key.keyval.get("public", "")).lower())
 
 
 def _checks(

@@ -7,8 +7,15 @@ from pathlib import Path
 import click
 
 from sealverify.cli.attest_run import digest_file
-from sealverify.cli.common import emit, format_option, output_option, read_input
+from sealverify.cli.common import (
+    allow_published_keys_option,
+    emit,
+    format_option,
+    output_option,
+    read_input,
+)
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "attestation"]
@@ -18,7 +25,7 @@ _EXAMPLE = (
     "sealverify attestation verify fixtures/attest/demo.intoto.jsonl \\\n"
     "      --pubkey fixtures/attest/key.pub.pem \\\n"
     "      --subject fixtures/demo/receipts/verified-allow.receipt.json \\\n"
-    "      --policy fixtures/demo/trust.json"
+    "      --policy fixtures/demo/trust.json --allow-published-keys"
 )
 
 
@@ -59,6 +66,7 @@ def attestation() -> None:
     help="The trust file (or pins document) the summary must have been verified under, "
     "matched by its sha256.",
 )
+@allow_published_keys_option
 @format_option()
 @output_option
 def verify_cmd(
@@ -66,6 +74,7 @@ def verify_cmd(
     pubkey: str,
     subjects: tuple[Path, ...],
     policy_path: Path | None,
+    allow_published_keys: bool,
     fmt: str,
     output: Path | None,
 ) -> int:
@@ -74,8 +83,9 @@ def verify_cmd(
     FAILED when no signature verifies under --pubkey (another key, a changed payload or
     payload type), the payload is not an in-toto Statement with one SLSA verification summary,
     the summary says FAILED, a --subject file is not one of its subjects, or its policy
-    digest is not that of --policy. Exit 2 only when it could not run (an unreadable file or
-    key, the attest extra missing).
+    digest is not that of --policy. A summary signed by a published key (sealverify explain
+    authority.published-key) is UNPINNED (exit 3) unless --allow-published-keys. Exit 2 only
+    when it could not run (an unreadable file or key, the attest extra missing).
     """
     try:
         from sealverify.attest import keys
@@ -93,9 +103,11 @@ def verify_cmd(
         [digest_file(path) for path in subjects],
         digest_file(policy_path) if policy_path is not None else None,
         name=name,
+        allow_published_keys=allow_published_keys,
     )
     outcome = report.subjects[0].outcome
-    emit(report, fmt, output, f"sealverify attestation verify: {name} {outcome}")
+    note = table.published_keys_note(report.summary)
+    emit(report, fmt, output, f"sealverify attestation verify: {name} {outcome}{note}")
     return report.exit_code
 
 

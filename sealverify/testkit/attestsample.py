@@ -13,9 +13,9 @@ from pathlib import Path
 
 from sealverify._version import __version__
 from sealverify.kernel.profiles import KERNEL_PROFILES
+from sealverify.testkit import keys
 
 __all__ = [
-    "ATTEST_SEED",
     "SAMPLE_ARGS",
     "SAMPLE_EPOCH",
     "SAMPLE_RECEIPTS",
@@ -24,8 +24,6 @@ __all__ = [
     "mint_attest",
 ]
 
-# The sample key's seed is the SHA-256 of this text: public, so never trust the key elsewhere.
-ATTEST_SEED = hashlib.sha256(b"sealverify attest demo key (public, for samples only)").digest()
 SAMPLE_RECEIPTS = ("verified-allow.receipt.json", "verified-block.receipt.json")
 SAMPLE_EPOCH = 1786000060  # SOURCE_DATE_EPOCH of the sample, the demo approval's judging time
 SAMPLE_TIME = "2026-08-06T07:07:40Z"
@@ -45,9 +43,10 @@ SAMPLE_ARGS = (
 _README = f"""\
 # A signed verification summary
 
-`key.pem` is an Ed25519 private key made for these samples from a public seed (the SHA-256 of
-the text `sealverify attest demo key (public, for samples only)`): anyone can sign with it, so
-**never trust it outside these samples**. `key.pub.pem` is its public key.
+`key.pem` is the testkit's `ATTEST_KEY`, an Ed25519 key whose seed is public (the SHA-256 of
+the text `sealverify-demo-attest-key`): anyone can sign with it, so **never trust it outside
+these samples**; `attestation verify` names it a published key and accepts it only with
+`--allow-published-keys`. `key.pub.pem` is its public key.
 
 `demo.intoto.jsonl` is the signed verification summary (docs/attestation.md) of the two demo
 receipts that verify, as this command writes it from the repository root:
@@ -65,7 +64,7 @@ def attest_key_pem() -> tuple[bytes, bytes]:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    key = ed25519.Ed25519PrivateKey.from_private_bytes(ATTEST_SEED)
+    key = ed25519.Ed25519PrivateKey.from_private_bytes(keys.ATTEST_KEY.seed)
     private = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
