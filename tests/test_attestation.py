@@ -537,6 +537,7 @@ def test_the_action_signs_with_its_attest_key_input_and_outputs_the_path(
         "INPUT_SARIF": "",
         "INPUT_ATTEST_KEY": (ATTEST / "key.pem").read_text(),
         "INPUT_ATTESTATION": str(tmp_path / "gate.intoto.jsonl"),
+        "INPUT_REPORT": str(tmp_path / "report.jsonl"),
     }
     out = io.StringIO()
     assert github_action.main(env=env, out=out) == 0, out.getvalue()
@@ -544,7 +545,8 @@ def test_the_action_signs_with_its_attest_key_input_and_outputs_the_path(
     written = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
     assert written["attestation"] == str(tmp_path / "gate.intoto.jsonl")
     receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
-    done = _check(Path(written["attestation"]), "--subject", receipt)
+    report = tmp_path / "report.jsonl"  # the same bytes as the run's own report, a subject
+    done = _check(Path(written["attestation"]), "--subject", receipt, "--subject", report)
     assert done.exit_code == 0, done.output
     del env["INPUT_ATTEST_KEY"]
     assert github_action.main(env=env, out=io.StringIO()) == 0
