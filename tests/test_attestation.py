@@ -30,7 +30,7 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
 from sealverify import SealverifyError
-from sealverify.cli import github_action
+from sealverify.cli import github_action, verify_cmd
 from sealverify.cli.main import cli
 from sealverify.testkit import attestsample
 from tests.conftest import ROOT
@@ -234,6 +234,46 @@ def test_the_pins_are_the_policy_when_there_is_no_trust_file(tmp_path: Path) -> 
     (tmp_path / "pins.json").write_bytes(canonical)
     assert _check(out, "--policy", tmp_path / "pins.json").exit_code == 1  # FAILED: UNPINNED run
     assert "attestation.policy" not in _failed(_check(out, "--policy", tmp_path / "pins.json"))
+
+
+@pytest.mark.parametrize("change", ["a byte", "a new file"])
+def test_an_input_changed_during_the_run_is_refused_not_attested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    # The change happens while the run is under way: as its report is being built.
+    receipts = _evidence(tmp_path)
+    real = verify_cmd.build_report_from_tally
+
+    def changing(*args: object, **kwargs: object) -> object:
+        if change == "a byte":
+            receipt = receipts / VERIFIED[0]
+            receipt.write_bytes(receipt.read_bytes().replace(b"{", b"{ ", 1))
+        else:
+            shutil.copy(DEMO / "receipts" / "fail-bypass.receipt.json", receipts / "late.json")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verify_cmd, "build_report_from_tally", changing)
+    out = tmp_path / "gate.intoto.jsonl"
+    done = sealverify(
+        "verify", receipts, "--trust", DEMO / "trust.json", "--allow-published-keys",
+        "--attest-key", ATTEST / "key.pem", "--attestation", out,
+    )  # fmt: skip
+    assert done.exit_code == 2 and "changed while the run read them" in done.output
+    assert not out.exists()
+
+
+def test_a_report_inside_the_walked_directory_is_no_change(tmp_path: Path) -> None:
+    receipts = _evidence(tmp_path)
+    report = receipts / "report.json"
+    report.write_text("{}")  # a report of an earlier run, replaced by this one
+    out = tmp_path / "gate.intoto.jsonl"
+    done = sealverify(
+        "verify", receipts, "--trust", DEMO / "trust.json",
+        "--allow-published-keys", "--format", "json", "--output", report,
+        "--attest-key", ATTEST / "key.pem", "--attestation", out,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert _check(out, "--subject", report).exit_code == 0
 
 
 def test_chain_and_approval_attest_too(tmp_path: Path) -> None:

@@ -141,6 +141,8 @@ def approval(
     # Expiry is always judged: at --at, else now (the CLI reads the clock; the core never does).
     judged_at = at_ms if at_ms is not None else time.time_ns() // 1_000_000
     attesting = attest_run.start(attest_key, attestation_path, (*tokens, frame_path))
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs([*map(Path, tokens), Path(frame_path)])
     frame = read_input(frame_path)
     if len(split_stdio(frame)) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")

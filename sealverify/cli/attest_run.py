@@ -1,9 +1,9 @@
 """``--attest-key KEY --attestation FILE``: a run's signed verification summary, written last.
 
-``verify``, ``chain`` and ``approval`` take the two options; after the run and its report are
-done, the inputs it read and the report it wrote are hashed here (from the paths the run
-expanded, read again once the run is over), and ``sealverify.attest`` signs the two Statements
-(docs/attestation.md). The attest package and securesystemslib are imported only when the
+``verify``, ``chain`` and ``approval`` take the two options; the inputs are hashed here from
+the paths the run expands, before any work and again once the run and its report are done (a
+change in between refuses the run), the report too, and ``sealverify.attest`` signs the two
+Statements (docs/attestation.md). The attest package and securesystemslib are imported only when the
 options are given, so a run without them loads neither.
 """
 
@@ -70,12 +70,22 @@ def attest_options(func: F) -> F:
     )(func)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attesting:
-    """An attestation asked for: its signer, checked before any work, and where it goes."""
+    """An attestation asked for: its signer, checked before any work, and where it goes.
+
+    ``before`` holds the inputs' digests read before the run (:meth:`read_inputs`): the
+    inputs are hashed again when the summary is written, and a run whose inputs changed in
+    between is refused (exit 2): a summary does not name inputs that changed under the run.
+    """
 
     signer: CryptoSigner
     path: Path
+    before: dict[str, str] | None = None
+
+    def read_inputs(self, inputs: Iterable[str | Path | storage.Remote]) -> None:
+        """Hash the run's inputs before any work (each read once more when the run is over)."""
+        self.before = {d.name: d.sha256 for d in _subjects(inputs, None)}
 
     def write(
         self,
@@ -94,6 +104,8 @@ class Attesting:
         from sealverify.kernel.profiles import KERNEL_PROFILES
 
         subjects = _subjects(inputs, report)
+        if self.before is not None:
+            _unchanged(self.before, subjects, report)
         run = Run(
             command=command,
             exit_code=exit_code,
@@ -148,6 +160,20 @@ def start(
     except OSError as exc:
         raise click.UsageError(f"--attest-key {attest_key}: {exc.strerror or exc}") from None
     return Attesting(keys.signer(data, f"--attest-key {attest_key}"), path)
+
+
+def _unchanged(before: Mapping[str, str], after: Sequence[Digested], report: Path | None) -> None:
+    """Refuse (exit 2) when an input's bytes, or the set of inputs, changed during the run."""
+    now = {d.name: d.sha256 for d in after}
+    if report is not None:  # written by the run itself, even inside a directory it walked
+        before = {n: d for n, d in before.items() if n != report.as_posix()}
+        now.pop(report.as_posix(), None)
+    changed = sorted(n for n in before.keys() | now.keys() if before.get(n) != now.get(n))
+    if changed:
+        raise click.UsageError(
+            f"--attestation: {len(changed)} input(s) changed while the run read them, "
+            f"first {changed[0]}; no summary written"
+        )
 
 
 def _writable(path: Path) -> None:

@@ -165,6 +165,8 @@ def chain(
     if start_head is not None and not HEX64.fullmatch(start_head):
         raise click.UsageError("--start-head must be 64 hex digits")
     attesting = attest_run.start(attest_key, attestation_path, logs)
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs(attest_run.chain_inputs(logs, state_file, receipts))
     sources = _read_logs(logs)
     options = ChainOptions(
         expect_head=expect_head,

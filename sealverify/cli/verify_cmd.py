@@ -324,6 +324,8 @@ def verify(
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs(attest_run.verify_inputs(paths, approvals_file, raw_line_files))
     jobs = _jobs(jobs_text) if jobs_text is not None else 0
     # One process (--jobs 1) verifies what the session grouping read and parsed, up to _KEEP,
     # rather than read each file twice; workers and cluster tasks read their own files.
