@@ -23,14 +23,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".[dev]")
+    session.install("-e", ".[dev,attest]")  # sealverify.attest imports securesystemslib
     session.run("mypy", "--strict", "sealverify", "fuzz")
 
 
 @nox.session
 def fixtures(session: nox.Session) -> None:
     """Regenerate fixtures/ with the project's own minting code; the tree must stay clean."""
-    session.install("-e", ".")
+    session.install("-e", ".[attest]")  # fixtures/attest: a summary signed through it
     session.run("python", "-m", "sealverify.testkit.mintfixtures", "fixtures")
     session.run("git", "diff", "--exit-code", "--", "fixtures", external=True)
 
@@ -56,6 +56,6 @@ def fuzz(session: nox.Session) -> None:
 
     Arguments go to the harness run: ``nox -s fuzz -- --seconds N HARNESS...``.
     """
-    session.install("-e", ".[fuzz]")
+    session.install("-e", ".[fuzz,attest]")  # the attestation harness signs its payloads
     session.run("python", "-m", "fuzz", "complexity")
     session.run("python", "-m", "fuzz", "all", *session.posargs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -218,6 +219,37 @@ def _meta_seeds() -> list[bytes]:
     return found or [b"{}"]
 
 
+_ATTEST = seeds.FIXTURES / "attest"
+
+
+def _attestation_verify(data: bytes) -> None:
+    # Half the inputs are the attestation file itself; the other half a payload, signed here in
+    # a DSSE envelope under the demo key, so mutations reach the Statement behind the signature.
+    if len(data) % 2:
+        from securesystemslib.dsse import Envelope
+
+        from sealverify.attest.keys import signer
+
+        envelope = Envelope(data, "application/vnd.in-toto+json", {})
+        envelope.sign(signer((_ATTEST / "key.pem").read_bytes(), "demo key"))
+        data = json.dumps(envelope.to_dict()).encode()
+    path = _write("gate.intoto.jsonl", data)
+    pubkey, subject = str(_ATTEST / "key.pub.pem"), str(CALL)
+    run_cli(["attestation", "verify", path, "--pubkey", pubkey, "--subject", subject])
+
+
+def _attestation_seeds() -> list[bytes]:
+    whole = (_ATTEST / "demo.intoto.jsonl").read_bytes()
+    lines = whole.splitlines()
+    payloads = [base64.b64decode(json.loads(line)["payload"]) for line in lines]
+    return [
+        whole,
+        *lines,
+        *payloads,
+        (seeds.ROOT / "tests" / "data" / "attestation" / "dsse-hello-world.json").read_bytes(),
+    ]
+
+
 def _json_seeds() -> list[bytes]:
     return seeds.files(seeds.FIXTURES, "*.json*") + seeds.files(
         seeds.SHARED / "vectors" / "JSONTestSuite", "*.json", 300
@@ -234,6 +266,7 @@ _ALL = (
     Harness("partition-emit", "sealverify partition emit", seeds.frames, _partition_emit),
     Harness("partition-verify", "partition verify", _partition_seeds, _partition_verify),
     Harness("diff", "sealverify diff", _diff_seeds, _diff),
+    Harness("attestation", "attestation verify", _attestation_seeds, _attestation_verify),
     Harness("tools", "tools digest, tools compare --capture-a", _tools_seeds, _tools),
     Harness("skills", "sealverify skill verify", _skill_seeds, _skill),
     Harness("wording", "sealverify lint", _wording_seeds, _wording, structured=False),

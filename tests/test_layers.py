@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("wire", "reports"),
     ("seal", "definitions"),
     ("mcp", "history"),
-    ("kernel", "ruling", "forensics"),
+    ("kernel", "ruling", "forensics", "attest"),
     # The testkit mints evidence of every surface below it, partition attestations included.
     ("receipts", "testkit"),
     ("",),
@@ -68,6 +68,13 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),  # policies, key file
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),  # profile names
+    # signed verification summaries (the attest extra), imported only when asked for
+    ("sealverify.cli.attest_run", "sealverify.attest.envelope"),
+    ("sealverify.cli.attest_run", "sealverify.attest.keys"),
+    ("sealverify.cli.attest_run", "sealverify.attest.statement"),
+    ("sealverify.cli.attest_run", "sealverify.kernel.profiles"),  # verifier.version
+    ("sealverify.cli.attestation_cmd", "sealverify.attest.check"),
+    ("sealverify.cli.attestation_cmd", "sealverify.attest.keys"),
 }
 
 

@@ -9,6 +9,7 @@ make them differ; ``test_a_cli_that_adds_a_check_is_caught`` shows that it does.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -341,6 +342,42 @@ def _other_cases() -> Iterator[Case]:
     yield Case("decide", (*args, "--now", "0", "fixtures/decide/calls.bin"), decide)
 
 
+# attestation verify ----------------------------------------------------------------------
+
+
+def _attestation_cases() -> Iterator[Case]:
+    from sealverify.attest import keys
+    from sealverify.attest.check import attestation_verify_report
+    from sealverify.attest.statement import Digested
+
+    def digested(relative: str) -> Digested:
+        return Digested(relative, hashlib.sha256(_bytes(relative)).hexdigest())
+
+    attestation, subject = "fixtures/attest/demo.intoto.jsonl", "fixtures/demo/receipts"
+    for name, allow in (
+        ("verified-allow.receipt.json", True),
+        ("fail-bypass.receipt.json", True),
+        ("verified-allow.receipt.json", False),  # the sample key is published: UNPINNED
+    ):
+
+        def library(_tmp: Path, name: str = name, allow: bool = allow) -> tuple[str, int]:
+            key = keys.public_key(_bytes("fixtures/attest/key.pub.pem"), "key")
+            report = attestation_verify_report(
+                _bytes(attestation),
+                key,
+                [digested(f"{subject}/{name}")],
+                digested("fixtures/demo/trust.json"),
+                name="demo.intoto.jsonl",
+                allow_published_keys=allow,
+            )
+            return _report(report)
+
+        args = ("attestation", "verify", attestation, "--pubkey", "fixtures/attest/key.pub.pem")
+        args += ("--subject", f"{subject}/{name}", "--policy", "fixtures/demo/trust.json")
+        args += ("--allow-published-keys",) if allow else ()
+        yield Case(f"attestation-verify-{name}-{allow}", args, library)
+
+
 CASES = [
     *_verify_cases(),
     *_frame_cases(),
@@ -352,6 +389,7 @@ CASES = [
     *_tools_cases(),
     *_skill_cases(),
     *_other_cases(),
+    *_attestation_cases(),
 ]
 
 # The commands whose output is no library report: `explain` prints the catalogue's text, and
@@ -387,8 +425,10 @@ def test_every_command_has_a_case() -> None:
 
     covered = {c.args[0] for c in CASES}
     assert covered | NOT_REPORTS == set(command_modules())
-    subcommands = {c.args[:2] for c in CASES if c.args[0] in ("partition", "tools", "skill")}
+    grouped = ("partition", "tools", "skill", "attestation")
+    subcommands = {c.args[:2] for c in CASES if c.args[0] in grouped}
     assert subcommands == {
+        ("attestation", "verify"),
         ("partition", "emit"),
         ("partition", "verify"),
         ("tools", "digest"),

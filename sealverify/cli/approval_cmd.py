@@ -18,6 +18,7 @@ from sealverify import (
     split_tokens,
     stdio_frame_count,
 )
+from sealverify.cli import attest_run
 from sealverify.cli.common import (
     allow_published_keys_option,
     format_option,
@@ -100,6 +101,7 @@ __all__ = ["COMMANDS", "approval"]
 )
 @format_option()
 @output_option
+@attest_run.attest_options
 def approval(
     tokens: tuple[str, ...],
     pubkey: str,
@@ -111,6 +113,8 @@ def approval(
     waive: tuple[str, ...],
     fmt: str,
     output: Path | None,
+    attest_key: str | None,
+    attestation_path: Path | None,
 ) -> int:
     """Check ApprovalRecord v2 token files (NDJSON, one token per line).
 
@@ -136,6 +140,9 @@ def approval(
             raise click.UsageError(f"--target-spec: not strict JSON: {exc}") from None
     # Expiry is always judged: at --at, else now (the CLI reads the clock; the core never does).
     judged_at = at_ms if at_ms is not None else time.time_ns() // 1_000_000
+    attesting = attest_run.start(attest_key, attestation_path, (*tokens, frame_path))
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs([*map(Path, tokens), Path(frame_path)])
     frame = read_input(frame_path)
     if stdio_frame_count(frame) != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
@@ -171,6 +178,17 @@ def approval(
         f"{tally.unpinned} UNPINNED (published key)" + table.published_keys_note(report.summary),
         err=True,
     )
+    if attesting is not None:  # last: it names the report and says PASSED only for exit 0
+        attesting.write(
+            "approval",
+            report.exit_code,
+            "SEALVERIFY_APPROVAL_VALID",
+            [*map(Path, tokens), Path(frame_path)],
+            attest_run.policy_of(None, {"approval": [pubkey], "waive": sorted(waive)}),
+            attest_run.counts(report.summary),
+            {"server": server, "at": at_ms, "allow_published_keys": allow_published_keys},
+            output,
+        )
     return report.exit_code
 
 

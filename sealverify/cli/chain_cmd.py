@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from sealverify import ChainOptions, ReceiptGroup, __version__, chain_report
+from sealverify.cli import attest_run
 from sealverify.cli.common import (
     HEX64,
     emit,
@@ -137,6 +138,7 @@ def _read_blocks(path: Path, advance: Advance) -> bytes:
 )
 @format_option()
 @output_option
+@attest_run.attest_options
 def chain(
     logs: tuple[str, ...],
     expect_head: str | None,
@@ -147,6 +149,8 @@ def chain(
     state: str | None,
     fmt: str,
     output: Path | None,
+    attest_key: str | None,
+    attestation_path: Path | None,
 ) -> int:
     """Verify seal-host's audit chain from stderr captures, in the order given.
 
@@ -160,6 +164,9 @@ def chain(
         raise click.UsageError("--expect-head must be 64 hex digits")
     if start_head is not None and not HEX64.fullmatch(start_head):
         raise click.UsageError("--start-head must be 64 hex digits")
+    attesting = attest_run.start(attest_key, attestation_path, logs)
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs(attest_run.chain_inputs(logs, state_file, receipts))
     sources = _read_logs(logs)
     options = ChainOptions(
         expect_head=expect_head,
@@ -200,6 +207,22 @@ def chain(
         f"sealverify chain: {report.summary['records']} record(s), "
         f"{report.summary['other_lines']} other line(s) skipped, {chain_subject.outcome}{first}",
     )
+    if attesting is not None:  # last: it names the report and says PASSED only for exit 0
+        anchors = {
+            "expect_head": [expect_head] if expect_head else [],
+            "start_head": [start_head] if start_head else [],
+            "expect_count": [] if expect_count is None else [str(expect_count)],
+        }
+        attesting.write(
+            "chain",
+            report.exit_code,
+            "SEALVERIFY_CHAIN_INTACT_ANCHORED",
+            attest_run.chain_inputs(logs, state_file, receipts),
+            attest_run.policy_of(None, anchors),
+            attest_run.counts(report.summary),
+            {"logs": list(logs), "history": state is not None, "format": fmt},
+            output,
+        )
     return report.exit_code
 
 

@@ -45,6 +45,8 @@ GATES: dict[str, frozenset[int]] = {
 }
 _OUTCOMES = RECEIPT_OUTCOMES
 _GLOB = re.compile(r"[*?\[]")
+# The attest-key input (a secret) as action.yml passes it; verify reads it as --attest-key env:.
+ATTEST_KEY_ENV = "INPUT_ATTEST_KEY"
 _MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold every receipt
 _MAX_ROWS = 100  # receipts listed in the run summary
 
@@ -68,6 +70,10 @@ class Inputs:
     report: str = ""
     report_format: str = "jsonl"
     working_directory: str = "."
+    # A signed verification summary (docs/attestation.md): the key arrives as a secret in the
+    # environment (ATTEST_KEY_ENV), never on a command line; the file goes to ``attestation``.
+    attest_key: bool = False
+    attestation: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Inputs:
@@ -96,6 +102,8 @@ class Inputs:
             report=get("report"),
             report_format=get("format", "jsonl"),
             working_directory=get("working-directory", "."),
+            attest_key=bool(get("attest-key")),
+            attestation=get("attestation", "sealverify.intoto.jsonl"),
         )
         inputs.check()
         return inputs
@@ -147,6 +155,9 @@ class Inputs:
         args += [a for pin in self.kernel_sha256 for a in ("--kernel-sha256", pin)]
         if self.allow_published_keys:
             args.append("--allow-published-keys")
+        if self.attest_key:
+            attestation = self.resolve(self.attestation)
+            args += ["--attest-key", f"env:{ATTEST_KEY_ENV}", "--attestation", attestation]
         return args
 
 
@@ -418,7 +429,9 @@ def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
     with _links(_source_url(env)), tempfile.TemporaryDirectory(prefix="sealverify-action-") as tmp:
         lines_path = os.path.join(tmp, "report.jsonl")
         command = [sys.executable, "-m", "sealverify", *inputs.verify_args(lines_path)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        # The signing key reaches verify only through its environment (--attest-key env:NAME).
+        child = {**os.environ, ATTEST_KEY_ENV: env[ATTEST_KEY_ENV]} if inputs.attest_key else None
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=child)
         for line in done.stderr.splitlines():
             out.write(_neutral(line) + "\n")
         if done.returncode == 2 or not os.path.exists(lines_path):
@@ -458,6 +471,7 @@ def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
                 "rederived-not-evaluated": rederived.get("not-evaluated", 0),
                 "sarif": inputs.resolve(inputs.sarif) if inputs.sarif else "",
                 "report": inputs.resolve(inputs.report) if inputs.report else "",
+                "attestation": inputs.resolve(inputs.attestation) if inputs.attest_key else "",
                 "passed": "true" if step_code == 0 else "false",
             }
         ),

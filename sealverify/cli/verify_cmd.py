@@ -25,7 +25,7 @@ from sealverify import (
     load_trust_file,
     raw_line_index,
 )
-from sealverify.cli import cluster, storage
+from sealverify.cli import attest_run, cluster, storage
 from sealverify.cli.common import (
     HEX64,
     allow_published_keys_option,
@@ -269,6 +269,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
     "(no-color.org); always also in a pipe (for less -R).",
 )
 @output_option
+@attest_run.attest_options
 def verify(
     paths: tuple[str, ...],
     config_pins: tuple[str, ...],
@@ -289,6 +290,8 @@ def verify(
     fmt: str,
     color: str,
     output: Path | None,
+    attest_key: str | None,
+    attestation_path: Path | None,
 ) -> int:
     """Verify seal decision receipts: signatures, bindings, pins and the P-ENFORCE outcome.
 
@@ -305,6 +308,7 @@ def verify(
         if not HEX64.fullmatch(pin):  # lowercased by the option's callback
             raise click.UsageError(f"--kernel-sha256 {pin!r}: expected 64 hex digits (either case)")
     trust = _trust(config_pins, receipt_pins, approval_pins, trust_file)
+    attesting = attest_run.start(attest_key, attestation_path)
     try:
         options = VerifyOptions(
             trust=trust,
@@ -320,6 +324,8 @@ def verify(
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
+    if attesting is not None:  # hashed now and again at the end: a changed input is refused
+        attesting.read_inputs(attest_run.verify_inputs(paths, approvals_file, raw_line_files))
     jobs = _jobs(jobs_text) if jobs_text is not None else 0
     # One process (--jobs 1) verifies what the session grouping read and parsed, up to _KEEP,
     # rather than read each file twice; workers and cluster tasks read their own files.
@@ -449,6 +455,25 @@ def verify(
             raise click.UsageError(f"--state: {exc}") from None
         finally:
             store.close()
+    if attesting is not None:  # last: it names the report and says PASSED only for exit 0
+        pins = {"config": config_pins, "receipt": receipt_pins, "approval": approval_pins}
+        attesting.write(
+            "verify",
+            report.exit_code,
+            "SEALVERIFY_VERIFIED_REDERIVED",
+            attest_run.verify_inputs(paths, approvals_file, raw_line_files),
+            attest_run.policy_of(trust_file, {**pins, "kernel": kernel_pins}),
+            attest_run.counts(summary),
+            {
+                "paths": list(paths),
+                "allow_published_keys": allow_published_keys,
+                "rederive": not no_rederive,
+                "waive": sorted(waive),
+                "history": state_path is not None,
+                "format": fmt,
+            },
+            output,
+        )
     return report.exit_code
 
 

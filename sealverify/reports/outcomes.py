@@ -57,8 +57,9 @@ class Outcome(StrEnum):
     DECLINE = "DECLINE"
     INVALID = "INVALID"
     REFUSED = "REFUSED"
-    # partition verify
+    # partition verify; attestation verify (with PASSED, SLSA's verificationResult words)
     FAILED = "FAILED"
+    PASSED = "PASSED"
     # chain
     INTACT = "INTACT"
     BROKEN = "BROKEN"
@@ -111,6 +112,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         Outcome.INVALID: 1,
         Outcome.REFUSED: 1,
         Outcome.FAILED: 1,
+        Outcome.PASSED: 0,
         Outcome.INTACT: 0,
         Outcome.BROKEN: 1,
         Outcome.UNANCHORED: 3,

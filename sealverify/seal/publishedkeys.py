@@ -320,6 +320,9 @@ _TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("33eeb75bcee9e2349937c1cc205a4673e0e0563e19a1dc8617995bcd7f9174de",
      "sha256:sealverify-demo-approver-key",
      ("testkit:APPROVER_KEY",)),
+    ("615b747b68820014ceaa37023386e687372f9ab8676b41b3794217a0b232e472",
+     "sha256:sealverify-demo-attest-key",
+     ("testkit:ATTEST_KEY",)),
 )
 # fmt: on
 

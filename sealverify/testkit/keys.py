@@ -71,6 +71,10 @@ OTHER_RECEIPT_KEY = demo_key("other-receipt")
 APPROVER_KEY = demo_key("approver")
 
 
+# Signs the sample verification summary (fixtures/attest, testkit/attestsample.py).
+ATTEST_KEY = demo_key("attest")
+
+
 # RFC 8032 §7.1 TEST 1: its secret key is published in the RFC; seal's fleet fixtures use it
 # as their config signer, which lets tests re-mint those fixtures byte for byte.
 RFC8032_TEST1_KEY = TestKey(

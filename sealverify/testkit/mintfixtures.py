@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sealverify.seal.objectb import OBJECT_B_V2
-from sealverify.testkit import mint, samples
+from sealverify.testkit import attestsample, mint, samples
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = ["GENERATORS", "demo_receipts", "main", "mint_demo", "mint_frames"]
@@ -290,6 +290,7 @@ def mint_demo(root: Path) -> None:
 GENERATORS: list[Callable[[Path], None]] = [
     mint_frames,
     mint_demo,
+    attestsample.mint_attest,  # after demo/: it signs a summary of two demo receipts
     samples.mint_chain,
     samples.mint_approval,
     samples.mint_partition,

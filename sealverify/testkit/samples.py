@@ -244,6 +244,9 @@ docs/examples.md runs a command on each folder, exactly as written there.
   to judge (one allowed, one guarded).
 - `lint/` (`lint`): `good.md`, a note that follows the wording rules; `bad.md`, one that calls
   a key "inert".
+- `attest/` (`attestation verify`): `demo.intoto.jsonl`, a signed verification summary of two
+  demo receipts; `key.pem`, the signing key (its seed is public), and `key.pub.pem`; see
+  `attest/README.md`.
 """
 
 
