@@ -7,11 +7,38 @@ import nox
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
+# Every CPython the project supports (pyproject.toml: requires-python >= 3.11); CI runs the
+# oldest and the newest (.ci/run). `nox -s tests-3.13` picks one.
+PYTHONS = ["3.11", "3.12", "3.13"]
+# The newest Python's run in CI: the byte rules, the receipt, frame and report paths, the
+# fast/reference switch and the --jobs workers, a few minutes where the whole suite takes ten.
+QUICK = [
+    "tests/test_strictjson.py",
+    "tests/test_verify.py",
+    "tests/test_verify_bindings.py",
+    "tests/test_verify_document.py",
+    "tests/test_verify_cli.py",
+    "tests/test_adversarial_receipts.py",
+    "tests/test_frame_core.py",
+    "tests/test_jsonl.py",
+    "tests/test_sarif_schema.py",
+    "tests/test_junit_wellformed.py",
+    "tests/test_streamed_reports.py",
+    "tests/test_fast_switch.py",
+    "tests/test_worker_pool.py",
+    "tests/test_verify_perf.py",
+]
 
-@nox.session
+
+@nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
+    """The whole suite; ``nox -s tests-3.13 -- --quick`` runs the QUICK modules only."""
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    args = list(session.posargs)
+    if "--quick" in args:
+        args.remove("--quick")
+        args = [*QUICK, *args]
+    session.run("python", "-m", "pytest", *args)
 
 
 @nox.session
@@ -37,9 +64,13 @@ def fixtures(session: nox.Session) -> None:
 
 @nox.session
 def catalogue(session: nox.Session) -> None:
-    """Regenerate the id table in docs/checks.md from sealverify/catalogue/checks.toml."""
+    """Regenerate the id table in docs/checks.md from sealverify/catalogue/checks.toml.
+
+    The tree must stay clean: a catalogue entry without its row in docs/checks.md fails.
+    """
     session.install("-e", ".")
     session.run("python", "-m", "sealverify.catalogue", "docs/checks.md")
+    session.run("git", "diff", "--exit-code", "--", "docs/checks.md", external=True)
 
 
 @nox.session

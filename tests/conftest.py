@@ -1,4 +1,4 @@
-"""Shared test helpers: where ../shared is, and skipping cleanly when it is absent."""
+"""Shared test helpers: where the upstream data is, and skipping cleanly when it is absent."""
 
 from __future__ import annotations
 
@@ -22,14 +22,28 @@ settings.register_profile(
 settings.load_profile("sealverify")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+# The upstream data files the real-evidence tests read (seal receipts and configs, MCP SDK frames,
+# published vectors), carried in the project with their provenance and licences
+# (tests/data/upstream/PROVENANCE.md), laid out as the sibling ../shared folder lays them out.
+UPSTREAM = ROOT / "tests" / "data" / "upstream"
+# The sibling folder, read only for what is not carried: upstream prose and code (seal's seed
+# texts, seal-host's JavaScript and Rust conformance modules); README.md lists those tests.
+SIBLING = ROOT.parent / "shared"
+# Kept for the tests that walk a whole upstream folder: the carried copy.
+SHARED = UPSTREAM
 
 
 def shared_path(*parts: str) -> Path:
-    """Path under ../shared, or skip the test with a clear message when it is not there."""
-    path = SHARED.joinpath(*parts)
+    """Path of upstream data: the carried copy, else ../shared, else skip the test saying why."""
+    carried = UPSTREAM.joinpath(*parts)
+    if carried.exists():
+        return carried
+    path = SIBLING.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"../shared not available ({path}); real-evidence test skipped")
+        pytest.skip(
+            f"{'/'.join(parts)} is not carried in tests/data/upstream (upstream code or prose,"
+            " or data read only beside it); it needs ../shared beside the checkout (README.md)"
+        )
     return path
 
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from sealverify.wire.strictjson import JsonError, JsonNumber, Limits, member_spans, parse_bytes
+from sealverify.wire.strictjson import (
+    JsonError,
+    JsonNumber,
+    Limits,
+    display,
+    member_spans,
+    parse_bytes,
+)
 from tests.conftest import ROOT, shared_path
 
 # Duplicate member names are valid RFC 8259 grammar ("SHOULD be unique") but ambiguous;
@@ -128,3 +136,24 @@ def test_member_spans_measure_raw_values() -> None:
         ("b", '{"c":"d"}'),
     ]
     assert member_spans("{}", 0) == []
+
+
+def test_display_keeps_member_order_and_number_spellings() -> None:
+    raw = '{"z":[1.50,-0,1E2,{"é":"\\u00e9\\n"}],"a":{},"m":[],"t":[true,false,null]}'
+    assert display(parse_bytes(raw.encode())) == (
+        '{"z":[1.50,-0,1E2,{"é":"é\\n"}],"a":{},"m":[],"t":[true,false,null]}'
+    )
+    value = {"b": [{"c": ["d", None]}, "e"], "a": {"f": True}}
+    assert display(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_display_renders_any_depth() -> None:
+    # 100,000 levels, alternating arrays and objects: far past the interpreter's recursion limit
+    # (a recursive rendering raised RecursionError at 5,000 on CPython 3.13).
+    depth = 100_000
+    value: object = "x"
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    opening = "".join("[" if level % 2 else '{"k":' for level in reversed(range(depth)))
+    closing = "".join("]" if level % 2 else "}" for level in range(depth))
+    assert display(value) == opening + '"x"' + closing

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from sealverify.errors import InputError
 
@@ -509,18 +509,37 @@ def _decode(text: str, start: int) -> JsonValue:
 def display(value: JsonValue) -> str:
     """A compact rendering for reports only: member order kept, numbers as received.
 
-    Not a byte rule (nothing is hashed or signed over it), so it never refuses a value.
+    Not a byte rule (nothing is hashed or signed over it), so it never refuses a value. It
+    walks the value with its own stack, not by recursion, so any depth renders.
     """
-    if isinstance(value, JsonNumber):
-        return value.lexeme
-    if isinstance(value, dict):
-        inner = ",".join(
-            f"{json.dumps(k, ensure_ascii=False)}:{display(v)}" for k, v in value.items()
-        )
-        return "{" + inner + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(display(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+    out: list[str] = []
+    # (True, text) is output as it stands; (False, value) is a value still to render.
+    todo: list[tuple[bool, Any]] = [(False, value)]
+    while todo:
+        literal, item = todo.pop()
+        if literal:
+            out.append(item)
+        elif isinstance(item, JsonNumber):
+            out.append(item.lexeme)
+        elif isinstance(item, dict):
+            out.append("{")
+            todo.append((True, "}"))
+            members = list(item.items())
+            for index in range(len(members) - 1, -1, -1):
+                name, member = members[index]
+                todo.append((False, member))
+                name_text = json.dumps(name, ensure_ascii=False)
+                todo.append((True, f",{name_text}:" if index else f"{name_text}:"))
+        elif isinstance(item, list):
+            out.append("[")
+            todo.append((True, "]"))
+            for index in range(len(item) - 1, -1, -1):
+                todo.append((False, item[index]))
+                if index:
+                    todo.append((True, ","))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
