@@ -31,6 +31,7 @@ from sealverify.cli.handoff import Handoff
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
+from sealverify.receipts import pin_use
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.sessions import (
     may_need_threading,
@@ -342,6 +343,12 @@ def _skipped(name: str) -> Check:
 
 
 def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
+    """What the parent receives of one result; it counts the pins used (receipts/pin_use.py)."""
+    slim, fragment, facts = _slim(result, raw, settings)
+    return pin_use.carry(result, slim), fragment, facts
+
+
+def _slim(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     if not isinstance(result, Subject):
         return result, None, None
     # Only receipts whose own checks held may teach history: a forged receipt must not mark
