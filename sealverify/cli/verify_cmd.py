@@ -363,7 +363,7 @@ def verify(
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
         for result, fragment, found in run(work, settings):
-            advance(1)
+            advance(1) if isinstance(result, Subject) else advance.uncount(1)  # receipts only
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
