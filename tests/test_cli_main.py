@@ -50,10 +50,6 @@ def test_running_verify_does_not_import_the_other_commands() -> None:
 
 
 def test_a_mistyped_command_names_the_close_ones() -> None:
-    from click.testing import CliRunner
-
-    from sealverify.cli.main import cli
-
     run = CliRunner().invoke(cli, ["verfy", "x"])
     assert run.exit_code == 2 and "No such command 'verfy'. Did you mean 'verify'?" in run.output
     run = CliRunner().invoke(cli, ["zzzz"])

@@ -221,19 +221,23 @@ def _template_path(ctx: click.Context, param: click.Parameter, value: Path | Non
     metavar="FILE",
     callback=_template_path,
     help="Also write a trust file of the keys and kernel builds seen, every entry "
-    'marked "confirmed": false: sealverify refuses it until you confirm each entry out of band '
-    "(published keys are marked). Never overwrites a file.",
+    'marked "confirmed": false: sealverify refuses it until you confirm each entry out of band; '
+    "a flagged entry is written last and confirmed only by the first 8 hex digits of its key. "
+    "Never overwrites a file.",
 )
 @output_option
 def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: Path | None) -> int:
     """List what receipts carry: keys, kernel builds, families, sessions, signed times.
 
-    For each key (config signer, Object B receipt key, approver key id, partition attestation
-    signer) and kernel build: how many receipts name it, and whether it is a published key.
-    Nothing is verified: a key is listed because a receipt names it. Use it to find what to
-    confirm with the seal operator and pin (--trust-template writes a starting point). PATH is
-    read as verify reads it (files, directories, globs, JSONL logs). Exit 0, or 2 when no
-    receipt could be read (or the run could not be done).
+    Keys by role (config signer, Object B receipt key, approver key id, partition attestation
+    signer) and kernel builds: how many receipts name each, its share of its role's receipts,
+    when those were signed, and flags for what is odd (published: its secret is public;
+    minority, second-signer: another key signs most of the role's receipts; only-failing: every
+    receipt naming it fails another check). Nothing is verified: a key is listed because a
+    receipt names it. Use it to find what to confirm with the seal operator and pin
+    (--trust-template writes a starting point, flagged entries last). PATH is read as verify
+    reads it (files, directories, globs, JSONL logs). Exit 0, or 2 when no receipt could be
+    read (or the run could not be done).
     """
     found = _read(paths)
     if not found.receipts and not found.unreadable:
