@@ -66,7 +66,7 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     """Check receipts (*.json) and documents for wording that misstates `_meta`.
 
     A directory is searched for *.md, *.markdown, *.txt and *.json files; a quoted glob
-    (docs/**/*.md) is expanded as verify expands it. Exit 0 when clean, 1 when any rule is
+    ('notes/**/*.md') is expanded as verify expands it. Exit 0 when clean, 1 when any rule is
     violated, 2 when a path or the rule file cannot be read or no file was found to lint.
     """
     rules = RuleSet()
