@@ -219,6 +219,7 @@ class _Worst:
     seen: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_TRIAGE, 0))
 
     def add(self, outcome: str, item: str) -> None:
+        outcome = outcome if outcome in self.kept else Outcome.FAIL  # none other is known
         self.seen[outcome] += 1
         if len(self.kept[outcome]) < self.cap:
             self.kept[outcome].append(item)
