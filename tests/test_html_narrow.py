@@ -40,6 +40,8 @@ for (const t of document.querySelectorAll("table")) {
 for (const s of document.querySelectorAll("svg")) box("svg " + (s.id || ""), s);
 for (const r of document.querySelectorAll("rect[data-state=broken]")) box("broken", r);
 for (const r of document.querySelectorAll("rect.bin[data-outcome=FAIL]")) box("fail-bin", r);
+out.cut = [...document.querySelectorAll("span.id")].filter(s => s.getClientRects().length > 1)
+  .map(s => s.textContent);
 parent.postMessage(JSON.stringify(out), "*");
 </script></body>"""
 _FRAME = """<!DOCTYPE html><html><body style="margin:0">
@@ -113,6 +115,7 @@ def test_nothing_leaves_the_screen(
     assert tables
     for found in tables + [b for b in boxes if b["what"].startswith(("svg", "broken"))]:
         assert found["left"] >= 0 and found["right"] <= width + 0.5, found
+    assert measured["cut"] == [], "check ids broken across lines"
     if name == "chain":  # the break, red on the strip, on screen
         assert [b for b in boxes if b["what"] == "broken"]
     if name == "timeline":
