@@ -127,7 +127,7 @@ def _builds_section(found: Inventory) -> list[str]:
     out = ["\nkernel builds\n"]
     if not found.builds:
         return [*out, "  none\n"]
-    head = [["sha256", "receipts", "pinned by default", "decisions re-derived"]]
+    head = [["sha256", "receipts", "default pin", "re-derived"]]  # fits 120 columns
     rows = [
         [
             b.sha256,
@@ -179,8 +179,8 @@ def _table(found: Inventory) -> str:
     else:
         first, last = found.signed_time
         out.append(
-            f"signed time: {_when(first)} to {_when(last)} over {found.timed_receipts} "
-            "receipt(s), as claimed (verify checks the signatures)\n"
+            f"signed time (claimed; verify checks it): {_when(first)} to {_when(last)} on "
+            f"{found.timed_receipts} receipt(s)\n"
         )
     out.extend(_legend(found))
     return "".join(out)
