@@ -47,3 +47,10 @@ def test_running_verify_does_not_import_the_other_commands() -> None:
         "assert 'sealverify.cli.verify_cmd' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_a_mistyped_command_names_the_close_ones() -> None:
+    run = CliRunner().invoke(cli, ["verfy", "x"])
+    assert run.exit_code == 2 and "No such command 'verfy'. Did you mean 'verify'?" in run.output
+    run = CliRunner().invoke(cli, ["zzzz"])
+    assert run.exit_code == 2 and "Did you mean" not in run.output

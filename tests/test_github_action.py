@@ -120,7 +120,7 @@ def test_demo_fails_the_step_with_the_readme_exit_code(
     assert "**13 receipt(s)**: 0 VERIFIED, 0 REDUCED, 9 UNPINNED, 4 FAIL" in step.summary
     assert "| FAIL | 4 |" in step.summary and "| UNPINNED | 9 |" in step.summary
     assert "the step failed (exit 1)" in step.summary
-    assert "| `fixtures/demo/receipts/fail-bypass.receipt.json` | FAIL (NOT MEDIATED) |" in (
+    assert "| `fixtures/demo/receipts/fail-bypass.receipt.json` | FAIL \\(NOT MEDIATED\\) |" in (
         step.summary
     )
     assert "`log.broken-line`" in step.summary
@@ -316,7 +316,7 @@ def test_workflow_commands_are_escaped_and_log_lines_neutralised() -> None:
 def test_action_yml_passes_every_input_and_maps_every_output() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
-    install, verify = action["runs"]["steps"]
+    install, verify, upload = action["runs"]["steps"]
     assert "github.action_path" in install["env"]["SEALVERIFY_ACTION_DIR"]
     assert "pip install" in install["run"] and "$SEALVERIFY_ACTION_DIR" in install["run"]
     passed = {
@@ -325,8 +325,12 @@ def test_action_yml_passes_every_input_and_maps_every_output() -> None:
         if name.startswith("INPUT_")
     }
     for name in action["inputs"]:
-        if name != "python":  # used by the install step
+        if name not in ("python", "artifact"):  # used by the install and upload steps
             assert passed[name] == f"${{{{ inputs.{name} }}}}", name
+    # format: html is uploaded as an artifact, by an action pinned to a commit
+    assert "inputs.format == 'html'" in upload["if"] and "!cancelled()" in upload["if"]
+    assert re.fullmatch(r"actions/upload-artifact@[0-9a-f]{40}", upload["uses"])
+    assert upload["with"]["path"] == "${{ steps.verify.outputs.report }}"
     source = (ROOT / "sealverify" / "cli" / "github_action.py").read_text(encoding="utf-8")
     for name in passed:
         assert f'"{name}"' in source, f"the entry never reads input {name}"

@@ -80,6 +80,7 @@ ATTRIBUTES = {
     "href",
     "width",
     "height",
+    "viewbox",  # the charts scale down to a narrow screen
     "role",
     "aria-label",
     "x",
@@ -109,6 +110,7 @@ ATTRIBUTES = {
     "data-side",
     "data-equal",
     "data-identity",
+    "data-count",
 }
 FILTER_JS = (ROOT / "sealverify/reports/formats/html/templates/filter.js").read_text()
 

@@ -53,6 +53,8 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_cmd", "sealverify.history.facts"),  # each receipt's facts, typed
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
+    ("sealverify.cli.verify_cmd", "sealverify.receipts.pin_use"),  # run notes for pins
+    ("sealverify.cli.verify_runner", "sealverify.receipts.pin_use"),  # what the notes count
     ("sealverify.cli.verify_runner", "sealverify.history.facts"),  # facts for --state
     ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
     ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps

@@ -22,6 +22,7 @@ import sealverify
 from sealverify.definitions.skill_listing import SkillTree
 from sealverify.definitions.skills import ResourceFile
 from sealverify.history.state import open_store
+from sealverify.receipts.pin_use import PinUse
 from sealverify.reports.formats import render
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,6 +73,10 @@ def _verify_cases() -> Iterator[Case]:
                     subjects, findings = sealverify.verify_jsonl(data, relative, options)
                 else:
                     subjects, findings = [sealverify.verify_receipt(data, relative, options)], []
+                pins = PinUse.of(options)  # verify's run notes on pins that matched nothing
+                for subject in subjects:
+                    pins.add(subject)
+                findings = [*findings, *pins.notes()]
                 return _report(sealverify.build_report(subjects, findings, allow))
 
             args: tuple[str, ...] = ("verify", relative, "--trust", trust_path, *flag)

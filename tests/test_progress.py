@@ -53,7 +53,7 @@ def _chain_log(tmp_path: Path) -> Path:
 CASES = {
     "verify": (
         ["verify", "fixtures/demo/receipts", "--trust", "fixtures/demo/trust.json"],
-        "14/14",  # thirteen receipts and the broken log line
+        "13/13",  # thirteen receipts, as the summary counts them (the broken line is no receipt)
     ),
     "frame": (["frame", "fixtures/frames/call.bin"], "reading frames"),
 }
@@ -89,3 +89,13 @@ def test_chain_progress_on_a_terminal_and_not_when_piped(tmp_path: Path) -> None
     piped_code, stderr = _piped(["chain", str(log)])
     assert code == piped_code
     assert "reading logs" not in stderr and "\r" not in stderr
+
+
+def test_no_bar_for_one_receipt_and_the_count_is_the_summary_s() -> None:
+    one = ["verify", "fixtures/demo/receipts/verified-block.receipt.json"]
+    code, text = _on_a_terminal(one)
+    assert code == 3 and "verifying" not in text and "%|" not in text
+    assert "sealverify verify: 1 receipt(s)" in text
+    # a log of four receipts and a broken line: the bar ends at four, as the summary says
+    _, text = _on_a_terminal(["verify", "fixtures/demo/receipts/receipts.jsonl"])
+    assert "4/4" in text and "5/5" not in text and "sealverify verify: 4 receipt(s)" in text

@@ -255,3 +255,22 @@ def test_cli_receipt_and_directory(tmp_path: Path) -> None:
     subjects = {Path(s["name"]).name: s for s in json.loads(out)["subjects"]}
     assert subjects["r.receipt.json"]["facts"]["kind"] == "receipt"
     assert subjects["notes.md"]["outcome"] == "CLEAN"
+
+
+def test_lint_refuses_an_empty_folder_and_expands_a_quoted_glob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = CliRunner().invoke(cli, ["lint", str(empty)])
+    assert run.exit_code == 2 and "no files to lint" in run.output
+    notes = tmp_path / "notes" / "deep"
+    notes.mkdir(parents=True)
+    (notes / "a.md").write_text("The traceparent value is inert.\n")
+    (notes / "b.txt").write_text("Nothing to see.\n")
+    monkeypatch.chdir(tmp_path)
+    run = CliRunner().invoke(cli, ["lint", "notes/**/*.md", "--format", "json"])
+    assert run.exit_code == 1, run.output
+    assert [s["name"] for s in json.loads(run.stdout)["subjects"]] == ["notes/deep/a.md"]
+    run = CliRunner().invoke(cli, ["lint", "notes/**/*.rst"])
+    assert run.exit_code == 2 and "no file matches this pattern" in run.output

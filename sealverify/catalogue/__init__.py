@@ -23,6 +23,8 @@ __all__ = [
     "Entry",
     "Outcome",
     "Sense",
+    "anchor",
+    "checks_uri",
     "close_matches",
     "entries",
     "help_uri",
@@ -283,12 +285,18 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def anchor(check_id: str) -> str:
+    """The ``id`` of ``check_id``'s row in docs/checks.md, for links to it (``#anchor``)."""
+    return re.sub(r"[^A-Za-z0-9._*-]", "-", check_id)
+
+
 def markdown_table() -> str:
-    """The id table of docs/checks.md: one row per id, links relative to docs/."""
+    """The id table of docs/checks.md: one row per id, anchored, links relative to docs/."""
     lines = ["| id | severity | what it means | document |", "|---|---|---|---|"]
     for entry in entries().values():
         lines.append(
-            f"| `{entry.id}` | {entry.severity} | {_cell(entry.short)} "
+            f'| `{entry.id}` | <a id="{anchor(entry.id)}"></a>{entry.severity} '
+            f"| {_cell(entry.short)} "
             f"| [{entry.page}]({entry.page}) |"
         )
     return "\n".join(lines) + "\n"
@@ -317,6 +325,16 @@ def information_uri() -> str | None:
     """The README of the published source tree (``SEALVERIFY_SOURCE_URL``), or None."""
     base = _source_url()
     return None if base is None else base + "README.md"
+
+
+def checks_uri(check_id: str) -> str | None:
+    """``check_id``'s row in docs/checks.md of the published source tree, or None.
+
+    None when ``SEALVERIFY_SOURCE_URL`` is unset or the catalogue has no entry for the id; an
+    id made at run time links to its ``prefix.*`` entry.
+    """
+    base, entry = _source_url(), lookup(check_id)
+    return None if base is None or entry is None else f"{base}docs/checks.md#{anchor(entry.id)}"
 
 
 def help_uri(entry: Entry) -> str | None:

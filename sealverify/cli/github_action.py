@@ -26,6 +26,7 @@ from typing import IO, Any
 import click
 
 from sealverify import InputError, catalogue
+from sealverify.cli import markdown
 from sealverify.cli.walk import glob_matches
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
@@ -49,6 +50,12 @@ _GLOB = re.compile(r"[*?\[]")
 ATTEST_KEY_ENV = "INPUT_ATTEST_KEY"
 _MAX_ANNOTATIONS = 50  # GitHub shows few per step; the summary and SARIF hold every receipt
 _MAX_ROWS = 100  # receipts listed in the run summary
+_REPORT_FORMATS = ("jsonl", "json", "sarif", "junit", "html")
+_HTML_REPORT = "sealverify-report.html"  # the report of format: html when none is named
+_MAX_FINDINGS = 50  # run-level findings listed in the run summary
+# Worst first: what is shown of a run cut to a few rows or annotations is its FAILs (a failed
+# run finding counts as one: it alone makes the exit 1), then REDUCED, then UNPINNED.
+_TRIAGE = (Outcome.FAIL, Outcome.REDUCED, Outcome.UNPINNED)
 
 
 class CouldNotRun(InputError):
@@ -99,7 +106,7 @@ class Inputs:
             allow_published_keys=flag == "true",
             fail_on=get("fail-on", "unpinned"),
             sarif=env.get("INPUT_SARIF", "sealverify.sarif").strip(),  # "": no SARIF
-            report=get("report"),
+            report=get("report") or (_HTML_REPORT if get("format") == "html" else ""),
             report_format=get("format", "jsonl"),
             working_directory=get("working-directory", "."),
             attest_key=bool(get("attest-key")),
@@ -114,8 +121,10 @@ class Inputs:
             raise CouldNotRun("paths: give at least one file, directory or glob, one per line")
         if self.fail_on not in GATES:
             raise CouldNotRun(f"fail-on: expected one of {', '.join(GATES)}, not {self.fail_on!r}")
-        if self.report_format not in ("jsonl", "json", "sarif", "junit"):
-            raise CouldNotRun(f"format: expected jsonl, json, sarif or junit: {self.report_format}")
+        if self.report_format not in _REPORT_FORMATS:
+            raise CouldNotRun(
+                f"format: expected {', '.join(_REPORT_FORMATS)}, not {self.report_format!r}"
+            )
         pins = (*self.config_pubkeys, *self.receipt_pubkeys, *self.kernel_sha256)
         for pin in pins:  # lowercased by from_env
             if not HEX64.fullmatch(pin):
@@ -146,8 +155,8 @@ class Inputs:
             resolved.append(path)
         return resolved
 
-    def verify_args(self, output: str) -> list[str]:
-        args = ["verify", *self.sources(), "--format", "jsonl", "--output", output]
+    def verify_args(self, output: str, fmt: str = "jsonl") -> list[str]:
+        args = ["verify", *self.sources(), "--format", fmt, "--output", output]
         if self.trust:
             args += ["--trust", self.resolve(self.trust)]
         args += [a for pin in self.config_pubkeys for a in ("--config-pubkey", pin)]
@@ -205,31 +214,53 @@ def _outputs(values: Mapping[str, str | int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _code(text: str) -> str:
-    """Evidence inside a Markdown code span of a table row: visible, no ``|`` or backquote."""
-    return visible(text).replace("|", "\\|").replace("`", "'")
-
-
-def _prose(text: str) -> str:
-    """Text outside a code span, already visible: each backslash shown as itself.
-
-    Markdown reads ``\\\\`` as one backslash, so every backslash is doubled for it: the page
-    shows the visible text exactly (``\\x1b`` stays four characters).
-    """
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
-
-
 # --- reading the run -------------------------------------------------------------------------
+
+
+@dataclass
+class _Worst:
+    """The first ``cap`` items of each outcome in arrival order, the rest only counted.
+
+    Memory stays bounded however many receipts a run has, and :meth:`shown` still gives the
+    worst first: a run of 4,990 UNPINNED receipts and 2 FAIL named last shows both FAILs.
+    """
+
+    cap: int
+    kept: dict[str, list[str]] = field(default_factory=lambda: {o: [] for o in _TRIAGE})
+    seen: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_TRIAGE, 0))
+
+    def add(self, outcome: str, item: str) -> None:
+        outcome = outcome if outcome in self.kept else Outcome.FAIL  # none other is known
+        self.seen[outcome] += 1
+        if len(self.kept[outcome]) < self.cap:
+            self.kept[outcome].append(item)
+
+    def shown(self) -> list[str]:
+        """At most ``cap`` items, FAIL first, then REDUCED, then UNPINNED."""
+        return [item for o in _TRIAGE for item in self.kept[o]][: self.cap]
+
+    def cut(self) -> dict[str, int]:
+        """How many items of each outcome :meth:`shown` leaves out (only those it cuts)."""
+        left, out = self.cap, dict[str, int]()
+        for outcome in _TRIAGE:
+            shown = min(left, len(self.kept[outcome]))
+            left -= shown
+            if self.seen[outcome] > shown:
+                out[outcome] = self.seen[outcome] - shown
+        return out
+
+
+def _cut_text(cut: Mapping[str, int]) -> str:
+    """``4,890 UNPINNED`` or ``3 FAIL, 4,890 UNPINNED``: what was left out, by outcome."""
+    return ", ".join(f"{n:,} {outcome}" for outcome, n in cut.items())
 
 
 @dataclass
 class _Run:
     """What the run's lines leave behind: counts, rows, annotations, the SARIF pieces."""
 
-    rows: list[str] = field(default_factory=list)
-    more_rows: int = 0
-    annotations: list[str] = field(default_factory=list)
-    more_annotations: int = 0
+    rows: _Worst = field(default_factory=lambda: _Worst(_MAX_ROWS))
+    annotations: _Worst = field(default_factory=lambda: _Worst(_MAX_ANNOTATIONS))
     rules: set[str] = field(default_factory=set)
     sarif_results: int = 0
     findings: list[Check] = field(default_factory=list)
@@ -261,20 +292,24 @@ def _decisive(subject: Subject) -> list[Check]:
     return list(first.values())[:3]
 
 
-def _note(run: _Run, level: str, message: str, where: str, title: str, workspace: str) -> None:
-    if len(run.annotations) >= _MAX_ANNOTATIONS:
-        run.more_annotations += 1
-        return
+def _note(
+    run: _Run, outcome: str, level: str, message: str, where: str, title: str, workspace: str
+) -> None:
     path, line = _where(where, workspace)
     props: dict[str, str | int] = {"file": visible(path)}
     if line is not None:
         props["line"] = line
     props["title"] = visible(title)
-    run.annotations.append(annotation(level, visible(message), **props))
+    run.annotations.add(outcome, annotation(level, visible(message), **props))
 
 
-def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) -> _Run:
-    run = _Run()
+def _row(subject: Subject, label: str, checks: Sequence[Check]) -> str:
+    """A summary table row: every piece of evidence written as the text it is."""
+    ids = ", ".join(markdown.link(c.id, catalogue.checks_uri(c.id), cell=True) for c in checks)
+    return f"| {markdown.code(subject.name, cell=True)} | {markdown.text(label)} | {ids} |"
+
+
+def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str, run: _Run) -> None:
     for text in lines:
         value = json.loads(text)
         kind = value.pop("type")
@@ -286,30 +321,30 @@ def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str) 
             if check.status == "fail":
                 message = f"{check.id}: {check.reason}"
                 level = "error" if 1 in gate else "warning"
-                _note(run, level, message, check.location, "sealverify finding", workspace)
+                where = check.location
+                _note(run, Outcome.FAIL, level, message, where, "sealverify finding", workspace)
         elif kind == "subject":
-            subject = jsonl.parse_subject(value)
-            results = sarif.subject_text(subject)
-            if results:
-                spool.write(sarif.RESULT_SEPARATOR if run.sarif_results else "")
-                spool.write(results)
-                run.sarif_results += 1
-                run.rules.update(c.id for c in sarif.rule_subject(subject).checks)
-            if subject.outcome == Outcome.VERIFIED:
-                continue
-            label = f"{subject.outcome} ({subject.label})" if subject.label else subject.outcome
-            checks = _decisive(subject)
-            reasons = "; ".join(f"{c.id}: {c.reason}" for c in checks) or "no failing check"
-            level = "error" if EXIT_CODES.get(subject.outcome) in gate else "warning"
-            _note(
-                run, level, f"{label}: {reasons}", subject.name, f"sealverify: {label}", workspace
-            )
-            if len(run.rows) < _MAX_ROWS:
-                ids = ", ".join(f"`{_code(c.id)}`" for c in checks)
-                run.rows.append(f"| `{_code(subject.name)}` | {_prose(visible(label))} | {ids} |")
-            else:
-                run.more_rows += 1
-    return run
+            _subject(run, jsonl.parse_subject(value), gate, spool, workspace)
+
+
+def _subject(
+    run: _Run, subject: Subject, gate: frozenset[int], spool: IO[str], workspace: str
+) -> None:
+    results = sarif.subject_text(subject)
+    if results:
+        spool.write(sarif.RESULT_SEPARATOR if run.sarif_results else "")
+        spool.write(results)
+        run.sarif_results += 1
+        run.rules.update(c.id for c in sarif.rule_subject(subject).checks)
+    if subject.outcome == Outcome.VERIFIED:
+        return
+    label = f"{subject.outcome} ({subject.label})" if subject.label else subject.outcome
+    checks = _decisive(subject)
+    reasons = "; ".join(f"{c.id}: {c.reason}" for c in checks) or "no failing check"
+    level = "error" if EXIT_CODES.get(subject.outcome) in gate else "warning"
+    title = f"sealverify: {label}"
+    _note(run, subject.outcome, level, f"{label}: {reasons}", subject.name, title, workspace)
+    run.rows.add(subject.outcome, _row(subject, label, checks))
 
 
 def _sarif_text(run: _Run, spool: IO[str]) -> Iterator[str]:
@@ -349,7 +384,7 @@ def _summary_markdown(run: _Run, inputs: Inputs, code: int, step_code: int) -> s
         "",
         "| outcome | receipts |",
         "|---|---|",
-        *(f"| {o} | {counts.get(o, 0)} |" for o in _OUTCOMES),
+        *(f"| {o} | {counts.get(o, 0)} |" for o in (*_TRIAGE, Outcome.VERIFIED)),
         "",
     ]
     rederived = counts.get("decision_rederivation")
@@ -365,25 +400,54 @@ def _summary_markdown(run: _Run, inputs: Inputs, code: int, step_code: int) -> s
             "Published keys were allowed (`allow-published-keys`): not for real evidence.",
             "",
         ]
-    if run.rows:
-        lines += ["### Receipts not VERIFIED", "", "| receipt | outcome | decisive checks |"]
-        lines += ["|---|---|---|", *run.rows]
-        if run.more_rows:
-            lines.append(f"| … | {run.more_rows} more | in the SARIF file |")
-        lines.append("")
-    if run.findings:
-        lines += ["### Findings", ""]
-        lines += [
-            f"- `{_code(c.location)}`: `{_code(c.id)}` {_prose(visible(c.reason))}"
-            for c in run.findings[:50]
-        ]
-        lines.append("")
-    lines.append("Explain any id with `sealverify explain ID` (`sealverify explain --list`).")
+    lines += _rows_markdown(run)
+    lines += _findings_markdown(run)
+    lines.append(
+        "Each id links to its entry in the docs when the action knows its own repository; "
+        "`sealverify explain ID` prints the same help anywhere (`sealverify explain --list`)."
+    )
     return "\n".join(lines) + "\n"
 
 
+def _rows_markdown(run: _Run) -> list[str]:
+    rows = run.rows.shown()
+    if not rows:
+        return []
+    lines = [
+        "### Receipts not VERIFIED, worst first",
+        "",
+        "| receipt | outcome | decisive checks |",
+    ]
+    lines += ["|---|---|---|", *rows]
+    cut = run.rows.cut()
+    if cut:
+        lines.append(
+            f"| … | {sum(cut.values()):,} more not listed ({_cut_text(cut)}): at most "
+            f"{_MAX_ROWS} rows, worst first | every receipt is in the SARIF file |"
+        )
+    return [*lines, ""]
+
+
+def _findings_markdown(run: _Run) -> list[str]:
+    if not run.findings:
+        return []
+    listed = sorted(run.findings, key=lambda c: c.status != "fail")[:_MAX_FINDINGS]
+    lines = ["### Run findings, failures first", ""]
+    lines += [
+        f"- {markdown.code(c.location)}: {markdown.link(c.id, catalogue.checks_uri(c.id))} "
+        f"{markdown.text(c.reason)}"
+        for c in listed
+    ]
+    if len(run.findings) > len(listed):
+        lines.append(
+            f"- … {len(run.findings) - len(listed):,} more finding(s) not listed (at most "
+            f"{_MAX_FINDINGS}): every one is in the SARIF file"
+        )
+    return [*lines, ""]
+
+
 def _could_not_run_markdown(message: str) -> str:
-    return f"## sealverify verify\n\n**Could not run** (exit 2): {_prose(message)}\n"
+    return f"## sealverify verify\n\n**Could not run** (exit 2): {markdown.text(message)}\n"
 
 
 # --- the run ---------------------------------------------------------------------------------
@@ -422,26 +486,38 @@ def _links(source: str | None) -> Iterator[None]:
             os.environ[catalogue.SOURCE_URL_ENV] = before
 
 
+def _verify(inputs: Inputs, tmp: str, out: IO[str], env: Mapping[str, str]) -> str:
+    """Run ``verify --format jsonl`` into ``tmp``; its stderr to the log, without ``tmp``.
+
+    The JSONL file is the action's own scratch space: its path means nothing to a reader, so
+    no line of the log or the summary names it.
+    """
+    lines_path = os.path.join(tmp, "report.jsonl")
+    command = [sys.executable, "-m", "sealverify", *inputs.verify_args(lines_path)]
+    # The signing key reaches verify only through its environment (--attest-key env:NAME).
+    child = {**os.environ, ATTEST_KEY_ENV: env[ATTEST_KEY_ENV]} if inputs.attest_key else None
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=child)
+    said = [line for line in done.stderr.splitlines() if tmp not in line]
+    for line in said:
+        out.write(_neutral(line) + "\n")
+    if done.returncode == 2 or not os.path.exists(lines_path):
+        problem = said[-1:] or ["verify could not run"]
+        raise CouldNotRun(problem[0])
+    return lines_path
+
+
 def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
     """Verify, write the summary, SARIF, report and outputs; return the step's exit code."""
     workspace = env.get("GITHUB_WORKSPACE", "")
     gate = GATES[inputs.fail_on]
+    found = _Run()
     with _links(_source_url(env)), tempfile.TemporaryDirectory(prefix="sealverify-action-") as tmp:
-        lines_path = os.path.join(tmp, "report.jsonl")
-        command = [sys.executable, "-m", "sealverify", *inputs.verify_args(lines_path)]
-        # The signing key reaches verify only through its environment (--attest-key env:NAME).
-        child = {**os.environ, ATTEST_KEY_ENV: env[ATTEST_KEY_ENV]} if inputs.attest_key else None
-        done = subprocess.run(command, capture_output=True, text=True, check=False, env=child)
-        for line in done.stderr.splitlines():
-            out.write(_neutral(line) + "\n")
-        if done.returncode == 2 or not os.path.exists(lines_path):
-            problem = done.stderr.strip().splitlines()[-1:] or ["verify could not run"]
-            raise CouldNotRun(problem[0])
+        lines_path = _verify(inputs, tmp, out, env)
         with (
             open(lines_path, encoding="utf-8") as lines,
             tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n") as spool,
         ):
-            found = _read(lines, gate, spool, workspace)
+            _read(lines, gate, spool, workspace, found)
             if found.summary is None:
                 raise CouldNotRun("verify stopped before its summary line")
             code = int(found.summary["exit_code"])
@@ -449,13 +525,19 @@ def run(inputs: Inputs, env: Mapping[str, str], out: IO[str]) -> int:
                 _write_pieces(inputs.resolve(inputs.sarif), _sarif_text(found, spool))
         if inputs.report:
             _write_report(inputs, lines_path)
+        summary = _summary_markdown(found, inputs, code, code if code in gate else 0)
     step_code = code if code in gate else 0
-    for line in found.annotations:
+    for line in found.annotations.shown():
         out.write(line + "\n")
-    if found.more_annotations:
-        more = f"{found.more_annotations} more receipt(s) not annotated: see the run summary"
+    cut = found.annotations.cut()
+    if cut:
+        more = (
+            f"{sum(cut.values()):,} more not annotated ({_cut_text(cut)}): at most "
+            f"{_MAX_ANNOTATIONS} annotations, worst first; the run summary lists more, the "
+            "SARIF file every one"
+        )
         out.write(annotation("notice", more) + "\n")
-    _append(env.get("GITHUB_STEP_SUMMARY"), _summary_markdown(found, inputs, code, step_code))
+    _append(env.get("GITHUB_STEP_SUMMARY"), summary)
     counts = found.summary["summary"]
     rederived = counts.get("decision_rederivation", {})
     _append(
@@ -486,8 +568,20 @@ def _write_pieces(path: str, pieces: Iterator[str]) -> None:
 
 
 def _write_report(inputs: Inputs, lines_path: str) -> None:
-    """The ``report`` file in ``format``: the jsonl itself, or rendered from its lines."""
+    """The ``report`` file in ``format``: the jsonl itself, or rendered from its lines.
+
+    The html page draws what the JSONL lines do not carry (signed times, the texts a check
+    compared), so it is written by a second ``verify --format html`` run: byte for byte the
+    page ``verify`` writes.
+    """
     target = inputs.resolve(inputs.report)
+    if inputs.report_format == "html":
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "sealverify", *inputs.verify_args(target, "html")]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode == 2:
+            raise CouldNotRun((done.stderr.strip().splitlines() or ["html report"])[-1])
+        return
     if inputs.report_format == "jsonl":
         _write_pieces(target, iter([Path(lines_path).read_text(encoding="utf-8")]))
         return

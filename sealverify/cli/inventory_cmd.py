@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import click
 
@@ -47,12 +48,118 @@ def _when(ms: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
+_ROLE_TITLES = {
+    "config": "config signer (signed_config.pubkey)",
+    "receipt": "Object B receipt key (signature.public_key)",
+    "approver": "ed25519 approver key id (approval.approval_identity.key_id)",
+    "attestation": "partition attestation signer (signature.public_key)",
+}
+
+
+class _Span(Protocol):
+    """A signed-time range as the inventory gives it."""
+
+    @property
+    def first_ms(self) -> int: ...
+    @property
+    def last_ms(self) -> int: ...
+
+
+def _span(span: _Span | None) -> str:
+    """A signed-time range to the second, the date said once when both ends share it."""
+    if span is None:
+        return "no signed time"
+    first, last = (_when(ms)[:19].replace("T", " ") for ms in (span.first_ms, span.last_ms))
+    if first == last:
+        return f"signed {first}"
+    return f"signed {first} to {last[11:] if first[:10] == last[:10] else last}"
+
+
+def _rows(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    """Columns padded to their widest cell, the last one left ragged."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        indent
+        + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        + "\n"
+        for row in rows
+    ]
+
+
+def _notes(flags: tuple[str, ...], span: _Span | None, published: str | None = None) -> list[str]:
+    """The lines under an entry: when it was signed, and what it is flagged for."""
+    named = [
+        f"{flag} ({published})" if flag == "published" and published else flag for flag in flags
+    ]
+    out = [f"      {_span(span)}\n"]
+    if named:
+        out.append("      flagged: " + ", ".join(named) + "\n")
+    return out
+
+
+def _keys_section(found: Inventory) -> list[str]:
+    out = ["\nkeys the receipts name, by role (seen, not verified)\n"]
+    for role in found.roles_seen():
+        keys = found.role_keys(role)
+        out.append(
+            f"{_ROLE_TITLES[role]}: {len(keys)} key(s) on {keys[0].role_receipts} receipt(s)\n"
+        )
+        head = [["key", "receipts", "families"]]
+        rows = [[k.value, _share(k.receipts, k.role_receipts), ",".join(k.families)] for k in keys]
+        lines = _rows(head + rows)
+        out.append(lines[0])
+        for line, key in zip(lines[1:], keys, strict=True):
+            out.append(line)
+            out.extend(_notes(key.flags, key.signed_time, key.published))
+    if not found.keys:
+        out.append("  none\n")
+    if found.spine_receipts:
+        out.append(
+            f"  {found.spine_receipts} seal.spine/v1 receipt(s) name no signing key: pin the "
+            "seal CLI's signer with --receipt-pubkey\n"
+        )
+    if found.malformed_keys:
+        out.append(f"  {found.malformed_keys} key member(s) not 64 lowercase hex (not listed)\n")
+    return out
+
+
+def _builds_section(found: Inventory) -> list[str]:
+    out = ["\nkernel builds\n"]
+    if not found.builds:
+        return [*out, "  none\n"]
+    head = [["sha256", "receipts", "default pin", "re-derived"]]  # fits 120 columns
+    rows = [
+        [
+            b.sha256,
+            _share(b.receipts, b.build_receipts),
+            "yes" if b.always_pinned else "no",
+            "yes" if b.modelled else "no",
+        ]
+        for b in found.builds
+    ]
+    lines = _rows(head + rows)
+    out.append(lines[0])
+    for line, build in zip(lines[1:], found.builds, strict=True):
+        out.append(line)
+        out.extend(_notes(build.flags, build.signed_time))
+    return out
+
+
+def _legend(found: Inventory) -> list[str]:
+    used = found.flags_seen()
+    if not used:
+        return []
+    return [
+        "\nflags (look twice before confirming; docs/inventory.md#flags)\n",
+        *(f"  {flag}: {text}\n" for flag, text in used),
+    ]
+
+
+def _share(receipts: int, total: int) -> str:
+    return f"{receipts} of {total} ({receipts * 100 // total if total else 0}%)"
+
+
 def _table(found: Inventory) -> str:
-    from tabulate import tabulate  # loaded only for the table format
-
-    def table(rows: list[list[str]], head: list[str]) -> str:
-        return tabulate(rows, head, tablefmt="plain", disable_numparse=True) + "\n"
-
     out = [
         f"{found.receipts} receipt(s) read; {found.unreadable} unreadable, "
         f"{found.skipped} skipped (not receipts)\n"
@@ -61,40 +168,9 @@ def _table(found: Inventory) -> str:
         out.append("  unreadable (sealverify verify says why): ")
         out.append(", ".join(found.unreadable_examples) + "\n")
     out.append("\nfamilies\n")
-    out.append(table([[f, str(n)] for f, n in found.families.items()], ["family", "receipts"]))
-    out.append("\nkeys the receipts name (seen, not verified)\n")
-    rows = [
-        [
-            key.role + (" (key id)" if key.is_key_id else ""),
-            key.value,
-            str(key.receipts),
-            ",".join(key.families),
-            f"PUBLISHED ({key.published})" if key.published else "",
-        ]
-        for key in found.keys
-    ]
-    out.append(
-        table(rows, ["role", "key", "receipts", "families", "published"]) if rows else "  none\n"
-    )
-    if found.spine_receipts:
-        out.append(
-            f"  {found.spine_receipts} seal.spine/v1 receipt(s) name no signing key: pin the "
-            "seal CLI's signer with --receipt-pubkey\n"
-        )
-    if found.malformed_keys:
-        out.append(f"  {found.malformed_keys} key member(s) not 64 lowercase hex (not listed)\n")
-    out.append("\nkernel builds\n")
-    builds = [
-        [
-            b.sha256,
-            str(b.receipts),
-            "yes" if b.always_pinned else "no",
-            "yes" if b.modelled else "no",
-        ]
-        for b in found.builds
-    ]
-    head = ["sha256", "receipts", "pinned by default", "decisions re-derived"]
-    out.append(table(builds, head) if builds else "  none\n")
+    out.extend(_rows([["family", "receipts"], *([f, str(n)] for f, n in found.families.items())]))
+    out.extend(_keys_section(found))
+    out.extend(_builds_section(found))
     out.append(
         f"\nsessions: {found.sessions} ({found.receipts_in_sessions} receipt(s) name a session)\n"
     )
@@ -103,9 +179,10 @@ def _table(found: Inventory) -> str:
     else:
         first, last = found.signed_time
         out.append(
-            f"signed time: {_when(first)} to {_when(last)} over {found.timed_receipts} "
-            "receipt(s), as claimed (verify checks the signatures)\n"
+            f"signed time (claimed; verify checks it): {_when(first)} to {_when(last)} on "
+            f"{found.timed_receipts} receipt(s)\n"
         )
+    out.extend(_legend(found))
     return "".join(out)
 
 
@@ -144,19 +221,23 @@ def _template_path(ctx: click.Context, param: click.Parameter, value: Path | Non
     metavar="FILE",
     callback=_template_path,
     help="Also write a trust file of the keys and kernel builds seen, every entry "
-    'marked "confirmed": false: sealverify refuses it until you confirm each entry out of band '
-    "(published keys are marked). Never overwrites a file.",
+    'marked "confirmed": false: sealverify refuses it until you confirm each entry out of band; '
+    "a flagged entry is written last and confirmed only by the first 8 hex digits of its key. "
+    "Never overwrites a file.",
 )
 @output_option
 def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: Path | None) -> int:
     """List what receipts carry: keys, kernel builds, families, sessions, signed times.
 
-    For each key (config signer, Object B receipt key, approver key id, partition attestation
-    signer) and kernel build: how many receipts name it, and whether it is a published key.
-    Nothing is verified: a key is listed because a receipt names it. Use it to find what to
-    confirm with the seal operator and pin (--trust-template writes a starting point). PATH is
-    read as verify reads it (files, directories, globs, JSONL logs). Exit 0, or 2 when no
-    receipt could be read (or the run could not be done).
+    Keys by role (config signer, Object B receipt key, approver key id, partition attestation
+    signer) and kernel builds: how many receipts name each, its share of its role's receipts,
+    when those were signed, and flags for what is odd (published: its secret is public;
+    minority, second-signer: another key signs most of the role's receipts; only-failing: every
+    receipt naming it fails another check). Nothing is verified: a key is listed because a
+    receipt names it. Use it to find what to confirm with the seal operator and pin
+    (--trust-template writes a starting point, flagged entries last). PATH is read as verify
+    reads it (files, directories, globs, JSONL logs). Exit 0, or 2 when no receipt could be
+    read (or the run could not be done).
     """
     found = _read(paths)
     if not found.receipts and not found.unreadable:
@@ -166,16 +247,19 @@ def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: P
     else:
         text = _table(found)
     write_result([text], output)
+    flagged = sum(1 for k in found.keys if k.flags) + sum(1 for b in found.builds if b.flags)
     if template is not None:
         template.write_bytes(trust_template(found, paths))
         click.echo(
             f"trust template written to {template}: every entry is unconfirmed; sealverify "
-            "refuses it until you confirm each one (docs/trust.md)",
+            f"refuses it until you confirm each one ({flagged} flagged, written last: each is "
+            "confirmed by the first 8 hex digits of its key or build; docs/trust.md)",
             err=True,
         )
     click.echo(
         f"sealverify inventory: {found.receipts} receipt(s), {len(found.keys)} key(s), "
-        f"{len(found.builds)} kernel build(s), {found.sessions} session(s)",
+        f"{len(found.builds)} kernel build(s), {found.sessions} session(s); "
+        f"{flagged} flagged",
         err=True,
     )
     return 0 if found.receipts else 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,10 +12,12 @@ from sealverify import LINTED_SUFFIXES, InputError, LintTally, RuleSet, lint_sub
 from sealverify.cli.common import format_option, output_option, read_file, write_result
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.cli.walk import walk_tree
+from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "lint"]
+
+_GLOB = re.compile(r"[*?\[]")
 
 
 def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
@@ -23,11 +26,18 @@ def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
     Every name is checked first (a missing one is a usage error before any work); the
     directories are then walked lazily, so a large tree is never held as a list.
     """
+    named: list[Path] = []
     for name in paths:
-        if not Path(name).exists():
+        if Path(name).exists():
+            named.append(Path(name))
+        elif _GLOB.search(name):  # quoted, or from a shell that does not expand: as verify
+            matches = list(glob_matches(name))
+            if not matches:
+                raise click.UsageError(f"{name}: no file matches this pattern")
+            named.extend(matches)
+        else:
             raise click.UsageError(f"cannot read {name}: no such file or directory")
-    for name in paths:
-        path = Path(name)
+    for path in named:
         if path.is_dir():
             yield from walk_tree(path, lambda p: p.suffix in LINTED_SUFFIXES)
         else:
@@ -55,8 +65,9 @@ def _read(path: Path) -> bytes:
 def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path | None) -> int:
     """Check receipts (*.json) and documents for wording that misstates `_meta`.
 
-    A directory is searched for *.md, *.markdown, *.txt and *.json files. Exit 0 when clean,
-    1 when any rule is violated, 2 when a path or the rule file cannot be read.
+    A directory is searched for *.md, *.markdown, *.txt and *.json files; a quoted glob
+    ('notes/**/*.md') is expanded as verify expands it. Exit 0 when clean, 1 when any rule is
+    violated, 2 when a path or the rule file cannot be read or no file was found to lint.
     """
     rules = RuleSet()
     if rules_path is not None:
@@ -77,6 +88,10 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
         except InputError as exc:
             raise click.UsageError(str(exc)) from None
         spool.add(tally.add(subject))
+    if not tally.files:  # nothing linted is no pass: as verify with no receipt
+        raise click.UsageError(
+            "no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths)
+        )
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)

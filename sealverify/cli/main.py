@@ -44,6 +44,27 @@ class _LazyGroup(click.Group):
                 self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # A mistyped command names the close ones, as git and pip do: `verfy` -> `verify`.
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            import difflib  # only for a command that does not exist
+
+            names = self.list_commands(ctx)
+            typed = args[0] if args else ""
+            close = difflib.get_close_matches(typed, names, n=3, cutoff=0.6)
+            if not close or typed in names:
+                raise
+            raise click.UsageError(
+                f"No such command {typed!r}. Did you mean "
+                + " or ".join(f"{name!r}" for name in close)
+                + "?",
+                ctx,
+            ) from None
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # The words after the program name, as given: a report may name the command line
         # that made it (verify's html footer, cli/verify_html.py report_command).

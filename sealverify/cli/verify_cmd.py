@@ -51,6 +51,7 @@ from sealverify.cli.verify_runner import (
     tasks,
 )
 from sealverify.history import facts
+from sealverify.receipts.pin_use import PinUse
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.caps import Findings
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
@@ -349,6 +350,7 @@ def verify(
     rederived: Counter[str] = Counter()  # replay.decision status -> receipts
     # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
     findings = Findings()
+    pins_used = PinUse.of(options)  # a pin that matched no receipt is a run note
     # The fitted terminal view (its brief cells spooled too) only for a table on a terminal.
     on_terminal = fmt == "table" and output is None and sys.stdout.isatty()
     settings = Settings(options, store is not None, fmt, max_input_bytes(), brief=on_terminal)
@@ -367,7 +369,7 @@ def verify(
     total = _total(paths) if progress_shown() else None
     with progress("verifying", total, "receipt") as advance:
         for result, fragment, found in run(work, settings):
-            advance(1)
+            advance(1) if isinstance(result, Subject) else advance.uncount(1)  # receipts only
             if isinstance(result, str):
                 raise click.UsageError(result)
             if isinstance(result, Subject):
@@ -389,6 +391,7 @@ def verify(
                     elif fmt == "sarif":  # rule_subject: one bare check per rule id
                         rules.update(c.id for c in result.checks)
                 tally[result.outcome, result.label] += 1
+                pins_used.add(result)
                 rederived[str(result.facts.get("rederivation"))] += 1
             else:
                 findings.append(result)
@@ -397,6 +400,7 @@ def verify(
     if not tally and not any(f.status == "fail" for f in findings):
         # A log whose every line is broken matched: its findings are the result (exit 1).
         raise click.UsageError("no receipts matched: " + " ".join(paths))
+    findings.extend(pins_used.notes())
     if store is not None:
         from sealverify.history.state import HistoryError  # loaded with the store above
 

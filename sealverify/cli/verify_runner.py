@@ -32,6 +32,7 @@ from sealverify.cli.handoff import Handoff
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
+from sealverify.receipts import pin_use
 from sealverify.receipts.outcome import FAIL, VERIFIED
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
@@ -453,6 +454,12 @@ def _skipped(name: str) -> Check:
 
 
 def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
+    """What the parent receives of one result; it counts the pins used (receipts/pin_use.py)."""
+    slim, fragment, facts = _slim(result, raw, settings)
+    return pin_use.carry(result, slim), fragment, facts
+
+
+def _slim(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     if not isinstance(result, Subject):
         return result, None, None
     # Receipts whose own checks held are checked against history; only established ones

@@ -30,9 +30,12 @@ TRUST_FILE_VERSION = 1
 
 _TOP_MEMBERS = frozenset({"sealverify_trust", "keys"})
 _KEY_REQUIRED = frozenset({"public_key", "roles"})
-_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label", "confirmed"})
+_KEY_OPTIONAL = frozenset({"not_before", "not_after", "label", "confirmed", "flags"})
 _KERNEL_REQUIRED = frozenset({"sha256"})
-_KERNEL_OPTIONAL = frozenset({"label", "confirmed"})
+_KERNEL_OPTIONAL = frozenset({"label", "confirmed", "flags"})
+# A flagged template entry is confirmed by the first digits of its own key or build, never by
+# `true`, so confirming every entry of a template takes one decision per flagged entry.
+_CONFIRM_DIGITS = 8
 # Integers above 2^53 cannot be exchanged safely with the JS verifiers; ms timestamps never need it.
 _MAX_MS = 2**53 - 1
 
@@ -201,24 +204,54 @@ def _members(
     return value
 
 
-def _confirmed(entry: dict[str, JsonValue], where: str) -> None:
-    """Refuse an entry a trust template left unconfirmed (``"confirmed": false``).
+def _unconfirmed(entry: dict[str, JsonValue], where: str, value: str, role: str) -> str | None:
+    """What is left to decide about an entry a trust template wrote, or None when nothing is.
 
     ``sealverify inventory --trust-template`` writes every key and build it saw in receipts
     with ``"confirmed": false``: a key is there because a receipt names it, which anyone can
-    write. Only the operator, having checked it out of band, may turn it into a pin.
+    write. Only the operator, having checked it out of band, may turn it into a pin: by
+    ``true``, or by the first 8 hex digits of the entry's own ``value`` (key or build). An
+    entry the template flagged (``flags``: a minority signer, a second signer for a role, a
+    published key...) takes only the digits, so no single edit confirms a whole template.
     """
-    if "confirmed" not in entry:
-        return
-    value = entry["confirmed"]
-    if not isinstance(value, bool):
-        raise InputFileError(f"{where}/confirmed: expected true or false")
-    if not value:
+    flags = entry.get("flags", [])
+    if not (isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)):
+        raise InputFileError(f"{where}/flags: expected an array of strings")
+    if "confirmed" not in entry and not flags:
+        return None  # a pin written by hand
+    confirmed = entry.get("confirmed", False)
+    if not isinstance(confirmed, bool | str):
         raise InputFileError(
-            f"{where}: not confirmed: this entry was seen in receipts, not checked; confirm it "
-            'with the seal operator out of band, then set "confirmed" to true (or delete the '
-            "entry)"
+            f"{where}/confirmed: expected true, false or the first {_CONFIRM_DIGITS} hex digits "
+            "of the entry's key or build"
         )
+    digits = value[:_CONFIRM_DIGITS]
+    name = where.removeprefix("trust file/")
+    if isinstance(confirmed, str) and confirmed.lower() != digits:
+        raise InputFileError(
+            f"{where}/confirmed: {confirmed!r} is not the first {_CONFIRM_DIGITS} hex digits of "
+            f"this entry ({digits})"
+        )
+    if confirmed is True and flags:
+        named = ", ".join(str(flag) for flag in flags)
+        return f"{name} {role} {digits} (flagged {named}: true is not enough)"
+    if confirmed is False:
+        flagged = f" (flagged {', '.join(str(f) for f in flags)})" if flags else ""
+        return f"{name} {role} {digits}{flagged}"
+    return None
+
+
+def _refuse_unconfirmed(pending: list[str]) -> None:
+    """Refuse a file with unconfirmed entries, naming every one of them at once."""
+    if not pending:
+        return
+    raise InputFileError(
+        f"trust file: {len(pending)} entr{'y' if len(pending) == 1 else 'ies'} not confirmed: "
+        + "; ".join(pending)
+        + ". Each was seen in receipts, not checked: confirm each with the seal operator out "
+        'of band, then set its "confirmed" to true (a flagged entry: to the first '
+        f"{_CONFIRM_DIGITS} hex digits of its key or build, one decision each), or delete it"
+    )
 
 
 def _ms(value: JsonValue, where: str) -> int:
@@ -230,9 +263,9 @@ def _ms(value: JsonValue, where: str) -> int:
     return number
 
 
-def _key(value: JsonValue, where: str) -> PinnedKey:
+def _key(value: JsonValue, where: str, pending: list[str]) -> PinnedKey:
+    """One key entry; an unconfirmed one is added to ``pending`` (refused with the others)."""
     entry = _members(value, where, _KEY_REQUIRED, _KEY_OPTIONAL)
-    _confirmed(entry, where)
     public_key = entry["public_key"]
     if not isinstance(public_key, str):
         raise InputFileError(f"{where}/public_key: expected a string")
@@ -248,6 +281,9 @@ def _key(value: JsonValue, where: str) -> PinnedKey:
             raise InputFileError(f"{where}/roles/{index}: expected one of {', '.join(ROLES)}")
     if len(set(roles)) != len(roles):
         raise InputFileError(f"{where}/roles: a role is listed twice")
+    left = _unconfirmed(entry, where, public_key, "/".join(str(role) for role in roles))
+    if left is not None:
+        pending.append(left)
     not_before = _ms(entry["not_before"], f"{where}/not_before") if "not_before" in entry else None
     not_after = _ms(entry["not_after"], f"{where}/not_after") if "not_after" in entry else None
     if not_before is not None and not_after is not None and not_before > not_after:
@@ -287,7 +323,8 @@ def load_trust_file(data: bytes) -> TrustStore:
     entries = top["keys"]
     if not isinstance(entries, list):
         raise InputFileError("trust file/keys: expected an array")
-    keys = [_key(entry, f"trust file/keys/{index}") for index, entry in enumerate(entries)]
+    pending: list[str] = []
+    keys = [_key(entry, f"trust file/keys/{index}", pending) for index, entry in enumerate(entries)]
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key.public_key in seen:
@@ -296,7 +333,9 @@ def load_trust_file(data: bytes) -> TrustStore:
                 "give one entry all its roles"
             )
         seen.add(key.public_key)
-    return TrustStore(tuple(keys), _kernels(top.get("kernels", [])), _waive(top.get("waive", [])))
+    kernels = _kernels(top.get("kernels", []), pending)
+    _refuse_unconfirmed(pending)
+    return TrustStore(tuple(keys), kernels, _waive(top.get("waive", [])))
 
 
 def _waive(value: JsonValue) -> tuple[str, ...]:
@@ -314,11 +353,17 @@ def _waive(value: JsonValue) -> tuple[str, ...]:
     return tuple(str(item) for item in value)
 
 
-def _kernels(value: JsonValue) -> tuple[str, ...]:
+def _build(item: JsonValue, where: str) -> str:
+    if not (isinstance(item, str) and item.isascii() and HEX64.fullmatch(item.lower())):
+        raise InputFileError(f"{where}: expected 64 hex digits (either case)")
+    return item.lower()
+
+
+def _kernels(value: JsonValue, pending: list[str]) -> tuple[str, ...]:
     """The optional ``kernels`` member: accepted kernel wasm builds, 64 hex each (any case).
 
     An item is the hex string, or an object ``{"sha256": HEX, "label": ..., "confirmed": ...}``
-    (the form a trust template writes).
+    (the form a trust template writes); an unconfirmed one is added to ``pending``.
     """
     if not isinstance(value, list):
         raise InputFileError("trust file/kernels: expected an array of sha256 hex strings")
@@ -327,13 +372,15 @@ def _kernels(value: JsonValue) -> tuple[str, ...]:
         where = f"trust file/kernels/{index}"
         if isinstance(item, dict):  # {"sha256": HEX, "label"?, "confirmed"?}
             entry = _members(item, where, _KERNEL_REQUIRED, _KERNEL_OPTIONAL)
-            _confirmed(entry, where)
             if "label" in entry and not isinstance(entry["label"], str):
                 raise InputFileError(f"{where}/label: expected a string")
-            item, where = entry["sha256"], where + "/sha256"
-        if not (isinstance(item, str) and item.isascii() and HEX64.fullmatch(item.lower())):
-            raise InputFileError(f"{where}: expected 64 hex digits (either case)")
-        builds.append(item.lower())
+            build = _build(entry["sha256"], where + "/sha256")
+            left = _unconfirmed(entry, where, build, "kernel")
+            if left is not None:
+                pending.append(left)
+        else:
+            build = _build(item, where)
+        builds.append(build)
     if len(set(builds)) != len(builds):
         raise InputFileError("trust file/kernels: a build is listed twice")
     return tuple(builds)
