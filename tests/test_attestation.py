@@ -31,6 +31,7 @@ from securesystemslib.signer import CryptoSigner, SSlibKey
 
 from sealverify import SealverifyError
 from sealverify.cli import github_action, verify_cmd
+from sealverify.cli.common import OutputOverInput
 from sealverify.cli.main import cli
 from sealverify.testkit import attestsample
 from tests.conftest import ROOT
@@ -262,18 +263,21 @@ def test_an_input_changed_during_the_run_is_refused_not_attested(
     assert not out.exists()
 
 
-def test_a_report_inside_the_walked_directory_is_no_change(tmp_path: Path) -> None:
+def test_a_report_inside_the_walked_directory_is_refused_and_nothing_signed(
+    tmp_path: Path,
+) -> None:
     receipts = _evidence(tmp_path)
     report = receipts / "report.json"
-    report.write_text("{}")  # a report of an earlier run, replaced by this one
+    report.write_text("{}")  # a report of an earlier run, which this one would replace
     out = tmp_path / "gate.intoto.jsonl"
-    done = sealverify(
-        "verify", receipts, "--trust", DEMO / "trust.json",
-        "--allow-published-keys", "--format", "json", "--output", report,
-        "--attest-key", ATTEST / "key.pem", "--attestation", out,
-    )  # fmt: skip
-    assert done.exit_code == 0, done.output
-    assert _check(out, "--subject", report).exit_code == 0
+    with pytest.raises(OutputOverInput, match="inside the input directory"):
+        sealverify(
+            "verify", receipts, "--trust", DEMO / "trust.json",
+            "--allow-published-keys", "--format", "json", "--output", report,
+            "--attest-key", ATTEST / "key.pem", "--attestation", out,
+        )  # fmt: skip
+    assert report.read_text() == "{}"
+    assert not out.exists()
 
 
 def test_chain_and_approval_attest_too(tmp_path: Path) -> None:

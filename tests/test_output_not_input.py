@@ -57,6 +57,7 @@ COMMANDS: dict[str, list[str]] = {
     "skill verify": ["skill", "verify", "--listing", "O", "O", "E"],
     "tools digest": ["tools", "digest", "E"],
     "tools compare": ["tools", "compare", "O", "E"],
+    "attestation verify": ["attestation", "verify", "E", "--pubkey", "00" * 32],
 }
 
 
