@@ -171,3 +171,17 @@ def test_a_cluster_threads_a_session_across_inputs_the_same(tmp_path: Path) -> N
         "not-evaluated",
         "pass",
     ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_copy_relabelled_to_another_session_in_another_input_fails_both_halves(
+    tmp_path: Path, layout: str, jobs: str
+) -> None:
+    from tests.test_verify_sessions import _relabel_attack
+
+    first, _, _, copy = _relabel_attack()
+    args = _layouts(tmp_path, [first], [copy])[layout]
+    replays = list(_verify(*args, jobs=jobs).values())
+    assert [r[0] for r in replays] == ["fail", "fail"]
+    assert all("(one operation is one call, in one session)" in r[1] for r in replays)
