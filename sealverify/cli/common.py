@@ -161,7 +161,10 @@ def _covers(value: str, output: Path) -> str | None:
             return "the same file as"
     except (OSError, ValueError):
         pass  # one of them does not exist (yet): compared by the paths they resolve to
-    target, resolved = output.resolve(), path.resolve()
+    try:
+        target, resolved = output.resolve(), path.resolve()
+    except (OSError, RuntimeError):  # a link loop (RuntimeError on Python 3.11): not one file
+        return None
     if target == resolved:
         return "the same file as"
     if path.is_dir() and target.is_relative_to(resolved):

@@ -224,8 +224,11 @@ def glob_covers(pattern: str, path: Path) -> bool:
     fixed = 0
     while fixed < len(parts) and not _MAGIC.search(parts[fixed]):
         fixed += 1
-    base = (Path(*parts[:fixed]) if fixed else Path(".")).resolve()
-    target = path.resolve()
+    try:
+        base = (Path(*parts[:fixed]) if fixed else Path(".")).resolve()
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a link loop (RuntimeError on Python 3.11)
+        return False
     if fixed == len(parts) or not target.is_relative_to(base):
         return fixed == len(parts) and (target == base or target.is_relative_to(base))
     rest = parts[fixed:]
