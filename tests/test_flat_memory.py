@@ -242,6 +242,7 @@ def test_chain_whose_every_record_breaks_lists_the_first_breaks_and_counts(tmp_p
 
 def test_the_cap_travels_with_the_task_settings() -> None:
     # A worker on a cluster never parsed the command line: the cap comes with its settings.
+    from sealverify import SealverifyError
     from sealverify.cli import verify_runner
 
     receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
@@ -249,8 +250,9 @@ def test_the_cap_travels_with_the_task_settings() -> None:
     options = verify_runner.VerifyOptions()
     small = verify_runner.Settings(options, False, "json", max_input=100)
     ((refused, _, _),) = verify_runner._run_task(task, small)
-    assert isinstance(refused, str) and "more than 100 bytes" in refused
+    # Handed back as the error the run raises (one line, exit 2), not as a string.
+    assert isinstance(refused, SealverifyError) and "more than 100 bytes" in str(refused)
     ((verified, _, _),) = verify_runner._run_task(
         task, verify_runner.Settings(options, False, "json")
     )
-    assert not isinstance(verified, str)
+    assert not isinstance(verified, SealverifyError)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from sealverify import SourceError
 from sealverify.cli import storage, verify_runner
 from sealverify.cli.main import cli
 from tests.fleet_services import S3, s3_server
@@ -120,8 +121,10 @@ def test_an_unreadable_object_is_named_like_an_unreadable_file(
     finally:
         storage.configure({})
     local = verify_runner._verify_file(tmp_path / "gone.json", False, settings)
-    assert local[0] == f"cannot read {tmp_path / 'gone.json'}: No such file or directory"
-    assert remote[0] == f"cannot read {bucket}/gone.json: No such file or directory"
+    # Handed back as the error value the run raises (one line, exit 2), not as a string.
+    assert isinstance(local[0], SourceError) and isinstance(remote[0], SourceError)
+    assert str(local[0]) == f"cannot read {tmp_path / 'gone.json'}: No such file or directory"
+    assert str(remote[0]) == f"cannot read {bucket}/gone.json: No such file or directory"
 
 
 def test_a_missing_s3_extra_is_a_one_line_hint(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -281,11 +284,14 @@ def test_a_store_that_cannot_answer_is_never_no_such_object(
         assert str(raised.value).startswith("cannot read s3://b/x.receipt.json.partition.json: ")
     attestation, problem = verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json"))
     assert attestation is None
-    assert problem.startswith("cannot read partition attestation s3://b/x.receipt.json.partition")
+    assert isinstance(problem, SourceError)
+    assert str(problem).startswith(
+        "cannot read partition attestation s3://b/x.receipt.json.partition"
+    )
 
 
 def test_an_absent_object_is_just_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(storage, "_filesystem", lambda url: (_Store(FileNotFoundError(url)), url))
     remote = storage.Remote("s3://b/x.receipt.json.partition.json")
     assert remote.is_file() is False and remote.is_dir() is False
-    assert verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json")) == (None, "")
+    assert verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json")) == (None, None)

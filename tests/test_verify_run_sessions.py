@@ -156,3 +156,32 @@ def test_the_index_refutes_an_operation_in_two_sessions_only() -> None:
     why = index.contradiction("a", "op-1")
     assert why is not None and "op-1 is in session a and in session b" in why
     assert index.contradiction("b", "op-2") is None
+
+
+def test_a_cluster_threads_a_session_across_inputs_the_same(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    args = _layouts(tmp_path, [_call(1, 1)], [_call(2, 1), _call(3, 2)])["log and files"]
+    local = CliRunner().invoke(cli, ["verify", *args, *PIN_ARGS, "--jobs", "1"])
+    clustered = CliRunner().invoke(
+        cli, ["verify", *args, *PIN_ARGS, "--cluster", "local:1", "--partition-size", "1"]
+    )
+    assert clustered.stdout == local.stdout
+    assert sorted(s for s, _ in _replays(local.stdout).values()) == [
+        "fail",
+        "not-evaluated",
+        "pass",
+    ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_copy_relabelled_to_another_session_in_another_input_fails_both_halves(
+    tmp_path: Path, layout: str, jobs: str
+) -> None:
+    from tests.test_verify_sessions import _relabel_attack
+
+    first, _, _, copy = _relabel_attack()
+    args = _layouts(tmp_path, [first], [copy])[layout]
+    replays = list(_verify(*args, jobs=jobs).values())
+    assert [r[0] for r in replays] == ["fail", "fail"]
+    assert all("(one operation is one call, in one session)" in r[1] for r in replays)

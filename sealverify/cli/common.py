@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, TypeVar
 import click
 
 from sealverify import InputError
+from sealverify.cli.refused import InputRefused, SourceUnreadable
 from sealverify.reports.formats import FORMATS, jsonl, render
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
@@ -160,7 +161,10 @@ def _covers(value: str, output: Path) -> str | None:
             return "the same file as"
     except (OSError, ValueError):
         pass  # one of them does not exist (yet): compared by the paths they resolve to
-    target, resolved = output.resolve(), path.resolve()
+    try:
+        target, resolved = output.resolve(), path.resolve()
+    except (OSError, RuntimeError):  # a link loop (RuntimeError on Python 3.11): not one file
+        return None
     if target == resolved:
         return "the same file as"
     if path.is_dir() and target.is_relative_to(resolved):
@@ -325,9 +329,12 @@ def add_input_cap(command: click.Command) -> None:
 
 
 def too_large(name: str, limit: int | None = None) -> click.UsageError:
-    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it."""
+    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it.
+
+    One line, exit 2 (:class:`~sealverify.cli.refused.InputRefused`, a ``click.UsageError``).
+    """
     limit = max_input_bytes() if limit is None else limit
-    return click.UsageError(
+    return InputRefused(
         f"{name}: more than {limit} bytes (--max-input-bytes); refused rather than read on"
     )
 
@@ -396,7 +403,7 @@ def read_input(source: str) -> bytes:
     try:
         return read_file(Path(source), source)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(source, exc) from None
 
 
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:

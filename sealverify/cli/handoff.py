@@ -51,7 +51,7 @@ class Handoff:
                 data = storage.locate(name).read_bytes()  # a stored object is read as is
             else:
                 data = read_file(name, None, self.limit)
-        except (OSError, click.UsageError):
+        except (OSError, click.ClickException):  # unreadable, or refused as too large
             return None
         if len(data) <= self.room:
             self.kept[name] = data

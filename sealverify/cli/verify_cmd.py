@@ -370,8 +370,8 @@ def verify(
     with progress("verifying", total, "receipt") as advance:
         for result, fragment, found in run(work, settings):
             advance(1) if isinstance(result, Subject) else advance.uncount(1)  # receipts only
-            if isinstance(result, str):
-                raise click.UsageError(result)
+            if isinstance(result, Exception):  # what stopped a task: the run cannot be done
+                raise result
             if isinstance(result, Subject):
                 if page is not None and isinstance(fragment, tuple):  # html rows and detail
                     page.add(result, fragment)

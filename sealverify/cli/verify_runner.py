@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
 from sealverify import (
     Check,
     ReceiptDocument,
+    SealverifyError,
     Subject,
     VerifyOptions,
     split_tokens,
@@ -29,6 +28,7 @@ from sealverify import (
 from sealverify.cli import storage
 from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
 from sealverify.cli.handoff import Handoff
+from sealverify.cli.refused import InputRefused, SourceUnreadable
 from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
@@ -86,21 +86,21 @@ def _walk(directory: Path) -> Iterator[Path]:
     return walk_tree(directory, _wanted)
 
 
-def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, str]:
+def _side_attestation(path: storage.Location) -> tuple[JsonValue | None, SourceUnreadable | None]:
     """A partition attestation beside a receipt: ``<receipt file>.partition.json``.
 
-    Returns ``(attestation, "")``, or ``(None, problem)`` when the side file exists but cannot
-    be read; the problem is a usage error once the file is known to be a receipt.
+    Returns ``(attestation, None)``, or ``(None, problem)`` when the side file exists but
+    cannot be read; the problem stops the run once the file is known to be a receipt.
     """
     if isinstance(path, Path) and _absent(os.fspath(path) + _SIDE_SUFFIX):
-        return None, ""  # the usual case, asked of the system directly (one stat)
+        return None, None  # the usual case, asked of the system directly (one stat)
     side = path.with_name(path.name + _SIDE_SUFFIX)
     try:
         if not side.is_file():  # a store that cannot say is an OSError: a problem, not absent
-            return None, ""
-        return parse_bytes(_read(side)), ""
+            return None, None
+        return parse_bytes(_read(side)), None
     except (OSError, JsonError) as exc:
-        return None, f"cannot read partition attestation {side}: {exc}"
+        return None, SourceUnreadable(f"cannot read partition attestation {side}: {exc}")
 
 
 # The errors for which Path.is_file says False rather than raising (pathlib's _IGNORED_ERRNOS).
@@ -127,7 +127,7 @@ def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     try:
         data = read_file(path)
     except OSError as exc:
-        raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
+        raise SourceUnreadable(f"--approvals {path}: {exc.strerror or exc}") from None
     return tuple(split_tokens(data, report_name(path.name)))
 
 
@@ -175,10 +175,10 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
             # tree with link loops is refused by name instead of following them forever.
             matches = list(glob_matches(arg))
             if not matches:
-                raise click.UsageError(f"{arg}: no file matches this pattern")
+                raise InputRefused(f"{arg}: no file matches this pattern")
             sources.extend((m, True) for m in map(Path, matches) if m.is_dir() or m.is_file())
         else:
-            raise click.UsageError(f"{arg}: no such file or directory")
+            raise SourceUnreadable(f"{arg}: no such file or directory")
     return _unique(sources)
 
 
@@ -253,11 +253,13 @@ class Settings:
 
 Task = _Files | _LogSlice
 
-# A subject or a finding (a str is a usage problem met in a worker), the subject's text
-# fragment when the format is spooled as text (json: already UTF-8; sarif, junit), and
-# history facts.
+# A subject or a finding (or the error that stops the run, met in a worker and handed back
+# as a value for the parent to raise), the subject's text fragment when the format is
+# spooled as text (json: already UTF-8; sarif, junit), and history facts.
 Result = tuple[
-    Subject | Check | str, bytes | str | tuple[str, ...] | None, history.ReceiptFacts | None
+    Subject | Check | SealverifyError,
+    bytes | str | tuple[str, ...] | None,
+    history.ReceiptFacts | None,
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
@@ -343,13 +345,13 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
                         start, first, count = offset + at, first + count, 0
                 offset += len(block)  # a line cut by the block's end goes on in the next
     except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(path, exc) from None
     if start < offset:  # the last lines: fewer than a chunk, or an unterminated last line
         yield _LogSlice(name, start, offset, first)
 
 
-def _unreadable(path: storage.Location, exc: OSError) -> click.UsageError:
-    return click.UsageError(f"cannot read {path}: {exc.strerror or exc}")
+def _unreadable(path: storage.Location, exc: OSError) -> SourceUnreadable:
+    return SourceUnreadable.of(path, exc)
 
 
 def _blocks(path: storage.Location) -> Iterator[bytes]:
@@ -386,7 +388,7 @@ def _read_range(name: str, start: int, end: int) -> bytes:
     try:
         return storage.read_range(name, start, end)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(name, exc) from None
 
 
 def _threaded(
@@ -511,14 +513,14 @@ def _verify_file(
     if isinstance(path, str):
         if read is not None and _absent(path + _SIDE_SUFFIX):
             name = report_name(path)
-            return _verified(read, name, walked, settings, threaded, None, "", reading)
+            return _verified(read, name, walked, settings, threaded, None, None, reading)
         path = Path(path)
     try:
         data = _read(path, settings.max_input) if read is None else read
     except OSError as exc:
-        return f"cannot read {path}: {exc.strerror or exc}", None, None
-    except click.UsageError as exc:  # larger than --max-input-bytes: could not run
-        return exc.format_message(), None, None
+        return SourceUnreadable.of(path, exc), None, None
+    except InputRefused as exc:  # larger than --max-input-bytes: could not run
+        return exc, None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
     return _verified(data, name, walked, settings, threaded, attestation, problem, reading)
@@ -531,17 +533,17 @@ def _verified(
     settings: Settings,
     bound: Threaded | None,
     attestation: JsonValue | None,
-    problem: str,
+    problem: SourceUnreadable | None,
     reading: ReceiptDocument | None = None,
 ) -> Result:
     # A session's result holds only for the bytes it was made of: these, read again, may not be.
     threaded = None if bound is None else bound.for_bytes(data)
     if walked:
-        if problem:
+        if problem is not None:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
         found = verify_found(data, name, settings.options, attestation, threaded, reading)
         return _finish(_skipped(name) if found is None else found, data, settings)
-    if problem:
+    if problem is not None:
         return problem, None, None
     subject = verify_receipt(data, name, settings.options, attestation, threaded, reading)
     return _finish(subject, data, settings)
@@ -566,11 +568,11 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
         refused = too_large(task.name, settings.max_input).format_message()
-        return [(f"{refused} (lines {task.first}..)", None, None)]
+        return [(InputRefused(f"{refused} (lines {task.first}..)"), None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)
     except OSError as exc:
-        return [(f"cannot read {task.name}: {exc.strerror or exc}", None, None)]
+        return [(SourceUnreadable.of(task.name, exc), None, None)]
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import click
+from sealverify.cli.refused import InputRefused, SourceUnreadable
 
 __all__ = [
     "MAX_DEPTH",
@@ -58,11 +58,11 @@ def inside(path: Path, root: Path) -> Path:
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.11
-        raise click.UsageError(
+        raise InputRefused(
             f"{path}: dangling or looping symbolic link ({getattr(exc, 'strerror', None) or exc})"
         ) from None
     if not target.is_relative_to(root):
-        raise click.UsageError(
+        raise InputRefused(
             f"{path}: symbolic link to {target}, outside the tree {root} (not followed)"
         )
     return target
@@ -72,7 +72,7 @@ def _resolved_root(directory: Path) -> Path:
     try:
         return directory.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise click.UsageError(
+        raise SourceUnreadable(
             f"cannot read directory {directory}: {getattr(exc, 'strerror', None) or exc}"
         ) from None
 
@@ -86,7 +86,7 @@ def _listing(
     except OSError as exc:
         why = f"cannot read directory {directory}: {exc.strerror or exc}"
         if problem is None:
-            raise click.UsageError(why) from None
+            raise SourceUnreadable(why) from None
         problem(directory, f"cannot list: {exc.strerror or exc}")
         return []
 
@@ -132,18 +132,18 @@ def entries(
         if entry.is_link and not every_link:
             followed(entry.path, root)
         if depth >= MAX_DEPTH:
-            raise click.UsageError(
+            raise InputRefused(
                 f"{entry.path}: deeper than {MAX_DEPTH} directory levels below {directory} "
                 "(not walked)"
             )
         info = entry.path.stat()
         child = (info.st_dev, info.st_ino)
         if child in enclosing:
-            raise click.UsageError(
+            raise InputRefused(
                 f"{entry.path}: symbolic link loop (leads back to an enclosing directory)"
             )
         if child in walked:
-            raise click.UsageError(
+            raise InputRefused(
                 f"{entry.path}: a second way into the directory {walked[child]}, already "
                 "walked (a symbolic link to a directory in the tree is not walked twice)"
             )
@@ -159,7 +159,7 @@ def followed(path: Path, root: Path) -> Path:
     """
     target = inside(path, root)
     if not (target.is_dir() or target.is_file()):
-        raise click.UsageError(f"{path}: a symbolic link to neither a file nor a directory")
+        raise InputRefused(f"{path}: a symbolic link to neither a file nor a directory")
     return target
 
 
@@ -172,7 +172,7 @@ def _entry(found: os.DirEntry[str], depth: int, root: Path, check: bool) -> Entr
         is_dir, is_file = found.is_dir(), found.is_file()  # of the target, for a link
     except OSError as exc:
         if check:
-            raise click.UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+            raise SourceUnreadable(f"{path}: cannot be read ({exc.strerror or exc})") from None
         is_dir = is_file = False  # a link not checked here: checked if it is ever used
     return Entry(path, depth, is_dir, is_file, link)
 
@@ -224,8 +224,11 @@ def glob_covers(pattern: str, path: Path) -> bool:
     fixed = 0
     while fixed < len(parts) and not _MAGIC.search(parts[fixed]):
         fixed += 1
-    base = (Path(*parts[:fixed]) if fixed else Path(".")).resolve()
-    target = path.resolve()
+    try:
+        base = (Path(*parts[:fixed]) if fixed else Path(".")).resolve()
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a link loop (RuntimeError on Python 3.11)
+        return False
     if fixed == len(parts) or not target.is_relative_to(base):
         return fixed == len(parts) and (target == base or target.is_relative_to(base))
     rest = parts[fixed:]

@@ -429,8 +429,9 @@ def threaded_file_facts(
         for _, name in sorted(members):
             if (bound := feed_file(threads, name, read)) is not None:
                 results[name] = bound
-    for fact in facts if contested is not None else ():
-        refuted = contested(fact.session, fact.operation) if fact.name not in results else None
-        if refuted is not None and (data := read(fact.name)) is not None:
-            results[fact.name] = Threaded.of(data, refuted_by(refuted))
+    if contested is not None:  # a file no thread fed, its operation in another session
+        for fact in facts:
+            refuted = None if fact.name in results else contested(fact.session, fact.operation)
+            if refuted is not None and (data := read(fact.name)) is not None:
+                results[fact.name] = Threaded.of(data, refuted_by(refuted))
     return results

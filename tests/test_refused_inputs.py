@@ -1,0 +1,77 @@
+"""An unreadable or refused input is one line and exit 2, never click's usage banner.
+
+A missing path, a dangling link, a file past ``--max-input-bytes`` (read in this process or in
+a worker) is not a misused flag: the run stops with the one sentence that names it. The error
+is a ``SourceError`` or an ``InputError`` (library code catches it by kind), and a worker
+hands it back as a value, which the parent raises.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sealverify import InputError, SourceError
+from sealverify.cli import main as cli_main
+from sealverify.cli import verify_runner
+from tests.conftest import ROOT
+
+RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
+
+
+def _main(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["sealverify", *args])
+    monkeypatch.setattr(cli_main, "_debug_flag", False)
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main()
+    code = exited.value.code
+    return (code if isinstance(code, int) else 0), capsys.readouterr().err
+
+
+def _tree(tmp_path: Path) -> dict[str, list[str]]:
+    dangling = tmp_path / "dangling"
+    dangling.mkdir()
+    shutil.copyfile(RECEIPT, dangling / "a.json")
+    (dangling / "b.json").symlink_to(tmp_path / "nowhere.json")
+    large = tmp_path / "large"
+    large.mkdir()
+    for n in range(80):  # more than one task, so --jobs 2 reads some in a worker
+        shutil.copyfile(RECEIPT, large / f"r{n:02d}.json")
+    (large / "r99.json").write_bytes(RECEIPT.read_bytes() + b" " * 20_000)
+    return {
+        "missing path": [str(tmp_path / "absent.json")],
+        "dangling link": [str(dangling)],
+        "too large, here": [str(large), "--jobs", "1", "--max-input-bytes", "16K"],
+        "too large, in a worker": [str(large), "--jobs", "2", "--max-input-bytes", "16K"],
+        "no match": [str(tmp_path / "*.nothing.json")],
+    }
+
+
+CASES = ["missing path", "dangling link", "too large, here", "too large, in a worker", "no match"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_refused_input_is_one_line_and_exit_2(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["verify", *_tree(tmp_path)[case]]
+    code, err = _main(args, monkeypatch, capsys)
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("Error: "), err
+    assert "Usage:" not in err and "--help" not in err
+    result = CliRunner().invoke(cli_main.cli, args)
+    assert result.exit_code == 2 and "Usage:" not in result.output, result.output
+
+
+def test_a_worker_hands_back_the_error_as_a_value(tmp_path: Path) -> None:
+    settings = verify_runner.Settings(verify_runner.VerifyOptions(), False, "json", max_input=16)
+    unreadable = verify_runner._verify_file(tmp_path / "gone.json", False, settings)[0]
+    assert isinstance(unreadable, SourceError) and isinstance(unreadable, OSError)
+    refused = verify_runner._verify_file(RECEIPT, False, settings)[0]
+    assert isinstance(refused, InputError) and "--max-input-bytes" in str(refused)
