@@ -37,6 +37,7 @@ from sealverify.cli.common import (
     say,
     write_result,
 )
+from sealverify.cli.follow import FollowArgs, follow_options, run_follow
 from sealverify.cli.helptext import examples
 from sealverify.cli.main import ARGV_KEY
 from sealverify.cli.progress import progress
@@ -269,6 +270,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
     "(no-color.org); always also in a pipe (for less -R).",
 )
 @output_option
+@follow_options
 def verify(
     paths: tuple[str, ...],
     config_pins: tuple[str, ...],
@@ -289,6 +291,7 @@ def verify(
     fmt: str,
     color: str,
     output: Path | None,
+    follow: FollowArgs | None = None,
 ) -> int:
     """Verify seal decision receipts: signatures, bindings, pins and the P-ENFORCE outcome.
 
@@ -317,6 +320,8 @@ def verify(
         )
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
+    if follow is not None:  # docs/follow.md: verify as receipts land, until stopped
+        return run_follow(paths, options, state_path, follow)
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))

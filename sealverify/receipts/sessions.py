@@ -24,6 +24,7 @@ from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = [
     "Glance",
+    "SessionThreads",
     "glance",
     "glance_document",
     "may_name_session",
@@ -169,6 +170,10 @@ _STEP_MEMBERS = (
     "approval",
     "now",
 )
+
+
+# The threads of one ordering fed one receipt at a time, as they arrive (``verify --follow``).
+SessionThreads = _Threads
 
 
 def _same_call(doc: dict[str, JsonValue], facts: Glance) -> str | None:

@@ -1,0 +1,97 @@
+"""A followed receipt directory: the receipt files that are new or changed since the last look.
+
+seal-host writes one file per decision and rewrites an ALLOW receipt atomically (a new file
+renamed over the old) as its release status moves (seal-host@099be66 ``rust/src/release.rs``).
+A file is judged when its bytes differ from the bytes last judged under its name (their
+sha256, kept in the checkpoint), so each form is judged once and the latest form counts.
+Files are walked as ``verify`` walks a directory (``*.json``, not a ``.partition.json`` side
+file, links not followed) and taken in the order they were written (modification time, then
+name).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Found", "Folder", "receipt_name"]
+
+_SIDE_SUFFIX = ".partition.json"
+
+
+def receipt_name(name: str) -> bool:
+    """Whether a walk takes the file: ``*.json`` after a dot not leading the name."""
+    dot = name.rfind(".")
+    return 0 < dot and name[dot:] == ".json" and not name.endswith(_SIDE_SUFFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A new or changed file: its name as the report shows it, its path, bytes and digest."""
+
+    name: str
+    path: Path
+    data: bytes
+    digest: str
+    revision: bool  # another form was judged under this name before
+
+
+class Folder:
+    """One followed directory and the digest of each file's last judged bytes."""
+
+    def __init__(self, root: str, digests: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.digests: dict[str, str] = dict(digests or {})
+        # What the last look saw of each file (inode, size, mtime): unchanged files are not read.
+        self._seen: dict[str, tuple[int, int, int]] = {}
+
+    def _walk(self) -> list[tuple[int, str, Path, tuple[int, int, int]]]:
+        found: list[tuple[int, str, Path, tuple[int, int, int]]] = []
+        base = Path(self.root)
+        for folder, dirs, files in os.walk(self.root):
+            dirs.sort()
+            for file in sorted(files):
+                if not receipt_name(file):
+                    continue
+                path = Path(folder) / file
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue  # renamed away since the listing
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                name = (base / path.relative_to(base)).as_posix()
+                found.append((st.st_mtime_ns, name, path, (st.st_ino, st.st_size, st.st_mtime_ns)))
+        found.sort(key=lambda item: (item[0], item[1]))
+        return found
+
+    def look(self, limit: int) -> list[Found]:
+        """Files new or changed since the last look, in the order written, up to ``limit``."""
+        changed: list[Found] = []
+        for _, name, path, seen in self._walk():
+            if self._seen.get(name) == seen:
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue  # gone since the walk: the next look sees its successor
+            self._seen[name] = seen
+            digest = hashlib.sha256(data).hexdigest()
+            before = self.digests.get(name)
+            if before == digest:
+                continue
+            changed.append(Found(name, path, data, digest, before is not None))
+            if len(changed) >= limit:
+                break
+        return changed
+
+    def judged(self, found: Found) -> None:
+        """Remember ``found``'s bytes as judged (the checkpoint keeps the digest)."""
+        self.digests[found.name] = found.digest
+
+    def forget_looks(self) -> None:
+        """Read every file again at the next look (after SIGHUP)."""
+        self._seen.clear()

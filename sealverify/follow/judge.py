@@ -1,0 +1,133 @@
+"""Receipts judged as they land, with the same checks as a batch ``verify`` and sessions threaded.
+
+A log line is verified by :func:`~sealverify.receipts.verify.verify_log_line`, a directory
+file by :func:`~sealverify.receipts.verify.verify_found`, as a batch run verifies them. A
+receipt that names a session is fed, as it arrives, to its session's thread
+(:class:`~sealverify.receipts.sessions.SessionThreads`: one per log, one for every directory
+file, as a batch run threads them), so a later call is judged against the state of the calls
+before it. As in a batch run, the first receipt of a session that claims the first call (or
+no place) is judged alone; only a session's later calls take the thread's result. The thread
+outlives the process: every receipt fed is staged for the store, and after a restart a
+session's receipts are fed again, in order, before its next receipt (only then: a session
+that never comes back costs nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sealverify.kernel.replay import Rederivation
+from sealverify.kernel.threads import Claim, session_of
+from sealverify.receipts.sessions import Glance, SessionThreads, glance, glance_document
+from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_line
+from sealverify.reports.model import Check, Subject
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+
+__all__ = ["FILES", "Judge", "Staged"]
+
+FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
+
+# What the judge stages for the store: (thread, seq, session, where, bytes).
+Staged = tuple[str, int, str, str, bytes]
+# A stored session's receipts in order, (where, bytes), read when the session comes back.
+Stored = Callable[[str, str], list[tuple[str, bytes]]]
+
+_LOG_ORDER = "log order"
+_FILE_ORDER = "the order of the positions its receipts claim"
+
+
+def _later(claim: Claim | None) -> bool:
+    """A claim that needs the calls before it (what a batch run threads a lone receipt for)."""
+    return claim is not None and (claim.position is None or claim.position > 1)
+
+
+def _document(data: bytes) -> dict[str, JsonValue] | None:
+    try:
+        value = parse_bytes(data[:-1] if data.endswith(b"\r") else data)
+    except JsonError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Judge:
+    """Verifies receipts one at a time, each session's thread carried across them."""
+
+    def __init__(
+        self,
+        options: VerifyOptions,
+        stored: Stored,
+        known: dict[tuple[str, str], int],
+    ) -> None:
+        self.options = options
+        self._stored = stored
+        self._known = set(known)  # sessions with receipts in the store, not yet fed again
+        self._seq: dict[str, int] = {}
+        for (thread, _), last in known.items():
+            self._seq[thread] = max(self._seq.get(thread, 0), last + 1)
+        self._threads: dict[str, SessionThreads] = {}
+        # The receipt each session's first call was judged alone as: a rewritten form of it
+        # (a new release status, same name) is judged alone again, as a batch run judges it.
+        self._alone: dict[tuple[str, str], str] = {}
+        self.staged: list[Staged] = []
+
+    def _thread(self, key: str) -> SessionThreads:
+        threads = self._threads.get(key)
+        if threads is None:
+            order = _FILE_ORDER if key == FILES else _LOG_ORDER
+            threads = self._threads[key] = SessionThreads(self.options.raw_lines, order)
+        return threads
+
+    def _feed(
+        self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
+    ) -> Rederivation | None:
+        threads = self._thread(key)
+        if (key, facts.session) in self._known:
+            self._known.discard((key, facts.session))
+            for before, raw in self._stored(key, facts.session):
+                self._replay(threads, key, before, raw)
+        first = facts.session not in threads.threads
+        result = threads.feed(doc, facts, where)
+        seq = self._seq.get(key, 0)
+        self._seq[key] = seq + 1
+        self.staged.append((key, seq, facts.session, where, data))
+        if first and not _later(facts.claim):
+            self._alone[key, facts.session] = where
+            return None
+        if self._alone.get((key, facts.session)) == where:
+            return None  # another form of the call judged alone: judged alone again
+        return result
+
+    def _replay(self, threads: SessionThreads, key: str, where: str, raw: bytes) -> None:
+        doc = _document(raw)
+        facts = glance_document(doc) if doc is not None else None
+        if doc is None or facts is None:
+            return  # only receipts read as strict JSON naming a session were stored
+        if facts.session not in threads.threads and not _later(facts.claim):
+            self._alone[key, facts.session] = where
+        threads.feed(doc, facts, where)
+
+    def _session_receipt(
+        self, data: bytes, key: str, where: str, placed: bool
+    ) -> Rederivation | None:
+        if not self.options.rederive:
+            return None
+        facts = glance(data)
+        if facts is None:
+            return None
+        claim = facts.claim
+        if placed and (claim is None or claim.position is None):
+            return None  # a batch run places separate files by their claimed positions only
+        doc = _document(data)
+        if doc is None or session_of(doc) != facts.session:
+            return None  # not strict JSON, or read differently: the receipt fails on its own
+        return self._feed(key, doc, facts, where, data)
+
+    def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
+        """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
+        threaded = self._session_receipt(line, key, f"line {number}", placed=False)
+        return verify_log_line(line, number, name, self.options, threaded)
+
+    def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
+        """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
+        threaded = self._session_receipt(data, FILES, name, placed=True)
+        return verify_found(data, name, self.options, attestation, threaded)
