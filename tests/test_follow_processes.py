@@ -1,0 +1,186 @@
+"""``verify --follow`` as real processes: kill -9 and resume, SIGTERM, --on-fail, metrics.
+
+The kill-and-resume test runs a writer process that appends receipts minted by the testkit
+(to a JSONL log, a line sometimes in two writes, and as files in a receipt directory) while
+the follower is started and killed with SIGKILL at random points, again and again; at the
+end one more follower catches up and is stopped with SIGTERM, and what the store holds must
+equal one batch ``verify`` of the final files, each receipt judged into the store exactly
+once. ``SEALVERIFY_FOLLOW_KILLS`` sets the number of kills (40 by default, so CI stays near
+a minute; set it to some hundreds for a longer run). Nothing waits on the clock to pass:
+every wait polls a condition with a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.follow_support import (
+    PIN_ARGS,
+    append,
+    batch_outcomes,
+    plain_receipts,
+    session_call,
+    until,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+KILLS = int(os.environ.get("SEALVERIFY_FOLLOW_KILLS", "40"))
+
+_WRITER = """
+import os, sys, time
+source, log, folder, pause = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+lines = open(source, "rb").read().split(b"\\n")[:-1]
+for index, line in enumerate(lines):
+    if index % 5 == 4:  # every fifth receipt is a file of the receipt directory
+        temp = os.path.join(folder, ".%d.tmp" % index)
+        with open(temp, "wb") as handle:
+            handle.write(line)
+        os.rename(temp, os.path.join(folder, "%04d.json" % index))
+    else:
+        with open(log, "ab") as handle:
+            cut = len(line) // 2 if index % 3 == 0 else len(line)
+            handle.write(line[:cut])
+            handle.flush()
+            handle.write(line[cut:] + b"\\n")
+    time.sleep(pause)
+"""
+
+
+def _follower(tmp_path: Path, *extra: str, out: Path | None = None) -> subprocess.Popen[bytes]:
+    args = [
+        sys.executable, "-m", "sealverify", "verify", "--follow",
+        str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"),
+        "--state", str(tmp_path / "state.db"), *PIN_ARGS, "--poll-interval", "0.05", *extra,
+    ]  # fmt: skip
+    with (out or tmp_path / "events.jsonl").open("ab") as sink:
+        return subprocess.Popen(args, cwd=ROOT, stdout=sink, stderr=subprocess.PIPE)
+
+
+def _stored(tmp_path: Path) -> dict[str, tuple[str, int]]:
+    db_path = tmp_path / "state.db"
+    if not db_path.exists():
+        return {}
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = db.execute("SELECT subject, outcome, judged FROM follow_subjects").fetchall()
+    except sqlite3.OperationalError:
+        return {}  # the tables are not made yet
+    finally:
+        db.close()
+    return {str(s): (str(o), int(n)) for s, o, n in rows}
+
+
+def _source(tmp_path: Path, count: int) -> list[bytes]:
+    """Receipts in the order written: plain ones, and sessions whose second call is forged."""
+    lines = plain_receipts(count)
+    for session in range(count // 20):
+        at = 3 + session * 20
+        lines.insert(at, session_call(session, 1, 1))
+        lines.insert(at + 7, session_call(session, 2, 2))
+    (tmp_path / "source.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+    (tmp_path / "receipts").mkdir()
+    return lines
+
+
+def test_kill_and_resume_stores_exactly_the_batch_outcomes(tmp_path: Path) -> None:
+    seed = int(os.environ.get("SEALVERIFY_FOLLOW_SEED", "0")) or random.randrange(1 << 30)
+    rng = random.Random(seed)
+    lines = _source(tmp_path, 4 * KILLS)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(tmp_path / "source.jsonl"),
+         str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"), "0.04"],
+    )  # fmt: skip
+    for _ in range(KILLS):
+        follower = _follower(tmp_path)
+        # A random kill point: after 0 to 0.6 s (start-up, reading, verifying, committing).
+        try:
+            follower.wait(timeout=rng.uniform(0.0, 0.6))
+        except subprocess.TimeoutExpired:
+            pass
+        assert follower.poll() is None, follower.stderr.read() if follower.stderr else ""
+        follower.send_signal(signal.SIGKILL)
+        follower.wait()
+    assert writer.wait(timeout=120) == 0
+    final = _follower(tmp_path)
+    until(lambda: len(_stored(tmp_path)) == len(lines), f"all {len(lines)} receipts (seed {seed})")
+    final.send_signal(signal.SIGTERM)
+    assert final.wait(timeout=60) == 0
+    stored = _stored(tmp_path)
+    expected = batch_outcomes(str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"))
+    assert {name: outcome for name, (outcome, _) in stored.items()} == expected, seed
+    assert {judged for _, judged in stored.values()} == {1}, seed
+    assert "FAIL" in expected.values()  # the forged later calls
+
+
+def test_sigterm_commits_and_exits_zero_and_a_restart_emits_nothing_again(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "receipts").mkdir()
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"".join(line + b"\n" for line in plain_receipts(3)))
+    first = _follower(tmp_path)
+    until(lambda: len(_stored(tmp_path)) == 3, "three receipts stored")
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=60) == 0
+    events = (tmp_path / "events.jsonl").read_bytes().splitlines()
+    subjects = [json.loads(e) for e in events if e.startswith(b'{"type":"subject"')]
+    assert [s["input"]["line"] for s in subjects] == [1, 2, 3]
+    assert all(s["time"].endswith("Z") for s in subjects)
+    append(log, plain_receipts(1, seed=b"later")[0] + b"\n")
+    second = _follower(tmp_path, out=tmp_path / "second.jsonl")
+    until(lambda: len(_stored(tmp_path)) == 4, "the fourth receipt stored")
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(timeout=60) == 0
+    again = (tmp_path / "second.jsonl").read_bytes().splitlines()
+    assert [json.loads(e)["input"]["line"] for e in again if b'"subject"' in e[:20]] == [4]
+
+
+def test_exit_on_fail_and_on_fail_get_the_failed_event(tmp_path: Path) -> None:
+    (tmp_path / "receipts").mkdir()
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(session_call(40, 1, 1) + b"\n" + session_call(40, 2, 2) + b"\n")
+    hook = tmp_path / "hook.jsonl"
+    command = f"{sys.executable} -c \"import sys; open({str(hook)!r}, 'ab').write(sys.stdin.buffer.read())\""
+    follower = _follower(tmp_path, "--exit-on-fail", "--on-fail", command)
+    assert follower.wait(timeout=120) == 1
+    events = [json.loads(line) for line in hook.read_bytes().splitlines()]
+    assert [(e["name"], e["outcome"]) for e in events] == [(f"{log}:2", "FAIL")]
+    assert _stored(tmp_path)[f"{log}:2"] == ("FAIL", 1)  # committed before the exit
+
+
+def test_metrics_are_served_on_localhost(tmp_path: Path) -> None:
+    pytest.importorskip("prometheus_client")
+    (tmp_path / "receipts").mkdir()
+    (tmp_path / "r.jsonl").write_bytes(b"".join(x + b"\n" for x in plain_receipts(2)))
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    follower = _follower(tmp_path, "--metrics-port", str(port))
+    text = ""
+
+    def scraped() -> bool:
+        nonlocal text
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
+                text = page.read().decode()
+        except OSError:
+            return False
+        return "sealverify_follow_receipts_total" in text and 'outcome="' in text
+
+    until(scraped, "the metrics endpoint")
+    follower.send_signal(signal.SIGTERM)
+    assert follower.wait(timeout=60) == 0
+    assert "sealverify_follow_last_checkpoint_timestamp_seconds" in text
+    assert f'sealverify_follow_lag_bytes{{input="{tmp_path / "r.jsonl"}"}}' in text
