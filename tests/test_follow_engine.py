@@ -28,8 +28,12 @@ from tests.follow_support import (
 )
 
 
-def _follower(tmp_path: Path, logs: tuple[str, ...] = (), folders: tuple[str, ...] = (),
-              chains: tuple[str, ...] = ()) -> Follower:
+def _follower(
+    tmp_path: Path,
+    logs: tuple[str, ...] = (),
+    folders: tuple[str, ...] = (),
+    chains: tuple[str, ...] = (),
+) -> Follower:
     config = FollowConfig(logs, folders, chains, OPTIONS, str(tmp_path / "state.db"))
     return Follower(config)
 

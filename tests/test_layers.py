@@ -32,7 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kernel", "ruling", "forensics"),
     # The testkit mints evidence of every surface below it, partition attestations included.
     ("receipts", "testkit"),
-    ("",),
+    # verify --follow's library (tailing, checkpoints, the loop) is beside the public API.
+    ("", "follow"),
     ("cli", "bench"),
     ("__main__",),
 )
@@ -66,6 +67,9 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.partition_cmd", "sealverify.ruling.partition"),  # policies, key file
     ("sealverify.cli.partition_cmd", "sealverify.seal.signatures"),  # hex_key: pin parsing
     ("sealverify.cli.tools_cmd", "sealverify.definitions.digests"),  # profile names
+    ("sealverify.cli.follow", "sealverify.follow.engine"),  # verify --follow's inputs
+    ("sealverify.cli.follow", "sealverify.follow.loop"),  # verify --follow's loop
+    ("sealverify.cli.follow", "sealverify.history.state"),  # --state errors
 }
 
 

@@ -180,11 +180,20 @@ def run_follow(
     from sealverify.history.state import HistoryError
 
     config = FollowConfig(
-        tuple(logs), tuple(folders), args.chains, options, state, args.name,
+        tuple(logs),
+        tuple(folders),
+        args.chains,
+        options,
+        state,
+        args.name,
         tool_version=__version__,
     )
     loop = LoopOptions(
-        args.on_fail, args.exit_on_fail, args.metrics_port, args.metrics_host, args.poll,
+        args.on_fail,
+        args.exit_on_fail,
+        args.metrics_port,
+        args.metrics_host,
+        args.poll,
         args.interval,
     )
     try:

@@ -92,9 +92,7 @@ class ChainFollow:
         start = self._start_head()
         result = verify_logs([(_SOURCE, data)], start_head=start)
         findings = [
-            found
-            for check in result.checks
-            if (found := self._placed(check, walked)) is not None
+            found for check in result.checks if (found := self._placed(check, walked)) is not None
         ]
         findings.extend(self._diverged(result.records, walked))
         self._carry(result.records, walked)
@@ -121,7 +119,9 @@ class ChainFollow:
         if index < len(self.carried):
             return None  # about the carried lines: reported when they were new
         line = walked[index]
-        return Check(check.id, check.status, check.reason, f"{line.source}:{line.number}", check.data)
+        return Check(
+            check.id, check.status, check.reason, f"{line.source}:{line.number}", check.data
+        )
 
     def _diverged(self, records: Any, walked: list[Line]) -> list[Check]:
         new = [r for r in records if r.line.number > len(self.carried)]
@@ -147,5 +147,7 @@ class ChainFollow:
         if last.line.number <= len(self.carried):
             return
         self.head = last.head
-        kept = [last.line.number] if last.payload is None else [last.payload.number, last.line.number]
+        kept = (
+            [last.line.number] if last.payload is None else [last.payload.number, last.line.number]
+        )
         self.carried = [walked[n - 1] for n in kept]

@@ -75,15 +75,23 @@ def _position_of(value: Any, path: str) -> Position:
     fingerprint = None
     if fp is not None:
         if not isinstance(fp, dict) or set(fp) != {"dev", "ino", "head_len", "head_sha256"}:
-            raise ValueError(f"the fingerprint of {path} is not {{dev, ino, head_len, head_sha256}}")
+            raise ValueError(
+                f"the fingerprint of {path} is not {{dev, ino, head_len, head_sha256}}"
+            )
         fingerprint = Fingerprint(**fp)
+        if not (
+            all(type(getattr(fingerprint, k)) is int for k in ("dev", "ino", "head_len"))
+            and isinstance(fingerprint.head_sha256, str)
+        ):
+            raise ValueError(f"the fingerprint of {path} holds a value of another type")
     numbers = [value.get(k) for k in ("offset", "line", "size")]
-    if not all(isinstance(n, int) and n >= 0 for n in numbers):
+    counts = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool) and n >= 0]
+    if len(counts) != len(numbers):
         raise ValueError(f"the offset, line or size of {path} is not a count")
     mtime = value.get("mtime")
     if not isinstance(mtime, int | float):
         raise ValueError(f"the mtime of {path} is not a number")
-    return Position(path, fingerprint, numbers[0], numbers[1], float(mtime), numbers[2])
+    return Position(path, fingerprint, counts[0], counts[1], float(mtime), counts[2])
 
 
 @dataclass(slots=True)
@@ -240,17 +248,13 @@ class Follower:
         self._dirty |= found.position != position
         return found.findings, found.lines
 
-    def _history(
-        self, facts: list[tuple[ReceiptFacts, dict[str, Any]]], now: float
-    ) -> list[Event]:
+    def _history(self, facts: list[tuple[ReceiptFacts, dict[str, Any]]], now: float) -> list[Event]:
         if not facts:
             return []
         checks = self.store.history.check_and_stage([f for f, _ in facts])
         where = {f.location: w for f, w in facts}
         return [
-            finding_event(c, now, where.get(c.location, {}))
-            for c in checks
-            if c.status != "pass"
+            finding_event(c, now, where.get(c.location, {})) for c in checks if c.status != "pass"
         ]
 
     def commit(self) -> bool:

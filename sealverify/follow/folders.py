@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Found", "Folder", "receipt_name"]
+__all__ = ["Folder", "Found", "receipt_name"]
 
 _SIDE_SUFFIX = ".partition.json"
 
@@ -25,7 +25,7 @@ _SIDE_SUFFIX = ".partition.json"
 def receipt_name(name: str) -> bool:
     """Whether a walk takes the file: ``*.json`` after a dot not leading the name."""
     dot = name.rfind(".")
-    return 0 < dot and name[dot:] == ".json" and not name.endswith(_SIDE_SUFFIX)
+    return dot > 0 and name[dot:] == ".json" and not name.endswith(_SIDE_SUFFIX)
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,8 +89,10 @@ def run(
     out: IO[bytes],
     err: Callable[[str], None] = _say,
 ) -> int:
-    """Follow until stopped: exit 0 when stopped by a signal (or ``once``), 1 on a failure
-    with ``exit_on_fail``. Errors that stop the run (an unusable store) propagate."""
+    """Follow until stopped: exit 0 once stopped (or ``once``), 1 at a failure (``exit_on_fail``).
+
+    Errors that stop the run (an unusable store) propagate.
+    """
     follower = Follower(config)
     inputs = [*config.logs, *config.folders, *config.chains]
     waiter = open_waiter(inputs, options.interval, options.poll)

@@ -142,7 +142,9 @@ class FollowStore:
         except (orjson.JSONDecodeError, TypeError):
             body = None
         if not isinstance(body, dict):
-            raise HistoryError(f"{self.where}: the follow checkpoint of {self.follower} is not JSON")
+            raise HistoryError(
+                f"{self.where}: the follow checkpoint of {self.follower} is not JSON"
+            )
         return body
 
     def digests(self) -> dict[str, str]:
@@ -237,11 +239,11 @@ def _make_tables(where: str, url: bool, tool_version: str) -> None:
         with HistoryStore(path, tool_version) as first:
             first.commit()  # the history's own schema, made as any first run makes it
     try:
-        db = sqlite3.connect(str(path), timeout=120, isolation_level=None)
+        made = sqlite3.connect(str(path), timeout=120, isolation_level=None)
         try:
             for statement in TABLES:
-                db.execute(statement.format(int="INTEGER"))
+                made.execute(statement.format(int="INTEGER"))
         finally:
-            db.close()
+            made.close()
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None

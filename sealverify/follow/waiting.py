@@ -48,7 +48,7 @@ class _EventWaiter(Waiter):
 
         waiter = self
 
-        class _Wake(FileSystemEventHandler):  # type: ignore[misc]
+        class _Wake(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
                 waiter.wake()
 
