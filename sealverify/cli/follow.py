@@ -60,7 +60,7 @@ def _options() -> tuple[Callable[[_F], _F], ...]:
             is_flag=True,
             help="Keep following PATH... (JSONL logs and receipt directories) and --chain: "
             "verify each receipt and chain record as it lands, one JSON event per receipt "
-            "and finding on stdout, checkpointed in --state (required); docs/follow.md.",
+            "and finding on stdout, checkpointed in --state (required).",
         ),
         click.option(
             "--chain",
@@ -152,16 +152,39 @@ def follow_options(command: _F) -> _F:
     return decorated  # type: ignore[no-any-return]
 
 
+# What only a batch run does: --follow writes one JSON event per line to stdout, in this process.
+_BATCH_ONLY = {
+    "output": "--output",
+    "cluster_text": "--cluster",
+    "jobs_text": "--jobs",
+    "fmt": "--format",
+}
+
+
+def _refuse_batch_options() -> None:
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    for name, flag in _BATCH_ONLY.items():
+        source = context.get_parameter_source(name)
+        given = source is not None and source != click.core.ParameterSource.DEFAULT
+        if given and not (name == "fmt" and context.params.get(name) == "jsonl"):
+            raise click.UsageError(
+                f"{flag} is for a batch run: --follow writes one JSON event per line to stdout"
+            )
+
+
 def run_follow(
     paths: tuple[str, ...], options: VerifyOptions, state: str | None, args: FollowArgs
 ) -> int:
     """Follow ``paths`` until stopped; the exit code (0 stopped, 1 ``--exit-on-fail``)."""
     if state is None:
         raise click.UsageError("--follow needs --state PATH|URL, where its checkpoints are kept")
+    _refuse_batch_options()
     logs: list[str] = []
     folders: list[str] = []
     for path in paths:
-        if "://" in path and not path.startswith("file://"):
+        if "://" in path:
             raise click.UsageError(f"{path}: --follow reads local files and directories")
         target = Path(path)
         if target.is_dir():
