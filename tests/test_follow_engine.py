@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from sealverify.follow.engine import FollowConfig, Follower
 from sealverify.follow.events import Event
 from sealverify.history.state import HistoryError
 from sealverify.testkit import auditlog
+from tests.fleet_services import pg_database, pg_url
 from tests.follow_support import (
     OPTIONS,
     append,
@@ -25,7 +27,10 @@ from tests.follow_support import (
     plain_receipts,
     replay_status,
     session_call,
+    until,
 )
+
+__all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
 
 
 def _follower(
@@ -293,3 +298,48 @@ def test_a_checkpoint_that_is_not_the_followers_is_refused(tmp_path: Path) -> No
     db.close()
     with pytest.raises(HistoryError, match="not usable"):
         _follower(tmp_path, logs=(str(log),))
+
+
+def test_a_postgresql_store_keeps_the_checkpoint_and_the_sessions(
+    tmp_path: Path, pg_database: str
+) -> None:
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(plain_receipts(2)[0] + b"\n" + session_call(5, 1, 1) + b"\n")
+
+    def follower() -> Follower:
+        return Follower(FollowConfig((str(log),), (), (), OPTIONS, pg_database))
+
+    crashed = follower()
+    assert len(_subjects(_events(crashed, commit=False))) == 2
+    crashed.close()  # its batch never committed
+    first = follower()
+    assert len(_subjects(_events(first))) == 2
+    first.close()
+    append(log, session_call(5, 2, 2) + b"\n")
+    second = follower()
+    assert _subjects(_events(second)) == {f"{log}:3": "FAIL"}
+    judged = second.store.judged()
+    second.close()
+    assert sorted(n for _, n in judged.values()) == [1, 1, 1]
+
+
+def test_a_file_event_ends_the_wait_before_the_poll_interval(tmp_path: Path) -> None:
+    pytest.importorskip("watchdog")
+    from sealverify.follow.waiting import open_waiter
+
+    log = tmp_path / "r.jsonl"
+    waiter = open_waiter([str(log)], interval=600.0, poll=False)
+    assert waiter.kind == "watchdog"
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (waiter.wait(), done.set()), daemon=True)
+    thread.start()
+    try:
+        until(lambda: _appended(log, done), "the wait to end on a file event")
+    finally:
+        waiter.close()
+    assert open_waiter([str(log)], interval=0.5, poll=True).kind == "poll"
+
+
+def _appended(log: Path, done: threading.Event) -> bool:
+    append(log, b"\n")  # again until the observer, started in the background, sees one
+    return done.wait(0.05)

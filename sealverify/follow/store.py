@@ -19,6 +19,7 @@ they leave unchanged, and an older sealverify ignores them.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -102,7 +103,8 @@ class FollowStore:
         self._url = is_database_url(where)
         _make_tables(where, self._url, tool_version)
         self.history = _History(where, tool_version)
-        self._path = where
+        # psycopg takes postgresql://; the history layer also accepts postgresql+psycopg://
+        self._path = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
         self._subjects: list[tuple[Any, ...]] = []
         self._threads: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
@@ -228,7 +230,8 @@ def _make_tables(where: str, url: bool, tool_version: str) -> None:
                 "a PostgreSQL --state needs the postgres extra: pip install 'sealverify[postgres]'"
             ) from None
         try:
-            with psycopg.connect(where, autocommit=True, connect_timeout=10) as db:
+            dsn = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
+            with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as db:
                 for statement in TABLES:
                     db.execute(statement.format(int="BIGINT"))
         except psycopg.Error as exc:
