@@ -17,6 +17,7 @@ import pytest
 
 from sealverify.follow.engine import FollowConfig, Follower
 from sealverify.follow.events import Event
+from sealverify.follow.tail import LineTooLarge
 from sealverify.history.state import HistoryError
 from sealverify.testkit import auditlog
 from tests.fleet_services import pg_database, pg_url
@@ -343,3 +344,17 @@ def test_a_file_event_ends_the_wait_before_the_poll_interval(tmp_path: Path) -> 
 def _appended(log: Path, done: threading.Event) -> bool:
     append(log, b"\n")  # again until the observer, started in the background, sees one
     return done.wait(0.05)
+
+
+def test_a_line_longer_than_the_input_cap_stops_the_run_as_a_batch_run_does(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"x" * 3000)  # a line with no end, growing past the cap
+    config = FollowConfig(
+        (str(log),), (), (), OPTIONS, str(tmp_path / "state.db"), batch_bytes=500, max_input=1000
+    )
+    follower = Follower(config)
+    with pytest.raises(LineTooLarge, match="longer than 1000 bytes"):
+        follower.step()
+    follower.close()

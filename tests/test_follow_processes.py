@@ -63,8 +63,16 @@ def _follower(tmp_path: Path, *extra: str, out: Path | None = None) -> subproces
         str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"),
         "--state", str(tmp_path / "state.db"), *PIN_ARGS, "--poll-interval", "0.05", *extra,
     ]  # fmt: skip
-    with (out or tmp_path / "events.jsonl").open("ab") as sink:
-        return subprocess.Popen(args, cwd=ROOT, stdout=sink, stderr=subprocess.PIPE)
+    with (
+        (out or tmp_path / "events.jsonl").open("ab") as sink,
+        (tmp_path / "stderr.txt").open("wb") as diagnostics,
+    ):
+        return subprocess.Popen(args, cwd=ROOT, stdout=sink, stderr=diagnostics)
+
+
+def _started(tmp_path: Path) -> bool:
+    """Whether the follower said it follows (its signal handlers are in place by then)."""
+    return b"following" in (tmp_path / "stderr.txt").read_bytes()
 
 
 def _stored(tmp_path: Path) -> dict[str, tuple[str, int]]:
@@ -106,11 +114,12 @@ def test_kill_and_resume_stores_exactly_the_batch_outcomes(tmp_path: Path) -> No
         # A random kill point: after 0.2 to 1 s (start-up, reading, verifying, committing).
         with contextlib.suppress(subprocess.TimeoutExpired):
             follower.wait(timeout=rng.uniform(0.2, 1.0))
-        assert follower.poll() is None, follower.stderr.read() if follower.stderr else ""
+        assert follower.poll() is None, (tmp_path / "stderr.txt").read_text()
         follower.send_signal(signal.SIGKILL)
         follower.wait()
     assert writer.wait(timeout=120) == 0
     final = _follower(tmp_path)
+    until(lambda: _started(tmp_path), "the follower to start")
     until(lambda: len(_stored(tmp_path)) == len(lines), f"all {len(lines)} receipts (seed {seed})")
     final.send_signal(signal.SIGTERM)
     assert final.wait(timeout=60) == 0
@@ -128,6 +137,7 @@ def test_sigterm_commits_and_exits_zero_and_a_restart_emits_nothing_again(
     log = tmp_path / "r.jsonl"
     log.write_bytes(b"".join(line + b"\n" for line in plain_receipts(3)))
     first = _follower(tmp_path)
+    until(lambda: _started(tmp_path), "the follower to start")
     until(lambda: len(_stored(tmp_path)) == 3, "three receipts stored")
     first.send_signal(signal.SIGTERM)
     assert first.wait(timeout=60) == 0
@@ -137,6 +147,7 @@ def test_sigterm_commits_and_exits_zero_and_a_restart_emits_nothing_again(
     assert all(s["time"].endswith("Z") for s in subjects)
     append(log, plain_receipts(1, seed=b"later")[0] + b"\n")
     second = _follower(tmp_path, out=tmp_path / "second.jsonl")
+    until(lambda: _started(tmp_path), "the follower to start")
     until(lambda: len(_stored(tmp_path)) == 4, "the fourth receipt stored")
     second.send_signal(signal.SIGTERM)
     assert second.wait(timeout=60) == 0
@@ -168,6 +179,7 @@ def test_metrics_are_served_on_localhost(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     follower = _follower(tmp_path, "--metrics-port", str(port))
+    until(lambda: _started(tmp_path), "the follower to start")
     text = ""
 
     def scraped() -> bool:
@@ -184,3 +196,19 @@ def test_metrics_are_served_on_localhost(tmp_path: Path) -> None:
     assert follower.wait(timeout=60) == 0
     assert "sealverify_follow_last_checkpoint_timestamp_seconds" in text
     assert f'sealverify_follow_lag_bytes{{input="{tmp_path / "r.jsonl"}"}}' in text
+
+
+def test_sighup_keeps_the_follower_running_and_reading(tmp_path: Path) -> None:
+    (tmp_path / "receipts").mkdir()
+    log = tmp_path / "r.jsonl"
+    receipts = plain_receipts(2)
+    log.write_bytes(receipts[0] + b"\n")
+    follower = _follower(tmp_path)
+    until(lambda: _started(tmp_path), "the follower to start")
+    until(lambda: len(_stored(tmp_path)) == 1, "the first receipt stored")
+    follower.send_signal(signal.SIGHUP)
+    (tmp_path / "receipts" / "a.json").write_bytes(receipts[1])
+    until(lambda: len(_stored(tmp_path)) == 2, "the directory file stored after SIGHUP")
+    assert follower.poll() is None
+    follower.send_signal(signal.SIGTERM)
+    assert follower.wait(timeout=60) == 0

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import click
 
 from sealverify import VerifyOptions, __version__
+from sealverify.cli.common import max_input_bytes
 
 __all__ = ["FollowArgs", "follow_options", "run_follow"]
 
@@ -41,7 +42,7 @@ class FollowArgs:
 
 _NAMES = (
     "follow_flag",
-    "chain_paths",
+    "chain_path",
     "on_fail",
     "exit_on_fail",
     "metrics_port",
@@ -64,8 +65,8 @@ def _options() -> tuple[Callable[[_F], _F], ...]:
         ),
         click.option(
             "--chain",
-            "chain_paths",
-            multiple=True,
+            "chain_path",
+            default=None,
             metavar="PATH",
             help="With --follow: the host's stderr audit chain log to follow too.",
         ),
@@ -133,7 +134,7 @@ def follow_options(command: _F) -> _F:
         follow = None
         if values["follow_flag"]:
             follow = FollowArgs(
-                chains=tuple(values["chain_paths"]),
+                chains=(values["chain_path"],) if values["chain_path"] else (),
                 on_fail=values["on_fail"],
                 exit_on_fail=values["exit_on_fail"],
                 metrics_port=values["metrics_port"],
@@ -142,7 +143,7 @@ def follow_options(command: _F) -> _F:
                 interval=values["poll_interval"],
                 name=values["follow_name"],
             )
-        elif values["chain_paths"] or values["on_fail"] or values["exit_on_fail"]:
+        elif values["chain_path"] or values["on_fail"] or values["exit_on_fail"]:
             raise click.UsageError("--chain, --on-fail and --exit-on-fail need --follow")
         return command(*args, follow=follow, **kwargs)
 
@@ -209,6 +210,7 @@ def run_follow(
         options,
         state,
         args.name,
+        max_input=max_input_bytes(),
         tool_version=__version__,
     )
     loop = LoopOptions(

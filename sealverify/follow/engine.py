@@ -52,6 +52,7 @@ class FollowConfig:
     name: str = ""  # the follower's name in the store; made from the inputs when empty
     batch_bytes: int = 4 << 20  # bytes of new lines read per input per step
     batch_files: int = 512  # new or changed directory files read per step
+    max_input: int = 256 << 20  # the longest line, the largest file (--max-input-bytes)
     tool_version: str = ""
 
 
@@ -167,14 +168,14 @@ class Follower:
         events: list[Event] = []
         facts: list[tuple[ReceiptFacts, dict[str, Any]]] = []
         for path, position in list(self._state.logs.items()):
-            found = look(position, self.config.batch_bytes)
+            found = look(position, self.config.batch_bytes, self.config.max_input)
             self._state.logs[path] = found.position
             self._dirty |= found.position != position
             events.extend(finding_event(c, now, {"path": path}) for c in found.findings)
             for line in found.lines:
                 events.extend(self._log_line(path, line, now, facts))
         for folder in self.folders:
-            for item in folder.look(self.config.batch_files):
+            for item in folder.look(self.config.batch_files, self.config.max_input):
                 events.extend(self._file(folder, item, now, facts))
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
@@ -243,7 +244,7 @@ class Follower:
         return events
 
     def _look_chain(self, path: str, position: Position) -> tuple[list[Check], list[Line]]:
-        found = look(position, self.config.batch_bytes)
+        found = look(position, self.config.batch_bytes, self.config.max_input)
         self._state.chains[path] = found.position
         self._dirty |= found.position != position
         return found.findings, found.lines

@@ -17,9 +17,15 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Folder", "Found", "receipt_name"]
+from sealverify.errors import InputError
+
+__all__ = ["FileTooLarge", "Folder", "Found", "receipt_name"]
 
 _SIDE_SUFFIX = ".partition.json"
+
+
+class FileTooLarge(InputError):
+    """A receipt file larger than the input cap (``--max-input-bytes``)."""
 
 
 def receipt_name(name: str) -> bool:
@@ -68,12 +74,18 @@ class Folder:
         found.sort(key=lambda item: (item[0], item[1]))
         return found
 
-    def look(self, limit: int) -> list[Found]:
-        """Files new or changed since the last look, in the order written, up to ``limit``."""
+    def look(self, limit: int, cap: int = 256 << 20) -> list[Found]:
+        """Files new or changed since the last look, in the order written, up to ``limit``.
+
+        A file larger than ``cap`` bytes is refused (:class:`FileTooLarge`), as a batch run
+        refuses an input larger than ``--max-input-bytes``.
+        """
         changed: list[Found] = []
         for _, name, path, seen in self._walk():
             if self._seen.get(name) == seen:
                 continue
+            if seen[1] > cap:
+                raise FileTooLarge(f"{name}: larger than {cap} bytes (--max-input-bytes)")
             try:
                 data = path.read_bytes()
             except OSError:

@@ -103,6 +103,10 @@ def run(
 
         metrics = Metrics()
         metrics.serve(options.metrics_port, options.metrics_host)
+    err(
+        f"sealverify verify --follow: following {len(inputs)} input(s) ({waiter.kind}), "
+        f"checkpoints in {follower.store.where} as {follower.name}"
+    )
     try:
         return _turns(follower, options, out, err, waiter, signals, metrics)
     finally:

@@ -28,11 +28,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from sealverify.errors import InputError
 from sealverify.reports.model import Check, fail
 
-__all__ = ["HEAD_BYTES", "Fingerprint", "Line", "Look", "Position", "look", "read_head"]
+__all__ = [
+    "HEAD_BYTES",
+    "Fingerprint",
+    "Line",
+    "LineTooLarge",
+    "Look",
+    "Position",
+    "look",
+    "read_head",
+]
 
 HEAD_BYTES = 1024  # the first bytes a fingerprint hashes (fewer while the file is shorter)
+
+
+class LineTooLarge(InputError):
+    """A line longer than the input cap (``--max-input-bytes``), as a batch run refuses it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +108,12 @@ def _stat(path: str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-def look(position: Position, limit: int) -> Look:
+def look(position: Position, limit: int, cap: int = 256 << 20) -> Look:
     """Read what was appended under ``position.path`` since the checkpoint (see the module).
 
-    At most about ``limit`` bytes of new lines are read; a rotated file is drained whole.
+    At most about ``limit`` bytes of new lines are read; a rotated file is drained whole. A
+    line longer than ``cap`` bytes is refused (:class:`LineTooLarge`), as a batch run refuses
+    an input larger than ``--max-input-bytes``.
     """
     st = _stat(position.path)
     found = Look(position)
@@ -111,7 +127,7 @@ def look(position: Position, limit: int) -> Look:
     else:
         _same_inode(found, st)
     if found.position.fingerprint is not None and _stat(position.path) is not None:
-        _read_on(found, limit)
+        _read_on(found, limit, cap)
     return found
 
 
@@ -216,7 +232,7 @@ def _drain(found: Look, moved: Path) -> None:
     _split(found, rest, final=True)
 
 
-def _read_on(found: Look, limit: int) -> None:
+def _read_on(found: Look, limit: int, cap: int) -> None:
     """The complete lines appended after the offset, about ``limit`` bytes of them at most."""
     position = found.position
     fp = position.fingerprint
@@ -228,6 +244,11 @@ def _read_on(found: Look, limit: int) -> None:
         handle.seek(position.offset)
         data = handle.read(limit)
         while data and b"\n" not in data and len(data) % limit == 0:
+            if len(data) > cap:
+                raise LineTooLarge(
+                    f"{position.path}: line {position.line + 1} is longer than {cap} bytes "
+                    "(--max-input-bytes)"
+                )
             more = handle.read(limit)  # one line longer than the limit: read to its end
             if not more:
                 break
