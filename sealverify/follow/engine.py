@@ -122,7 +122,7 @@ class Follower:
             Folder(root, {n: d for n, d in digests.items() if _under(n, root)})
             for root in config.folders
         ]
-        self.judge = Judge(config.options, self.store.thread_rows, self.store.sessions())
+        self.judge = Judge(config.options, self.store.thread_rows, self.store.sequences())
         self._dirty = False
         self.last_commit: float | None = None
 
@@ -230,7 +230,12 @@ class Follower:
     ) -> None:
         self.store.stage_subject(key or subject.name, kind, subject.outcome, digest)
         if subject.outcome != FAIL:  # a forged receipt must not teach the history
-            found = _facts(data, subject.name)
+            last = self.judge.last
+            found = (
+                receipt_facts(last[1], subject.name)
+                if last is not None and log_line_body(last[0]) == data
+                else _facts(data, subject.name)
+            )
             if found is not None:
                 facts.append((found, where))
 
@@ -260,9 +265,8 @@ class Follower:
 
     def commit(self) -> bool:
         """Commit what the last steps staged with the checkpoint; False when nothing changed."""
-        for item in self.judge.staged:
+        for item in self.judge.take():
             self.store.stage_thread(*item)
-        self.judge.staged.clear()
         if not self._dirty:
             return False
         self.store.stage_checkpoint(self.checkpoint_body())

@@ -5,11 +5,11 @@ file by :func:`~sealverify.receipts.verify.verify_found`, as a batch run verifie
 receipt that names a session is fed, as it arrives, to its session's thread
 (:class:`~sealverify.receipts.sessions.SessionThreads`: one per log, one for every directory
 file, as a batch run threads them), so a later call is judged against the state of the calls
-before it. As in a batch run, the first receipt of a session that claims the first call (or
-no place) is judged alone; only a session's later calls take the thread's result. The thread
-outlives the process: every receipt fed is staged for the store, and after a restart a
-session's receipts are fed again, in order, before its next receipt (only then: a session
-that never comes back costs nothing).
+before it. As in a batch run, the first receipt of a session that claims the first call is
+judged alone; only a session's later calls take the thread's result. Every receipt of a
+session is staged for the store; a session's thread is made when its second receipt arrives
+(in this process or after a restart) by feeding it the receipts before, in order, so a
+session of one call keeps nothing in memory and the state outlives the process.
 """
 
 from __future__ import annotations
@@ -52,23 +52,19 @@ def _document(data: bytes) -> dict[str, JsonValue] | None:
 class Judge:
     """Verifies receipts one at a time, each session's thread carried across them."""
 
-    def __init__(
-        self,
-        options: VerifyOptions,
-        stored: Stored,
-        known: dict[tuple[str, str], int],
-    ) -> None:
+    def __init__(self, options: VerifyOptions, stored: Stored, sequences: dict[str, int]) -> None:
         self.options = options
         self._stored = stored
-        self._known = set(known)  # sessions with receipts in the store, not yet fed again
-        self._seq: dict[str, int] = {}
-        for (thread, _), last in known.items():
-            self._seq[thread] = max(self._seq.get(thread, 0), last + 1)
+        self._seq = dict(sequences)  # the next sequence number of each thread's receipts
         self._threads: dict[str, SessionThreads] = {}
-        # The receipt each session's first call was judged alone as: a rewritten form of it
-        # (a new release status, same name) is judged alone again, as a batch run judges it.
+        # The receipt each threaded session's first call was judged alone as: a rewritten
+        # form of it (a new release status, same name) is judged alone again, as in a batch.
         self._alone: dict[tuple[str, str], str] = {}
         self.staged: list[Staged] = []
+        # The staged receipts of each session, until the commit takes them (:meth:`take`).
+        self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
+        # The last receipt read strictly here, so its history facts need no second parse.
+        self.last: tuple[bytes, dict[str, JsonValue]] | None = None
 
     def _thread(self, key: str) -> SessionThreads:
         threads = self._threads.get(key)
@@ -81,21 +77,36 @@ class Judge:
         self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
     ) -> Rederivation | None:
         threads = self._thread(key)
-        if (key, facts.session) in self._known:
-            self._known.discard((key, facts.session))
-            for before, raw in self._stored(key, facts.session):
-                self._replay(threads, key, before, raw)
-        first = facts.session not in threads.threads
-        result = threads.feed(doc, facts, where)
         seq = self._seq.get(key, 0)
         self._seq[key] = seq + 1
-        self.staged.append((key, seq, facts.session, where, data))
-        if first and not _later(facts.claim):
-            self._alone[key, facts.session] = where
-            return None
+        if facts.session not in threads.threads:
+            before = self._before(key, facts.session)
+            if not before and not _later(facts.claim):
+                # The session's first call, judged alone; its thread is made (from the store)
+                # only if the session comes back, so a session of one call costs one row.
+                self._stage(key, seq, facts.session, where, data)
+                return None
+            for earlier, raw in before:
+                self._replay(threads, key, earlier, raw)
+        result = threads.feed(doc, facts, where)
+        self._stage(key, seq, facts.session, where, data)
         if self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
+
+    def _before(self, key: str, session: str) -> list[tuple[str, bytes]]:
+        """A session's receipts fed before: committed, then staged in this batch."""
+        return [*self._stored(key, session), *self._pending.get((key, session), ())]
+
+    def _stage(self, key: str, seq: int, session: str, where: str, data: bytes) -> None:
+        self.staged.append((key, seq, session, where, data))
+        self._pending.setdefault((key, session), []).append((where, data))
+
+    def take(self) -> list[Staged]:
+        """The receipts staged since the last call, for the commit that stores them."""
+        staged, self.staged = self.staged, []
+        self._pending.clear()
+        return staged
 
     def _replay(self, threads: SessionThreads, key: str, where: str, raw: bytes) -> None:
         doc = _document(raw)
@@ -118,6 +129,8 @@ class Judge:
         if placed and (claim is None or claim.position is None):
             return None  # a batch run places separate files by their claimed positions only
         doc = _document(data)
+        if doc is not None:
+            self.last = (data, doc)
         if doc is None or session_of(doc) != facts.session:
             return None  # not strict JSON, or read differently: the receipt fails on its own
         return self._feed(key, doc, facts, where, data)

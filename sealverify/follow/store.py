@@ -41,6 +41,8 @@ TABLES = (
     "CREATE TABLE IF NOT EXISTS follow_threads (follower TEXT NOT NULL, thread TEXT NOT NULL,"
     " seq {int} NOT NULL, session TEXT NOT NULL, location TEXT NOT NULL, data TEXT NOT NULL,"
     " run {int} NOT NULL, PRIMARY KEY (follower, thread, seq))",
+    "CREATE INDEX IF NOT EXISTS follow_threads_by_session"
+    " ON follow_threads (follower, thread, session, seq)",
 )
 
 # One batch's writes; the run number is appended to every row (the last parameter).
@@ -108,6 +110,7 @@ class FollowStore:
         self._subjects: list[tuple[Any, ...]] = []
         self._threads: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
+        self._reader: Any = None
 
     @property
     def where(self) -> str:
@@ -116,21 +119,25 @@ class FollowStore:
     # -- reading, at start and when a session's thread is rebuilt --------------------------
 
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Rows read on a connection of the follower's own, outside the batch's transaction."""
         try:
+            if self._reader is None:
+                self._reader = self._connect()
             if self._url:
-                import psycopg
-
-                with psycopg.connect(self._path, connect_timeout=10) as db:
-                    return [tuple(r) for r in db.execute(sql.replace("?", "%s"), params)]
-            db3 = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, timeout=120)
-            try:
-                return [tuple(r) for r in db3.execute(sql, params).fetchall()]
-            finally:
-                db3.close()
+                return [tuple(r) for r in self._reader.execute(sql.replace("?", "%s"), params)]
+            return [tuple(r) for r in self._reader.execute(sql, params).fetchall()]
         except (sqlite3.Error, ImportError) as exc:
             raise HistoryError(f"{self.where}: cannot read the follow checkpoint: {exc}") from None
         except Exception as exc:  # psycopg's errors: the store cannot be used
             raise HistoryError(f"{self.where}: cannot read the follow checkpoint: {exc}") from None
+
+    def _connect(self) -> Any:
+        if self._url:
+            import psycopg
+
+            return psycopg.connect(self._path, autocommit=True, connect_timeout=10)
+        uri = f"{Path(self._path).resolve().as_uri()}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=120, isolation_level=None)
 
     def checkpoint(self) -> dict[str, Any] | None:
         """The committed checkpoint body, or None before the first commit."""
@@ -157,14 +164,13 @@ class FollowStore:
         )
         return {str(name): str(digest) for name, digest in rows}
 
-    def sessions(self) -> dict[tuple[str, str], int]:
-        """Each (thread, session) with stored receipts, and the next sequence per thread."""
+    def sequences(self) -> dict[str, int]:
+        """The next sequence number of each thread's stored receipts."""
         rows = self._rows(
-            "SELECT thread, session, MAX(seq) FROM follow_threads WHERE follower = ?"
-            " GROUP BY thread, session",
+            "SELECT thread, MAX(seq) FROM follow_threads WHERE follower = ? GROUP BY thread",
             (self.follower,),
         )
-        return {(str(t), str(s)): int(n) for t, s, n in rows}
+        return {str(t): int(n) + 1 for t, n in rows}
 
     def thread_rows(self, thread: str, session: str) -> list[tuple[str, bytes]]:
         """The receipts a session's thread was fed, in order: where each was read, its bytes."""
@@ -209,6 +215,9 @@ class FollowStore:
         self._body = None
 
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self.history.close()
 
 
