@@ -294,11 +294,20 @@ def test_a_checkpoint_that_is_not_the_followers_is_refused(tmp_path: Path) -> No
     import sqlite3
 
     db = sqlite3.connect(tmp_path / "state.db")
-    db.execute("UPDATE follow_checkpoints SET body = ? WHERE follower = ?", ('{"version":1}', name))
-    db.commit()
+    (body,) = db.execute(
+        "SELECT body FROM follow_checkpoints WHERE follower = ?", (name,)
+    ).fetchone()
+    value = json.loads(body)
+    value["logs"][str(log)]["fingerprint"]["ino"] = str(
+        value["logs"][str(log)]["fingerprint"]["ino"]
+    )
+    hostile = ['{"version":1}', "[]", "{", json.dumps(value)]
+    for text in hostile:
+        db.execute("UPDATE follow_checkpoints SET body = ? WHERE follower = ?", (text, name))
+        db.commit()
+        with pytest.raises(HistoryError, match="follow checkpoint"):
+            _follower(tmp_path, logs=(str(log),))
     db.close()
-    with pytest.raises(HistoryError, match="not usable"):
-        _follower(tmp_path, logs=(str(log),))
 
 
 def test_a_postgresql_store_keeps_the_checkpoint_and_the_sessions(

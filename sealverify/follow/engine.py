@@ -50,8 +50,8 @@ class FollowConfig:
     options: VerifyOptions
     state: str
     name: str = ""  # the follower's name in the store; made from the inputs when empty
-    batch_bytes: int = 4 << 20  # bytes of new lines read per input per step
-    batch_files: int = 512  # new or changed directory files read per step
+    batch_bytes: int = 1 << 20  # bytes of new lines read per input per step
+    batch_files: int = 128  # new or changed directory files read per step
     max_input: int = 256 << 20  # the longest line, the largest file (--max-input-bytes)
     tool_version: str = ""
 
@@ -112,6 +112,9 @@ class Follower:
         self.store = FollowStore(config.state, self.name, config.tool_version)
         try:
             self._state = self._load(self.store.checkpoint())
+        except HistoryError:
+            self.store.close()
+            raise
         except ValueError as exc:
             self.store.close()
             raise HistoryError(
