@@ -37,6 +37,15 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process so far (``/proc/PID/stat``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _reader(stream: object, arrived: dict[int, float]) -> None:
     assert hasattr(stream, "readline")
     for line in iter(stream.readline, b""):
@@ -65,6 +74,7 @@ def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
     time.sleep(2.0)  # the follower's start-up, not measured
     appended: dict[int, float] = {}
     memory: list[tuple[int, int]] = [(0, _rss_kib(follower.pid))]
+    cpu_before = _cpu_seconds(follower.pid)
     start = time.monotonic()
     with log.open("ab") as handle:
         for index, line in enumerate(lines, start=1):
@@ -82,11 +92,20 @@ def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
     while len(arrived) < n and time.monotonic() < deadline and follower.poll() is None:
         time.sleep(0.05)
     done = time.monotonic() - start
+    cpu = _cpu_seconds(follower.pid) - cpu_before
     memory.append((n, _rss_kib(follower.pid)))
     follower.terminate()
     follower.wait(timeout=60)
     latencies = [arrived[i] - appended[i] for i in appended if i in arrived]
-    return _report(n, rate, written, done, latencies, memory, len(arrived))
+    load = os.getloadavg()[0]
+    report = _report(n, rate, written, done, latencies, memory, len(arrived))
+    return [
+        *report[:1],
+        f"follower CPU: {cpu:.1f} s, {1000 * cpu / max(1, len(arrived)):.2f} ms per receipt "
+        f"(one core would keep up with {len(arrived) / max(cpu, 1e-9):.0f}/s); "
+        f"load average {load:.1f}",
+        *report[1:],
+    ]
 
 
 def _report(

@@ -194,6 +194,9 @@ def run_follow(
             logs.append(path)  # a log that does not exist yet is followed from its creation
         else:
             raise click.UsageError(f"{path}: no such file or directory")
+    for chain in args.chains:
+        if Path(chain).is_dir() or not (Path(chain).is_file() or Path(chain).parent.is_dir()):
+            raise click.UsageError(f"--chain {chain}: not a file, nor a name in a folder")
     if args.metrics_port is not None:
         try:
             import prometheus_client  # noqa: F401

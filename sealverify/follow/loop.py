@@ -93,16 +93,16 @@ def run(
 
     Errors that stop the run (an unusable store) propagate.
     """
-    follower = Follower(config)
-    inputs = [*config.logs, *config.folders, *config.chains]
-    waiter = open_waiter(inputs, options.interval, options.poll)
-    signals = _Signals(waiter)
     metrics = None
     if options.metrics_port is not None:
         from sealverify.follow.metrics import Metrics
 
         metrics = Metrics()
         metrics.serve(options.metrics_port, options.metrics_host)
+    follower = Follower(config)
+    inputs = [*config.logs, *config.folders, *config.chains]
+    waiter = open_waiter(inputs, options.interval, options.poll)
+    signals = _Signals(waiter)
     err(
         f"sealverify verify --follow: following {len(inputs)} input(s) ({waiter.kind}), "
         f"checkpoints in {follower.store.where} as {follower.name}"

@@ -12,10 +12,15 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from sealverify.errors import InputError
 from sealverify.follow.events import Event
 from sealverify.follow.tail import Position
 
-__all__ = ["Metrics", "file_lag"]
+__all__ = ["Metrics", "MetricsError", "file_lag"]
+
+
+class MetricsError(InputError):
+    """The metrics endpoint cannot listen where it was asked to (a port in use, an address)."""
 
 
 def file_lag(position: Position, now: float) -> tuple[int, float]:
@@ -75,7 +80,10 @@ class Metrics:
         """Serve ``/metrics`` on ``host:port`` in a daemon thread."""
         from prometheus_client import start_http_server
 
-        start_http_server(port, addr=host, registry=self.registry)
+        try:
+            start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            raise MetricsError(f"--metrics-port {port}: cannot listen on {host}: {exc}") from None
 
     def count(self, events: Iterable[Event]) -> None:
         for event in events:
