@@ -90,7 +90,7 @@ def test_a_forged_later_call_is_refuted_only_after_its_session_s_first(tmp_path:
     second = _follower(tmp_path, logs=(str(log),))
     events = _events(second)
     assert [replay_status(e) for e in events if e["type"] == "subject"] == ["fail"]
-    assert second.store.judged()[f"{log}:2"] == ("FAIL", 1)
+    assert second.store.judged()[f"{log}#0", f"{log}:2"] == ("FAIL", 1)
     second.close()
     alone = tmp_path / "alone.jsonl"
     alone.write_bytes(session_call(2, 2, 2) + b"\n")
@@ -215,7 +215,8 @@ def test_a_directory_file_rewritten_for_its_release_status_counts_once(tmp_path:
     assert sorted(_subjects(events)) == [f"{folder}/a.json", f"{folder}/c.json"]
     assert events[0]["input"]["file"] == f"{folder}/a.json"  # type: ignore[index]
     judged = follower.store.judged()
-    assert judged[f"{folder}/a.json"][1] == 2 and judged[f"{folder}/c.json"][1] == 1
+    assert judged[str(folder), f"{folder}/a.json"][1] == 2
+    assert judged[str(folder), f"{folder}/c.json"][1] == 1
     assert _events(follower) == []
     follower.close()
     assert _subjects(events) == batch_outcomes(str(folder))
@@ -367,3 +368,37 @@ def test_a_line_longer_than_the_input_cap_stops_the_run_as_a_batch_run_does(
     with pytest.raises(LineTooLarge, match="longer than 1000 bytes"):
         follower.step()
     follower.close()
+
+
+def test_each_file_under_a_rotated_name_keeps_its_own_lines_in_the_store(tmp_path: Path) -> None:
+    log = tmp_path / "r.jsonl"
+    lines = plain_receipts(3)
+    log.write_bytes(lines[0] + b"\n")
+    follower = _follower(tmp_path, logs=(str(log),))
+    _events(follower)
+    os.rename(log, tmp_path / "r.jsonl.1")
+    log.write_bytes(lines[1] + b"\n")
+    _events(follower)
+    judged = follower.store.judged()
+    follower.close()
+    assert judged == {
+        (f"{log}#0", f"{log}:1"): ("VERIFIED", 1),
+        (f"{log}#1", f"{log}:1"): ("VERIFIED", 1),
+    }
+
+
+def test_an_older_rotated_file_beginning_alike_is_not_taken_for_a_copy(tmp_path: Path) -> None:
+    # Receipts begin with the same bytes, so a file rewritten in place must not be "drained"
+    # from an older rotated file that merely starts like it: the last line read must match.
+    log = tmp_path / "r.jsonl"
+    lines = plain_receipts(4)
+    (tmp_path / "r.jsonl.1").write_bytes(lines[0] + b"\n" + lines[2] + b"\n" + lines[3] + b"\n")
+    log.write_bytes(lines[0] + b"\n" + lines[1] + b"\n")
+    follower = _follower(tmp_path, logs=(str(log),))
+    _events(follower)
+    with log.open("r+b") as handle:
+        handle.truncate(len(lines[0]) + 1)  # the second receipt cut away, no copy made
+    events = _events(follower)
+    follower.close()
+    assert _findings(events) == ["follow.truncated"]
+    assert _subjects(events) == {}

@@ -75,18 +75,26 @@ def _started(tmp_path: Path) -> bool:
     return b"following" in (tmp_path / "stderr.txt").read_bytes()
 
 
-def _stored(tmp_path: Path) -> dict[str, tuple[str, int]]:
+def _rows(tmp_path: Path) -> list[tuple[str, str, str, int]]:
+    """The stored subjects: (source, subject, outcome, times judged)."""
     db_path = tmp_path / "state.db"
     if not db_path.exists():
-        return {}
+        return []
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
-        rows = db.execute("SELECT subject, outcome, judged FROM follow_subjects").fetchall()
+        rows = db.execute("SELECT source, subject, outcome, judged FROM follow_subjects").fetchall()
     except sqlite3.OperationalError:
-        return {}  # the tables are not made yet
+        return []  # the tables are not made yet
     finally:
         db.close()
-    return {str(s): (str(o), int(n)) for s, o, n in rows}
+    return [(str(src), str(s), str(o), int(n)) for src, s, o, n in rows]
+
+
+def _stored(tmp_path: Path) -> dict[str, tuple[str, int]]:
+    """The stored subjects by name (inputs that are never rotated: one source per name)."""
+    rows = _rows(tmp_path)
+    assert len({s for _, s, _, _ in rows}) == len(rows), "a subject stored under two sources"
+    return {s: (o, n) for _, s, o, n in rows}
 
 
 def _source(tmp_path: Path, count: int) -> list[bytes]:
@@ -210,5 +218,61 @@ def test_sighup_keeps_the_follower_running_and_reading(tmp_path: Path) -> None:
     (tmp_path / "receipts" / "a.json").write_bytes(receipts[1])
     until(lambda: len(_stored(tmp_path)) == 2, "the directory file stored after SIGHUP")
     assert follower.poll() is None
+    follower.send_signal(signal.SIGTERM)
+    assert follower.wait(timeout=60) == 0
+
+
+_ROTATING_WRITER = """
+import os, shutil, sys, time
+source, log, pause = sys.argv[1], sys.argv[2], float(sys.argv[3])
+lines = open(source, "rb").read().split(b"\\n")[:-1]
+for index, line in enumerate(lines):
+    if index == len(lines) // 3:  # logrotate's default: rename, then the host makes a new file
+        os.rename(log, log + ".1")
+    if index == 2 * len(lines) // 3:  # logrotate's copytruncate
+        shutil.copyfile(log, log + ".2")
+        with open(log, "r+b") as handle:
+            handle.truncate(0)
+    with open(log, "ab") as handle:
+        handle.write(line + b"\\n")
+    time.sleep(pause)
+"""
+
+
+def _events_of(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_bytes().splitlines() if line.endswith(b"}")]
+
+
+def test_rotations_and_a_cut_under_a_running_follower(tmp_path: Path) -> None:
+    import hashlib
+
+    (tmp_path / "receipts").mkdir()
+    lines = plain_receipts(30, seed=b"rotate")
+    (tmp_path / "source.jsonl").write_bytes(b"".join(x + b"\n" for x in lines))
+    log = tmp_path / "r.jsonl"
+    log.touch()
+    follower = _follower(tmp_path)
+    until(lambda: _started(tmp_path), "the follower to start")
+    writer = subprocess.run(
+        [sys.executable, "-c", _ROTATING_WRITER, str(tmp_path / "source.jsonl"), str(log), "0.03"],
+        check=True,
+    )
+    assert writer.returncode == 0
+    until(lambda: len(_rows(tmp_path)) == len(lines), "every receipt stored")
+    db = sqlite3.connect(tmp_path / "state.db")
+    rows = db.execute("SELECT source, digest, judged FROM follow_subjects").fetchall()
+    db.close()
+    assert sorted(d for _, d, _ in rows) == sorted(hashlib.sha256(x).hexdigest() for x in lines)
+    assert {j for _, _, j in rows} == {1}
+    assert {s for s, _, _ in rows} == {f"{log}#0", f"{log}#1", f"{log}#2"}
+    events = tmp_path / "events.jsonl"
+    assert not [e for e in _events_of(events) if str(e.get("id", "")).startswith("follow.")]
+    with log.open("r+b") as handle:  # the last receipt deleted from the live log
+        handle.truncate(log.stat().st_size - len(lines[-1]) - 1)
+
+    def cut_found() -> bool:
+        return any(e.get("id") == "follow.truncated" for e in _events_of(events))
+
+    until(cut_found, "the follower to report the cut")
     follower.send_signal(signal.SIGTERM)
     assert follower.wait(timeout=60) == 0

@@ -85,14 +85,19 @@ def _position_of(value: Any, path: str) -> Position:
             and isinstance(fingerprint.head_sha256, str)
         ):
             raise ValueError(f"the fingerprint of {path} holds a value of another type")
-    numbers = [value.get(k) for k in ("offset", "line", "size")]
+    numbers = [value.get(k) for k in ("offset", "line", "size", "generation")]
     counts = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool) and n >= 0]
     if len(counts) != len(numbers):
-        raise ValueError(f"the offset, line or size of {path} is not a count")
+        raise ValueError(f"the offset, line, size or generation of {path} is not a count")
+    last = value.get("last_sha256")
+    if not isinstance(last, str):
+        raise ValueError(f"the last line's digest of {path} is not a string")
     mtime = value.get("mtime")
     if not isinstance(mtime, int | float):
         raise ValueError(f"the mtime of {path} is not a number")
-    return Position(path, fingerprint, counts[0], counts[1], float(mtime), counts[2])
+    return Position(
+        path, fingerprint, counts[0], counts[1], float(mtime), counts[2], counts[3], last
+    )
 
 
 @dataclass(slots=True)
@@ -120,11 +125,7 @@ class Follower:
             raise HistoryError(
                 f"{self.store.where}: the follow checkpoint of {self.name} is not usable: {exc}"
             ) from None
-        digests = self.store.digests()
-        self.folders = [
-            Folder(root, {n: d for n, d in digests.items() if _under(n, root)})
-            for root in config.folders
-        ]
+        self.folders = [Folder(root, self.store.digests(root)) for root in config.folders]
         self.judge = Judge(config.options, self.store.thread_rows, self.store.sequences())
         self._dirty = False
         self.last_commit: float | None = None
@@ -187,13 +188,19 @@ class Follower:
     def _log_line(
         self, path: str, line: Line, now: float, facts: list[tuple[ReceiptFacts, dict[str, Any]]]
     ) -> list[Event]:
-        where = {"path": path, "offset": line.offset, "line": line.number}
+        where = {
+            "path": path,
+            "generation": line.generation,
+            "offset": line.offset,
+            "line": line.number,
+        }
         name = report_name(Path(line.source).as_posix())
         result = self.judge.log_line(line.data, line.number, name, "log:" + path)
         if isinstance(result, Check):
             return [finding_event(result, now, where)]
         body = log_line_body(line.data)
-        self._judged(result, "line", hashlib.sha256(body).hexdigest(), body, where, facts)
+        digest = hashlib.sha256(body).hexdigest()
+        self._judged(result, f"{path}#{line.generation}", digest, body, where, facts)
         return [subject_event(result, now, where)]
 
     def _file(
@@ -212,26 +219,26 @@ class Follower:
             from sealverify.reports.model import fail
 
             check = fail("follow.side-file", problem, name)
-            self.store.stage_subject(item.name, "file", "unreadable", item.digest)
+            self.store.stage_subject(folder.root, item.name, "unreadable", item.digest)
             return [finding_event(check, now, where)]
         subject = self.judge.file(item.data, name, attestation)
         if subject is None:
-            self.store.stage_subject(item.name, "file", "skipped", item.digest)
+            self.store.stage_subject(folder.root, item.name, "skipped", item.digest)
             return []
-        self._judged(subject, "file", item.digest, item.data, where, facts, item.name)
+        self._judged(subject, folder.root, item.digest, item.data, where, facts, item.name)
         return [subject_event(subject, now, where)]
 
     def _judged(
         self,
         subject: Subject,
-        kind: str,
+        source: str,
         digest: str,
         data: bytes,
         where: dict[str, Any],
         facts: list[tuple[ReceiptFacts, dict[str, Any]]],
         key: str | None = None,
     ) -> None:
-        self.store.stage_subject(key or subject.name, kind, subject.outcome, digest)
+        self.store.stage_subject(source, key or subject.name, subject.outcome, digest)
         if subject.outcome != FAIL:  # a forged receipt must not teach the history
             last = self.judge.last
             found = (
@@ -285,11 +292,6 @@ class Follower:
 
     def close(self) -> None:
         self.store.close()
-
-
-def _under(name: str, root: str) -> bool:
-    prefix = Path(root).as_posix().rstrip("/") + "/"
-    return name.startswith(prefix)
 
 
 def _facts(data: bytes, name: str) -> ReceiptFacts | None:

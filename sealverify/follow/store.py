@@ -5,8 +5,9 @@ its own, each row keyed by the follower (a name for one set of followed inputs):
 
 * ``follow_checkpoints``: the follower's checkpoint, one JSON text (each input's fingerprint,
   offset and line, each directory's inputs, the chain's head and carried lines);
-* ``follow_subjects``: each receipt judged (its name, outcome, the digest of its bytes) with
-  how often it was judged: a log line is judged exactly once, a directory file once per form;
+* ``follow_subjects``: each receipt judged (where it came from, its name, outcome, the
+  digest of its bytes) with how often it was judged: a log line is judged exactly once, a
+  directory file once per form;
 * ``follow_threads``: the receipts each session thread was fed, in order, so a restart
   rebuilds a session's state by feeding them again before the session's next receipt.
 
@@ -35,9 +36,9 @@ __all__ = ["TABLES", "FollowStore"]
 TABLES = (
     "CREATE TABLE IF NOT EXISTS follow_checkpoints (follower TEXT PRIMARY KEY,"
     " body TEXT NOT NULL, run {int} NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS follow_subjects (follower TEXT NOT NULL, subject TEXT NOT NULL,"
-    " kind TEXT NOT NULL, outcome TEXT NOT NULL, digest TEXT NOT NULL, judged {int} NOT NULL,"
-    " run {int} NOT NULL, PRIMARY KEY (follower, subject))",
+    "CREATE TABLE IF NOT EXISTS follow_subjects (follower TEXT NOT NULL, source TEXT NOT NULL,"
+    " subject TEXT NOT NULL, outcome TEXT NOT NULL, digest TEXT NOT NULL,"
+    " judged {int} NOT NULL, run {int} NOT NULL, PRIMARY KEY (follower, source, subject))",
     "CREATE TABLE IF NOT EXISTS follow_threads (follower TEXT NOT NULL, thread TEXT NOT NULL,"
     " seq {int} NOT NULL, session TEXT NOT NULL, location TEXT NOT NULL, data TEXT NOT NULL,"
     " run {int} NOT NULL, PRIMARY KEY (follower, thread, seq))",
@@ -51,8 +52,8 @@ _WRITE_CHECKPOINT = (
     " ON CONFLICT(follower) DO UPDATE SET body = excluded.body, run = excluded.run"
 )
 _WRITE_SUBJECT = (
-    "INSERT INTO follow_subjects (follower, subject, kind, outcome, digest, judged, run)"
-    " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT(follower, subject) DO UPDATE SET"
+    "INSERT INTO follow_subjects (follower, source, subject, outcome, digest, judged, run)"
+    " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT(follower, source, subject) DO UPDATE SET"
     " outcome = excluded.outcome, digest = excluded.digest,"
     " judged = follow_subjects.judged + 1, run = excluded.run"
 )
@@ -156,11 +157,11 @@ class FollowStore:
             )
         return body
 
-    def digests(self) -> dict[str, str]:
-        """The digest of each directory file's last judged bytes."""
+    def digests(self, folder: str) -> dict[str, str]:
+        """The digest of each file's last judged bytes in a followed directory."""
         rows = self._rows(
-            "SELECT subject, digest FROM follow_subjects WHERE follower = ? AND kind = 'file'",
-            (self.follower,),
+            "SELECT subject, digest FROM follow_subjects WHERE follower = ? AND source = ?",
+            (self.follower, folder),
         )
         return {str(name): str(digest) for name, digest in rows}
 
@@ -181,18 +182,22 @@ class FollowStore:
         )
         return [(str(where), str(data).encode()) for where, data in rows]
 
-    def judged(self) -> dict[str, tuple[str, int]]:
-        """Each stored subject's outcome and how often it was judged (tests and audits)."""
+    def judged(self) -> dict[tuple[str, str], tuple[str, int]]:
+        """Each stored subject's outcome and how often it was judged, by (source, subject).
+
+        The source is a followed directory, or a log's path and generation (``PATH#N``: the
+        Nth file under the name, so a rotated log's line 1 and the new file's are two).
+        """
         rows = self._rows(
-            "SELECT subject, outcome, judged FROM follow_subjects WHERE follower = ?",
+            "SELECT source, subject, outcome, judged FROM follow_subjects WHERE follower = ?",
             (self.follower,),
         )
-        return {str(s): (str(o), int(n)) for s, o, n in rows}
+        return {(str(src), str(s)): (str(o), int(n)) for src, s, o, n in rows}
 
     # -- staging and the commit -------------------------------------------------------------
 
-    def stage_subject(self, subject: str, kind: str, outcome: str, digest: str) -> None:
-        self._subjects.append((self.follower, subject, kind, outcome, digest))
+    def stage_subject(self, source: str, subject: str, outcome: str, digest: str) -> None:
+        self._subjects.append((self.follower, source, subject, outcome, digest))
 
     def stage_thread(self, thread: str, seq: int, session: str, where: str, data: bytes) -> None:
         self._threads.append((self.follower, thread, seq, session, where, data.decode()))
@@ -223,9 +228,9 @@ class FollowStore:
 
 def _last_per_subject(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """One row per subject (its latest form), so one statement never upserts a row twice."""
-    latest: dict[str, tuple[Any, ...]] = {}
+    latest: dict[tuple[Any, Any], tuple[Any, ...]] = {}
     for row in rows:
-        latest[row[1]] = row
+        latest[row[1], row[2]] = row
     return list(latest.values())
 
 

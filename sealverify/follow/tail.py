@@ -69,6 +69,12 @@ class Position:
     line: int = 0  # lines read from this file so far (the next is line + 1)
     mtime: float = 0.0  # of the file when last read (lag in seconds)
     size: int = 0  # of the file when last looked at (lag in bytes)
+    generation: int = 0  # files that held the name since the follow began, this one's count
+    last_sha256: str = ""  # of the last line read, with its line feed: a copy must hold it too
+
+    def fresh(self, fingerprint: Fingerprint | None) -> Position:
+        """The position at the start of the next file under the name."""
+        return Position(self.path, fingerprint, generation=self.generation + 1)
 
 
 class Line(NamedTuple):
@@ -78,6 +84,7 @@ class Line(NamedTuple):
     number: int
     offset: int
     data: bytes  # without its line feed
+    generation: int = 0  # which file under the name (Position.generation)
 
 
 @dataclass(slots=True)
@@ -121,7 +128,8 @@ def look(position: Position, limit: int, cap: int = 256 << 20) -> Look:
     if fp is None:
         if st is None:
             return found
-        found.position = Position(position.path, _fingerprint(position.path, st))
+        fresh = _fingerprint(position.path, st)
+        found.position = Position(position.path, fresh, generation=position.generation)
     elif st is None or (st.st_dev, st.st_ino) != (fp.dev, fp.ino):
         _rotated(found, st)
     else:
@@ -150,7 +158,7 @@ def _rotated(found: Look, st: os.stat_result | None) -> None:
             )
         )
     fresh = _fingerprint(position.path, st) if st is not None else None
-    found.position = Position(position.path, fresh)
+    found.position = position.fresh(fresh)
 
 
 def _same_inode(found: Look, st: os.stat_result) -> None:
@@ -161,10 +169,10 @@ def _same_inode(found: Look, st: os.stat_result) -> None:
     same_head = hashlib.sha256(head).hexdigest() == fp.head_sha256 and len(head) == fp.head_len
     if same_head and st.st_size >= position.offset:
         return
-    copy = _sibling(position.path, lambda s, p: s.st_size >= position.offset and _holds(p, fp))
+    copy = _sibling(position.path, lambda s, p: _is_copy(p, s, position))
     if copy is not None:  # copy-truncate: the copy holds what was read and what followed
         _drain(found, copy)
-        found.position = Position(position.path, _fingerprint(position.path, st))
+        found.position = position.fresh(_fingerprint(position.path, st))
     elif not same_head:
         found.findings.append(
             fail(
@@ -175,7 +183,7 @@ def _same_inode(found: Look, st: os.stat_result) -> None:
                 f"{position.path}:1",
             )
         )
-        found.position = Position(position.path, _fingerprint(position.path, st))
+        found.position = position.fresh(_fingerprint(position.path, st))
     else:
         found.findings.append(
             fail(
@@ -186,7 +194,31 @@ def _same_inode(found: Look, st: os.stat_result) -> None:
             )
         )
         lines = _count_lines(position.path, st.st_size)
-        found.position = replace(position, offset=st.st_size, line=lines, size=st.st_size)
+        found.position = replace(
+            position, offset=st.st_size, line=lines, size=st.st_size, last_sha256=""
+        )
+
+
+def _is_copy(path: Path, st: os.stat_result, position: Position) -> bool:
+    """Whether ``path`` holds what was read: the first bytes, and the last line at the offset.
+
+    The first bytes alone could match another rotated file (receipts begin alike); the last
+    line read, ending at the offset, is that receipt's own.
+    """
+    fp = position.fingerprint
+    if fp is None or st.st_size < position.offset or not _holds(path, fp):
+        return False
+    if not position.last_sha256:
+        return position.offset == 0
+    try:
+        with open(path, "rb") as handle:
+            start = max(0, position.offset - (1 << 20))
+            handle.seek(start)
+            before = handle.read(position.offset - start)
+    except OSError:
+        return False
+    cut = before.rfind(b"\n", 0, len(before) - 1) + 1
+    return hashlib.sha256(before[cut:]).hexdigest() == position.last_sha256
 
 
 def _holds(path: Path, fp: Fingerprint) -> bool:
@@ -263,16 +295,18 @@ def _read_on(found: Look, limit: int, cap: int) -> None:
 
 def _split(found: Look, data: bytes, final: bool) -> None:
     position = found.position
-    offset, number, at = position.offset, position.line, 0
+    offset, number, at, generation = position.offset, position.line, 0, position.generation
+    last = -1
     while True:
         end = data.find(b"\n", at)
         if end < 0:
             if final and at < len(data):  # a rotated file's unterminated last line
                 number += 1
-                found.lines.append(Line(position.path, number, offset + at, data[at:]))
+                found.lines.append(Line(position.path, number, offset + at, data[at:], generation))
                 at = len(data)
             break
         number += 1
-        found.lines.append(Line(position.path, number, offset + at, data[at:end]))
-        at = end + 1
-    found.position = replace(position, offset=offset + at, line=number)
+        found.lines.append(Line(position.path, number, offset + at, data[at:end], generation))
+        last, at = at, end + 1
+    kept = hashlib.sha256(data[last:at]).hexdigest() if last >= 0 else position.last_sha256
+    found.position = replace(position, offset=offset + at, line=number, last_sha256=kept)
