@@ -402,3 +402,16 @@ def test_an_older_rotated_file_beginning_alike_is_not_taken_for_a_copy(tmp_path:
     follower.close()
     assert _findings(events) == ["follow.truncated"]
     assert _subjects(events) == {}
+
+
+def test_an_unreadable_attestation_side_file_is_a_finding_not_a_pass(tmp_path: Path) -> None:
+    folder = tmp_path / "receipts"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(plain_receipts(1)[0])
+    (folder / "a.json.partition.json").write_bytes(b"{not json")
+    follower = _follower(tmp_path, folders=(str(folder),))
+    events = _events(follower)
+    judged = follower.store.judged()
+    follower.close()
+    assert _findings(events) == ["follow.side-file"] and _subjects(events) == {}
+    assert judged == {(str(folder), f"{folder}/a.json"): ("unreadable", 1)}
