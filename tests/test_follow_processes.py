@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from sealverify.testkit import auditlog
 from tests.follow_support import (
     PIN_ARGS,
     append,
@@ -40,8 +41,14 @@ KILLS = int(os.environ.get("SEALVERIFY_FOLLOW_KILLS", "50"))
 _WRITER = """
 import os, sys, time
 source, log, folder, pause = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+chain_source, chain = sys.argv[5], sys.argv[6]
 lines = open(source, "rb").read().split(b"\\n")[:-1]
+records = open(chain_source, "rb").read().split(b"\\n")[:-1]
 for index, line in enumerate(lines):
+    with open(chain, "ab") as handle:  # the decision's audit payload, then its chain record
+        for written in records[3 * index : 3 * index + 3]:
+            handle.write(written + b"\\n")
+            handle.flush()
     if index % 5 == 4:  # every fifth receipt is a file of the receipt directory
         temp = os.path.join(folder, ".%d.tmp" % index)
         with open(temp, "wb") as handle:
@@ -97,6 +104,16 @@ def _stored(tmp_path: Path) -> dict[str, tuple[str, int]]:
     return {s: (o, n) for _, s, o, n in rows}
 
 
+def _chain_head(tmp_path: Path) -> str | None:
+    """The chain head in the committed checkpoint."""
+    db = sqlite3.connect(f"file:{tmp_path / 'state.db'}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = db.execute("SELECT body FROM follow_checkpoints").fetchall()
+    finally:
+        db.close()
+    return json.loads(rows[0][0])["chain"]["head"] if rows else None
+
+
 def _source(tmp_path: Path, count: int) -> list[bytes]:
     """Receipts in the order written: plain ones, and sessions whose second call is forged."""
     lines = plain_receipts(count)
@@ -113,12 +130,16 @@ def test_kill_and_resume_stores_exactly_the_batch_outcomes(tmp_path: Path) -> No
     seed = int(os.environ.get("SEALVERIFY_FOLLOW_SEED", "0")) or random.randrange(1 << 30)
     rng = random.Random(seed)
     lines = _source(tmp_path, 4 * KILLS)
+    chain = auditlog.chain_log([auditlog.audit_payload(i) for i in range(len(lines))])
+    (tmp_path / "chain-source.log").write_bytes(chain)
+    chain_log = tmp_path / "stderr.log"
     writer = subprocess.Popen(
         [sys.executable, "-c", _WRITER, str(tmp_path / "source.jsonl"),
-         str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"), "0.12"],
+         str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"), "0.12",
+         str(tmp_path / "chain-source.log"), str(chain_log)],
     )  # fmt: skip
     for _ in range(KILLS):
-        follower = _follower(tmp_path)
+        follower = _follower(tmp_path, "--chain", str(chain_log))
         # A random kill point: after 0.2 to 1 s (start-up, reading, verifying, committing).
         with contextlib.suppress(subprocess.TimeoutExpired):
             follower.wait(timeout=rng.uniform(0.2, 1.0))
@@ -126,11 +147,15 @@ def test_kill_and_resume_stores_exactly_the_batch_outcomes(tmp_path: Path) -> No
         follower.send_signal(signal.SIGKILL)
         follower.wait()
     assert writer.wait(timeout=120) == 0
-    final = _follower(tmp_path)
+    final = _follower(tmp_path, "--chain", str(chain_log))
     until(lambda: _started(tmp_path), "the follower to start")
     until(lambda: len(_stored(tmp_path)) == len(lines), f"all {len(lines)} receipts (seed {seed})")
+    last_head = json.loads(chain.splitlines()[-2])["head"]  # the last record, before its note
+    until(lambda: _chain_head(tmp_path) == last_head, f"the chain's last head (seed {seed})")
     final.send_signal(signal.SIGTERM)
     assert final.wait(timeout=60) == 0
+    findings = [e for e in _events_of(tmp_path / "events.jsonl") if e["type"] == "finding"]
+    assert not [e for e in findings if str(e["id"]).startswith(("chain.", "follow."))], seed
     stored = _stored(tmp_path)
     expected = batch_outcomes(str(tmp_path / "r.jsonl"), str(tmp_path / "receipts"))
     assert {name: outcome for name, (outcome, _) in stored.items()} == expected, seed
