@@ -39,8 +39,3 @@ def test_follow_options_without_follow_are_refused(tmp_path: Path) -> None:
     for extra in (("--chain", "x.log"), ("--on-fail", "true"), ("--exit-on-fail",)):
         code, output = _verify(str(tmp_path), *extra)
         assert code == 2 and "need --follow" in output
-
-
-def test_a_url_is_refused_by_follow(tmp_path: Path) -> None:
-    code, output = _verify("--follow", "s3://bucket/receipts/", "--state", str(tmp_path / "s"))
-    assert code == 2 and "--follow reads local files and directories" in output

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import click
 
 from sealverify import VerifyOptions, __version__
+from sealverify.cli import storage
 from sealverify.cli.common import max_input_bytes
 
 __all__ = ["FollowArgs", "follow_options", "run_follow"]
@@ -59,7 +60,8 @@ def _options() -> tuple[Callable[[_F], _F], ...]:
             "--follow",
             "follow_flag",
             is_flag=True,
-            help="Keep following PATH... (JSONL logs and receipt directories) and --chain: "
+            help="Keep following PATH... (JSONL logs, receipt directories, object-storage "
+            "prefixes) and --chain: "
             "verify each receipt and chain record as it lands, one JSON event per receipt "
             "and finding on stdout, checkpointed in --state (required).",
         ),
@@ -184,9 +186,11 @@ def run_follow(
     _refuse_batch_options()
     logs: list[str] = []
     folders: list[str] = []
+    remote: list[str] = []
     for path in paths:
-        if "://" in path:
-            raise click.UsageError(f"{path}: --follow reads local files and directories")
+        if storage.is_url(path):
+            remote.append(path)  # a prefix, polled (follow/remote.py)
+            continue
         target = Path(path)
         if target.is_dir():
             folders.append(path)
@@ -215,6 +219,8 @@ def run_follow(
         args.name,
         max_input=max_input_bytes(),
         tool_version=__version__,
+        remote=tuple(remote),
+        storage_options=storage.storage_options(),
     )
     loop = LoopOptions(
         args.on_fail,

@@ -320,11 +320,11 @@ def verify(
         )
     except ValueError as exc:
         raise click.UsageError(f"--waive: {exc}") from None
-    if follow is not None:  # docs/follow.md: verify as receipts land, until stopped
-        return run_follow(paths, options, state_path, follow)
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
+    if follow is not None:  # docs/follow.md: verify as receipts land, until stopped
+        return run_follow(paths, options, state_path, follow)
     jobs = _jobs(jobs_text) if jobs_text is not None else 0
     # One process (--jobs 1) verifies what the session grouping read and parsed, up to _KEEP,
     # rather than read each file twice; workers and cluster tasks read their own files.

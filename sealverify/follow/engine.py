@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from sealverify.follow.chain import ChainFollow
 from sealverify.follow.events import Event, finding_event, subject_event
 from sealverify.follow.folders import Folder, Found
 from sealverify.follow.judge import Judge
+from sealverify.follow.remote import RemoteFolder
 from sealverify.follow.store import FollowStore
 from sealverify.follow.tail import Fingerprint, Line, Position, look
 from sealverify.history.facts import ReceiptFacts, receipt_facts
@@ -32,12 +33,11 @@ from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.verify import VerifyOptions, log_line_body
 from sealverify.reports.model import Check, Subject
 from sealverify.reports.names import report_name
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["CHECKPOINT_VERSION", "FollowConfig", "Follower", "follower_name"]
 
 CHECKPOINT_VERSION = 1
-_SIDE_SUFFIX = ".partition.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +54,15 @@ class FollowConfig:
     batch_files: int = 128  # new or changed directory files read per step
     max_input: int = 256 << 20  # the longest line, the largest file (--max-input-bytes)
     tool_version: str = ""
+    remote: tuple[str, ...] = ()  # object-storage prefixes, polled (follow/remote.py)
+    storage_options: Mapping[str, Any] = field(default_factory=dict)  # fsspec's, for remote
 
 
 def follower_name(config: FollowConfig) -> str:
     """The store's name for a set of inputs: ``config.name``, or a digest of the inputs."""
     if config.name:
         return config.name
-    named = "\n".join([*config.logs, "", *config.folders, "", *config.chains])
+    named = "\n".join([*config.logs, "", *config.folders, "", *config.chains, *config.remote])
     return "inputs:" + hashlib.sha256(named.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
@@ -125,7 +127,12 @@ class Follower:
             raise HistoryError(
                 f"{self.store.where}: the follow checkpoint of {self.name} is not usable: {exc}"
             ) from None
-        self.folders = [Folder(root, self.store.digests(root)) for root in config.folders]
+        self.folders: list[Folder | RemoteFolder] = [
+            Folder(root, self.store.digests(root)) for root in config.folders
+        ]
+        for root in config.remote:
+            options = dict(config.storage_options)
+            self.folders.append(RemoteFolder(root, self.store.digests(root), options))
         self.judge = Judge(config.options, self.store.thread_rows, self.store.sequences())
         self._dirty = False
         self.last_commit: float | None = None
@@ -205,14 +212,14 @@ class Follower:
 
     def _file(
         self,
-        folder: Folder,
+        folder: Folder | RemoteFolder,
         item: Found,
         now: float,
         facts: list[tuple[ReceiptFacts, dict[str, Any]]],
     ) -> list[Event]:
         where = {"path": folder.root, "file": item.name, "sha256": item.digest}
         name = report_name(item.name)
-        attestation, problem = _side_attestation(item.path)
+        attestation, problem = folder.side_attestation(item)
         folder.judged(item)
         self._dirty = True
         if problem:
@@ -300,14 +307,3 @@ def _facts(data: bytes, name: str) -> ReceiptFacts | None:
     except JsonError:
         return None
     return receipt_facts(doc, name) if isinstance(doc, dict) else None
-
-
-def _side_attestation(path: Path) -> tuple[JsonValue | None, str]:
-    """A partition attestation beside a receipt file, as a batch walk reads it."""
-    side = path.with_name(path.name + _SIDE_SUFFIX)
-    try:
-        if not side.is_file():
-            return None, ""
-        return parse_bytes(side.read_bytes()), ""
-    except (OSError, JsonError) as exc:
-        return None, f"cannot read partition attestation {side}: {exc}"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sealverify.errors import InputError
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["FileTooLarge", "Folder", "Found", "receipt_name"]
 
@@ -39,7 +40,7 @@ class Found:
     """A new or changed file: its name as the report shows it, its path, bytes and digest."""
 
     name: str
-    path: Path
+    path: str  # where the bytes were read: a local path, or an object's path in its store
     data: bytes
     digest: str
     revision: bool  # another form was judged under this name before
@@ -95,7 +96,7 @@ class Folder:
             before = self.digests.get(name)
             if before == digest:
                 continue
-            changed.append(Found(name, path, data, digest, before is not None))
+            changed.append(Found(name, str(path), data, digest, before is not None))
             if len(changed) >= limit:
                 break
         return changed
@@ -107,3 +108,17 @@ class Folder:
     def forget_looks(self) -> None:
         """Read every file again at the next look (after SIGHUP)."""
         self._seen.clear()
+
+    def side_attestation(self, found: Found) -> tuple[JsonValue | None, str]:
+        """A partition attestation beside a receipt file, as a batch walk reads it.
+
+        ``(attestation, "")``, ``(None, "")`` when there is none, or ``(None, problem)`` when
+        the side file exists but cannot be read.
+        """
+        side = Path(found.path + _SIDE_SUFFIX)
+        try:
+            if not side.is_file():
+                return None, ""
+            return parse_bytes(side.read_bytes()), ""
+        except (OSError, JsonError) as exc:
+            return None, f"cannot read partition attestation {side}: {exc}"

@@ -100,11 +100,12 @@ def run(
         metrics = Metrics()
         metrics.serve(options.metrics_port, options.metrics_host)
     follower = Follower(config)
-    inputs = [*config.logs, *config.folders, *config.chains]
+    inputs = [*config.logs, *config.folders, *config.chains]  # local: file events or polling
     waiter = open_waiter(inputs, options.interval, options.poll)
     signals = _Signals(waiter)
     err(
-        f"sealverify verify --follow: following {len(inputs)} input(s) ({waiter.kind}), "
+        f"sealverify verify --follow: following {len(inputs) + len(config.remote)} input(s) "
+        f"({waiter.kind}), "
         f"checkpoints in {follower.store.where} as {follower.name}"
     )
     try:
