@@ -26,13 +26,14 @@ from sealverify.follow.folders import Folder, Found
 from sealverify.follow.judge import Judge
 from sealverify.follow.remote import RemoteFolder
 from sealverify.follow.store import FollowStore
-from sealverify.follow.tail import Fingerprint, Line, Position, look
+from sealverify.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
 from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.verify import VerifyOptions, log_line_body
 from sealverify.reports.model import Check, Subject
 from sealverify.reports.names import report_name
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["CHECKPOINT_VERSION", "FollowConfig", "Follower", "follower_name"]
@@ -70,6 +71,10 @@ def _position_value(position: Position) -> dict[str, Any]:
     return asdict(position)
 
 
+def _is_digest(value: object) -> bool:
+    return isinstance(value, str) and HEX64.fullmatch(value) is not None
+
+
 def _position_of(value: Any, path: str) -> Position:
     """A checkpointed position; ValueError when it is not the shape written."""
     if not isinstance(value, dict) or value.get("path") != path:
@@ -82,18 +87,18 @@ def _position_of(value: Any, path: str) -> Position:
                 f"the fingerprint of {path} is not {{dev, ino, head_len, head_sha256}}"
             )
         fingerprint = Fingerprint(**fp)
-        if not (
-            all(type(getattr(fingerprint, k)) is int for k in ("dev", "ino", "head_len"))
-            and isinstance(fingerprint.head_sha256, str)
-        ):
-            raise ValueError(f"the fingerprint of {path} holds a value of another type")
+        counts_ok = all(
+            type(n := getattr(fingerprint, k)) is int and n >= 0 for k in ("dev", "ino", "head_len")
+        )
+        if not counts_ok or fingerprint.head_len > HEAD_BYTES or not _is_digest(fp["head_sha256"]):
+            raise ValueError(f"the fingerprint of {path} is not a device, inode, length and digest")
     numbers = [value.get(k) for k in ("offset", "line", "size", "generation")]
     counts = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool) and n >= 0]
     if len(counts) != len(numbers):
         raise ValueError(f"the offset, line, size or generation of {path} is not a count")
     last = value.get("last_sha256")
-    if not isinstance(last, str):
-        raise ValueError(f"the last line's digest of {path} is not a string")
+    if not (last == "" or _is_digest(last)):
+        raise ValueError(f"the last line's digest of {path} is not a sha256")
     mtime = value.get("mtime")
     if not isinstance(mtime, int | float):
         raise ValueError(f"the mtime of {path} is not a number")
