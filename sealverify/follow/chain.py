@@ -14,12 +14,13 @@ host writes now does not extend the one already verified.
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sealverify.follow.tail import Line
-from sealverify.history.chain import verify_logs
-from sealverify.history.chain_records import GENESIS
+from sealverify.history.chain import parse_log, verify_logs
+from sealverify.history.chain_records import GENESIS, ChainRecord
 from sealverify.reports.model import Check, fail
 
 __all__ = ["ChainFollow"]
@@ -100,8 +101,6 @@ class ChainFollow:
 
     def _start_head(self) -> str | None:
         """The head the walk starts from: the carried record's ``prev_head``, if one is."""
-        from sealverify.history.chain import parse_log
-
         if not self.carried:
             return self.head
         data = b"".join(x.data + b"\n" for x in self.carried)
@@ -123,7 +122,7 @@ class ChainFollow:
             check.id, check.status, check.reason, f"{line.source}:{line.number}", check.data
         )
 
-    def _diverged(self, records: Any, walked: list[Line]) -> list[Check]:
+    def _diverged(self, records: Sequence[ChainRecord], walked: list[Line]) -> list[Check]:
         new = [r for r in records if r.line.number > len(self.carried)]
         if not new or self.head is None or new[0].prev_head == self.head:
             return []
@@ -140,7 +139,7 @@ class ChainFollow:
             )
         ]
 
-    def _carry(self, records: Any, walked: list[Line]) -> None:
+    def _carry(self, records: Sequence[ChainRecord], walked: list[Line]) -> None:
         if not records:
             return
         last = records[-1]

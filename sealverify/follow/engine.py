@@ -97,7 +97,7 @@ def _position_of(value: Any, path: str) -> Position:
     if len(counts) != len(numbers):
         raise ValueError(f"the offset, line, size or generation of {path} is not a count")
     last = value.get("last_sha256")
-    if not (last == "" or _is_digest(last)):
+    if not isinstance(last, str) or not (last == "" or _is_digest(last)):
         raise ValueError(f"the last line's digest of {path} is not a sha256")
     mtime = value.get("mtime")
     if not isinstance(mtime, int | float):
