@@ -415,3 +415,16 @@ def test_an_unreadable_attestation_side_file_is_a_finding_not_a_pass(tmp_path: P
     follower.close()
     assert _findings(events) == ["follow.side-file"] and _subjects(events) == {}
     assert judged == {(str(folder), f"{folder}/a.json"): ("unreadable", 1)}
+
+
+def test_directory_files_that_land_together_are_judged_in_claimed_order(tmp_path: Path) -> None:
+    folder = tmp_path / "receipts"
+    folder.mkdir()
+    (folder / "b.json").write_bytes(session_call(6, 2, 2))  # written first, claims call 2
+    os.utime(folder / "b.json", ns=(1_000_000_000, 1_000_000_000))
+    (folder / "a.json").write_bytes(session_call(6, 1, 1))
+    follower = _follower(tmp_path, folders=(str(folder),))
+    events = _events(follower)
+    follower.close()
+    assert _subjects(events) == batch_outcomes(str(folder))
+    assert _subjects(events)[f"{folder}/b.json"] == "FAIL"  # judged after the first call

@@ -135,6 +135,18 @@ class Judge:
             return None  # not strict JSON, or read differently: the receipt fails on its own
         return self._feed(key, doc, facts, where, data)
 
+    @staticmethod
+    def placed(data: bytes) -> tuple[int, bool]:
+        """Where a batch run places a receipt file among its session's files.
+
+        By the claimed position (files claiming none last), a blocked call before the
+        executed one at the same position.
+        """
+        claim = facts.claim if (facts := glance(data)) is not None else None
+        if claim is None or claim.position is None:
+            return (1 << 62, False)
+        return (claim.position, claim.executed)
+
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
         """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
         threaded = self._session_receipt(line, key, f"line {number}", placed=False)
