@@ -191,11 +191,11 @@ class Follower:
             for line in found.lines:
                 events.extend(self._log_line(path, line, now, facts))
         for folder in self.folders:
-            found = folder.look(self.config.batch_files, self.config.max_input)
+            landed = folder.look(self.config.batch_files, self.config.max_input)
             # Files that landed together are judged as a batch run orders a session's files:
             # by the positions they claim (stable: otherwise in the order written).
-            found.sort(key=lambda item: self.judge.placed(item.data))
-            for item in found:
+            landed.sort(key=lambda item: self.judge.placed(item.data))
+            for item in landed:
                 events.extend(self._file(folder, item, now, facts))
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
