@@ -4,7 +4,8 @@ Each turn reads and verifies what landed (:meth:`Follower.step`), writes the eve
 output (one JSON line each, flushed), runs ``--on-fail`` once per failed event with the
 event on its standard input, and commits the batch with its checkpoint. SIGTERM and SIGINT
 end the loop after the turn in progress has committed (exit 0); SIGHUP makes the next turn
-look at every input afresh. With ``exit_on_fail``, the first batch holding a failure is
+look at every input afresh and watch their folders anew (a folder replaced since keeps no
+file events). With ``exit_on_fail``, the first batch holding a failure is
 committed and the loop ends with exit 1.
 """
 
@@ -45,7 +46,7 @@ class _Signals:
     def __init__(self, waiter: Waiter) -> None:
         self.stop = False
         self.reopen = False
-        self._waiter = waiter
+        self.waiter = waiter
         self._before: dict[int, object] = {}
         for number, handler in (
             (signal.SIGTERM, self._on_stop),
@@ -57,11 +58,11 @@ class _Signals:
 
     def _on_stop(self, number: int, frame: FrameType | None) -> None:
         self.stop = True
-        self._waiter.wake()
+        self.waiter.wake()
 
     def _on_reopen(self, number: int, frame: FrameType | None) -> None:
         self.reopen = True
-        self._waiter.wake()
+        self.waiter.wake()
 
     def restore(self) -> None:
         for number, handler in self._before.items():
@@ -101,7 +102,7 @@ def run(
         metrics.serve(options.metrics_port, options.metrics_host)
     follower = Follower(config)
     inputs = [*config.logs, *config.folders, *config.chains]  # local: file events or polling
-    waiter = open_waiter(inputs, options.interval, options.poll)
+    waiter = open_waiter(inputs, *_wait(options))
     signals = _Signals(waiter)
     err(
         f"sealverify verify --follow: following {len(inputs) + len(config.remote)} input(s) "
@@ -109,10 +110,10 @@ def run(
         f"checkpoints in {follower.store.where} as {follower.name}"
     )
     try:
-        return _turns(follower, options, out, err, waiter, signals, metrics)
+        return _turns(follower, options, out, err, signals, metrics)
     finally:
         signals.restore()
-        waiter.close()
+        signals.waiter.close()
         follower.close()
 
 
@@ -121,16 +122,19 @@ def _turns(
     options: LoopOptions,
     out: IO[bytes],
     err: Callable[[str], None],
-    waiter: Waiter,
     signals: _Signals,
     metrics: object,
 ) -> int:
     from sealverify.follow.metrics import Metrics
 
     while True:
-        if signals.reopen:
+        if signals.reopen:  # look at every input afresh, and watch their folders anew
             signals.reopen = False
             follower.reopen()
+            config = follower.config
+            fresh = open_waiter([*config.logs, *config.folders, *config.chains], *_wait(options))
+            signals.waiter.close()
+            signals.waiter = fresh
         while True:  # until a step finds nothing new
             events = follower.step()
             for event in events:
@@ -150,4 +154,8 @@ def _turns(
                 break
         if signals.stop or options.once:
             return 0
-        waiter.wait()
+        signals.waiter.wait()
+
+
+def _wait(options: LoopOptions) -> tuple[float, bool]:
+    return options.interval, options.poll
