@@ -428,3 +428,18 @@ def test_directory_files_that_land_together_are_judged_in_claimed_order(tmp_path
     follower.close()
     assert _subjects(events) == batch_outcomes(str(folder))
     assert _subjects(events)[f"{folder}/b.json"] == "FAIL"  # judged after the first call
+
+
+def test_a_state_file_of_a_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
+    import sqlite3
+
+    state = tmp_path / "state.db"
+    db = sqlite3.connect(state)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(HistoryError, match="newer"):
+        _follower(tmp_path, logs=(str(tmp_path / "r.jsonl"),))
+    db = sqlite3.connect(state)
+    tables = db.execute("SELECT name FROM sqlite_master").fetchall()
+    db.close()
+    assert tables == []

@@ -252,8 +252,8 @@ def _make_tables(where: str, url: bool, tool_version: str) -> None:
             raise HistoryError(f"cannot make the follow tables: {exc}") from None
         return
     path = Path(where)
-    if not path.exists():
-        with HistoryStore(path, tool_version) as first:
+    with HistoryStore(path, tool_version) as first:  # refuses a file of another schema
+        if not path.exists():
             first.commit()  # the history's own schema, made as any first run makes it
     try:
         made = sqlite3.connect(str(path), timeout=120, isolation_level=None)
