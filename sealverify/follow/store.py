@@ -237,6 +237,7 @@ def _last_per_subject(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 def _make_tables(where: str, url: bool, tool_version: str) -> None:
     """Make the follower's tables (and a new SQLite file, by an empty history commit)."""
     if url:
+        HistoryStore(where, tool_version).close()  # refuses a database of a newer schema
         try:
             import psycopg
         except ImportError:
