@@ -32,7 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kernel", "ruling", "forensics", "attest"),
     # The testkit mints evidence of every surface below it, partition attestations included.
     ("receipts", "testkit"),
-    ("",),
+    # verify --follow's library (tailing, checkpoints, the loop) is beside the public API.
+    ("", "follow"),
     ("cli", "bench"),
     ("__main__",),
 )
@@ -77,6 +78,9 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.attest_run", "sealverify.kernel.profiles"),  # verifier.version
     ("sealverify.cli.attestation_cmd", "sealverify.attest.check"),
     ("sealverify.cli.attestation_cmd", "sealverify.attest.keys"),
+    ("sealverify.cli.follow", "sealverify.follow.engine"),  # verify --follow's inputs
+    ("sealverify.cli.follow", "sealverify.follow.loop"),  # verify --follow's loop
+    ("sealverify.cli.follow", "sealverify.history.state"),  # --state errors
 }
 
 

@@ -37,6 +37,7 @@ from sealverify.cli.common import (
     say,
     write_result,
 )
+from sealverify.cli.follow import FollowArgs, follow_options, run_follow
 from sealverify.cli.helptext import examples
 from sealverify.cli.main import ARGV_KEY
 from sealverify.cli.progress import progress
@@ -271,6 +272,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
 )
 @output_option
 @attest_run.attest_options
+@follow_options
 def verify(
     paths: tuple[str, ...],
     config_pins: tuple[str, ...],
@@ -293,6 +295,7 @@ def verify(
     output: Path | None,
     attest_key: str | None,
     attestation_path: Path | None,
+    follow: FollowArgs | None = None,
 ) -> int:
     """Verify seal decision receipts: signatures, bindings, pins and the P-ENFORCE outcome.
 
@@ -325,6 +328,8 @@ def verify(
     # --storage-option before any object is listed or read (grouping a session's receipts reads
     # them while the tasks are made).
     storage.configure(storage.parse_storage_options(storage_pairs))
+    if follow is not None:  # docs/follow.md: verify as receipts land, until stopped
+        return run_follow(paths, options, state_path, follow)
     if attesting is not None:  # hashed now and again at the end: a changed input is refused
         attesting.read_inputs(attest_run.verify_inputs(paths, approvals_file, raw_line_files))
     jobs = _jobs(jobs_text) if jobs_text is not None else 0

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from sealverify.errors import StoreError
 
 __all__ = [
+    "FOLLOW_TABLES",
     "PG_MIGRATIONS",
     "STATEMENT_SECONDS",
     "Database",
@@ -307,16 +308,34 @@ def _schema(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[An
         db.close()
 
 
+# The tables ``verify --follow`` keeps beside the history (its checkpoints:
+# sealverify/follow/store.py), ``{int}`` the backend's integer type. They are made on demand,
+# outside the schema's version, and a file holding them is held to exactly these declarations,
+# as the history's own tables are.
+FOLLOW_TABLES = (
+    "CREATE TABLE IF NOT EXISTS follow_checkpoints (follower TEXT PRIMARY KEY,"
+    " body TEXT NOT NULL, run {int} NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS follow_subjects (follower TEXT NOT NULL, source TEXT NOT NULL,"
+    " subject TEXT NOT NULL, outcome TEXT NOT NULL, digest TEXT NOT NULL,"
+    " judged {int} NOT NULL, run {int} NOT NULL, PRIMARY KEY (follower, source, subject))",
+    "CREATE TABLE IF NOT EXISTS follow_threads (follower TEXT NOT NULL, thread TEXT NOT NULL,"
+    " seq {int} NOT NULL, session TEXT NOT NULL, location TEXT NOT NULL, data TEXT NOT NULL,"
+    " run {int} NOT NULL, PRIMARY KEY (follower, thread, seq))",
+    "CREATE INDEX IF NOT EXISTS follow_threads_by_session"
+    " ON follow_threads (follower, thread, session, seq)",
+)
+_FOLLOW_SQLITE = tuple(statement.format(int="INTEGER") for statement in FOLLOW_TABLES)
+
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 _OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
 
 
 @functools.cache
 def _objects(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[Any, ...]]:
-    """Each object the migrations make (tables and their automatic indexes), by name."""
+    """Each object the migrations (and the follow tables) make, with automatic indexes, by name."""
     db = sqlite3.connect(":memory:")
     try:
-        for step in migrations:
+        for step in (*migrations, _FOLLOW_SQLITE):
             for statement in step:
                 db.execute(statement)
         return {str(row[1]): tuple(row) for row in db.execute(_OBJECTS).fetchall()}
@@ -521,7 +540,8 @@ class PostgresDatabase:
         Checked inside the run's transaction, after its lock, so no other run of sealverify
         changes them before the commit.
         """
-        tables = ["sealverify_schema", *(_pg_table(step) for step in _pg_creates())]
+        creates = [*_pg_creates(), *FOLLOW_TABLES[:3]]
+        tables = ["sealverify_schema", *(_pg_table(step) for step in creates)]
         for name, kind, triggers, rules in self._db.execute(_PG_OBJECTS, (tables,)).fetchall():
             if kind not in ("r", None) or triggers or rules:
                 what = (
@@ -586,7 +606,8 @@ def _pg_creates() -> list[str]:
 
 
 def _pg_table(statement: str) -> str:
-    return statement.split()[2]
+    words = statement.replace(" IF NOT EXISTS ", " ").split()
+    return words[2]
 
 
 def _first_line(exc: BaseException) -> str:

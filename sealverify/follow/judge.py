@@ -1,0 +1,158 @@
+"""Receipts judged as they land, with the same checks as a batch ``verify`` and sessions threaded.
+
+A log line is verified by :func:`~sealverify.receipts.verify.verify_log_line`, a directory
+file by :func:`~sealverify.receipts.verify.verify_found`, as a batch run verifies them. A
+receipt that names a session is fed, as it arrives, to its session's thread
+(:class:`~sealverify.receipts.sessions.Threads`: one per log, one for every directory
+file, as a batch run threads them), so a later call is judged against the state of the calls
+before it. As in a batch run, the first receipt of a session that claims the first call is
+judged alone; only a session's later calls take the thread's result. Every receipt of a
+session is staged for the store; a session's thread is made when its second receipt arrives
+(in this process or after a restart) by feeding it the receipts before, in order, so a
+session of one call keeps nothing in memory and the state outlives the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sealverify.kernel.replay import Rederivation
+from sealverify.kernel.threads import Claim, session_of
+from sealverify.receipts.sessions import Glance, Threads, glance, glance_document
+from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_line
+from sealverify.reports.model import Check, Subject
+from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+
+__all__ = ["FILES", "Judge", "Staged"]
+
+FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
+
+# What the judge stages for the store: (thread, seq, session, where, bytes).
+Staged = tuple[str, int, str, str, bytes]
+# A stored session's receipts in order, (where, bytes), read when the session comes back.
+Stored = Callable[[str, str], list[tuple[str, bytes]]]
+
+_LOG_ORDER = "log order"
+_FILE_ORDER = "the order of the positions its receipts claim"
+
+
+def _later(claim: Claim | None) -> bool:
+    """A claim that needs the calls before it (what a batch run threads a lone receipt for)."""
+    return claim is not None and (claim.position is None or claim.position > 1)
+
+
+def _document(data: bytes) -> dict[str, JsonValue] | None:
+    try:
+        value = parse_bytes(data[:-1] if data.endswith(b"\r") else data)
+    except JsonError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Judge:
+    """Verifies receipts one at a time, each session's thread carried across them."""
+
+    def __init__(self, options: VerifyOptions, stored: Stored, sequences: dict[str, int]) -> None:
+        self.options = options
+        self._stored = stored
+        self._seq = dict(sequences)  # the next sequence number of each thread's receipts
+        self._threads: dict[str, Threads] = {}
+        # The receipt each threaded session's first call was judged alone as: a rewritten
+        # form of it (a new release status, same name) is judged alone again, as in a batch.
+        self._alone: dict[tuple[str, str], str] = {}
+        self.staged: list[Staged] = []
+        # The staged receipts of each session, until the commit takes them (:meth:`take`).
+        self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
+        # The last receipt read strictly here, so its history facts need no second parse.
+        self.last: tuple[bytes, dict[str, JsonValue]] | None = None
+
+    def _thread(self, key: str) -> Threads:
+        threads = self._threads.get(key)
+        if threads is None:
+            order = _FILE_ORDER if key == FILES else _LOG_ORDER
+            threads = self._threads[key] = Threads(self.options.raw_lines, order)
+        return threads
+
+    def _feed(
+        self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
+    ) -> Rederivation | None:
+        threads = self._thread(key)
+        seq = self._seq.get(key, 0)
+        self._seq[key] = seq + 1
+        if facts.session not in threads.threads:
+            before = self._before(key, facts.session)
+            if not before and not _later(facts.claim):
+                # The session's first call, judged alone; its thread is made (from the store)
+                # only if the session comes back, so a session of one call costs one row.
+                self._stage(key, seq, facts.session, where, data)
+                return None
+            for earlier, raw in before:
+                self._replay(threads, key, earlier, raw)
+        result = threads.feed(doc, facts, where)
+        self._stage(key, seq, facts.session, where, data)
+        if self._alone.get((key, facts.session)) == where:
+            return None  # another form of the call judged alone: judged alone again
+        return result
+
+    def _before(self, key: str, session: str) -> list[tuple[str, bytes]]:
+        """A session's receipts fed before: committed, then staged in this batch."""
+        return [*self._stored(key, session), *self._pending.get((key, session), ())]
+
+    def _stage(self, key: str, seq: int, session: str, where: str, data: bytes) -> None:
+        self.staged.append((key, seq, session, where, data))
+        self._pending.setdefault((key, session), []).append((where, data))
+
+    def take(self) -> list[Staged]:
+        """The receipts staged since the last call, for the commit that stores them."""
+        staged, self.staged = self.staged, []
+        self._pending.clear()
+        return staged
+
+    def _replay(self, threads: Threads, key: str, where: str, raw: bytes) -> None:
+        doc = _document(raw)
+        facts = glance_document(doc) if doc is not None else None
+        if doc is None or facts is None:
+            return  # only receipts read as strict JSON naming a session were stored
+        if facts.session not in threads.threads and not _later(facts.claim):
+            self._alone[key, facts.session] = where
+        threads.feed(doc, facts, where)
+
+    def _session_receipt(
+        self, data: bytes, key: str, where: str, placed: bool
+    ) -> Rederivation | None:
+        if not self.options.rederive:
+            return None
+        facts = glance(data)
+        if facts is None:
+            return None
+        claim = facts.claim
+        if placed and (claim is None or claim.position is None):
+            return None  # a batch run places separate files by their claimed positions only
+        doc = _document(data)
+        if doc is not None:
+            self.last = (data, doc)
+        if doc is None or session_of(doc) != facts.session:
+            return None  # not strict JSON, or read differently: the receipt fails on its own
+        return self._feed(key, doc, facts, where, data)
+
+    @staticmethod
+    def placed(data: bytes) -> tuple[int, bool]:
+        """Where a batch run places a receipt file among its session's files.
+
+        By the claimed position (files claiming none last), a blocked call before the
+        executed one at the same position.
+        """
+        claim = facts.claim if (facts := glance(data)) is not None else None
+        if claim is None or claim.position is None:
+            return (1 << 62, False)
+        return (claim.position, claim.executed)
+
+    def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
+        """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
+        threaded = self._session_receipt(line, key, f"line {number}", placed=False)
+        return verify_log_line(line, number, name, self.options, threaded)
+
+    def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
+        """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
+        threaded = self._session_receipt(data, FILES, name, placed=True)
+        return verify_found(data, name, self.options, attestation, threaded)

@@ -1,0 +1,86 @@
+"""Waiting for the inputs to change: file events through ``watchdog``, or polling.
+
+With the ``follow`` extra installed, a ``watchdog`` observer (inotify on Linux) watches the
+folders that hold the followed inputs, and a wait ends as soon as anything in them changes;
+the wait still ends after ``interval`` seconds, so a change the observer missed (a network
+file system, a full event queue) is seen at the next poll. Without watchdog, or with
+``--poll``, the wait is the poll interval alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Waiter", "open_waiter"]
+
+
+class Waiter:
+    """Polling: each wait lasts ``interval`` seconds unless :meth:`wake` ends it sooner."""
+
+    kind = "poll"
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._changed = threading.Event()
+
+    def wait(self) -> None:
+        """Until something may have changed (or ``interval`` passed); then reset."""
+        self._changed.wait(self.interval)
+        self._changed.clear()
+
+    def wake(self) -> None:
+        self._changed.set()
+
+    def close(self) -> None:
+        self.wake()
+
+
+class _EventWaiter(Waiter):
+    kind = "watchdog"
+
+    def __init__(self, interval: float, folders: Iterable[Path]) -> None:
+        super().__init__(interval)
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        waiter = self
+
+        class _Wake(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                waiter.wake()
+
+        self._observer: Any = Observer()
+        handler = _Wake()
+        for folder in sorted(set(folders)):
+            self._observer.schedule(handler, str(folder), recursive=True)
+        self._observer.daemon = True
+        self._observer.start()
+
+    def close(self) -> None:
+        super().close()
+        self._observer.stop()
+        self._observer.join(timeout=5)
+
+
+def open_waiter(paths: Iterable[str], interval: float, poll: bool) -> Waiter:
+    """A watchdog waiter over the inputs' folders, or a polling one (``poll``, no watchdog)."""
+    if poll:
+        return Waiter(interval)
+    try:
+        import watchdog.observers  # noqa: F401
+    except ImportError:
+        return Waiter(interval)
+    folders = []
+    for path in paths:
+        p = Path(path)
+        folders.append(p if p.is_dir() else p.parent if str(p.parent) else Path("."))
+    existing = [f for f in folders if f.is_dir()]
+    if not existing:
+        return Waiter(interval)
+    try:
+        return _EventWaiter(interval, existing)
+    except OSError:  # no inotify watches left, and the like: poll instead
+        return Waiter(interval)
