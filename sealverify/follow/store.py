@@ -30,6 +30,8 @@ import orjson
 
 from sealverify.history.databases import (
     FOLLOW_TABLES as TABLES,
+)
+from sealverify.history.databases import (
     Database,
     HistoryError,
     Writes,
