@@ -272,12 +272,36 @@ def _unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
 
 def _connect(where: str) -> sqlite3.Connection:
     """A connection that trusts nothing the file's schema declares and runs under a budget."""
-    db = sqlite3.connect(where, isolation_level=None, timeout=120)
+    db = sqlite3.connect(where, isolation_level=None, timeout=120, factory=_Connection)
+    assert isinstance(db, _Connection)
     # Functions and virtual tables a schema names run only when marked innocuous
     # (https://sqlite.org/pragma.html#pragma_trusted_schema).
     db.execute("PRAGMA trusted_schema = OFF")
-    _budget(db)
+    db.budget = _Budget()
+    db.set_progress_handler(db.budget, 10_000)  # called every 10,000 virtual machine steps
+    db.budget.start()
     return db
+
+
+class _Budget:
+    """A progress handler: true (interrupt the statement) once its deadline has passed."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self) -> None:
+        self.deadline = 0.0
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + STATEMENT_SECONDS
+
+    def __call__(self) -> bool:
+        return time.monotonic() > self.deadline
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that carries its statement budget."""
+
+    budget: _Budget
 
 
 def _budget(db: sqlite3.Connection) -> None:
@@ -286,8 +310,8 @@ def _budget(db: sqlite3.Connection) -> None:
     Called before each read and each commit. Waiting for another run's lock is not counted:
     SQLite calls the handler only while it executes, never while it sleeps on a busy file.
     """
-    deadline = time.monotonic() + STATEMENT_SECONDS
-    db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+    if isinstance(db, _Connection):  # every connection is, made by _connect
+        db.budget.start()
 
 
 # The storage class SQLite reports (``typeof``) for a value of each declared column type.
