@@ -13,9 +13,11 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
+from sealverify.history import chain_log
 from sealverify.testkit import keys
 from sealverify.testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
@@ -83,3 +85,15 @@ def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
     assert peak < 3 * 90_000 + 4 * MIB, f"{peak / MIB:.0f} MiB for a 90 kB stream"
     result = CliRunner().invoke(cli, ["diff", str(stream), str(CALL), "--format", "json"])
     assert "holds 30001 frames; compared the first tools/call, frame #30000" in result.output
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 1 << 16])
+def test_the_windowed_split_gives_every_line(window: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log split a window at a time gives the lines ``bytes.split`` gives, LF by LF."""
+    monkeypatch.setattr(chain_log, "_WINDOW", window)
+    for data in [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"ab\ncd\n\nef", b"\n" * 9,
+                 b"long line\nx\n" * 5 + b"tail", b"x" * 20 + b"\n" + b"y" * 20]:  # fmt: skip
+        pieces = data.split(b"\n")
+        if pieces[-1] == b"":
+            pieces.pop()
+        assert list(chain_log._split_lines(data)) == pieces, data
