@@ -103,9 +103,10 @@ def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], 
     records: list[ChainRecord] = []
     checks: list[Check] = []
     other = 0
+    sessions: dict[str, str] = {}  # one string per session name, whatever its record count
     for source, data in sources:
         unchained: list[Check] = []
-        lines, used = _read_source(source, data, records, checks, unchained)
+        lines, used = _read_source(source, data, records, (checks, unchained), sessions)
         checks.extend(unchained)  # after the source's malformed records, as they always came
         other += lines - used
     return records, checks, other
@@ -115,14 +116,16 @@ def _read_source(
     source: str,
     data: bytes,
     records: list[ChainRecord],
-    checks: list[Check],
-    unchained: list[Check],
+    findings: tuple[list[Check], list[Check]],
+    sessions: dict[str, str],
 ) -> tuple[int, int]:
     """One log's records into ``records``; returns its line count and the lines used.
 
-    A line is judged an unchained audit line only when the next is read: a record there
-    takes it as its payload.
+    ``findings`` takes the malformed records and, apart, the unchained audit lines. A line is
+    judged an unchained audit line only when the next is read: a record there takes it as
+    its payload.
     """
+    checks, unchained = findings
     number = used = 0
     before: bytes | None = None  # the previous line, while it is free to be a payload
     for number, line in enumerate(_split_lines(data), 1):
@@ -131,7 +134,10 @@ def _read_source(
             payload = None
             if before is not None and not _looks_like_record(before):
                 payload = LogLine(source, number - 1, before)
-            taken, record = _read_record(LogLine(source, number, line), payload, checks)
+            last = records[-1].head if records else ""
+            taken, record = _read_record(
+                LogLine(source, number, line), payload, checks, (last, sessions)
+            )
             if record is not None:
                 records.append(record)
                 if record.payload is not None:
@@ -147,10 +153,15 @@ def _read_source(
 
 
 def _read_record(
-    line: LogLine, payload: LogLine | None, checks: list[Check]
+    line: LogLine,
+    payload: LogLine | None,
+    checks: list[Check],
+    shared: tuple[str, dict[str, str]],
 ) -> tuple[bool, ChainRecord | None]:
     """The well-formed record on ``line``, with ``payload`` (the free line before it, if any).
 
+    ``shared`` is the previous record's head and the session names seen: a record that links
+    to that head, or names a session seen, holds those strings rather than copies of them.
     Returns whether the line is taken as a record (well-formed or not), and the record.
     """
     try:
@@ -177,11 +188,13 @@ def _read_record(
         )
         return True, None
     prior = doc["prior_session"]
+    last, sessions = shared
+    prev_head, session = str(doc["prev_head"]), str(doc["session"])
     return True, ChainRecord(
         line=line,
         entry=uint_value(doc["entry"]) or 0,
-        session=str(doc["session"]),
-        prev_head=str(doc["prev_head"]),
+        session=sessions.setdefault(session, session),
+        prev_head=last if prev_head == last else prev_head,
         prior_session=prior if isinstance(prior, str) else None,
         head=str(doc["head"]),
         payload=payload,
