@@ -191,6 +191,14 @@ class SqliteDatabase:
         assert self._file is not None
         if self._read is self._file:
             self._file.execute("BEGIN IMMEDIATE")
+            self._recheck(self._file)  # what the run reads under the lock was checked under it
+
+    def _recheck(self, db: sqlite3.Connection) -> int:
+        """The file's objects checked again (``sqlite_master`` only); its schema version."""
+        version = self._version(db)
+        _check_objects(db, self.path, self._migrations[:version])
+        _check_declarations(db, self.path, self._migrations[:version])
+        return version
 
     def _unlock_folder(self) -> None:
         if self._folder_lock is not None:
@@ -209,9 +217,8 @@ class SqliteDatabase:
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
         try:
-            version = self._version(db)
             # Inside the write lock the schema holds still: what was checked is what is written.
-            _check_objects(db, self.path, self._migrations[:version])
+            version = self._recheck(db)
             self._migrate(db, version)
             self._write(db, run, writes)
         except BaseException:
@@ -332,7 +339,11 @@ def _schema(migrations: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[An
 
 
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-_OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+# Code (triggers, views) first, so a file holding any is refused for it, whatever else it holds.
+_OBJECTS = (
+    "SELECT type, name, tbl_name, sql FROM sqlite_master"
+    " ORDER BY type NOT IN ('trigger', 'view'), type, name"
+)
 
 
 @functools.cache
