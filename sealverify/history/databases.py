@@ -14,7 +14,7 @@ so the second finds the first's file and checks against it.
 The file is untrusted input, and SQLite runs code a file declares: a trigger fires on the run's
 insert, a view runs its query when read. The store refuses a file holding any trigger, view,
 table or index the schema does not make, or a table declared otherwise than the schema, before
-it reads a row and again inside the commit's transaction (where nothing can change the schema
+it reads a row and again under the run's write lock (where nothing can change the schema
 under it); every connection also turns ``trusted_schema`` off and runs each statement under a
 time budget (:data:`STATEMENT_SECONDS`), so anything left still ends.
 """
