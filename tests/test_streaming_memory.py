@@ -10,6 +10,8 @@ as read. Counting memory, not time: nothing here depends on the machine's speed.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -44,6 +46,25 @@ def test_chain_holds_a_line_not_every_line(tmp_path: Path) -> None:
     code, peak = _peak(["chain", str(log), "--format", "json", "--output", str(tmp_path / "o")])
     assert code == 1  # no chain record: BROKEN
     assert peak < 2 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a half-MiB log"
+
+
+def test_chain_reads_12_mb_of_line_feeds_in_a_bounded_address_space(tmp_path: Path) -> None:
+    """The log of the report: 12 MB of line feeds took 1.3 GB; now under a 384 MiB cap."""
+    resource = pytest.importorskip("resource")  # POSIX: the cap is RLIMIT_AS
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"\n" * 12_000_000)
+    cap = 384 * MIB
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "sealverify", "chain", str(log), "--format", "json",
+         "--output", str(tmp_path / "o.json")],
+        capture_output=True, text=True, preexec_fn=capped, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # no record: BROKEN, and no MemoryError
+    assert "0 record(s), 12000000 other line(s) skipped" in result.stderr
 
 
 def test_partition_emit_holds_frame_zero_not_every_frame(tmp_path: Path) -> None:
