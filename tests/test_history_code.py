@@ -223,3 +223,16 @@ def test_a_postgresql_store_with_code_is_refused(shape: str, pg_database: str) -
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and named in errors[0], result.stderr
+
+
+def test_a_postgresql_statement_past_its_budget_is_stopped(
+    pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(databases, "STATEMENT_SECONDS", 0.5)
+    with HistoryStore(pg_database) as store:
+        store.commit()
+    with (
+        HistoryStore(pg_database) as store,
+        pytest.raises(HistoryError, match="statement timeout"),
+    ):
+        store._db.one(f"SELECT count(*) FROM ({FOREVER}) AS c")
