@@ -79,6 +79,10 @@ def _build(path: Path, recipe: dict[str, Any]) -> bool:
                     db.execute(f'INSERT INTO "{table}" VALUES ({marks})', [_value(v) for v in row])
             if shape.get("drop") is True:
                 db.execute(f'DROP TABLE "{table}"')
+        objects = recipe.get("objects")
+        for kind in objects if isinstance(objects, list) else []:
+            if kind in _OBJECTS:
+                db.executescript(_OBJECTS[kind])
         version = recipe.get("version", SCHEMA_VERSION)
         db.execute(f"PRAGMA user_version = {version if isinstance(version, int) else 0}")
         db.commit()
@@ -87,6 +91,18 @@ def _build(path: Path, recipe: dict[str, Any]) -> bool:
     finally:
         db.close()
     return True
+
+
+_FOREVER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
+# Objects a file may add to the schema; each is refused on opening (docs/history.md), and the
+# trigger would run for ever at the commit if it were not.
+_OBJECTS = {
+    "trigger": f"CREATE TRIGGER IF NOT EXISTS spin AFTER INSERT ON runs BEGIN"
+    f" SELECT count(*) FROM ({_FOREVER}); END",
+    "view": f"CREATE VIEW IF NOT EXISTS forever AS {_FOREVER}",
+    "index": "CREATE INDEX IF NOT EXISTS by_head ON chain_heads (head)",
+    "table": "CREATE TABLE IF NOT EXISTS extra (x TEXT)",
+}
 
 
 def _pairs(columns: list[Any]) -> list[tuple[str, Any]]:
@@ -132,6 +148,9 @@ def _history_seeds() -> list[bytes]:
         {"chain_heads": {"columns": [["chain", "TEXT"], ["head", "INTEGER"]]}},
         {"operations": {"rows": [["op", {"blob": "00ff"}, "PENDING", 1, "here"]]}},
         {"version": 1},
+        {"objects": ["trigger"]},
+        {"objects": ["view", "index", "table"]},
+        {"version": 1, "objects": ["trigger"]},
     ]
     return [state.read_bytes(), *(json.dumps(r).encode() for r in recipes)]
 

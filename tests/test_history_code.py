@@ -106,6 +106,24 @@ def test_a_trigger_added_after_the_file_was_opened_is_refused_by_the_commit(
     assert sqlite3.connect(state).execute("SELECT count(*) FROM runs").fetchone() == (1,)
 
 
+def test_a_table_swapped_for_a_view_before_the_lock_is_refused_under_it(tmp_path: Path) -> None:
+    """The run's reads under the lock are of a file checked under the lock."""
+    state = _state(tmp_path / "s.sqlite", "")
+    db = SqliteDatabase(state, MIGRATIONS)
+    try:
+        other = sqlite3.connect(state, isolation_level=None)
+        other.executescript(
+            "ALTER TABLE nonces RENAME TO kept;"
+            f" CREATE VIEW nonces (nonce, operation_id, run, location, identity) AS"
+            f" SELECT x, x, x, x, x FROM ({FOREVER})"
+        )
+        other.close()
+        with pytest.raises(HistoryError, match="view 'nonces'"):
+            db.begin()
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize(
     "declared",
     [
@@ -205,3 +223,16 @@ def test_a_postgresql_store_with_code_is_refused(shape: str, pg_database: str) -
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and named in errors[0], result.stderr
+
+
+def test_a_postgresql_statement_past_its_budget_is_stopped(
+    pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(databases, "STATEMENT_SECONDS", 0.5)
+    with HistoryStore(pg_database) as store:
+        store.commit()
+    with (
+        HistoryStore(pg_database) as store,
+        pytest.raises(HistoryError, match="statement timeout"),
+    ):
+        store._db.one(f"SELECT count(*) FROM ({FOREVER}) AS c")

@@ -10,12 +10,16 @@ as read. Counting memory, not time: nothing here depends on the machine's speed.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
+from sealverify.history import chain_log
 from sealverify.testkit import keys
 from sealverify.testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
@@ -42,6 +46,25 @@ def test_chain_holds_a_line_not_every_line(tmp_path: Path) -> None:
     code, peak = _peak(["chain", str(log), "--format", "json", "--output", str(tmp_path / "o")])
     assert code == 1  # no chain record: BROKEN
     assert peak < 2 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a half-MiB log"
+
+
+def test_chain_reads_12_mb_of_line_feeds_in_a_bounded_address_space(tmp_path: Path) -> None:
+    """The log of the report: 12 MB of line feeds took 1.3 GB; now under a 384 MiB cap."""
+    resource = pytest.importorskip("resource")  # POSIX: the cap is RLIMIT_AS
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"\n" * 12_000_000)
+    cap = 384 * MIB
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "sealverify", "chain", str(log), "--format", "json",
+         "--output", str(tmp_path / "o.json")],
+        capture_output=True, text=True, preexec_fn=capped, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # no record: BROKEN, and no MemoryError
+    assert "0 record(s), 12000000 other line(s) skipped" in result.stderr
 
 
 def test_partition_emit_holds_frame_zero_not_every_frame(tmp_path: Path) -> None:
@@ -83,3 +106,15 @@ def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
     assert peak < 3 * 90_000 + 4 * MIB, f"{peak / MIB:.0f} MiB for a 90 kB stream"
     result = CliRunner().invoke(cli, ["diff", str(stream), str(CALL), "--format", "json"])
     assert "holds 30001 frames; compared the first tools/call, frame #30000" in result.output
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 1 << 16])
+def test_the_windowed_split_gives_every_line(window: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log split a window at a time gives the lines ``bytes.split`` gives, LF by LF."""
+    monkeypatch.setattr(chain_log, "_WINDOW", window)
+    for data in [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"ab\ncd\n\nef", b"\n" * 9,
+                 b"long line\nx\n" * 5 + b"tail", b"x" * 20 + b"\n" + b"y" * 20]:  # fmt: skip
+        pieces = data.split(b"\n")
+        if pieces[-1] == b"":
+            pieces.pop()
+        assert list(chain_log._split_lines(data)) == pieces, data

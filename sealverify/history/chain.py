@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sealverify.errors import InputFileError
+from sealverify.history.chain_log import parse_log
 from sealverify.history.chain_records import (
     COMMITMENT,
     GENESIS,
@@ -37,7 +38,7 @@ from sealverify.history.chain_records import (
 from sealverify.reports import ids
 from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
 from sealverify.wire.spelling import HEX64
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, parse_text, uint_value
+from sealverify.wire.strictjson import JsonError, parse_bytes, parse_text
 
 __all__ = [
     "COMMITMENT",
@@ -59,9 +60,6 @@ __all__ = [
     "verify_logs",
 ]
 
-RECORD_MEMBERS = frozenset(
-    {"seal_record", "entry", "commitment", "session", "prev_head", "prior_session", "head"}
-)
 STATE_MEMBERS = frozenset({"seal_audit_state", "session", "head"})
 
 
@@ -83,196 +81,6 @@ class ChainResult:
     @property
     def ok(self) -> bool:
         return not any(c.status == "fail" for c in self.checks)
-
-
-_WINDOW = 1 << 16  # bytes of a log split at once: one window's lines are all that is held
-
-
-def _split_lines(data: bytes) -> Iterator[bytes]:
-    """Each line of ``data`` without its LF, in order; a last empty piece is not a line.
-
-    The log is split a window at a time (the window, rounded up to a line's end), so one
-    ``bytes.split`` keeps its speed while only one window's lines are held, never an object
-    for every line of the log: 12 MB of LF once took 1.3 GB.
-    """
-    start, size = 0, len(data)
-    while start < size:
-        end = data.find(b"\n", start + _WINDOW)
-        if end < 0:
-            pieces = data[start:].split(b"\n")
-            if pieces[-1] == b"":
-                pieces.pop()
-            yield from pieces
-            return
-        yield from data[start:end].split(b"\n")
-        start = end + 1
-
-
-def _looks_like_record(data: bytes) -> bool:
-    return data.lstrip().startswith(b"{") and b'"seal_record"' in data
-
-
-def _looks_like_audit(data: bytes) -> bool:
-    """True for a Lean audit line (``{certs,epoch,request_sha256,tool,verdict}``).
-
-    Found by parsing, whatever its spacing or member order: a byte prefix would let an edited
-    or re-serialised audit line (the one a deleted record leaves behind) pass unnoticed.
-    """
-    if b"{" not in data[:64]:
-        return False  # a strict JSON object starts with "{" after at most some whitespace
-    try:
-        doc = parse_bytes(data.strip(b" \t\r"))
-    except JsonError:
-        return False
-    return isinstance(doc, dict) and {"certs", "verdict", "tool"} <= doc.keys()
-
-
-def _record_problems(doc: JsonValue) -> list[str]:
-    if not isinstance(doc, dict):
-        return ["a chain record must be a JSON object"]
-    problems: list[str] = []
-    missing = sorted(RECORD_MEMBERS - doc.keys())
-    extra = sorted(doc.keys() - RECORD_MEMBERS)
-    if missing:
-        problems.append("missing member(s) " + ", ".join(missing))
-    if extra:
-        problems.append("unknown member(s) " + ", ".join(extra))
-    if doc.get("seal_record") != "v1":
-        problems.append('seal_record is not "v1"')
-    if "commitment" in doc and doc["commitment"] != COMMITMENT:
-        problems.append(f"commitment is not {COMMITMENT!r}")
-    if "entry" in doc and uint_value(doc["entry"]) is None:
-        problems.append("entry is not a non-negative integer")
-    for name in ("prev_head", "head"):
-        value = doc.get(name)
-        if name in doc and not (isinstance(value, str) and HEX64.fullmatch(value)):
-            problems.append(f"{name} is not 64 lowercase hex digits")
-    session = doc.get("session")
-    if "session" in doc and not (isinstance(session, str) and session):
-        problems.append("session is not a non-empty string")
-    prior = doc.get("prior_session")
-    if prior is not None and not (isinstance(prior, str) and prior):
-        problems.append("prior_session is neither null nor a non-empty string")
-    return problems
-
-
-def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], list[Check], int]:
-    """Read stderr captures, in the order given, into chain records.
-
-    A record's payload is the line printed immediately before it (``emit_audit`` prints the
-    payload, then the record). Lines that are neither a record nor the payload just before one
-    (``{"authorization_decision":…}``, ``{"approval_drop":…}``, ``{"error":…}``, any text) are
-    skipped and counted. Returns ``(records, findings, other_line_count)``. Each log is read
-    line by line, holding the line before (a payload's) and the records.
-    """
-    records: list[ChainRecord] = []
-    checks: list[Check] = []
-    other = 0
-    for source, data in sources:
-        unchained: list[Check] = []
-        lines, used = _read_source(source, data, records, checks, unchained)
-        checks.extend(unchained)  # after the source's malformed records, as they always came
-        other += lines - used
-    return records, checks, other
-
-
-def _read_source(
-    source: str,
-    data: bytes,
-    records: list[ChainRecord],
-    checks: list[Check],
-    unchained: list[Check],
-) -> tuple[int, int]:
-    """One log's records into ``records``; returns its line count and the lines used.
-
-    A line is judged an unchained audit line only when the next is read: a record there
-    takes it as its payload.
-    """
-    number = used = 0
-    before: bytes | None = None  # the previous line, while it is free to be a payload
-    for number, line in enumerate(_split_lines(data), 1):
-        taken = False
-        if b'"seal_record"' in line and _looks_like_record(line):  # the test first: no call
-            payload = None
-            if before is not None and not _looks_like_record(before):
-                payload = LogLine(source, number - 1, before)
-            taken, record = _read_record(LogLine(source, number, line), payload, checks)
-            if record is not None:
-                records.append(record)
-                if record.payload is not None:
-                    used += 1
-                    before = None
-        if before and b"{" in before and _looks_like_audit(before):
-            _unchained(LogLine(source, number - 1, before), line, unchained)
-        used += taken
-        before = None if taken else line
-    if before and _looks_like_audit(before):
-        _unchained(LogLine(source, number, before), b"", unchained)
-    return number, used
-
-
-def _read_record(
-    line: LogLine, payload: LogLine | None, checks: list[Check]
-) -> tuple[bool, ChainRecord | None]:
-    """The well-formed record on ``line``, with ``payload`` (the free line before it, if any).
-
-    Returns whether the line is taken as a record (well-formed or not), and the record.
-    """
-    try:
-        doc = parse_bytes(line.data)
-    except JsonError as exc:
-        checks.append(
-            fail(
-                "chain.record-malformed",
-                f"chain record line is not strict JSON: {exc}",
-                line.location,
-            )
-        )
-        return True, None
-    if not isinstance(doc, dict) or "seal_record" not in doc:
-        return False, None
-    problems = _record_problems(doc)
-    if problems:
-        checks.append(
-            fail(
-                "chain.record-malformed",
-                "chain record refused: " + "; ".join(problems),
-                line.location,
-            )
-        )
-        return True, None
-    prior = doc["prior_session"]
-    return True, ChainRecord(
-        line=line,
-        entry=uint_value(doc["entry"]) or 0,
-        session=str(doc["session"]),
-        prev_head=str(doc["prev_head"]),
-        prior_session=prior if isinstance(prior, str) else None,
-        head=str(doc["head"]),
-        payload=payload,
-    )
-
-
-def _unchained(line: LogLine, following: bytes, checks: list[Check]) -> None:
-    """An audit payload line no chain record follows: deleted record or inserted line."""
-    if b"audit head persistence failure" in following:
-        checks.append(
-            info(
-                "chain.unchained-payload",
-                "audit line without a chain record; the host reported "
-                "an audit head persistence failure right after it",
-                line.location,
-            )
-        )
-    else:
-        checks.append(
-            fail(
-                "chain.unchained-payload",
-                "an audit line with no chain record after it: its record "
-                "was deleted or the line was inserted",
-                line.location,
-            )
-        )
 
 
 def parse_state_file(data: bytes) -> tuple[str, str]:

@@ -14,7 +14,7 @@ so the second finds the first's file and checks against it.
 The file is untrusted input, and SQLite runs code a file declares: a trigger fires on the run's
 insert, a view runs its query when read. The store refuses a file holding any trigger, view,
 table or index the schema does not make, or a table declared otherwise than the schema, before
-it reads a row and again inside the commit's transaction (where nothing can change the schema
+it reads a row and again under the run's write lock (where nothing can change the schema
 under it); every connection also turns ``trusted_schema`` off and runs each statement under a
 time budget (:data:`STATEMENT_SECONDS`), so anything left still ends.
 """
@@ -192,6 +192,14 @@ class SqliteDatabase:
         assert self._file is not None
         if self._read is self._file:
             self._file.execute("BEGIN IMMEDIATE")
+            self._recheck(self._file)  # what the run reads under the lock was checked under it
+
+    def _recheck(self, db: sqlite3.Connection) -> int:
+        """The file's objects checked again (``sqlite_master`` only); its schema version."""
+        version = self._version(db)
+        _check_objects(db, self.path, self._migrations[:version])
+        _check_declarations(db, self.path, self._migrations[:version])
+        return version
 
     def _unlock_folder(self) -> None:
         if self._folder_lock is not None:
@@ -210,9 +218,8 @@ class SqliteDatabase:
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
         try:
-            version = self._version(db)
             # Inside the write lock the schema holds still: what was checked is what is written.
-            _check_objects(db, self.path, self._migrations[:version])
+            version = self._recheck(db)
             self._migrate(db, version)
             self._write(db, run, writes)
         except BaseException:
@@ -273,12 +280,36 @@ def _unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
 
 def _connect(where: str) -> sqlite3.Connection:
     """A connection that trusts nothing the file's schema declares and runs under a budget."""
-    db = sqlite3.connect(where, isolation_level=None, timeout=120)
+    db = sqlite3.connect(where, isolation_level=None, timeout=120, factory=_Connection)
+    assert isinstance(db, _Connection)
     # Functions and virtual tables a schema names run only when marked innocuous
     # (https://sqlite.org/pragma.html#pragma_trusted_schema).
     db.execute("PRAGMA trusted_schema = OFF")
-    _budget(db)
+    db.budget = _Budget()
+    db.set_progress_handler(db.budget, 10_000)  # called every 10,000 virtual machine steps
+    db.budget.start()
     return db
+
+
+class _Budget:
+    """A progress handler: true (interrupt the statement) once its deadline has passed."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self) -> None:
+        self.deadline = 0.0
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + STATEMENT_SECONDS
+
+    def __call__(self) -> bool:
+        return time.monotonic() > self.deadline
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that carries its statement budget."""
+
+    budget: _Budget
 
 
 def _budget(db: sqlite3.Connection) -> None:
@@ -287,8 +318,8 @@ def _budget(db: sqlite3.Connection) -> None:
     Called before each read and each commit. Waiting for another run's lock is not counted:
     SQLite calls the handler only while it executes, never while it sleeps on a busy file.
     """
-    deadline = time.monotonic() + STATEMENT_SECONDS
-    db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+    if isinstance(db, _Connection):  # every connection is, made by _connect
+        db.budget.start()
 
 
 # The storage class SQLite reports (``typeof``) for a value of each declared column type.
@@ -327,7 +358,11 @@ FOLLOW_TABLES = (
 _FOLLOW_SQLITE = tuple(statement.format(int="INTEGER") for statement in FOLLOW_TABLES)
 
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-_OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+# Code (triggers, views) first, so a file holding any is refused for it, whatever else it holds.
+_OBJECTS = (
+    "SELECT type, name, tbl_name, sql FROM sqlite_master"
+    " ORDER BY type NOT IN ('trigger', 'view'), type, name"
+)
 
 
 @functools.cache
