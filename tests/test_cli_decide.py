@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sealverify import DEFAULT_KERNEL_SHA256 as CURRENT
-from sealverify import KERNEL_PROFILES, what_if, what_if_report
+from sealverify import KERNEL_PROFILES, MAX_FRAMES, what_if, what_if_report
+from sealverify.cli import decide_cmd
 from sealverify.cli.main import cli
 
 PAYLOAD = json.dumps(
@@ -154,6 +155,7 @@ def test_the_summary_keeps_counts_and_the_first_routes(tmp_path: Path) -> None:
 
 
 def test_max_frames_stops_reading_and_fails(tmp_path: Path) -> None:
+    assert decide_cmd.MAX_FRAMES == MAX_FRAMES  # frame's default
     config, frame = _files(tmp_path, *_lines(3)[::2])  # two forwards
     args = ["decide", "--config", config, frame, "--format", "json", "--max-frames"]
     assert CliRunner().invoke(cli, [*args, "2"]).exit_code == 0

@@ -20,7 +20,6 @@ import click
 from sealverify import (
     DEFAULT_KERNEL_SHA256,
     KERNEL_PROFILES,
-    MAX_FRAMES,
     HostApproval,
     ModelLimit,
     WhatIfStream,
@@ -41,6 +40,10 @@ from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "decide_command"]
+
+# Lines decided per run by default: frame's --max-frames default (mcp/frame_stream.py
+# MAX_FRAMES, held equal by a test), not imported from there, which would load the frame stack.
+MAX_FRAMES = 10_000
 
 
 def _approval(text: str) -> HostApproval:
