@@ -210,3 +210,16 @@ def test_jsonl_is_a_step_line_per_line_then_a_summary(tmp_path: Path) -> None:
         "exit_code": 1,
         "counts": {"forward": 1, "block": 1},
     }
+
+
+def test_an_endless_line_is_refused_at_the_input_cap(tmp_path: Path) -> None:
+    config, _ = _files(tmp_path)
+    args = ["decide", "--config", config, "--max-input-bytes", "1K"]
+    for data in (b"x" * 5000, b"\n".join([b"{}"] * 2000)):  # one line, or many, past the cap
+        result = CliRunner().invoke(cli, [*args, "-"], input=data)
+        assert result.exit_code == 2 and "more than 1024 bytes" in result.stderr
+    if Path("/dev/zero").exists():  # a device has no size: read at most to the cap
+        result = CliRunner().invoke(cli, [*args, "/dev/zero"])
+        assert result.exit_code == 2 and "/dev/zero: more than 1024 bytes" in result.stderr
+    fits = CliRunner().invoke(cli, [*args, "-"], input=_call("read", {}) + "\n")
+    assert fits.exit_code == 0

@@ -87,9 +87,14 @@ def _lines(source: str) -> Iterator[Iterator[bytes]]:
 
 
 def _read_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+    """Each non-blank line of ``stream``, held to the bytes the cap has left.
+
+    A line is read at most to that many bytes, so an endless line (``/dev/zero``) is refused
+    at the cap, never held whole.
+    """
     left, seen = max_input_bytes(), False
     try:
-        for line in stream:
+        while line := stream.readline(left + 1):
             left -= len(line)
             if left < 0:
                 raise too_large(name)
