@@ -222,7 +222,9 @@ def _session(n: int) -> bytes:
 
 
 def _payload(**sections: object) -> dict[str, object]:
-    tools = [{"name": n, "mode": "allow"} for n in ("read", "key", "t", "pay")]
+    tools: list[dict[str, object]] = [
+        {"name": n, "mode": "allow"} for n in ("read", "key", "t", "pay")
+    ]
     tools.append({"name": "db", "mode": "guarded", "target": [{"full_arguments": True}]})
     approval = {"control_file": "/approvals", "ttl_seconds": 120}
     return {"epoch": 1, "safety": {"approval": approval, "tools": tools}, **sections}
