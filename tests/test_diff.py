@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sealverify.cli.main import cli
+from sealverify.errors import SealverifyError
 from sealverify.forensics import diff_report, json_diff, load_side, meta_key_rows
 from sealverify.mcp.keytable import KEY_TABLE
 from tests.conftest import shared_path
@@ -316,7 +318,8 @@ def test_unreadable_inputs_exit_2(tmp_path: Path) -> None:
         [str(frame), str(frame), "--index-b", "3"],
     ):
         result = runner.invoke(cli, ["diff", *args], standalone_mode=False)
-        assert result.exception is not None and type(result.exception).__name__ == "UsageError"
+        # a refused input (SealverifyError) or a bad flag (UsageError): exit 2, never a finding
+        assert isinstance(result.exception, SealverifyError | click.UsageError), result.exception
     script = shutil.which("sealverify")
     if script is not None:  # the installed entry point maps usage errors to exit 2
         done = subprocess.run(
