@@ -15,7 +15,8 @@ import click
 
 from sealverify import InputError
 from sealverify.cli.refused import InputRefused, SourceUnreadable
-from sealverify.reports.formats import FORMATS, jsonl, render
+from sealverify.reports.formats import FORMATS, View, jsonl, render
+from sealverify.reports.formats.grid import DEFAULT_COLUMNS
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
@@ -38,6 +39,7 @@ __all__ = [
     "say",
     "server_option",
     "supported_version_option",
+    "table_view",
     "too_large",
     "transport_option",
     "write_result",
@@ -406,12 +408,44 @@ def read_input(source: str) -> bytes:
         raise SourceUnreadable.of(source, exc) from None
 
 
+def table_view(output: Path | None = None, color: str = "auto") -> View:
+    """How wide a table is drawn, and whether in colour (docs/report-format.md "Table").
+
+    On a terminal (stdout, no ``--output``) its width; off one ``$COLUMNS`` when it is a
+    positive number, else :data:`~sealverify.reports.formats.grid.DEFAULT_COLUMNS`. Colour
+    with ``--color always``, or ``auto`` on a terminal unless ``NO_COLOR`` is set
+    (no-color.org).
+    """
+    on_terminal = output is None and _stdout_is_a_terminal()
+    columns = DEFAULT_COLUMNS
+    text = os.environ.get("COLUMNS", "")
+    if on_terminal:
+        import shutil
+
+        columns = shutil.get_terminal_size((DEFAULT_COLUMNS, 24)).columns
+    elif text.isdigit() and int(text) > 0:
+        columns = int(text)
+    colour = color == "always" or (
+        color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
+    )
+    return View(max(columns, 20), colour)
+
+
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
 
-    JSON Lines are written a line at a time, never joined into one string first.
+    JSON Lines are written a line at a time, never joined into one string first. A table is
+    fitted to :func:`table_view`'s width; coloured text is written as bytes (click would strip
+    its colour in a pipe).
     """
-    write_result(jsonl.lines(report) if fmt == "jsonl" else [render(report, fmt)], output)
+    if fmt == "jsonl":
+        write_result(jsonl.lines(report), output)
+    elif fmt == "table":
+        view = table_view(output)
+        text = render(report, fmt, view)
+        write_result([text.encode() if view.colour else text], output)
+    else:
+        write_result([render(report, fmt)], output)
     say(summary)
 
 

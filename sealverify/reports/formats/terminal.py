@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from sealverify.reports.formats.grid import STATUS_COLOURS
 from sealverify.reports.model import Check
 from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
 from sealverify.reports.visible import visible
@@ -31,6 +32,7 @@ _RANK = {outcome: severity(outcome) for outcome in RECEIPTS_BY_SEVERITY}
 _GAP = "  "
 _NARROW = 100  # columns below which the family and verdict columns are left out
 _HEADERS = ("receipt", "outcome", "family", "verdict", "why")
+_WHY_ROOM = 40  # the reason's columns before the receipt name takes more (an id and a note)
 # A check id that leads at least this many rows is said once, as a note, when it has one.
 _NOTE_ROWS = 3
 # What a row's leading check means when it is a setting of the run, not a fault of one
@@ -105,8 +107,8 @@ def _column_widths(
     """Each column's width (0: not shown) and how many rows each check id leads.
 
     Below :data:`_NARROW` columns the family and verdict give their room to the reason.
-    The receipt name (less ``folder``) takes at most half of what is left, the reason the
-    rest.
+    The receipt name (less ``folder``) leaves the reason :data:`_WHY_ROOM` columns (or is
+    cut to 12), and the reason takes the rest.
     """
     natural = [len(h) for h in _HEADERS[:4]]
     leading: Counter[str] = Counter()
@@ -120,7 +122,7 @@ def _column_widths(
         natural[2] = natural[3] = 0
     shown = [w for w in natural[1:] if w]
     room = max(columns - sum(shown) - (len(shown) + 1) * len(_GAP), 0)  # +1: the name's gap
-    name = min(natural[0], max(room // 2, 12))
+    name = min(natural[0], max(room - _WHY_ROOM, 12))
     why = room - name
     if why < 16:  # very narrow: the name gives way first, down to a few columns
         name = max(room - 16, min(natural[0], 8))
@@ -128,17 +130,40 @@ def _column_widths(
     return [name, natural[1], natural[2], natural[3], why], leading
 
 
-def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
+def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, str]:
+    """A row's "why" within ``width``, and "" or the whole "why" for a line of its own.
+
+    The check id is never cut: the reason after it is, at a word. When the id and its count
+    do not fit the column, the cell is left empty and the "why" goes on the next line.
+    """
     first, reason, more = row[5], row[6], int(row[7] or 0)
     if not first:
-        return ""
-    text = f"note {noted[first]}: {first}" if first in noted else f"{first}: {reason}"
+        return "", ""
+    head = f"note {noted[first]}: {first}" if first in noted else first
+    text = head if first in noted else f"{first}: {reason}"
     tail = f" (+{more} more)" if more else ""
     if _width(text) + len(tail) <= width:
-        return text + tail
-    if width - len(tail) < 2:  # no room for a word and the count: one cut text
-        return fit(text + tail, width)
-    return fit(text, width - len(tail)) + tail
+        return text + tail, ""
+    if _width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
+        return "", text + tail
+    return _cut_words(text, width - len(tail)) + tail, ""
+
+
+def _cut_words(text: str, width: int) -> str:
+    """``text`` within ``width`` columns, cut after a whole word where one ends, marked "…"."""
+    cut = fit(text, width)
+    if cut == text:
+        return text
+    space = cut.rfind(" ")
+    return cut[:space].rstrip(" ;,:") + "…" if space > 0 else cut
+
+
+def _keep_id(text: str, width: int) -> str:
+    """``text`` (an id, then prose) within ``width``, the id never cut (a narrower line runs on)."""
+    first = text.partition(" ")[0]
+    if _width(first) >= width:
+        return first
+    return _cut_words(text, width)
 
 
 def counted_pass(check: Check) -> bool:
@@ -211,17 +236,19 @@ def lines(
             word = _outcome_word(row[1])
             if _RANK.get(word) != rank:
                 continue
-            why = _why(row, noted, widths[4])
+            why, below = _why(row, noted, widths[4])
             yield line((*row[:4], why), word)
-    failed = [f for f in findings if f.status == "fail"]
-    if failed:
+            if below:  # the id whole, on a line of its own; the reason cut after it
+                yield "    " + _keep_id(below, columns - 4)
+    shown = [f for f in findings if not counted_pass(f)]
+    if shown:
         yield ""
-        yield fit(f"run findings ({len(failed)}):", columns)
-        for finding in failed:  # its id and where, then its reason, each on one line
-            status = _paint(Outcome.FAIL, OUTCOME_COLOURS[Outcome.FAIL], colour)
+        yield fit(f"run findings ({len(shown)}):", columns)
+        for finding in shown:  # its id and where, then its reason, each on one line
+            word = finding.status.upper()
+            status = _paint(word, OUTCOME_COLOURS.get(word, STATUS_COLOURS.get(word)), colour)
             where = f" at {visible(finding.location)}" if finding.location else ""
-            head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
-            yield f"{status}  {head}" if columns > 6 else fit(Outcome.FAIL, columns)
+            yield f"{status}  " + _keep_id(visible(finding.id) + where, columns - len(word) - 2)
             yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
     passed = passed_findings_note(findings)
     if passed:

@@ -1,0 +1,221 @@
+"""The one table renderer every command's table output goes through: fitted, noted, coloured.
+
+A table is drawn for a width (:class:`View`): the terminal's, ``$COLUMNS`` off a terminal, else
+:data:`DEFAULT_COLUMNS` (the CLI decides, cli/common.py ``table_view``). No line is wider. An id
+(a check or finding id, a key, a digest) is never cut: the prose beside it is wrapped within
+its column, and when even the ids do not fit side by side each row is stacked, one cell a
+line. A reason that many rows repeat is said once, as a numbered note under the table.
+Colour (an SGR code on a status or outcome word) only when the view asks for it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_COLUMNS",
+    "ID",
+    "STATUS_COLOURS",
+    "TEXT",
+    "View",
+    "display_width",
+    "grid",
+    "noted",
+    "paint",
+    "wrap",
+]
+
+DEFAULT_COLUMNS = 100  # off a terminal with no $COLUMNS: readable in a log or a pager
+ID = "id"  # a column whose cells are never cut (ids, statuses, hex)
+TEXT = "text"  # a column whose cells are wrapped at words within the room left
+_GAP = "  "
+_MIN_TEXT = 12  # a prose column narrower than this is unreadable: the rows are stacked
+_NOTE_ROWS = 3  # a (check id, reason) pair on this many rows is said once, as a note
+
+# SGR colours (ECMA-48 section 8.3.117) of the words a status or outcome cell starts with.
+STATUS_COLOURS: dict[str, str] = {
+    "VERIFIED": "32",
+    "PASS": "32",
+    "PASSED": "32",
+    "INTACT": "32",
+    "VALID": "32",
+    "REDUCED": "33",
+    "NOT-EVALUATED": "33",
+    "UNPINNED": "35",
+    "WAIVED": "35",
+    "FAIL": "1;31",
+    "FAILED": "1;31",
+    "BROKEN": "1;31",
+    "REFUSE": "1;31",
+    "INVALID": "1;31",
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """How wide a table may be and whether its status words are coloured."""
+
+    columns: int = DEFAULT_COLUMNS
+    colour: bool = False
+
+
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]++")
+
+
+def display_width(text: str) -> int:
+    """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
+    if text.isascii():
+        return len(text)
+    wide = _ASCII_RUNS.sub("", text)
+    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
+
+
+def paint(text: str, colour: bool) -> str:
+    """``text`` in the SGR colour of the word it starts with, when ``colour`` and one is known."""
+    code = STATUS_COLOURS.get(text.partition(" ")[0]) if colour else None
+    return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+
+def _split(word: str, width: int) -> list[str]:
+    """A word wider than ``width`` in pieces of at most ``width`` columns."""
+    pieces: list[str] = []
+    piece, used = "", 0
+    for char in word:
+        step = display_width(char)
+        if used + step > width and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece += char
+        used += step
+    return [*pieces, piece] if piece else pieces
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken at spaces; ``indent`` after the first.
+
+    A word wider than a line (a path, a hex digest) is broken inside, never cut off.
+    """
+    width = max(width, len(indent) + 1)
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        room = width - (len(indent) if lines else 0)
+        candidate = f"{line} {word}" if line else word
+        if display_width(candidate) <= room:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+            room = width - len(indent)
+        pieces = _split(word, room) or [""]
+        lines.extend(pieces[:-1])
+        line = pieces[-1]
+    lines.append(line)
+    return [lines[0], *(indent + rest for rest in lines[1:])]
+
+
+def noted(
+    rows: Sequence[Sequence[str]], id_column: int, reason_column: int
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Rows whose (id, reason) pair repeats on many rows, that reason replaced by "note N".
+
+    Returns the rows and the notes, each "note N: ID on K rows: REASON", most rows first.
+    """
+    counts = Counter((row[id_column], row[reason_column]) for row in rows if row[reason_column])
+    numbers: dict[tuple[str, str], int] = {}
+    notes: list[str] = []
+    for (check_id, reason), count in sorted(counts.items(), key=lambda i: (-i[1], i[0])):
+        if count >= _NOTE_ROWS:
+            numbers[check_id, reason] = len(numbers) + 1
+            notes.append(f"note {len(numbers)}: {check_id} on {count} rows: {reason}")
+    out: list[tuple[str, ...]] = []
+    for row in rows:
+        number = numbers.get((row[id_column], row[reason_column]))
+        cells = list(row)
+        if number is not None:
+            cells[reason_column] = f"see note {number}"
+        out.append(tuple(cells))
+    return out, notes
+
+
+def _widths(natural: list[int], kinds: Sequence[str], columns: int) -> list[int] | None:
+    """Each column's width within ``columns``, or None when the ids alone leave too little."""
+    total = sum(natural) + len(_GAP) * (len(natural) - 1)
+    if total <= columns:
+        return natural
+    flexible = [i for i, kind in enumerate(kinds) if kind == TEXT and natural[i]]
+    fixed = sum(w for i, w in enumerate(natural) if i not in flexible)
+    room = columns - fixed - len(_GAP) * (len(natural) - 1)
+    if not flexible or room < _MIN_TEXT * len(flexible):
+        return None
+    widths = list(natural)
+    for left, index in enumerate(sorted(flexible, key=lambda i: natural[i])):
+        share = room // (len(flexible) - left)
+        widths[index] = min(natural[index], share)
+        room -= widths[index]
+    return widths
+
+
+def _line(cells: Sequence[str], widths: Sequence[int], status: int | None, view: View) -> str:
+    padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
+    if status is not None and cells[status]:
+        padded[status] = paint(cells[status], view.colour) + padded[status][len(cells[status]) :]
+    return _GAP.join(padded).rstrip()
+
+
+def grid(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    kinds: Sequence[str],
+    view: View,
+    *,
+    status: int | None = None,
+) -> list[str]:
+    """A table of visible ``rows`` within ``view.columns``: header, rule, a line per row or more.
+
+    ``kinds`` says per column whether it is an :data:`ID` (never cut) or :data:`TEXT` (wrapped
+    within the room the ids leave). The layout is tabulate's "simple" one when everything
+    fits. When the ids alone leave no room, each row is stacked: its first cell, then each
+    other cell as "header: value", wrapped. ``status`` is the column painted by its word.
+    """
+    table = [tuple(row) for row in rows]
+    natural = [
+        max([display_width(h), *(display_width(row[i]) for row in table)])
+        for i, h in enumerate(headers)
+    ]
+    widths = _widths(natural, kinds, view.columns)
+    if widths is None:
+        return _stacked(headers, table, view, status)
+    out = [_line(headers, widths, None, view), _GAP.join("-" * w for w in widths)]
+    for row in table:
+        parts = [
+            wrap(c, w) if k == TEXT else [c] for c, w, k in zip(row, widths, kinds, strict=True)
+        ]
+        for depth in range(max(len(p) for p in parts)):
+            cells = [p[depth] if depth < len(p) else "" for p in parts]
+            out.append(_line(cells, widths, status if depth == 0 else None, view))
+    return out
+
+
+def _stacked(
+    headers: Sequence[str], table: list[tuple[str, ...]], view: View, status: int | None
+) -> list[str]:
+    """Each row as its first cell, then "  header: value" per other non-empty cell, wrapped."""
+    out: list[str] = []
+    for row in table:
+        out.extend(wrap(row[0], view.columns, "  "))
+        for index in range(1, len(headers)):
+            value = row[index]
+            if not value:
+                continue
+            shown = paint(value, view.colour) if index == status else value
+            text = f"  {headers[index]}: {value}"
+            lines = wrap(text, view.columns, "      ")
+            if shown != value:
+                lines[0] = lines[0].replace(value, shown, 1) if value in lines[0] else lines[0]
+            out.extend(lines)
+    return out
