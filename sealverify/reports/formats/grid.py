@@ -33,6 +33,7 @@ DEFAULT_COLUMNS = 100  # off a terminal with no $COLUMNS: readable in a log or a
 ID = "id"  # a column whose cells are never cut (ids, statuses, hex)
 TEXT = "text"  # a column whose cells are wrapped at words within the room left
 _GAP = "  "
+_INDENT = "      "  # a stacked row's prose, under its ids
 _MIN_TEXT = 12  # a prose column narrower than this is unreadable: the rows are stacked
 _NOTE_ROWS = 3  # a (check id, reason) pair on this many rows is said once, as a note
 
@@ -97,23 +98,27 @@ def _split(word: str, width: int) -> list[str]:
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
     """``text`` in lines of at most ``width`` columns, broken at spaces; ``indent`` after the first.
 
-    A word wider than a line (a path, a hex digest) is broken inside, never cut off.
+    Leading spaces of ``text`` stay on its first line. A word wider than a line (a path, a
+    hex digest) is broken inside, never cut off.
     """
     width = max(width, len(indent) + 1)
+    body = text.lstrip(" ")
+    lead = text[: len(text) - len(body)]
     lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
+    line = lead
+    for word in body.split(" "):
         room = width - (len(indent) if lines else 0)
-        candidate = f"{line} {word}" if line else word
+        candidate = f"{line} {word}" if line.strip() else line + word
         if display_width(candidate) <= room:
             line = candidate
             continue
-        if line:
+        if line.strip():
             lines.append(line)
+            line = ""
             room = width - len(indent)
-        pieces = _split(word, room) or [""]
-        lines.extend(pieces[:-1])
-        line = pieces[-1]
+        pieces = _split(word, room - display_width(line)) or [""]
+        lines.extend(line + p if i == 0 else p for i, p in enumerate(pieces[:-1]))
+        line = (line if len(pieces) == 1 else "") + pieces[-1]
     lines.append(line)
     return [lines[0], *(indent + rest for rest in lines[1:])]
 
@@ -189,7 +194,7 @@ def grid(
     ]
     widths = _widths(natural, kinds, view.columns)
     if widths is None:
-        return _stacked(headers, table, view, status)
+        return _stacked(headers, table, kinds, view, status)
     out = [_line(headers, widths, None, view), _GAP.join("-" * w for w in widths)]
     for row in table:
         parts = [
@@ -202,20 +207,26 @@ def grid(
 
 
 def _stacked(
-    headers: Sequence[str], table: list[tuple[str, ...]], view: View, status: int | None
+    headers: Sequence[str],
+    table: list[tuple[str, ...]],
+    kinds: Sequence[str],
+    view: View,
+    status: int | None,
 ) -> list[str]:
-    """Each row as its first cell, then "  header: value" per other non-empty cell, wrapped."""
+    """Each row as its ids on one line, then each prose cell below it, indented and wrapped.
+
+    A prose cell after the first is labelled with its header ("at /params/_meta").
+    """
     out: list[str] = []
+    ids = [i for i, kind in enumerate(kinds) if kind == ID]
+    texts = [i for i, kind in enumerate(kinds) if kind == TEXT]
     for row in table:
-        out.extend(wrap(row[0], view.columns, "  "))
-        for index in range(1, len(headers)):
-            value = row[index]
-            if not value:
-                continue
-            shown = paint(value, view.colour) if index == status else value
-            text = f"  {headers[index]}: {value}"
-            lines = wrap(text, view.columns, "      ")
-            if shown != value:
-                lines[0] = lines[0].replace(value, shown, 1) if value in lines[0] else lines[0]
-            out.extend(lines)
+        head = _GAP.join(
+            paint(row[i], view.colour) if i == status else row[i] for i in ids if row[i]
+        )
+        out.append(head)
+        for order, index in enumerate(texts):
+            if row[index]:
+                label = f"{headers[index]} " if order else ""
+                out.extend(wrap(f"{_INDENT}{label}{row[index]}", view.columns, _INDENT))
     return out

@@ -79,6 +79,17 @@ def fit(text: str, width: int, *, keep_end: bool = False) -> str:
     return "".join(kept) + "…"
 
 
+def _fit_middle(name: str, width: int) -> str:
+    """A receipt name within ``width``: its start and its last third kept, "…" between.
+
+    Names in one folder differ at their start and end in a suffix or a line number.
+    """
+    if _width(name) <= width or width < 6:
+        return fit(name, width, keep_end=True)
+    tail = fit(name, (width - 1) // 3 + 1, keep_end=True)[1:]
+    return fit(name, width - _width(tail)) + tail
+
+
 def _paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
@@ -216,7 +227,7 @@ def lines(
 
     def line(cells: Sequence[str], outcome: str | None = None) -> str:
         name = cells[0] if outcome is None else cells[0][len(folder) :]
-        shown = [fit(name, widths[0], keep_end=True), *cells[1:4]]
+        shown = [_fit_middle(name, widths[0]), *cells[1:4]]
         padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
         plain = _GAP.join([*padded, cells[4]]).rstrip()
         if _width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
