@@ -24,6 +24,7 @@ __all__ = [
     "View",
     "display_width",
     "grid",
+    "grid_parts",
     "noted",
     "paint",
     "wrap",
@@ -147,8 +148,13 @@ def noted(
     return out, notes
 
 
-def _widths(natural: list[int], kinds: Sequence[str], columns: int) -> list[int] | None:
-    """Each column's width within ``columns``, or None when the ids alone leave too little."""
+def _widths(
+    natural: list[int], kinds: Sequence[str], columns: int, headers: Sequence[str]
+) -> list[int] | None:
+    """Each column's width within ``columns``, or None when the ids leave too little.
+
+    Too little: a prose column narrower than :data:`_MIN_TEXT` or than its header.
+    """
     total = sum(natural) + len(_GAP) * (len(natural) - 1)
     if total <= columns:
         return natural
@@ -161,6 +167,8 @@ def _widths(natural: list[int], kinds: Sequence[str], columns: int) -> list[int]
     for left, index in enumerate(sorted(flexible, key=lambda i: natural[i])):
         share = room // (len(flexible) - left)
         widths[index] = min(natural[index], share)
+        if widths[index] < display_width(headers[index]):
+            return None
         room -= widths[index]
     return widths
 
@@ -184,49 +192,69 @@ def grid(
 
     ``kinds`` says per column whether it is an :data:`ID` (never cut) or :data:`TEXT` (wrapped
     within the room the ids leave). The layout is tabulate's "simple" one when everything
-    fits. When the ids alone leave no room, each row is stacked: its first cell, then each
-    other cell as "header: value", wrapped. ``status`` is the column painted by its word.
+    fits. When the ids alone leave no room, each row is stacked: its first cell and its ids,
+    then each other cell below, indented. ``status`` is the column painted by its word.
     """
+    head, body = grid_parts(headers, rows, kinds, view, status=status)
+    return [*head, *(line for lines in body for line in lines)]
+
+
+def grid_parts(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    kinds: Sequence[str],
+    view: View,
+    *,
+    status: int | None = None,
+) -> tuple[list[str], list[list[str]]]:
+    """:func:`grid`'s header lines (none when stacked) and each row's lines, apart."""
     table = [tuple(row) for row in rows]
     natural = [
         max([display_width(h), *(display_width(row[i]) for row in table)])
         for i, h in enumerate(headers)
     ]
-    widths = _widths(natural, kinds, view.columns)
+    widths = _widths(natural, kinds, view.columns, headers)
     if widths is None:
-        return _stacked(headers, table, kinds, view, status)
-    out = [_line(headers, widths, None, view), _GAP.join("-" * w for w in widths)]
+        return [], [_stacked(headers, row, kinds, view, status) for row in table]
+    head = [_line(headers, widths, None, view), _GAP.join("-" * w for w in widths)]
+    body: list[list[str]] = []
     for row in table:
         parts = [
             wrap(c, w) if k == TEXT else [c] for c, w, k in zip(row, widths, kinds, strict=True)
         ]
-        for depth in range(max(len(p) for p in parts)):
-            cells = [p[depth] if depth < len(p) else "" for p in parts]
-            out.append(_line(cells, widths, status if depth == 0 else None, view))
-    return out
+        body.append(
+            [
+                _line(
+                    [p[depth] if depth < len(p) else "" for p in parts],
+                    widths,
+                    status if depth == 0 else None,
+                    view,
+                )
+                for depth in range(max(len(p) for p in parts))
+            ]
+        )
+    return head, body
 
 
 def _stacked(
     headers: Sequence[str],
-    table: list[tuple[str, ...]],
+    row: tuple[str, ...],
     kinds: Sequence[str],
     view: View,
     status: int | None,
 ) -> list[str]:
-    """Each row as its ids on one line, then each prose cell below it, indented and wrapped.
+    """A row as its first cell and its ids, then each other cell indented below, wrapped.
 
-    A prose cell after the first is labelled with its header ("at /params/_meta").
+    The first line breaks only at spaces between words, so an id on it stays whole. A prose
+    cell after the first below is labelled with its header ("at /params/_meta").
     """
-    out: list[str] = []
-    ids = [i for i, kind in enumerate(kinds) if kind == ID]
-    texts = [i for i, kind in enumerate(kinds) if kind == TEXT]
-    for row in table:
-        head = _GAP.join(
-            paint(row[i], view.colour) if i == status else row[i] for i in ids if row[i]
-        )
-        out.append(head)
-        for order, index in enumerate(texts):
-            if row[index]:
-                label = f"{headers[index]} " if order else ""
-                out.extend(wrap(f"{_INDENT}{label}{row[index]}", view.columns, _INDENT))
+    ids = [i for i, kind in enumerate(kinds) if kind == ID or i == 0]
+    texts = [i for i, kind in enumerate(kinds) if kind == TEXT and i != 0]
+    out = wrap(_GAP.join(row[i] for i in ids if row[i]), view.columns, _INDENT)
+    if status is not None and row[status] and row[status] in out[0]:
+        out[0] = out[0].replace(row[status], paint(row[status], view.colour), 1)
+    for order, index in enumerate(texts):
+        if row[index]:
+            label = f"{headers[index]} " if order else ""
+            out.extend(wrap(f"{_INDENT}{label}{row[index]}", view.columns, _INDENT))
     return out
