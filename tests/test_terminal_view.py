@@ -80,13 +80,14 @@ def test_outcomes_are_coloured_on_a_terminal_unless_no_color() -> None:
     assert _SGR.sub("", coloured) == plain == never
 
 
-def test_a_pipe_keeps_the_full_table_and_colours_only_when_asked(tmp_path) -> None:
-    def piped(*extra: str) -> bytes:
+def test_a_pipe_gets_the_fitted_table_and_colours_only_when_asked(tmp_path) -> None:
+    def piped(*extra: str, columns: str = "") -> bytes:
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": ""}
         return subprocess.run(
             [sys.executable, "-m", "sealverify", *DEMO, *extra],
             cwd=ROOT,
             capture_output=True,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": ""},
+            env={**env, "COLUMNS": columns} if columns else env,
             check=False,
         ).stdout
 
@@ -94,9 +95,12 @@ def test_a_pipe_keeps_the_full_table_and_colours_only_when_asked(tmp_path) -> No
     written = tmp_path / "table.txt"
     piped("--output", str(written))
     assert written.read_bytes() == text
-    assert b"\x1b" not in text and b"note 1" not in text
-    assert b"family    verdict    why" in text
-    assert b"anyone can sign with it" in text  # the full reason, on every row
+    assert b"\x1b" not in text
+    assert max(map(len, text.decode().split("\n"))) <= 100  # no $COLUMNS: 100 wide
+    assert text.count(b"anyone can sign with it") == 0  # the repeated reason is a note
+    assert b"note 1: authority.published-key" in text
+    wide = piped(columns="160").decode()
+    assert max(map(len, wide.split("\n"))) <= 160 and "family  verdict  why" in wide
     always = piped("--color", "always")
     assert b"\x1b[1;31mFAIL" in always
     assert _SGR.sub("", always.decode()).encode() == text

@@ -30,9 +30,9 @@ OUTCOME_COLOURS: dict[str, str] = {
 }
 _RANK = {outcome: severity(outcome) for outcome in RECEIPTS_BY_SEVERITY}
 _GAP = "  "
-_NARROW = 100  # columns below which the family and verdict columns are left out
+_NARROW = 110  # columns below which the family and verdict columns are left out
 _HEADERS = ("receipt", "outcome", "family", "verdict", "why")
-_WHY_ROOM = 40  # the reason's columns before the receipt name takes more (an id and a note)
+_WHY_ROOM = 41  # the reason's columns before the receipt name takes more (an id and a note)
 # A check id that leads at least this many rows is said once, as a note, when it has one.
 _NOTE_ROWS = 3
 # What a row's leading check means when it is a setting of the run, not a fault of one
@@ -157,7 +157,10 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, st
         return text + tail, ""
     if _width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
         return "", text + tail
-    return _cut_words(text, width - len(tail)) + tail, ""
+    cut = _cut_words(text, width - len(tail))
+    if not cut.startswith(f"{head}: ") and first not in noted:  # no word of the reason fits
+        cut = f"{head}: …" if _width(head) + 3 <= width - len(tail) else head
+    return cut + tail, ""
 
 
 def _cut_words(text: str, width: int) -> str:
@@ -165,16 +168,20 @@ def _cut_words(text: str, width: int) -> str:
     cut = fit(text, width)
     if cut == text:
         return text
-    space = cut.rfind(" ")
-    return cut[:space].rstrip(" ;,:") + "…" if space > 0 else cut
+    space = cut.rfind(" ")  # a long word (a path, escaped evidence) is cut inside instead
+    return cut[:space].rstrip(" ;,:") + "…" if space > width // 2 else cut
 
 
 def _keep_id(text: str, width: int) -> str:
-    """``text`` (an id, then prose) within ``width``, the id never cut (a narrower line runs on)."""
-    first = text.partition(" ")[0]
+    """``text`` (an id, then where) within ``width``: the id whole, where cut at its start.
+
+    The end of a location (a file's name, its line) tells most; a line narrower than the id
+    holds the id alone and runs on.
+    """
+    first, space, rest = text.partition(" ")
     if _width(first) >= width:
         return first
-    return _cut_words(text, width)
+    return first + fit(space + rest, width - _width(first), keep_end=True)
 
 
 def counted_pass(check: Check) -> bool:
