@@ -121,7 +121,7 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
         lines.extend(line + p if i == 0 else p for i, p in enumerate(pieces[:-1]))
         line = (line if len(pieces) == 1 else "") + pieces[-1]
     lines.append(line)
-    return [lines[0], *(indent + rest for rest in lines[1:])]
+    return [lines[0].rstrip(), *(indent + rest.rstrip() for rest in lines[1:])]
 
 
 def noted(

@@ -178,10 +178,18 @@ def _keep_id(text: str, width: int) -> str:
     The end of a location (a file's name, its line) tells most; a line narrower than the id
     holds the id alone and runs on.
     """
-    first, space, rest = text.partition(" ")
-    if _width(first) >= width:
+    first, _, rest = text.partition(" ")
+    if _width(first) + 2 >= width or not rest:
         return first
-    return first + fit(space + rest, width - _width(first), keep_end=True)
+    return f"{first} {fit(rest, width - _width(first) - 1, keep_end=True)}"
+
+
+def _id_then_prose(text: str, width: int) -> str:
+    """``text`` (an id, then a reason) within ``width``: the id whole, the reason cut at a word."""
+    first, _, rest = text.partition(" ")
+    if _width(first) + 2 >= width or not rest:
+        return first
+    return f"{first} {_cut_words(rest, width - _width(first) - 1)}"
 
 
 def counted_pass(check: Check) -> bool:
@@ -257,7 +265,7 @@ def lines(
             why, below = _why(row, noted, widths[4])
             yield line((*row[:4], why), word)
             if below:  # the id whole, on a line of its own; the reason cut after it
-                yield "    " + _keep_id(below, columns - 4)
+                yield "    " + _id_then_prose(below, columns - 4)
     shown = [f for f in findings if not counted_pass(f)]
     if shown:
         yield ""
