@@ -21,6 +21,7 @@ __all__ = [
     "ID",
     "STATUS_COLOURS",
     "TEXT",
+    "WHERE",
     "View",
     "display_width",
     "grid",
@@ -33,6 +34,7 @@ __all__ = [
 DEFAULT_COLUMNS = 100  # off a terminal with no $COLUMNS: readable in a log or a pager
 ID = "id"  # a column whose cells are never cut (ids, statuses, hex)
 TEXT = "text"  # a column whose cells are wrapped at words within the room left
+WHERE = "where"  # a location or name: wrapped too, but given at most a third of the room
 _GAP = "  "
 _INDENT = "      "  # a stacked row's prose, under its ids
 _MIN_TEXT = 12  # a prose column narrower than this is unreadable: the rows are stacked
@@ -82,15 +84,24 @@ def paint(text: str, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
 
+_BREAKS = "/._-:"  # a long word (a path, a pointer) is broken after one of these, if it can
+
+
 def _split(word: str, width: int) -> list[str]:
-    """A word wider than ``width`` in pieces of at most ``width`` columns."""
+    """A word wider than ``width`` in pieces of at most ``width`` columns.
+
+    Each piece ends after the last ``/ . _ - :`` in it when one is in its second half.
+    """
     pieces: list[str] = []
     piece, used = "", 0
     for char in word:
         step = display_width(char)
         if used + step > width and piece:
-            pieces.append(piece)
-            piece, used = "", 0
+            cut = max(piece.rfind(c) for c in _BREAKS) + 1
+            cut = cut if cut > len(piece) // 2 else len(piece)
+            pieces.append(piece[:cut])
+            piece = piece[cut:]
+            used = display_width(piece)
         piece += char
         used += step
     return [*pieces, piece] if piece else pieces
@@ -158,14 +169,18 @@ def _widths(
     total = sum(natural) + len(_GAP) * (len(natural) - 1)
     if total <= columns:
         return natural
-    flexible = [i for i, kind in enumerate(kinds) if kind == TEXT and natural[i]]
+    flexible = [i for i, kind in enumerate(kinds) if kind in (TEXT, WHERE) and natural[i]]
     fixed = sum(w for i, w in enumerate(natural) if i not in flexible)
     room = columns - fixed - len(_GAP) * (len(natural) - 1)
     if not flexible or room < _MIN_TEXT * len(flexible):
         return None
     widths = list(natural)
-    for left, index in enumerate(sorted(flexible, key=lambda i: natural[i])):
+    third = max(room // 3, _MIN_TEXT)
+    # The locations first, each held to a third; the prose shares what is left, narrowest first.
+    order = sorted(flexible, key=lambda i: (kinds[i] != WHERE, natural[i]))
+    for left, index in enumerate(order):
         share = room // (len(flexible) - left)
+        share = min(share, third) if kinds[index] == WHERE else share
         widths[index] = min(natural[index], share)
         if widths[index] < display_width(headers[index]):
             return None
@@ -219,9 +234,7 @@ def grid_parts(
     head = [_line(headers, widths, None, view), _GAP.join("-" * w for w in widths)]
     body: list[list[str]] = []
     for row in table:
-        parts = [
-            wrap(c, w) if k == TEXT else [c] for c, w, k in zip(row, widths, kinds, strict=True)
-        ]
+        parts = [wrap(c, w) if k != ID else [c] for c, w, k in zip(row, widths, kinds, strict=True)]
         body.append(
             [
                 _line(
@@ -249,7 +262,7 @@ def _stacked(
     cell after the first below is labelled with its header ("at /params/_meta").
     """
     ids = [i for i, kind in enumerate(kinds) if kind == ID or i == 0]
-    texts = [i for i, kind in enumerate(kinds) if kind == TEXT and i != 0]
+    texts = [i for i, kind in enumerate(kinds) if kind != ID and i != 0]
     out = wrap(_GAP.join(row[i] for i in ids if row[i]), view.columns, _INDENT)
     if status is not None and row[status] and row[status] in out[0]:
         out[0] = out[0].replace(row[status], paint(row[status], view.colour), 1)

@@ -9,7 +9,16 @@ from typing import Any
 
 from sealverify.reports import ids
 from sealverify.reports.formats import terminal
-from sealverify.reports.formats.grid import ID, TEXT, View, display_width, grid, noted, wrap
+from sealverify.reports.formats.grid import (
+    ID,
+    TEXT,
+    WHERE,
+    View,
+    display_width,
+    grid,
+    noted,
+    wrap,
+)
 from sealverify.reports.formats.terminal import (
     OUTCOME_COLOURS,
     counted_pass,
@@ -84,7 +93,7 @@ def _fact_lines(facts: list[tuple[str, ...]], columns: int) -> list[str]:
 def _checks_table(rows: list[tuple[str, ...]], name: str, view: View) -> list[str]:
     """Checks as status, id, reason, at: fitted, a reason repeated on many rows as a note."""
     shown, notes = noted(rows, 1, 2)
-    out = grid(["status", name, "reason", "at"], shown, (ID, ID, TEXT, TEXT), view, status=0)
+    out = grid(["status", name, "reason", "at"], shown, (ID, ID, TEXT, WHERE), view, status=0)
     if notes:
         out.append("")
         for note in notes:
@@ -405,7 +414,7 @@ def render(report: Report, view: View | None = None) -> str:
     elif report.subjects:
         rows = [_row(s) for s in report.subjects]  # visible already
         table = grid(
-            ["subject", "outcome", "failing checks"], rows, (TEXT, ID, TEXT), view, status=1
+            ["subject", "outcome", "failing checks"], rows, (WHERE, ID, TEXT), view, status=1
         )
         parts.append("\n".join(table))
     return "\n\n".join(parts) + "\n"
