@@ -412,7 +412,9 @@ def table_view(output: Path | None = None, color: str = "auto") -> View:
     """How wide a table is drawn, and whether in colour (docs/report-format.md "Table").
 
     On a terminal (stdout, no ``--output``) its width; off one ``$COLUMNS`` when it is a
-    positive number, else :data:`~sealverify.reports.formats.grid.DEFAULT_COLUMNS`. Colour
+    positive number, else the width of the terminal stderr is on (``| less``, ``| grep``: the
+    table comes back to that screen), else
+    :data:`~sealverify.reports.formats.grid.DEFAULT_COLUMNS` (a CI log, a cron job). Colour
     with ``--color always``, or ``auto`` on a terminal unless ``NO_COLOR`` is set
     (no-color.org).
     """
@@ -425,6 +427,11 @@ def table_view(output: Path | None = None, color: str = "auto") -> View:
         columns = shutil.get_terminal_size((DEFAULT_COLUMNS, 24)).columns
     elif text.isdigit() and int(text) > 0:
         columns = int(text)
+    elif output is None and sys.stderr.isatty():
+        try:
+            columns = os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_COLUMNS
+        except (OSError, ValueError):
+            pass  # not a real terminal after all: the default
     colour = color == "always" or (
         color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
     )

@@ -176,11 +176,13 @@ def _widths(
         return None
     widths = list(natural)
     third = max(room // 3, _MIN_TEXT)
-    # The locations first, each held to a third; the prose shares what is left, narrowest first.
+    # The locations first, each whole within half the room, else held to a third; the prose
+    # shares what is left, narrowest first.
     order = sorted(flexible, key=lambda i: (kinds[i] != WHERE, natural[i]))
     for left, index in enumerate(order):
         share = room // (len(flexible) - left)
-        share = min(share, third) if kinds[index] == WHERE else share
+        if kinds[index] == WHERE:
+            share = min(share, natural[index] if natural[index] <= room // 2 else third)
         widths[index] = min(natural[index], share)
         if widths[index] < display_width(headers[index]):
             return None
