@@ -428,10 +428,10 @@ def table_view(output: Path | None = None, color: str = "auto") -> View:
     elif text.isdigit() and int(text) > 0:
         columns = int(text)
     elif output is None and sys.stderr.isatty():
-        try:
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # not a real terminal: the default
             columns = os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_COLUMNS
-        except (OSError, ValueError):
-            pass  # not a real terminal after all: the default
     colour = color == "always" or (
         color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
     )
