@@ -144,3 +144,33 @@ def test_passing_history_checks_are_counted_under_the_failing_findings() -> None
         "--format json lists each"
     )
     assert all(len(s) <= 80 for s in shown)
+
+
+_OTHERS = {
+    "chain": ["chain", "fixtures/chain/truncated.stderr", "--expect-count", "3"],
+    "frame": ["frame", "fixtures/frames/refused-meta-null.bin"],
+    "diff": ["diff", "fixtures/frames/call.bin", "fixtures/frames/call-other-trace.bin"],
+    "inventory": ["inventory", "fixtures/demo/receipts"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OTHERS))
+@pytest.mark.parametrize("columns", [80, 120])
+def test_every_command_fits_and_colours_a_terminal(name: str, columns: int) -> None:
+    out, _, _ = run_on_pty(_OTHERS[name], columns=columns, env=_COLOUR)
+    for line in out.split("\n"):
+        assert _width(line) <= columns, line
+    if name != "inventory":  # inventory names no status
+        assert "\x1b[" in out
+    plain, _, _ = run_on_pty(_OTHERS[name], columns=columns, env={"NO_COLOR": "1"})
+    assert "\x1b" not in plain
+    assert _SGR.sub("", out) == plain
+
+
+def test_the_chain_fail_row_wraps_its_reason_only_at_80_columns() -> None:
+    out, _, _ = run_on_pty(_OTHERS["chain"], columns=80, env={"NO_COLOR": "1"})
+    lines = out.split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("FAIL"))
+    assert lines[row].split()[:2] == ["FAIL", "chain.truncated"]
+    assert lines[row + 1].startswith(" " * 10) and "missing" in lines[row + 1]
+    assert lines[row + 2].startswith("PASS")
