@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from sealverify.reports import ids
@@ -20,7 +20,6 @@ from sealverify.reports.formats.grid import (
     wrap,
 )
 from sealverify.reports.formats.terminal import (
-    OUTCOME_COLOURS,
     counted_pass,
     passed_findings_note,
 )
@@ -279,9 +278,6 @@ def receipt_brief(subject: Subject) -> tuple[str, str, str]:
     return _cell(first.id), _cell(_cut(first.reason, WHY_WIDTH)), str(len(ordered) - 1)
 
 
-RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
-
-
 def _cell(text: str) -> str:
     """One table cell as a person sees it: on one line, evidence's controls shown escaped.
 
@@ -304,49 +300,10 @@ def receipt_cells(subject: Subject) -> tuple[str, ...]:
 def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
     """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
 
-    A pipe or a file gets the five cells (the full table); a terminal gets the fitted view
-    (reports/formats/terminal.py), which reads all eight.
+    The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
+    and in a file alike.
     """
     return receipt_cells(subject) + receipt_brief(subject)
-
-
-def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
-    """Each column as wide as its widest cell, and at least its header plus two.
-
-    ``rows`` are cells from :func:`receipt_cells`, already made visible.
-    """
-    widths = [len(header) + 2 for header in RECEIPT_HEADERS]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], display_width(cell))
-    return widths
-
-
-def receipt_table_lines(
-    rows: Iterable[tuple[str, ...]], widths: list[int], *, colour: bool = False
-) -> Iterator[str]:
-    """The receipts table, one line at a time: header, rule, then a line per receipt.
-
-    Columns are two spaces apart and padded to their width, trailing spaces dropped (the
-    layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
-    millions of receipts never needs them all in memory. Their cells come from
-    :func:`receipt_cells`: already visible, and not escaped again here. With ``colour``
-    each outcome cell is wrapped in its SGR colour (``verify --color always``).
-    """
-
-    def line(cells: tuple[str, ...]) -> str:
-        padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
-        if colour:
-            code = OUTCOME_COLOURS.get(cells[1].partition(" ")[0])
-            padded[1] = (
-                f"\x1b[{code}m{cells[1]}\x1b[0m{padded[1][len(cells[1]) :]}" if code else padded[1]
-            )
-        return "  ".join(padded).rstrip()
-
-    yield line(RECEIPT_HEADERS)
-    yield "  ".join("-" * w for w in widths)
-    for row in rows:
-        yield line(row)
 
 
 def receipts_summary(report: Report) -> str:
