@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from sealverify.reports.formats.grid import View, grid, noted, wrap
 from sealverify.reports.formats.table import render
 from sealverify.reports.model import Check, Report, Subject
 
+ROOT_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TRUST = ["--trust", "fixtures/demo/trust.json"]
 KEY = "ae7b5a6d2b3a1f39c6b7b9b9a7f5ac9b1a1b5f3c1a8b9a1a2f4b4a7c1b6a1e0f"
 COMMANDS = {
@@ -147,3 +149,16 @@ def test_wrap_breaks_only_a_word_wider_than_the_line() -> None:
     assert wrap("aa bb cc", 5) == ["aa bb", "cc"]
     assert wrap("abcdefgh", 3) == ["abc", "def", "gh"]
     assert wrap("  indented text here", 10, "  ") == ["  indented", "  text", "  here"]
+
+
+def test_a_reason_repeated_across_detail_blocks_becomes_a_note(tmp_path) -> None:
+    tokens = (ROOT_FIXTURES / "approval" / "tokens.ndjson").read_text().splitlines()
+    path = tmp_path / "tokens.ndjson"
+    path.write_text("\n".join(tokens * 5) + "\n")
+    argv = [*COMMANDS["approval"][:1], str(path), *COMMANDS["approval"][2:]]
+    out = _run(argv, 100)
+    # Said on the first two blocks (written before the next is known), then once as a note.
+    assert out.count("testkit APPROVER_KEY") == 3
+    assert "note 9: authority.published-key on 5 rows:" in out
+    assert out.count("see note 9") == 3
+    assert all(len(line) <= 100 for line in out.splitlines())

@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import IO
 
 from sealverify.reports.formats import View, jsonfmt, jsonl, junit, render, sarif, table
+from sealverify.reports.formats.grid import Notes
 from sealverify.reports.model import Report, Subject
 
 __all__ = ["SubjectSpool"]
@@ -38,6 +39,7 @@ class SubjectSpool:
     ) -> None:
         self.fmt, self.command, self.layout = fmt, command, layout
         self.view = view or View()  # a table's width and colour (cli/common.py table_view)
+        self._notes = Notes()  # reasons repeated across the detail blocks, said at the end
         self.count = 0  # subjects added
         self._spooled = 0  # fragments in the spool
         self._rules: set[str] = set()
@@ -77,8 +79,7 @@ class SubjectSpool:
             self._failures += junit.case_failed(case)
             return case
         if self.fmt == "table" and self.layout == "detail":
-            one = Report(self.command, (subject,), {}, 0, layout="detail")
-            return table.render(one, self.view)[:-1]  # its block, without the report's last newline
+            return table.detail_block(subject, self.view, self._notes)
         return None
 
     def pieces(self, report: Report) -> Iterator[str | bytes]:
@@ -115,4 +116,5 @@ class SubjectSpool:
                 c + "\n" for c in cases
             ) + junit.FOOTER
         findings = table.findings_table(bare, self.view)  # table, detail layout
-        return (findings + "\n\n" if findings else ""), "\n"
+        notes = "\n".join(self._notes.lines(self.view))  # complete: every subject was added
+        return (findings + "\n\n" if findings else ""), ("\n\n" + notes if notes else "") + "\n"

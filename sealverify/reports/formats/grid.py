@@ -22,6 +22,7 @@ __all__ = [
     "STATUS_COLOURS",
     "TEXT",
     "WHERE",
+    "Notes",
     "View",
     "display_width",
     "grid",
@@ -157,6 +158,46 @@ def noted(
             cells[reason_column] = f"see note {number}"
         out.append(tuple(cells))
     return out, notes
+
+
+class Notes:
+    """Reasons said once across the tables of one report (a detail block per subject).
+
+    A (check id, reason) pair is given a note number once it has been seen on
+    :data:`_NOTE_ROWS` rows, counting earlier tables; from the table where it reaches that
+    count on, its rows show "see note N". The rows before it keep the reason (a table is
+    written before the next is known). :meth:`lines` says each note, with its total count.
+    """
+
+    def __init__(self) -> None:
+        self._seen: Counter[tuple[str, str]] = Counter()
+        self._numbers: dict[tuple[str, str], int] = {}
+
+    def rows(
+        self, rows: Sequence[Sequence[str]], id_column: int, reason_column: int
+    ) -> list[tuple[str, ...]]:
+        """``rows`` of one table, a noted pair's reason replaced by "see note N"."""
+        here = Counter((r[id_column], r[reason_column]) for r in rows if r[reason_column])
+        for pair, count in sorted(here.items(), key=lambda i: (-i[1], i[0])):
+            self._seen[pair] += count
+            if pair not in self._numbers and self._seen[pair] >= _NOTE_ROWS:
+                self._numbers[pair] = len(self._numbers) + 1
+        out: list[tuple[str, ...]] = []
+        for row in rows:
+            cells = list(row)
+            number = self._numbers.get((row[id_column], row[reason_column]))
+            if number is not None:
+                cells[reason_column] = f"see note {number}"
+            out.append(tuple(cells))
+        return out
+
+    def lines(self, view: View) -> list[str]:
+        """Each note, wrapped: "note N: ID on K rows: REASON" (K counts every row)."""
+        out: list[str] = []
+        for (check_id, reason), number in self._numbers.items():
+            text = f"note {number}: {check_id} on {self._seen[check_id, reason]} rows: {reason}"
+            out.extend(wrap(text, view.columns, "  "))
+        return out
 
 
 def _widths(

@@ -13,10 +13,10 @@ from sealverify.reports.formats.grid import (
     ID,
     TEXT,
     WHERE,
+    Notes,
     View,
     display_width,
     grid,
-    noted,
     wrap,
 )
 from sealverify.reports.formats.terminal import (
@@ -55,7 +55,8 @@ def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
         out.append((prefix, value if isinstance(value, str) else _json_text(value)))
 
 
-def _detail(subject: Subject, view: View) -> str:
+def detail_block(subject: Subject, view: View, notes: Notes | None = None) -> str:
+    """One subject's block: its heading, its facts and its checks (``notes``: shared notes)."""
     facts: list[tuple[str, str]] = []
     if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
         _flat("", subject.facts, facts)
@@ -67,7 +68,7 @@ def _detail(subject: Subject, view: View) -> str:
     rows = _cells((c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks())
     if rows:
         lines.append("")
-        lines.extend(_checks_table(rows, "check", view))
+        lines.extend(_checks_table(rows, "check", view, notes))
     return "\n".join(lines)
 
 
@@ -89,15 +90,19 @@ def _fact_lines(facts: list[tuple[str, ...]], columns: int) -> list[str]:
     return out
 
 
-def _checks_table(rows: list[tuple[str, ...]], name: str, view: View) -> list[str]:
-    """Checks as status, id, reason, at: fitted, a reason repeated on many rows as a note."""
-    shown, notes = noted(rows, 1, 2)
+def _checks_table(
+    rows: list[tuple[str, ...]], name: str, view: View, notes: Notes | None = None
+) -> list[str]:
+    """Checks as status, id, reason, at: fitted, a reason repeated on many rows as a note.
+
+    With ``notes`` (shared by a report's blocks) the notes are said by the caller, once,
+    after the last block; without, under this table.
+    """
+    own = Notes() if notes is None else notes
+    shown = own.rows(rows, 1, 2)
     out = grid(["status", name, "reason", "at"], shown, (ID, ID, TEXT, WHERE), view, status=0)
-    if notes:
-        out.append("")
-        for note in notes:
-            out.extend(wrap(note, view.columns, "  "))
-    return out
+    said = own.lines(view) if notes is None else []
+    return [*out, "", *said] if said else out
 
 
 def _row(subject: Subject) -> tuple[str, ...]:
@@ -367,7 +372,9 @@ def render(report: Report, view: View | None = None) -> str:
     if report.findings:
         parts.append(findings_table(report, view))
     if report.layout == "detail":
-        parts.extend(_detail(s, view) for s in report.subjects)
+        notes = Notes()
+        parts.extend(detail_block(s, view, notes) for s in report.subjects)
+        parts.extend(["\n".join(notes.lines(view))] if notes.lines(view) else [])
     elif report.subjects:
         rows = [_row(s) for s in report.subjects]  # visible already
         table = grid(
