@@ -158,7 +158,7 @@ def test_a_reason_repeated_across_detail_blocks_becomes_a_note(tmp_path) -> None
     argv = [*COMMANDS["approval"][:1], str(path), *COMMANDS["approval"][2:]]
     out = _run(argv, 100)
     # Said on the first two blocks (written before the next is known), then once as a note.
-    assert out.count("testkit APPROVER_KEY") == 3
+    assert out.count("APPROVER_KEY") == 3
     assert "note 9: authority.published-key on 5 rows:" in out
     assert out.count("see note 9") == 3
     assert all(len(line) <= 100 for line in out.splitlines())
