@@ -174,3 +174,36 @@ def test_the_chain_fail_row_wraps_its_reason_only_at_80_columns() -> None:
     assert lines[row].split()[:2] == ["FAIL", "chain.truncated"]
     assert lines[row + 1].startswith(" " * 10) and "missing" in lines[row + 1]
     assert lines[row + 2].startswith("PASS")
+
+
+def test_a_pipe_to_a_pager_ends_with_the_summary_line() -> None:
+    # `sealverify verify ... | less`: stdout a pipe, stderr the terminal. The summary is said
+    # on stderr before the table (never drawn over the pager's screen) and ends the table.
+    import os
+
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-m", "sealverify", *DEMO],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env={**env, "PYTHONPATH": str(ROOT), "COLUMNS": "90"},
+        check=False,
+    )
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the pty's other end is closed: all read
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    out = done.stdout.decode()
+    assert "sealverify verify: 13 receipt(s)" in err.decode()
+    tail = out[out.rindex("sealverify verify: 13 receipt(s)") :]
+    assert tail.rstrip().endswith("VERIFIED)") and "\n\n" not in tail  # the last lines
+    assert all(len(line) <= 90 for line in out.splitlines())

@@ -16,7 +16,7 @@ import click
 from sealverify import InputError
 from sealverify.cli.refused import InputRefused, SourceUnreadable
 from sealverify.reports.formats import FORMATS, View, jsonl, render
-from sealverify.reports.formats.grid import DEFAULT_COLUMNS
+from sealverify.reports.formats.grid import DEFAULT_COLUMNS, wrap
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
@@ -38,6 +38,7 @@ __all__ = [
     "read_input",
     "say",
     "server_option",
+    "summary_first",
     "supported_version_option",
     "table_view",
     "too_large",
@@ -438,6 +439,22 @@ def table_view(output: Path | None = None, color: str = "auto") -> View:
     return View(max(columns, 20), colour)
 
 
+def summary_first(output: Path | None) -> bool:
+    """Whether the summary line goes to stderr before the report rather than after it.
+
+    So it does when stdout is a pipe and stderr a terminal (``sealverify ... | less``): the
+    pager paints its screen over a line already written, instead of the line being drawn over
+    the pager's screen at the end. A table then also ends with the summary line, so the pager
+    shows it where the person reads.
+    """
+    if output is not None or not sys.stderr.isatty():
+        return False
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        return False
+
+
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
 
@@ -445,15 +462,20 @@ def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     fitted to :func:`table_view`'s width; coloured text is written as bytes (click would strip
     its colour in a pipe).
     """
+    first = summary_first(output)
+    if first:
+        say(summary)
     if fmt == "jsonl":
         write_result(jsonl.lines(report), output)
     elif fmt == "table":
         view = table_view(output)
-        text = render(report, fmt, view)
+        said = wrap(visible(summary), view.columns, "  ") if first else []
+        text = render(report, fmt, view) + "".join(t + "\n" for t in said)
         write_result([text.encode() if view.colour else text], output)
     else:
         write_result([render(report, fmt)], output)
-    say(summary)
+    if not first:
+        say(summary)
 
 
 def say(line: str) -> None:

@@ -33,6 +33,7 @@ from sealverify.cli.common import (
     output_option,
     read_file,
     say,
+    summary_first,
     table_view,
     write_result,
 )
@@ -55,6 +56,8 @@ from sealverify.receipts.pin_use import PinUse
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.caps import Findings
 from sealverify.reports.formats import View, jsonfmt, jsonl, junit, sarif, table, terminal
+from sealverify.reports.formats.grid import wrap
+from sealverify.reports.visible import visible
 
 if TYPE_CHECKING:
     from sealverify.history.state import HistoryStore
@@ -436,6 +439,9 @@ def verify(
             view = table_view(output, color)
             text = _fitted_table(report, spool, view)
             # click strips colour from text written to a pipe; bytes are written as they are
+            if summary_first(output):  # a pipe to a pager: it shows the summary last
+                said = wrap(visible(line), view.columns, "  ")
+                text = itertools.chain(text, [t + "\n" for t in said])
             _write((t.encode() for t in text) if view.colour else text, output, line)
         else:
             head, tail = _around(report, fmt, spooled, rules, failures)
@@ -528,8 +534,12 @@ def _fitted_table(report: Report, spool: IO[bytes], view: View) -> Iterator[str]
 
 def _write(pieces: Iterable[str | bytes], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
+    first = summary_first(output)  # a pipe to a pager: said before, not over its screen
+    if first:
+        say(summary)
     write_result(pieces, output)
-    say(summary)
+    if not first:
+        say(summary)
 
 
 def _located(check: Check, state: str) -> Check:
