@@ -94,7 +94,7 @@ def test_a_repeated_reason_is_a_note_in_a_pipe() -> None:
     assert len(rows) >= 3
 
 
-def test_colour_only_when_asked_off_a_terminal() -> None:
+def test_no_colour_off_a_terminal_unless_asked() -> None:
     assert "\x1b[" not in _run(COMMANDS["chain"], 80)
     assert "\x1b[" not in _run(COMMANDS["verify"], 80)
 
@@ -162,3 +162,11 @@ def test_a_reason_repeated_across_detail_blocks_becomes_a_note(tmp_path) -> None
     assert "note 9: authority.published-key on 5 rows:" in out
     assert out.count("see note 9") == 3
     assert all(len(line) <= 100 for line in out.splitlines())
+
+
+@pytest.mark.parametrize("name", ["chain", "diff", "frame", "approval"])
+def test_color_always_colours_every_command_in_a_pipe(name: str) -> None:
+    coloured = _run([*COMMANDS[name], "--color", "always"], 80)
+    assert "\x1b[" in coloured
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == _run(COMMANDS[name], 80)
+    assert "\x1b[" not in _run([*COMMANDS[name], "--color", "never"], 80)

@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "HEX64",
     "OutputOverInput",
+    "add_color_option",
     "add_input_cap",
     "allow_published_keys_option",
     "emit",
@@ -409,7 +410,43 @@ def read_input(source: str) -> bytes:
         raise SourceUnreadable.of(source, exc) from None
 
 
-def table_view(output: Path | None = None, color: str = "auto") -> View:
+_colour_choice = ["auto"]  # --color of a command other than verify (verify has its own)
+
+
+def _set_colour(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    _colour_choice[0] = value
+
+
+def add_color_option(command: click.Command) -> None:
+    """Give a command with a table format (each command of a group) ``--color``.
+
+    ``verify`` declares its own; the others get this one, read by :func:`table_view`.
+    """
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_color_option(sub)
+        return
+    names = {p.name for p in command.params}
+    fmt = next((p for p in command.params if p.name == "fmt"), None)
+    choices = getattr(fmt.type, "choices", ()) if fmt is not None else ()
+    if "color" in names or "table" not in choices:
+        return
+    command.params.append(
+        click.Option(
+            ["--color"],
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_colour,
+            help="Colour the table's status words: auto (on a terminal, unless NO_COLOR is "
+            "set; no-color.org), always (also in a pipe, for less -R), never.",
+        )
+    )
+
+
+def table_view(output: Path | None = None, color: str | None = None) -> View:
     """How wide a table is drawn, and whether in colour (docs/report-format.md "Table").
 
     On a terminal (stdout, no ``--output``) its width; off one ``$COLUMNS`` when it is a
@@ -433,6 +470,7 @@ def table_view(output: Path | None = None, color: str = "auto") -> View:
 
         with contextlib.suppress(OSError, ValueError):  # not a real terminal: the default
             columns = os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_COLUMNS
+    color = _colour_choice[0] if color is None else color
     colour = color == "always" or (
         color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
     )
