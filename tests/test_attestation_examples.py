@@ -7,6 +7,7 @@ as a fresh clone's does for these commands: a copy of the project's ``fixtures/`
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -54,6 +55,7 @@ def test_the_round_trip_runs_as_written(tmp_path: Path) -> None:
             [sys.executable, "-m", "sealverify.cli.main", *shlex.split(text)[1:]],
             capture_output=True,
             cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")},
             timeout=300,
         )
         shown = (done.stdout + done.stderr).decode("utf-8").rstrip("\n").split("\n")

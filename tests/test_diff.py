@@ -84,7 +84,7 @@ def test_same_action_pairs_name_the_differing_key(variant: str) -> None:
 def test_same_action_table_has_the_verdict_line() -> None:
     base = shared_path(*SDK, "modern-diff-base.c2s.bin")
     other = shared_path(*SDK, "modern-diff-traceparent.c2s.bin")
-    result = CliRunner().invoke(cli, ["diff", str(base), str(other)])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["diff", str(base), str(other)])
     assert result.exit_code == 1
     assert result.stdout.startswith(
         "== modern-diff-base.c2s.bin vs modern-diff-traceparent.c2s.bin: "

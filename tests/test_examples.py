@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -48,10 +49,13 @@ def test_every_command_has_a_worked_example() -> None:
     "text,argv,expected,code", EXAMPLE_LIST, ids=[t[:60] for t, *_ in EXAMPLE_LIST]
 )
 def test_example_runs_as_written(text: str, argv: list[str], expected: list[str], code: int):
+    # Tables are drawn 100 columns wide off a terminal unless $COLUMNS says otherwise.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
     done = subprocess.run(
         [sys.executable, "-m", "sealverify.cli.main", *argv[1:]],
         capture_output=True,
         cwd=ROOT,
+        env=env,
         timeout=300,
     )
     shown = (done.stdout + done.stderr).decode("utf-8").rstrip("\n").split("\n")

@@ -67,7 +67,7 @@ def test_receipt_row_falls_back_to_not_evaluated_checks() -> None:
 
 
 def test_demo_table_shows_the_signature_failure_first() -> None:
-    result = CliRunner().invoke(
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(  # wide: the reason is not cut
         cli,
         ["verify", str(DEMO / "receipts"), "--trust", str(DEMO / "trust.json")],
         catch_exceptions=False,

@@ -80,13 +80,14 @@ def test_outcomes_are_coloured_on_a_terminal_unless_no_color() -> None:
     assert _SGR.sub("", coloured) == plain == never
 
 
-def test_a_pipe_keeps_the_full_table_and_colours_only_when_asked(tmp_path) -> None:
-    def piped(*extra: str) -> bytes:
+def test_a_pipe_gets_the_fitted_table_and_colours_only_when_asked(tmp_path) -> None:
+    def piped(*extra: str, columns: str = "") -> bytes:
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": ""}
         return subprocess.run(
             [sys.executable, "-m", "sealverify", *DEMO, *extra],
             cwd=ROOT,
             capture_output=True,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": ""},
+            env={**env, "COLUMNS": columns} if columns else env,
             check=False,
         ).stdout
 
@@ -94,9 +95,12 @@ def test_a_pipe_keeps_the_full_table_and_colours_only_when_asked(tmp_path) -> No
     written = tmp_path / "table.txt"
     piped("--output", str(written))
     assert written.read_bytes() == text
-    assert b"\x1b" not in text and b"note 1" not in text
-    assert b"family    verdict    why" in text
-    assert b"anyone can sign with it" in text  # the full reason, on every row
+    assert b"\x1b" not in text
+    assert max(map(len, text.decode().split("\n"))) <= 100  # no $COLUMNS: 100 wide
+    assert text.count(b"anyone can sign with it") == 0  # the repeated reason is a note
+    assert b"note 1: authority.published-key" in text
+    wide = piped(columns="160").decode()
+    assert max(map(len, wide.split("\n"))) <= 160 and "family  verdict  why" in wide
     always = piped("--color", "always")
     assert b"\x1b[1;31mFAIL" in always
     assert _SGR.sub("", always.decode()).encode() == text
@@ -140,3 +144,66 @@ def test_passing_history_checks_are_counted_under_the_failing_findings() -> None
         "--format json lists each"
     )
     assert all(len(s) <= 80 for s in shown)
+
+
+_OTHERS = {
+    "chain": ["chain", "fixtures/chain/truncated.stderr", "--expect-count", "3"],
+    "frame": ["frame", "fixtures/frames/refused-meta-null.bin"],
+    "diff": ["diff", "fixtures/frames/call.bin", "fixtures/frames/call-other-trace.bin"],
+    "inventory": ["inventory", "fixtures/demo/receipts"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OTHERS))
+@pytest.mark.parametrize("columns", [80, 120])
+def test_every_command_fits_and_colours_a_terminal(name: str, columns: int) -> None:
+    out, _, _ = run_on_pty(_OTHERS[name], columns=columns, env=_COLOUR)
+    for line in out.split("\n"):
+        assert _width(line) <= columns, line
+    if name != "inventory":  # inventory names no status
+        assert "\x1b[" in out
+    plain, _, _ = run_on_pty(_OTHERS[name], columns=columns, env={"NO_COLOR": "1"})
+    assert "\x1b" not in plain
+    assert _SGR.sub("", out) == plain
+
+
+def test_the_chain_fail_row_wraps_its_reason_only_at_80_columns() -> None:
+    out, _, _ = run_on_pty(_OTHERS["chain"], columns=80, env={"NO_COLOR": "1"})
+    lines = out.split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("FAIL"))
+    assert lines[row].split()[:2] == ["FAIL", "chain.truncated"]
+    assert lines[row + 1].startswith(" " * 10) and "missing" in lines[row + 1]
+    assert lines[row + 2].startswith("PASS")
+
+
+def test_a_pipe_to_a_pager_ends_with_the_summary_line() -> None:
+    # `sealverify verify ... | less`: stdout a pipe, stderr the terminal. The summary is said
+    # on stderr before the table (never drawn over the pager's screen) and ends the table.
+    import os
+
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-m", "sealverify", *DEMO],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env={**env, "PYTHONPATH": str(ROOT), "COLUMNS": "90"},
+        check=False,
+    )
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the pty's other end is closed: all read
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    out = done.stdout.decode()
+    assert "sealverify verify: 13 receipt(s)" in err.decode()
+    tail = out[out.rindex("sealverify verify: 13 receipt(s)") :]
+    assert tail.rstrip().endswith("VERIFIED)") and "\n\n" not in tail  # the last lines
+    assert all(len(line) <= 90 for line in out.splitlines())

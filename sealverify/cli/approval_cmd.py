@@ -26,6 +26,7 @@ from sealverify.cli.common import (
     max_input_bytes,
     output_option,
     read_input,
+    table_view,
     too_large,
     write_result,
 )
@@ -161,7 +162,7 @@ def approval(
         raise click.UsageError(f"--waive: {exc}") from None
     # Flat memory: token lines are read one at a time and each subject is spooled as rendered;
     # the library judges each token and the run (sealverify.approval_report does both at once).
-    spool = SubjectSpool(fmt, "approval")
+    spool = SubjectSpool(fmt, "approval", view=table_view(output))
     tally = ApprovalTally(options)
     for source in tokens:
         name = "-" if source == "-" else report_name(Path(source).name)

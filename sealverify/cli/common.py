@@ -15,7 +15,8 @@ import click
 
 from sealverify import InputError
 from sealverify.cli.refused import InputRefused, SourceUnreadable
-from sealverify.reports.formats import FORMATS, jsonl, render
+from sealverify.reports.formats import FORMATS, View, jsonl, render
+from sealverify.reports.formats.grid import DEFAULT_COLUMNS, wrap
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
@@ -24,6 +25,7 @@ __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "HEX64",
     "OutputOverInput",
+    "add_color_option",
     "add_input_cap",
     "allow_published_keys_option",
     "emit",
@@ -37,7 +39,9 @@ __all__ = [
     "read_input",
     "say",
     "server_option",
+    "summary_first",
     "supported_version_option",
+    "table_view",
     "too_large",
     "transport_option",
     "write_result",
@@ -408,13 +412,110 @@ def read_input(source: str) -> bytes:
         raise SourceUnreadable.of(source, exc) from None
 
 
+_colour_choice = ["auto"]  # --color of a command other than verify (verify has its own)
+
+
+def _set_colour(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    _colour_choice[0] = value
+
+
+def add_color_option(command: click.Command) -> None:
+    """Give a command with a table format (each command of a group) ``--color``.
+
+    ``verify`` declares its own; the others get this one, read by :func:`table_view`.
+    """
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_color_option(sub)
+        return
+    names = {p.name for p in command.params}
+    fmt = next((p for p in command.params if p.name == "fmt"), None)
+    choices = getattr(fmt.type, "choices", ()) if fmt is not None else ()
+    if "color" in names or "table" not in choices:
+        return
+    command.params.append(
+        click.Option(
+            ["--color"],
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_colour,
+            help="Colour the table's status words: auto (on a terminal, unless NO_COLOR is "
+            "set; no-color.org), always (also in a pipe, for less -R), never.",
+        )
+    )
+
+
+def table_view(output: Path | None = None, color: str | None = None) -> View:
+    """How wide a table is drawn, and whether in colour (docs/report-format.md "Table").
+
+    On a terminal (stdout, no ``--output``) its width; off one ``$COLUMNS`` when it is a
+    positive number, else the width of the terminal stderr is on (``| less``, ``| grep``: the
+    table comes back to that screen), else
+    :data:`~sealverify.reports.formats.grid.DEFAULT_COLUMNS` (a CI log, a cron job). Colour
+    with ``--color always``, or ``auto`` on a terminal unless ``NO_COLOR`` is set
+    (no-color.org).
+    """
+    on_terminal = output is None and _stdout_is_a_terminal()
+    columns = DEFAULT_COLUMNS
+    text = os.environ.get("COLUMNS", "")
+    if on_terminal:
+        import shutil
+
+        columns = shutil.get_terminal_size((DEFAULT_COLUMNS, 24)).columns
+    elif text.isdigit() and int(text) > 0:
+        columns = int(text)
+    elif output is None and sys.stderr.isatty():
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # not a real terminal: the default
+            columns = os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_COLUMNS
+    color = _colour_choice[0] if color is None else color
+    colour = color == "always" or (
+        color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
+    )
+    return View(max(columns, 20), colour)
+
+
+def summary_first(output: Path | None) -> bool:
+    """Whether the summary line goes to stderr before the report rather than after it.
+
+    So it does when stdout is a pipe and stderr a terminal (``sealverify ... | less``): the
+    pager paints its screen over a line already written, instead of the line being drawn over
+    the pager's screen at the end. A table then also ends with the summary line, so the pager
+    shows it where the person reads.
+    """
+    if output is not None or not sys.stderr.isatty():
+        return False
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        return False
+
+
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
     """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
 
-    JSON Lines are written a line at a time, never joined into one string first.
+    JSON Lines are written a line at a time, never joined into one string first. A table is
+    fitted to :func:`table_view`'s width; coloured text is written as bytes (click would strip
+    its colour in a pipe).
     """
-    write_result(jsonl.lines(report) if fmt == "jsonl" else [render(report, fmt)], output)
-    say(summary)
+    first = summary_first(output)
+    if first:
+        say(summary)
+    if fmt == "jsonl":
+        write_result(jsonl.lines(report), output)
+    elif fmt == "table":
+        view = table_view(output)
+        said = wrap(visible(summary), view.columns, "  ") if first else []
+        text = render(report, fmt, view) + "".join(t + "\n" for t in said)
+        write_result([text.encode() if view.colour else text], output)
+    else:
+        write_result([render(report, fmt)], output)
+    if not first:
+        say(summary)
 
 
 def say(line: str) -> None:

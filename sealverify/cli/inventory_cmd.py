@@ -10,9 +10,11 @@ from typing import Protocol
 import click
 
 from sealverify import Inventory, InventoryBuilder, trust_template
-from sealverify.cli.common import output_option, write_result
+from sealverify.cli.common import output_option, table_view, write_result
 from sealverify.cli.helptext import examples
 from sealverify.cli.verify_runner import LOG_SUFFIXES, expand
+from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
+from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "inventory"]
 
@@ -75,29 +77,39 @@ def _span(span: _Span | None) -> str:
     return f"signed {first} to {last[11:] if first[:10] == last[:10] else last}"
 
 
-def _rows(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    """Columns padded to their widest cell, the last one left ragged."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        indent
-        + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        + "\n"
-        for row in rows
-    ]
+def _rows(
+    rows: list[list[str]], kinds: tuple[str, ...], view: View
+) -> tuple[list[str], list[list[str]]]:
+    """A table's header lines and each row's lines, fitted (reports/formats/grid.py), indented.
+
+    A key or digest is never cut: at a narrow width each row is stacked under it.
+    """
+    head, body = grid_parts(rows[0], [visible_row(r) for r in rows[1:]], kinds, _inner(view))
+    return [f"  {line}\n" for line in head], [[f"  {line}\n" for line in b] for b in body]
 
 
-def _notes(flags: tuple[str, ...], span: _Span | None, published: str | None = None) -> list[str]:
+def _inner(view: View) -> View:
+    return View(max(view.columns - 2, 20), view.colour)
+
+
+def visible_row(row: list[str]) -> list[str]:
+    return [visible(cell) for cell in row]
+
+
+def _notes(
+    flags: tuple[str, ...], span: _Span | None, view: View, published: str | None = None
+) -> list[str]:
     """The lines under an entry: when it was signed, and what it is flagged for."""
     named = [
         f"{flag} ({published})" if flag == "published" and published else flag for flag in flags
     ]
-    out = [f"      {_span(span)}\n"]
+    out = [f"      {_span(span)}"]
     if named:
-        out.append("      flagged: " + ", ".join(named) + "\n")
-    return out
+        out.append("      flagged: " + ", ".join(named))
+    return [f"{line}\n" for text in out for line in wrap(text, view.columns, "        ")]
 
 
-def _keys_section(found: Inventory) -> list[str]:
+def _keys_section(found: Inventory, view: View) -> list[str]:
     out = ["\nkeys the receipts name, by role (seen, not verified)\n"]
     for role in found.roles_seen():
         keys = found.role_keys(role)
@@ -106,11 +118,11 @@ def _keys_section(found: Inventory) -> list[str]:
         )
         head = [["key", "receipts", "families"]]
         rows = [[k.value, _share(k.receipts, k.role_receipts), ",".join(k.families)] for k in keys]
-        lines = _rows(head + rows)
-        out.append(lines[0])
-        for line, key in zip(lines[1:], keys, strict=True):
-            out.append(line)
-            out.extend(_notes(key.flags, key.signed_time, key.published))
+        lines, body = _rows(head + rows, (ID, TEXT, TEXT), view)
+        out.extend(lines)
+        for row_lines, key in zip(body, keys, strict=True):
+            out.extend(row_lines)
+            out.extend(_notes(key.flags, key.signed_time, view, key.published))
     if not found.keys:
         out.append("  none\n")
     if found.spine_receipts:
@@ -123,11 +135,11 @@ def _keys_section(found: Inventory) -> list[str]:
     return out
 
 
-def _builds_section(found: Inventory) -> list[str]:
+def _builds_section(found: Inventory, view: View) -> list[str]:
     out = ["\nkernel builds\n"]
     if not found.builds:
         return [*out, "  none\n"]
-    head = [["sha256", "receipts", "default pin", "re-derived"]]  # fits 120 columns
+    head = [["sha256", "receipts", "default pin", "re-derived"]]
     rows = [
         [
             b.sha256,
@@ -137,11 +149,11 @@ def _builds_section(found: Inventory) -> list[str]:
         ]
         for b in found.builds
     ]
-    lines = _rows(head + rows)
-    out.append(lines[0])
-    for line, build in zip(lines[1:], found.builds, strict=True):
-        out.append(line)
-        out.extend(_notes(build.flags, build.signed_time))
+    lines, body = _rows(head + rows, (ID, TEXT, TEXT, TEXT), view)
+    out.extend(lines)
+    for row_lines, build in zip(body, found.builds, strict=True):
+        out.extend(row_lines)
+        out.extend(_notes(build.flags, build.signed_time, view))
     return out
 
 
@@ -159,7 +171,8 @@ def _share(receipts: int, total: int) -> str:
     return f"{receipts} of {total} ({receipts * 100 // total if total else 0}%)"
 
 
-def _table(found: Inventory) -> str:
+def _table(found: Inventory, view: View) -> str:
+    """The inventory for a person, every line within ``view``'s width."""
     out = [
         f"{found.receipts} receipt(s) read; {found.unreadable} unreadable, "
         f"{found.skipped} skipped (not receipts)\n"
@@ -168,9 +181,11 @@ def _table(found: Inventory) -> str:
         out.append("  unreadable (sealverify verify says why): ")
         out.append(", ".join(found.unreadable_examples) + "\n")
     out.append("\nfamilies\n")
-    out.extend(_rows([["family", "receipts"], *([f, str(n)] for f, n in found.families.items())]))
-    out.extend(_keys_section(found))
-    out.extend(_builds_section(found))
+    families = [["family", "receipts"], *([f, str(n)] for f, n in found.families.items())]
+    lines, body = _rows(families, (ID, ID), view)
+    out.extend([*lines, *(line for row in body for line in row)])
+    out.extend(_keys_section(found, view))
+    out.extend(_builds_section(found, view))
     out.append(
         f"\nsessions: {found.sessions} ({found.receipts_in_sessions} receipt(s) name a session)\n"
     )
@@ -183,7 +198,11 @@ def _table(found: Inventory) -> str:
             f"{found.timed_receipts} receipt(s)\n"
         )
     out.extend(_legend(found))
-    return "".join(out)
+    text = "".join(out)
+    return "".join(  # the prose lines wrapped, each under its own start
+        "\n".join(wrap(line, view.columns, " " * (len(line) - len(line.lstrip()) + 2))) + "\n"
+        for line in text.removesuffix("\n").split("\n")
+    )
 
 
 def _template_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -245,7 +264,7 @@ def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: P
     if fmt == "json":
         text = json.dumps(found.to_dict(), indent=2, ensure_ascii=False) + "\n"
     else:
-        text = _table(found)
+        text = _table(found, table_view(output))
     write_result([text], output)
     flagged = sum(1 for k in found.keys if k.flags) + sum(1 for b in found.builds if b.flags)
     if template is not None:

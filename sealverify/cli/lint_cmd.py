@@ -9,7 +9,13 @@ from pathlib import Path
 import click
 
 from sealverify import LINTED_SUFFIXES, InputError, LintTally, RuleSet, lint_subject, parse_rules
-from sealverify.cli.common import format_option, output_option, read_file, write_result
+from sealverify.cli.common import (
+    format_option,
+    output_option,
+    read_file,
+    table_view,
+    write_result,
+)
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.cli.walk import glob_matches, walk_tree
@@ -79,7 +85,7 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
             raise click.UsageError(f"--rules {rules_path}: {exc}") from None
     # Flat memory: files linted one at a time (the library judges each file and the run,
     # sealverify.lint_report does both at once), each subject spooled as it is rendered.
-    spool = SubjectSpool(fmt, "lint", layout="rows")
+    spool = SubjectSpool(fmt, "lint", layout="rows", view=table_view(output))
     tally = LintTally()
     for path in _expand(paths):
         try:

@@ -11,7 +11,7 @@ import click
 
 from sealverify import InternalError, SealverifyError, __version__
 from sealverify import cli as cli_package
-from sealverify.cli.common import add_input_cap
+from sealverify.cli.common import add_color_option, add_input_cap
 from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 from sealverify.reports.visible import visible
 
@@ -41,6 +41,7 @@ class _LazyGroup(click.Group):
             module = importlib.import_module(f"sealverify.cli.{cmd_name}_cmd")
             for command in module.COMMANDS:
                 add_input_cap(command)  # --max-input-bytes on every command
+                add_color_option(command)  # --color on every command with a table
                 self.add_command(use_help_layout(command))
         return self.commands.get(cmd_name)
 

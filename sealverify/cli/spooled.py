@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
-from sealverify.reports.formats import jsonfmt, jsonl, junit, render, sarif, table
+from sealverify.reports.formats import View, jsonfmt, jsonl, junit, render, sarif, table
+from sealverify.reports.formats.grid import Notes
 from sealverify.reports.model import Report, Subject
 
 __all__ = ["SubjectSpool"]
@@ -33,8 +34,12 @@ _SEPARATOR = {
 class SubjectSpool:
     """Subjects of one report in ``fmt``, rendered as added; :meth:`pieces` writes the report."""
 
-    def __init__(self, fmt: str, command: str, layout: str = "detail") -> None:
+    def __init__(
+        self, fmt: str, command: str, layout: str = "detail", view: View | None = None
+    ) -> None:
         self.fmt, self.command, self.layout = fmt, command, layout
+        self.view = view or View()  # a table's width and colour (cli/common.py table_view)
+        self._notes = Notes()  # reasons repeated across the detail blocks, said at the end
         self.count = 0  # subjects added
         self._spooled = 0  # fragments in the spool
         self._rules: set[str] = set()
@@ -74,21 +79,25 @@ class SubjectSpool:
             self._failures += junit.case_failed(case)
             return case
         if self.fmt == "table" and self.layout == "detail":
-            one = Report(self.command, (subject,), {}, 0, layout="detail")
-            return table.render(one)[:-1]  # its block, without the report's last newline
+            return table.detail_block(subject, self.view, self._notes)
         return None
 
     def pieces(self, report: Report) -> Iterator[str | bytes]:
         """The whole report: ``report`` (its subjects left out) around the spooled ones."""
         bare = dataclasses.replace(report, subjects=())
         if self._kept or (self._spooled == 0 and self.fmt not in ("sarif", "junit", "jsonl")):
-            yield render(dataclasses.replace(report, subjects=tuple(self._kept)), self.fmt)
+            kept = dataclasses.replace(report, subjects=tuple(self._kept))
+            yield self._encoded(render(kept, self.fmt, self.view))
             return
         head, tail = self._around(bare)
-        yield head
+        yield self._encoded(head)
         self._file.seek(0)
         yield from iter(lambda: self._file.read(1 << 20), b"")
-        yield tail
+        yield self._encoded(tail)
+
+    def _encoded(self, text: str) -> str | bytes:
+        """Coloured text as bytes: click would strip its colour from text written to a pipe."""
+        return text.encode() if self.fmt == "table" and self.view.colour else text
 
     def _around(self, bare: Report) -> tuple[str, str]:
         if self.fmt == "json":
@@ -106,5 +115,6 @@ class SubjectSpool:
             return head, ("\n" if self._spooled else "") + "".join(
                 c + "\n" for c in cases
             ) + junit.FOOTER
-        findings = table.findings_table(bare)  # table, detail layout
-        return (findings + "\n\n" if findings else ""), "\n"
+        findings = table.findings_table(bare, self.view)  # table, detail layout
+        notes = "\n".join(self._notes.lines(self.view))  # complete: every subject was added
+        return (findings + "\n\n" if findings else ""), ("\n\n" + notes if notes else "") + "\n"

@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from sealverify import DigestRun, InputError, ToolsSource, compare_report, profile_named
-from sealverify.cli.common import emit, format_option, output_option, read_input, write_result
+from sealverify.cli.common import (
+    emit,
+    format_option,
+    output_option,
+    read_input,
+    table_view,
+    write_result,
+)
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.definitions.digests import PROFILES
@@ -97,7 +104,7 @@ def digest(
         )
     except InputError as exc:
         raise click.UsageError(str(exc)) from None
-    spool = SubjectSpool(fmt, "tools digest", layout="rows")
+    spool = SubjectSpool(fmt, "tools digest", layout="rows", view=table_view(output))
     for subject in run.subjects():
         spool.add(subject)
     report = run.report()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -35,6 +33,8 @@ from sealverify.cli.common import (
     output_option,
     read_file,
     say,
+    summary_first,
+    table_view,
     write_result,
 )
 from sealverify.cli.follow import FollowArgs, follow_options, run_follow
@@ -55,7 +55,9 @@ from sealverify.history import facts
 from sealverify.receipts.pin_use import PinUse
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.caps import Findings
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
+from sealverify.reports.formats import View, jsonfmt, jsonl, junit, sarif, table, terminal
+from sealverify.reports.formats.grid import wrap
+from sealverify.reports.visible import visible
 
 if TYPE_CHECKING:
     from sealverify.history.state import HistoryStore
@@ -356,16 +358,14 @@ def verify(
     # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
     findings = Findings()
     pins_used = PinUse.of(options)  # a pin that matched no receipt is a run note
-    # The fitted terminal view (its brief cells spooled too) only for a table on a terminal.
-    on_terminal = fmt == "table" and output is None and sys.stdout.isatty()
-    settings = Settings(options, store is not None, fmt, max_input_bytes(), brief=on_terminal)
+    # A table is fitted (its brief cells spooled too) on a terminal, in a pipe and in a file.
+    settings = Settings(options, store is not None, fmt, max_input_bytes(), brief=fmt == "table")
     # Every format is spooled as receipts complete (flat memory): a JSON subject, a subject's
     # SARIF results or JUnit case (rendered by the worker), or a table row's cells. Only
     # small things stay: counts, column widths, SARIF rule ids, the JUnit failure count.
     spool = _byte_spool()
     spooled = failures = 0  # fragments in the spool; JUnit cases that are failures
     rules: set[str] = set()  # SARIF rule ids of the spooled results
-    widths = table.column_widths(())
     page: VerifyPage | None = None
     if fmt == "html":  # spools of its own
         from sealverify.reports.formats.html.verify_page import VerifyPage
@@ -381,12 +381,7 @@ def verify(
                 if page is not None and isinstance(fragment, tuple):  # html rows and detail
                     page.add(result, fragment)
                 elif fmt == "table" and isinstance(fragment, tuple):  # tab-separated cells
-                    cells = fragment
-                    widths = [
-                        max(w, table.display_width(c))
-                        for w, c in zip(widths, cells[: len(widths)], strict=True)
-                    ]
-                    spool.write(("\t".join(cells) + "\n").encode())
+                    spool.write(("\t".join(fragment) + "\n").encode())
                 elif isinstance(fragment, bytes | str) and fragment:  # "": no SARIF results
                     spool.write(_SEPARATOR[fmt] if spooled else b"")
                     spool.write(fragment if isinstance(fragment, bytes) else fragment.encode())
@@ -441,16 +436,13 @@ def verify(
                 command = report_command(argv)
                 _write(page.pieces(report, rows, command), output, line)
         elif fmt == "table":
-            colour = color == "always" or (
-                color == "auto" and on_terminal and not os.environ.get("NO_COLOR")
-            )
-            text = (
-                _terminal_table(report, spool, colour)
-                if on_terminal
-                else _spooled_table(report, spool, widths, colour)
-            )
+            view = table_view(output, color)
+            text = _fitted_table(report, spool, view)
             # click strips colour from text written to a pipe; bytes are written as they are
-            _write((t.encode() for t in text) if colour else text, output, line)
+            if summary_first(output):  # a pipe to a pager: it shows the summary last
+                said = wrap(visible(line), view.columns, "  ")
+                text = itertools.chain(text, [t + "\n" for t in said])
+            _write((t.encode() for t in text) if view.colour else text, output, line)
         else:
             head, tail = _around(report, fmt, spooled, rules, failures)
             body = iter(lambda: spool.read(1 << 20), b"")
@@ -533,30 +525,21 @@ def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
     return (tuple(line[:-1].decode().split("\t")) for line in spool)
 
 
-def _spooled_table(
-    report: Report, spool: IO[bytes], widths: list[int], colour: bool = False
-) -> Iterator[str]:
-    """The table format of ``report`` with its rows read back from ``spool``, line by line."""
-    findings = table.findings_table(report)
-    if findings:
-        yield findings + "\n\n"
-    rows = (row[: len(widths)] for row in _spooled_rows(spool))
-    for text in table.receipt_table_lines(rows, widths, colour=colour):
-        yield text + "\n"
-    # The run's summary line is printed once, on stderr (with the NOT MEDIATED count).
-
-
-def _terminal_table(report: Report, spool: IO[bytes], colour: bool) -> Iterator[str]:
-    """The table fitted to the terminal's width (reports/formats/terminal.py), line by line."""
-    columns = shutil.get_terminal_size().columns
-    for text in terminal.lines(lambda: _spooled_rows(spool), report.findings, columns, colour):
+def _fitted_table(report: Report, spool: IO[bytes], view: View) -> Iterator[str]:
+    """The table within ``view``'s width (reports/formats/terminal.py), line by line."""
+    rows = lambda: _spooled_rows(spool)  # noqa: E731 -- read afresh on each call
+    for text in terminal.lines(rows, report.findings, view.columns, view.colour):
         yield text + "\n"
 
 
 def _write(pieces: Iterable[str | bytes], output: Path | None, summary: str) -> None:
     """:func:`emit` for a report assembled from spooled pieces."""
+    first = summary_first(output)  # a pipe to a pager: said before, not over its screen
+    if first:
+        say(summary)
     write_result(pieces, output)
-    say(summary)
+    if not first:
+        say(summary)
 
 
 def _located(check: Check, state: str) -> Check:

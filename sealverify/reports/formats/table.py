@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import functools
 import json
-import re
-import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from sealverify.reports import ids
+from sealverify.reports.formats import terminal
+from sealverify.reports.formats.grid import (
+    ID,
+    TEXT,
+    WHERE,
+    Notes,
+    View,
+    display_width,
+    grid,
+    wrap,
+)
 from sealverify.reports.formats.terminal import (
-    OUTCOME_COLOURS,
     counted_pass,
     passed_findings_note,
 )
@@ -27,16 +35,6 @@ __all__ = [
     "receipt_row_subject",
     "render",
 ]
-
-
-def tabulate(rows: Iterable[Iterable[str]], **options: Any) -> str:
-    """A table drawn by the tabulate package, which is imported on first use.
-
-    ``verify`` writes its receipt table itself, so its runs never pay for the import.
-    """
-    from tabulate import tabulate as render_table
-
-    return str(render_table(rows, **options))
 
 
 def _json_text(value: Any) -> str:
@@ -57,27 +55,54 @@ def _flat(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
         out.append((prefix, value if isinstance(value, str) else _json_text(value)))
 
 
-def _detail(subject: Subject) -> str:
+def detail_block(subject: Subject, view: View, notes: Notes | None = None) -> str:
+    """One subject's block: its heading, its facts and its checks (``notes``: shared notes)."""
     facts: list[tuple[str, str]] = []
     if subject.facts:  # an empty facts map shows nothing (never a bare "{}")
         _flat("", subject.facts, facts)
     label = f" ({subject.label})" if subject.label else ""
     heading = f"{subject.name}: {subject.outcome}{label}"
-    lines = ["== " + _cell(heading)]
+    lines = wrap("== " + _cell(heading), view.columns, "   ")
     if facts:
-        lines.append(tabulate(_cells(facts), tablefmt="plain", disable_numparse=True))
+        lines.extend(_fact_lines(_cells(facts), view.columns))
     rows = _cells((c.status.upper(), c.id, c.reason, c.location) for c in subject.sorted_checks())
     if rows:
         lines.append("")
-        lines.append(
-            tabulate(
-                rows,
-                headers=["status", "check", "reason", "at"],
-                tablefmt="simple",
-                disable_numparse=True,
-            )
-        )
+        lines.extend(_checks_table(rows, "check", view, notes))
     return "\n".join(lines)
+
+
+def _fact_lines(facts: list[tuple[str, ...]], columns: int) -> list[str]:
+    """Facts as "key  value" lines; a value that does not fit goes whole under its key.
+
+    A value (a digest, a key) is never cut: below its key, indented, it is broken only when
+    it is wider than a line.
+    """
+    width = max(len(key) for key, _ in facts)
+    out: list[str] = []
+    for key, value in facts:
+        line = f"{key.ljust(width)}  {value}".rstrip()
+        if display_width(line) <= columns:
+            out.append(line)
+            continue
+        out.append(key)
+        out.extend(wrap("    " + value, columns, "    "))
+    return out
+
+
+def _checks_table(
+    rows: list[tuple[str, ...]], name: str, view: View, notes: Notes | None = None
+) -> list[str]:
+    """Checks as status, id, reason, at: fitted, a reason repeated on many rows as a note.
+
+    With ``notes`` (shared by a report's blocks) the notes are said by the caller, once,
+    after the last block; without, under this table.
+    """
+    own = Notes() if notes is None else notes
+    shown = own.rows(rows, 1, 2)
+    out = grid(["status", name, "reason", "at"], shown, (ID, ID, TEXT, WHERE), view, status=0)
+    said = own.lines(view) if notes is None else []
+    return [*out, "", *said] if said else out
 
 
 def _row(subject: Subject) -> tuple[str, ...]:
@@ -258,9 +283,6 @@ def receipt_brief(subject: Subject) -> tuple[str, str, str]:
     return _cell(first.id), _cell(_cut(first.reason, WHY_WIDTH)), str(len(ordered) - 1)
 
 
-RECEIPT_HEADERS = ("receipt", "outcome", "family", "verdict", "why")
-
-
 def _cell(text: str) -> str:
     """One table cell as a person sees it: on one line, evidence's controls shown escaped.
 
@@ -275,19 +297,6 @@ def _cells(rows: Iterable[Iterable[str]]) -> list[tuple[str, ...]]:
     return [tuple(map(_cell, row)) for row in rows]
 
 
-_ASCII_RUNS = re.compile(r"[\x00-\x7f]++")
-
-
-def display_width(text: str) -> int:
-    """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
-    if text.isascii():
-        return len(text)
-    # Every character takes one column, and each wide one a second: only the non-ASCII ones
-    # (ASCII is never wide) are looked up, after the ASCII runs are dropped at C speed.
-    wide = _ASCII_RUNS.sub("", text)
-    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
-
-
 def receipt_cells(subject: Subject) -> tuple[str, ...]:
     """The five cells of one receipt's row, each on one line, ready to show (:func:`_cell`)."""
     return tuple(_cell(cell) for cell in _receipt_row(subject))
@@ -296,49 +305,10 @@ def receipt_cells(subject: Subject) -> tuple[str, ...]:
 def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
     """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
 
-    A pipe or a file gets the five cells (the full table); a terminal gets the fitted view
-    (reports/formats/terminal.py), which reads all eight.
+    The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
+    and in a file alike.
     """
     return receipt_cells(subject) + receipt_brief(subject)
-
-
-def column_widths(rows: Iterable[tuple[str, ...]]) -> list[int]:
-    """Each column as wide as its widest cell, and at least its header plus two.
-
-    ``rows`` are cells from :func:`receipt_cells`, already made visible.
-    """
-    widths = [len(header) + 2 for header in RECEIPT_HEADERS]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], display_width(cell))
-    return widths
-
-
-def receipt_table_lines(
-    rows: Iterable[tuple[str, ...]], widths: list[int], *, colour: bool = False
-) -> Iterator[str]:
-    """The receipts table, one line at a time: header, rule, then a line per receipt.
-
-    Columns are two spaces apart and padded to their width, trailing spaces dropped (the
-    layout of tabulate's "simple" format). Rows may come from a spool file, so a table of
-    millions of receipts never needs them all in memory. Their cells come from
-    :func:`receipt_cells`: already visible, and not escaped again here. With ``colour``
-    each outcome cell is wrapped in its SGR colour (``verify --color always``).
-    """
-
-    def line(cells: tuple[str, ...]) -> str:
-        padded = [c + " " * (w - display_width(c)) for c, w in zip(cells, widths, strict=True)]
-        if colour:
-            code = OUTCOME_COLOURS.get(cells[1].partition(" ")[0])
-            padded[1] = (
-                f"\x1b[{code}m{cells[1]}\x1b[0m{padded[1][len(cells[1]) :]}" if code else padded[1]
-            )
-        return "  ".join(padded).rstrip()
-
-    yield line(RECEIPT_HEADERS)
-    yield "  ".join("-" * w for w in widths)
-    for row in rows:
-        yield line(row)
 
 
 def receipts_summary(report: Report) -> str:
@@ -373,44 +343,42 @@ def published_keys_note(summary: dict[str, Any]) -> str:
     return ""
 
 
-def findings_table(report: Report) -> str:
+def findings_table(report: Report, view: View | None = None) -> str:
     """The run-level findings (broken log lines, history checks), or "" when there are none.
 
     Passing findings are counted under the table (:func:`passed_findings_note`), not listed.
     """
+    view = view or View()
     shown = [c for c in report.findings if not counted_pass(c)]
     note = passed_findings_note(report.findings)
+    notes = wrap(note, view.columns, "  ") if note else []
     if not shown:
-        return note
-    text = str(
-        tabulate(
-            _cells((c.status.upper(), c.id, c.reason, c.location) for c in shown),
-            headers=["status", "finding", "reason", "at"],
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
-    return text + ("\n" + note if note else "")
+        return "\n".join(notes)
+    rows = _cells((c.status.upper(), c.id, c.reason, c.location) for c in shown)
+    return "\n".join([*_checks_table(rows, "finding", view), *notes])
 
 
-def render(report: Report) -> str:
-    """Render for a person; the summary line goes to stderr, once (see the CLI), not here."""
+def render(report: Report, view: View | None = None) -> str:
+    """Render for a person within ``view`` (default: :data:`grid.DEFAULT_COLUMNS`, no colour).
+
+    The summary line goes to stderr, once (see the CLI), not here.
+    """
+    view = view or View()
     parts: list[str] = []
+    if report.layout == "receipts" and report.subjects:
+        rows = [receipt_spool_cells(s) for s in report.subjects]
+        lines = terminal.lines(lambda: rows, report.findings, view.columns, view.colour)
+        return "\n".join(lines) + "\n"
     if report.findings:
-        parts.append(findings_table(report))
+        parts.append(findings_table(report, view))
     if report.layout == "detail":
-        parts.extend(_detail(s) for s in report.subjects)
-    elif report.layout == "receipts" and report.subjects:
-        rows = [receipt_cells(s) for s in report.subjects]
-        widths = column_widths(rows)
-        parts.append("\n".join(receipt_table_lines(rows, widths)))
+        notes = Notes()
+        parts.extend(detail_block(s, view, notes) for s in report.subjects)
+        parts.extend(["\n".join(notes.lines(view))] if notes.lines(view) else [])
     elif report.subjects:
-        parts.append(
-            tabulate(
-                [_row(s) for s in report.subjects],
-                headers=["subject", "outcome", "failing checks"],
-                tablefmt="simple",
-                disable_numparse=True,
-            )
+        rows = [_row(s) for s in report.subjects]  # visible already
+        table = grid(
+            ["subject", "outcome", "failing checks"], rows, (WHERE, ID, TEXT), view, status=1
         )
+        parts.append("\n".join(table))
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from sealverify.reports.formats.grid import STATUS_COLOURS
 from sealverify.reports.model import Check
 from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
 from sealverify.reports.visible import visible
@@ -29,8 +30,9 @@ OUTCOME_COLOURS: dict[str, str] = {
 }
 _RANK = {outcome: severity(outcome) for outcome in RECEIPTS_BY_SEVERITY}
 _GAP = "  "
-_NARROW = 100  # columns below which the family and verdict columns are left out
+_NARROW = 110  # columns below which the family and verdict columns are left out
 _HEADERS = ("receipt", "outcome", "family", "verdict", "why")
+_WHY_ROOM = 41  # the reason's columns before the receipt name takes more (an id and a note)
 # A check id that leads at least this many rows is said once, as a note, when it has one.
 _NOTE_ROWS = 3
 # What a row's leading check means when it is a setting of the run, not a fault of one
@@ -77,6 +79,17 @@ def fit(text: str, width: int, *, keep_end: bool = False) -> str:
     return "".join(kept) + "…"
 
 
+def _fit_middle(name: str, width: int) -> str:
+    """A receipt name within ``width``: its start and its last third kept, "…" between.
+
+    Names in one folder differ at their start and end in a suffix or a line number.
+    """
+    if _width(name) <= width or width < 6:
+        return fit(name, width, keep_end=True)
+    tail = fit(name, (width - 1) // 3 + 1, keep_end=True)[1:]
+    return fit(name, width - _width(tail)) + tail
+
+
 def _paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
@@ -105,8 +118,8 @@ def _column_widths(
     """Each column's width (0: not shown) and how many rows each check id leads.
 
     Below :data:`_NARROW` columns the family and verdict give their room to the reason.
-    The receipt name (less ``folder``) takes at most half of what is left, the reason the
-    rest.
+    The receipt name (less ``folder``) leaves the reason :data:`_WHY_ROOM` columns (or is
+    cut to 12), and the reason takes the rest.
     """
     natural = [len(h) for h in _HEADERS[:4]]
     leading: Counter[str] = Counter()
@@ -120,7 +133,7 @@ def _column_widths(
         natural[2] = natural[3] = 0
     shown = [w for w in natural[1:] if w]
     room = max(columns - sum(shown) - (len(shown) + 1) * len(_GAP), 0)  # +1: the name's gap
-    name = min(natural[0], max(room // 2, 12))
+    name = min(natural[0], max(room - _WHY_ROOM, 12))
     why = room - name
     if why < 16:  # very narrow: the name gives way first, down to a few columns
         name = max(room - 16, min(natural[0], 8))
@@ -128,17 +141,55 @@ def _column_widths(
     return [name, natural[1], natural[2], natural[3], why], leading
 
 
-def _why(row: Sequence[str], noted: dict[str, int], width: int) -> str:
+def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, str]:
+    """A row's "why" within ``width``, and "" or the whole "why" for a line of its own.
+
+    The check id is never cut: the reason after it is, at a word. When the id and its count
+    do not fit the column, the cell is left empty and the "why" goes on the next line.
+    """
     first, reason, more = row[5], row[6], int(row[7] or 0)
     if not first:
-        return ""
-    text = f"note {noted[first]}: {first}" if first in noted else f"{first}: {reason}"
+        return "", ""
+    head = f"note {noted[first]}: {first}" if first in noted else first
+    text = head if first in noted else f"{first}: {reason}"
     tail = f" (+{more} more)" if more else ""
     if _width(text) + len(tail) <= width:
-        return text + tail
-    if width - len(tail) < 2:  # no room for a word and the count: one cut text
-        return fit(text + tail, width)
-    return fit(text, width - len(tail)) + tail
+        return text + tail, ""
+    if _width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
+        return "", text + tail
+    cut = _cut_words(text, width - len(tail))
+    if not cut.startswith(f"{head}: ") and first not in noted:  # no word of the reason fits
+        cut = f"{head}: …" if _width(head) + 3 <= width - len(tail) else head
+    return cut + tail, ""
+
+
+def _cut_words(text: str, width: int) -> str:
+    """``text`` within ``width`` columns, cut after a whole word where one ends, marked "…"."""
+    cut = fit(text, width)
+    if cut == text:
+        return text
+    space = cut.rfind(" ")  # a long word (a path, escaped evidence) is cut inside instead
+    return cut[:space].rstrip(" ;,:") + "…" if space > width // 2 else cut
+
+
+def _keep_id(text: str, width: int) -> str:
+    """``text`` (an id, then where) within ``width``: the id whole, where cut at its start.
+
+    The end of a location (a file's name, its line) tells most; a line narrower than the id
+    holds the id alone and runs on.
+    """
+    first, _, rest = text.partition(" ")
+    if _width(first) + 2 >= width or not rest:
+        return first
+    return f"{first} {fit(rest, width - _width(first) - 1, keep_end=True)}"
+
+
+def _id_then_prose(text: str, width: int) -> str:
+    """``text`` (an id, then a reason) within ``width``: the id whole, the reason cut at a word."""
+    first, _, rest = text.partition(" ")
+    if _width(first) + 2 >= width or not rest:
+        return first
+    return f"{first} {_cut_words(rest, width - _width(first) - 1)}"
 
 
 def counted_pass(check: Check) -> bool:
@@ -191,7 +242,7 @@ def lines(
 
     def line(cells: Sequence[str], outcome: str | None = None) -> str:
         name = cells[0] if outcome is None else cells[0][len(folder) :]
-        shown = [fit(name, widths[0], keep_end=True), *cells[1:4]]
+        shown = [_fit_middle(name, widths[0]), *cells[1:4]]
         padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
         plain = _GAP.join([*padded, cells[4]]).rstrip()
         if _width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
@@ -211,17 +262,19 @@ def lines(
             word = _outcome_word(row[1])
             if _RANK.get(word) != rank:
                 continue
-            why = _why(row, noted, widths[4])
+            why, below = _why(row, noted, widths[4])
             yield line((*row[:4], why), word)
-    failed = [f for f in findings if f.status == "fail"]
-    if failed:
+            if below:  # the id whole, on a line of its own; the reason cut after it
+                yield "    " + _id_then_prose(below, columns - 4)
+    shown = [f for f in findings if not counted_pass(f)]
+    if shown:
         yield ""
-        yield fit(f"run findings ({len(failed)}):", columns)
-        for finding in failed:  # its id and where, then its reason, each on one line
-            status = _paint(Outcome.FAIL, OUTCOME_COLOURS[Outcome.FAIL], colour)
+        yield fit(f"run findings ({len(shown)}):", columns)
+        for finding in shown:  # its id and where, then its reason, each on one line
+            word = finding.status.upper()
+            status = _paint(word, OUTCOME_COLOURS.get(word, STATUS_COLOURS.get(word)), colour)
             where = f" at {visible(finding.location)}" if finding.location else ""
-            head = fit(visible(finding.id) + where, columns - 6, keep_end=True)
-            yield f"{status}  {head}" if columns > 6 else fit(Outcome.FAIL, columns)
+            yield f"{status}  " + _keep_id(visible(finding.id) + where, columns - len(word) - 2)
             yield "      " + fit(visible(finding.reason), columns - 6) if columns > 6 else ""
     passed = passed_findings_note(findings)
     if passed:
