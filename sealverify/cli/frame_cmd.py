@@ -32,6 +32,7 @@ from sealverify.cli.common import (
     say,
     server_option,
     supported_version_option,
+    table_view,
     too_large,
     transport_option,
     write_result,
@@ -219,7 +220,7 @@ def frame(
     # Flat memory: frames are read one at a time and each subject is spooled as rendered; the
     # library makes and counts them (sealverify.frame_stream_report does both at once).
     tally = FrameTally(name, max_frames)
-    with SubjectSpool(fmt, "frame") as spool:
+    with SubjectSpool(fmt, "frame", view=table_view(output)) as spool:
         _spool_frames(source, (transport, max_frame_bytes), options, indexes, tally, spool)
         report = tally.report()
         write_result(spool.pieces(report), output)
