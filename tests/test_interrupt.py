@@ -24,7 +24,7 @@ def test_ctrl_c_during_a_run_is_a_clean_exit_130(jobs: str, tmp_path: Path) -> N
     # and the parent waits for them forever (the timeout below then fails the test).
     code = "\n".join(
         [
-            "import os, sys, sealverify.cli.verify_runner as r",
+            "import os, sys, sealverify.run.engine as r",
             "real, parent, said = r._run_task, os.getpid(), []",
             "def task(t, s):",
             f"    if not said and ({jobs!r} == '1' or os.getpid() != parent):",

@@ -32,6 +32,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kernel", "ruling", "forensics", "attest"),
     # The testkit mints evidence of every surface below it, partition attestations included.
     ("receipts", "testkit"),
+    # A run of verify over inputs (discovery, local and object-storage reads, the session
+    # pass, workers, Dask): the I/O ring around the pure core, re-exported by the package face.
+    ("run",),
     # verify --follow's library (tailing, checkpoints, the loop) is beside the public API.
     ("", "follow"),
     ("cli", "bench"),
@@ -55,16 +58,6 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
     ("sealverify.cli.verify_cmd", "sealverify.receipts.pin_use"),  # run notes for pins
-    ("sealverify.cli.verify_runner", "sealverify.receipts.pin_use"),  # what the notes count
-    ("sealverify.cli.verify_runner", "sealverify.history.facts"),  # facts for --state
-    ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
-    ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
-    ("sealverify.cli.verify_runner", "sealverify.receipts.sessions"),  # session threading
-    ("sealverify.cli.verify_runner", "sealverify.receipts.spanning"),  # sessions across inputs
-    ("sealverify.cli.verify_runner", "sealverify.receipts.session_index"),  # the run's sessions
-    ("sealverify.cli.handoff", "sealverify.receipts.sessions"),  # the grouping's glances
-    ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
-    ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
@@ -188,7 +181,7 @@ def test_the_checks_themselves_see_what_they_must() -> None:
     # An upward edge and a cycle in a made-up graph are caught, so the two tests above can fail.
     assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": ["b"], "b": []}) is None
-    assert "sealverify.receipts.verify" in GRAPH["sealverify.cli.verify_runner"]
+    assert "sealverify.receipts.verify" in GRAPH["sealverify.run.engine"]
     assert "sealverify.receipts.spine" in GRAPH["sealverify.receipts.verify"]  # import_module
     assert LEVEL[package_of("sealverify.wire.strictjson")] < LEVEL[package_of("sealverify")]
 
@@ -199,7 +192,7 @@ def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
         for module, targets in GRAPH.items()
         if package_of(module) == "cli"
         for target in targets
-        if package_of(target) not in ("", "cli", "reports")
+        if package_of(target) not in ("", "cli", "reports", "run")
     }
     assert reaches == CLI_BELOW_THE_API
 

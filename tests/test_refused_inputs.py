@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from sealverify import InputError, SourceError
 from sealverify.cli import main as cli_main
-from sealverify.cli import verify_runner
+from sealverify.run import engine
 from tests.conftest import ROOT
 
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
@@ -70,8 +70,8 @@ def test_a_refused_input_is_one_line_and_exit_2(
 
 
 def test_a_worker_hands_back_the_error_as_a_value(tmp_path: Path) -> None:
-    settings = verify_runner.Settings(verify_runner.VerifyOptions(), False, "json", max_input=16)
-    unreadable = verify_runner._verify_file(tmp_path / "gone.json", False, settings)[0]
+    settings = engine.Settings(engine.VerifyOptions(), False, "json", max_input=16)
+    unreadable = engine._verify_file(tmp_path / "gone.json", False, settings)[0]
     assert isinstance(unreadable, SourceError) and isinstance(unreadable, OSError)
-    refused = verify_runner._verify_file(RECEIPT, False, settings)[0]
+    refused = engine._verify_file(RECEIPT, False, settings)[0]
     assert isinstance(refused, InputError) and "--max-input-bytes" in str(refused)

@@ -1,7 +1,7 @@
 """``verify`` without ``--jobs``: one process per core for a run of several tasks, the same report.
 
 The default used to be one process; ``auto`` picks one per core when the run makes more than
-one task (a task is up to ``verify_runner._CHUNK`` receipts) and stays in this process for a
+one task (a task is up to ``engine._CHUNK`` receipts) and stays in this process for a
 run of one task, where starting workers would cost more than it saves.
 """
 
@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from sealverify.cli import verify_cmd, verify_runner
+from sealverify.cli import verify_cmd
 from sealverify.cli.main import cli
+from sealverify.run import engine
 from sealverify.testkit.mint import HostContext
 from tests.test_verify_perf import _mixed_log
 
@@ -46,13 +47,13 @@ def test_the_default_uses_workers_and_gives_the_one_process_report(
     args += ["--kernel-sha256", HostContext().wasm_sha256, "--format", fmt]
     one = _run(*args, "--jobs", "1")
     chosen: list[int] = []
-    real = verify_runner.results
+    real = engine.results
 
     def spy(tasks, settings, jobs):  # type: ignore[no-untyped-def]
         chosen.append(jobs)
         return real(tasks, settings, jobs)
 
-    monkeypatch.setattr(verify_runner, "results", spy)
+    monkeypatch.setattr(engine, "results", spy)
     monkeypatch.setattr(verify_cmd.os, "cpu_count", lambda: 3)
     default = _run(*args)
     assert chosen == [3]  # more than one task (150 log lines and the demo files): workers
@@ -62,13 +63,13 @@ def test_the_default_uses_workers_and_gives_the_one_process_report(
 
 def test_a_small_run_stays_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     chosen: list[int] = []
-    real = verify_runner.results
+    real = engine.results
 
     def spy(tasks, settings, jobs):  # type: ignore[no-untyped-def]
         chosen.append(jobs)
         return real(tasks, settings, jobs)
 
-    monkeypatch.setattr(verify_runner, "results", spy)
+    monkeypatch.setattr(engine, "results", spy)
     monkeypatch.setattr(verify_cmd.os, "cpu_count", lambda: 8)
     receipts = [str(DEMO / "receipts" / f"verified-{n}.receipt.json") for n in ("allow", "block")]
     result = _run(*receipts, "--trust", str(DEMO / "trust.json"))

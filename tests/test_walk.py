@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from sealverify.cli.main import cli
 from sealverify.cli.skill_cmd import read_tree
-from sealverify.cli.walk import MAX_DEPTH, glob_matches, walk_tree
+from sealverify.run.walk import MAX_DEPTH, glob_matches, walk_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-block.receipt.json"

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from sealverify import __version__
-from sealverify.cli import storage
 from sealverify.cli.common import read_file, say
+from sealverify.run import storage
 
 if TYPE_CHECKING:
     from securesystemslib.signer import CryptoSigner
@@ -259,7 +259,7 @@ def verify_inputs(
     The rest: each partition attestation side file beside one, the --approvals file and the
     --raw-line files.
     """
-    from sealverify.cli.verify_runner import expand
+    from sealverify.run.engine import expand
 
     for location, _ in expand(paths):
         yield location

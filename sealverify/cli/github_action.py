@@ -27,11 +27,11 @@ import click
 
 from sealverify import InputError, catalogue
 from sealverify.cli import markdown
-from sealverify.cli.walk import glob_matches
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
+from sealverify.run.walk import glob_matches
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
 __all__ = ["GATES", "Inputs", "main", "run"]

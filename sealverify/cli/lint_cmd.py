@@ -12,8 +12,8 @@ from sealverify import LINTED_SUFFIXES, InputError, LintTally, RuleSet, lint_sub
 from sealverify.cli.common import format_option, output_option, read_file, write_result
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.reports.names import report_name
+from sealverify.run.walk import glob_matches, walk_tree
 
 __all__ = ["COMMANDS", "lint"]
 

@@ -25,7 +25,7 @@ from sealverify import (
     load_trust_file,
     raw_line_index,
 )
-from sealverify.cli import attest_run, cluster, storage
+from sealverify.cli import attest_run
 from sealverify.cli.common import (
     HEX64,
     allow_published_keys_option,
@@ -43,7 +43,14 @@ from sealverify.cli.main import ARGV_KEY
 from sealverify.cli.progress import progress
 from sealverify.cli.progress import shown as progress_shown
 from sealverify.cli.verify_html import report_command, run_settings
-from sealverify.cli.verify_runner import (
+from sealverify.cli.verify_options import cluster_options
+from sealverify.history import facts
+from sealverify.receipts.pin_use import PinUse
+from sealverify.receipts.verify import build_report_from_tally
+from sealverify.reports.caps import Findings
+from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
+from sealverify.run import cluster, storage
+from sealverify.run.engine import (
     LOG_SUFFIXES,
     Settings,
     Task,
@@ -51,11 +58,6 @@ from sealverify.cli.verify_runner import (
     load_approvals,
     tasks,
 )
-from sealverify.history import facts
-from sealverify.receipts.pin_use import PinUse
-from sealverify.receipts.verify import build_report_from_tally
-from sealverify.reports.caps import Findings
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table, terminal
 
 if TYPE_CHECKING:
     from sealverify.history.state import HistoryStore
@@ -73,7 +75,7 @@ def _jobs(value: str) -> int:
 
 
 # What a run in one process (--jobs 1) keeps of what the session grouping read, for the tasks:
-# receipt bytes and their strict readings (cli/handoff.py charges a reading three times its
+# receipt bytes and their strict readings (run/handoff.py charges a reading three times its
 # bytes), so about 1,000 receipts of 8 KB are read once and parsed once; the rest are read
 # and parsed again, and peak memory stays within this much of a run that keeps nothing.
 _KEEP = 32 << 20
@@ -82,7 +84,7 @@ _KEEP = 32 << 20
 def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:
     """``--jobs auto``: one process per core, unless the whole run is one task.
 
-    A task is up to a few dozen receipts (``verify_runner.tasks``); a run that makes only one
+    A task is up to a few dozen receipts (``engine.tasks``); a run that makes only one
     stays in this process, where starting workers would cost more than it saves. The first two
     tasks are looked at and given back in order, so the report is the same either way.
     """
@@ -259,7 +261,7 @@ def _total(paths: tuple[str, ...]) -> int | None:
     'meta-partition ruling (repeatable; also a trust file\'s "waive" list). A waived check is '
     "shown as waived, never as a pass; signature and binding checks cannot be waived.",
 )
-@cluster.cluster_options
+@cluster_options
 @format_option()
 @click.option(
     "--color",

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 
 import click
 
-from sealverify import ReceiptDocument, read_document
-from sealverify.cli import storage
-from sealverify.cli.common import read_file
+from sealverify.receipts.families import ReceiptDocument, read_document
 from sealverify.receipts.sessions import Glance, glance, glance_document
+from sealverify.run import storage
+from sealverify.run.reading import read_file
 
 __all__ = ["DOCUMENT_WEIGHT", "Handoff"]
 

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import click
 
-from sealverify import InputError, SourceError
+from sealverify.errors import InputError, SourceError
 
 __all__ = ["InputRefused", "SourceUnreadable"]
 

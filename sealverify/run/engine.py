@@ -16,23 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sealverify import (
-    Check,
-    ReceiptDocument,
-    SealverifyError,
-    Subject,
-    VerifyOptions,
-    split_tokens,
-    verify_receipt,
-)
-from sealverify.cli import storage
-from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
-from sealverify.cli.handoff import Handoff
-from sealverify.cli.refused import InputRefused, SourceUnreadable
-from sealverify.cli.walk import glob_matches, walk_tree
+from sealverify.errors import SealverifyError
 from sealverify.history import facts as history
+from sealverify.history.approval_tokens import split_tokens
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import pin_use
+from sealverify.receipts.families import ReceiptDocument
 from sealverify.receipts.outcome import FAIL, VERIFIED
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
@@ -45,12 +34,24 @@ from sealverify.receipts.sessions import (
     threaded_log,
 )
 from sealverify.receipts.spanning import threaded_spanning
-from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
+from sealverify.receipts.verify import (
+    VerifyOptions,
+    is_receipt_like,
+    log_line_body,
+    verify_found,
+    verify_log_line,
+    verify_receipt,
+)
 from sealverify.reports import ids
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import info
+from sealverify.reports.model import Check, Subject, info
 from sealverify.reports.names import report_name
+from sealverify.run import storage
+from sealverify.run.handoff import Handoff
+from sealverify.run.reading import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
+from sealverify.run.refused import InputRefused, SourceUnreadable
+from sealverify.run.walk import glob_matches, walk_tree
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _wanted(path: Path) -> bool:
 
 
 def _walk(directory: Path) -> Iterator[Path]:
-    """Receipt files under ``directory`` in sorted path order, fail-closed (cli/walk.py)."""
+    """Receipt files under ``directory`` in sorted path order, fail-closed (run/walk.py)."""
     return walk_tree(directory, _wanted)
 
 
@@ -158,7 +159,7 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
 
     Arguments are checked up front (a bad one is a usage error before any work); directory
     walks are lazy. A file named twice is read once. A URL (``s3://``, ``file://``, ...) is
-    listed and read through fsspec by the same rules (``cli/storage.py``).
+    listed and read through fsspec by the same rules (``run/storage.py``).
     """
     sources: list[tuple[storage.Location, bool]] = []
     for arg in paths:
@@ -171,7 +172,7 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
         elif path.is_file():
             sources.append((path, False))
         elif _GLOB.search(arg):
-            # Expanded by the tree walker (cli/walk.py), in sorted order: a pattern over a
+            # Expanded by the tree walker (run/walk.py), in sorted order: a pattern over a
             # tree with link loops is refused by name instead of following them forever.
             matches = list(glob_matches(arg))
             if not matches:
@@ -219,7 +220,7 @@ class _Files:
     threaded: tuple[tuple[str, Threaded], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
     # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
-    # strict readings it made of them (``cli/handoff.py``), so each is parsed once.
+    # strict readings it made of them (``run/handoff.py``), so each is parsed once.
     read: tuple[tuple[str, bytes], ...] = ()
     readings: tuple[tuple[str, ReceiptDocument], ...] = ()
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import click
 
-from sealverify import SourceError
-from sealverify.cli.walk import MAX_DEPTH, glob_matches
+from sealverify.errors import SourceError
+from sealverify.run.walk import MAX_DEPTH, glob_matches
 
 __all__ = [
     "Location",
@@ -265,7 +265,7 @@ def expand_url(arg: str) -> list[tuple[Remote, bool]]:
     fs, path = _filesystem(arg)
     try:
         if _GLOB.search(path):
-            # A local tree (file://) is globbed by the tree walker (cli/walk.py): fsspec's
+            # A local tree (file://) is globbed by the tree walker (run/walk.py): fsspec's
             # walk follows symbolic links, so a link loop would never end.
             found = glob_matches(path) if _local(fs) else fs.glob(path)
             matches = sorted(str(m) for m in found)
@@ -289,7 +289,7 @@ def walk(prefix: Remote, keep: Callable[[str], bool]) -> Iterator[Remote]:
     Each level is listed and sorted by name, and a sub-prefix is entered in place: the order
     the runner's local walk gives, so a tree copied to a bucket is verified in the same order.
     A listing that fails is a usage error naming the prefix (exit 2), never a smaller run.
-    As the local walk (cli/walk.py), it is iterative and bounded: a prefix more than
+    As the local walk (run/walk.py), it is iterative and bounded: a prefix more than
     ``MAX_DEPTH`` levels down is refused by name, and on a local filesystem (``file://``) a
     directory is entered once, so a symbolic link loop is refused, not followed.
     """

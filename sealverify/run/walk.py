@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from sealverify.cli.refused import InputRefused, SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = [
     "MAX_DEPTH",

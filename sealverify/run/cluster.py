@@ -1,8 +1,8 @@
 """``verify --cluster``: the runner's tasks verified on a Dask distributed cluster, in order.
 
-The same tasks as ``--jobs`` (``verify_runner.tasks``: receipt files in groups, JSONL logs cut
+The same tasks as ``--jobs`` (``engine.tasks``: receipt files in groups, JSONL logs cut
 into byte ranges at line boundaries, sessions threaded first) are grouped into partitions and
-submitted to the cluster; each worker runs ``verify_runner._run_task`` over them, reading the
+submitted to the cluster; each worker runs ``engine._run_task`` over them, reading the
 bytes itself (local paths it can see, or object storage URLs). The client takes results as
 they complete and hands them on in input order, holding at most a bounded number of
 partitions, so its memory stays flat; everything across receipts (the report's tally,
@@ -16,16 +16,15 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from sealverify.cli import storage, verify_runner
-from sealverify.cli.verify_runner import Result, Settings, Task
+from sealverify.run import engine, storage
+from sealverify.run.engine import Result, Settings, Task
 
 __all__ = [
     "ClusterAddress",
-    "cluster_options",
     "parse_address",
     "results_on_cluster",
     "run_partition",
@@ -36,45 +35,7 @@ _LOCAL = re.compile(r"local(?::([1-9][0-9]*))?")
 _REMOTE = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
 HINT = "--cluster needs the dask extra: pip install 'sealverify[dask]'"
 DEFAULT_PARTITION = 512  # receipts per partition: see docs/scale.md for the measurement
-_F = TypeVar("_F", bound=Callable[..., Any])
 Runner = Callable[[Iterator[Task], Settings], Iterator[Result]]
-
-
-def cluster_options(command: _F) -> _F:
-    """``--cluster``, ``--partition-size`` and ``--storage-option`` (docs/scale.md)."""
-    for option in reversed(
-        (
-            click.option(
-                "--cluster",
-                "cluster_text",
-                default=None,
-                metavar="ADDRESS",
-                help="Verify on a Dask cluster: a scheduler address (tcp://host:8786) or "
-                "local[:N] (N worker processes here); the report is identical "
-                "(needs the dask extra: pip install 'sealverify[dask]').",
-            ),
-            click.option(
-                "--partition-size",
-                "partition_size",
-                type=click.IntRange(min=1),
-                default=DEFAULT_PARTITION,
-                show_default=True,
-                metavar="N",
-                help="With --cluster: about N receipts per cluster task.",
-            ),
-            click.option(
-                "--storage-option",
-                "storage_pairs",
-                multiple=True,
-                metavar="KEY=VALUE",
-                help="An fsspec storage option for s3://, gs://, az://, https:// inputs, e.g. "
-                "endpoint_url=http://127.0.0.1:9000 or anon=true (repeatable; VALUE may be "
-                "JSON). The environment's credentials (AWS_*, FSSPEC_S3_*) apply too.",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
 
 
 def runner(
@@ -83,11 +44,11 @@ def runner(
     """How the tasks are run: this process and ``jobs - 1`` workers, or a Dask cluster."""
     storage.configure(storage.parse_storage_options(storage_pairs))
     if cluster_text is None:
-        return lambda tasks, settings: verify_runner.results(tasks, settings, jobs)
+        return lambda tasks, settings: engine.results(tasks, settings, jobs)
     address = parse_address(cluster_text)
     if jobs != 1:
         raise click.UsageError("--cluster and --jobs: name one (the cluster has the workers)")
-    tasks_per_partition = max(1, -(-partition_size // verify_runner._CHUNK))
+    tasks_per_partition = max(1, -(-partition_size // engine._CHUNK))
     return lambda tasks, settings: results_on_cluster(tasks, settings, address, tasks_per_partition)
 
 
@@ -119,7 +80,7 @@ def run_partition(
 ) -> list[Result]:
     """What a worker runs: a partition's tasks, in order (pure over the bytes it reads)."""
     storage.configure(options)
-    return [result for task in partition for result in verify_runner._run_task(task, settings)]
+    return [result for task in partition for result in engine._run_task(task, settings)]
 
 
 def _partitions(tasks: Iterator[Task], size: int) -> Iterator[tuple[Task, ...]]:
