@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from sealverify import SourceError
 from sealverify.cli.main import cli
+from sealverify.cli.verify_options import parse_storage_options
 from sealverify.run import engine, storage
 from tests.fleet_services import S3, s3_server
 from tests.test_verify_perf import DEMO, TRUST, _mixed_log
@@ -114,7 +115,7 @@ def test_refused_credentials_exit_2(
 def test_an_unreadable_object_is_named_like_an_unreadable_file(
     s3_server: S3, bucket: str, tmp_path: Path
 ) -> None:
-    storage.configure(storage.parse_storage_options(tuple(s3_server.options()[1::2])))
+    storage.configure(parse_storage_options(tuple(s3_server.options()[1::2])))
     settings = engine.Settings(engine.VerifyOptions(), False, "json")
     try:
         remote = engine._verify_file(storage.Remote(f"{bucket}/gone.json"), False, settings)
@@ -144,7 +145,7 @@ def test_storage_options_are_checked(pair: str) -> None:
 
 
 def test_storage_option_values_read_as_json() -> None:
-    parsed = storage.parse_storage_options(("anon=true", "n=3", 'c={"a": 1}', "u=http://h:1"))
+    parsed = parse_storage_options(("anon=true", "n=3", 'c={"a": 1}', "u=http://h:1"))
     assert parsed == {"anon": True, "n": 3, "c": {"a": 1}, "u": "http://h:1"}
 
 

@@ -145,7 +145,7 @@ def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
         return found
 
     monkeypatch.setattr(engine, "threaded_file_facts", then_changed)
-    monkeypatch.setattr("sealverify.cli.verify_cmd._KEEP", 0)  # past the hand-over budget
+    monkeypatch.setattr("sealverify.run.sources._KEEP", 0)  # past the hand-over budget
     result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output

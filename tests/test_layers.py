@@ -54,10 +54,10 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
-    ("sealverify.cli.verify_cmd", "sealverify.history.facts"),  # each receipt's facts, typed
+    ("sealverify.cli.verify_report", "sealverify.history.facts"),  # each receipt's facts, typed
+    ("sealverify.cli.verify_report", "sealverify.history.state"),  # --state checks, staged
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
-    ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
-    ("sealverify.cli.verify_cmd", "sealverify.receipts.pin_use"),  # run notes for pins
+    ("sealverify.cli.verify_report", "sealverify.receipts.verify"),  # streamed report tally
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click

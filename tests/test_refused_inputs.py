@@ -63,7 +63,7 @@ def test_a_refused_input_is_one_line_and_exit_2(
     args = ["verify", *_tree(tmp_path)[case]]
     code, err = _main(args, monkeypatch, capsys)
     assert code == 2, err
-    assert len(err.splitlines()) == 1 and err.startswith("Error: "), err
+    assert len(err.splitlines()) == 1 and err.startswith("sealverify: "), err
     assert "Usage:" not in err and "--help" not in err
     result = CliRunner().invoke(cli_main.cli, args)
     assert result.exit_code == 2 and "Usage:" not in result.output, result.output

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from sealverify.cli import verify_cmd
 from sealverify.cli.main import cli
-from sealverify.run import engine
+from sealverify.run import engine, sources
 from sealverify.testkit.mint import HostContext
 from tests.test_verify_perf import _mixed_log
 
@@ -28,14 +27,14 @@ def _run(*args: str) -> Result:
 
 def test_auto_keeps_a_one_task_run_here_and_spreads_a_longer_one() -> None:
     one = iter(["t1"])
-    jobs, rest = verify_cmd.auto_jobs(one, 8)  # type: ignore[arg-type]
+    jobs, rest = sources.auto_jobs(one, 8)  # type: ignore[arg-type]
     assert jobs == 1 and list(rest) == ["t1"]
     many = iter(["t1", "t2", "t3"])
-    jobs, rest = verify_cmd.auto_jobs(many, 8)  # type: ignore[arg-type]
+    jobs, rest = sources.auto_jobs(many, 8)  # type: ignore[arg-type]
     assert jobs == 8 and list(rest) == ["t1", "t2", "t3"]  # nothing lost, order kept
-    jobs, rest = verify_cmd.auto_jobs(iter(["t1", "t2"]), 1)  # type: ignore[arg-type]
+    jobs, rest = sources.auto_jobs(iter(["t1", "t2"]), 1)  # type: ignore[arg-type]
     assert jobs == 1 and list(rest) == ["t1", "t2"]
-    assert verify_cmd.auto_jobs(iter([]), 4)[0] == 1  # type: ignore[arg-type]
+    assert sources.auto_jobs(iter([]), 4)[0] == 1  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("fmt", ["json", "table", "sarif", "junit", "jsonl"])
@@ -54,7 +53,7 @@ def test_the_default_uses_workers_and_gives_the_one_process_report(
         return real(tasks, settings, jobs)
 
     monkeypatch.setattr(engine, "results", spy)
-    monkeypatch.setattr(verify_cmd.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(sources.os, "cpu_count", lambda: 3)
     default = _run(*args)
     assert chosen == [3]  # more than one task (150 log lines and the demo files): workers
     assert default.exit_code == one.exit_code == 1
@@ -70,7 +69,7 @@ def test_a_small_run_stays_in_this_process(monkeypatch: pytest.MonkeyPatch) -> N
         return real(tasks, settings, jobs)
 
     monkeypatch.setattr(engine, "results", spy)
-    monkeypatch.setattr(verify_cmd.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(sources.os, "cpu_count", lambda: 8)
     receipts = [str(DEMO / "receipts" / f"verified-{n}.receipt.json") for n in ("allow", "block")]
     result = _run(*receipts, "--trust", str(DEMO / "trust.json"))
     assert result.exit_code == 3 and chosen == [1]  # two receipts: one task

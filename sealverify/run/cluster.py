@@ -38,11 +38,8 @@ DEFAULT_PARTITION = 512  # receipts per partition: see docs/scale.md for the mea
 Runner = Callable[[Iterator[Task], Settings], Iterator[Result]]
 
 
-def runner(
-    cluster_text: str | None, jobs: int, partition_size: int, storage_pairs: tuple[str, ...]
-) -> Runner:
+def runner(cluster_text: str | None, jobs: int, partition_size: int) -> Runner:
     """How the tasks are run: this process and ``jobs - 1`` workers, or a Dask cluster."""
-    storage.configure(storage.parse_storage_options(storage_pairs))
     if cluster_text is None:
         return lambda tasks, settings: engine.results(tasks, settings, jobs)
     address = parse_address(cluster_text)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from sealverify.errors import SealverifyError
 from sealverify.history import facts as history
-from sealverify.history.approval_tokens import split_tokens
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import pin_use
 from sealverify.receipts.families import ReceiptDocument
@@ -64,7 +63,6 @@ __all__ = [
     "Task",
     "expand",
     "history_facts",
-    "load_approvals",
     "results",
     "tasks",
 ]
@@ -120,16 +118,6 @@ def _absent(name: str) -> bool:
         return exc.errno in _NOT_THERE
     except ValueError:  # an embedded NUL: Path.is_file says False
         return True
-
-
-def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
-    if path is None:
-        return None
-    try:
-        data = read_file(path)
-    except OSError as exc:
-        raise SourceUnreadable(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(split_tokens(data, report_name(path.name)))
 
 
 def history_facts(raw: bytes, name: str, established: bool = True) -> history.ReceiptFacts | None:

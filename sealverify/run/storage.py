@@ -11,7 +11,6 @@ named: the default install reads local files only.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import posixpath
 import re
@@ -32,7 +31,6 @@ __all__ = [
     "expand_url",
     "is_url",
     "locate",
-    "parse_storage_options",
     "read_range",
     "storage_options",
     "walk",
@@ -58,24 +56,6 @@ _OPTIONS: dict[str, Any] = {}  # --storage-option, set once per process by confi
 def is_url(name: str) -> bool:
     """Whether ``name`` is a URL (``scheme://...``) rather than a local path."""
     return _URL.match(name) is not None
-
-
-def parse_storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs to fsspec storage options.
-
-    A VALUE that reads as JSON (``true``, ``3``, ``{"region_name": "eu-west-1"}``) is taken as
-    that value, anything else as the text itself.
-    """
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise click.UsageError(f"--storage-option {pair!r}: expected KEY=VALUE")
-        try:
-            options[key] = json.loads(text)
-        except ValueError:
-            options[key] = text
-    return options
 
 
 def configure(options: Mapping[str, Any]) -> None:
