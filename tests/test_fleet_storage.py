@@ -108,7 +108,7 @@ def test_refused_credentials_exit_2(
     monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # the server checks keys
     result = run(f"{bucket}/receipts", *s3_server.options())
     assert result.exit_code == 2, result.output
-    error = [line for line in result.output.splitlines() if line.startswith("Error")]
+    error = [line for line in result.output.splitlines() if line.startswith("sealverify:")]
     assert len(error) == 1 and bucket in error[0], result.output
 
 

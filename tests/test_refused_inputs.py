@@ -75,3 +75,29 @@ def test_a_worker_hands_back_the_error_as_a_value(tmp_path: Path) -> None:
     assert isinstance(unreadable, SourceError) and isinstance(unreadable, OSError)
     refused = engine._verify_file(RECEIPT, False, settings)[0]
     assert isinstance(refused, InputError) and "--max-input-bytes" in str(refused)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_library_raises_the_error_the_command_line_prints(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # verify_sources raises a SealverifyError of its kind, never a click exception; the one
+    # line the command prints is that error, word for word.
+    import click
+
+    import sealverify
+
+    args = _tree(tmp_path)[case]
+    _, err = _main(["verify", *args], monkeypatch, capsys)
+    sources = [a for a in args if not a.startswith("--") and not a.isdigit() and a != "16K"]
+    jobs = int(args[args.index("--jobs") + 1]) if "--jobs" in args else 1
+    cap = 16 << 10 if "--max-input-bytes" in args else 256 << 20
+    with pytest.raises(sealverify.SealverifyError) as raised:
+        list(
+            sealverify.verify_sources(
+                sources, engine.VerifyOptions(), jobs=jobs, max_input_bytes=cap
+            )
+        )
+    assert not isinstance(raised.value, click.ClickException)
+    assert isinstance(raised.value, SourceError | InputError)
+    assert err == f"sealverify: {raised.value}\n"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
 from sealverify.reports import ids
@@ -45,7 +46,10 @@ def _pin_facts(subject: Subject) -> dict[str, object]:
     return kept
 
 
-def carry(full: Subject | Check, slim: Subject | Check | str) -> Subject | Check | str:
+_Slim = TypeVar("_Slim", bound=Subject | Check | str)
+
+
+def carry(full: Subject | Check, slim: _Slim) -> _Slim:
     """``slim`` (what a worker sends the parent of ``full``) with what :class:`PinUse` reads."""
     if not (isinstance(full, Subject) and isinstance(slim, Subject)) or full is slim:
         return slim

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
-import click
-
+from sealverify.errors import InputError, OptionError, SealverifyError
 from sealverify.run import engine, storage
 from sealverify.run.engine import Result, Settings, Task
+from sealverify.run.refused import SourceUnreadable
 
 __all__ = [
     "ClusterAddress",
@@ -44,7 +44,7 @@ def runner(cluster_text: str | None, jobs: int, partition_size: int) -> Runner:
         return lambda tasks, settings: engine.results(tasks, settings, jobs)
     address = parse_address(cluster_text)
     if jobs != 1:
-        raise click.UsageError("--cluster and --jobs: name one (the cluster has the workers)")
+        raise OptionError("--cluster and --jobs: name one (the cluster has the workers)")
     tasks_per_partition = max(1, -(-partition_size // engine._CHUNK))
     return lambda tasks, settings: results_on_cluster(tasks, settings, address, tasks_per_partition)
 
@@ -67,7 +67,7 @@ def parse_address(text: str) -> ClusterAddress:
         return ClusterAddress(None, int(local.group(1) or os.cpu_count() or 1))
     if _REMOTE.fullmatch(text):
         return ClusterAddress(text, 0)
-    raise click.UsageError(
+    raise OptionError(
         f"--cluster {text!r}: expected a scheduler address (tcp://host:8786) or local[:N]"
     )
 
@@ -96,7 +96,7 @@ def _distributed() -> Any:
     try:
         return importlib.import_module("distributed")
     except ImportError:
-        raise click.UsageError(HINT) from None
+        raise InputError(HINT) from None
 
 
 def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
@@ -120,7 +120,7 @@ def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
         client = Client(address.scheduler)
     except (OSError, TimeoutError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise click.UsageError(
+        raise SourceUnreadable(
             f"--cluster {address.scheduler}: cannot reach the Dask scheduler ({reason})"
         ) from None
     return stack.enter_context(client)
@@ -186,10 +186,7 @@ def results_on_cluster(
                 number = index.pop(future.key)
                 live.pop(future.key, None)
                 if future.status != "finished":
-                    raise click.UsageError(
-                        f"--cluster {address}: partition {number} could not be verified "
-                        f"({type(value).__name__}: {value})"
-                    )
+                    raise _failed(address, number, value)
                 done[number] = value
                 future.release()
                 while emitted in done:
@@ -201,3 +198,17 @@ def results_on_cluster(
             if live:  # left early: nothing of this run stays on the cluster
                 _quiet_teardown()
                 client.cancel(list(live.values()), force=True)
+
+
+def _failed(address: ClusterAddress, number: int, value: object) -> SealverifyError:
+    """Why a partition could not be verified: its own error, handed back, or what befell it.
+
+    A task's refusal (an unreadable input) is a value in the partition's results, never a
+    failed partition; a partition fails only when its worker did (lost, out of memory).
+    """
+    if isinstance(value, SealverifyError):
+        return value
+    return SealverifyError(
+        f"--cluster {address}: partition {number} could not be verified "
+        f"({type(value).__name__}: {value})"
+    )

@@ -145,7 +145,7 @@ def _established(subject: Subject) -> bool:
 def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
     """Files to read, each with whether it was found by a walk (then non-receipts are skipped).
 
-    Arguments are checked up front (a bad one is a usage error before any work); directory
+    Arguments are checked up front (a bad one stops the run before any work); directory
     walks are lazy. A file named twice is read once. A URL (``s3://``, ``file://``, ...) is
     listed and read through fsspec by the same rules (``run/storage.py``).
     """
@@ -450,7 +450,9 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return pin_use.carry(result, slim), fragment, facts
 
 
-def _slim(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
+def _slim(
+    result: Subject | Check, raw: bytes, settings: Settings
+) -> tuple[Subject | Check, bytes | str | tuple[str, ...] | None, history.ReceiptFacts | None]:
     if not isinstance(result, Subject):
         return result, None, None
     # Receipts whose own checks held are checked against history; only established ones
@@ -556,7 +558,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
-        refused = too_large(task.name, settings.max_input).format_message()
+        refused = str(too_large(task.name, settings.max_input))
         return [(InputRefused(f"{refused} (lines {task.first}..)"), None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)

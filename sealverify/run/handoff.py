@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import click
-
+from sealverify.errors import InputError
 from sealverify.receipts.families import ReceiptDocument, read_document
 from sealverify.receipts.sessions import Glance, glance, glance_document
 from sealverify.run import storage
@@ -51,7 +50,7 @@ class Handoff:
                 data = storage.locate(name).read_bytes()  # a stored object is read as is
             else:
                 data = read_file(name, None, self.limit)
-        except (OSError, click.ClickException):  # unreadable, or refused as too large
+        except (OSError, InputError):  # unreadable, or refused as too large
             return None
         if len(data) <= self.room:
             self.kept[name] = data

@@ -49,7 +49,7 @@ def too_large(name: str, limit: int | None = None) -> InputRefused:
 
 
 def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
-    """All of ``stream``, or a usage error once it passes ``limit`` (``--max-input-bytes``)."""
+    """All of ``stream``, or a refusal once it passes ``limit`` (``--max-input-bytes``)."""
     try:
         fd: int | None = stream.fileno()
     except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
