@@ -36,7 +36,7 @@ _KEEP = 32 << 20
 
 
 def verify_sources(
-    sources: Sequence[str],
+    sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     options: VerifyOptions,
     *,
     jobs: Jobs = 1,
@@ -49,9 +49,11 @@ def verify_sources(
 
     A source is a receipt file, a directory (walked for ``*.json``, ``*.jsonl``,
     ``*.ndjson``), a glob, a JSONL log, or a URL read through fsspec (``s3://``, ``file://``;
-    ``storage_options`` are fsspec's). The receipts of one session are threaded across all
-    of them. ``jobs`` processes verify (``"auto"``: one per core, or this one for a run of
-    one task), or a Dask ``cluster`` (``tcp://host:8786`` or ``local[:N]``, the dask extra).
+    ``storage_options`` are fsspec's); one source may be given alone. Each is held to
+    ``max_input_bytes`` (a log, per slice of its lines). The receipts of one session are
+    threaded across all of them. ``jobs`` processes verify (``"auto"``: one per core, or
+    this one for a run of one task), or a Dask ``cluster`` (``tcp://host:8786`` or
+    ``local[:N]``, the dask extra).
 
     Yields each receipt's :class:`Subject` and each run finding (:class:`Check`), then the
     notes on pins that matched nothing: ``build_report(subjects, findings)`` of them is the
@@ -61,9 +63,11 @@ def verify_sources(
     (:class:`~sealverify.InputError`). The sources are checked when this is called; the
     receipts are read as the iterator is consumed.
     """
+    if isinstance(sources, str | os.PathLike):
+        sources = (sources,)
     settings = Settings(options, want_facts=False, fmt="", max_input=max_input_bytes)
     found = run_results(
-        sources,
+        tuple(str(os.fspath(source)) for source in sources),
         settings,
         jobs=jobs,
         cluster=cluster,
