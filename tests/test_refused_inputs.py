@@ -101,3 +101,23 @@ def test_the_library_raises_the_error_the_command_line_prints(
     assert not isinstance(raised.value, click.ClickException)
     assert isinstance(raised.value, SourceError | InputError)
     assert err == f"sealverify: {raised.value}\n"
+
+
+@pytest.mark.parametrize("option", ["--trust", "--approvals", "--raw-line"])
+def test_an_unreadable_file_an_option_names_is_one_line_too(
+    option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "absent.json"
+    code, err = _main(["verify", str(RECEIPT), option, str(missing)], monkeypatch, capsys)
+    assert code == 2
+    assert err.splitlines() == [f"sealverify: {option} {missing}: No such file or directory"]
+
+
+def test_a_malformed_trust_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trust = tmp_path / "trust.json"
+    trust.write_bytes(b'{"sealverify_trust": 1, "keys": {}}')
+    code, err = _main(["verify", str(RECEIPT), "--trust", str(trust)], monkeypatch, capsys)
+    assert code == 2
+    assert err.splitlines() == [f"sealverify: --trust {trust}: trust file/keys: expected an array"]

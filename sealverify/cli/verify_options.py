@@ -13,6 +13,7 @@ import click
 
 from sealverify import (
     DEFAULT_KERNEL_SHA256,
+    InputFileError,
     TrustStore,
     VerifyOptions,
     load_trust_file,
@@ -24,6 +25,7 @@ from sealverify.reports.names import report_name
 from sealverify.run import storage
 from sealverify.run.cluster import DEFAULT_PARTITION
 from sealverify.run.engine import LOG_SUFFIXES, expand
+from sealverify.run.refused import SourceUnreadable
 from sealverify.run.sources import Jobs
 
 if TYPE_CHECKING:
@@ -83,14 +85,11 @@ def trust_of(args: VerifyArgs) -> TrustStore:
         raise click.UsageError(str(exc)) from None
     if args.trust_file is None:
         return store
-    try:
-        data = read_file(args.trust_file)
-    except OSError as exc:
-        raise click.UsageError(f"--trust {args.trust_file}: {exc.strerror or exc}") from None
+    data = _read("--trust", args.trust_file)
     try:
         return store.merge(load_trust_file(data))
-    except ValueError as exc:
-        raise click.UsageError(f"--trust {args.trust_file}: {exc}") from None
+    except ValueError as exc:  # an InputFileError, or a merge the pins refuse: one line
+        raise InputFileError(f"--trust {args.trust_file}: {exc}") from None
 
 
 def options_of(args: VerifyArgs, trust: TrustStore) -> VerifyOptions:
@@ -112,23 +111,23 @@ def options_of(args: VerifyArgs, trust: TrustStore) -> VerifyOptions:
 def _approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     if path is None:
         return None
-    try:
-        data = read_file(path)
-    except OSError as exc:
-        raise click.UsageError(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(split_tokens(data, report_name(path.name)))
+    return tuple(split_tokens(_read("--approvals", path), report_name(path.name)))
 
 
 def _raw_lines(files: tuple[Path, ...]) -> dict[str, bytes]:
     index: dict[str, bytes] = {}
     for path in files:
-        try:
-            data = read_file(path)
-        except OSError as exc:
-            raise click.UsageError(f"--raw-line {path}: {exc.strerror or exc}") from None
-        for sha, line in raw_line_index(data).items():
+        for sha, line in raw_line_index(_read("--raw-line", path)).items():
             index.setdefault(sha, line)
     return index
+
+
+def _read(option: str, path: Path) -> bytes:
+    """A file an option names, held to ``--max-input-bytes``; unreadable: one line, exit 2."""
+    try:
+        return read_file(path)
+    except OSError as exc:
+        raise SourceUnreadable(f"{option} {path}: {exc.strerror or exc}") from None
 
 
 def jobs_of(args: VerifyArgs) -> Jobs:
