@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sealverify.errors import SealverifyError
+from sealverify.errors import SealverifyError, SourceError
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import pin_use
@@ -339,7 +339,7 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _unreadable(path: storage.Location, exc: OSError) -> SourceUnreadable:
+def _unreadable(path: storage.Location, exc: OSError) -> SourceError:
     return SourceUnreadable.of(path, exc)
 
 

@@ -28,10 +28,14 @@ class SourceUnreadable(SourceError):
     def __reduce__(self) -> tuple[type[SourceUnreadable], tuple[str]]:
         return type(self), (self.message,)  # handed back from a worker whole
 
-    @classmethod
-    def of(cls, path: object, exc: OSError) -> SourceUnreadable:
-        """The refusal of ``path``, which raised ``exc`` when read."""
-        return cls(f"cannot read {path}: {exc.strerror or exc}")
+    @staticmethod
+    def of(path: object, exc: OSError) -> SourceError:
+        """The refusal of ``path``, which raised ``exc`` when read: ``cannot read <path>: <why>``.
+
+        The sentence is :class:`~sealverify.SourceError`'s own (its ``filename`` and
+        ``strerror``), so a caller reads which source and why from the error, not its text.
+        """
+        return SourceError(exc.errno, exc.strerror or str(exc), str(path))
 
 
 class InputRefused(InputError):
