@@ -121,3 +121,13 @@ def test_a_malformed_trust_file_is_one_line(
     code, err = _main(["verify", str(RECEIPT), "--trust", str(trust)], monkeypatch, capsys)
     assert code == 2
     assert err.splitlines() == [f"sealverify: --trust {trust}: trust file/keys: expected an array"]
+
+
+def test_a_state_store_that_cannot_be_used_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state.db"
+    state.write_bytes(b"not a database")
+    code, err = _main(["verify", str(RECEIPT), "--state", str(state)], monkeypatch, capsys)
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith(f"sealverify: --state: {state}: "), err

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sealverify import DEFAULT_KERNEL_SHA256, Subject, __version__
+from sealverify import DEFAULT_KERNEL_SHA256, StoreError, Subject, __version__
 from sealverify.cli import attest_run
 from sealverify.cli.common import (
     allow_published_keys_option,
@@ -238,7 +238,7 @@ def _open_store(state_path: str | None) -> HistoryStore | None:
     try:
         return state.open_store(state_path, tool_version=__version__)
     except state.HistoryError as exc:
-        raise click.UsageError(f"--state: {exc}") from None
+        raise StoreError(f"--state: {exc}") from None
 
 
 def _history(step: Callable[[], object], finally_: Callable[[], object] | None = None) -> None:
@@ -248,7 +248,7 @@ def _history(step: Callable[[], object], finally_: Callable[[], object] | None =
     try:
         step()
     except HistoryError as exc:  # e.g. a file that cannot take the write: could not run
-        raise click.UsageError(f"--state: {exc}") from None
+        raise StoreError(f"--state: {exc}") from None
     finally:
         if finally_ is not None:
             finally_()
