@@ -84,7 +84,13 @@ if TYPE_CHECKING:
         iter_stream,
     )
     from sealverify.mcp.frame_report import frame_report
-    from sealverify.mcp.frame_stream import FRAME_LIMIT_ID, MAX_FRAMES, frame_stream_report
+    from sealverify.mcp.frame_stream import (
+        FRAME_LIMIT_ID,
+        MAX_FRAMES,
+        FrameTally,
+        frame_stream_report,
+        frame_subjects,
+    )
     from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
     from sealverify.receipts.families import ReceiptDocument, read_document
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
@@ -178,6 +184,8 @@ _EXPORTS: dict[str, str] = {
     "FRAME_LIMIT_ID": "sealverify.mcp.frame_stream",
     "MAX_FRAMES": "sealverify.mcp.frame_stream",
     "frame_stream_report": "sealverify.mcp.frame_stream",
+    "FrameTally": "sealverify.mcp.frame_stream",
+    "frame_subjects": "sealverify.mcp.frame_stream",
     "Limits": "sealverify.wire.strictjson",
     # compare two frames or receipts
     "DiffInputError": "sealverify.forensics",
@@ -272,6 +280,7 @@ __all__ = [
     "FrameAnalysis",
     "FrameBytes",
     "FrameOptions",
+    "FrameTally",
     "HostApproval",
     "InputError",
     "InputFileError",
@@ -321,6 +330,7 @@ __all__ = [
     "frame_of",
     "frame_report",
     "frame_stream_report",
+    "frame_subjects",
     "input_required_reply",
     "iter_stdio",
     "iter_stream",

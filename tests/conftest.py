@@ -41,8 +41,8 @@ def shared_path(*parts: str) -> Path:
     path = SIBLING.joinpath(*parts)
     if not path.exists():
         pytest.skip(
-            f"{'/'.join(parts)} is not carried in tests/data/upstream (upstream code or prose,"
-            " or data read only beside it); it needs ../shared beside the checkout (README.md)"
+            f"{'/'.join(parts)} is upstream code or prose, not carried in tests/data/upstream;"
+            " it needs a ../shared folder beside the checkout (README.md, Tests)"
         )
     return path
 

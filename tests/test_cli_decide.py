@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sealverify import DEFAULT_KERNEL_SHA256 as CURRENT
-from sealverify import KERNEL_PROFILES, what_if, what_if_report
+from sealverify import KERNEL_PROFILES, MAX_FRAMES, what_if, what_if_report
+from sealverify.cli import decide_cmd
 from sealverify.cli.main import cli
 
 PAYLOAD = json.dumps(
@@ -154,6 +155,7 @@ def test_the_summary_keeps_counts_and_the_first_routes(tmp_path: Path) -> None:
 
 
 def test_max_frames_stops_reading_and_fails(tmp_path: Path) -> None:
+    assert decide_cmd.MAX_FRAMES == MAX_FRAMES  # frame's default
     config, frame = _files(tmp_path, *_lines(3)[::2])  # two forwards
     args = ["decide", "--config", config, frame, "--format", "json", "--max-frames"]
     assert CliRunner().invoke(cli, [*args, "2"]).exit_code == 0
@@ -208,3 +210,16 @@ def test_jsonl_is_a_step_line_per_line_then_a_summary(tmp_path: Path) -> None:
         "exit_code": 1,
         "counts": {"forward": 1, "block": 1},
     }
+
+
+def test_an_endless_line_is_refused_at_the_input_cap(tmp_path: Path) -> None:
+    config, _ = _files(tmp_path)
+    args = ["decide", "--config", config, "--max-input-bytes", "1K"]
+    for data in (b"x" * 5000, b"\n".join([b"{}"] * 2000)):  # one line, or many, past the cap
+        result = CliRunner().invoke(cli, [*args, "-"], input=data)
+        assert result.exit_code == 2 and "more than 1024 bytes" in result.stderr
+    if Path("/dev/zero").exists():  # a device has no size: read at most to the cap
+        result = CliRunner().invoke(cli, [*args, "/dev/zero"])
+        assert result.exit_code == 2 and "/dev/zero: more than 1024 bytes" in result.stderr
+    fits = CliRunner().invoke(cli, [*args, "-"], input=_call("read", {}) + "\n")
+    assert fits.exit_code == 0

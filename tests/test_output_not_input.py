@@ -168,3 +168,19 @@ def test_an_output_beside_the_inputs_is_written(
         capsys,
     )
     assert code == 3, err
+
+
+KEY = ROOT / "fixtures" / "attest" / "key.pem"
+
+
+@pytest.mark.parametrize("name", ["verify", "chain", "approval"])
+def test_an_attestation_over_an_input_is_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evidence, other = _evidence(tmp_path)
+    before = evidence.read_bytes()
+    args = [{"E": str(evidence), "O": str(other)}.get(a, a) for a in COMMANDS[name]]
+    signing = ["--attest-key", str(KEY), "--attestation", str(evidence)]
+    err = _refused([*args, *signing], monkeypatch, capsys)
+    assert err.startswith(f"sealverify: --attestation {evidence}: ")
+    assert evidence.read_bytes() == before

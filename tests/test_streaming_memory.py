@@ -118,3 +118,15 @@ def test_the_windowed_split_gives_every_line(window: int, monkeypatch: pytest.Mo
         if pieces[-1] == b"":
             pieces.pop()
         assert list(chain_log._split_lines(data)) == pieces, data
+
+
+def test_frame_writes_each_frame_as_it_comes(tmp_path: Path) -> None:
+    """frame held every reported frame's subject until the end (about 3 kB a frame)."""
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" * 2_000)
+    for fmt in ("json", "jsonl", "table"):
+        out = tmp_path / f"o.{fmt}"
+        code, peak = _peak(["frame", str(stream), "--format", fmt, "--output", str(out)])
+        assert code == 1  # an empty object is no JSON-RPC request: every frame refused
+        assert peak < 4 * MIB, f"{peak / MIB:.0f} MiB for 2,000 frames ({fmt})"
+        assert out.read_text().count("stream.bin#1999") == 1

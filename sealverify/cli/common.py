@@ -119,8 +119,9 @@ class OutputOverInput(InputError):
     """``--output`` names one of the run's inputs: a report never replaces evidence."""
 
 
-# Options that name a file the command writes, not one it reads (inventory --trust-template).
-_WRITTEN = frozenset({"output", "template"})
+# Options that name a file the command writes, not one it reads (inventory --trust-template,
+# the signed summary of --attestation).
+_WRITTEN = frozenset({"output", "template", "attestation_path"})
 _INPUT_METAVARS = ("FILE", "PATH", "DIR")
 
 
@@ -131,7 +132,7 @@ def _inputs(ctx: click.Context) -> Iterator[tuple[str, str]]:
     metavar names a file or path (``--state PATH|URL``, ``--frame FILE``).
     """
     for param in ctx.command.params:
-        if param.name is None or param.name in _WRITTEN:
+        if param.name is None or (isinstance(param, click.Option) and param.name in _WRITTEN):
             continue
         metavar = param.metavar or ""
         if not (
@@ -180,8 +181,8 @@ def _covers(value: str, output: Path) -> str | None:
     return None
 
 
-def refuse_output_over_input(ctx: click.Context, output: Path) -> None:
-    """Refuse (exit 2, one line) an ``--output`` that names one of the run's inputs.
+def refuse_output_over_input(ctx: click.Context, output: Path, flag: str = "--output") -> None:
+    """Refuse (exit 2, one line) an ``--output`` (or ``flag``) naming one of the run's inputs.
 
     The report would replace the evidence it speaks of (``verify R.json --output R.json``),
     or be read as evidence by the next run over the same directory or pattern. Compared
@@ -191,7 +192,7 @@ def refuse_output_over_input(ctx: click.Context, output: Path) -> None:
         how = _covers(value, output)
         if how is not None:
             raise OutputOverInput(
-                f"--output {output}: {how} {label} {value}; a report never replaces "
+                f"{flag} {output}: {how} {label} {value}; a report never replaces "
                 "evidence: write it elsewhere"
             )
 
@@ -199,15 +200,16 @@ def refuse_output_over_input(ctx: click.Context, output: Path) -> None:
 def output_option(func: F) -> F:
     """``--output FILE``: the report goes there, once the run has completed, not to stdout.
 
-    Before the command runs, an ``--output`` naming one of its inputs is refused
-    (:func:`refuse_output_over_input`).
+    Before the command runs, an ``--output`` (or an ``--attestation``) naming one of its
+    inputs is refused (:func:`refuse_output_over_input`).
     """
 
     @functools.wraps(func)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        output = kwargs.get("output")
-        if isinstance(output, Path):
-            refuse_output_over_input(click.get_current_context(), output)
+        for name, flag in (("output", "--output"), ("attestation_path", "--attestation")):
+            written = kwargs.get(name)
+            if isinstance(written, Path):
+                refuse_output_over_input(click.get_current_context(), written, flag)
         return func(*args, **kwargs)
 
     return click.option(  # type: ignore[return-value]

@@ -20,7 +20,6 @@ import click
 from sealverify import (
     DEFAULT_KERNEL_SHA256,
     KERNEL_PROFILES,
-    MAX_FRAMES,
     HostApproval,
     ModelLimit,
     WhatIfStream,
@@ -41,6 +40,10 @@ from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
 
 __all__ = ["COMMANDS", "decide_command"]
+
+# Lines decided per run by default: frame's --max-frames default (mcp/frame_stream.py
+# MAX_FRAMES, held equal by a test), not imported from there, which would load the frame stack.
+MAX_FRAMES = 10_000
 
 
 def _approval(text: str) -> HostApproval:
@@ -84,9 +87,14 @@ def _lines(source: str) -> Iterator[Iterator[bytes]]:
 
 
 def _read_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+    """Each non-blank line of ``stream``, held to the bytes the cap has left.
+
+    A line is read at most to that many bytes, so an endless line (``/dev/zero``) is refused
+    at the cap, never held whole.
+    """
     left, seen = max_input_bytes(), False
     try:
-        for line in stream:
+        while line := stream.readline(left + 1):
             left -= len(line)
             if left < 0:
                 raise too_large(name)

@@ -69,7 +69,7 @@ def _options() -> tuple[Callable[[_F], _F], ...]:
             "--chain",
             "chain_path",
             default=None,
-            metavar="PATH",
+            metavar="LOG",
             help="With --follow: the host's stderr audit chain log to follow too.",
         ),
         click.option(

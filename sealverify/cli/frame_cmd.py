@@ -14,29 +14,31 @@ from typing import BinaryIO, cast
 import click
 
 from sealverify import (
-    FRAME_LIMIT_ID,
     MAX_FRAMES,
     FrameBytes,
     FrameOptions,
+    FrameTally,
     Limits,
     OptionError,
-    frame_stream_report,
+    frame_subjects,
     read_http_frame,
     read_stdio_frames,
 )
 from sealverify.cli.common import (
-    emit,
     era_option,
     format_option,
     max_input_bytes,
     output_option,
+    say,
     server_option,
     supported_version_option,
     too_large,
     transport_option,
+    write_result,
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
+from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "frame"]
@@ -214,6 +216,35 @@ def frame(
         max_frame_bytes=max_frame_bytes,
     )
     name = "-" if source == "-" else report_name(Path(source).name)
+    # Flat memory: frames are read one at a time and each subject is spooled as rendered; the
+    # library makes and counts them (sealverify.frame_stream_report does both at once).
+    tally = FrameTally(name, max_frames)
+    with SubjectSpool(fmt, "frame") as spool:
+        _spool_frames(source, (transport, max_frame_bytes), options, indexes, tally, spool)
+        report = tally.report()
+        write_result(spool.pieces(report), output)
+    refused = report.summary["refused"]
+    say(
+        f"sealverify frame: {report.summary['frames']} frame(s), {refused} refused, "
+        f"{report.summary['frames'] - refused} admissible"
+        + (f"; more than {max_frames} in the input, the rest not analysed" if tally.more else "")
+    )
+    return report.exit_code
+
+
+def _spool_frames(
+    source: str,
+    framing: tuple[str, int],
+    options: FrameOptions,
+    indexes: tuple[int, ...],
+    tally: FrameTally,
+    spool: SubjectSpool,
+) -> None:
+    """Each reported frame of ``source`` into ``spool``, read one frame at a time.
+
+    ``framing`` is the transport and the byte cap of one frame.
+    """
+    transport, cap = framing
     with (
         _opened(source) as stream,
         progress(
@@ -222,33 +253,19 @@ def frame(
     ):
         capped = cast(BinaryIO, _Capped(stream, "standard input" if source == "-" else source))
         if transport == "http":
-            frames: Iterator[FrameBytes] = iter([read_http_frame(capped, max_frame_bytes, advance)])
+            frames: Iterator[FrameBytes] = iter([read_http_frame(capped, cap, advance)])
         else:
-            frames = read_stdio_frames(capped, max_frame_bytes, advance)
+            frames = read_stdio_frames(capped, cap, advance)
         first = next(frames, None)
         if first is None:
             raise click.UsageError(f"{source}: no bytes to read as a frame")
         try:
-            report = frame_stream_report(
-                name,
-                itertools.chain([first], frames),
-                options,
-                indexes=indexes,
-                max_frames=max_frames,
-            )
+            for subject in frame_subjects(
+                tally, itertools.chain([first], frames), options, indexes=indexes
+            ):
+                spool.add(subject)
         except OptionError as exc:
             raise click.UsageError(str(exc)) from None
-    more = any(c.id == FRAME_LIMIT_ID for c in report.findings)
-    refused = report.summary["refused"]
-    emit(
-        report,
-        fmt,
-        output,
-        f"sealverify frame: {report.summary['frames']} frame(s), {refused} refused, "
-        f"{report.summary['frames'] - refused} admissible"
-        + (f"; more than {max_frames} in the input, the rest not analysed" if more else ""),
-    )
-    return report.exit_code
 
 
 COMMANDS = [frame]

@@ -11,8 +11,9 @@ stay permissive (authoring tools keep ``_comment`` there). The approval TTL is c
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from sealverify.kernel.ljson import (
@@ -111,7 +112,7 @@ class PrincipalsConfig:
     budgets: tuple[BudgetSpec, ...]
     # The first registry entry of each id, as ``verifyEnvelope`` finds it: looked up per call,
     # not searched (a registry searched per call cost its size times the calls).
-    by_id: Mapping[str, PrincipalKey] = field(init=False, repr=False, compare=False)
+    by_id: Mapping[str, PrincipalKey] = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         first: dict[str, PrincipalKey] = {}

@@ -18,7 +18,6 @@ from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
 from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.session import InitResult, KernelSession, StepResult
-from sealverify.mcp.frame_stream import MAX_FRAMES
 from sealverify.seal import publishedkeys
 from sealverify.wire.leanjson import LeanNumber
 
@@ -221,7 +220,7 @@ class WhatIfStream:
     build: BuildProfile
     init_output: str
     signature: str
-    max_frames: int
+    max_frames: int | None  # None: every frame
     _session: KernelSession | None
     _frames: Iterator[bytes]
     _now: int
@@ -279,9 +278,9 @@ def what_if_stream(
     now: int = 1000,
     approvals: tuple[HostApproval, ...] = (),
     config_pubkey: str | None = None,
-    max_frames: int = MAX_FRAMES,
+    max_frames: int | None = None,
 ) -> WhatIfStream:
-    """:func:`what_if` over frames read one at a time, at most ``max_frames`` of them.
+    """:func:`what_if` over frames read one at a time, at most ``max_frames`` (None: all).
 
     The session starts at once; the frames are read, decided and dropped as
     :meth:`WhatIfStream.steps` is read, so memory is bounded by the longest frame, not by

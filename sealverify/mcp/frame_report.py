@@ -12,7 +12,7 @@ from sealverify.reports.model import Check, Report, Subject, fail, info, passed
 from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.seal.request_members import unbound_members
 
-__all__ = ["frame_facts", "frame_report"]
+__all__ = ["frame_facts", "frame_report", "frame_subject"]
 
 ADMISSIBLE = Outcome.ADMISSIBLE
 REFUSE = Outcome.REFUSE
@@ -137,6 +137,18 @@ def _unbound_checks(result: FrameAnalysis) -> list[Check]:
     return checks
 
 
+def frame_subject(source: str, index: int, result: FrameAnalysis) -> Subject:
+    """The subject of frame ``index`` (its 0-based place in the stream), named ``SOURCE#N``."""
+    first = result.refusals[0] if result.refusals else None
+    return Subject(
+        name=f"{source}#{index}",
+        outcome=REFUSE if first else ADMISSIBLE,
+        checks=tuple(_checks(result)),
+        facts=frame_facts(result),
+        label=f"wire error {first.wire_error}" if first else "",
+    )
+
+
 def frame_report(
     source: str,
     results: Iterable[FrameAnalysis],
@@ -152,19 +164,7 @@ def frame_report(
     frames ``frame --index`` chose).
     """
     places = itertools.count() if numbers is None else iter(numbers)
-    subjects = []
-    for result in results:
-        index = next(places)
-        first = result.refusals[0] if result.refusals else None
-        subjects.append(
-            Subject(
-                name=f"{source}#{index}",
-                outcome=REFUSE if first else ADMISSIBLE,
-                checks=tuple(_checks(result)),
-                facts=frame_facts(result),
-                label=f"wire error {first.wire_error}" if first else "",
-            )
-        )
+    subjects = [frame_subject(source, next(places), result) for result in results]
     refused = sum(1 for s in subjects if s.outcome == REFUSE)
     return Report(
         command="frame",

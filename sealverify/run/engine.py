@@ -9,7 +9,6 @@ import os
 import re
 import signal
 import stat
-import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -622,10 +621,9 @@ def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) 
             yield from _run_task(task, settings)
         return
     workers = jobs - 1
-    from multiprocessing import get_context  # only a run with workers pays for the import
+    from sealverify.run.worker_pool import worker_pool  # only a run with workers pays for it
 
-    context = get_context("fork" if sys.platform == "linux" else "spawn")
-    with context.Pool(workers, _init_worker, (settings,)) as pool:
+    with worker_pool(workers, _init_worker, (settings,)) as pool:
         pending: deque[AsyncResult[list[Result]] | list[Result]] = deque()
         queued = 0  # tasks handed to the workers and not yet taken back
 
