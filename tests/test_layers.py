@@ -201,3 +201,20 @@ def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
 def test_modules_stay_small(module: str) -> None:
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= 800, f"{module} has {lines} lines: split it by concern"
+
+
+def test_the_run_layer_never_imports_click() -> None:
+    # The run layer is the library's: what cannot be run is a SealverifyError, never a click
+    # usage error; only cli/ turns options into arguments and errors into exit codes.
+    for module, path in MODULES.items():
+        if package_of(module) != "run":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not any(n == "click" or n.startswith("click.") for n in names), module
