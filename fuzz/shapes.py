@@ -20,12 +20,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import click
-
 from fuzz import seeds
 from fuzz.base import Harness, run_cli, workspace, write
 from sealverify.cli.skill_cmd import read_tree
 from sealverify.cli.spooled import SubjectSpool
+from sealverify.errors import InputError
 from sealverify.history.state import MIGRATIONS, SCHEMA_VERSION, HistoryStore
 from sealverify.reports.formats import FORMATS, render
 from sealverify.reports.model import Check, Report, Subject
@@ -213,7 +212,7 @@ def _directories(data: bytes) -> None:
     elif walk == 2:
         run_cli(["lint", str(root), "--format", "json"])
     else:
-        with suppress(click.UsageError):  # refused by name (a tree too deep): documented
+        with suppress(InputError):  # refused by name (a tree too deep): documented
             read_tree(root)
 
 

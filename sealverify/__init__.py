@@ -1,7 +1,8 @@
 """sealverify: an independent, offline verifier for seal MCP mediator evidence.
 
 The names in ``__all__`` are the public API (docs/api.md): pure functions over bytes and
-frozen values, no file or network I/O. Everything else is importable but not promised.
+frozen values, no file or network I/O, and ``verify_sources``, a run over files, directories,
+logs and object storage. Everything else is importable but not promised.
 Each name is loaded on first use, so ``import sealverify`` stays cheap (start-up is part of
 every run) and never imports the command-line stack (click, tabulate).
 """
@@ -115,6 +116,7 @@ if TYPE_CHECKING:
         parse_rules,
     )
     from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
+    from sealverify.run.sources import verify_sources
     from sealverify.seal.trust import TrustStore, load_trust_file
     from sealverify.wire.framing import (
         FrameBytes,
@@ -158,6 +160,8 @@ _EXPORTS: dict[str, str] = {
     "read_document": "sealverify.receipts.families",
     "ReceiptDocument": "sealverify.receipts.families",
     "TrustStore": "sealverify.seal.trust",
+    # verify a run's sources as `sealverify verify` does: files, directories, globs, logs, URLs
+    "verify_sources": "sealverify.run.sources",
     "load_trust_file": "sealverify.seal.trust",
     # what a set of receipts carries, and a trust template to confirm (docs/inventory.md)
     "Inventory": "sealverify.receipts.inventory",
@@ -353,6 +357,7 @@ __all__ = [
     "verify_jsonl",
     "verify_logs",
     "verify_receipt",
+    "verify_sources",
     "what_if",
     "what_if_report",
     "what_if_stream",

@@ -25,9 +25,12 @@ def test_import_is_cheap_and_free_of_the_cli_stack() -> None:
         "print(loaded)\n"
         "sealverify.verify_receipt\n"  # the first use loads the verify layer, still no click
         "print(sorted(m for m in sys.modules if m.startswith(('click', 'tabulate'))))\n"
+        "sealverify.verify_sources\n"  # the run layer: no click, no fsspec, no workers yet
+        "print(sorted(m for m in sys.modules if m.startswith(('click', 'tabulate', 'fsspec', "
+        "'multiprocessing', 'distributed'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.splitlines() == ["['sealverify._version']", "[]"]
+    assert out.stdout.splitlines() == ["['sealverify._version']", "[]", "[]"]
 
 
 def test_every_public_name_resolves_to_its_layer() -> None:

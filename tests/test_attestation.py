@@ -29,9 +29,7 @@ from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
-from sealverify import SealverifyError
-from sealverify.cli import github_action, verify_cmd
-from sealverify.cli.common import OutputOverInput
+from sealverify.cli import github_action, verify_report
 from sealverify.cli.main import cli
 from sealverify.testkit import attestsample
 from tests.conftest import ROOT
@@ -243,7 +241,7 @@ def test_an_input_changed_during_the_run_is_refused_not_attested(
 ) -> None:
     # The change happens while the run is under way: as its report is being built.
     receipts = _evidence(tmp_path)
-    real = verify_cmd.build_report_from_tally
+    real = verify_report.build_report_from_tally
 
     def changing(*args: object, **kwargs: object) -> object:
         if change == "a byte":
@@ -253,7 +251,7 @@ def test_an_input_changed_during_the_run_is_refused_not_attested(
             shutil.copy(DEMO / "receipts" / "fail-bypass.receipt.json", receipts / "late.json")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(verify_cmd, "build_report_from_tally", changing)
+    monkeypatch.setattr(verify_report, "build_report_from_tally", changing)
     out = tmp_path / "gate.intoto.jsonl"
     done = sealverify(
         "verify", receipts, "--trust", DEMO / "trust.json", "--allow-published-keys",
@@ -270,12 +268,13 @@ def test_a_report_inside_the_walked_directory_is_refused_and_nothing_signed(
     report = receipts / "report.json"
     report.write_text("{}")  # a report of an earlier run, which this one would replace
     out = tmp_path / "gate.intoto.jsonl"
-    with pytest.raises(OutputOverInput, match="inside the input directory"):
-        sealverify(
-            "verify", receipts, "--trust", DEMO / "trust.json",
-            "--allow-published-keys", "--format", "json", "--output", report,
-            "--attest-key", ATTEST / "key.pem", "--attestation", out,
-        )  # fmt: skip
+    refused = sealverify(
+        "verify", receipts, "--trust", DEMO / "trust.json",
+        "--allow-published-keys", "--format", "json", "--output", report,
+        "--attest-key", ATTEST / "key.pem", "--attestation", out,
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "Usage:" not in refused.output
+    assert "inside the input directory" in refused.output
     assert report.read_text() == "{}"
     assert not out.exists()
 
@@ -555,10 +554,12 @@ def test_what_cannot_run_is_a_usage_error(tmp_path: Path) -> None:
     assert sealverify("verify", receipt, "--attest-key", ATTEST / "key.pem").exit_code == 2
     missing = ("--attest-key", "env:SEALVERIFY_NO_SUCH_VARIABLE", "--attestation", out)
     assert sealverify("verify", receipt, *missing).exit_code == 2
-    with pytest.raises(SealverifyError, match="private key"):
-        sealverify("verify", receipt, "--attest-key", ATTEST / "key.pub.pem", "--attestation", out)
-    with pytest.raises(SealverifyError, match="PEM public key or 64 hex digits"):
-        _check(SPEC / "dsse-hello-world.json", pubkey="not-a-key")
+    public = sealverify(
+        "verify", receipt, "--attest-key", ATTEST / "key.pub.pem", "--attestation", out
+    )
+    assert public.exit_code == 2 and "private key" in public.output
+    not_a_key = _check(SPEC / "dsse-hello-world.json", pubkey="not-a-key")
+    assert not_a_key.exit_code == 2 and "PEM public key or 64 hex digits" in not_a_key.output
     assert _check(tmp_path / "absent.jsonl").exit_code == 2
     assert not out.exists()
 

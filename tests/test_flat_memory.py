@@ -243,16 +243,14 @@ def test_chain_whose_every_record_breaks_lists_the_first_breaks_and_counts(tmp_p
 def test_the_cap_travels_with_the_task_settings() -> None:
     # A worker on a cluster never parsed the command line: the cap comes with its settings.
     from sealverify import SealverifyError
-    from sealverify.cli import verify_runner
+    from sealverify.run import engine
 
     receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
-    task = next(verify_runner.tasks([(receipt, False)]))
-    options = verify_runner.VerifyOptions()
-    small = verify_runner.Settings(options, False, "json", max_input=100)
-    ((refused, _, _),) = verify_runner._run_task(task, small)
+    task = next(engine.tasks([(receipt, False)]))
+    options = engine.VerifyOptions()
+    small = engine.Settings(options, False, "json", max_input=100)
+    ((refused, _, _),) = engine._run_task(task, small)
     # Handed back as the error the run raises (one line, exit 2), not as a string.
     assert isinstance(refused, SealverifyError) and "more than 100 bytes" in str(refused)
-    ((verified, _, _),) = verify_runner._run_task(
-        task, verify_runner.Settings(options, False, "json")
-    )
+    ((verified, _, _),) = engine._run_task(task, engine.Settings(options, False, "json"))
     assert not isinstance(verified, SealverifyError)

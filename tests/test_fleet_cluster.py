@@ -159,7 +159,7 @@ def test_an_unreachable_scheduler_exits_2_and_writes_nothing(tmp_path: Path) -> 
         timeout=120,
     )
     assert proc.returncode == 2
-    lines = [line for line in proc.stderr.decode().splitlines() if line.startswith("Error")]
+    lines = [line for line in proc.stderr.decode().splitlines() if line.startswith("sealverify:")]
     assert lines == [lines[0]] and "cannot reach the Dask scheduler" in lines[0], proc.stderr
     assert address in lines[0]
     assert not out.exists() and not state.exists()

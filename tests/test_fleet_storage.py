@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sealverify import SourceError
-from sealverify.cli import storage, verify_runner
 from sealverify.cli.main import cli
+from sealverify.cli.verify_options import parse_storage_options
+from sealverify.run import engine, storage
 from tests.fleet_services import S3, s3_server
 from tests.test_verify_perf import DEMO, TRUST, _mixed_log
 
@@ -54,7 +55,7 @@ def test_a_bucket_is_verified_as_the_local_tree(s3_server: S3, tree: Path, bucke
     here, there = (tree / "receipts").as_posix(), f"{bucket}/receipts"
     assert remote.stdout == local.stdout.replace(here, there)
     names = [s["name"] for s in json.loads(remote.stdout)["subjects"]]
-    assert sum(n.startswith(f"{there}/mixed.jsonl:") for n in names) > 2 * verify_runner._CHUNK
+    assert sum(n.startswith(f"{there}/mixed.jsonl:") for n in names) > 2 * engine._CHUNK
 
 
 def test_a_bucket_on_a_local_cluster_is_the_one_process_report(s3_server: S3, bucket: str) -> None:
@@ -107,20 +108,20 @@ def test_refused_credentials_exit_2(
     monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # the server checks keys
     result = run(f"{bucket}/receipts", *s3_server.options())
     assert result.exit_code == 2, result.output
-    error = [line for line in result.output.splitlines() if line.startswith("Error")]
+    error = [line for line in result.output.splitlines() if line.startswith("sealverify:")]
     assert len(error) == 1 and bucket in error[0], result.output
 
 
 def test_an_unreadable_object_is_named_like_an_unreadable_file(
     s3_server: S3, bucket: str, tmp_path: Path
 ) -> None:
-    storage.configure(storage.parse_storage_options(tuple(s3_server.options()[1::2])))
-    settings = verify_runner.Settings(verify_runner.VerifyOptions(), False, "json")
+    storage.configure(parse_storage_options(tuple(s3_server.options()[1::2])))
+    settings = engine.Settings(engine.VerifyOptions(), False, "json")
     try:
-        remote = verify_runner._verify_file(storage.Remote(f"{bucket}/gone.json"), False, settings)
+        remote = engine._verify_file(storage.Remote(f"{bucket}/gone.json"), False, settings)
     finally:
         storage.configure({})
-    local = verify_runner._verify_file(tmp_path / "gone.json", False, settings)
+    local = engine._verify_file(tmp_path / "gone.json", False, settings)
     # Handed back as the error value the run raises (one line, exit 2), not as a string.
     assert isinstance(local[0], SourceError) and isinstance(remote[0], SourceError)
     assert str(local[0]) == f"cannot read {tmp_path / 'gone.json'}: No such file or directory"
@@ -144,7 +145,7 @@ def test_storage_options_are_checked(pair: str) -> None:
 
 
 def test_storage_option_values_read_as_json() -> None:
-    parsed = storage.parse_storage_options(("anon=true", "n=3", 'c={"a": 1}', "u=http://h:1"))
+    parsed = parse_storage_options(("anon=true", "n=3", 'c={"a": 1}', "u=http://h:1"))
     assert parsed == {"anon": True, "n": 3, "c": {"a": 1}, "u": "http://h:1"}
 
 
@@ -282,7 +283,7 @@ def test_a_store_that_cannot_answer_is_never_no_such_object(
             look()
         assert isinstance(raised.value, OSError) and isinstance(raised.value, SealverifyError)
         assert str(raised.value).startswith("cannot read s3://b/x.receipt.json.partition.json: ")
-    attestation, problem = verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json"))
+    attestation, problem = engine._side_attestation(storage.Remote("s3://b/x.receipt.json"))
     assert attestation is None
     assert isinstance(problem, SourceError)
     assert str(problem).startswith(
@@ -294,4 +295,4 @@ def test_an_absent_object_is_just_absent(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(storage, "_filesystem", lambda url: (_Store(FileNotFoundError(url)), url))
     remote = storage.Remote("s3://b/x.receipt.json.partition.json")
     assert remote.is_file() is False and remote.is_dir() is False
-    assert verify_runner._side_attestation(storage.Remote("s3://b/x.receipt.json")) == (None, None)
+    assert engine._side_attestation(storage.Remote("s3://b/x.receipt.json")) == (None, None)

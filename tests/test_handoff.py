@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli import verify_runner
-from sealverify.cli.handoff import DOCUMENT_WEIGHT, Handoff
 from sealverify.cli.main import cli
 from sealverify.receipts.families import read_document
 from sealverify.receipts.sessions import glance
 from sealverify.receipts.verify import verify_log_line, verify_receipt
+from sealverify.run import engine
+from sealverify.run.handoff import DOCUMENT_WEIGHT, Handoff
 from sealverify.testkit import mint
 from tests.test_verify_sessions import OPTIONS, PIN_ARGS, _call, _line
 
@@ -106,16 +106,14 @@ def test_tasks_hand_each_reading_to_the_task_of_its_file(tmp_path: Path) -> None
     (tmp_path / "b.json").write_bytes(SECOND)
     log = tmp_path / "log.jsonl"
     log.write_bytes(b"\n".join([FIRST, SECOND]) + b"\n")
-    found = list(
-        verify_runner.expand([str(tmp_path / "a.json"), str(log), str(tmp_path / "b.json")])
-    )
-    cut = list(verify_runner.tasks(iter(found), OPTIONS, keep=1 << 20))
+    found = list(engine.expand([str(tmp_path / "a.json"), str(log), str(tmp_path / "b.json")]))
+    cut = list(engine.tasks(iter(found), OPTIONS, keep=1 << 20))
     assert [type(task).__name__ for task in cut] == ["_Files", "_LogSlice", "_Files"]
     for task, name, data in ((cut[0], "a.json", FIRST), (cut[2], "b.json", SECOND)):
-        assert isinstance(task, verify_runner._Files)
+        assert isinstance(task, engine._Files)
         assert [(Path(n).name, r.raw) for n, r in task.readings] == [(name, data)]
-    none = list(verify_runner.tasks(iter(found), OPTIONS, keep=0))
-    assert all(not task.readings for task in none if isinstance(task, verify_runner._Files))
+    none = list(engine.tasks(iter(found), OPTIONS, keep=0))
+    assert all(not task.readings for task in none if isinstance(task, engine._Files))
 
 
 # --- a session's re-derivation holds only for the bytes it was made of ------------------------
@@ -139,15 +137,15 @@ def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
     directory.mkdir()
     (directory / "a.json").write_bytes(FIRST)
     (directory / "b.json").write_bytes(FIRST)
-    real = verify_runner.threaded_file_facts
+    real = engine.threaded_file_facts
 
     def then_changed(*args: object, **kwargs: object) -> object:
         found = real(*args, **kwargs)  # type: ignore[arg-type]
         (directory / "b.json").write_bytes(SECOND)
         return found
 
-    monkeypatch.setattr(verify_runner, "threaded_file_facts", then_changed)
-    monkeypatch.setattr("sealverify.cli.verify_cmd._KEEP", 0)  # past the hand-over budget
+    monkeypatch.setattr(engine, "threaded_file_facts", then_changed)
+    monkeypatch.setattr("sealverify.run.sources._KEEP", 0)  # past the hand-over budget
     result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output
@@ -159,14 +157,14 @@ def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
 ) -> None:
     log = tmp_path / "run.jsonl"
     log.write_bytes(FIRST + b"\n" + FIRST + b"\n")
-    real = verify_runner._threaded
+    real = engine._threaded
 
     def then_changed(*args: object) -> object:
         found = real(*args)  # type: ignore[arg-type]
         log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
         return found
 
-    monkeypatch.setattr(verify_runner, "_threaded", then_changed)
+    monkeypatch.setattr(engine, "_threaded", then_changed)
     result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", jobs])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output

@@ -21,7 +21,7 @@ log, warm, out = sys.argv[1:4]
 def run(path):
     try:
         # One process: with workers a run holds up to 4 tasks per process in flight (a
-        # constant window, cli/verify_runner.py), which at this size is every receipt.
+        # constant window, run/engine.py), which at this size is every receipt.
         cli.main(
             ["verify", path, "--format", "html", "--output", out, "--jobs", "1"],
             standalone_mode=False,

@@ -34,7 +34,7 @@ def _page(subjects: list[Subject], worker: bool = False) -> Page:
         summary[s.outcome] = summary.get(s.outcome, 0) + 1
     with VerifyPage() as page:
         for subject in subjects:
-            # A worker sends the parent only bare(subject) and the fragments (cli/verify_runner).
+            # A worker sends the parent only bare(subject) and the fragments (run/engine.py).
             page.add(bare(subject) if worker else subject, receipt_fragments(subject))
         return Page("".join(page.pieces(Report("verify", (), summary, 1), command="x")))
 

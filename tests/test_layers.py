@@ -32,6 +32,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kernel", "ruling", "forensics", "attest"),
     # The testkit mints evidence of every surface below it, partition attestations included.
     ("receipts", "testkit"),
+    # A run of verify over inputs (discovery, local and object-storage reads, the session
+    # pass, workers, Dask): the I/O ring around the pure core, re-exported by the package face.
+    ("run",),
     # verify --follow's library (tailing, checkpoints, the loop) is beside the public API.
     ("", "follow"),
     ("cli", "bench"),
@@ -51,20 +54,10 @@ CLI_BELOW_THE_API = {
     ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
     ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
     ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
-    ("sealverify.cli.verify_cmd", "sealverify.history.facts"),  # each receipt's facts, typed
+    ("sealverify.cli.verify_report", "sealverify.history.facts"),  # each receipt's facts, typed
+    ("sealverify.cli.verify_report", "sealverify.history.state"),  # --state checks, staged
     ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
-    ("sealverify.cli.verify_cmd", "sealverify.receipts.verify"),  # streamed report tally
-    ("sealverify.cli.verify_cmd", "sealverify.receipts.pin_use"),  # run notes for pins
-    ("sealverify.cli.verify_runner", "sealverify.receipts.pin_use"),  # what the notes count
-    ("sealverify.cli.verify_runner", "sealverify.history.facts"),  # facts for --state
-    ("sealverify.cli.verify_runner", "sealverify.receipts.outcome"),  # FAIL for log findings
-    ("sealverify.cli.verify_runner", "sealverify.receipts.verify"),  # walk and log-line steps
-    ("sealverify.cli.verify_runner", "sealverify.receipts.sessions"),  # session threading
-    ("sealverify.cli.verify_runner", "sealverify.receipts.spanning"),  # sessions across inputs
-    ("sealverify.cli.verify_runner", "sealverify.receipts.session_index"),  # the run's sessions
-    ("sealverify.cli.handoff", "sealverify.receipts.sessions"),  # the grouping's glances
-    ("sealverify.cli.verify_runner", "sealverify.kernel.replay"),  # its result type
-    ("sealverify.cli.verify_runner", "sealverify.wire.strictjson"),  # side-file attestations
+    ("sealverify.cli.verify_report", "sealverify.receipts.verify"),  # streamed report tally
     ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
     ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
     ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
@@ -188,7 +181,7 @@ def test_the_checks_themselves_see_what_they_must() -> None:
     # An upward edge and a cycle in a made-up graph are caught, so the two tests above can fail.
     assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": ["b"], "b": []}) is None
-    assert "sealverify.receipts.verify" in GRAPH["sealverify.cli.verify_runner"]
+    assert "sealverify.receipts.verify" in GRAPH["sealverify.run.engine"]
     assert "sealverify.receipts.spine" in GRAPH["sealverify.receipts.verify"]  # import_module
     assert LEVEL[package_of("sealverify.wire.strictjson")] < LEVEL[package_of("sealverify")]
 
@@ -199,7 +192,7 @@ def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
         for module, targets in GRAPH.items()
         if package_of(module) == "cli"
         for target in targets
-        if package_of(target) not in ("", "cli", "reports")
+        if package_of(target) not in ("", "cli", "reports", "run")
     }
     assert reaches == CLI_BELOW_THE_API
 
@@ -208,3 +201,20 @@ def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
 def test_modules_stay_small(module: str) -> None:
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= 800, f"{module} has {lines} lines: split it by concern"
+
+
+def test_the_run_layer_never_imports_click() -> None:
+    # The run layer is the library's: what cannot be run is a SealverifyError, never a click
+    # usage error; only cli/ turns options into arguments and errors into exit codes.
+    for module, path in MODULES.items():
+        if package_of(module) != "run":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not any(n == "click" or n.startswith("click.") for n in names), module

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,9 @@ from sealverify.definitions.skills import ResourceFile
 from sealverify.history.state import open_store
 from sealverify.receipts.pin_use import PinUse
 from sealverify.reports.formats import render
+from tests.fleet_services import S3, s3_server
+
+__all__ = ["s3_server"]  # the fixture, imported for its test
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -81,6 +85,48 @@ def _verify_cases() -> Iterator[Case]:
 
             args: tuple[str, ...] = ("verify", relative, "--trust", trust_path, *flag)
             yield Case(f"verify-{path.name}-allow{allow}", args, library)
+
+
+def _run_report(sources: tuple[str, ...], allow: bool, **how: object) -> tuple[str, int]:
+    """verify_sources over ``sources``, its subjects and findings made into the report."""
+    trust = sealverify.load_trust_file(_bytes("fixtures/demo/trust.json"))
+    options = sealverify.VerifyOptions(trust=trust, allow_published_keys=allow)
+    found = list(sealverify.verify_sources(sources, options, **how))  # type: ignore[arg-type]
+    subjects = [r for r in found if isinstance(r, sealverify.Subject)]
+    findings = [r for r in found if isinstance(r, sealverify.Check)]
+    return _report(sealverify.build_report(subjects, findings, allow))
+
+
+# A run of verify over what a person names: a directory, a log, several inputs of every kind
+# at once (a log, a file, a glob), in one process and in workers: verify_sources.
+RUNS = {
+    "directory": ("fixtures/demo/receipts",),
+    "log": ("fixtures/demo/receipts/receipts.jsonl",),
+    "mixed": (
+        "fixtures/demo/receipts/receipts.jsonl",
+        "fixtures/demo/receipts/verified-allow.receipt.json",
+        "fixtures/demo/receipts/fail-*.json",
+    ),
+}
+
+
+def _run_cases() -> Iterator[Case]:
+    for label, sources in RUNS.items():
+        for allow in (False, True):
+            flag = ("--allow-published-keys",) if allow else ()
+            for jobs in (1, 2):
+
+                def library(
+                    _tmp: Path,
+                    sources: tuple[str, ...] = sources,
+                    allow: bool = allow,
+                    jobs: int = jobs,
+                ) -> tuple[str, int]:
+                    return _run_report(sources, allow, jobs=jobs)
+
+                args = ("verify", *sources, "--trust", "fixtures/demo/trust.json", *flag)
+                args += ("--jobs", str(jobs))
+                yield Case(f"verify-run-{label}-allow{allow}-jobs{jobs}", args, library)
 
 
 # frame, diff, partition -----------------------------------------------------------------
@@ -385,6 +431,7 @@ def _attestation_cases() -> Iterator[Case]:
 
 CASES = [
     *_verify_cases(),
+    *_run_cases(),
     *_frame_cases(),
     *_diff_cases(),
     *_partition_cases(),
@@ -481,6 +528,23 @@ def test_no_command_module_builds_a_report_or_a_subject() -> None:
                     made.append(f"{path.name} {name}")
             elif isinstance(node, ast.ImportFrom) and node.module == "sealverify.reports.model":
                 made += [f"{path.name} imports {a.name}" for a in node.names]
-    # verify's run over many paths (workers, a cluster, the --state store) is still assembled
-    # in cli/ from the library's steps; it relocates the history checks it adds (the one left).
-    assert made == ["verify_cmd.py Check"]
+    # verify's run over many paths (workers, a cluster) is the library's (verify_sources);
+    # cli/verify_report.py spools its results and relocates the --state checks it adds.
+    assert made == []
+
+
+def test_a_bucket_is_the_library_run_too(s3_server: S3, tmp_path: Path) -> None:
+    # The same run over object storage (s3://, a real S3 server when the s3 extra is there).
+    from sealverify.cli.main import cli
+
+    s3_server.client().create_bucket(Bucket="library")
+    shutil.copytree(FIXTURES / "demo" / "receipts", tmp_path / "receipts")
+    s3_server.upload("library", tmp_path, "run")
+    url = "s3://library/run/receipts"
+    flags = s3_server.options()  # --storage-option KEY=VALUE, three times
+    stored = dict(pair.split("=", 1) for pair in flags[1::2])
+    args = ["verify", url, "--trust", "fixtures/demo/trust.json", "--format", "json", *flags]
+    done = CliRunner().invoke(cli, args, catch_exceptions=False)
+    library = _run_report((url,), False, storage_options=stored)
+    assert (done.stdout_bytes, done.exit_code) == (library[0].encode("utf-8"), library[1])
+    assert done.exit_code == 1 and f"{url}/verified-allow.receipt.json" in done.stdout

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.cli import verify_runner
-from sealverify.cli.verify_runner import _log_slices, _LogSlice
+from sealverify.run import engine
+from sealverify.run.engine import _log_slices, _LogSlice
 
 
 def _reference(path: Path) -> list[_LogSlice]:
     """The cut as iterating the file's lines gives it (the form before block scanning)."""
-    name, chunk = path.as_posix(), verify_runner._CHUNK
+    name, chunk = path.as_posix(), engine._CHUNK
     start = offset = count = 0
     first = 1
     out = []
@@ -42,12 +42,12 @@ def test_block_scan_cuts_where_line_iteration_does(
     log = tmp_path_factory.mktemp("log") / "receipts.jsonl"
     log.write_bytes(b"\n".join(b"x" * n for n in lengths) + ending)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(verify_runner, "_BLOCK", block)
+        patch.setattr(engine, "_BLOCK", block)
         assert list(_log_slices(log)) == _reference(log)
 
 
 def test_chunk_boundaries_and_an_unterminated_last_line(tmp_path: Path) -> None:
-    chunk = verify_runner._CHUNK
+    chunk = engine._CHUNK
     log = tmp_path / "receipts.jsonl"
     log.write_bytes(b"{}\n" * (2 * chunk) + b"{}")
     slices = list(_log_slices(log))

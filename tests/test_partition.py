@@ -566,7 +566,7 @@ def test_real_malformed_expected_refusals() -> None:
 def run(args: list[str]) -> tuple[int, str]:
     """Invoke the CLI as main() does: a usage error is exit 2."""
     result = CliRunner().invoke(cli, args, standalone_mode=False)
-    if isinstance(result.exception, click.UsageError):
+    if isinstance(result.exception, click.ClickException):  # a usage error, or could not run
         return 2, result.output
     assert result.exception is None, result.exception
     return int(result.return_value or 0), result.stdout

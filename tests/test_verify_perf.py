@@ -13,7 +13,6 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.cli import verify_runner
 from sealverify.cli.main import cli
 from sealverify.receipts.bindings import signatures as bindings_signatures
 from sealverify.receipts.families import read_document
@@ -21,6 +20,7 @@ from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl
 from sealverify.reports.formats import jsonfmt, render
 from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import Subject
+from sealverify.run import engine
 from sealverify.seal.trust import TrustStore, load_trust_file
 from sealverify.testkit.mint import HostContext, mint_many, parse_record, render_compact
 from sealverify.wire import serdejson, strictjson
@@ -162,7 +162,7 @@ def test_lazy_walk_order_is_sorted_rglob(tmp_path: Path) -> None:
         and p.suffix in (".json", ".jsonl", ".ndjson")
         and not p.name.endswith(".partition.json")
     )
-    assert list(verify_runner._walk(tmp_path)) == expected
+    assert list(engine._walk(tmp_path)) == expected
     assert len(expected) == 9
 
 
@@ -394,18 +394,18 @@ def test_parent_and_workers_share_tasks_and_keep_the_order(
     log = _mixed_log(tmp_path)
     args = [str(DEMO / "receipts"), str(log), "--trust", str(TRUST), "--format", "json"]
     one = run(*args, "--jobs", "1")
-    monkeypatch.setattr(verify_runner, "_CHUNK", 1)
+    monkeypatch.setattr(engine, "_CHUNK", 1)
     ran_here: list[object] = []
-    real = verify_runner._run_task
+    real = engine._run_task
 
-    def spy(task: object, settings: verify_runner.Settings) -> list[verify_runner.Result]:
+    def spy(task: object, settings: engine.Settings) -> list[engine.Result]:
         ran_here.append(task)  # forked workers append to their own copy, never to this one
         return real(task, settings)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(verify_runner, "_run_task", spy)
+    monkeypatch.setattr(engine, "_run_task", spy)
     many = run(*args, "--jobs", jobs)
     assert many.stdout == one.stdout and many.stderr == one.stderr
-    tasks = len(list(verify_runner.tasks(verify_runner.expand([str(DEMO / "receipts"), str(log)]))))
+    tasks = len(list(engine.tasks(engine.expand([str(DEMO / "receipts"), str(log)]))))
     assert 0 < len(ran_here) < tasks  # both the parent and the workers verified
 
 
@@ -469,7 +469,7 @@ def test_side_file_shortcut_says_absent_only_where_pathlib_says_no_file(tmp_path
     names = ["missing", "file", "dir", "dangling", "loop", "to-file", "file/below", "nul\0x"]
     for name in names:
         shown = str(tmp_path / name)
-        if verify_runner._absent(shown):
+        if engine._absent(shown):
             assert Path(shown).is_file() is False, name
         else:
             assert Path(shown).is_file() is True, name

@@ -8,13 +8,13 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
 from sealverify.cli.skill_cmd import read_tree
-from sealverify.cli.walk import MAX_DEPTH, glob_matches, walk_tree
+from sealverify.errors import InputError
+from sealverify.run.walk import MAX_DEPTH, glob_matches, walk_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-block.receipt.json"
@@ -196,7 +196,7 @@ def test_a_glob_matches_as_glob_does(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_skill_tree_walk_is_bounded(tmp_path: Path, deep_tree: Callable[[Path, int], None]) -> None:
     deep = tmp_path / "skill"
     deep_tree(deep, 1000)
-    with pytest.raises(click.UsageError, match="deeper than"):
+    with pytest.raises(InputError, match="deeper than"):
         read_tree(deep)
     loop = tmp_path / "loop"
     (loop / "sub").mkdir(parents=True)

@@ -210,7 +210,7 @@ def test_bad_rule_files_are_refused(text: str) -> None:
 
 def run(args: list[str]) -> tuple[int, str]:
     result = CliRunner().invoke(cli, args, standalone_mode=False)
-    if isinstance(result.exception, click.UsageError):
+    if isinstance(result.exception, click.ClickException):  # a usage error, or could not run
         return 2, result.output
     assert result.exception is None, result.exception
     return int(result.return_value or 0), result.stdout

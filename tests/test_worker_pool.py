@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli import storage
 from sealverify.cli.main import cli
-from sealverify.cli.worker_pool import worker_pool
+from sealverify.run import storage
+from sealverify.run.worker_pool import worker_pool
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"

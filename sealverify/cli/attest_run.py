@@ -21,18 +21,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from sealverify import __version__
-from sealverify.cli import storage
 from sealverify.cli.common import read_file, say
+from sealverify.run import storage
 
 if TYPE_CHECKING:
     from securesystemslib.signer import CryptoSigner
 
+    from sealverify import Report
     from sealverify.attest.statement import Digested, JsonOption
+    from sealverify.cli.verify_options import VerifyArgs
 
 __all__ = [
     "ENV_PREFIX",
     "Attesting",
     "attest_options",
+    "attest_verify",
     "chain_inputs",
     "counts",
     "digest_file",
@@ -259,7 +262,7 @@ def verify_inputs(
     The rest: each partition attestation side file beside one, the --approvals file and the
     --raw-line files.
     """
-    from sealverify.cli.verify_runner import expand
+    from sealverify.run.engine import expand
 
     for location, _ in expand(paths):
         yield location
@@ -287,3 +290,26 @@ def chain_inputs(
             yield from (path / n for n in names if n.startswith("receipt-") and n.endswith(".json"))
         else:
             yield path
+
+
+def attest_verify(attesting: Attesting, args: VerifyArgs, report: Report) -> None:
+    """The signed summary of a ``verify`` run: its inputs, pins, counts and options."""
+    pins = {"config": args.config_pins, "receipt": args.receipt_pins}
+    pins |= {"approval": args.approval_pins, "kernel": args.kernel_pins}
+    attesting.write(
+        "verify",
+        report.exit_code,
+        "SEALVERIFY_VERIFIED_REDERIVED",
+        verify_inputs(args.paths, args.approvals_file, args.raw_line_files),
+        policy_of(args.trust_file, pins),
+        counts(report.summary),
+        {
+            "paths": list(args.paths),
+            "allow_published_keys": args.allow_published_keys,
+            "rederive": not args.no_rederive,
+            "waive": sorted(args.waive),
+            "history": args.state_path is not None,
+            "format": args.fmt,
+        },
+        args.output,
+    )

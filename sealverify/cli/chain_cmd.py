@@ -21,10 +21,10 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
-from sealverify.cli.walk import inside
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.names import report_name
+from sealverify.run.walk import inside
 
 __all__ = ["COMMANDS", "chain"]
 

@@ -9,16 +9,24 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from sealverify import InputError
-from sealverify.cli.refused import InputRefused, SourceUnreadable
 from sealverify.reports.formats import FORMATS, View, jsonl, render
 from sealverify.reports.formats.grid import DEFAULT_COLUMNS, wrap
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
+from sealverify.run.reading import (  # every command reads its inputs by these
+    DEFAULT_MAX_INPUT_BYTES,
+    max_input_bytes,
+    read_capped,
+    read_file,
+    set_max_input_bytes,
+    too_large,
+)
+from sealverify.run.refused import SourceUnreadable
 from sealverify.wire.spelling import HEX64  # the one 64-hex spelling (pins, heads)
 
 __all__ = [
@@ -148,7 +156,7 @@ def _covers(value: str, output: Path) -> str | None:
     """How the input ``value`` names ``output`` (the same file, or a tree holding it), or None.
 
     Standard input (``-``) and URLs other than ``file://`` name no local file; a glob names
-    what it would match (``cli/walk.py``), a directory every file below it.
+    what it would match (``run/walk.py``), a directory every file below it.
     """
     if value == "-":
         return None
@@ -158,7 +166,7 @@ def _covers(value: str, output: Path) -> str | None:
         return None
     path = Path(value)
     if not os.path.lexists(path) and re.search(r"[*?\[]", value):
-        from sealverify.cli.walk import glob_covers  # only a glob pays for the walker
+        from sealverify.run.walk import glob_covers  # only a glob pays for the walker
 
         return "matched by the pattern" if glob_covers(value, output) else None
     try:
@@ -288,19 +296,8 @@ def lowercase_hex(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     return value.lower() if isinstance(value, str) else value
 
 
-# The most bytes one input may hold (a file, standard input, one receipt, a log's slice): an
-# endless input (/dev/zero, a pipe that never closes) is refused by name, exit 2, rather than
-# read until memory runs out. --max-input-bytes on every command changes it.
-DEFAULT_MAX_INPUT_BYTES = 256 << 20  # 256 MiB
-_max_input = [DEFAULT_MAX_INPUT_BYTES]
-_BLOCK = 1 << 20
 _SIZE = re.compile(r"([0-9]+)([KMG]i?B?)?", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-
-
-def max_input_bytes() -> int:
-    """The run's cap on one input's bytes (``--max-input-bytes``)."""
-    return _max_input[0]
 
 
 def _set_max_input(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -308,7 +305,7 @@ def _set_max_input(ctx: click.Context, param: click.Parameter, value: str | None
     if match is None or int(match.group(1)) == 0:
         raise click.BadParameter(f"{value!r}: expected a positive byte count (1048576, 64M, 2G)")
     unit = (match.group(2) or "")[:1].upper()
-    _max_input[0] = int(match.group(1)) * _UNITS[unit]
+    set_max_input_bytes(int(match.group(1)) * _UNITS[unit])
 
 
 def _input_cap_option() -> click.Option:
@@ -332,71 +329,6 @@ def add_input_cap(command: click.Command) -> None:
             add_input_cap(sub)
     elif not any(p.name == "max_input_bytes" for p in command.params):
         command.params.append(_input_cap_option())
-
-
-def too_large(name: str, limit: int | None = None) -> click.UsageError:
-    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it.
-
-    One line, exit 2 (:class:`~sealverify.cli.refused.InputRefused`, a ``click.UsageError``).
-    """
-    limit = max_input_bytes() if limit is None else limit
-    return InputRefused(
-        f"{name}: more than {limit} bytes (--max-input-bytes); refused rather than read on"
-    )
-
-
-def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
-    """All of ``stream``, or a usage error once it passes ``limit`` (``--max-input-bytes``)."""
-    try:
-        fd: int | None = stream.fileno()
-    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
-        fd = None  # not a file descriptor: counted as it is read
-    return _read_capped(stream.read, fd, name, limit)
-
-
-def read_file(path: str | Path, name: str | None = None, limit: int | None = None) -> bytes:
-    """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``.
-
-    Read through the bare descriptor (a receipt is read whole, so a file object's set-up was
-    most of the cost), by the one capped loop :func:`read_capped` uses too.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        return _read_capped(lambda size: os.read(fd, size), fd, name or str(path), limit)
-    finally:
-        os.close(fd)
-
-
-def _read_capped(
-    read: Callable[[int], bytes], fd: int | None, name: str, limit: int | None
-) -> bytes:
-    """Everything ``read`` gives, held to ``limit``; ``fd``, when known, is asked its size.
-
-    A regular file larger than the cap is refused by its size, and its first read asks for
-    just its size (plus one, to see the end); anything else is counted as it is read. The
-    reads go on to the end either way, so a file that grows is held to the cap too.
-    """
-    limit = max_input_bytes() if limit is None else limit
-    want = _BLOCK
-    if fd is not None:
-        try:
-            info = os.fstat(fd)
-        except OSError:
-            pass  # counted as it is read
-        else:
-            if stat.S_ISREG(info.st_mode):
-                if info.st_size > limit:
-                    raise too_large(name, limit)
-                want = info.st_size + 1
-    blocks: list[bytes] = []
-    total = 0
-    while block := read(min(want, _BLOCK, limit + 1 - total)):
-        total += len(block)
-        if total > limit:
-            raise too_large(name, limit)
-        blocks.append(block)
-        want = _BLOCK
-    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
 def read_input(source: str) -> bytes:

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 import click
 
 from sealverify import VerifyOptions, __version__
-from sealverify.cli import storage
 from sealverify.cli.common import max_input_bytes
+from sealverify.run import storage
 
 __all__ = ["FollowArgs", "follow_options", "run_follow"]
 

@@ -23,15 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import click
-
-from sealverify import InputError, catalogue
+from sealverify import InputError, SealverifyError, catalogue
 from sealverify.cli import markdown
-from sealverify.cli.walk import glob_matches
 from sealverify.reports.formats import jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Subject
 from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
+from sealverify.run.walk import glob_matches
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
 __all__ = ["GATES", "Inputs", "main", "run"]
@@ -146,8 +144,8 @@ class Inputs:
             if _GLOB.search(pattern):
                 try:
                     found = next(glob_matches(path), None)
-                except click.UsageError as exc:
-                    raise CouldNotRun(f"paths: {pattern!r}: {exc.format_message()}") from None
+                except SealverifyError as exc:
+                    raise CouldNotRun(f"paths: {pattern!r}: {exc}") from None
                 if found is None:
                     raise CouldNotRun(f"paths: {pattern!r} matches no file")
             elif not os.path.exists(path):

@@ -12,7 +12,7 @@ import click
 from sealverify import Inventory, InventoryBuilder, trust_template
 from sealverify.cli.common import output_option, table_view, write_result
 from sealverify.cli.helptext import examples
-from sealverify.cli.verify_runner import LOG_SUFFIXES, expand
+from sealverify.run.engine import LOG_SUFFIXES, expand
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify.reports.visible import visible
 

@@ -18,8 +18,8 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.cli.walk import glob_matches, walk_tree
 from sealverify.reports.names import report_name
+from sealverify.run.walk import glob_matches, walk_tree
 
 __all__ = ["COMMANDS", "lint"]
 

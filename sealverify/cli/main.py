@@ -6,6 +6,7 @@ import importlib
 import os
 import pkgutil
 import sys
+from typing import IO, Any
 
 import click
 
@@ -15,12 +16,38 @@ from sealverify.cli.common import add_color_option, add_input_cap
 from sealverify.cli.helptext import HELP_SETTINGS, HelpContext, use_help_layout
 from sealverify.reports.visible import visible
 
-__all__ = ["ARGV_KEY", "EXIT_INTERRUPTED", "cli", "command_modules", "debugging", "main"]
+__all__ = [
+    "ARGV_KEY",
+    "EXIT_INTERRUPTED",
+    "CouldNotRun",
+    "cli",
+    "command_modules",
+    "debugging",
+    "main",
+]
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C
 ARGV_KEY = "sealverify.argv"  # ctx.meta: the command's words after the program name
 DEBUG_ENV = "SEALVERIFY_DEBUG"
 _debug_flag = False  # --debug, set by the group before any command runs
+
+
+class CouldNotRun(click.ClickException):
+    """A :class:`~sealverify.SealverifyError` met by a command: one line, exit 2, no usage.
+
+    The run could not be done (an unreadable input, a refused one, a store that cannot be
+    used): the line says why, as ``sealverify: <why>``, evidence in it shown visibly. Made
+    here once, for every command, so click's runner and :func:`main` show it alike.
+    """
+
+    exit_code = 2
+
+    def __init__(self, error: SealverifyError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(visible(f"sealverify: {self.error}"), err=True, file=file)
 
 
 class _LazyGroup(click.Group):
@@ -76,6 +103,10 @@ class _LazyGroup(click.Group):
         # Integer return values of subcommands become the process exit code.
         try:
             result = super().invoke(ctx)
+        except SealverifyError as exc:
+            if isinstance(exc, InternalError):
+                raise  # main() shows it, its traceback with --debug
+            raise CouldNotRun(exc) from exc
         except click.ClickException as exc:
             # An error line may name a file from a directory walk or a value from evidence
             # (a frame's id): shown with its controls escaped (reports/visible.py), here, once.

@@ -16,8 +16,8 @@ from sealverify import (
 )
 from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.helptext import examples
-from sealverify.cli.walk import entries
 from sealverify.reports.names import report_name
+from sealverify.run.walk import entries
 
 __all__ = ["COMMANDS", "read_tree", "skill"]
 
@@ -61,7 +61,7 @@ def read_tree(root: Path) -> SkillTree:
     def walk_error(where: Path, why: str) -> None:
         problems.append((report_name(where), why))
 
-    # The shared walker (cli/walk.py): iterative, depth-limited, each directory entered once.
+    # The shared walker (run/walk.py): iterative, depth-limited, each directory entered once.
     for entry in entries(root, follow_links=False, problem=walk_error):
         path = entry.path
         if entry.is_link and entry.is_dir:

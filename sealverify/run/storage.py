@@ -11,7 +11,6 @@ named: the default install reads local files only.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import posixpath
 import re
@@ -20,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
-
-from sealverify import SourceError
-from sealverify.cli.walk import MAX_DEPTH, glob_matches
+from sealverify.errors import InputError, SealverifyError, SourceError
+from sealverify.run.refused import InputRefused, SourceUnreadable
+from sealverify.run.walk import MAX_DEPTH, glob_matches
 
 __all__ = [
     "Location",
@@ -32,7 +30,6 @@ __all__ = [
     "expand_url",
     "is_url",
     "locate",
-    "parse_storage_options",
     "read_range",
     "storage_options",
     "walk",
@@ -60,24 +57,6 @@ def is_url(name: str) -> bool:
     return _URL.match(name) is not None
 
 
-def parse_storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs to fsspec storage options.
-
-    A VALUE that reads as JSON (``true``, ``3``, ``{"region_name": "eu-west-1"}``) is taken as
-    that value, anything else as the text itself.
-    """
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise click.UsageError(f"--storage-option {pair!r}: expected KEY=VALUE")
-        try:
-            options[key] = json.loads(text)
-        except ValueError:
-            options[key] = text
-    return options
-
-
 def configure(options: Mapping[str, Any]) -> None:
     """Set the storage options every URL of this process is opened with."""
     _OPTIONS.clear()
@@ -88,10 +67,10 @@ def storage_options() -> dict[str, Any]:
     return dict(_OPTIONS)
 
 
-def _missing(url: str, exc: ImportError) -> click.UsageError:
+def _missing(url: str, exc: ImportError) -> InputError:
     scheme = url.split("://", 1)[0]
     package = _PACKAGES.get(scheme, "fsspec")
-    return click.UsageError(
+    return InputError(
         f"{url}: reading {scheme}:// needs an optional package ({exc.name or exc}): "
         f"pip install '{package}'"
     )
@@ -108,13 +87,13 @@ def _filesystem(url: str) -> tuple[Any, str]:
     except ImportError as exc:
         raise _missing(url, exc) from None
     except (ValueError, TypeError) as exc:
-        raise click.UsageError(f"{url}: {exc}") from None
+        raise InputError(f"{url}: {exc}") from None
     return fs, str(path)
 
 
 # Each ``except Exception`` below translates, never swallows: fsspec's backends raise their own
 # classes (botocore, aiohttp, azure-core, google-auth), so any of them becomes a SourceError or
-# a usage error naming the object (exit 2), never a False, an empty listing or a skipped file.
+# an InputError naming the object (exit 2), never a False, an empty listing or a skipped file.
 
 
 def _reason(exc: BaseException) -> str:
@@ -260,27 +239,27 @@ def expand_url(arg: str) -> list[tuple[Remote, bool]]:
     """A URL argument as the runner's sources: an object, a prefix to walk, or a glob's matches.
 
     Same rules as a local argument: a glob's matches are walked (non-receipts skipped), an
-    object named directly is read as a receipt, and nothing found is a usage error.
+    object named directly is read as a receipt, and nothing found stops the run (exit 2).
     """
     fs, path = _filesystem(arg)
     try:
         if _GLOB.search(path):
-            # A local tree (file://) is globbed by the tree walker (cli/walk.py): fsspec's
+            # A local tree (file://) is globbed by the tree walker (run/walk.py): fsspec's
             # walk follows symbolic links, so a link loop would never end.
             found = glob_matches(path) if _local(fs) else fs.glob(path)
             matches = sorted(str(m) for m in found)
             if not matches:
-                raise click.UsageError(f"{arg}: no file matches this pattern")
+                raise InputRefused(f"{arg}: no file matches this pattern")
             return [(Remote(_url(fs, m, arg)), True) for m in matches]
         if fs.isfile(path):
             return [(Remote(arg), False)]
         if fs.isdir(path):
             return [(Remote(arg.rstrip("/")), True)]
-    except click.UsageError:
+    except SealverifyError:
         raise
     except Exception as exc:
-        raise click.UsageError(f"{arg}: {_reason(exc)}") from None
-    raise click.UsageError(f"{arg}: no such file or directory")
+        raise SourceUnreadable(f"{arg}: {_reason(exc)}") from None
+    raise SourceUnreadable(f"{arg}: no such file or directory")
 
 
 def walk(prefix: Remote, keep: Callable[[str], bool]) -> Iterator[Remote]:
@@ -288,8 +267,8 @@ def walk(prefix: Remote, keep: Callable[[str], bool]) -> Iterator[Remote]:
 
     Each level is listed and sorted by name, and a sub-prefix is entered in place: the order
     the runner's local walk gives, so a tree copied to a bucket is verified in the same order.
-    A listing that fails is a usage error naming the prefix (exit 2), never a smaller run.
-    As the local walk (cli/walk.py), it is iterative and bounded: a prefix more than
+    A listing that fails stops the run, naming the prefix (exit 2), never a smaller run.
+    As the local walk (run/walk.py), it is iterative and bounded: a prefix more than
     ``MAX_DEPTH`` levels down is refused by name, and on a local filesystem (``file://``) a
     directory is entered once, so a symbolic link loop is refused, not followed.
     """
@@ -306,14 +285,14 @@ def walk(prefix: Remote, keep: Callable[[str], bool]) -> Iterator[Remote]:
             if keep(child.name):
                 yield child
         elif depth >= MAX_DEPTH:
-            raise click.UsageError(
+            raise InputRefused(
                 f"{child.url}: deeper than {MAX_DEPTH} levels below {prefix.url} (not walked)"
             )
         else:
             if local:
                 key = _inode(child)
                 if key in entered:
-                    raise click.UsageError(
+                    raise InputRefused(
                         f"{child.url}: a directory already walked (a symbolic link loop, or "
                         "a second way into it; not walked twice)"
                     )
@@ -327,7 +306,7 @@ def _listed(fs: Any, prefix: Remote) -> list[tuple[Remote, bool]]:
     try:
         entries = sorted(fs.ls(path, detail=True), key=lambda e: posixpath.basename(e["name"]))
     except Exception as exc:
-        raise click.UsageError(f"cannot read directory {prefix.url}: {_reason(exc)}") from None
+        raise SourceUnreadable(f"cannot read directory {prefix.url}: {_reason(exc)}") from None
     listed = []
     for entry in entries:
         name = str(entry["name"]).rstrip("/")
@@ -348,5 +327,5 @@ def _inode(prefix: Remote) -> tuple[int, int]:
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise click.UsageError(f"cannot read directory {prefix.url}: {exc.strerror}") from None
+        raise SourceUnreadable(f"cannot read directory {prefix.url}: {exc.strerror}") from None
     return info.st_dev, info.st_ino

@@ -1,8 +1,8 @@
 """``verify --cluster``: the runner's tasks verified on a Dask distributed cluster, in order.
 
-The same tasks as ``--jobs`` (``verify_runner.tasks``: receipt files in groups, JSONL logs cut
+The same tasks as ``--jobs`` (``engine.tasks``: receipt files in groups, JSONL logs cut
 into byte ranges at line boundaries, sessions threaded first) are grouped into partitions and
-submitted to the cluster; each worker runs ``verify_runner._run_task`` over them, reading the
+submitted to the cluster; each worker runs ``engine._run_task`` over them, reading the
 bytes itself (local paths it can see, or object storage URLs). The client takes results as
 they complete and hands them on in input order, holding at most a bounded number of
 partitions, so its memory stays flat; everything across receipts (the report's tally,
@@ -16,16 +16,15 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from typing import Any, TypeVar
+from typing import Any
 
-import click
-
-from sealverify.cli import storage, verify_runner
-from sealverify.cli.verify_runner import Result, Settings, Task
+from sealverify.errors import InputError, OptionError, SealverifyError
+from sealverify.run import engine, storage
+from sealverify.run.engine import Result, Settings, Task
+from sealverify.run.refused import SourceUnreadable
 
 __all__ = [
     "ClusterAddress",
-    "cluster_options",
     "parse_address",
     "results_on_cluster",
     "run_partition",
@@ -36,58 +35,17 @@ _LOCAL = re.compile(r"local(?::([1-9][0-9]*))?")
 _REMOTE = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
 HINT = "--cluster needs the dask extra: pip install 'sealverify[dask]'"
 DEFAULT_PARTITION = 512  # receipts per partition: see docs/scale.md for the measurement
-_F = TypeVar("_F", bound=Callable[..., Any])
 Runner = Callable[[Iterator[Task], Settings], Iterator[Result]]
 
 
-def cluster_options(command: _F) -> _F:
-    """``--cluster``, ``--partition-size`` and ``--storage-option`` (docs/scale.md)."""
-    for option in reversed(
-        (
-            click.option(
-                "--cluster",
-                "cluster_text",
-                default=None,
-                metavar="ADDRESS",
-                help="Verify on a Dask cluster: a scheduler address (tcp://host:8786) or "
-                "local[:N] (N worker processes here); the report is identical "
-                "(needs the dask extra: pip install 'sealverify[dask]').",
-            ),
-            click.option(
-                "--partition-size",
-                "partition_size",
-                type=click.IntRange(min=1),
-                default=DEFAULT_PARTITION,
-                show_default=True,
-                metavar="N",
-                help="With --cluster: about N receipts per cluster task.",
-            ),
-            click.option(
-                "--storage-option",
-                "storage_pairs",
-                multiple=True,
-                metavar="KEY=VALUE",
-                help="An fsspec storage option for s3://, gs://, az://, https:// inputs, e.g. "
-                "endpoint_url=http://127.0.0.1:9000 or anon=true (repeatable; VALUE may be "
-                "JSON). The environment's credentials (AWS_*, FSSPEC_S3_*) apply too.",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
-
-
-def runner(
-    cluster_text: str | None, jobs: int, partition_size: int, storage_pairs: tuple[str, ...]
-) -> Runner:
+def runner(cluster_text: str | None, jobs: int, partition_size: int) -> Runner:
     """How the tasks are run: this process and ``jobs - 1`` workers, or a Dask cluster."""
-    storage.configure(storage.parse_storage_options(storage_pairs))
     if cluster_text is None:
-        return lambda tasks, settings: verify_runner.results(tasks, settings, jobs)
+        return lambda tasks, settings: engine.results(tasks, settings, jobs)
     address = parse_address(cluster_text)
     if jobs != 1:
-        raise click.UsageError("--cluster and --jobs: name one (the cluster has the workers)")
-    tasks_per_partition = max(1, -(-partition_size // verify_runner._CHUNK))
+        raise OptionError("--cluster and --jobs: name one (the cluster has the workers)")
+    tasks_per_partition = max(1, -(-partition_size // engine._CHUNK))
     return lambda tasks, settings: results_on_cluster(tasks, settings, address, tasks_per_partition)
 
 
@@ -109,7 +67,7 @@ def parse_address(text: str) -> ClusterAddress:
         return ClusterAddress(None, int(local.group(1) or os.cpu_count() or 1))
     if _REMOTE.fullmatch(text):
         return ClusterAddress(text, 0)
-    raise click.UsageError(
+    raise OptionError(
         f"--cluster {text!r}: expected a scheduler address (tcp://host:8786) or local[:N]"
     )
 
@@ -119,7 +77,7 @@ def run_partition(
 ) -> list[Result]:
     """What a worker runs: a partition's tasks, in order (pure over the bytes it reads)."""
     storage.configure(options)
-    return [result for task in partition for result in verify_runner._run_task(task, settings)]
+    return [result for task in partition for result in engine._run_task(task, settings)]
 
 
 def _partitions(tasks: Iterator[Task], size: int) -> Iterator[tuple[Task, ...]]:
@@ -138,7 +96,7 @@ def _distributed() -> Any:
     try:
         return importlib.import_module("distributed")
     except ImportError:
-        raise click.UsageError(HINT) from None
+        raise InputError(HINT) from None
 
 
 def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
@@ -162,7 +120,7 @@ def _connect(address: ClusterAddress, stack: ExitStack) -> Any:
         client = Client(address.scheduler)
     except (OSError, TimeoutError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise click.UsageError(
+        raise SourceUnreadable(
             f"--cluster {address.scheduler}: cannot reach the Dask scheduler ({reason})"
         ) from None
     return stack.enter_context(client)
@@ -228,10 +186,7 @@ def results_on_cluster(
                 number = index.pop(future.key)
                 live.pop(future.key, None)
                 if future.status != "finished":
-                    raise click.UsageError(
-                        f"--cluster {address}: partition {number} could not be verified "
-                        f"({type(value).__name__}: {value})"
-                    )
+                    raise _failed(address, number, value)
                 done[number] = value
                 future.release()
                 while emitted in done:
@@ -243,3 +198,17 @@ def results_on_cluster(
             if live:  # left early: nothing of this run stays on the cluster
                 _quiet_teardown()
                 client.cancel(list(live.values()), force=True)
+
+
+def _failed(address: ClusterAddress, number: int, value: object) -> SealverifyError:
+    """Why a partition could not be verified: its own error, handed back, or what befell it.
+
+    A task's refusal (an unreadable input) is a value in the partition's results, never a
+    failed partition; a partition fails only when its worker did (lost, out of memory).
+    """
+    if isinstance(value, SealverifyError):
+        return value
+    return SealverifyError(
+        f"--cluster {address}: partition {number} could not be verified "
+        f"({type(value).__name__}: {value})"
+    )

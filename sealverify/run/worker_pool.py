@@ -9,7 +9,7 @@ from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from typing import Any
 
-from sealverify.cli import storage
+from sealverify.run import storage
 
 __all__ = ["worker_pool"]
 

@@ -15,23 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sealverify import (
-    Check,
-    ReceiptDocument,
-    SealverifyError,
-    Subject,
-    VerifyOptions,
-    split_tokens,
-    verify_receipt,
-)
-from sealverify.cli import storage
-from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
-from sealverify.cli.handoff import Handoff
-from sealverify.cli.refused import InputRefused, SourceUnreadable
-from sealverify.cli.walk import glob_matches, walk_tree
+from sealverify.errors import SealverifyError, SourceError
 from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import pin_use
+from sealverify.receipts.families import ReceiptDocument
 from sealverify.receipts.outcome import FAIL, VERIFIED
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
@@ -44,12 +32,24 @@ from sealverify.receipts.sessions import (
     threaded_log,
 )
 from sealverify.receipts.spanning import threaded_spanning
-from sealverify.receipts.verify import is_receipt_like, log_line_body, verify_found, verify_log_line
+from sealverify.receipts.verify import (
+    VerifyOptions,
+    is_receipt_like,
+    log_line_body,
+    verify_found,
+    verify_log_line,
+    verify_receipt,
+)
 from sealverify.reports import ids
 from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import info
+from sealverify.reports.model import Check, Subject, info
 from sealverify.reports.names import report_name
+from sealverify.run import storage
+from sealverify.run.handoff import Handoff
+from sealverify.run.reading import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
+from sealverify.run.refused import InputRefused, SourceUnreadable
+from sealverify.run.walk import glob_matches, walk_tree
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 if TYPE_CHECKING:
@@ -62,7 +62,6 @@ __all__ = [
     "Task",
     "expand",
     "history_facts",
-    "load_approvals",
     "results",
     "tasks",
 ]
@@ -81,7 +80,7 @@ def _wanted(path: Path) -> bool:
 
 
 def _walk(directory: Path) -> Iterator[Path]:
-    """Receipt files under ``directory`` in sorted path order, fail-closed (cli/walk.py)."""
+    """Receipt files under ``directory`` in sorted path order, fail-closed (run/walk.py)."""
     return walk_tree(directory, _wanted)
 
 
@@ -120,16 +119,6 @@ def _absent(name: str) -> bool:
         return True
 
 
-def load_approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
-    if path is None:
-        return None
-    try:
-        data = read_file(path)
-    except OSError as exc:
-        raise SourceUnreadable(f"--approvals {path}: {exc.strerror or exc}") from None
-    return tuple(split_tokens(data, report_name(path.name)))
-
-
 def history_facts(raw: bytes, name: str, established: bool = True) -> history.ReceiptFacts | None:
     try:
         doc = parse_bytes(raw)
@@ -155,9 +144,9 @@ def _established(subject: Subject) -> bool:
 def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
     """Files to read, each with whether it was found by a walk (then non-receipts are skipped).
 
-    Arguments are checked up front (a bad one is a usage error before any work); directory
+    Arguments are checked up front (a bad one stops the run before any work); directory
     walks are lazy. A file named twice is read once. A URL (``s3://``, ``file://``, ...) is
-    listed and read through fsspec by the same rules (``cli/storage.py``).
+    listed and read through fsspec by the same rules (``run/storage.py``).
     """
     sources: list[tuple[storage.Location, bool]] = []
     for arg in paths:
@@ -170,7 +159,7 @@ def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
         elif path.is_file():
             sources.append((path, False))
         elif _GLOB.search(arg):
-            # Expanded by the tree walker (cli/walk.py), in sorted order: a pattern over a
+            # Expanded by the tree walker (run/walk.py), in sorted order: a pattern over a
             # tree with link loops is refused by name instead of following them forever.
             matches = list(glob_matches(arg))
             if not matches:
@@ -218,7 +207,7 @@ class _Files:
     threaded: tuple[tuple[str, Threaded], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
     # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
-    # strict readings it made of them (``cli/handoff.py``), so each is parsed once.
+    # strict readings it made of them (``run/handoff.py``), so each is parsed once.
     read: tuple[tuple[str, bytes], ...] = ()
     readings: tuple[tuple[str, ReceiptDocument], ...] = ()
 
@@ -349,7 +338,7 @@ def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
         yield _LogSlice(name, start, offset, first)
 
 
-def _unreadable(path: storage.Location, exc: OSError) -> SourceUnreadable:
+def _unreadable(path: storage.Location, exc: OSError) -> SourceError:
     return SourceUnreadable.of(path, exc)
 
 
@@ -460,7 +449,9 @@ def _finish(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
     return pin_use.carry(result, slim), fragment, facts
 
 
-def _slim(result: Subject | Check, raw: bytes, settings: Settings) -> Result:
+def _slim(
+    result: Subject | Check, raw: bytes, settings: Settings
+) -> tuple[Subject | Check, bytes | str | tuple[str, ...] | None, history.ReceiptFacts | None]:
     if not isinstance(result, Subject):
         return result, None, None
     # Receipts whose own checks held are checked against history; only established ones
@@ -566,7 +557,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
             for name, walked in task.files
         ]
     if task.end - task.start > settings.max_input:  # lines read whole: held to the cap
-        refused = too_large(task.name, settings.max_input).format_message()
+        refused = str(too_large(task.name, settings.max_input))
         return [(InputRefused(f"{refused} (lines {task.first}..)"), None, None)]
     try:
         data = storage.read_range(task.name, task.start, task.end)
@@ -630,7 +621,7 @@ def results(tasks: Iterator[_Files | _LogSlice], settings: Settings, jobs: int) 
             yield from _run_task(task, settings)
         return
     workers = jobs - 1
-    from sealverify.cli.worker_pool import worker_pool  # only a run with workers pays for it
+    from sealverify.run.worker_pool import worker_pool  # only a run with workers pays for it
 
     with worker_pool(workers, _init_worker, (settings,)) as pool:
         pending: deque[AsyncResult[list[Result]] | list[Result]] = deque()

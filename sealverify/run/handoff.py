@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import click
-
-from sealverify import ReceiptDocument, read_document
-from sealverify.cli import storage
-from sealverify.cli.common import read_file
+from sealverify.errors import InputError
+from sealverify.receipts.families import ReceiptDocument, read_document
 from sealverify.receipts.sessions import Glance, glance, glance_document
+from sealverify.run import storage
+from sealverify.run.reading import read_file
 
 __all__ = ["DOCUMENT_WEIGHT", "Handoff"]
 
@@ -51,7 +50,7 @@ class Handoff:
                 data = storage.locate(name).read_bytes()  # a stored object is read as is
             else:
                 data = read_file(name, None, self.limit)
-        except (OSError, click.ClickException):  # unreadable, or refused as too large
+        except (OSError, InputError):  # unreadable, or refused as too large
             return None
         if len(data) <= self.room:
             self.kept[name] = data

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from sealverify.cli.refused import InputRefused, SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = [
     "MAX_DEPTH",
@@ -50,7 +50,7 @@ class Entry(NamedTuple):
 
 
 def inside(path: Path, root: Path) -> Path:
-    """``path`` resolved, or a usage error when a symbolic link takes it out of ``root``.
+    """``path`` resolved, or a refusal when a symbolic link takes it out of ``root``.
 
     ``root`` is the resolved tree the user named; a link whose target lies elsewhere would
     make the report speak of files the user did not name, so it is refused by name (exit 2).
@@ -103,8 +103,8 @@ def entries(
 
     ``descend`` prunes: a directory it refuses is yielded but not entered. With
     ``follow_links`` a symbolic link is followed when its target is inside the tree (else a
-    usage error naming it); without, a link is yielded as met and never entered. ``problem``,
-    when given, receives an unreadable directory instead of a usage error. Without
+    refusal naming it); without, a link is yielded as met and never entered. ``problem``,
+    when given, receives an unreadable directory instead of a refusal. Without
     ``every_link``, a followed link is checked only when it is entered (a glob then checks
     the links it matches: :func:`followed`), so a link the pattern never reaches is left
     alone. Always exit 2, named: a dangling link, a loop, a second way into a directory, a
@@ -153,7 +153,7 @@ def entries(
 
 
 def followed(path: Path, root: Path) -> Path:
-    """A link's target, when the walk may follow it: else a usage error naming it (exit 2).
+    """A link's target, when the walk may follow it: else a refusal naming it (exit 2).
 
     Dangling, looping, out of the tree ``root``, or to neither a file nor a directory.
     """
@@ -182,7 +182,7 @@ def walk_tree(directory: Path, wanted: Callable[[Path], bool]) -> Iterator[Path]
 
     Each directory's entries are sorted by name and subdirectories are entered in place,
     which is the order ``sorted(directory.rglob("*"))`` gives (paths compare part by part)
-    without holding the whole tree's paths at once. Fails closed, as usage errors naming the
+    without holding the whole tree's paths at once. Fails closed, as refusals naming the
     path (exit 2), never a skip: an unreadable directory, a dangling symbolic link, a link
     loop, a link (to a file or a directory) whose target is outside the tree, a second way
     into a directory, and a tree deeper than :data:`MAX_DEPTH` levels.

@@ -1,0 +1,102 @@
+"""Reading one input whole, held to a byte cap: an endless input is refused, never read on."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from sealverify.run.refused import InputRefused
+
+__all__ = [
+    "DEFAULT_MAX_INPUT_BYTES",
+    "max_input_bytes",
+    "read_capped",
+    "read_file",
+    "set_max_input_bytes",
+    "too_large",
+]
+
+# The most bytes one input may hold (a file, standard input, one receipt, a log's slice): an
+# endless input (/dev/zero, a pipe that never closes) is refused by name, exit 2, rather than
+# read until memory runs out. --max-input-bytes on every command changes it.
+DEFAULT_MAX_INPUT_BYTES = 256 << 20  # 256 MiB
+_max_input = [DEFAULT_MAX_INPUT_BYTES]
+_BLOCK = 1 << 20
+
+
+def max_input_bytes() -> int:
+    """The process's cap on one input's bytes (``--max-input-bytes``), when none is given."""
+    return _max_input[0]
+
+
+def set_max_input_bytes(limit: int) -> None:
+    """Set the cap :func:`max_input_bytes` gives (the command line's ``--max-input-bytes``)."""
+    _max_input[0] = limit
+
+
+def too_large(name: str, limit: int | None = None) -> InputRefused:
+    """The refusal of an input past ``limit`` (default ``--max-input-bytes``), naming it.
+
+    One line, exit 2 (:class:`~sealverify.run.refused.InputRefused`).
+    """
+    limit = max_input_bytes() if limit is None else limit
+    return InputRefused(
+        f"{name}: more than {limit} bytes (--max-input-bytes); refused rather than read on"
+    )
+
+
+def read_capped(stream: BinaryIO, name: str, limit: int | None = None) -> bytes:
+    """All of ``stream``, or a refusal once it passes ``limit`` (``--max-input-bytes``)."""
+    try:
+        fd: int | None = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        fd = None  # not a file descriptor: counted as it is read
+    return _read_capped(stream.read, fd, name, limit)
+
+
+def read_file(path: str | Path, name: str | None = None, limit: int | None = None) -> bytes:
+    """A file's bytes under ``--max-input-bytes``; OSError as from ``Path.read_bytes``.
+
+    Read through the bare descriptor (a receipt is read whole, so a file object's set-up was
+    most of the cost), by the one capped loop :func:`read_capped` uses too.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return _read_capped(lambda size: os.read(fd, size), fd, name or str(path), limit)
+    finally:
+        os.close(fd)
+
+
+def _read_capped(
+    read: Callable[[int], bytes], fd: int | None, name: str, limit: int | None
+) -> bytes:
+    """Everything ``read`` gives, held to ``limit``; ``fd``, when known, is asked its size.
+
+    A regular file larger than the cap is refused by its size, and its first read asks for
+    just its size (plus one, to see the end); anything else is counted as it is read. The
+    reads go on to the end either way, so a file that grows is held to the cap too.
+    """
+    limit = max_input_bytes() if limit is None else limit
+    want = _BLOCK
+    if fd is not None:
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            pass  # counted as it is read
+        else:
+            if stat.S_ISREG(info.st_mode):
+                if info.st_size > limit:
+                    raise too_large(name, limit)
+                want = info.st_size + 1
+    blocks: list[bytes] = []
+    total = 0
+    while block := read(min(want, _BLOCK, limit + 1 - total)):
+        total += len(block)
+        if total > limit:
+            raise too_large(name, limit)
+        blocks.append(block)
+        want = _BLOCK
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
