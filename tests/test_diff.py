@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sealverify.cli.main import cli
-from sealverify.errors import SealverifyError
 from sealverify.forensics import diff_report, json_diff, load_side, meta_key_rows
 from sealverify.mcp.keytable import KEY_TABLE
 from tests.conftest import shared_path

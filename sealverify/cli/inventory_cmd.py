@@ -12,9 +12,9 @@ import click
 from sealverify import Inventory, InventoryBuilder, trust_template
 from sealverify.cli.common import output_option, table_view, write_result
 from sealverify.cli.helptext import examples
-from sealverify.run.engine import LOG_SUFFIXES, expand
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify.reports.visible import visible
+from sealverify.run.engine import LOG_SUFFIXES, expand
 
 __all__ = ["COMMANDS", "inventory"]
 
