@@ -28,7 +28,8 @@ OBJECT_B = ("fixtures", "seal", "seal-assurance-kit", "fixtures", "object-b-v2-h
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["diff", *args])
+    # wide enough that a reason's quoted values stay on one line of the table
+    result = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["diff", *args])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, result.stdout
 

@@ -321,7 +321,8 @@ def test_state_passes_are_counted_not_listed_in_the_table_and_html(tmp_path: Pat
     base += ["--allow-published-keys"]
 
     def run(db: str, *fmt: str) -> tuple[int, str, str]:
-        result = CliRunner().invoke(cli, [*base, "--state", str(tmp_path / db), *fmt])
+        wide = CliRunner(env={"COLUMNS": "300"})  # one line a finding, its note whole
+        result = wide.invoke(cli, [*base, "--state", str(tmp_path / db), *fmt])
         return result.exit_code, result.stdout, result.stderr
 
     # The json lists every finding, passes included (byte-stable): the counts come from it.
@@ -340,7 +341,7 @@ def test_state_passes_are_counted_not_listed_in_the_table_and_html(tmp_path: Pat
     code, table, err = run("table.sqlite")
     assert code == 1
     assert not [line for line in table.splitlines() if line.startswith("PASS ")]
-    assert all(f"FAIL      {i}" in table for i in failing)  # failures still listed
+    assert all(f"FAIL  {i}" in table for i in failing)  # failures still listed
     assert note in table
     assert f", {sum(passes.values())} passing run check(s);" in err
 

@@ -239,8 +239,11 @@ def test_cli_reports_a_forged_decision(tmp_path: Path) -> None:
     path = tmp_path / "forged.json"
     path.write_bytes(_bytes(_forge_allow(FAMILIES["seal_receipt v2"](GUARDED, []))))
     result = _cli(str(path), *_pins())
-    assert result.exit_code == 1
-    assert "replay.decision" in result.stdout and "different" in result.stderr
+    assert result.exit_code == 1 and "different" in result.stderr
+    # the table names the first failing check and counts the rest; the JSON lists each
+    listed = _cli(str(path), *_pins(), "--format", "json")
+    checks = json.loads(listed.stdout)["subjects"][0]["checks"]
+    assert any(c["id"] == "replay.decision" and c["status"] == "fail" for c in checks)
 
 
 def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> None:
