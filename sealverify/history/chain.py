@@ -36,7 +36,7 @@ from sealverify.history.chain_records import (
     genesis,
 )
 from sealverify.reports import ids
-from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
+from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed, unpinned
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes, parse_text
 
@@ -381,7 +381,7 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
         ]
     if rec.entry == 0:
         return [
-            not_evaluated(
+            unpinned(
                 "chain.start",
                 f"the log starts a session linked to prior session "
                 f"{rec.prior_session!r} at head {rec.prev_head}; that earlier "
@@ -391,7 +391,7 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
             )
         ]
     return [
-        not_evaluated(
+        unpinned(
             "chain.start",
             f"the log starts mid-session at entry {rec.entry}; the {rec.entry} "
             "earlier record(s) of that session are not given, so its start is unanchored "
@@ -418,7 +418,7 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
             )
     if not anchor.present:
         checks.append(
-            not_evaluated(
+            unpinned(
                 "chain.tail-unanchored",
                 "no anchor given (--expect-head, --expect-count or --state-file): a log cut short "
                 "after its last record cannot be told from a complete one",
@@ -431,7 +431,7 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
         # Every anchor names an earlier head: the records after it could have been appended
         # by anyone, and a cut among them could not be told either.
         checks.append(
-            not_evaluated(
+            unpinned(
                 "chain.tail-unanchored",
                 "the records after the last anchored head are an unanchored tail: no anchor "
                 "covers the final record (pass its head with --expect-head, or --expect-count)",

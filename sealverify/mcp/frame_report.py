@@ -9,13 +9,16 @@ from typing import Any
 from sealverify.mcp.frame import FrameAnalysis
 from sealverify.mcp.meta import MODERN
 from sealverify.reports.model import Check, Report, Subject, fail, info, passed
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.seal.request_members import unbound_members
 
-__all__ = ["frame_facts", "frame_report"]
+__all__ = ["VOCABULARY", "frame_facts", "frame_report"]
 
 ADMISSIBLE = Outcome.ADMISSIBLE
 REFUSE = Outcome.REFUSE
+# What a frame is called under the one rule (reports/outcomes.py ``decide``): a refusal (each
+# is a failed check) REFUSE, else ADMISSIBLE.
+VOCABULARY = Vocabulary(passed=ADMISSIBLE, failed=REFUSE)
 
 
 def frame_facts(result: FrameAnalysis) -> dict[str, Any]:
@@ -156,11 +159,12 @@ def frame_report(
     for result in results:
         index = next(places)
         first = result.refusals[0] if result.refusals else None
+        checks = tuple(_checks(result))
         subjects.append(
             Subject(
                 name=f"{source}#{index}",
-                outcome=REFUSE if first else ADMISSIBLE,
-                checks=tuple(_checks(result)),
+                outcome=decide(checks, VOCABULARY).outcome,
+                checks=checks,
                 facts=frame_facts(result),
                 label=f"wire error {first.wire_error}" if first else "",
             )

@@ -327,7 +327,7 @@ def _subject(
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
     facts["rederivation"] = replay.status
-    result, label = outcome.decide(checks)
+    result, label = outcome.decide(checks, outcome.VOCABULARY)
     display = {} if signed_at is None else {"signed_time_ms": signed_at}
     return Subject(name, result, tuple(checks), facts, label, display)
 
@@ -367,9 +367,7 @@ def _verify_spine(
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = _SPINE_REPLAY.status
-    spine_outcome = outcome.Outcome(result.outcome)
-    document_failed = any(c.status == "fail" for c in checks)
-    final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
+    final = outcome.decide(checks, outcome.SPINE).outcome
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
     display = {} if at is None else {"signed_time_ms": at}
     return Subject(name, final, tuple(checks), facts, "", display)
