@@ -22,11 +22,13 @@ from sealverify.attest.statement import (
     VSA_PREDICATE_TYPE,
     Digested,
 )
-from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
 from sealverify.reports.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
 from sealverify.seal import publishedkeys
 from sealverify.seal.publishedkeys import PublishedKey
 from sealverify.wire.spelling import hex64_any_case
+
+_FAIL = Status.FAIL
 
 __all__ = ["VOCABULARY", "attestation_verify_report"]
 
@@ -64,7 +66,7 @@ def attestation_verify_report(
         checks.append(
             publishedkeys.check_key("attestation", published, "--pubkey", allow_published_keys)
         )
-    failed = sum(1 for c in checks if c.status == "fail")
+    failed = sum(1 for c in checks if c.status == _FAIL)
     outcome = decide(checks, VOCABULARY).outcome
     summary = {
         "failed_checks": failed,

@@ -16,9 +16,20 @@ from sealverify.definitions.skills import (
     parse_frontmatter,
 )
 from sealverify.definitions.uris import uri_problem
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
 from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.strictjson import JsonValue
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "DEFAULT_BASE",
@@ -249,16 +260,16 @@ def verify_listing(
         )
         subjects.extend(_unlisted(tree, dirs, partial, read.next_cursor))
     failed = sum(1 for s in subjects if s.outcome == Outcome.FAIL)
-    bad = failed or any(c.status == "fail" for c in findings)
-    code = exit_code((s.outcome for s in subjects), any(c.status == "fail" for c in findings))
+    bad = failed or any(c.status == _FAIL for c in findings)
+    code = exit_code((s.outcome for s in subjects), any(c.status == _FAIL for c in findings))
     summary = {
         "outcome": "fail" if bad else "pass",
         "entries": len(read.entries),
         "failed": failed,
         "unlisted_directories": sum(1 for s in subjects if "enclosing_skill" in s.facts),
         "complete": not read.next_cursor,
-        "failed_checks": sum(1 for s in subjects for c in s.checks if c.status == "fail")
-        + sum(1 for c in findings if c.status == "fail"),
+        "failed_checks": sum(1 for s in subjects for c in s.checks if c.status == _FAIL)
+        + sum(1 for c in findings if c.status == _FAIL),
     }
     return Report(
         "skill verify",

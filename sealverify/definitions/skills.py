@@ -14,10 +14,21 @@ import yaml  # type: ignore[import-untyped]  # no types-PyYAML in the dev deps
 from sealverify.definitions.digests import pointer
 from sealverify.definitions.uris import uri_problem
 from sealverify.errors import InputError
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
 from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.spelling import sha256_uri
 from sealverify.wire.strictjson import JsonNumber, JsonValue
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "RECOGNIZED_RESERVED_KEYS",
@@ -485,7 +496,7 @@ def verify_skill(
     Exit code 1 when any check fails.
     """
     checks, entry = entry_checks(listing, skill_md, files, name)
-    failed = any(c.status == "fail" for c in checks)
+    failed = any(c.status == _FAIL for c in checks)
     subject = Subject(
         entry.uri or name,
         decide(checks, VOCABULARY).outcome,
@@ -494,7 +505,7 @@ def verify_skill(
     )
     summary = {
         "outcome": "fail" if failed else "pass",
-        "failed_checks": sum(1 for c in checks if c.status == "fail"),
+        "failed_checks": sum(1 for c in checks if c.status == _FAIL),
     }
     code = exit_code((subject.outcome,))
     return Report("skill verify", (subject,), summary, code, layout="detail")

@@ -43,6 +43,8 @@ from sealverify.wire.strictjson import (
     JsonValue,
 )
 
+_FAIL = Status.FAIL
+
 __all__ = [
     "VERDICTS",
     "diff_report",
@@ -302,7 +304,7 @@ def _integrity_refusal(
         checks.extend(
             replace(c, location=f"{side.label}:{c.location or side.origin}") for c in side.integrity
         )
-    broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
+    broken = [s.label for s in (a, b) if any(c.status == _FAIL for c in s.integrity)]
     if not broken:
         return None
     code = Outcome.RECEIPT_INTEGRITY_FAILED

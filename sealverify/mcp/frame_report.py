@@ -8,9 +8,11 @@ from typing import Any
 
 from sealverify.mcp.frame import FrameAnalysis
 from sealverify.mcp.meta import MODERN
-from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
 from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.seal.request_members import unbound_members
+
+_FAIL = Status.FAIL
 
 __all__ = ["VOCABULARY", "frame_facts", "frame_report"]
 
@@ -179,7 +181,7 @@ def frame_report(
             "admissible": len(subjects) - refused,
         },
         exit_code=exit_code(
-            (s.outcome for s in subjects), any(f.status == "fail" for f in findings)
+            (s.outcome for s in subjects), any(f.status == _FAIL for f in findings)
         ),
         findings=findings,
         layout="detail",

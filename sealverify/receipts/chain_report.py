@@ -24,9 +24,11 @@ from sealverify.history.chain_display import chain_display, chain_facts
 from sealverify.history.state import ChainFacts, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Subject, fail, unpinned
+from sealverify.reports.model import Check, Report, Status, Subject, fail, unpinned
 from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.spelling import HEX64
+
+_FAIL = Status.FAIL
 
 __all__ = ["VOCABULARY", "ChainOptions", "ReceiptGroup", "chain_outcome", "chain_report"]
 
@@ -185,7 +187,7 @@ def _history_subject(
             tuple(history_checks),
             {"recorded_head_before": store.recorded_head()},
         )
-        if not any(c.status == "fail" for c in history_checks):
+        if not any(c.status == _FAIL for c in history_checks):
             store.commit()
     return subject
 

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 
 from sealverify.errors import InputError
 from sealverify.receipts.outcome import SPINE, decide
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed, unpinned
+from sealverify.reports.model import Check, Status, fail, info, not_evaluated, passed, unpinned
 from sealverify.seal.signatures import ed25519_verify, key_id
 from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
+
+_PASS = Status.PASS
 
 __all__ = [
     "SEAL_DOMAIN",
@@ -543,7 +545,7 @@ def check_spine(
     checks.extend(inexact)
     commitment_checks = _commitment_checks(document, _field_lines(raw))
     checks.extend(commitment_checks)
-    commitments_ok = all(check.status == "pass" for check in commitment_checks)
+    commitments_ok = all(check.status == _PASS for check in commitment_checks)
     signature, signer = _signature_check(document, receipt_pubkeys, not inexact, commitments_ok)
     checks.append(signature)
     checks.extend(_evidence_checks(document))

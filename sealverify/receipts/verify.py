@@ -34,6 +34,7 @@ from sealverify.reports import ids
 from sealverify.reports.model import (
     Check,
     Report,
+    Status,
     Subject,
     fail,
     info,
@@ -50,6 +51,8 @@ from sealverify.seal.signatures import key_id
 from sealverify.seal.trust import Decision, TrustStore
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
+
+_FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
@@ -323,7 +326,7 @@ def _subject(
     signed_at: int | None = None,
 ) -> Subject:
     checks[:] = apply_waivers(checks, waive)
-    if any(c.status == "waived" for c in checks):
+    if any(c.status == _WAIVED for c in checks):
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
     facts["rederivation"] = replay.status
@@ -642,6 +645,6 @@ def build_report_from_tally(
         "allow_published_keys": allow_published_keys,
     }
     code = outcome.exit_code(
-        [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)
+        [o for (o, _), n in tally.items() if n], any(f.status == _FAIL for f in findings)
     )
     return Report("verify", subjects, summary, code, tuple(findings), layout="receipts")

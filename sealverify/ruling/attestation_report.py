@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sealverify.mcp.frame import FrameOptions
-from sealverify.reports.model import Check, Report, Subject, fail
+from sealverify.reports.model import Check, Report, Status, Subject, fail
 from sealverify.reports.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
 from sealverify.ruling.partition import check_attestation
 from sealverify.seal import publishedkeys
 from sealverify.wire.strictjson import JsonError, parse_bytes
+
+_FAIL = Status.FAIL
 
 # EXIT_CODES (sealverify.reports.outcomes) gives the attestation's outcome its exit code.
 __all__ = ["EXIT_CODES", "VOCABULARY", "attestation_report"]
@@ -48,7 +50,7 @@ def attestation_report(
     checks = _checks(
         attestation, frame, pubkeys, transport, options or FrameOptions(), allow_published_keys
     )
-    failed = sum(1 for c in checks if c.status == "fail")
+    failed = sum(1 for c in checks if c.status == _FAIL)
     outcome = decide(checks, VOCABULARY).outcome
     summary = {"failed_checks": failed, "allow_published_keys": allow_published_keys}
     subject = Subject(name, outcome, tuple(checks))

@@ -12,10 +12,12 @@ from pathlib import PurePosixPath
 
 from sealverify.errors import InputError
 from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.model import Check, Report, Status, Subject
 from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "LINTED_SUFFIXES",
@@ -65,7 +67,7 @@ def lint_subject(
     ``name``) for a ``.json`` file that is not a strict JSON object, or a text not UTF-8.
     """
     kind, checks = _checks(name, data, rules, where or name)
-    bad = Findings(c for c in checks if c.status == "fail")
+    bad = Findings(c for c in checks if c.status == _FAIL)
     count = sum(bad.counts.values())
     kept = tuple(bad.checks())
     return Subject(
