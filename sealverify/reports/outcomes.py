@@ -189,9 +189,10 @@ def decide(checks: Iterable[Check], vocabulary: Vocabulary) -> Verdict:
     In this order: no passing check is ``empty`` (when the command has that guard); a failed
     check is ``failed`` (whatever effect it declares: fail closed), with the label
     ``vocabulary.labels`` gives the first failed check that has one; a not-evaluated check that
-    declares CAPS_UNPINNED is ``unpinned``; one that declares CAPS_REDUCED is ``reduced``; any
-    other not-evaluated check is ``not_evaluated``; otherwise ``passed``. A cap the vocabulary
-    has no word for is passed over. The rule reads statuses and effects, never a check's id.
+    declares CAPS_UNPINNED is ``unpinned``; one that declares CAPS_REDUCED is ``reduced``; then
+    any not-evaluated check at all is ``not_evaluated``; otherwise ``passed``. A cap the
+    vocabulary has no word for is passed over. The rule reads statuses and effects, never a
+    check's id.
     """
     # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
     # scans per rule cost four times as much). The rules are applied in their order after it.
