@@ -98,8 +98,8 @@ class Check:
         status = _STATUS_OF.get(self.status)
         if status is not None and status is not self.status:
             object.__setattr__(self, "status", status)
-        if self.status is Status.FAIL and self.effect is Effect.INFORMS:
-            object.__setattr__(self, "effect", Effect.FAILS)
+        if status is _FAIL and self.effect is _INFORMS:
+            object.__setattr__(self, "effect", _FAILS)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
