@@ -329,7 +329,7 @@ def _subject(
     if any(c.status == _WAIVED for c in checks):
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
-    facts["rederivation"] = replay.status
+    facts["rederivation"] = str(replay.status)  # the plain word, as the report writes it
     result, label = outcome.decide(checks, outcome.VOCABULARY)
     display = {} if signed_at is None else {"signed_time_ms": signed_at}
     return Subject(name, result, tuple(checks), facts, label, display)
@@ -369,7 +369,7 @@ def _verify_spine(
         )
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
-    facts["rederivation"] = _SPINE_REPLAY.status
+    facts["rederivation"] = str(_SPINE_REPLAY.status)
     final = outcome.decide(checks, outcome.SPINE).outcome
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
     display = {} if at is None else {"signed_time_ms": at}

@@ -57,6 +57,7 @@ _STATUS_ORDER = {
 # A status given as its word (a check read back from JSON) becomes its member; an unknown word
 # is kept as given (sorting a subject that holds one fails, as it always did: KeyError).
 _STATUS_OF: dict[str, Status] = {str(status): status for status in Status}
+_WORD_OF: dict[str, str] = {status: str(status) for status in Status}
 _BY_ID_AND_LOCATION = attrgetter("id", "location")
 _STATUS = attrgetter("status")
 
@@ -102,7 +103,9 @@ class Check:
             object.__setattr__(self, "effect", _FAILS)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
+        # The plain word: orjson writes an enum member by reading its ``value`` (slow, per check).
+        status = _WORD_OF.get(self.status, self.status)
+        out: dict[str, Any] = {"id": self.id, "status": status, "reason": self.reason}
         if self.location:
             out["location"] = self.location
         if self.data:
