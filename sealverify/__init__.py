@@ -104,7 +104,14 @@ if TYPE_CHECKING:
     )
     from sealverify.reports.effects import Effect
     from sealverify.reports.model import Check, Report, Subject
-    from sealverify.reports.outcomes import EXIT_CODES, Outcome, decide, exit_code
+    from sealverify.reports.outcomes import (
+        EXIT_CODES,
+        Outcome,
+        Verdict,
+        Vocabulary,
+        decide,
+        exit_code,
+    )
     from sealverify.reports.vocabulary import Family, Role
     from sealverify.ruling.attestation_report import attestation_report
     from sealverify.ruling.lint_report import (
@@ -149,6 +156,8 @@ _EXPORTS: dict[str, str] = {
     "EXIT_CODES": "sealverify.reports.outcomes",
     "exit_code": "sealverify.reports.outcomes",
     "decide": "sealverify.reports.outcomes",
+    "Verdict": "sealverify.reports.outcomes",
+    "Vocabulary": "sealverify.reports.outcomes",
     "Family": "sealverify.reports.vocabulary",
     "Role": "sealverify.reports.vocabulary",
     # verify receipts
@@ -308,7 +317,9 @@ __all__ = [
     "TokenResult",
     "ToolsSource",
     "TrustStore",
+    "Verdict",
     "VerifyOptions",
+    "Vocabulary",
     "WhatIf",
     "WhatIfStream",
     "__version__",

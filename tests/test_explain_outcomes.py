@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import get_args
 
 import pytest
 from click.testing import CliRunner
@@ -22,18 +21,18 @@ from tests.conftest import ROOT
 def _printed_words() -> list[str]:
     """The outcome words the commands print, read from the code where it names them."""
     words = [*outcome.OUTCOMES, outcome.NOT_MEDIATED]  # verify
-    words += [*approval_tokens.TOKEN_OUTCOMES.values(), "UNPINNED"]  # approval
+    words += [v.passed for v in approval_tokens.VOCABULARIES.values()] + ["UNPINNED"]  # approval
     words += [frame_report.ADMISSIBLE, frame_report.REFUSE]  # frame, partition emit
     # diff: the verdict's key and the words it prints before the comma or colon
     words += [*VERDICTS, *(re.split(r"[,:]", text)[0] for text in VERDICTS.values())]
-    words += ["INTACT", "BROKEN", "UNANCHORED"]  # chain (receipts/chain_report.py chain_outcome)
+    words += ["INTACT", "BROKEN", "UNANCHORED"]  # chain (receipts/chain_report.py VOCABULARY)
     words += ["VERIFIED", "UNPINNED", "FAILED"]  # partition verify
     words += ["CLEAN", "VIOLATIONS"]  # lint
     words += ["PASS", "FAIL"]  # skill verify
     words += ["passthrough", "forward", "block", "reject", "error"]  # decide routes
     words += ["added", "removed", "changed", "unchanged", "drift", "capture-difference"]
     words += ["digested", "not-evaluated"]  # tools digest
-    words += list(get_args(Status))  # every check's status
+    words += list(Status)  # every check's status
     return words
 
 
@@ -41,7 +40,7 @@ def test_the_word_list_reads_the_code() -> None:
     # Guards the list above: these names are what the commands print today.
     assert set(outcome.OUTCOMES) == {"VERIFIED", "REDUCED", "UNPINNED", "FAIL"}
     assert "same-invocation" in VERDICTS and "receipt-integrity-failed" in VERDICTS
-    assert set(get_args(Status)) >= {"pass", "fail", "not-evaluated", "waived"}
+    assert set(Status) >= {"pass", "fail", "not-evaluated", "waived"}
 
 
 @pytest.mark.parametrize("word", sorted(set(_printed_words())))

@@ -23,9 +23,10 @@ from sealverify.cli.main import cli
 from sealverify.history import state as history
 from sealverify.history.approval_tokens import check_token
 from sealverify.history.chain import Anchor, verify_logs
-from sealverify.receipts import outcome
+from sealverify.receipts import claims, outcome
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
-from sealverify.reports.model import Subject, fail, not_evaluated, passed
+from sealverify.reports.model import Check, Subject, fail, not_evaluated, passed, reduced
+from sealverify.reports.vocabulary import Family
 from sealverify.seal import identities
 from sealverify.seal.releaseframe import unsplice_operation_id
 from sealverify.seal.signatures import ed25519_verify, ed25519_verify_openssl, ed25519_verify_sodium
@@ -287,12 +288,22 @@ def test_class2_forged_fleet_allow_with_a_real_signed_policy_is_never_verified()
     assert statuses(replayed, "claims.unbound") == {"not-evaluated"}
 
 
-def test_class2_the_rule_reads_only_the_replay_check() -> None:
-    base = [passed("receipt.family", ""), not_evaluated("decision.authenticated", "")]
-    assert outcome.decide(base)[0] == "REDUCED"
-    assert outcome.decide([*base, not_evaluated("replay.decision", "")])[0] == "REDUCED"
-    assert outcome.decide([*base, passed("replay.decision", "")])[0] == "VERIFIED"
-    assert outcome.decide([*base, fail("replay.decision", "")])[0] == "FAIL"
+def test_class2_the_decision_is_authenticated_in_one_place() -> None:
+    """claims.decision_check decides decision.authenticated from the replay; decide only reads it.
+
+    A replay that could not run caps the receipt at REDUCED through decision.authenticated
+    whatever effect the replay check itself declares; only a passing replay lifts it.
+    """
+    base = [passed("receipt.family", "")]
+
+    def verdict(replay: Check) -> str:
+        checks = [*base, replay, claims.decision_check(Family.V3, replay)]
+        return outcome.decide(checks, outcome.VOCABULARY).outcome
+
+    assert verdict(not_evaluated("replay.decision", "r")) == "REDUCED"
+    assert verdict(reduced("replay.decision", "r")) == "REDUCED"
+    assert verdict(passed("replay.decision", "")) == "VERIFIED"
+    assert verdict(fail("replay.decision", "")) == "FAIL"
 
 
 def test_class2_real_fleet_receipts_are_reduced_unless_re_derived() -> None:

@@ -31,7 +31,7 @@ from sealverify.receipts.verify import (
     verify_receipt,
 )
 from sealverify.reports.formats import render
-from sealverify.reports.model import Check, Subject, info, not_evaluated, passed
+from sealverify.reports.model import Check, Subject, fail, info, not_evaluated, passed
 from sealverify.ruling import partition
 from sealverify.seal import publishedkeys
 from sealverify.seal.trust import TrustStore
@@ -282,13 +282,12 @@ def test_check_statuses_and_the_cap() -> None:
     assert allowed.status == "info" and "--allow-published-keys" in allowed.reason
     assert allowed.data["sources"][0] == "RFC 8032 §7.1 TEST 1"
     pinned = passed("authority.config-key", "pinned")
-    assert outcome.decide([pinned, capped]) == (outcome.UNPINNED, "")
-    assert outcome.decide([pinned, allowed]) == (outcome.VERIFIED, "")
-    assert outcome.capped(outcome.VERIFIED, [pinned, capped]) == outcome.UNPINNED
-    assert outcome.capped(outcome.FAIL, [capped]) == outcome.FAIL
-    assert outcome.capped(outcome.VERIFIED, [pinned, allowed]) == outcome.VERIFIED
+    receipt = outcome.VOCABULARY
+    assert outcome.decide([pinned, capped], receipt) == (outcome.UNPINNED, "")
+    assert outcome.decide([pinned, allowed], receipt) == (outcome.VERIFIED, "")
+    assert outcome.decide([capped, fail("x.y", "z")], receipt).outcome == outcome.FAIL
     other: Check = not_evaluated("legacy.canonical-request-omits-meta", "cannot be told")
-    assert outcome.capped(outcome.VERIFIED, [other, info("x.y", "z")]) == outcome.VERIFIED
+    assert outcome.decide([pinned, other, info("x.y", "z")], receipt).outcome == outcome.VERIFIED
 
 
 # --- what a pin on a published key gives ----------------------------------------------------

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from sealverify.receipts import outcome
 from sealverify.receipts.families import classify, read_document
-from sealverify.receipts.outcome import decide, exit_code
+from sealverify.receipts.outcome import exit_code
 from sealverify.receipts.verify import verify_jsonl, verify_receipt
-from sealverify.reports.model import Check, not_evaluated, passed
+from sealverify.reports.model import Check, passed, reduced, unpinned
 from sealverify.wire.strictjson import parse_text
 from tests.conftest import shared_path
 
@@ -136,14 +137,17 @@ def test_classify_exact_families() -> None:
 
 
 def test_outcome_vacuity_guard_and_order() -> None:
+    def decide(checks: list[Check]) -> tuple[str, str]:
+        return outcome.decide(checks, outcome.VOCABULARY)
+
     assert decide([]) == ("FAIL", "")
-    assert decide([not_evaluated("replay.decision", "x")]) == ("FAIL", "")
+    assert decide([reduced("replay.decision", "x")]) == ("FAIL", "")
     ok = passed("a", "ok")
     assert decide([ok]) == ("VERIFIED", "")
-    assert decide([ok, not_evaluated("scope.request-unparseable", "x")])[0] == "REDUCED"
-    unpinned = not_evaluated("authority.config-key", "x")
-    assert decide([ok, unpinned, not_evaluated("scope.request-unparseable", "x")])[0] == "UNPINNED"
-    assert decide([ok, unpinned, Check("b", "fail", "no")])[0] == "FAIL"
+    assert decide([ok, reduced("scope.request-unparseable", "x")])[0] == "REDUCED"
+    pin = unpinned("authority.config-key", "x")
+    assert decide([ok, pin, reduced("scope.request-unparseable", "x")])[0] == "UNPINNED"
+    assert decide([ok, pin, Check("b", "fail", "no")])[0] == "FAIL"
     assert exit_code(["VERIFIED", "UNPINNED"]) == 3
     assert exit_code(["UNPINNED", "REDUCED"]) == 4
     assert exit_code(["REDUCED", "FAIL"]) == 1

@@ -22,13 +22,20 @@ from sealverify.attest.statement import (
     VSA_PREDICATE_TYPE,
     Digested,
 )
-from sealverify.reports.model import Check, Report, Subject, fail, info, passed
-from sealverify.reports.outcomes import EXIT_CODES, Outcome, capped
+from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
+from sealverify.reports.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
 from sealverify.seal import publishedkeys
 from sealverify.seal.publishedkeys import PublishedKey
 from sealverify.wire.spelling import hex64_any_case
 
-__all__ = ["attestation_verify_report"]
+_FAIL = Status.FAIL
+
+__all__ = ["VOCABULARY", "attestation_verify_report"]
+
+# What the attestation is called under the one rule (reports/outcomes.py ``decide``): SLSA's
+# verificationResult words, a failed check FAILED and anything else PASSED, save that a key
+# whose authority is not established (a published key) is UNPINNED.
+VOCABULARY = Vocabulary(passed=Outcome.PASSED, failed=Outcome.FAILED, unpinned=Outcome.UNPINNED)
 
 # in-toto/attestation spec/v1/envelope.md: a JSON Statement, with or without the predicate name.
 _IN_TOTO_TYPE = re.compile(r"application/vnd\.in-toto(\.[A-Za-z0-9_.-]+)?\+json")
@@ -59,8 +66,8 @@ def attestation_verify_report(
         checks.append(
             publishedkeys.check_key("attestation", published, "--pubkey", allow_published_keys)
         )
-    failed = sum(1 for c in checks if c.status == "fail")
-    outcome = Outcome.FAILED if failed else capped(Outcome.PASSED, checks, top=Outcome.PASSED)
+    failed = sum(1 for c in checks if c.status == _FAIL)
+    outcome = decide(checks, VOCABULARY).outcome
     summary = {
         "failed_checks": failed,
         "keyid": key.keyid,

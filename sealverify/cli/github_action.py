@@ -26,11 +26,13 @@ from typing import IO, Any
 from sealverify import InputError, SealverifyError, catalogue
 from sealverify.cli import markdown
 from sealverify.reports.formats import jsonl, render, sarif, table
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.model import Check, Report, Status, Subject
 from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
 from sealverify.run.walk import glob_matches
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
+
+_FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
 __all__ = ["GATES", "Inputs", "main", "run"]
 
@@ -282,8 +284,8 @@ def _decisive(subject: Subject) -> list[Check]:
     The order is the table's "why" column's (:func:`table.decisive_order`), so the summary,
     the annotation and ``--format table`` name the same checks first.
     """
-    failing = [c for c in subject.checks if c.status == "fail"]
-    chosen = failing or [c for c in subject.checks if c.status == "not-evaluated"]
+    failing = [c for c in subject.checks if c.status == _FAIL]
+    chosen = failing or [c for c in subject.checks if c.status == _NOT_EVALUATED]
     first: dict[str, Check] = {}
     for check in table.decisive_order(chosen):
         first.setdefault(check.id, check)
@@ -316,7 +318,7 @@ def _read(lines: IO[str], gate: frozenset[int], spool: IO[str], workspace: str, 
         elif kind == "finding":
             check = jsonl.parse_check(value)
             run.findings.append(check)
-            if check.status == "fail":
+            if check.status == _FAIL:
                 message = f"{check.id}: {check.reason}"
                 level = "error" if 1 in gate else "warning"
                 where = check.location
@@ -429,7 +431,7 @@ def _rows_markdown(run: _Run) -> list[str]:
 def _findings_markdown(run: _Run) -> list[str]:
     if not run.findings:
         return []
-    listed = sorted(run.findings, key=lambda c: c.status != "fail")[:_MAX_FINDINGS]
+    listed = sorted(run.findings, key=lambda c: c.status != _FAIL)[:_MAX_FINDINGS]
     lines = ["### Run findings, failures first", ""]
     lines += [
         f"- {markdown.code(c.location)}: {markdown.link(c.id, catalogue.checks_uri(c.id))} "

@@ -8,9 +8,20 @@ from typing import Any
 
 from sealverify.definitions.digests import Profile, Unrepresentable, digest_tool, js_value, pointer
 from sealverify.reports import ids
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.outcomes import exit_code as exit_code_of
+
+_FAIL = Status.FAIL
 
 __all__ = ["Reading", "capture_differences", "compare", "json_diff", "reader_environment"]
 
@@ -230,7 +241,7 @@ def compare(
         else "no-drift"
     )
     # A failing input finding (a broken page, a repeated name) never ends in a quiet 0.
-    input_failed = any(c.status == "fail" for c in findings)
+    input_failed = any(c.status == _FAIL for c in findings)
     # The state follows from these: drift is an added, removed or changed tool; not-comparable
     # and reader-environment are failing findings (capture rules 1, 3 and 4).
     exit_code = exit_code_of((s.outcome for s in subjects), input_failed)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from sealverify.definitions.digests import pointer
 from sealverify.definitions.skills import (
+    VOCABULARY,
     FrontmatterError,
     ResourceFile,
     directory_check,
@@ -15,13 +16,36 @@ from sealverify.definitions.skills import (
     parse_frontmatter,
 )
 from sealverify.definitions.uris import uri_problem
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.strictjson import JsonValue
 
-__all__ = ["DEFAULT_BASE", "ListingEntries", "SkillTree", "read_listing_entries", "verify_listing"]
+_FAIL = Status.FAIL
+
+__all__ = [
+    "DEFAULT_BASE",
+    "UNLISTED",
+    "ListingEntries",
+    "SkillTree",
+    "read_listing_entries",
+    "verify_listing",
+]
 
 DEFAULT_BASE = "skill://"
+# What an unlisted skill directory is called under the one rule (reports/outcomes.py
+# ``decide``): a failed check FAIL; one that could not be judged (a not-evaluated check: pages
+# missing) NOT EVALUATED, which JUnit counts as a failure; else PASS (reported as info). A listed
+# entry is a skill as skills.VOCABULARY calls it.
+UNLISTED = Vocabulary(passed=Outcome.PASS, failed=Outcome.FAIL, not_evaluated=Outcome.NOT_EVALUATED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +185,6 @@ def _entry_subject(
     leaf = directory.rsplit("/", 1)[-1] if directory is not None and md is not None else None
     found, _entry = entry_checks(value, md, files, f"{directory}/SKILL.md", directory=leaf)
     checks.extend(_located(found, where))
-    failed = any(c.status == "fail" for c in checks)
     facts = {
         "uri": uri if isinstance(uri, str) else None,
         "at": where or "/",
@@ -169,7 +192,7 @@ def _entry_subject(
         "files": len(files) + (1 if md is not None else 0),
         "listed_resources": len(_entry.resources) if _entry.has_resources else None,
     }
-    return Subject(name, Outcome.FAIL if failed else Outcome.PASS, tuple(checks), facts), (
+    return Subject(name, decide(checks, VOCABULARY).outcome, tuple(checks), facts), (
         directory if md is not None else None
     )
 
@@ -186,14 +209,7 @@ def _unlisted_subject(
     else:
         checks.extend(field_checks(front))
         checks.append(directory_check(directory.rsplit("/", 1)[-1], front.get("name")))
-    # JUnit counts an outcome other than PASS as a failure: an unlisted directory reported as
-    # info passes, one that could not be judged (later pages) does not.
-    if any(c.status == "fail" for c in checks):
-        outcome = Outcome.FAIL
-    elif any(c.status == "not-evaluated" for c in checks):
-        outcome = Outcome.NOT_EVALUATED
-    else:
-        outcome = Outcome.PASS
+    outcome = decide(checks, UNLISTED).outcome
     facts = {"directory": directory, "enclosing_skill": enclosing}
     return Subject(f"{directory}/SKILL.md", outcome, tuple(checks), facts, label="unlisted")
 
@@ -244,16 +260,16 @@ def verify_listing(
         )
         subjects.extend(_unlisted(tree, dirs, partial, read.next_cursor))
     failed = sum(1 for s in subjects if s.outcome == Outcome.FAIL)
-    bad = failed or any(c.status == "fail" for c in findings)
-    code = exit_code((s.outcome for s in subjects), any(c.status == "fail" for c in findings))
+    bad = failed or any(c.status == _FAIL for c in findings)
+    code = exit_code((s.outcome for s in subjects), any(c.status == _FAIL for c in findings))
     summary = {
         "outcome": "fail" if bad else "pass",
         "entries": len(read.entries),
         "failed": failed,
         "unlisted_directories": sum(1 for s in subjects if "enclosing_skill" in s.facts),
         "complete": not read.next_cursor,
-        "failed_checks": sum(1 for s in subjects for c in s.checks if c.status == "fail")
-        + sum(1 for c in findings if c.status == "fail"),
+        "failed_checks": sum(1 for s in subjects for c in s.checks if c.status == _FAIL)
+        + sum(1 for c in findings if c.status == _FAIL),
     }
     return Report(
         "skill verify",
@@ -292,7 +308,8 @@ def _entry_subjects(
         if isinstance(label, str):
             names.setdefault(label, []).append(where or "/")
         if extra:
-            subject = replace(subject, outcome=Outcome.FAIL, checks=subject.checks + tuple(extra))
+            checks = subject.checks + tuple(extra)
+            subject = replace(subject, outcome=decide(checks, VOCABULARY).outcome, checks=checks)
         if directory is not None:
             dirs[directory] = where
         subjects.append(subject)

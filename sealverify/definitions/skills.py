@@ -14,14 +14,26 @@ import yaml  # type: ignore[import-untyped]  # no types-PyYAML in the dev deps
 from sealverify.definitions.digests import pointer
 from sealverify.definitions.uris import uri_problem
 from sealverify.errors import InputError
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.spelling import sha256_uri
 from sealverify.wire.strictjson import JsonNumber, JsonValue
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "RECOGNIZED_RESERVED_KEYS",
     "RESERVED_PREFIX",
+    "VOCABULARY",
     "Frontmatter",
     "FrontmatterError",
     "ResourceFile",
@@ -468,6 +480,11 @@ def _uri_name(uri: str) -> str:
     return trimmed.rsplit("/", 1)[-1]
 
 
+# What a skill is called under the one rule (reports/outcomes.py ``decide``): a failed check
+# FAIL, else PASS (a skill check caps nothing).
+VOCABULARY = Vocabulary(passed=Outcome.PASS, failed=Outcome.FAIL)
+
+
 def verify_skill(
     listing: JsonValue, skill_md: bytes, files: list[ResourceFile], name: str = "SKILL.md"
 ) -> Report:
@@ -479,16 +496,16 @@ def verify_skill(
     Exit code 1 when any check fails.
     """
     checks, entry = entry_checks(listing, skill_md, files, name)
-    failed = any(c.status == "fail" for c in checks)
+    failed = any(c.status == _FAIL for c in checks)
     subject = Subject(
         entry.uri or name,
-        Outcome.FAIL if failed else Outcome.PASS,
+        decide(checks, VOCABULARY).outcome,
         tuple(checks),
         {"uri": entry.uri, "files": len(files) + 1, "listed_resources": len(entry.resources)},
     )
     summary = {
         "outcome": "fail" if failed else "pass",
-        "failed_checks": sum(1 for c in checks if c.status == "fail"),
+        "failed_checks": sum(1 for c in checks if c.status == _FAIL),
     }
     code = exit_code((subject.outcome,))
     return Report("skill verify", (subject,), summary, code, layout="detail")

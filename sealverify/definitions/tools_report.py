@@ -27,9 +27,11 @@ from sealverify.definitions.digests import (
 )
 from sealverify.definitions.transcripts import TranscriptError, read_any
 from sealverify.errors import InputError, OptionError
-from sealverify.reports.model import Check, Report, Subject, fail, info, passed
+from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
 from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.wire.strictjson import JsonError, parse_bytes
+
+_FAIL = Status.FAIL
 
 __all__ = ["DigestRun", "ToolsSource", "compare_report", "digest_report", "profile_named"]
 
@@ -142,7 +144,7 @@ class DigestRun:
             )
         facts: dict[str, Any] = {"profile": profile.id, "digest": d.digest, "capture": self.block}
         facts.update(d.extra)
-        self._flagged |= any(c.status == "fail" for c in checks)
+        self._flagged |= any(c.status == _FAIL for c in checks)
         outcome = Outcome.DIGESTED if d.digest else Outcome.UNDIGESTED
         self._outcomes.add(outcome)
         return Subject(
@@ -188,7 +190,7 @@ class DigestRun:
         findings = [*self.findings, info("tools.capture", "capture " + _compact(block))]
         described = "; ".join(f"{k}: {v}" for k, v in profile.describe().items() if k != "id")
         findings.append(info("tools.profile", f"{profile.id}: {described}"))
-        failed = any(c.status == "fail" for c in findings) or self._flagged
+        failed = any(c.status == _FAIL for c in findings) or self._flagged
         summary = {
             "profile": profile.id,
             "tools": len(self.digests),

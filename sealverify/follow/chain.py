@@ -21,7 +21,9 @@ from typing import Any
 from sealverify.follow.tail import Line
 from sealverify.history.chain import parse_log, verify_logs
 from sealverify.history.chain_records import GENESIS, ChainRecord
-from sealverify.reports.model import Check, fail
+from sealverify.reports.model import Check, Status, fail
+
+_FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
 __all__ = ["ChainFollow"]
 
@@ -109,7 +111,7 @@ class ChainFollow:
 
     def _placed(self, check: Check, walked: list[Line]) -> Check | None:
         """``check`` located at its own line, or None for what is not reported live."""
-        if check.status not in ("fail", "not-evaluated") or check.id in _WHOLE_LOG:
+        if check.status not in (_FAIL, _NOT_EVALUATED) or check.id in _WHOLE_LOG:
             return None
         prefix = _SOURCE + ":"
         if not check.location.startswith(prefix):

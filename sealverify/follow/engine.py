@@ -31,10 +31,12 @@ from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.verify import VerifyOptions, log_line_body
-from sealverify.reports.model import Check, Subject
+from sealverify.reports.model import Check, Status, Subject
 from sealverify.reports.names import report_name
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
+
+_PASS = Status.PASS
 
 __all__ = ["CHECKPOINT_VERSION", "FollowConfig", "Follower", "follower_name"]
 
@@ -286,7 +288,7 @@ class Follower:
         checks = self.store.history.check_and_stage([f for f, _ in facts])
         where = {f.location: w for f, w in facts}
         return [
-            finding_event(c, now, where.get(c.location, {})) for c in checks if c.status != "pass"
+            finding_event(c, now, where.get(c.location, {})) for c in checks if c.status != _PASS
         ]
 
     def commit(self) -> bool:

@@ -19,7 +19,9 @@ import orjson
 
 from sealverify.receipts.outcome import FAIL
 from sealverify.reports.formats.jsonl import finding_line, subject_line
-from sealverify.reports.model import Check, Subject
+from sealverify.reports.model import Check, Status, Subject
+
+_FAIL = Status.FAIL
 
 __all__ = ["Event", "finding_event", "stamp", "subject_event"]
 
@@ -56,4 +58,4 @@ def subject_event(subject: Subject, when: float, where: dict[str, Any]) -> Event
 def finding_event(check: Check, when: float, where: dict[str, Any]) -> Event:
     """A finding's event (a failed one is a failure)."""
     line = _with(finding_line(check), when, where)
-    return Event(line, check.status == "fail", None, check.id)
+    return Event(line, check.status == _FAIL, None, check.id)

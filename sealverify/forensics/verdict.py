@@ -27,12 +27,23 @@ from sealverify.forensics.retry import retry_view
 from sealverify.forensics.sides import (
     Side,
 )
-from sealverify.reports.model import Check, Report, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Report,
+    Status,
+    Subject,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+)
 from sealverify.reports.outcomes import Outcome, exit_code
 from sealverify.seal.request_members import CALL_PARAMS, unbound_members
 from sealverify.wire.strictjson import (
     JsonValue,
 )
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "VERDICTS",
@@ -274,7 +285,13 @@ def diff_report(
     # Drift in a receipt's authorization surface fails a verdict the table would pass.
     code_of_run = exit_code([code], bool(surface))
     checks.append(
-        Check("diff.verdict", "pass" if code_of_run == 0 else "info", text, "", {"verdict": code})
+        Check(
+            "diff.verdict",
+            Status.PASS if code_of_run == 0 else Status.INFO,
+            text,
+            "",
+            {"verdict": code},
+        )
     )
     return _finish(a, b, text, checks, facts, code_of_run)
 
@@ -287,7 +304,7 @@ def _integrity_refusal(
         checks.extend(
             replace(c, location=f"{side.label}:{c.location or side.origin}") for c in side.integrity
         )
-    broken = [s.label for s in (a, b) if any(c.status == "fail" for c in s.integrity)]
+    broken = [s.label for s in (a, b) if any(c.status == _FAIL for c in s.integrity)]
     if not broken:
         return None
     code = Outcome.RECEIPT_INTEGRITY_FAILED
@@ -432,7 +449,7 @@ def _retry_check(
         retry_text += " (not checked: " + "; ".join(retry["unchecked"]) + ")"
     return Check(
         "diff.retry",
-        "not-evaluated" if retry["state"] == "not-evaluated" else "info",
+        Status.NOT_EVALUATED if retry["state"] == Status.NOT_EVALUATED else Status.INFO,
         retry_text,
     )
 

@@ -13,11 +13,13 @@ from typing import Any
 
 from sealverify.errors import OptionError
 from sealverify.history.approval_tokens import check_token
-from sealverify.reports.model import Report, Subject
+from sealverify.reports.model import Report, Status, Subject
 from sealverify.reports.outcomes import EXIT_CODES, Outcome, worst_code
 from sealverify.reports.waivers import waivable, waived_ids
 from sealverify.wire.framing import stdio_frame_count
 from sealverify.wire.strictjson import JsonValue
+
+_NOT_EVALUATED, _WAIVED = Status.NOT_EVALUATED, Status.WAIVED
 
 # EXIT_CODES (sealverify.reports.outcomes) gives a token's outcome its exit code; the run's
 # code is the worst token's.
@@ -69,11 +71,11 @@ def approval_subject(line: bytes, location: str, options: ApprovalOptions) -> Su
         waive=options.waive,
     )
     checks = result.checks
-    pending = sorted({c.id for c in checks if c.status == "not-evaluated"})
+    pending = sorted({c.id for c in checks if c.status == _NOT_EVALUATED})
     label = ("not evaluated: " + ", ".join(pending)) if pending else ""
     facts: dict[str, Any] = {k: v for k, v in result.facts.items() if v is not None}
     facts["kind"] = result.kind
-    if any(c.status == "waived" for c in checks):
+    if any(c.status == _WAIVED for c in checks):
         facts["waived"] = waived_ids(checks)
     return Subject(location, result.outcome, checks, facts, label)
 

@@ -14,8 +14,9 @@ legacy ``classifyToolCall``; ``identities.guard_target(..., bind_context=False)`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sealverify.history.approval_record import (
@@ -33,7 +34,7 @@ from sealverify.history.approval_record import (
 )
 from sealverify.reports import ids
 from sealverify.reports.model import Check, fail, info, not_evaluated, passed, reduced
-from sealverify.reports.outcomes import Outcome, capped
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide
 from sealverify.reports.waivers import apply_waivers, waivable
 from sealverify.seal import publishedkeys
 from sealverify.seal.identities import guard_target, spec_guard_target
@@ -48,7 +49,7 @@ from sealverify.wire.strictjson import (
 )
 
 __all__ = [
-    "TOKEN_OUTCOMES",
+    "VOCABULARIES",
     "TokenContext",
     "TokenResult",
     "check_token",
@@ -83,26 +84,27 @@ class TokenResult:
         return token_outcome(self.kind, self.checks)
 
 
-TOKEN_OUTCOMES = {
-    "v2": Outcome.VALID,
-    "v1-decline": Outcome.DECLINE,
-    "v1-allow": Outcome.REFUSED,
-    "invalid": Outcome.INVALID,
-}
+# What each kind of token is called under the one rule (reports/outcomes.py ``decide``). Fail
+# closed: a failing check makes a v2 token or a v1 decline INVALID, so a decline is readable only
+# when its signature verifies under the pinned key and every other check holds. A v1 allow is
+# REFUSED whatever its signature. A valid v2 token whose key's authority is not established (a
+# check that caps at UNPINNED not evaluated, such as ``authority.published-key``) is UNPINNED.
+VOCABULARIES: Mapping[Kind, Vocabulary] = MappingProxyType(
+    {
+        "v2": Vocabulary(passed=Outcome.VALID, failed=Outcome.INVALID, unpinned=Outcome.UNPINNED),
+        "v1-decline": Vocabulary(passed=Outcome.DECLINE, failed=Outcome.INVALID),
+        "v1-allow": Vocabulary(passed=Outcome.REFUSED, failed=Outcome.REFUSED),
+        "invalid": Vocabulary(passed=Outcome.INVALID, failed=Outcome.INVALID),
+    }
+)
 
 
 def token_outcome(kind: Kind, checks: Sequence[Check]) -> Outcome:
     """The outcome of one judged token, ``checks`` being its checks plus any the caller adds.
 
-    Fail closed: any failing check makes a v2 token or a v1 decline INVALID, so a decline is
-    readable only when its signature verifies under the pinned key and every other check holds.
-    A v1 allow stays REFUSED (refused whatever its signature). A valid v2 token whose key's
-    authority is not established (a check that caps at UNPINNED not evaluated, such as
-    ``authority.published-key``) is UNPINNED.
+    The one rule in the words :data:`VOCABULARIES` declares for ``kind``.
     """
-    if kind != "v1-allow" and any(c.status == "fail" for c in checks):
-        return Outcome.INVALID
-    return capped(TOKEN_OUTCOMES[kind], checks, top=Outcome.VALID)
+    return decide(checks, VOCABULARIES[kind]).outcome
 
 
 def split_tokens(data: bytes, source: str = "", first: int = 1) -> list[tuple[str, bytes]]:

@@ -36,9 +36,20 @@ from sealverify.history.chain_records import (
     genesis,
 )
 from sealverify.reports import ids
-from sealverify.reports.model import Check, Compared, fail, info, not_evaluated, passed
+from sealverify.reports.model import (
+    Check,
+    Compared,
+    Status,
+    fail,
+    info,
+    not_evaluated,
+    passed,
+    unpinned,
+)
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes, parse_text
+
+_FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
 __all__ = [
     "COMMITMENT",
@@ -80,7 +91,7 @@ class ChainResult:
 
     @property
     def ok(self) -> bool:
-        return not any(c.status == "fail" for c in self.checks)
+        return not any(c.status == _FAIL for c in self.checks)
 
 
 def parse_state_file(data: bytes) -> tuple[str, str]:
@@ -210,7 +221,7 @@ def verify_chain(
         )
     tail_checks, unanchored = _anchor_checks(records, anchor)
     checks.extend(tail_checks)
-    unanchored_start = any(c.id == ids.CHAIN_START and c.status == "not-evaluated" for c in checks)
+    unanchored_start = any(c.id == ids.CHAIN_START and c.status == _NOT_EVALUATED for c in checks)
     return ChainResult(
         records=tuple(records),
         checks=tuple(checks),
@@ -381,7 +392,7 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
         ]
     if rec.entry == 0:
         return [
-            not_evaluated(
+            unpinned(
                 "chain.start",
                 f"the log starts a session linked to prior session "
                 f"{rec.prior_session!r} at head {rec.prev_head}; that earlier "
@@ -391,7 +402,7 @@ def _start_checks(rec: ChainRecord, start_head: str | None) -> list[Check]:
             )
         ]
     return [
-        not_evaluated(
+        unpinned(
             "chain.start",
             f"the log starts mid-session at entry {rec.entry}; the {rec.entry} "
             "earlier record(s) of that session are not given, so its start is unanchored "
@@ -418,7 +429,7 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
             )
     if not anchor.present:
         checks.append(
-            not_evaluated(
+            unpinned(
                 "chain.tail-unanchored",
                 "no anchor given (--expect-head, --expect-count or --state-file): a log cut short "
                 "after its last record cannot be told from a complete one",
@@ -427,11 +438,11 @@ def _anchor_checks(records: Sequence[ChainRecord], anchor: Anchor) -> tuple[list
         return checks, True
     final = records[-1].head if records else GENESIS
     covered = anchor.count == len(records) or final in (anchor.head, anchor.state_head)
-    if not covered and not any(c.status == "fail" for c in checks):
+    if not covered and not any(c.status == _FAIL for c in checks):
         # Every anchor names an earlier head: the records after it could have been appended
         # by anyone, and a cut among them could not be told either.
         checks.append(
-            not_evaluated(
+            unpinned(
                 "chain.tail-unanchored",
                 "the records after the last anchored head are an unanchored tail: no anchor "
                 "covers the final record (pass its head with --expect-head, or --expect-count)",

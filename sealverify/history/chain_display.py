@@ -6,6 +6,9 @@ from typing import Any
 
 from sealverify.history.chain import Anchor, ChainResult
 from sealverify.reports import ids
+from sealverify.reports.model import Status
+
+_FAIL = Status.FAIL
 
 __all__ = ["chain_display", "chain_facts", "tail_state"]
 
@@ -64,7 +67,7 @@ def tail_state(result: ChainResult, anchor: Anchor) -> tuple[str, int | None]:
     ``--expect-count``; an anchored head found in no record says records are missing, not
     how many (None).
     """
-    if any(c.id == ids.CHAIN_TRUNCATED and c.status == "fail" for c in result.checks):
+    if any(c.id == ids.CHAIN_TRUNCATED and c.status == _FAIL for c in result.checks):
         count = anchor.count
         short = count - len(result.records) if count is not None else 0
         return "truncated", short if short > 0 else None

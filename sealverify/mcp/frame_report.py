@@ -8,14 +8,19 @@ from typing import Any
 
 from sealverify.mcp.frame import FrameAnalysis
 from sealverify.mcp.meta import MODERN
-from sealverify.reports.model import Check, Report, Subject, fail, info, passed
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.seal.request_members import unbound_members
 
-__all__ = ["frame_facts", "frame_report", "frame_subject"]
+_FAIL = Status.FAIL
+
+__all__ = ["VOCABULARY", "frame_facts", "frame_report", "frame_subject"]
 
 ADMISSIBLE = Outcome.ADMISSIBLE
 REFUSE = Outcome.REFUSE
+# What a frame is called under the one rule (reports/outcomes.py ``decide``): a refusal (each
+# is a failed check) REFUSE, else ADMISSIBLE.
+VOCABULARY = Vocabulary(passed=ADMISSIBLE, failed=REFUSE)
 
 
 def frame_facts(result: FrameAnalysis) -> dict[str, Any]:
@@ -140,10 +145,11 @@ def _unbound_checks(result: FrameAnalysis) -> list[Check]:
 def frame_subject(source: str, index: int, result: FrameAnalysis) -> Subject:
     """The subject of frame ``index`` (its 0-based place in the stream), named ``SOURCE#N``."""
     first = result.refusals[0] if result.refusals else None
+    checks = tuple(_checks(result))
     return Subject(
         name=f"{source}#{index}",
-        outcome=REFUSE if first else ADMISSIBLE,
-        checks=tuple(_checks(result)),
+        outcome=decide(checks, VOCABULARY).outcome,
+        checks=checks,
         facts=frame_facts(result),
         label=f"wire error {first.wire_error}" if first else "",
     )
@@ -175,7 +181,7 @@ def frame_report(
             "admissible": len(subjects) - refused,
         },
         exit_code=exit_code(
-            (s.outcome for s in subjects), any(f.status == "fail" for f in findings)
+            (s.outcome for s in subjects), any(f.status == _FAIL for f in findings)
         ),
         findings=findings,
         layout="detail",

@@ -8,7 +8,7 @@ reads receipt directories (:mod:`sealverify.receipts.discovery`), a layer above 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sealverify.errors import OptionError
@@ -24,11 +24,13 @@ from sealverify.history.chain_display import chain_display, chain_facts
 from sealverify.history.state import ChainFacts, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Subject, fail, not_evaluated
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.model import Check, Report, Status, Subject, fail, unpinned
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.spelling import HEX64
 
-__all__ = ["ChainOptions", "ReceiptGroup", "chain_outcome", "chain_report"]
+_FAIL = Status.FAIL
+
+__all__ = ["VOCABULARY", "ChainOptions", "ReceiptGroup", "chain_outcome", "chain_report"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +69,15 @@ class ReceiptGroup:
     files: tuple[tuple[str, bytes], ...]
 
 
-def chain_outcome(checks: Sequence[Check], unanchored: bool = False) -> Outcome:
-    """BROKEN when any check fails, else UNANCHORED when asked, else INTACT."""
-    if any(c.status == "fail" for c in checks):
-        return Outcome.BROKEN
-    if unanchored:
-        return Outcome.UNANCHORED
-    return Outcome.INTACT
+# What the chain's subjects are called under the one rule (reports/outcomes.py ``decide``): a
+# failed check BROKEN; a start or tail no anchor covers (its check declares the cap, as an
+# unpinned authority does) UNANCHORED; else INTACT.
+VOCABULARY = Vocabulary(passed=Outcome.INTACT, failed=Outcome.BROKEN, unpinned=Outcome.UNANCHORED)
+
+
+def chain_outcome(checks: Iterable[Check]) -> Outcome:
+    """BROKEN when any check fails, else UNANCHORED when one caps, else INTACT."""
+    return decide(checks, VOCABULARY).outcome
 
 
 def _anchor(options: ChainOptions) -> tuple[Anchor, list[Check]]:
@@ -163,7 +167,7 @@ def _history_subject(
             history_checks = store.check_chain(facts, record=anchored)
             if not anchored:
                 history_checks.append(
-                    not_evaluated(
+                    unpinned(
                         "history.chain-unanchored",
                         "the log's start is not anchored (genesis, --start-head, or a head an "
                         "earlier run recorded), so its head is not recorded",
@@ -179,11 +183,11 @@ def _history_subject(
             ]
         subject = Subject(
             store_name,
-            chain_outcome(history_checks, result.unanchored_start),
+            chain_outcome(history_checks),
             tuple(history_checks),
             {"recorded_head_before": store.recorded_head()},
         )
-        if not any(c.status == "fail" for c in history_checks):
+        if not any(c.status == _FAIL for c in history_checks):
             store.commit()
     return subject
 
@@ -208,14 +212,13 @@ def chain_report(
     """
     anchor, extra = _anchor(options)
     result = _walk(sources, anchor, options.start_head, store)
-    unanchored = result.unanchored_tail or result.unanchored_start
     # A log whose every record breaks keeps the first breaks of each kind located, counted.
     chain_checks = Findings([*result.checks, *extra]).checks()
     display = chain_display(result, anchor, options.start_head) if options.display else {}
     subjects = [
         Subject(
             ", ".join(name for name, _ in sources),
-            chain_outcome(chain_checks, unanchored),
+            chain_outcome(chain_checks),
             tuple(chain_checks),
             chain_facts(result, anchor),
             display=display,

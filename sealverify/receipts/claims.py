@@ -13,9 +13,11 @@ from collections.abc import Iterator
 from sealverify.receipts.bindings.guards import safety_reason
 from sealverify.receipts.families import pointer
 from sealverify.reports import ids
-from sealverify.reports.model import Check, info, passed, reduced
+from sealverify.reports.model import Check, Status, info, passed, reduced
 from sealverify.reports.vocabulary import Family
 from sealverify.wire.strictjson import JsonValue
+
+_PASS, _FAIL = Status.PASS, Status.FAIL
 
 __all__ = [
     "ASSERTED",
@@ -112,7 +114,7 @@ def decision_check(family: str, replay: Check) -> Check:
     """
     where = pointer("verdict")
     signed = family not in UNSIGNED_FAMILIES
-    if replay.status == "pass":
+    if replay.status == _PASS:
         cover = (
             "a receipt signature covers the decision and "
             if signed
@@ -139,8 +141,8 @@ def decision_check(family: str, replay: Check) -> Check:
 
 def _consent_proven(checks: list[Check]) -> bool:
     """An approval token verified under a pinned approver key, and bound to this receipt."""
-    verified = any(c.id == ids.APPROVAL_SIGNATURE and c.status == "pass" for c in checks)
-    return verified and not any(c.id.startswith("approval.") and c.status == "fail" for c in checks)
+    verified = any(c.id == ids.APPROVAL_SIGNATURE and c.status == _PASS for c in checks)
+    return verified and not any(c.id.startswith("approval.") and c.status == _FAIL for c in checks)
 
 
 def _consent(doc: Doc, family: str, checks: list[Check]) -> list[str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sealverify.reports import ids
-from sealverify.reports.model import Check, Compared
+from sealverify.reports.model import Check, Compared, Status
 from sealverify.reports.vocabulary import Role
 from sealverify.seal.trust import TrustStore
 from sealverify.wire.spelling import unescape_token
 from sealverify.wire.strictjson import JsonValue
+
+_FAIL = Status.FAIL
 
 __all__ = ["attach_compared"]
 
@@ -58,7 +60,7 @@ def attach_compared(checks: list[Check], doc: dict[str, JsonValue], trust: Trust
     pinned keys. Checks that already carry their comparison keep it.
     """
     for index, check in enumerate(checks):
-        if check.status != "fail" or check.compared is not None:
+        if check.status != _FAIL or check.compared is not None:
             continue
         compared = _compared(check, doc, trust)
         if compared is not None:

@@ -17,9 +17,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sealverify.reports.model import Check, fail, info, passed
+from sealverify.reports.model import Check, Status, fail, info, passed
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
+
+_FAIL = Status.FAIL
 
 __all__ = ["NAME_PATTERN", "ReceiptFile", "check_directory", "parse_name", "read_receipt_file"]
 
@@ -191,7 +193,7 @@ def _sequence_checks(named: Sequence[ReceiptFile]) -> list[Check]:
                     "receipt(s); entry numbers restart in every host process",
                 )
             )
-    if named and not any(c.status == "fail" for c in checks):
+    if named and not any(c.status == _FAIL for c in checks):
         checks.append(
             passed(
                 "receiptdir.entries",

@@ -26,9 +26,12 @@ from sealverify.receipts.verify import (
     verify_receipt,
 )
 from sealverify.reports import ids
+from sealverify.reports.model import Status
 from sealverify.reports.vocabulary import Family, Role
 from sealverify.seal import publishedkeys
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
+
+_FAIL = Status.FAIL
 
 __all__ = [
     "BUILD_FLAGS",
@@ -229,7 +232,7 @@ def _fails_other_checks(
     decision that re-derives differently: a key named only on such receipts is odd.
     """
     subject = verify_receipt(raw, name, _PROBE, attestation, read=read)
-    return any(c.status == "fail" and c.id not in _AUTHORITY_IDS for c in subject.checks)
+    return any(c.status == _FAIL and c.id not in _AUTHORITY_IDS for c in subject.checks)
 
 
 @dataclass

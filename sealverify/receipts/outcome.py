@@ -12,17 +12,21 @@ all agree". An empty check list is FAIL (the vacuity guard, U3).
 
 The rule is :func:`sealverify.reports.outcomes.decide`, shared by every command: each check
 says where it is made whether it caps (``unpinned``/``reduced`` in sealverify.reports.model).
-This module names the receipt outcomes for the receipt layer.
+This module declares the receipt words the rule gives (:data:`VOCABULARY` for decision
+receipts, :data:`SPINE` for ``seal.spine/v1`` receipts) and names them for the receipt layer.
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from sealverify.reports import ids
 from sealverify.reports.outcomes import (
     EXIT_CODES,
     NOT_MEDIATED,
     RECEIPT_OUTCOMES,
     Outcome,
-    capped,
+    Vocabulary,
     decide,
     exit_code,
 )
@@ -34,11 +38,12 @@ __all__ = [
     "NOT_MEDIATED",
     "OUTCOMES",
     "REDUCED",
+    "SPINE",
     "UNPINNED",
     "VERIFIED",
+    "VOCABULARY",
     "WAIVABLE",
     "Outcome",
-    "capped",
     "decide",
     "exit_code",
 ]
@@ -48,3 +53,18 @@ REDUCED = Outcome.REDUCED
 UNPINNED = Outcome.UNPINNED
 FAIL = Outcome.FAIL
 OUTCOMES = RECEIPT_OUTCOMES
+
+# A decision receipt (ENF-1..5): no passing check at all is FAIL (U3), a failure FAIL (labelled
+# NOT MEDIATED when the receipt is a bypass), an authority not pinned UNPINNED, a reduced scope
+# REDUCED, else VERIFIED.
+VOCABULARY = Vocabulary(
+    passed=VERIFIED,
+    failed=FAIL,
+    unpinned=UNPINNED,
+    reduced=REDUCED,
+    empty=FAIL,
+    labels=MappingProxyType({ids.BYPASS_NOT_MEDIATED: NOT_MEDIATED}),
+)
+# A seal.spine/v1 receipt (docs/spine.md): seal's external checker's words, a failure FAIL and a
+# signer not pinned UNPINNED; it claims no scope, so nothing reduces it.
+SPINE = Vocabulary(passed=VERIFIED, failed=FAIL, unpinned=UNPINNED)

@@ -18,9 +18,11 @@ from typing import TypeVar
 
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
 from sealverify.reports import ids
-from sealverify.reports.model import Check, Subject, info
+from sealverify.reports.model import Check, Status, Subject, info
 from sealverify.reports.vocabulary import Family, Role
 from sealverify.wire.spelling import HEX64
+
+_FAIL = Status.FAIL
 
 __all__ = ["PinUse", "carry"]
 
@@ -38,7 +40,7 @@ def _pin_facts(subject: Subject) -> dict[str, object]:
     }
     if subject.facts.get("spine_signed") or (
         subject.facts.get("family") == Family.SPINE
-        and any(c.id == ids.AUTHORITY_RECEIPT_KEY and c.status != "fail" for c in subject.checks)
+        and any(c.id == ids.AUTHORITY_RECEIPT_KEY and c.status != _FAIL for c in subject.checks)
     ):
         # a spine receipt names its signer by key id only: its seal verified under one of the
         # receipt pins, so none of them is said to have matched nothing

@@ -16,8 +16,10 @@ from sealverify.kernel.replay import Rederivation, rederive
 from sealverify.kernel.stateless import judged_alone
 from sealverify.receipts.families import pointer
 from sealverify.reports import ids
-from sealverify.reports.model import Check, fail, passed, reduced
+from sealverify.reports.model import Check, Status, fail, passed, reduced
 from sealverify.wire.strictjson import JsonValue
+
+_PASS, _FAIL = Status.PASS, Status.FAIL
 
 __all__ = [
     "CHECK_ID",
@@ -63,9 +65,9 @@ def check_of(result: Rederivation) -> Check:
         data["build"] = result.build
     if result.result is not None:
         data["route"] = result.result.route
-    if result.status == "pass":
+    if result.status == _PASS:
         return passed(CHECK_ID, result.reason, where, **data)
-    if result.status == "fail":
+    if result.status == _FAIL:
         return fail(CHECK_ID, result.reason, where, difference=result.difference, **data)
     return reduced(CHECK_ID, result.reason, where, **data)
 

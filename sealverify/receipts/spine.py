@@ -10,11 +10,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sealverify.errors import InputError
-from sealverify.reports.model import Check, fail, info, not_evaluated, passed
-from sealverify.reports.outcomes import Outcome
+from sealverify.receipts.outcome import SPINE, decide
+from sealverify.reports.model import Check, Status, fail, info, not_evaluated, passed, unpinned
 from sealverify.seal.signatures import ed25519_verify, key_id
 from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
+
+_PASS = Status.PASS
 
 __all__ = [
     "SEAL_DOMAIN",
@@ -380,7 +382,7 @@ def _signature_check(
     if seal.get("alg") != "ed25519":
         return not_evaluated("spine.signature", "not checked: seal.alg is not ed25519", where), None
     if not receipt_pubkeys:
-        return not_evaluated(
+        return unpinned(
             "spine.signature",
             "no pinned receipt key, so the signature was not checked; pin the signer with "
             "--receipt-pubkey or the trust file (a spine receipt never names its own key)",
@@ -445,12 +447,6 @@ def _evidence_checks(receipt: dict[str, JsonValue]) -> list[Check]:
         )
         checks.append(info("spine.evidence-stated", reason, _pointer("/evidence", name)))
     return checks
-
-
-def _outcome(checks: list[Check], pinned: bool) -> Outcome:
-    if any(check.status == "fail" for check in checks):
-        return Outcome.FAIL
-    return Outcome.VERIFIED if pinned else Outcome.UNPINNED
 
 
 def _shape_checks(document: dict[str, JsonValue], seal: dict[str, JsonValue]) -> list[Check]:
@@ -519,7 +515,7 @@ def check_spine(
                 upstream_code="not_a_receipt",
             )
         )
-        return SpineResult(Outcome.FAIL, tuple(checks), None)
+        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
     name, version = SPINE_DISCRIMINATOR
     if document.get(name) != version:
         checks.append(
@@ -530,7 +526,7 @@ def check_spine(
                 upstream_code="unknown_format",
             )
         )
-        return SpineResult(Outcome.FAIL, tuple(checks), None)
+        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
     checks.append(passed("spine.discriminator", f"{name} is {version!r}", f"/{name}"))
     seal = document.get("seal")
     if not isinstance(seal, dict):
@@ -543,14 +539,14 @@ def check_spine(
             )
         )
         checks.extend(_evidence_checks(document))
-        return SpineResult(Outcome.FAIL, tuple(checks), None)
+        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
     checks.extend(_shape_checks(document, seal))
     inexact = _inexact_numbers(document)
     checks.extend(inexact)
     commitment_checks = _commitment_checks(document, _field_lines(raw))
     checks.extend(commitment_checks)
-    commitments_ok = all(check.status == "pass" for check in commitment_checks)
+    commitments_ok = all(check.status == _PASS for check in commitment_checks)
     signature, signer = _signature_check(document, receipt_pubkeys, not inexact, commitments_ok)
     checks.append(signature)
     checks.extend(_evidence_checks(document))
-    return SpineResult(_outcome(checks, bool(receipt_pubkeys)), tuple(checks), signer)
+    return SpineResult(decide(checks, SPINE).outcome, tuple(checks), signer)

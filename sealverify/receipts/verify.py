@@ -34,6 +34,7 @@ from sealverify.reports import ids
 from sealverify.reports.model import (
     Check,
     Report,
+    Status,
     Subject,
     fail,
     info,
@@ -50,6 +51,8 @@ from sealverify.seal.signatures import key_id
 from sealverify.seal.trust import Decision, TrustStore
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
+
+_FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
@@ -323,11 +326,11 @@ def _subject(
     signed_at: int | None = None,
 ) -> Subject:
     checks[:] = apply_waivers(checks, waive)
-    if any(c.status == "waived" for c in checks):
+    if any(c.status == _WAIVED for c in checks):
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
-    facts["rederivation"] = replay.status
-    result, label = outcome.decide(checks)
+    facts["rederivation"] = str(replay.status)  # the plain word, as the report writes it
+    result, label = outcome.decide(checks, outcome.VOCABULARY)
     display = {} if signed_at is None else {"signed_time_ms": signed_at}
     return Subject(name, result, tuple(checks), facts, label, display)
 
@@ -366,10 +369,8 @@ def _verify_spine(
         )
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
-    facts["rederivation"] = _SPINE_REPLAY.status
-    spine_outcome = outcome.Outcome(result.outcome)
-    document_failed = any(c.status == "fail" for c in checks)
-    final = outcome.FAIL if document_failed else outcome.capped(spine_outcome, checks)
+    facts["rederivation"] = str(_SPINE_REPLAY.status)
+    final = outcome.decide(checks, outcome.SPINE).outcome
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
     display = {} if at is None else {"signed_time_ms": at}
     return Subject(name, final, tuple(checks), facts, "", display)
@@ -644,6 +645,6 @@ def build_report_from_tally(
         "allow_published_keys": allow_published_keys,
     }
     code = outcome.exit_code(
-        [o for (o, _), n in tally.items() if n], any(f.status == "fail" for f in findings)
+        [o for (o, _), n in tally.items() if n], any(f.status == _FAIL for f in findings)
     )
     return Report("verify", subjects, summary, code, tuple(findings), layout="receipts")

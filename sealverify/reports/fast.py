@@ -29,15 +29,19 @@ __all__ = ["PAIRS", "subject_bytes_fast"]
 # ``jsonfmt.dumps_compact(..., plain=True)``, the reference's own encoding. The test is made at
 # C speed where it can be: the checks' four texts by the set of their types (one pass each),
 # the data and facts by ``jsonfmt._plain``.
-_TEXT_OF = tuple(attrgetter(name) for name in ("id", "status", "reason", "location"))
 _STR = frozenset((str,))
+_STATUS_TEXT = frozenset((str, Status))
+_TEXT_OF = tuple(
+    (attrgetter(name), _STATUS_TEXT if name == "status" else _STR)
+    for name in ("id", "status", "reason", "location")
+)
 
 
 def _subject_whole(subject: Subject, option: int) -> bytes | None:
     """``subject.to_dict()`` encoded by orjson with ``option``, or None to leave it to it."""
     checks = subject.checks
-    for text_of in _TEXT_OF:
-        if not _STR.issuperset(map(type, map(text_of, checks))):
+    for text_of, types in _TEXT_OF:
+        if not types.issuperset(map(type, map(text_of, checks))):
             return None
     own = (subject.name, subject.outcome, subject.label)
     if not jsonfmt._TEXTS.issuperset(map(type, own)) or not jsonfmt._plain(subject.facts):

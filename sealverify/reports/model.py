@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from enum import StrEnum
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -27,9 +28,36 @@ __all__ = [
     "waived",
 ]
 
-# "waived": a failed check the user explicitly waived (verify --waive); shown, never a pass.
-Status = Literal["pass", "fail", "not-evaluated", "info", "waived"]
-_STATUS_ORDER = {"fail": 0, "waived": 1, "not-evaluated": 2, "pass": 3, "info": 4}
+
+class Status(StrEnum):
+    """A check's status: a ``str`` enum whose members are the words reports write.
+
+    A member is its word (``Status.PASS == "pass"``; JSON, SARIF and ``str()`` give the word),
+    so every report keeps its bytes; its ``repr`` is the word's too.
+    """
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_EVALUATED = "not-evaluated"
+    INFO = "info"
+    # A failed check the user explicitly waived (verify --waive); shown, never a pass.
+    WAIVED = "waived"
+
+
+_STATUS_ORDER = {
+    Status.FAIL: 0,
+    Status.WAIVED: 1,
+    Status.NOT_EVALUATED: 2,
+    Status.PASS: 3,
+    Status.INFO: 4,
+}
+# A status given as its word (a check read back from JSON) becomes its member; an unknown word
+# is kept as given (sorting a subject that holds one fails, as it always did: KeyError).
+_STATUS_OF: dict[str, Status] = {str(status): status for status in Status}
+_WORD_OF: dict[str, str] = {status: str(status) for status in Status}
 _BY_ID_AND_LOCATION = attrgetter("id", "location")
 _STATUS = attrgetter("status")
 
@@ -68,11 +96,16 @@ class Check:
 
     def __post_init__(self) -> None:
         # Only Check(...) comes here (the helpers below skip __init__ and set the effect).
-        if self.status == "fail" and self.effect is Effect.INFORMS:
-            object.__setattr__(self, "effect", Effect.FAILS)
+        status = _STATUS_OF.get(self.status)
+        if status is not None and status is not self.status:
+            object.__setattr__(self, "status", status)
+        if status is _FAIL and self.effect is _INFORMS:
+            object.__setattr__(self, "effect", _FAILS)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "status": self.status, "reason": self.reason}
+        # The plain word: orjson writes an enum member by reading its ``value`` (slow, per check).
+        status = _WORD_OF.get(self.status, self.status)
+        out: dict[str, Any] = {"id": self.id, "status": status, "reason": self.reason}
         if self.location:
             out["location"] = self.location
         if self.data:
@@ -88,6 +121,13 @@ _NEW = object.__new__
 _SET_ID, _SET_STATUS, _SET_REASON, _SET_LOCATION, _SET_DATA, _SET_COMPARED, _SET_EFFECT = (
     Check.__dict__[name].__set__
     for name in ("id", "status", "reason", "location", "data", "compared", "effect")
+)
+_PASS, _FAIL, _NOT_EVALUATED, _INFO, _WAIVED = (
+    Status.PASS,
+    Status.FAIL,
+    Status.NOT_EVALUATED,
+    Status.INFO,
+    Status.WAIVED,
 )
 _FAILS, _INFORMS, _CAPS_UNPINNED, _CAPS_REDUCED = (
     Effect.FAILS,
@@ -130,11 +170,11 @@ _PASS_LONGEST = 1024
 
 def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     if data or not (type(check_id) is str and type(reason) is str and type(location) is str):
-        return _check(check_id, "pass", reason, location, data)
+        return _check(check_id, _PASS, reason, location, data)
     key = (check_id, reason, location)
     check = _PASSES.get(key)
     if check is None:
-        check = _check(check_id, "pass", reason, location, data)
+        check = _check(check_id, _PASS, reason, location, data)
         if len(reason) <= _PASS_LONGEST:
             if len(_PASSES) >= _PASSES_KEPT:
                 _PASSES.clear()
@@ -143,40 +183,40 @@ def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check
 
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return _check(check_id, "fail", reason, location, data, None, _FAILS)
+    return _check(check_id, _FAIL, reason, location, data, None, _FAILS)
 
 
 def fail_compared(
     check_id: str, reason: str, location: str, compared: Compared, **data: Any
 ) -> Check:
     """A failed check that also holds the two texts it compared (the html report shows them)."""
-    return _check(check_id, "fail", reason, location, data, compared, _FAILS)
+    return _check(check_id, _FAIL, reason, location, data, compared, _FAILS)
 
 
 def not_evaluated(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     """A check that could not be told, which leaves the outcome as it is (it INFORMS)."""
-    return _check(check_id, "not-evaluated", reason, location, data)
+    return _check(check_id, _NOT_EVALUATED, reason, location, data)
 
 
 def unpinned(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     """A not-evaluated check whose authority is not established: it caps VERIFIED at UNPINNED."""
-    return _check(check_id, "not-evaluated", reason, location, data, None, _CAPS_UNPINNED)
+    return _check(check_id, _NOT_EVALUATED, reason, location, data, None, _CAPS_UNPINNED)
 
 
 def reduced(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     """A not-evaluated check that reduces what is proven: it caps VERIFIED at REDUCED."""
-    return _check(check_id, "not-evaluated", reason, location, data, None, _CAPS_REDUCED)
+    return _check(check_id, _NOT_EVALUATED, reason, location, data, None, _CAPS_REDUCED)
 
 
 def info(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    return _check(check_id, "info", reason, location, data)
+    return _check(check_id, _INFO, reason, location, data)
 
 
 def waived(check: Check, why: str) -> Check:
     """``check`` (a failure) as waived: same id, location and data, the waiver in its reason."""
     return _check(
         check.id,
-        "waived",
+        _WAIVED,
         f"WAIVED ({why}): {check.reason}",
         check.location,
         check.data,
@@ -223,7 +263,7 @@ class Subject:
         groups: dict[str, list[Check]] = {status: [] for status in _STATUS_ORDER}
         for check in by_id:
             groups[check.status].append(check)  # an unknown status: KeyError, as the reference
-        if len(groups["pass"]) == len(by_id):
+        if len(groups[_PASS]) == len(by_id):
             return by_id
         return [check for group in groups.values() for check in group]
 

@@ -1,9 +1,11 @@
-"""Outcome words, what a check does to them, the one exit-code table and the one decision rule.
+"""Outcome words, what a check does to them, the one exit-code table and the one verdict rule.
 
 Every command names its subjects' outcomes with an :class:`Outcome` (a ``str`` enum, so a report
 holds the same bytes as the word), and takes its exit code from :data:`EXIT_CODES` through
 :func:`exit_code`. A check says, where it is made, what it does to its subject's outcome (its
-:class:`Effect`); :func:`decide` reads those effects. The receipt rule is seal-check@0632f31
+:class:`Effect`); :func:`decide` reads those effects, never a check's id, and names the result
+in the words of the command's :class:`Vocabulary`, declared beside its report
+(docs/architecture.md, "One verdict rule"). The receipt rule is seal-check@0632f31
 ``receipt.js`` ``verifyReceipt`` and seal-assurance-kit ``docs/VERIFY-PROFILES.md`` §4 (ENF-1..5,
 invariants U1-U4): any failed check is FAIL (a bypass receipt is FAIL with the label NOT
 MEDIATED); otherwise an authority that is not pinned caps the outcome at UNPINNED; otherwise a
@@ -12,23 +14,24 @@ reduced scope is REDUCED; otherwise VERIFIED. An empty check list is FAIL (the v
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Final, NamedTuple, assert_never
 
-from sealverify.reports import ids
 from sealverify.reports.effects import Effect
-from sealverify.reports.model import Check
+from sealverify.reports.model import Check, Status
 
 __all__ = [
     "EXIT_CODES",
-    "MUST_CAP",
     "NOT_MEDIATED",
     "RECEIPTS_BY_SEVERITY",
     "RECEIPT_OUTCOMES",
     "Effect",
     "Outcome",
-    "capped",
+    "Verdict",
+    "Vocabulary",
     "decide",
     "exit_code",
     "severity",
@@ -144,94 +147,94 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
 _CODE_RANK = {0: 0, 3: 1, 4: 2, 1: 3}
 
 
-# The floor under what a creation site declares: these ids, not evaluated, cap at least so, even
-# when a check was built with a weaker effect (a creation site that forgot). It can only make an
-# outcome stricter; tests/test_outcomes.py holds that it names exactly what the sites declare.
-MUST_CAP: Mapping[str, Effect] = MappingProxyType(
-    {
-        ids.APPROVAL_RECEIPT_KEY: Effect.CAPS_UNPINNED,
-        ids.AUTHORITY_CONFIG_KEY: Effect.CAPS_UNPINNED,
-        ids.AUTHORITY_RECEIPT_KEY: Effect.CAPS_UNPINNED,
-        ids.AUTHORITY_APPROVAL_KEY: Effect.CAPS_UNPINNED,
-        ids.AUTHORITY_PUBLISHED_KEY: Effect.CAPS_UNPINNED,
-        ids.SCOPE_REQUEST_UNPARSEABLE: Effect.CAPS_REDUCED,
-        ids.DECISION_AUTHENTICATED: Effect.CAPS_REDUCED,
-        ids.REPLAY_DECISION: Effect.CAPS_REDUCED,
-        ids.CLAIMS_UNBOUND: Effect.CAPS_REDUCED,
-        ids.APPROVAL_TIME: Effect.CAPS_REDUCED,
-    }
-)
-_INFORMS = Effect.INFORMS
-_FAILS = Effect.FAILS
-_CAPS_UNPINNED = Effect.CAPS_UNPINNED
-_CAPS_REDUCED = Effect.CAPS_REDUCED
-# Module globals, not ``ids.X`` attribute reads: decide runs once per receipt over ~40 checks.
-_REPLAY = ids.REPLAY_DECISION
-_DECISION = ids.DECISION_AUTHENTICATED
-_BYPASS = ids.BYPASS_NOT_MEDIATED
+_NO_LABELS: Mapping[str, str] = MappingProxyType({})
 
 
-def _cap(check: Check) -> Effect:
-    """A not-evaluated check's effect: as declared, never weaker than :data:`MUST_CAP`."""
-    effect = check.effect
-    if effect is _INFORMS or effect is _FAILS:
-        return MUST_CAP.get(check.id, _INFORMS)
-    if effect is _CAPS_REDUCED and MUST_CAP.get(check.id) is _CAPS_UNPINNED:
-        return _CAPS_UNPINNED
-    return effect
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """What one command calls its subjects under :func:`decide`, declared beside its report.
+
+    ``failed`` is the word for a subject with a failed check and ``passed`` for one whose
+    checks neither fail nor cap. A not-evaluated check caps by the effect it declares where it
+    is made: CAPS_UNPINNED gives ``unpinned``, CAPS_REDUCED ``reduced``, and any not-evaluated
+    check at all ``not_evaluated``; a cap the command has no word for (None) leaves the
+    outcome as it is. ``empty`` is the word for a subject with no passing check (the receipt
+    rule's vacuity guard), None where a command has none. ``labels`` names a sub-label for a
+    failed check (a bypass receipt's NOT MEDIATED): the id it is keyed by is the command's, not
+    the rule's.
+    """
+
+    passed: Outcome
+    failed: Outcome
+    unpinned: Outcome | None = None
+    reduced: Outcome | None = None
+    not_evaluated: Outcome | None = None
+    empty: Outcome | None = None
+    labels: Mapping[str, str] = field(default_factory=lambda: _NO_LABELS)
 
 
-def decide(checks: Sequence[Check]) -> tuple[Outcome, str]:
-    """Return ``(outcome, label)`` for one receipt from its checks' statuses and effects.
+class Verdict(NamedTuple):
+    """A subject's outcome and the sub-label of its failure ("" when there is none)."""
 
-    ``label`` is ``NOT MEDIATED`` for a failed ``bypass.not-mediated`` check, else "". A
-    passing ``replay.decision`` lifts a not-evaluated ``decision.authenticated``: a decision is
-    authenticated by re-deriving it, whatever check said it was not.
+    outcome: Outcome
+    label: str
+
+
+_PASS, _FAIL, _NOT_EVALUATED = Status.PASS, Status.FAIL, Status.NOT_EVALUATED
+# Final: mypy reads each as its member, so the branches on an effect below are exhaustive.
+_CAPS_UNPINNED: Final = Effect.CAPS_UNPINNED
+_CAPS_REDUCED: Final = Effect.CAPS_REDUCED
+_INFORMS: Final = Effect.INFORMS
+_FAILS: Final = Effect.FAILS
+
+
+def decide(checks: Iterable[Check], vocabulary: Vocabulary) -> Verdict:
+    """The one verdict rule: a subject's outcome from its checks, in ``vocabulary``'s words.
+
+    In this order: no passing check is ``empty`` (when the command has that guard); a failed
+    check is ``failed`` (whatever effect it declares: fail closed), with the label
+    ``vocabulary.labels`` gives the first failed check that has one; a not-evaluated check that
+    declares CAPS_UNPINNED is ``unpinned``; one that declares CAPS_REDUCED is ``reduced``; then
+    any not-evaluated check at all is ``not_evaluated``; otherwise ``passed``. A cap the
+    vocabulary has no word for is passed over. The rule reads statuses and effects, never a
+    check's id.
     """
     # One pass gathers every fact the rules below read (a receipt has ~40 checks; separate
     # scans per rule cost four times as much). The rules are applied in their order after it.
-    passes = failed = bypass = replayed = False
-    unpinned = reduced_by = reduced = False
+    labels = vocabulary.labels
+    passes = failed = unpinned = reduced = unevaluated = False
+    label = ""
     for check in checks:
         status = check.status
-        if status == "pass":
+        if status == _PASS:
             passes = True
-            replayed = replayed or check.id == _REPLAY
-        elif status == "fail":
+        elif status == _FAIL:
+            if labels and not label:
+                label = labels.get(check.id, "")
             failed = True
-            if check.id == _BYPASS:
-                bypass = True
-        elif status == "not-evaluated":
-            effect = _cap(check)
+        elif status == _NOT_EVALUATED:
+            unevaluated = True
+            effect = check.effect
             if effect is _CAPS_UNPINNED:
                 unpinned = True
             elif effect is _CAPS_REDUCED:
-                if check.id == _DECISION:
-                    reduced_by = True
-                else:
-                    reduced = True
-    if not passes:  # also the empty check list
-        return Outcome.FAIL, ""
+                reduced = True
+            elif effect is _INFORMS or effect is _FAILS:  # not a failure: it was not evaluated
+                pass
+            else:
+                assert_never(effect)
+    if not passes and vocabulary.empty is not None:  # also the empty check list
+        return Verdict(vocabulary.empty, "")
     if failed:
-        return Outcome.FAIL, NOT_MEDIATED if bypass else ""
-    if unpinned:
-        return Outcome.UNPINNED, ""
-    if reduced or (reduced_by and not replayed):
-        return Outcome.REDUCED, ""
-    return Outcome.VERIFIED, ""
-
-
-def capped(result: Outcome, checks: Iterable[Check], top: Outcome = Outcome.VERIFIED) -> Outcome:
-    """``result`` (an outcome decided elsewhere) as UNPINNED when it is ``top`` and a check caps.
-
-    A not-evaluated check whose effect is CAPS_UNPINNED caps it, as in :func:`decide`: the spine
-    checker's VERIFIED, an approval token's VALID, an attestation's VERIFIED.
-    """
-    if result == top and any(
-        c.status == "not-evaluated" and _cap(c) is _CAPS_UNPINNED for c in checks
+        return Verdict(vocabulary.failed, label)
+    for capped, word in (
+        (unpinned, vocabulary.unpinned),
+        (reduced, vocabulary.reduced),
+        (unevaluated, vocabulary.not_evaluated),
     ):
-        return Outcome.UNPINNED
-    return result
+        if capped and word is not None:
+            return Verdict(word, "")
+    return Verdict(vocabulary.passed, "")
 
 
 def severity(outcome: str) -> int:

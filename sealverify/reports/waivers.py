@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 
 from sealverify.errors import OptionError
 from sealverify.reports import ids
-from sealverify.reports.model import Check, waived
+from sealverify.reports.model import Check, Status, waived
+
+_FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
 __all__ = ["WAIVABLE", "WAIVER_REASON", "apply_waivers", "waivable", "waived_ids"]
 
@@ -39,10 +41,10 @@ def apply_waivers(checks: Sequence[Check], waivers: frozenset[str]) -> list[Chec
     if not waivers:
         return list(checks)
     return [
-        waived(c, WAIVER_REASON) if c.status == "fail" and c.id in waivers else c for c in checks
+        waived(c, WAIVER_REASON) if c.status == _FAIL and c.id in waivers else c for c in checks
     ]
 
 
 def waived_ids(checks: Iterable[Check]) -> list[str]:
     """The sorted, distinct ids of the waived checks (a subject's ``waived`` fact)."""
-    return sorted({c.id for c in checks if c.status == "waived"})
+    return sorted({c.id for c in checks if c.status == _WAIVED})

@@ -12,14 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sealverify.mcp.frame import FrameOptions
-from sealverify.reports.model import Check, Report, Subject, fail
-from sealverify.reports.outcomes import EXIT_CODES, Outcome, capped
+from sealverify.reports.model import Check, Report, Status, Subject, fail
+from sealverify.reports.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
 from sealverify.ruling.partition import check_attestation
 from sealverify.seal import publishedkeys
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
+_FAIL = Status.FAIL
+
 # EXIT_CODES (sealverify.reports.outcomes) gives the attestation's outcome its exit code.
-__all__ = ["EXIT_CODES", "attestation_report"]
+__all__ = ["EXIT_CODES", "VOCABULARY", "attestation_report"]
+
+# What the attestation is called under the one rule (reports/outcomes.py ``decide``): a failed
+# check FAILED; a signer whose authority is not established (a published key) UNPINNED; else
+# VERIFIED.
+VOCABULARY = Vocabulary(passed=Outcome.VERIFIED, failed=Outcome.FAILED, unpinned=Outcome.UNPINNED)
 
 
 def attestation_report(
@@ -43,8 +50,8 @@ def attestation_report(
     checks = _checks(
         attestation, frame, pubkeys, transport, options or FrameOptions(), allow_published_keys
     )
-    failed = sum(1 for c in checks if c.status == "fail")
-    outcome = Outcome.FAILED if failed else capped(Outcome.VERIFIED, checks)
+    failed = sum(1 for c in checks if c.status == _FAIL)
+    outcome = decide(checks, VOCABULARY).outcome
     summary = {"failed_checks": failed, "allow_published_keys": allow_published_keys}
     subject = Subject(name, outcome, tuple(checks))
     return Report("partition verify", (subject,), summary, EXIT_CODES[outcome], layout="detail")

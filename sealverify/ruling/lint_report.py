@@ -12,16 +12,29 @@ from pathlib import PurePosixPath
 
 from sealverify.errors import InputError
 from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Subject
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.model import Check, Report, Status, Subject
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.ruling import wording
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
-__all__ = ["LINTED_SUFFIXES", "LintTally", "RuleSet", "lint_report", "lint_subject", "parse_rules"]
+_FAIL = Status.FAIL
+
+__all__ = [
+    "LINTED_SUFFIXES",
+    "VOCABULARY",
+    "LintTally",
+    "RuleSet",
+    "lint_report",
+    "lint_subject",
+    "parse_rules",
+]
 
 RuleSet = wording.RuleSet
 parse_rules = wording.parse_rules
 
+# What a linted file is called under the one rule (reports/outcomes.py ``decide``): a rule hit
+# (a failed check) VIOLATIONS, else CLEAN.
+VOCABULARY = Vocabulary(passed=Outcome.CLEAN, failed=Outcome.VIOLATIONS)
 # What a directory is searched for; a file named explicitly is linted whatever its suffix.
 LINTED_SUFFIXES = (".md", ".markdown", ".txt", ".json")
 
@@ -54,12 +67,13 @@ def lint_subject(
     ``name``) for a ``.json`` file that is not a strict JSON object, or a text not UTF-8.
     """
     kind, checks = _checks(name, data, rules, where or name)
-    bad = Findings(c for c in checks if c.status == "fail")
+    bad = Findings(c for c in checks if c.status == _FAIL)
     count = sum(bad.counts.values())
+    kept = tuple(bad.checks())
     return Subject(
         name=name,
-        outcome=Outcome.VIOLATIONS if count else Outcome.CLEAN,
-        checks=tuple(bad.checks()),
+        outcome=decide(kept, VOCABULARY).outcome,
+        checks=kept,
         facts={"kind": kind, "violations": count},
     )
 
@@ -80,7 +94,7 @@ class LintTally:
         """The report over what was counted; ``subjects`` empty when they were spooled."""
         summary = {"files": self.files, "violations": self.violations}
         # The subjects may have been spooled: the counts say whether any was VIOLATIONS.
-        code = exit_code([Outcome.VIOLATIONS if self.violations else Outcome.CLEAN])
+        code = exit_code([VOCABULARY.failed if self.violations else VOCABULARY.passed])
         return Report("lint", subjects, summary, code, layout="rows")
 
 

@@ -22,13 +22,15 @@ from sealverify.receipts.bindings.derived import (
     pointer,
     sha256_of,
 )
-from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
+from sealverify.reports.model import Check, Compared, Status, fail, fail_compared, passed
 from sealverify.seal import identities
 from sealverify.seal.request_members import CALL_PARAMS, ENVELOPE, unbound_members
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.guards import escaped_keys, unicode_equivalent_keys
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, uint_value
+
+_FAIL = Status.FAIL
 
 __all__ = ["object_a"]
 
@@ -56,7 +58,7 @@ def object_a(doc: Doc, derived: Derived | None = None) -> list[Check]:
     checks = _identities(doc, frame, source)
     request = _request_checks(frame, source)
     checks.extend(request)
-    if any(c.status == "fail" for c in request):
+    if any(c.status == _FAIL for c in request):
         return checks
     params = frame_params(frame)
     assert params is not None  # a request that passed its shape checks has params

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from sealverify.fastpath import declined
-from sealverify.reports.model import Report, Subject
+from sealverify.reports.model import Report, Status, Subject
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.vocabulary import Family, Role
 
@@ -42,16 +42,17 @@ _ORJSON = orjson.OPT_INDENT_2 | _ORJSON_COMPACT
 
 # The report's words are ``str`` enums (reports/outcomes.py, reports/vocabulary.py): each is its
 # word to both encoders (orjson writes an enum's value, the standard library the str it is).
-_WORDS = (Outcome, Family, Role)
+_WORDS = (Outcome, Status, Family, Role)
 _TEXTS = frozenset((str, *_WORDS))
 _LEAVES = frozenset((str, bool, type(None), *_WORDS))  # plain whatever their value
 _KEYS = frozenset((str,))
+_STATUSES = frozenset((str, Status))  # a check's status: its member, or its word read back
 
 
 def _plain(value: Any) -> bool:
     """Whether ``value`` holds only exact dict (str keys), list, tuple, str, int, bool, None.
 
-    A report's words (``Outcome``, ``Family``, ``Role``) count as str.
+    A report's words (``Outcome``, ``Status``, ``Family``, ``Role``) count as str.
 
     For such values orjson's indented, key-sorted output is byte for byte what ``json.dumps(
     sort_keys=True, indent=2, ensure_ascii=False)`` writes (tests/test_jsonfmt.py). Floats are
@@ -125,8 +126,8 @@ def _subject_plain(subject: Subject) -> bool:
     if not _TEXTS.issuperset(map(type, strings)) or not _plain(subject.facts):
         return False
     for check in subject.checks:
-        texts = (check.id, check.status, check.reason, check.location)
-        if not all(type(text) is str for text in texts):
+        texts = (check.id, check.reason, check.location)
+        if not all(type(text) is str for text in texts) or type(check.status) not in _STATUSES:
             return False
         if check.data and not _plain(check.data):
             return False

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sealverify.reports.model import Check, Report, Subject, sorted_among
+from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.visible import visible
+
+_FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
 __all__ = ["FOOTER", "case_failed", "finding_cases", "render", "render_head", "subject_case"]
 
@@ -72,8 +74,8 @@ def _lines(checks: Iterable[Check]) -> str:
 def subject_case(command: str, subject: Subject) -> str:
     """One subject's ``<testcase>`` line (without its line end), as :func:`render` writes it."""
     checks = sorted_among(subject.checks, _SHOWN)
-    failing = [c for c in checks if c.status == "fail"]
-    unevaluated = [c for c in checks if c.status == "not-evaluated"]
+    failing = [c for c in checks if c.status == _FAIL]
+    unevaluated = [c for c in checks if c.status == _NOT_EVALUATED]
     body = ""
     if failing:
         text = _lines(failing)
@@ -98,7 +100,7 @@ def finding_cases(command: str, findings: Iterable[Check]) -> list[str]:
         f"<failure message={quoteattr(finding.id)}>{escape(visible(finding.reason))}</failure>"
         "</testcase>"
         for finding in findings
-        if finding.status == "fail"
+        if finding.status == _FAIL
     ]
 
 

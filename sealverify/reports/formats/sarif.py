@@ -11,8 +11,10 @@ from typing import Any
 from sealverify._version import __version__
 from sealverify.reports import ids
 from sealverify.reports.formats.jsonfmt import dumps
-from sealverify.reports.model import Check, Report, Subject, sorted_among
+from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
 from sealverify.reports.names import uri_path
+
+_PASS, _INFO = Status.PASS, Status.INFO
 
 __all__ = [
     "RESULT_SEPARATOR",
@@ -73,7 +75,7 @@ def _location(subject_name: str, check: Check) -> dict[str, Any]:
 
 def _level(check: Check) -> str | None:
     """The SARIF level of a check that becomes a result, or None for one that does not."""
-    if check.status == "info":
+    if check.status == _INFO:
         return "note" if check.id in _NOTED_INFO else None
     return _LEVEL.get(check.status)
 
@@ -202,7 +204,7 @@ def rule_subject(subject: Subject) -> Subject:
     Its name, outcome and label, and one bare check for each rule id it reports.
     """
     ids = sorted(
-        {c.id: c.status for c in subject.checks if c.status != "pass" and _level(c)}.items()
+        {c.id: c.status for c in subject.checks if c.status != _PASS and _level(c)}.items()
     )
     checks = tuple(Check(rule, status, "") for rule, status in ids)
     return Subject(subject.name, subject.outcome, checks, label=subject.label)

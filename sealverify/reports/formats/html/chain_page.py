@@ -6,7 +6,9 @@ from typing import Any
 
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.reports.model import Check, Report, Status, Subject
+
+_FAIL = Status.FAIL
 
 __all__ = ["ROW_CAP", "render"]
 
@@ -28,7 +30,7 @@ def _breaks(checks: tuple[Check, ...]) -> dict[str, list[Check]]:
     """Failed checks by the log location they name (a record's line or its payload's)."""
     found: dict[str, list[Check]] = {}
     for check in checks:
-        if check.status == "fail" and check.location:
+        if check.status == _FAIL and check.location:
             found.setdefault(check.location, []).append(check)
     return found
 
@@ -124,7 +126,7 @@ def render(report: Report) -> str:
         ),
         start=[c for c in checks if c.id in _START],
         end=[c for c in checks if c.id in _END],
-        breaks=[c for c in checks if c.status == "fail"],
+        breaks=[c for c in checks if c.status == _FAIL],
         others=others,
         facts=chain.facts,
     )
