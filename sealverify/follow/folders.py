@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sealverify.errors import InputError
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["FileTooLarge", "Folder", "Found", "receipt_name"]
+__all__ = ["FileTooLarge", "Folder", "Found", "Looked", "receipt_name"]
 
 _SIDE_SUFFIX = ".partition.json"
 
@@ -46,14 +47,70 @@ class Found:
     revision: bool  # another form was judged under this name before
 
 
-class Folder:
+class Looked:
+    """A followed directory or prefix: each name's last judged digest, and its last look.
+
+    What a look saw of each name (a file's inode, size and mtime; an object's ETag, size and
+    modification time) keeps an unchanged one from being read again; the digest of the bytes
+    last judged under a name keeps a form from being judged twice.
+    """
+
+    def __init__(self, root: str, digests: dict[str, str] | None) -> None:
+        self.root = root
+        self.digests: dict[str, str] = dict(digests or {})
+        self._seen: dict[str, tuple[object, ...]] = {}
+
+    def _changed(
+        self,
+        entries: Iterable[tuple[str, str, tuple[object, ...], int]],
+        read: Callable[[str, str], bytes | None],
+        limit: int,
+        cap: int,
+    ) -> list[Found]:
+        """Of ``entries`` (name, path, what the look saw, size), those whose bytes changed.
+
+        ``read`` gives an entry's bytes, or None when it is gone since the listing (the next
+        look reads its successor); an entry larger than ``cap`` is refused.
+        """
+        changed: list[Found] = []
+        for name, path, seen, size in entries:
+            if self._seen.get(name) == seen:
+                continue
+            if size > cap:
+                raise FileTooLarge(f"{name}: larger than {cap} bytes (--max-input-bytes)")
+            data = read(name, path)
+            if data is None:
+                continue
+            self._seen[name] = seen
+            digest = hashlib.sha256(data).hexdigest()
+            before = self.digests.get(name)
+            if before != digest:
+                changed.append(Found(name, path, data, digest, before is not None))
+                if len(changed) >= limit:
+                    break
+        return changed
+
+    def judged(self, found: Found) -> None:
+        """Remember ``found``'s bytes as judged (the checkpoint keeps the digest)."""
+        self.digests[found.name] = found.digest
+
+    def forget_looks(self) -> None:
+        """Read every entry again at the next look (after SIGHUP)."""
+        self._seen.clear()
+
+
+def _read_local(_: str, path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None  # gone since the walk
+
+
+class Folder(Looked):
     """One followed directory and the digest of each file's last judged bytes."""
 
     def __init__(self, root: str, digests: dict[str, str] | None = None) -> None:
-        self.root = root
-        self.digests: dict[str, str] = dict(digests or {})
-        # What the last look saw of each file (inode, size, mtime): unchanged files are not read.
-        self._seen: dict[str, tuple[int, int, int]] = {}
+        super().__init__(root, digests)
 
     def _walk(self) -> list[tuple[int, str, Path, tuple[int, int, int]]]:
         found: list[tuple[int, str, Path, tuple[int, int, int]]] = []
@@ -81,33 +138,8 @@ class Folder:
         A file larger than ``cap`` bytes is refused (:class:`FileTooLarge`), as a batch run
         refuses an input larger than ``--max-input-bytes``.
         """
-        changed: list[Found] = []
-        for _, name, path, seen in self._walk():
-            if self._seen.get(name) == seen:
-                continue
-            if seen[1] > cap:
-                raise FileTooLarge(f"{name}: larger than {cap} bytes (--max-input-bytes)")
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue  # gone since the walk: the next look sees its successor
-            self._seen[name] = seen
-            digest = hashlib.sha256(data).hexdigest()
-            before = self.digests.get(name)
-            if before == digest:
-                continue
-            changed.append(Found(name, str(path), data, digest, before is not None))
-            if len(changed) >= limit:
-                break
-        return changed
-
-    def judged(self, found: Found) -> None:
-        """Remember ``found``'s bytes as judged (the checkpoint keeps the digest)."""
-        self.digests[found.name] = found.digest
-
-    def forget_looks(self) -> None:
-        """Read every file again at the next look (after SIGHUP)."""
-        self._seen.clear()
+        walked = ((name, str(path), seen, seen[1]) for _, name, path, seen in self._walk())
+        return self._changed(walked, _read_local, limit, cap)
 
     def side_attestation(self, found: Found) -> tuple[JsonValue | None, str]:
         """A partition attestation beside a receipt file, as a batch walk reads it.

@@ -11,12 +11,11 @@ stops the run (exit 2), never a smaller look.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from typing import Any
 
 from sealverify.errors import SourceError
-from sealverify.follow.folders import FileTooLarge, Found, receipt_name
+from sealverify.follow.folders import Found, Looked, receipt_name
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["RemoteFolder"]
@@ -29,7 +28,7 @@ def _failed(exc: BaseException, url: str) -> SourceError:
     return SourceError(5, f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": "), url)
 
 
-class RemoteFolder:
+class RemoteFolder(Looked):
     """One followed prefix and the digest of each object's last judged bytes."""
 
     def __init__(self, root: str, digests: dict[str, str] | None, options: dict[str, Any]) -> None:
@@ -37,14 +36,12 @@ class RemoteFolder:
             from fsspec.core import url_to_fs
         except ImportError:
             raise SourceError(2, "needs the s3 extra: pip install 'sealverify[s3]'", root) from None
-        self.root = root
-        self.digests: dict[str, str] = dict(digests or {})
+        super().__init__(root, digests)
         self._scheme = root.split("://", 1)[0]
         try:
             self._fs, self._base = url_to_fs(root, **options)
         except Exception as exc:  # each backend raises its own classes: translated, not lost
             raise _failed(exc, root) from None
-        self._seen: dict[str, tuple[str, int, str]] = {}
 
     def _url(self, path: str) -> str:
         return f"{self._scheme}://{path.split('://', 1)[-1]}"
@@ -67,33 +64,16 @@ class RemoteFolder:
 
     def look(self, limit: int, cap: int = 256 << 20) -> list[Found]:
         """Objects new or changed since the last look, in the order written, up to ``limit``."""
-        changed: list[Found] = []
-        for path, _, seen in self._listing():
-            name = self._url(path)
-            if self._seen.get(name) == seen:
-                continue
-            if seen[1] > cap:
-                raise FileTooLarge(f"{name}: larger than {cap} bytes (--max-input-bytes)")
-            try:
-                data = bytes(self._fs.cat_file(path))
-            except FileNotFoundError:
-                continue  # replaced since the listing: the next look reads its successor
-            except Exception as exc:
-                raise _failed(exc, name) from None
-            self._seen[name] = seen
-            digest = hashlib.sha256(data).hexdigest()
-            before = self.digests.get(name)
-            if before != digest:
-                changed.append(Found(name, path, data, digest, before is not None))
-                if len(changed) >= limit:
-                    break
-        return changed
+        listed = ((self._url(path), path, seen, seen[1]) for path, _, seen in self._listing())
+        return self._changed(listed, self._read, limit, cap)
 
-    def judged(self, found: Found) -> None:
-        self.digests[found.name] = found.digest
-
-    def forget_looks(self) -> None:
-        self._seen.clear()
+    def _read(self, name: str, path: str) -> bytes | None:
+        try:
+            return bytes(self._fs.cat_file(path))
+        except FileNotFoundError:
+            return None  # replaced since the listing: the next look reads its successor
+        except Exception as exc:
+            raise _failed(exc, name) from None
 
     def side_attestation(self, found: Found) -> tuple[JsonValue | None, str]:
         """A partition attestation object beside a receipt object, as a batch run reads it."""
