@@ -50,3 +50,19 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture
 def shared() -> Path:
     return shared_path()
+
+
+def run_main(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``sealverify ARGS`` through the installed entry point's ``main``: exit code and stderr."""
+    import sys
+
+    from sealverify.cli import main as cli_main
+
+    monkeypatch.setattr(sys, "argv", ["sealverify", *args])
+    monkeypatch.setattr(cli_main, "_debug_flag", False)
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main()
+    code = exited.value.code
+    return (code if isinstance(code, int) else 0), capsys.readouterr().err

@@ -10,28 +10,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import click
 import pytest
 
 from sealverify.cli import main as cli_main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_main
 
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
 TRUST = ROOT / "fixtures" / "demo" / "trust.json"
-
-
-def _run(
-    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["sealverify", *args])
-    monkeypatch.setattr(cli_main, "_debug_flag", False)
-    with pytest.raises(SystemExit) as exited:
-        cli_main.main()
-    code = exited.value.code
-    return (code if isinstance(code, int) else 0), capsys.readouterr().err
 
 
 def _evidence(tmp_path: Path) -> tuple[Path, Path]:
@@ -89,7 +77,9 @@ def test_output_over_an_input_is_refused_by_every_command(
     evidence, other = _evidence(tmp_path)
     before = evidence.read_bytes()
     args = [{"E": str(evidence), "O": str(other)}.get(a, a) for a in COMMANDS[name]]
-    code, err = _run([*args, "--format", "json", "--output", str(evidence)], monkeypatch, capsys)
+    code, err = run_main(
+        [*args, "--format", "json", "--output", str(evidence)], monkeypatch, capsys
+    )
     assert code == 2, err
     assert len(err.splitlines()) == 1 and err.startswith(f"sealverify: --output {evidence}: ")
     assert "a report never replaces evidence" in err and "Usage:" not in err
@@ -100,7 +90,7 @@ def test_output_over_an_input_is_refused_by_every_command(
 def _refused(
     args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> str:
-    code, err = _run(args, monkeypatch, capsys)
+    code, err = run_main(args, monkeypatch, capsys)
     assert code == 2 and len(err.splitlines()) == 1, err
     assert "a report never replaces evidence" in err
     return err
@@ -159,10 +149,10 @@ def test_an_output_beside_the_inputs_is_written(
     evidence, _ = _evidence(tmp_path / "in")
     report = tmp_path / "report.json"
     args = ["verify", str(tmp_path / "in" / "*.json"), "--trust", str(TRUST), "--format", "json"]
-    code, err = _run([*args, "--output", str(report)], monkeypatch, capsys)
+    code, err = run_main([*args, "--output", str(report)], monkeypatch, capsys)
     assert code == 3, err
     assert report.read_bytes().startswith(b"{")
-    code, err = _run(
+    code, err = run_main(
         ["verify", str(evidence), "--trust", str(TRUST), "--output", str(report)],
         monkeypatch,
         capsys,

@@ -9,7 +9,6 @@ hands it back as a value, which the parent raises.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,20 +17,9 @@ from click.testing import CliRunner
 from sealverify import InputError, SourceError
 from sealverify.cli import main as cli_main
 from sealverify.run import engine
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_main
 
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
-
-
-def _main(
-    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["sealverify", *args])
-    monkeypatch.setattr(cli_main, "_debug_flag", False)
-    with pytest.raises(SystemExit) as exited:
-        cli_main.main()
-    code = exited.value.code
-    return (code if isinstance(code, int) else 0), capsys.readouterr().err
 
 
 def _tree(tmp_path: Path) -> dict[str, list[str]]:
@@ -61,7 +49,7 @@ def test_a_refused_input_is_one_line_and_exit_2(
     case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["verify", *_tree(tmp_path)[case]]
-    code, err = _main(args, monkeypatch, capsys)
+    code, err = run_main(args, monkeypatch, capsys)
     assert code == 2, err
     assert len(err.splitlines()) == 1 and err.startswith("sealverify: "), err
     assert "Usage:" not in err and "--help" not in err
@@ -88,7 +76,7 @@ def test_the_library_raises_the_error_the_command_line_prints(
     import sealverify
 
     args = _tree(tmp_path)[case]
-    _, err = _main(["verify", *args], monkeypatch, capsys)
+    _, err = run_main(["verify", *args], monkeypatch, capsys)
     sources = [a for a in args if not a.startswith("--") and not a.isdigit() and a != "16K"]
     jobs = int(args[args.index("--jobs") + 1]) if "--jobs" in args else 1
     cap = 16 << 10 if "--max-input-bytes" in args else 256 << 20
@@ -108,7 +96,7 @@ def test_an_unreadable_file_an_option_names_is_one_line_too(
     option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "absent.json"
-    code, err = _main(["verify", str(RECEIPT), option, str(missing)], monkeypatch, capsys)
+    code, err = run_main(["verify", str(RECEIPT), option, str(missing)], monkeypatch, capsys)
     assert code == 2
     assert err.splitlines() == [f"sealverify: {option} {missing}: No such file or directory"]
 
@@ -118,7 +106,7 @@ def test_a_malformed_trust_file_is_one_line(
 ) -> None:
     trust = tmp_path / "trust.json"
     trust.write_bytes(b'{"sealverify_trust": 1, "keys": {}}')
-    code, err = _main(["verify", str(RECEIPT), "--trust", str(trust)], monkeypatch, capsys)
+    code, err = run_main(["verify", str(RECEIPT), "--trust", str(trust)], monkeypatch, capsys)
     assert code == 2
     assert err.splitlines() == [f"sealverify: --trust {trust}: trust file/keys: expected an array"]
 
@@ -128,6 +116,6 @@ def test_a_state_store_that_cannot_be_used_is_one_line(
 ) -> None:
     state = tmp_path / "state.db"
     state.write_bytes(b"not a database")
-    code, err = _main(["verify", str(RECEIPT), "--state", str(state)], monkeypatch, capsys)
+    code, err = run_main(["verify", str(RECEIPT), "--state", str(state)], monkeypatch, capsys)
     assert code == 2
     assert len(err.splitlines()) == 1 and err.startswith(f"sealverify: --state: {state}: "), err
