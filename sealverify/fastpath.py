@@ -27,6 +27,7 @@ __all__ = [
     "always",
     "declined",
     "never",
+    "reference",
     "register",
     "use_reference",
 ]
@@ -76,6 +77,11 @@ def always(*_args: object) -> bool:
 
 _PAIRS: list[Pair] = []
 _mode = {"reference": REFERENCE}
+
+
+def reference() -> bool:
+    """Whether the references are in use now: the flag explicit fast/reference branches read."""
+    return _mode["reference"]
 
 
 def register(*pairs: Pair) -> None:
