@@ -137,7 +137,7 @@ def test_the_session_index_holds_one_entry_per_session_not_per_receipt() -> None
     for receipt in range(100_000):
         index.see(f"session-{receipt % 1000}", receipt % 3)
     assert len(index.numbers) == len(index.names) == len(index.sources) == 1000
-    assert len(index.spanning()) == 1000 and not index.operations
+    assert len(index.spanning()) == 1000 and not len(index.operations)
     lone = SessionIndex()
     for receipt in range(10_000):
         lone.see(f"session-{receipt % 10}", 7)

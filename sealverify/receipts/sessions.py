@@ -306,8 +306,10 @@ def threaded_log(
     empty ``index`` instead: the first pass fills it, and its contradictions are used.
     """
     wanted = _wanted((g.session, g) for g in _glances(lines(), index) if g.session not in skip)
-    if index is not None and index.contested:
-        contested = index.contradiction
+    if index is not None:
+        if index.contested:
+            contested = index.contradiction
+        index.close()  # every receipt is seen: its contested operations are held
     if not wanted and contested is None:
         return {}
     threads = Threads(raw_lines, "log order", contested)

@@ -11,7 +11,8 @@ not evaluated, named. A receipt of such a session that claims no position (a tem
 cannot be placed and is judged alone, as among files.
 
 What is held: the run's :class:`~sealverify.receipts.session_index.SessionIndex` (per session
-its name and the input it was first seen in; per operation a digest); per receipt of a
+its name and the input it was first seen in; per operation a 20-byte record, on disk beyond a
+bound); per receipt of a
 spanning session that claims a position, one :class:`Place`; per threaded receipt, its
 result (as for one log).
 """

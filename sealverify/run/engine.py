@@ -283,6 +283,8 @@ def tasks(
         spanning = index.spanning() if index is not None else frozenset()
         contested = index.contradiction if index is not None and index.contested else None
         by_file.update(threaded_file_facts(facts, read, options.raw_lines, spanning, contested))
+        if index is not None:
+            index.close()  # its contested operations are held; the records on disk go
         files = listed
     batch: list[tuple[str, bool]] = []
 
