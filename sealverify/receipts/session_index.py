@@ -66,7 +66,8 @@ class OperationLedger:
         records = _deduplicated(_records(self.buffer))
         try:
             if self._spill is None:
-                self._spill = tempfile.TemporaryFile(prefix="sealverify-operations-")
+                # held open until close(): the runs are read back from it
+                self._spill = tempfile.TemporaryFile(prefix="sealverify-operations-")  # noqa: SIM115
             spill = self._spill
             offset = spill.seek(0, os.SEEK_END)
             spill.write(b"".join(records))
