@@ -107,3 +107,20 @@ def until(condition: Callable[[], bool], what: str, deadline: float = 60.0) -> N
 def append(path: Path, data: bytes) -> None:
     with path.open("ab") as handle:
         handle.write(data)
+
+
+def relabelled(line: bytes, session: int) -> bytes:
+    """The receipt ``line`` moved to session ``session`` (its idempotency key too), re-signed.
+
+    The copy names the same operation in another session: what an attacker holding the
+    pinned keys makes of one honest call to have it counted twice.
+    """
+    doc = parse_record(line)
+    view = doc["effect_view"]
+    assert isinstance(view, dict)
+    old = str(view["session"])
+    name = f"seal-host-rs/stdio:{9000 + session}:1785999990000"
+    view["session"] = name
+    view["idempotency_key"] = str(view["idempotency_key"]).replace(old, name, 1)
+    signed = mint.resign_v3(doc, mint.RECEIPT_KEY, str(doc["signature"]["domain"]))  # type: ignore[index]
+    return render_compact(signed)

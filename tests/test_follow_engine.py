@@ -26,6 +26,7 @@ from tests.follow_support import (
     append,
     batch_outcomes,
     plain_receipts,
+    relabelled,
     replay_status,
     session_call,
     until,
@@ -443,3 +444,61 @@ def test_a_state_file_of_a_newer_schema_is_refused_and_left_alone(tmp_path: Path
     tables = db.execute("SELECT name FROM sqlite_master").fetchall()
     db.close()
     assert tables == []
+
+
+def _contested(tmp_path: Path) -> tuple[bytes, bytes]:
+    """Session 5's first call, and a copy of it relabelled to session 6 and re-signed."""
+    first = session_call(5, 1, 1)
+    return first, relabelled(first, 6)
+
+
+def test_one_operation_in_two_sessions_fails_both_halves_live(tmp_path: Path) -> None:
+    # Each half alone is an honest-looking first call; a batch run over the log fails both.
+    first, copy = _contested(tmp_path)
+    log = tmp_path / "r.jsonl"
+    append(log, first + b"\n")
+    follower = _follower(tmp_path, logs=(str(log),))
+    assert _subjects(_events(follower)) == {f"{log}:1": "VERIFIED"}
+    append(log, copy + b"\n")
+    events = _events(follower)
+    assert _subjects(events) == {f"{log}:2": "FAIL"}
+    again = [e for e in events if e["type"] == "finding" and e["id"] == "replay.decision"]
+    assert [(e["location"], e["status"]) for e in again] == [(f"{log}:1", "fail")]
+    assert "is in session seal-host-rs/stdio:9005" in str(again[0]["reason"])
+    judged = follower.store.judged()
+    follower.close()
+    batch = batch_outcomes(str(log))
+    assert batch == {f"{log}:1": "FAIL", f"{log}:2": "FAIL"}
+    assert {s: o for (_, s), (o, _) in judged.items()} == batch
+
+
+def test_one_operation_in_two_sessions_fails_across_inputs_and_a_restart(tmp_path: Path) -> None:
+    first, copy = _contested(tmp_path)
+    log, folder = tmp_path / "a.jsonl", tmp_path / "receipts"
+    folder.mkdir()
+    append(log, first + b"\n")
+    before = _follower(tmp_path, logs=(str(log),), folders=(str(folder),))
+    assert _subjects(_events(before)) == {f"{log}:1": "VERIFIED"}
+    before.close()
+    (folder / "copy.json").write_bytes(copy)
+    after = _follower(tmp_path, logs=(str(log),), folders=(str(folder),))
+    events = _events(after)
+    assert set(_subjects(events).values()) == {"FAIL"}
+    again = [e for e in events if e["type"] == "finding" and e["id"] == "replay.decision"]
+    assert [e["location"] for e in again] == [f"{log}:1"]
+    outcomes = {s: o for (_, s), (o, _) in after.store.judged().items()}
+    after.close()
+    assert outcomes == {f"{log}:1": "FAIL", str(folder / "copy.json"): "FAIL"}
+    assert outcomes == batch_outcomes(str(log), str(folder))
+
+
+def test_copies_of_one_call_in_one_session_are_not_contested_live(tmp_path: Path) -> None:
+    first, _ = _contested(tmp_path)
+    log = tmp_path / "r.jsonl"
+    follower = _follower(tmp_path, logs=(str(log),))
+    for _ in range(2):
+        append(log, first + b"\n")
+        _events(follower)
+    outcomes = {s: o for (_, s), (o, _) in follower.store.judged().items()}
+    follower.close()
+    assert outcomes == batch_outcomes(str(log)) == {f"{log}:1": "VERIFIED", f"{log}:2": "VERIFIED"}

@@ -31,7 +31,7 @@ from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
 from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.verify import VerifyOptions, log_line_body
-from sealverify.reports.model import Check, Status, Subject
+from sealverify.reports.model import Check, Status, Subject, fail
 from sealverify.reports.names import report_name
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
@@ -140,7 +140,9 @@ class Follower:
         for root in config.remote:
             options = dict(config.storage_options)
             self.folders.append(RemoteFolder(root, self.store.digests(root), options))
-        self.judge = Judge(config.options, self.store.thread_rows, self.store.sequences())
+        self.judge = Judge(
+            config.options, self.store.thread_rows, self.store.sequences(), self.store.operations
+        )
         self._dirty = False
         self.last_commit: float | None = None
 
@@ -218,8 +220,8 @@ class Follower:
             return [finding_event(result, now, where)]
         body = log_line_body(line.data)
         digest = hashlib.sha256(body).hexdigest()
-        self._judged(result, f"{path}#{line.generation}", digest, body, where, facts)
-        return [subject_event(result, now, where)]
+        again = self._judged(result, f"{path}#{line.generation}", digest, body, where, facts)
+        return [subject_event(result, now, where), *(finding_event(c, now, w) for c, w in again)]
 
     def _file(
         self,
@@ -234,8 +236,6 @@ class Follower:
         folder.judged(item)
         self._dirty = True
         if problem:
-            from sealverify.reports.model import fail
-
             check = fail("follow.side-file", problem, name)
             self.store.stage_subject(folder.root, item.name, "unreadable", item.digest)
             return [finding_event(check, now, where)]
@@ -243,8 +243,8 @@ class Follower:
         if subject is None:
             self.store.stage_subject(folder.root, item.name, "skipped", item.digest)
             return []
-        self._judged(subject, folder.root, item.digest, item.data, where, facts, item.name)
-        return [subject_event(subject, now, where)]
+        again = self._judged(subject, folder.root, item.digest, item.data, where, facts, item.name)
+        return [subject_event(subject, now, where), *(finding_event(c, now, w) for c, w in again)]
 
     def _judged(
         self,
@@ -255,8 +255,18 @@ class Follower:
         where: dict[str, Any],
         facts: list[tuple[ReceiptFacts, dict[str, Any]]],
         key: str | None = None,
-    ) -> None:
+    ) -> list[tuple[Check, dict[str, Any]]]:
+        """Stage a judged receipt; the earlier receipts it refutes, judged ``fail`` again.
+
+        One operation in two sessions fails both halves, as in a batch run: the earlier
+        half's stored outcome becomes FAIL and a ``replay.decision`` finding names it.
+        """
         self.store.stage_subject(source, key or subject.name, subject.outcome, digest)
+        again: list[tuple[Check, dict[str, Any]]] = []
+        for src, name, why in self.judge.judged_operation(source, key or subject.name):
+            self.store.stage_outcome(src, name, FAIL)
+            check = fail("replay.decision", why, report_name(name))
+            again.append((check, {"path": src, "subject": name}))
         if subject.outcome != FAIL:  # a forged receipt must not teach the history
             last = self.judge.last
             found = (
@@ -266,6 +276,7 @@ class Follower:
             )
             if found is not None:
                 facts.append((found, where))
+        return again
 
     def _chains(self, now: float) -> list[Event]:
         events: list[Event] = []
@@ -295,6 +306,8 @@ class Follower:
         """Commit what the last steps staged with the checkpoint; False when nothing changed."""
         for item in self.judge.take():
             self.store.stage_thread(*item)
+        for row in self.judge.take_operations():
+            self.store.stage_operation(*row)
         if not self._dirty:
             return False
         self.store.stage_checkpoint(self.checkpoint_body())

@@ -10,6 +10,12 @@ judged alone; only a session's later calls take the thread's result. Every recei
 session is staged for the store; a session's thread is made when its second receipt arrives
 (in this process or after a restart) by feeding it the receipts before, in order, so a
 session of one call keeps nothing in memory and the state outlives the process.
+
+An operation is one call, in one session (``receipts/session_index.py``): each receipt's
+operation is staged for the store with its session and place, and a receipt whose operation
+another session named before (in this process or before a restart) is ``fail``, and so is
+every earlier receipt of it (:meth:`Judge.judged_operation` names them for the follower to
+judge again), as a batch run over the same files fails both halves.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from collections.abc import Callable
 
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.threads import Claim, session_of
-from sealverify.receipts.sessions import Glance, Threads, glance, glance_document
+from sealverify.receipts.session_index import contradiction, operation_digest
+from sealverify.receipts.sessions import Glance, Threads, glance, glance_document, refuted_by
 from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_line
 from sealverify.reports.model import Check, Subject
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -31,6 +38,10 @@ FILES = "files"  # the thread key of every followed directory's files, as a batc
 Staged = tuple[str, int, str, str, bytes]
 # A stored session's receipts in order, (where, bytes), read when the session comes back.
 Stored = Callable[[str, str], list[tuple[str, bytes]]]
+# Each (session, source, subject) that named an operation (by its digest's hex), stored.
+Operations = Callable[[str], list[tuple[str, str, str]]]
+# What the judge stages for the store of an operation: (digest, session, source, subject).
+StagedOperation = tuple[str, str, str, str]
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
@@ -52,9 +63,20 @@ def _document(data: bytes) -> dict[str, JsonValue] | None:
 class Judge:
     """Verifies receipts one at a time, each session's thread carried across them."""
 
-    def __init__(self, options: VerifyOptions, stored: Stored, sequences: dict[str, int]) -> None:
+    def __init__(
+        self,
+        options: VerifyOptions,
+        stored: Stored,
+        sequences: dict[str, int],
+        operations: Operations | None = None,
+    ) -> None:
         self.options = options
         self._stored = stored
+        self._operations = operations or (lambda _: [])
+        # The operations staged since the last commit, by digest: (session, source, subject).
+        self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
+        # The operation (its text, digest) and session of the receipt judged last.
+        self.operation: tuple[str, str, str] | None = None
         self._seq = dict(sequences)  # the next sequence number of each thread's receipts
         self._threads: dict[str, Threads] = {}
         # The receipt each threaded session's first call was judged alone as: a rewritten
@@ -70,8 +92,51 @@ class Judge:
         threads = self._threads.get(key)
         if threads is None:
             order = _FILE_ORDER if key == FILES else _LOG_ORDER
-            threads = self._threads[key] = Threads(self.options.raw_lines, order)
+            threads = Threads(self.options.raw_lines, order, self._contradiction)
+            self._threads[key] = threads
         return threads
+
+    def _named(self, digest: str) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) that named the operation: stored, then staged."""
+        return [*self._operations(digest), *self._staged_operations.get(digest, ())]
+
+    def _contradiction(self, session: str, operation: str | None) -> str | None:
+        """Why a receipt of ``session`` naming ``operation`` is refuted: another session's."""
+        if operation is None:
+            return None
+        named = self._named(operation_digest(operation).hex())
+        return contradiction(operation, session, (s for s, _, _ in named))
+
+    def judged_operation(self, source: str, subject: str) -> list[tuple[str, str, str]]:
+        """Record where the receipt judged last sits; the earlier receipts it now refutes.
+
+        When its operation was named in exactly one other session before, each receipt of
+        that session naming it is returned (source, subject, why) to be judged ``fail``
+        again: a batch run over the same files fails both halves. The session's thread is
+        dropped, so its next receipt rebuilds it from the store with the half refuted.
+        """
+        if self.operation is None:
+            return []
+        operation, digest, session = self.operation
+        self.operation = None
+        named = self._named(digest)
+        self._staged_operations.setdefault(digest, []).append((session, source, subject))
+        before = {s for s, _, _ in named}
+        if session in before or len(before) != 1:
+            return []  # copies of one call, or a contest already judged
+        (other,) = before
+        for threads in self._threads.values():
+            if threads.threads.pop(other, None) is not None:
+                threads.calls.clear()  # a copy must not be handed a result made before
+        why = contradiction(operation, other, [session])
+        assert why is not None
+        return [(src, name, why) for _, src, name in named]
+
+    def take_operations(self) -> list[StagedOperation]:
+        """The operations staged since the last call, for the commit that stores them."""
+        staged = [(d, *row) for d, rows in self._staged_operations.items() for row in rows]
+        self._staged_operations.clear()
+        return staged
 
     def _feed(
         self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
@@ -125,6 +190,19 @@ class Judge:
         facts = glance(data)
         if facts is None:
             return None
+        refuted = None
+        if facts.operation is not None:
+            digest = operation_digest(facts.operation).hex()
+            self.operation = (facts.operation, digest, facts.session)
+            refuted = self._contradiction(facts.session, facts.operation)
+        result = self._placed_receipt(data, facts, key, where, placed)
+        if refuted is not None and (result is None or result.status != "fail"):
+            return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
+        return result
+
+    def _placed_receipt(
+        self, data: bytes, facts: Glance, key: str, where: str, placed: bool
+    ) -> Rederivation | None:
         claim = facts.claim
         if placed and (claim is None or claim.position is None):
             return None  # a batch run places separate files by their claimed positions only
@@ -149,10 +227,12 @@ class Judge:
 
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
         """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
+        self.operation = None
         threaded = self._session_receipt(line, key, f"line {number}", placed=False)
         return verify_log_line(line, number, name, self.options, threaded)
 
     def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
         """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
+        self.operation = None
         threaded = self._session_receipt(data, FILES, name, placed=True)
         return verify_found(data, name, self.options, attestation, threaded)

@@ -1,6 +1,6 @@
 """Follow checkpoints in the history store, committed in the same transaction as the history.
 
-``verify --follow`` keeps, beside the history tables (``history/state.py``), three tables of
+``verify --follow`` keeps, beside the history tables (``history/state.py``), four tables of
 its own, each row keyed by the follower (a name for one set of followed inputs):
 
 * ``follow_checkpoints``: the follower's checkpoint, one JSON text (each input's fingerprint,
@@ -9,7 +9,10 @@ its own, each row keyed by the follower (a name for one set of followed inputs):
   digest of its bytes) with how often it was judged: a log line is judged exactly once, a
   directory file once per form;
 * ``follow_threads``: the receipts each session thread was fed, in order, so a restart
-  rebuilds a session's state by feeding them again before the session's next receipt.
+  rebuilds a session's state by feeding them again before the session's next receipt;
+* ``follow_operations``: each operation a receipt named, with its session and where the
+  receipt sits (its source and subject), so an operation named in a second session, in this
+  process or after a restart, fails both halves as in a batch run.
 
 Everything a batch of events teaches (history rows, these rows) is written by ONE commit of
 :class:`~sealverify.history.state.HistoryStore` (one transaction), so after a kill the store
@@ -56,6 +59,17 @@ _WRITE_SUBJECT = (
 _WRITE_THREAD = (
     "INSERT INTO follow_threads (follower, thread, seq, session, location, data, run)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+_WRITE_OPERATION = (
+    "INSERT INTO follow_operations (follower, operation, session, source, subject, run)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+)
+# An earlier receipt judged again (one half of a contested operation): its outcome only.
+_WRITE_OUTCOME = (
+    "INSERT INTO follow_subjects (follower, source, subject, outcome, digest, judged, run)"
+    " VALUES (?, ?, ?, ?, '', 0, ?) ON CONFLICT(follower, source, subject) DO UPDATE SET"
+    " outcome = excluded.outcome, run = excluded.run"
 )
 
 
@@ -106,6 +120,8 @@ class FollowStore:
         self._path = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
         self._subjects: list[tuple[Any, ...]] = []
         self._threads: list[tuple[Any, ...]] = []
+        self._operations: list[tuple[Any, ...]] = []
+        self._outcomes: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
         self._reader: Any = None
 
@@ -178,6 +194,15 @@ class FollowStore:
         )
         return [(str(where), str(data).encode()) for where, data in rows]
 
+    def operations(self, operation: str) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) whose receipt named ``operation`` (its digest)."""
+        rows = self._rows(
+            "SELECT session, source, subject FROM follow_operations WHERE follower = ?"
+            " AND operation = ?",
+            (self.follower, operation),
+        )
+        return [(str(session), str(source), str(subject)) for session, source, subject in rows]
+
     def judged(self) -> dict[tuple[str, str], tuple[str, int]]:
         """Each stored subject's outcome and how often it was judged, by (source, subject).
 
@@ -198,6 +223,13 @@ class FollowStore:
     def stage_thread(self, thread: str, seq: int, session: str, where: str, data: bytes) -> None:
         self._threads.append((self.follower, thread, seq, session, where, data.decode()))
 
+    def stage_operation(self, operation: str, session: str, source: str, subject: str) -> None:
+        self._operations.append((self.follower, operation, session, source, subject))
+
+    def stage_outcome(self, source: str, subject: str, outcome: str) -> None:
+        """A subject judged again (its outcome changed, it was not read again)."""
+        self._outcomes.append((self.follower, source, subject, outcome))
+
     def stage_checkpoint(self, body: dict[str, Any]) -> None:
         self._body = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
@@ -206,6 +238,8 @@ class FollowStore:
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
             (_WRITE_THREAD, list(self._threads)),
+            (_WRITE_OPERATION, list(self._operations)),
+            (_WRITE_OUTCOME, list(self._outcomes)),  # after the subjects it changes
         ]
         if self._body is not None:
             extra.append((_WRITE_CHECKPOINT, [(self.follower, self._body.decode())]))
@@ -213,6 +247,8 @@ class FollowStore:
         self.history.commit()
         self._subjects.clear()
         self._threads.clear()
+        self._operations.clear()
+        self._outcomes.clear()
         self._body = None
 
     def close(self) -> None:

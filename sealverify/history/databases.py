@@ -352,6 +352,10 @@ FOLLOW_TABLES = (
     "CREATE TABLE IF NOT EXISTS follow_threads (follower TEXT NOT NULL, thread TEXT NOT NULL,"
     " seq {int} NOT NULL, session TEXT NOT NULL, location TEXT NOT NULL, data TEXT NOT NULL,"
     " run {int} NOT NULL, PRIMARY KEY (follower, thread, seq))",
+    "CREATE TABLE IF NOT EXISTS follow_operations (follower TEXT NOT NULL,"
+    " operation TEXT NOT NULL, session TEXT NOT NULL, source TEXT NOT NULL,"
+    " subject TEXT NOT NULL, run {int} NOT NULL,"
+    " PRIMARY KEY (follower, operation, session, source, subject))",
     "CREATE INDEX IF NOT EXISTS follow_threads_by_session"
     " ON follow_threads (follower, thread, session, seq)",
 )
@@ -575,7 +579,7 @@ class PostgresDatabase:
         Checked inside the run's transaction, after its lock, so no other run of sealverify
         changes them before the commit.
         """
-        creates = [*_pg_creates(), *FOLLOW_TABLES[:3]]
+        creates = [*_pg_creates(), *(s for s in FOLLOW_TABLES if s.startswith("CREATE TABLE"))]
         tables = ["sealverify_schema", *(_pg_table(step) for step in creates)]
         for name, kind, triggers, rules in self._db.execute(_PG_OBJECTS, (tables,)).fetchall():
             if kind not in ("r", None) or triggers or rules:

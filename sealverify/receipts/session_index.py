@@ -19,10 +19,18 @@ import hashlib
 import heapq
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO
 
-__all__ = ["BOUND", "FILES", "RECORD", "OperationLedger", "SessionIndex"]
+__all__ = [
+    "BOUND",
+    "FILES",
+    "RECORD",
+    "OperationLedger",
+    "SessionIndex",
+    "contradiction",
+    "operation_digest",
+]
 
 FILES = -1  # the group of every separate receipt file of the run (threaded together already)
 _SPANS = -2
@@ -187,17 +195,32 @@ class SessionIndex:
         numbers = contested.get(_digest(operation))
         if numbers is None:
             return None
-        others = sorted(self.names[n] for n in numbers if self.names[n] != session)
-        difference = (
-            f"operation: {operation} is in session {session} and in session "
-            + ", ".join(others)
-            + " (one operation is one call, in one session)"
-        )
-        return f"the receipts of the run contradict each other: {difference}"
+        return contradiction(operation, session, (self.names[n] for n in numbers))
 
     def close(self) -> None:
         """Free the operations' records once every receipt is seen (the contested stay)."""
         self.operations.close()
+
+
+def contradiction(operation: str, session: str, sessions: Iterable[str]) -> str | None:
+    """Why a receipt of ``session`` naming ``operation`` is refuted when ``sessions`` name it too.
+
+    None when no other session names it (copies of one call, in one session).
+    """
+    others = sorted({name for name in sessions if name != session})
+    if not others:
+        return None
+    difference = (
+        f"operation: {operation} is in session {session} and in session "
+        + ", ".join(others)
+        + " (one operation is one call, in one session)"
+    )
+    return f"the receipts of the run contradict each other: {difference}"
+
+
+def operation_digest(operation: str) -> bytes:
+    """The 16-byte digest an operation is indexed by."""
+    return _digest(operation)
 
 
 def _digest(operation: str) -> bytes:
