@@ -75,8 +75,9 @@ class Judge:
         self._operations = operations or (lambda _: [])
         # The operations staged since the last commit, by digest: (session, source, subject).
         self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
-        # The operation (its text, digest) and session of the receipt judged last.
-        self.operation: tuple[str, str, str] | None = None
+        # The receipt judged last: its operation (text, digest), session, and who named the
+        # operation before it (read once: :meth:`judged_operation` needs them again).
+        self.operation: tuple[str, str, str, list[tuple[str, str, str]]] | None = None
         self._seq = dict(sequences)  # the next sequence number of each thread's receipts
         self._threads: dict[str, Threads] = {}
         # The receipt each threaded session's first call was judged alone as: a rewritten
@@ -117,9 +118,8 @@ class Judge:
         """
         if self.operation is None:
             return []
-        operation, digest, session = self.operation
+        operation, digest, session, named = self.operation
         self.operation = None
-        named = self._named(digest)
         self._staged_operations.setdefault(digest, []).append((session, source, subject))
         before = {s for s, _, _ in named}
         if session in before or len(before) != 1:
@@ -193,8 +193,9 @@ class Judge:
         refuted = None
         if facts.operation is not None:
             digest = operation_digest(facts.operation).hex()
-            self.operation = (facts.operation, digest, facts.session)
-            refuted = self._contradiction(facts.session, facts.operation)
+            named = self._named(digest)
+            self.operation = (facts.operation, digest, facts.session, named)
+            refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
         result = self._placed_receipt(data, facts, key, where, placed)
         if refuted is not None and (result is None or result.status != "fail"):
             return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
