@@ -25,7 +25,14 @@ from collections.abc import Callable
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.threads import Claim, session_of
 from sealverify.receipts.session_index import contradiction, operation_digest
-from sealverify.receipts.sessions import Glance, Threads, glance, glance_document, refuted_by
+from sealverify.receipts.sessions import (
+    Glance,
+    Threads,
+    glance,
+    glance_document,
+    may_name_session,
+    refuted_by,
+)
 from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_line
 from sealverify.reports.model import Check, Subject
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -185,9 +192,15 @@ class Judge:
     def _session_receipt(
         self, data: bytes, key: str, where: str, placed: bool
     ) -> Rederivation | None:
-        if not self.options.rederive:
+        if not self.options.rederive or not may_name_session(data):
             return None
-        facts = glance(data)
+        # Read strictly once: the session's facts, the thread and the history facts
+        # (:attr:`last`) read this; bytes the strict parser refuses are glanced as a batch
+        # run glances them (their operation is still held to the other sessions').
+        doc = _document(data)
+        if doc is not None:
+            self.last = (data, doc)
+        facts = glance_document(doc) if doc is not None else glance(data)
         if facts is None:
             return None
         refuted = None
@@ -196,20 +209,23 @@ class Judge:
             named = self._named(digest)
             self.operation = (facts.operation, digest, facts.session, named)
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
-        result = self._placed_receipt(data, facts, key, where, placed)
+        result = self._placed_receipt(data, doc, facts, key, where, placed)
         if refuted is not None and (result is None or result.status != "fail"):
             return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
         return result
 
     def _placed_receipt(
-        self, data: bytes, facts: Glance, key: str, where: str, placed: bool
+        self,
+        data: bytes,
+        doc: dict[str, JsonValue] | None,
+        facts: Glance,
+        key: str,
+        where: str,
+        placed: bool,
     ) -> Rederivation | None:
         claim = facts.claim
         if placed and (claim is None or claim.position is None):
             return None  # a batch run places separate files by their claimed positions only
-        doc = _document(data)
-        if doc is not None:
-            self.last = (data, doc)
         if doc is None or session_of(doc) != facts.session:
             return None  # not strict JSON, or read differently: the receipt fails on its own
         return self._feed(key, doc, facts, where, data)
