@@ -502,3 +502,47 @@ def test_copies_of_one_call_in_one_session_are_not_contested_live(tmp_path: Path
     outcomes = {s: o for (_, s), (o, _) in follower.store.judged().items()}
     follower.close()
     assert outcomes == batch_outcomes(str(log)) == {f"{log}:1": "VERIFIED", f"{log}:2": "VERIFIED"}
+
+
+def _replays(events: list[dict[str, object]]) -> dict[str, tuple[str, str]]:
+    return {
+        str(e["name"]): next(
+            (str(c["status"]), str(c["reason"]))
+            for c in e["checks"]  # type: ignore[attr-defined]
+            if c["id"] == "replay.decision"
+        )
+        for e in events
+        if e["type"] == "subject"
+    }
+
+
+def test_a_session_thread_dropped_from_memory_is_rebuilt_the_same(tmp_path: Path) -> None:
+    # Threads beyond the bound are dropped and rebuilt from the store when their session
+    # comes back: the same re-derivations as a follower that kept every thread.
+    calls = [(3, 1, 1), (3, 2, 2), (4, 1, 1), (4, 2, 2), (3, 3, 3), (4, 3, 3), (3, 4, 2)]
+    seen = []
+    for bound in (1, 4096):
+        root = tmp_path / str(bound)
+        root.mkdir()
+        log = root / "r.jsonl"
+        follower = _follower(root, logs=(str(log),))
+        follower.judge.open_sessions = bound
+        replays: dict[str, tuple[str, str]] = {}
+        for call in calls:
+            append(log, session_call(*call) + b"\n")
+            replays.update(_replays(_events(follower)))
+            assert len(follower.judge._open) <= bound
+        follower.close()
+        seen.append({name.rsplit(":", 1)[1]: r for name, r in replays.items()})
+        assert {n: o for n, o in batch_outcomes(str(log)).items()} == {
+            f"{log}:{n}": o for n, o in zip(range(1, 8), _outcomes(root, log), strict=True)
+        }
+    assert seen[0] == seen[1]
+    assert [s for s, _ in seen[0].values()].count("fail") >= 2
+
+
+def _outcomes(root: Path, log: Path) -> list[str]:
+    follower = _follower(root, logs=(str(log),))
+    judged = follower.store.judged()
+    follower.close()
+    return [judged[f"{log}#0", f"{log}:{n}"][0] for n in range(1, 8)]

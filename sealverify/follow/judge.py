@@ -20,6 +20,7 @@ judge again), as a batch run over the same files fails both halves.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 
 from sealverify.kernel.replay import Rederivation
@@ -37,7 +38,7 @@ from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_l
 from sealverify.reports.model import Check, Subject
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["FILES", "Judge", "Staged"]
+__all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged"]
 
 FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
 
@@ -49,6 +50,10 @@ Stored = Callable[[str, str], list[tuple[str, bytes]]]
 Operations = Callable[[str], list[tuple[str, str, str]]]
 # What the judge stages for the store of an operation: (digest, session, source, subject).
 StagedOperation = tuple[str, str, str, str]
+
+# Session threads held in memory; the least recently fed beyond this is rebuilt from the store
+# when its session comes back (a thread holds the model's state and its calls' digests).
+OPEN_SESSIONS = 4096
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
@@ -90,6 +95,9 @@ class Judge:
         # The receipt each threaded session's first call was judged alone as: a rewritten
         # form of it (a new release status, same name) is judged alone again, as in a batch.
         self._alone: dict[tuple[str, str], str] = {}
+        # The sessions with a thread in memory, the most recently fed last.
+        self._open: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.open_sessions = OPEN_SESSIONS
         self.staged: list[Staged] = []
         # The staged receipts of each session, until the commit takes them (:meth:`take`).
         self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
@@ -132,9 +140,10 @@ class Judge:
         if session in before or len(before) != 1:
             return []  # copies of one call, or a contest already judged
         (other,) = before
-        for threads in self._threads.values():
-            if threads.threads.pop(other, None) is not None:
-                threads.calls.clear()  # a copy must not be handed a result made before
+        for key, threads in self._threads.items():
+            threads.drop(other)  # a copy must not be handed a result made before
+            self._alone.pop((key, other), None)
+            self._open.pop((key, other), None)
         why = contradiction(operation, other, [session])
         assert why is not None
         return [(src, name, why) for _, src, name in named]
@@ -161,10 +170,25 @@ class Judge:
             for earlier, raw in before:
                 self._replay(threads, key, earlier, raw)
         result = threads.feed(doc, facts, where)
+        self._opened(key, facts.session)
         self._stage(key, seq, facts.session, where, data)
         if self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
+
+    def _opened(self, key: str, session: str) -> None:
+        """Mark a session's thread the most recently fed; beyond the bound, drop the oldest.
+
+        A dropped thread is rebuilt from the store when its session's next receipt arrives,
+        as after a restart: memory holds :attr:`open_sessions` threads at most, however
+        many sessions the host ran.
+        """
+        self._open[key, session] = None
+        self._open.move_to_end((key, session))
+        while len(self._open) > self.open_sessions:
+            (old_key, old), _ = self._open.popitem(last=False)
+            self._threads[old_key].drop(old)
+            self._alone.pop((old_key, old), None)
 
     def _before(self, key: str, session: str) -> list[tuple[str, bytes]]:
         """A session's receipts fed before: committed, then staged in this batch."""

@@ -203,22 +203,28 @@ class Threads:
         self.contested = contested or _uncontested
         self.threads: dict[str, SessionThread] = {}
         # Each call's result by the SHA-256 of what makes it one call (32 bytes a call, not
-        # the step members' text): a copy seen again is handed it.
-        self.calls: dict[bytes, Rederivation] = {}
+        # the step members' text), by session: a copy seen again in its session is handed it.
+        self.calls: dict[str, dict[bytes, Rederivation]] = {}
 
     def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
         raw = raw_line_of(doc, self.raw_lines)
         call = _same_call(doc, facts)
-        if call is not None and call in self.calls:
-            return self.calls[call]
+        calls = self.calls.setdefault(facts.session, {})
+        if call is not None and call in calls:
+            return calls[call]
         thread = self.threads.get(facts.session)
         if thread is None:
             thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
         contradiction = self.contested(facts.session, facts.operation)
         result = _held(judged_alone(thread.feed(doc, raw, where, contradiction), doc, raw))
         if call is not None:
-            self.calls[call] = result
+            calls[call] = result
         return result
+
+    def drop(self, session: str) -> bool:
+        """Forget a session's thread and its calls (it is fed again from its first receipt)."""
+        self.calls.pop(session, None)
+        return self.threads.pop(session, None) is not None
 
 
 def _held(result: Rederivation) -> Rederivation:
