@@ -546,3 +546,30 @@ def _outcomes(root: Path, log: Path) -> list[str]:
     judged = follower.store.judged()
     follower.close()
     return [judged[f"{log}#0", f"{log}:{n}"][0] for n in range(1, 8)]
+
+
+def test_a_postgresql_store_fails_both_halves_of_a_contested_operation(
+    tmp_path: Path, pg_database: str
+) -> None:
+    first, copy = _contested(tmp_path)
+    log = tmp_path / "r.jsonl"
+    append(log, first + b"\n" + first + b"\n")  # a copy in its own session: no contest
+
+    def follower() -> Follower:
+        return Follower(FollowConfig((str(log),), (), (), OPTIONS, pg_database))
+
+    before = follower()
+    assert set(_subjects(_events(before)).values()) == {"VERIFIED"}
+    before.close()
+    append(log, copy + b"\n")
+    after = follower()
+    events = _events(after)
+    judged = after.store.judged()
+    after.close()
+    assert _subjects(events) == {f"{log}:3": "FAIL"}
+    again = [
+        e["location"] for e in events if e["type"] == "finding" and e["id"] == "replay.decision"
+    ]
+    assert again == [f"{log}:1", f"{log}:2"]
+    assert {s: o for (_, s), (o, _) in judged.items()} == batch_outcomes(str(log))
+    assert sorted(n for _, n in judged.values()) == [1, 1, 1]
