@@ -9,7 +9,9 @@ before it. As in a batch run, the first receipt of a session that claims the fir
 judged alone; only a session's later calls take the thread's result. Every receipt of a
 session is staged for the store; a session's thread is made when its second receipt arrives
 (in this process or after a restart) by feeding it the receipts before, in order, so a
-session of one call keeps nothing in memory and the state outlives the process.
+session of one call keeps nothing in memory and the state outlives the process. At most
+:data:`OPEN_SESSIONS` threads are held; the one fed least recently beyond them is dropped and
+made again the same way when its session comes back.
 
 An operation is one call, in one session (``receipts/session_index.py``): each receipt's
 operation is staged for the store with its session and place, and a receipt whose operation
