@@ -23,6 +23,7 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
+from sealverify.reports.formats import format_named
 from sealverify.reports.names import report_name
 from sealverify.run.walk import inside
 
@@ -175,7 +176,7 @@ def chain(
         state_file=(
             (report_name(state_file.name), read_input(str(state_file))) if state_file else None
         ),
-        display=fmt == "html",
+        display=format_named(fmt).wants_display(),
     )
     groups = _receipt_inputs(receipts)
     store: HistoryStore | None = None

@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 import click
 
 from sealverify import InputError
-from sealverify.reports.formats import FORMATS, View, jsonl, render
-from sealverify.reports.formats.grid import DEFAULT_COLUMNS, wrap
+from sealverify.cli.spooled import Ending, SubjectSpool
+from sealverify.reports.formats import FORMATS, View
+from sealverify.reports.formats.grid import DEFAULT_COLUMNS
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
 from sealverify.run.reading import (  # every command reads its inputs by these
@@ -428,24 +429,19 @@ def summary_first(output: Path | None) -> bool:
 
 
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
-    """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
+    """Write the report (stdout or ``--output``) and the summary line to stderr.
 
-    JSON Lines are written a line at a time, never joined into one string first. A table is
-    fitted to :func:`table_view`'s width; coloured text is written as bytes (click would strip
-    its colour in a pipe).
+    Written through the one spooler (cli/spooled.py), as every command's report is. A table
+    is fitted to :func:`table_view`'s width; coloured text is written as bytes (click would
+    strip its colour in a pipe).
     """
     first = summary_first(output)
     if first:
         say(summary)
-    if fmt == "jsonl":
-        write_result(jsonl.lines(report), output)
-    elif fmt == "table":
-        view = table_view(output)
-        said = wrap(visible(summary), view.columns, "  ") if first else []
-        text = render(report, fmt, view) + "".join(t + "\n" for t in said)
-        write_result([text.encode() if view.colour else text], output)
-    else:
-        write_result([render(report, fmt)], output)
+    with SubjectSpool(fmt, report.command, report.layout, table_view(output)) as spool:
+        for subject in report.subjects:
+            spool.add(subject)
+        write_result(spool.pieces(report, Ending(said=summary if first else "")), output)
     if not first:
         say(summary)
 
