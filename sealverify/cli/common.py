@@ -15,7 +15,7 @@ import click
 
 from sealverify import InputError
 from sealverify.cli.spooled import Ending, SubjectSpool
-from sealverify.reports.formats import FORMATS, View
+from sealverify.reports.formats import FORMATS, STREAMS, View
 from sealverify.reports.formats.grid import DEFAULT_COLUMNS
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
@@ -73,7 +73,7 @@ def format_option(
         help="Report format: "
         + ", ".join(names)
         + "."
-        + (" html needs --output FILE when stdout is a terminal." if "html" in names else ""),
+        + "".join(f" {n} needs --output FILE when stdout is a terminal." for n in _pages(names)),
     )
 
 
@@ -91,12 +91,17 @@ def _no_html_to_a_terminal(ctx: click.Context, param: click.Parameter, value: An
     params = {**ctx.params, str(param.name): value}
     if "fmt" not in params or "output" not in params:
         return value
-    if params["fmt"] == "html" and params["output"] is None and _stdout_is_a_terminal():
+    if _pages([params["fmt"]]) and params["output"] is None and _stdout_is_a_terminal():
         raise click.UsageError(
-            "--format html writes a whole page: add --output FILE (e.g. --output report.html) "
-            "and open it in a browser, or redirect stdout to a file"
+            f"--format {params['fmt']} writes a whole page: add --output FILE (e.g. --output "
+            "report.html) and open it in a browser, or redirect stdout to a file"
         )
     return value
+
+
+def _pages(names: Iterable[str]) -> list[str]:
+    """Those of ``names`` that are whole pages for a browser (``Format.page``)."""
+    return [n for n in names if n in STREAMS and STREAMS[n].page]
 
 
 def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -364,7 +369,7 @@ def add_color_option(command: click.Command) -> None:
     names = {p.name for p in command.params}
     fmt = next((p for p in command.params if p.name == "fmt"), None)
     choices = getattr(fmt.type, "choices", ()) if fmt is not None else ()
-    if "color" in names or "table" not in choices:
+    if "color" in names or not any(c in STREAMS and STREAMS[c].coloured for c in choices):
         return
     command.params.append(
         click.Option(

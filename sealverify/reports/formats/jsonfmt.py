@@ -224,6 +224,8 @@ class JsonFormat:
     """The json format's side of the streaming interface (``protocol.Format``)."""
 
     name = "json"
+    page = False
+    coloured = False
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report)
@@ -238,9 +240,6 @@ class JsonFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return document(value)
-
-    def wants_display(self) -> bool:
-        return False
 
 
 FORMAT = JsonFormat()

@@ -118,6 +118,8 @@ class JsonlFormat:
     """The jsonl format's side of the streaming interface (``protocol.Format``)."""
 
     name = "jsonl"
+    page = False
+    coloured = False
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report)
@@ -132,9 +134,6 @@ class JsonlFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return text()  # only json lists a listing's members
-
-    def wants_display(self) -> bool:
-        return False
 
 
 FORMAT = JsonlFormat()

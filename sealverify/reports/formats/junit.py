@@ -189,6 +189,8 @@ class JunitFormat:
     """The junit format's side of the streaming interface (``protocol.Format``)."""
 
     name = "junit"
+    page = False
+    coloured = False
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report)
@@ -207,9 +209,6 @@ class JunitFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return text()  # only json lists a listing's members
-
-    def wants_display(self) -> bool:
-        return False
 
 
 FORMAT = JunitFormat()

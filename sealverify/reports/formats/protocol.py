@@ -88,6 +88,11 @@ class Format(Protocol):
     """One output format: a whole report rendered, a subject's fragment, a report's stream."""
 
     name: str
+    # A whole page for a browser: it draws what subjects carry for it (``Subject.display``)
+    # and is never written to a terminal (``--format html`` needs ``--output`` there).
+    page: bool
+    # Drawn for a person: fitted to a width, its status words in colour (``--color``).
+    coloured: bool
 
     def render(self, report: Report, view: View | None = None) -> str:
         """The whole report (``view`` is read by the table only)."""
@@ -103,10 +108,6 @@ class Format(Protocol):
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         """A listing that is not a report (``explain``, ``inventory``): ``value`` or ``text()``."""
-        ...
-
-    def wants_display(self) -> bool:
-        """Whether the report's subjects should carry what a page draws (``Subject.display``)."""
         ...
 
 

@@ -259,6 +259,8 @@ class SarifFormat:
     """The sarif format's side of the streaming interface (``protocol.Format``)."""
 
     name = "sarif"
+    page = False
+    coloured = False
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report)
@@ -274,9 +276,6 @@ class SarifFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return text()  # only json lists a listing's members
-
-    def wants_display(self) -> bool:
-        return False
 
 
 FORMAT = SarifFormat()

@@ -467,6 +467,8 @@ class TableFormat:
     """The table format's side of the streaming interface (``protocol.Format``)."""
 
     name = "table"
+    page = False
+    coloured = True
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report, view)
@@ -484,9 +486,6 @@ class TableFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return text()
-
-    def wants_display(self) -> bool:
-        return False
 
 
 FORMAT = TableFormat()

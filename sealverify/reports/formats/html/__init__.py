@@ -74,6 +74,8 @@ class HtmlFormat:
     """The html format's side of the streaming interface (``protocol.Format``)."""
 
     name = "html"
+    page = True
+    coloured = False
 
     def render(self, report: Report, view: View | None = None) -> str:
         return render(report)
@@ -92,9 +94,6 @@ class HtmlFormat:
 
     def document(self, value: Any, text: Callable[[], str]) -> str:
         return text()
-
-    def wants_display(self) -> bool:
-        return True
 
 
 FORMAT = HtmlFormat()
