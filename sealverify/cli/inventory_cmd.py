@@ -15,6 +15,7 @@ from sealverify.reports.formats import listing
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify.reports.visible import visible
 from sealverify.run.engine import LOG_SUFFIXES, expand
+from sealverify.run.refused import SourceUnreadable
 
 __all__ = ["COMMANDS", "inventory"]
 
@@ -29,7 +30,7 @@ def _read(paths: tuple[str, ...]) -> Inventory:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+            raise SourceUnreadable.of(path, exc) from None
         if path.suffix in LOG_SUFFIXES:
             builder.add_log(data, path.as_posix())
             continue

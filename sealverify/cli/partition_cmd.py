@@ -32,6 +32,7 @@ from sealverify.cli.helptext import examples
 from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
 from sealverify.ruling import partition as pt
+from sealverify.run.refused import SourceUnreadable
 from sealverify.seal import signatures
 
 __all__ = ["COMMANDS", "partition"]
@@ -137,7 +138,7 @@ def emit_cmd(
         try:
             seed = pt.seed_from_key_text(sign_key.read_text(encoding="ascii"))
         except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"cannot read --sign-key {sign_key}: {exc}") from None
+            raise SourceUnreadable.of(f"--sign-key {sign_key}", exc) from None
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     data = read_input(source)
