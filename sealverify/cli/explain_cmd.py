@@ -9,6 +9,7 @@ import click
 from sealverify import catalogue
 from sealverify.cli.common import say
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats import listing as in_format
 
 __all__ = ["COMMANDS", "explain"]
 
@@ -94,7 +95,7 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
         word = catalogue.lookup_outcome(check_id)
     if word is not None:
         said = word  # bound for the lambda: mypy narrows no closure
-        click.echo(listing(fmt, [said.to_dict()], lambda: _describe_outcome(said)), nl=False)
+        click.echo(in_format(fmt, [said.to_dict()], lambda: _describe_outcome(said)), nl=False)
         return 0
     found = [exact] if exact is not None else catalogue.matching(check_id or "")
     if not found:
@@ -104,7 +105,7 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
         say("'sealverify explain --list' lists every id.")
         return 2
     one = exact
-    text = listing(
+    text = in_format(
         fmt,
         [e.to_dict() for e in found],
         lambda: _describe(one) if one is not None else _rows(found),
