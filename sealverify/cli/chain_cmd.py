@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import ChainOptions, ReceiptGroup, __version__, chain_report
+from sealverify import ChainOptions, ReceiptGroup, StoreError, __version__, chain_report
 from sealverify.cli import attest_run
 from sealverify.cli.common import (
     HEX64,
@@ -21,7 +21,6 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
-from sealverify.errors import StoreError
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.formats import format_named

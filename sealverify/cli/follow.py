@@ -18,9 +18,8 @@ from typing import Any, TypeVar
 
 import click
 
-from sealverify import VerifyOptions, __version__
+from sealverify import SourceError, StoreError, VerifyOptions, __version__
 from sealverify.cli.common import max_input_bytes
-from sealverify.errors import SourceError, StoreError
 from sealverify.reports.formats import STREAMS, jsonl
 from sealverify.run import storage
 

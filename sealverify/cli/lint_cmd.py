@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import LINTED_SUFFIXES, LintTally, RuleSet, lint_subject, parse_rules
+from sealverify import LINTED_SUFFIXES, LintTally, RuleSet, SourceError, lint_subject, parse_rules
 from sealverify.cli.common import (
     format_option,
     output_option,
@@ -19,7 +19,6 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.errors import SourceError
 from sealverify.reports.names import report_name
 from sealverify.run.refused import SourceUnreadable
 from sealverify.run.walk import glob_matches, walk_tree
