@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from sealverify import LINTED_SUFFIXES, LintTally, RuleSet, SourceError, lint_subject, parse_rules
+from sealverify import (
+    LINTED_SUFFIXES,
+    InputFileError,
+    LintTally,
+    RuleSet,
+    SourceError,
+    lint_subject,
+    parse_rules,
+)
 from sealverify.cli.common import (
     format_option,
     output_option,
@@ -81,10 +89,10 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     if rules_path is not None:
         try:
             rules = parse_rules(rules_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise SourceUnreadable.of(f"--rules {rules_path}", exc) from None
-        except ValueError as exc:
-            raise click.UsageError(f"--rules {rules_path}: {exc}") from None
+        except ValueError as exc:  # not UTF-8, or not a rule file: one line, exit 2
+            raise InputFileError(f"--rules {rules_path}: {exc}") from None
     # Flat memory: files linted one at a time (the library judges each file and the run,
     # sealverify.lint_report does both at once), each subject spooled as it is rendered.
     spool = SubjectSpool(fmt, "lint", layout="rows", view=table_view(output))

@@ -70,7 +70,7 @@ def counted(subject: Subject) -> dict[str, Any]:
 class Stream(Protocol):
     """One report being written in one format: its state, and its text around the spool."""
 
-    separator: bytes  # written between two spooled fragments
+    separator: ClassVar[bytes]  # written between two spooled fragments
     spooled: int  # fragments in the spool (the spooler counts them)
 
     def take(self, subject: Subject, piece: Piece) -> bytes | None:

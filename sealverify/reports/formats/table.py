@@ -435,7 +435,8 @@ class _Receipts(_Stream):
     def take(self, subject: Subject, piece: Piece) -> bytes | None:
         # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line
         # end separate cells and rows exactly (the spool never translates newlines).
-        return ("\t".join(piece or ()) + "\n").encode()
+        cells = piece if isinstance(piece, tuple) else ()
+        return ("\t".join(cells) + "\n").encode()
 
     def pieces(
         self, bare: Report, kept: tuple[Subject, ...], spool: IO[bytes], ending: Ending

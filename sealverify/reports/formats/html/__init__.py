@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Ending, Piece, Stream
@@ -45,7 +45,7 @@ class _Kept(AroundStream):
 class _Receipts:
     """``verify``'s page: each receipt's rows and drill-down spooled by the page itself."""
 
-    separator = b""
+    separator: ClassVar[bytes] = b""
 
     def __init__(self) -> None:
         from sealverify.reports.formats.html.verify_page import VerifyPage
