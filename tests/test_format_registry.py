@@ -10,7 +10,6 @@ every module with ``ast`` and refuses a comparison with a format's name (``fmt =
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from sealverify.reports.formats import FORMATS, STREAMS
 from tests.conftest import ROOT
