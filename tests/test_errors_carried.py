@@ -117,3 +117,33 @@ def test_no_command_writes_the_cannot_read_sentence_by_hand() -> None:
             if isinstance(node, ast.JoinedStr) and ast.unparse(node).startswith("f'cannot read {"):
                 written.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
     assert written == []
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["inventory", "{dir}"], "no receipts matched: "),
+        (["lint", "{dir}/*.nothing.md"], "no file matches this pattern"),
+        (["lint", "{dir}"], "no files to lint"),
+        (["frame", "{empty}"], "no bytes to read as a frame"),
+        (
+            ["approval", "{empty}", "--frame", str(FRAME), "--approval-pubkey", "ab" * 32],
+            "no token lines",
+        ),
+    ],
+    ids=lambda c: c[0] if isinstance(c, list) else "",
+)
+def test_an_input_refused_as_given_is_one_line(
+    command: list[str],
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    args = [a.replace("{dir}", str(folder)).replace("{empty}", str(empty)) for a in command]
+    err = _one_line(args, monkeypatch, capsys)
+    assert said in err

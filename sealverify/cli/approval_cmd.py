@@ -34,7 +34,7 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
-from sealverify.run.refused import SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
@@ -171,7 +171,7 @@ def approval(
         for location, line in _token_lines(source, name):
             spool.add(tally.add(approval_subject(line, location, options)))
         if spool.count == before:
-            raise click.UsageError(f"{source}: no token lines")
+            raise InputRefused(f"{source}: no token lines")
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)

@@ -41,7 +41,7 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.names import report_name
-from sealverify.run.refused import SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = ["COMMANDS", "frame"]
 
@@ -260,7 +260,7 @@ def _spool_frames(
             frames = read_stdio_frames(capped, cap, advance)
         first = next(frames, None)
         if first is None:
-            raise click.UsageError(f"{source}: no bytes to read as a frame")
+            raise InputRefused(f"{source}: no bytes to read as a frame")
         try:
             for subject in frame_subjects(
                 tally, itertools.chain([first], frames), options, indexes=indexes

@@ -15,7 +15,7 @@ from sealverify.reports.formats import listing
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify.reports.visible import visible
 from sealverify.run.engine import LOG_SUFFIXES, expand
-from sealverify.run.refused import SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = ["COMMANDS", "inventory"]
 
@@ -261,7 +261,7 @@ def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: P
     """
     found = _read(paths)
     if not found.receipts and not found.unreadable:
-        raise click.UsageError("no receipts matched: " + " ".join(paths))
+        raise InputRefused("no receipts matched: " + " ".join(paths))
     text = listing(fmt, found.to_dict(), lambda: _table(found, table_view(output)))
     write_result([text], output)
     flagged = sum(1 for k in found.keys if k.flags) + sum(1 for b in found.builds if b.flags)

@@ -28,7 +28,7 @@ from sealverify.cli.common import (
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.names import report_name
-from sealverify.run.refused import SourceUnreadable
+from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.run.walk import glob_matches, walk_tree
 
 __all__ = ["COMMANDS", "lint"]
@@ -49,7 +49,7 @@ def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
         elif _GLOB.search(name):  # quoted, or from a shell that does not expand: as verify
             matches = list(glob_matches(name))
             if not matches:
-                raise click.UsageError(f"{name}: no file matches this pattern")
+                raise InputRefused(f"{name}: no file matches this pattern")
             named.extend(matches)
         else:
             raise SourceError(errno.ENOENT, "no such file or directory", name)
@@ -102,9 +102,7 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
         subject = lint_subject(report_name(path), _read(path), rules, where=str(path))
         spool.add(tally.add(subject))
     if not tally.files:  # nothing linted is no pass: as verify with no receipt
-        raise click.UsageError(
-            "no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths)
-        )
+        raise InputRefused("no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths))
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)
