@@ -24,6 +24,7 @@ __all__ = [
     "Context",
     "Ending",
     "Format",
+    "PageRows",
     "Piece",
     "Stream",
     "counted",
