@@ -34,6 +34,7 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
+from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
@@ -170,7 +171,7 @@ def approval(
         for location, line in _token_lines(source, name):
             spool.add(tally.add(approval_subject(line, location, options)))
         if spool.count == before:
-            raise click.UsageError(f"{source}: no token lines")
+            raise InputRefused(f"{source}: no token lines")
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)
@@ -202,7 +203,7 @@ def _token_lines(source: str, name: str) -> Iterator[tuple[str, bytes]]:
         try:
             stream, label = open(source, "rb"), source  # noqa: SIM115 (closed below)
         except OSError as exc:
-            raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+            raise SourceUnreadable.of(source, exc) from None
     left = max_input_bytes()
     try:
         number = 0
@@ -213,7 +214,7 @@ def _token_lines(source: str, name: str) -> Iterator[tuple[str, bytes]]:
                 raise too_large(label)
             yield from split_tokens(line.removesuffix(b"\n"), name, number)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(source, exc) from None
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

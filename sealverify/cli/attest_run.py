@@ -23,6 +23,7 @@ import click
 from sealverify import __version__
 from sealverify.cli.common import read_file, say
 from sealverify.run import storage
+from sealverify.run.refused import SourceUnreadable
 
 if TYPE_CHECKING:
     from securesystemslib.signer import CryptoSigner
@@ -208,7 +209,7 @@ def digest_file(source: str | Path | storage.Remote) -> Digested:
             while block := stream.read(_BLOCK):
                 digest.update(block)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {name} to attest it: {exc}") from None
+        raise SourceUnreadable.of(f"{name} (to attest it)", exc) from None
     return Digested(name, digest.hexdigest())
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import ChainOptions, ReceiptGroup, __version__, chain_report
+from sealverify import ChainOptions, ReceiptGroup, StoreError, __version__, chain_report
 from sealverify.cli import attest_run
 from sealverify.cli.common import (
     HEX64,
@@ -23,7 +23,9 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
+from sealverify.reports.formats import format_named
 from sealverify.reports.names import report_name
+from sealverify.run.refused import SourceUnreadable
 from sealverify.run.walk import inside
 
 __all__ = ["COMMANDS", "chain"]
@@ -80,7 +82,7 @@ def _read_blocks(path: Path, advance: Advance) -> bytes:
                 blocks.append(block)
                 advance(len(block))
     except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(path, exc) from None
     return b"".join(blocks)
 
 
@@ -175,15 +177,15 @@ def chain(
         state_file=(
             (report_name(state_file.name), read_input(str(state_file))) if state_file else None
         ),
-        display=fmt == "html",
+        display=format_named(fmt).page,
     )
     groups = _receipt_inputs(receipts)
     store: HistoryStore | None = None
     if state is not None:
         try:
             store = open_store(state, tool_version=__version__)
-        except HistoryError as exc:
-            raise click.UsageError(str(exc)) from None
+        except HistoryError as exc:  # a StoreError: one line, exit 2, no usage banner
+            raise StoreError(f"--state: {exc}") from None
     receipt_total = sum(len(group.files) for group in groups)
     try:
         with progress("binding receipts", receipt_total or None, "receipt") as advance:
@@ -196,7 +198,7 @@ def chain(
                 on_receipt=advance,
             )
     except HistoryError as exc:
-        raise click.UsageError(f"--state: {exc}") from None
+        raise StoreError(f"--state: {exc}") from None
     chain_subject = report.subjects[0]
     brk = chain_subject.facts["first_break"]
     first = f"; first break at entry {brk['entry']} ({brk['kind']})" if brk else ""

@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 import click
 
 from sealverify import InputError
-from sealverify.reports.formats import FORMATS, View, jsonl, render
-from sealverify.reports.formats.grid import DEFAULT_COLUMNS, wrap
+from sealverify.cli.spooled import Ending, SubjectSpool
+from sealverify.reports.formats import FORMATS, STREAMS, View
+from sealverify.reports.formats.grid import DEFAULT_COLUMNS
 from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
 from sealverify.run.reading import (  # every command reads its inputs by these
@@ -72,7 +73,7 @@ def format_option(
         help="Report format: "
         + ", ".join(names)
         + "."
-        + (" html needs --output FILE when stdout is a terminal." if "html" in names else ""),
+        + "".join(f" {n} needs --output FILE when stdout is a terminal." for n in _pages(names)),
     )
 
 
@@ -90,12 +91,17 @@ def _no_html_to_a_terminal(ctx: click.Context, param: click.Parameter, value: An
     params = {**ctx.params, str(param.name): value}
     if "fmt" not in params or "output" not in params:
         return value
-    if params["fmt"] == "html" and params["output"] is None and _stdout_is_a_terminal():
+    if _pages([params["fmt"]]) and params["output"] is None and _stdout_is_a_terminal():
         raise click.UsageError(
-            "--format html writes a whole page: add --output FILE (e.g. --output report.html) "
-            "and open it in a browser, or redirect stdout to a file"
+            f"--format {params['fmt']} writes a whole page: add --output FILE (e.g. --output "
+            "report.html) and open it in a browser, or redirect stdout to a file"
         )
     return value
+
+
+def _pages(names: Iterable[str]) -> list[str]:
+    """Those of ``names`` that are whole pages for a browser (``Format.page``)."""
+    return [n for n in names if n in STREAMS and STREAMS[n].page]
 
 
 def _writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -363,7 +369,7 @@ def add_color_option(command: click.Command) -> None:
     names = {p.name for p in command.params}
     fmt = next((p for p in command.params if p.name == "fmt"), None)
     choices = getattr(fmt.type, "choices", ()) if fmt is not None else ()
-    if "color" in names or "table" not in choices:
+    if "color" in names or not any(c in STREAMS and STREAMS[c].coloured for c in choices):
         return
     command.params.append(
         click.Option(
@@ -428,24 +434,19 @@ def summary_first(output: Path | None) -> bool:
 
 
 def emit(report: Report, fmt: str, output: Path | None, summary: str) -> None:
-    """Write the rendered report (stdout or ``--output``) and the summary line to stderr.
+    """Write the report (stdout or ``--output``) and the summary line to stderr.
 
-    JSON Lines are written a line at a time, never joined into one string first. A table is
-    fitted to :func:`table_view`'s width; coloured text is written as bytes (click would strip
-    its colour in a pipe).
+    Written through the one spooler (cli/spooled.py), as every command's report is. A table
+    is fitted to :func:`table_view`'s width; coloured text is written as bytes (click would
+    strip its colour in a pipe).
     """
     first = summary_first(output)
     if first:
         say(summary)
-    if fmt == "jsonl":
-        write_result(jsonl.lines(report), output)
-    elif fmt == "table":
-        view = table_view(output)
-        said = wrap(visible(summary), view.columns, "  ") if first else []
-        text = render(report, fmt, view) + "".join(t + "\n" for t in said)
-        write_result([text.encode() if view.colour else text], output)
-    else:
-        write_result([render(report, fmt)], output)
+    with SubjectSpool(fmt, report.command, report.layout, table_view(output)) as spool:
+        for subject in report.subjects:
+            spool.add(subject)
+        write_result(spool.pieces(report, Ending(said=summary if first else "")), output)
     if not first:
         say(summary)
 

@@ -38,6 +38,7 @@ from sealverify.cli.common import (
 from sealverify.cli.helptext import examples
 from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
+from sealverify.run.refused import SourceUnreadable
 
 __all__ = ["COMMANDS", "decide_command"]
 
@@ -78,7 +79,7 @@ def _lines(source: str) -> Iterator[Iterator[bytes]]:
     try:
         stream = open(source, "rb")  # noqa: SIM115 (closed below, after the last line)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(source, exc) from None
     with stream:
         info = os.fstat(stream.fileno())
         if stat.S_ISREG(info.st_mode) and info.st_size > max_input_bytes():
@@ -103,7 +104,7 @@ def _read_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
                 seen = True
                 yield line
     except OSError as exc:
-        raise click.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(name, exc) from None
     if not seen:
         yield b""
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sealverify import DiffInput, DiffInputError, DiffOptions, diff_inputs
+from sealverify import DiffInput, DiffOptions, diff_inputs
 from sealverify.cli.common import (
     emit,
     era_option,
@@ -120,10 +120,8 @@ def diff(
         reply=read_input(reply_a) if reply_a is not None else None,
         reply_name=reply_a or "",
     )
-    try:
-        report = diff_inputs(a, b, options)
-    except DiffInputError as exc:
-        raise click.UsageError(str(exc)) from None
+    # an input refused raises its InputError: one line, exit 2 (cli/main.py)
+    report = diff_inputs(a, b, options)
     emit(report, fmt, output, f"sealverify diff: {report.subjects[0].outcome}")
     return report.exit_code
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import click
@@ -10,6 +9,7 @@ import click
 from sealverify import catalogue
 from sealverify.cli.common import say
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats import listing as in_format
 
 __all__ = ["COMMANDS", "explain"]
 
@@ -94,11 +94,8 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
     if exact is None and not listing and check_id is not None:
         word = catalogue.lookup_outcome(check_id)
     if word is not None:
-        if fmt == "json":
-            text = json.dumps([word.to_dict()], indent=2, ensure_ascii=False) + "\n"
-        else:
-            text = _describe_outcome(word)
-        click.echo(text, nl=False)
+        said = word  # bound for the lambda: mypy narrows no closure
+        click.echo(in_format(fmt, [said.to_dict()], lambda: _describe_outcome(said)), nl=False)
         return 0
     found = [exact] if exact is not None else catalogue.matching(check_id or "")
     if not found:
@@ -107,12 +104,12 @@ def explain(check_id: str | None, list_all: bool, fmt: str) -> int:
         say(f"sealverify explain: unknown id '{check_id}'{hint}")
         say("'sealverify explain --list' lists every id.")
         return 2
-    if fmt == "json":
-        text = json.dumps([e.to_dict() for e in found], indent=2, ensure_ascii=False) + "\n"
-    elif exact is not None:
-        text = _describe(exact)
-    else:
-        text = _rows(found)
+    one = exact
+    text = in_format(
+        fmt,
+        [e.to_dict() for e in found],
+        lambda: _describe(one) if one is not None else _rows(found),
+    )
     click.echo(text, nl=False)
     return 0
 

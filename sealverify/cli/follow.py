@@ -8,6 +8,7 @@ library package ``sealverify.follow`` (docs/follow.md).
 
 from __future__ import annotations
 
+import errno
 import functools
 import sys
 from collections.abc import Callable
@@ -17,8 +18,9 @@ from typing import Any, TypeVar
 
 import click
 
-from sealverify import VerifyOptions, __version__
+from sealverify import SourceError, StoreError, VerifyOptions, __version__
 from sealverify.cli.common import max_input_bytes
+from sealverify.reports.formats import STREAMS, jsonl
 from sealverify.run import storage
 
 __all__ = ["FollowArgs", "follow_options", "run_follow"]
@@ -173,10 +175,15 @@ def _refuse_batch_options() -> None:
     for name, flag in _BATCH_ONLY.items():
         source = context.get_parameter_source(name)
         given = source is not None and source != click.core.ParameterSource.DEFAULT
-        if given and not (name == "fmt" and context.params.get(name) == "jsonl"):
+        if given and not (name == "fmt" and _events(context.params.get(name))):
             raise click.UsageError(
                 f"{flag} is for a batch run: --follow writes one JSON event per line to stdout"
             )
+
+
+def _events(fmt: object) -> bool:
+    """Whether ``fmt`` names the format --follow writes its events in: JSON Lines."""
+    return STREAMS.get(str(fmt)) is jsonl.FORMAT
 
 
 def run_follow(
@@ -199,7 +206,7 @@ def run_follow(
         elif target.is_file() or target.parent.is_dir():
             logs.append(path)  # a log that does not exist yet is followed from its creation
         else:
-            raise click.UsageError(f"{path}: no such file or directory")
+            raise SourceError(errno.ENOENT, "no such file or directory", path)
     for chain in args.chains:
         if Path(chain).is_dir() or not (Path(chain).is_file() or Path(chain).parent.is_dir()):
             raise click.UsageError(f"--chain {chain}: not a file, nor a name in a folder")
@@ -234,5 +241,5 @@ def run_follow(
     )
     try:
         return run(config, loop, sys.stdout.buffer)
-    except HistoryError as exc:
-        raise click.UsageError(f"--state: {exc}") from None
+    except HistoryError as exc:  # a StoreError: one line, exit 2, no usage banner
+        raise StoreError(f"--state: {exc}") from None

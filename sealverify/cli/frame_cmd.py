@@ -41,6 +41,7 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.names import report_name
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = ["COMMANDS", "frame"]
 
@@ -57,7 +58,7 @@ def _opened(source: str) -> Iterator[BinaryIO]:
     try:
         stream = open(source, "rb")  # noqa: SIM115 (closed below, after the last frame)
     except OSError as exc:
-        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(source, exc) from None
     with stream:
         yield stream
 
@@ -259,7 +260,7 @@ def _spool_frames(
             frames = read_stdio_frames(capped, cap, advance)
         first = next(frames, None)
         if first is None:
-            raise click.UsageError(f"{source}: no bytes to read as a frame")
+            raise InputRefused(f"{source}: no bytes to read as a frame")
         try:
             for subject in frame_subjects(
                 tally, itertools.chain([first], frames), options, indexes=indexes

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from sealverify import InputError, SealverifyError, catalogue
 from sealverify.cli import markdown
-from sealverify.reports.formats import jsonl, render, sarif, table
+from sealverify.reports.formats import STREAMS, jsonl, render, sarif, table
 from sealverify.reports.model import Check, Report, Status, Subject
 from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
@@ -106,7 +106,7 @@ class Inputs:
             allow_published_keys=flag == "true",
             fail_on=get("fail-on", "unpinned"),
             sarif=env.get("INPUT_SARIF", "sealverify.sarif").strip(),  # "": no SARIF
-            report=get("report") or (_HTML_REPORT if get("format") == "html" else ""),
+            report=get("report") or (_HTML_REPORT if _page(get("format")) else ""),
             report_format=get("format", "jsonl"),
             working_directory=get("working-directory", "."),
             attest_key=bool(get("attest-key")),
@@ -567,6 +567,12 @@ def _write_pieces(path: str, pieces: Iterator[str]) -> None:
         target.writelines(pieces)
 
 
+def _page(name: str) -> bool:
+    """Whether ``name`` is a whole page (html): written by a ``verify`` run of its own."""
+    shown = STREAMS.get(name)
+    return shown is not None and shown.page
+
+
 def _write_report(inputs: Inputs, lines_path: str) -> None:
     """The ``report`` file in ``format``: the jsonl itself, or rendered from its lines.
 
@@ -575,14 +581,14 @@ def _write_report(inputs: Inputs, lines_path: str) -> None:
     page ``verify`` writes.
     """
     target = inputs.resolve(inputs.report)
-    if inputs.report_format == "html":
+    if _page(inputs.report_format):
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "sealverify", *inputs.verify_args(target, "html")]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode == 2:
             raise CouldNotRun((done.stderr.strip().splitlines() or ["html report"])[-1])
         return
-    if inputs.report_format == "jsonl":
+    if STREAMS.get(inputs.report_format) is jsonl.FORMAT:  # the lines as they are
         _write_pieces(target, iter([Path(lines_path).read_text(encoding="utf-8")]))
         return
     subjects, findings, summary = [], [], {}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -12,9 +11,11 @@ import click
 from sealverify import Inventory, InventoryBuilder, trust_template
 from sealverify.cli.common import output_option, table_view, write_result
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats import listing
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify.reports.visible import visible
 from sealverify.run.engine import LOG_SUFFIXES, expand
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = ["COMMANDS", "inventory"]
 
@@ -29,7 +30,7 @@ def _read(paths: tuple[str, ...]) -> Inventory:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+            raise SourceUnreadable.of(path, exc) from None
         if path.suffix in LOG_SUFFIXES:
             builder.add_log(data, path.as_posix())
             continue
@@ -260,11 +261,8 @@ def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: P
     """
     found = _read(paths)
     if not found.receipts and not found.unreadable:
-        raise click.UsageError("no receipts matched: " + " ".join(paths))
-    if fmt == "json":
-        text = json.dumps(found.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = _table(found, table_view(output))
+        raise InputRefused("no receipts matched: " + " ".join(paths))
+    text = listing(fmt, found.to_dict(), lambda: _table(found, table_view(output)))
     write_result([text], output)
     flagged = sum(1 for k in found.keys if k.flags) + sum(1 for b in found.builds if b.flags)
     if template is not None:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from sealverify import LINTED_SUFFIXES, InputError, LintTally, RuleSet, lint_subject, parse_rules
+from sealverify import (
+    LINTED_SUFFIXES,
+    InputFileError,
+    LintTally,
+    RuleSet,
+    SourceError,
+    lint_subject,
+    parse_rules,
+)
 from sealverify.cli.common import (
     format_option,
     output_option,
@@ -19,6 +28,7 @@ from sealverify.cli.common import (
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.reports.names import report_name
+from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.run.walk import glob_matches, walk_tree
 
 __all__ = ["COMMANDS", "lint"]
@@ -39,10 +49,10 @@ def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
         elif _GLOB.search(name):  # quoted, or from a shell that does not expand: as verify
             matches = list(glob_matches(name))
             if not matches:
-                raise click.UsageError(f"{name}: no file matches this pattern")
+                raise InputRefused(f"{name}: no file matches this pattern")
             named.extend(matches)
         else:
-            raise click.UsageError(f"cannot read {name}: no such file or directory")
+            raise SourceError(errno.ENOENT, "no such file or directory", name)
     for path in named:
         if path.is_dir():
             yield from walk_tree(path, lambda p: p.suffix in LINTED_SUFFIXES)
@@ -54,7 +64,7 @@ def _read(path: Path) -> bytes:
     try:
         return read_file(path)  # held to --max-input-bytes
     except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceUnreadable.of(path, exc) from None
 
 
 @click.command(epilog=examples("sealverify lint fixtures/lint"))
@@ -79,25 +89,20 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     if rules_path is not None:
         try:
             rules = parse_rules(rules_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"cannot read --rules {rules_path}: {exc}") from None
-        except ValueError as exc:
-            raise click.UsageError(f"--rules {rules_path}: {exc}") from None
+        except OSError as exc:
+            raise SourceUnreadable.of(f"--rules {rules_path}", exc) from None
+        except ValueError as exc:  # not UTF-8, or not a rule file: one line, exit 2
+            raise InputFileError(f"--rules {rules_path}: {exc}") from None
     # Flat memory: files linted one at a time (the library judges each file and the run,
     # sealverify.lint_report does both at once), each subject spooled as it is rendered.
     spool = SubjectSpool(fmt, "lint", layout="rows", view=table_view(output))
     tally = LintTally()
     for path in _expand(paths):
-        try:
-            # a name that is not UTF-8 shown escaped
-            subject = lint_subject(report_name(path), _read(path), rules, where=str(path))
-        except InputError as exc:
-            raise click.UsageError(str(exc)) from None
+        # a name that is not UTF-8 shown escaped; an input refused raises its InputError
+        subject = lint_subject(report_name(path), _read(path), rules, where=str(path))
         spool.add(tally.add(subject))
     if not tally.files:  # nothing linted is no pass: as verify with no receipt
-        raise click.UsageError(
-            "no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths)
-        )
+        raise InputRefused("no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths))
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)

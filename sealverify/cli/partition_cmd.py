@@ -10,6 +10,7 @@ import click
 from sealverify import (
     FrameBytes,
     FrameOptions,
+    InputFileError,
     OptionError,
     attestation_report,
     partition_emit,
@@ -32,6 +33,7 @@ from sealverify.cli.helptext import examples
 from sealverify.reports.formats import table
 from sealverify.reports.names import report_name
 from sealverify.ruling import partition as pt
+from sealverify.run.refused import SourceUnreadable
 from sealverify.seal import signatures
 
 __all__ = ["COMMANDS", "partition"]
@@ -136,10 +138,10 @@ def emit_cmd(
     if sign_key is not None:
         try:
             seed = pt.seed_from_key_text(sign_key.read_text(encoding="ascii"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"cannot read --sign-key {sign_key}: {exc}") from None
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
+        except OSError as exc:
+            raise SourceUnreadable.of(f"--sign-key {sign_key}", exc) from None
+        except ValueError as exc:  # not ASCII, or not a key: one line, exit 2
+            raise InputFileError(f"--sign-key {sign_key}: {exc}") from None
     data = read_input(source)
     frame = _select_frame(data, transport, index, source)
     options = FrameOptions(era=era, supported_versions=frozenset(supported))

@@ -9,7 +9,6 @@ import click
 from sealverify import (
     DEFAULT_SKILL_BASE,
     FetchedSkill,
-    InputError,
     ResourceFile,
     SkillTree,
     skill_report,
@@ -163,18 +162,16 @@ def verify(
         md = read_input(skill_md)
         resources = [ResourceFile(_relpath(Path(skill_md), f), read_input(f)) for f in files]
         fetched = FetchedSkill(md, report_name(Path(skill_md).name), tuple(resources))
-    try:
-        report = skill_report(
-            data,
-            tree=tree,
-            skill=fetched,
-            entry=wanted,
-            base=base,
-            partial=partial,
-            listing_name=listing,
-        )
-    except InputError as exc:
-        raise click.UsageError(str(exc)) from None
+    # an input refused raises its InputError: one line, exit 2 (cli/main.py)
+    report = skill_report(
+        data,
+        tree=tree,
+        skill=fetched,
+        entry=wanted,
+        base=base,
+        partial=partial,
+        listing_name=listing,
+    )
     emit(
         report,
         fmt,

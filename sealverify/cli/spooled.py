@@ -1,11 +1,13 @@
-"""Long reports written with flat memory: each subject rendered as it comes, then spooled.
+"""Every command's report, written with flat memory: each subject's fragment spooled as it comes.
 
-A command with one subject per input element (``approval``: a token per line; ``lint``: a
-file each) holds no subject once it is rendered: its text goes to a temporary file, and only
-counts stay (SARIF rule ids, JUnit failures). The report is then the head rendered from the
-summary and findings, the spool, and the tail: byte for byte what ``render`` gives for the
-whole report (tests/test_flat_memory.py holds that for every format). html needs the whole
-report for its charts, so it keeps the subjects, as before.
+The one spooler: a command adds each subject as it is made (``approval``: a token per line;
+``lint``: a file each; ``verify``: a receipt's fragment, made where it was verified) and no
+subject is held once its fragment is spooled: the fragment goes to a temporary file and only
+the format's small state stays (SARIF rule ids, JUnit counts, a table's notes). The report is
+then the format's head, the spool and its tail (``reports/formats/protocol.py``): byte for
+byte what ``render`` gives for the whole report (tests/test_flat_memory.py holds that for
+every format). A format that needs the whole report (a table of rows fitted to their widths,
+an html page's charts) keeps the subjects instead.
 """
 
 from __future__ import annotations
@@ -14,37 +16,30 @@ import dataclasses
 import tempfile
 from collections.abc import Iterator
 from types import TracebackType
-from typing import IO
+from typing import IO, Literal
 
-from sealverify.reports.formats import View, jsonfmt, jsonl, junit, render, sarif, table
-from sealverify.reports.formats.grid import Notes
+from sealverify.reports.formats import View, format_named
+from sealverify.reports.formats.protocol import Context, Ending, Piece
 from sealverify.reports.model import Report, Subject
 
-__all__ = ["SubjectSpool"]
-
-_SEPARATOR = {
-    "json": jsonfmt.SUBJECT_SEPARATOR,
-    "jsonl": "",  # each line ends in its own newline
-    "sarif": sarif.RESULT_SEPARATOR,
-    "junit": "\n",
-    "table": "\n\n",
-}
+__all__ = ["Ending", "SubjectSpool"]
 
 
 class SubjectSpool:
-    """Subjects of one report in ``fmt``, rendered as added; :meth:`pieces` writes the report."""
+    """Subjects of one report in ``fmt``, spooled as added; :meth:`pieces` writes the report."""
 
     def __init__(
-        self, fmt: str, command: str, layout: str = "detail", view: View | None = None
+        self,
+        fmt: str,
+        command: str,
+        layout: Literal["rows", "detail", "receipts"] = "detail",
+        view: View | None = None,
     ) -> None:
-        self.fmt, self.command, self.layout = fmt, command, layout
-        self.view = view or View()  # a table's width and colour (cli/common.py table_view)
-        self._notes = Notes()  # reasons repeated across the detail blocks, said at the end
+        self.format = format_named(fmt)
+        self.context = Context(command, layout, view or View())
+        self.stream = self.format.stream(self.context)
         self.count = 0  # subjects added
-        self._spooled = 0  # fragments in the spool
-        self._rules: set[str] = set()
-        self._failures = 0
-        self._kept: list[Subject] = []  # html only
+        self._kept: list[Subject] = []  # the subjects a format keeps whole
         self._file: IO[bytes] = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (closed on exit)
 
     def __enter__(self) -> SubjectSpool:
@@ -56,65 +51,22 @@ class SubjectSpool:
         self._file.close()
 
     def add(self, subject: Subject) -> None:
+        """One subject, its fragment made here."""
+        self.take(*self.format.fragment(subject, self.context))
+
+    def take(self, subject: Subject, piece: Piece) -> None:
+        """One subject whose fragment ``piece`` was made elsewhere (a worker, ``fragment``)."""
         self.count += 1
-        fragment = self._fragment(subject)
-        if fragment is None:
+        data = self.stream.take(subject, piece)
+        if data is None:
             self._kept.append(subject)
-        elif fragment:
-            if self._spooled:
-                self._file.write(_SEPARATOR[self.fmt].encode())
-            self._file.write(fragment.encode())
-            self._spooled += 1
+        elif data:  # b"": the subject shows nothing here (a SARIF subject without results)
+            if self.stream.spooled:
+                self._file.write(self.stream.separator)
+            self._file.write(data)
+            self.stream.spooled += 1
 
-    def _fragment(self, subject: Subject) -> str | None:
-        if self.fmt == "json":
-            return jsonfmt.subject_text(subject)
-        if self.fmt == "jsonl":
-            return jsonl.subject_line(subject)
-        if self.fmt == "sarif":
-            self._rules.update(c.id for c in sarif.rule_subject(subject).checks)
-            return sarif.subject_text(subject)
-        if self.fmt == "junit":
-            case = junit.subject_case(self.command, subject)
-            self._failures += junit.case_failed(case)
-            return case
-        if self.fmt == "table" and self.layout == "detail":
-            return table.detail_block(subject, self.view, self._notes)
-        return None
-
-    def pieces(self, report: Report) -> Iterator[str | bytes]:
+    def pieces(self, report: Report, ending: Ending | None = None) -> Iterator[str | bytes]:
         """The whole report: ``report`` (its subjects left out) around the spooled ones."""
         bare = dataclasses.replace(report, subjects=())
-        if self._kept or (self._spooled == 0 and self.fmt not in ("sarif", "junit", "jsonl")):
-            kept = dataclasses.replace(report, subjects=tuple(self._kept))
-            yield self._encoded(render(kept, self.fmt, self.view))
-            return
-        head, tail = self._around(bare)
-        yield self._encoded(head)
-        self._file.seek(0)
-        yield from iter(lambda: self._file.read(1 << 20), b"")
-        yield self._encoded(tail)
-
-    def _encoded(self, text: str) -> str | bytes:
-        """Coloured text as bytes: click would strip its colour from text written to a pipe."""
-        return text.encode() if self.fmt == "table" and self.view.colour else text
-
-    def _around(self, bare: Report) -> tuple[str, str]:
-        if self.fmt == "json":
-            return jsonfmt.render_around_subjects(bare)
-        if self.fmt == "jsonl":
-            return "", jsonl.tail_text(bare)
-        if self.fmt == "sarif":
-            if not self._spooled:
-                return sarif.render(bare), ""
-            return sarif.render_around_results(bare, self._rules)
-        if self.fmt == "junit":
-            cases = junit.finding_cases(bare.command, bare.findings)
-            tests, failures = self._spooled + len(cases), self._failures + len(cases)
-            head = junit.render_head(bare, tests, failures)
-            return head, ("\n" if self._spooled else "") + "".join(
-                c + "\n" for c in cases
-            ) + junit.FOOTER
-        findings = table.findings_table(bare, self.view)  # table, detail layout
-        notes = "\n".join(self._notes.lines(self.view))  # complete: every subject was added
-        return (findings + "\n\n" if findings else ""), ("\n\n" + notes if notes else "") + "\n"
+        return self.stream.pieces(bare, tuple(self._kept), self._file, ending or Ending())

@@ -192,10 +192,8 @@ def verify(**given: Any) -> int:
     inputs = (args.paths, args.approvals_file, args.raw_line_files)
     if attesting is not None:  # hashed now and again at the end: a changed input is refused
         attesting.read_inputs(attest_run.verify_inputs(*inputs))
-    # A table is fitted (its brief cells spooled too) on a terminal, in a pipe and in a file.
     wants_facts = args.state_path is not None
-    brief = args.fmt == "table"
-    settings = Settings(options, wants_facts, args.fmt, max_input_bytes(), brief=brief)
+    settings = Settings(options, wants_facts, args.fmt, max_input_bytes())
     results = run_results(
         args.paths,
         settings,

@@ -18,12 +18,28 @@ from sealverify.reports.model import (
     not_evaluated,
     passed,
 )
-from sealverify.reports.outcomes import Outcome
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide
 from sealverify.reports.outcomes import exit_code as exit_code_of
 
 _FAIL = Status.FAIL
 
-__all__ = ["Reading", "capture_differences", "compare", "json_diff", "reader_environment"]
+__all__ = [
+    "VOCABULARIES",
+    "Reading",
+    "capture_differences",
+    "compare",
+    "json_diff",
+    "reader_environment",
+]
+
+# The verdict words of ``tools compare`` (reports/outcomes.decide), by where a tool is found: in
+# both readings it is CHANGED when a check of its digests failed, else UNCHANGED; in one only,
+# its one failed check says so and it is ADDED (only in B) or REMOVED (only in A).
+VOCABULARIES = {
+    "both": Vocabulary(passed=Outcome.UNCHANGED, failed=Outcome.CHANGED),
+    "only-b": Vocabulary(passed=Outcome.ADDED, failed=Outcome.ADDED),
+    "only-a": Vocabulary(passed=Outcome.REMOVED, failed=Outcome.REMOVED),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,14 +312,15 @@ def _tool_subject(
     if left is None or right is None:
         present = right if left is None else left
         assert present is not None
-        outcome = Outcome.ADDED if left is None else Outcome.REMOVED
-        counts[outcome] += 1
+        side = VOCABULARIES["only-b" if left is None else "only-a"]
         d = digest_tool(present[1], profile, present[0])
         check = fail(
-            f"{prefix}.{outcome}" if kind == "drift" else prefix,
-            f"tool {outcome} ({'only in B' if left is None else 'only in A'})",
+            f"{prefix}.{side.failed}" if kind == "drift" else prefix,
+            f"tool {side.failed} ({'only in B' if left is None else 'only in A'})",
             present[0],
         )
+        outcome = decide((check,), side).outcome
+        counts[outcome] += 1
         return Subject(
             name,
             outcome,
@@ -329,7 +346,6 @@ def _tool_subject(
             not_evaluated("tools.digest.not-representable", da.reason or db.reason, left[0])
         )
     if da.digest != db.digest:
-        counts[Outcome.CHANGED] += 1
         for change, where in diffs or [("changed", "")]:
             checks.append(
                 fail(
@@ -340,18 +356,18 @@ def _tool_subject(
                     where,
                 )
             )
-        return Subject(
-            name, Outcome.CHANGED, tuple(checks), facts, label=kind if kind != "drift" else ""
-        )
-    counts[Outcome.UNCHANGED] += 1
-    checks.append(passed("tools.compare.same-digest", f"same {profile.id} digest", left[0]))
-    for change, where in diffs:
-        checks.append(
+    else:
+        checks.append(passed("tools.compare.same-digest", f"same {profile.id} digest", left[0]))
+        checks.extend(
             info(
                 "tools.compare.outside-profile",
                 f"field {change}, but not in what {profile.id} hashes "
                 "(or spelled differently with the same canonical form)",
                 where,
             )
+            for change, where in diffs
         )
-    return Subject(name, Outcome.UNCHANGED, tuple(checks), facts)
+    outcome = decide(checks, VOCABULARIES["both"]).outcome
+    counts[outcome] += 1
+    label = kind if kind != "drift" and da.digest != db.digest else ""
+    return Subject(name, outcome, tuple(checks), facts, label=label)

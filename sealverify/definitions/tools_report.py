@@ -28,7 +28,7 @@ from sealverify.definitions.digests import (
 from sealverify.definitions.transcripts import TranscriptError, read_any
 from sealverify.errors import InputError, OptionError
 from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
 _FAIL = Status.FAIL
@@ -105,6 +105,15 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# The verdict words of ``tools digest`` (reports/outcomes.decide), over a subject's digest
+# checks: a digest computed is DIGESTED; one not computed (not evaluated) or a tool set that
+# could not be digested (failed) is UNDIGESTED. A definition that quotes the reader's
+# environment is flagged beside its digest (the run fails), not judged into the word.
+VOCABULARY = Vocabulary(
+    passed=Outcome.DIGESTED, failed=Outcome.UNDIGESTED, not_evaluated=Outcome.UNDIGESTED
+)
+
+
 class DigestRun:
     """One ``tools digest`` run: :meth:`subjects` a tool at a time, then :meth:`report`.
 
@@ -126,13 +135,12 @@ class DigestRun:
         profile = self.profile
         d = digest_tool(tool, profile, location)
         self.digests.append(d)
-        checks: list[Check] = []
-        if d.digest is None:
-            checks.append(unevaluated(d))
-        else:
-            checks.append(
-                passed("tools.digest.computed", f"{profile.id} digest computed", location)
-            )
+        checks: list[Check] = [
+            unevaluated(d)
+            if d.digest is None
+            else passed("tools.digest.computed", f"{profile.id} digest computed", location)
+        ]
+        outcome = decide(checks, VOCABULARY).outcome  # the digest's word, before any flag
         for where in reader_environment(tool, home, self.placeholders):
             checks.append(
                 fail(
@@ -145,7 +153,6 @@ class DigestRun:
         facts: dict[str, Any] = {"profile": profile.id, "digest": d.digest, "capture": self.block}
         facts.update(d.extra)
         self._flagged |= any(c.status == _FAIL for c in checks)
-        outcome = Outcome.DIGESTED if d.digest else Outcome.UNDIGESTED
         self._outcomes.add(outcome)
         return Subject(
             d.name, outcome, tuple(checks), facts, label=f"{profile.id} {d.digest or '-'}"
@@ -163,7 +170,7 @@ class DigestRun:
                 "no tool-set digest: a tool has no digest, names repeat, or no listing was found",
             ),
         )
-        outcome = Outcome.DIGESTED if self.set_digest else Outcome.UNDIGESTED
+        outcome = decide(set_checks, VOCABULARY).outcome
         self._outcomes.add(outcome)
         facts = {"profile": set_id, "digest": self.set_digest, "tools": len(digests)}
         return Subject(

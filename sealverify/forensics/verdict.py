@@ -37,7 +37,7 @@ from sealverify.reports.model import (
     not_evaluated,
     passed,
 )
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.seal.request_members import CALL_PARAMS, unbound_members
 from sealverify.wire.strictjson import (
     JsonValue,
@@ -48,6 +48,7 @@ _FAIL = Status.FAIL
 __all__ = [
     "VERDICTS",
     "diff_report",
+    "vocabulary",
 ]
 
 
@@ -62,6 +63,16 @@ VERDICTS: dict[str, str] = {
         "not compared: a receipt's stored hashes disagree with its content"
     ),
 }
+
+
+def vocabulary(compared: Outcome) -> Vocabulary:
+    """The verdict words of ``diff`` (reports/outcomes.decide) for a pair compared as ``compared``.
+
+    A failed check (a receipt whose stored hashes disagree with its content: the pair is not
+    diffed) makes it RECEIPT_INTEGRITY_FAILED; otherwise the pair is what the comparison of
+    the identities seal binds found (``compared``: the ladder of :func:`_verdict`).
+    """
+    return Vocabulary(passed=compared, failed=Outcome.RECEIPT_INTEGRITY_FAILED)
 
 
 def _area(change: Change) -> str:
@@ -273,7 +284,8 @@ def diff_report(
                 )
                 for where in unbound_members(side.message)
             )
-    code, text = _verdict(a, b, rows, changes, beyond)
+    compared, text = _verdict(a, b, rows, changes, beyond)
+    code = decide(checks, vocabulary(compared)).outcome
     facts["verdict"] = code
     surface: list[str] = []
     if a.receipt is not None and b.receipt is not None:
@@ -307,7 +319,7 @@ def _integrity_refusal(
     broken = [s.label for s in (a, b) if any(c.status == _FAIL for c in s.integrity)]
     if not broken:
         return None
-    code = Outcome.RECEIPT_INTEGRITY_FAILED
+    code = decide(checks, vocabulary(Outcome.NOT_COMPARABLE)).outcome  # a failed check: refused
     text = f"{VERDICTS[code]} (receipt {', '.join(broken)}); not diffed"
     checks.append(fail("diff.verdict", text, verdict=code))
     facts["verdict"] = code

@@ -14,11 +14,15 @@ from itertools import islice
 from sealverify.errors import OptionError
 from sealverify.mcp.frame import FrameOptions
 from sealverify.reports.model import Report, Subject, fail, info
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.ruling import partition as pt
 from sealverify.wire.framing import FrameBytes, frame_of, iter_stdio, stdio_frame_count
 
-__all__ = ["Emitted", "partition_emit", "select_frame"]
+__all__ = ["VOCABULARY", "Emitted", "partition_emit", "select_frame"]
+
+# The verdict words of ``partition emit``: a frame refused before any record exists is REFUSE
+# (any refusal is a failed check); one with a record is ADMISSIBLE (reports/outcomes.decide).
+VOCABULARY = Vocabulary(passed=Outcome.ADMISSIBLE, failed=Outcome.REFUSE)
 
 
 def select_frame(
@@ -53,7 +57,9 @@ class Emitted:
     @property
     def exit_code(self) -> int:
         """ADMISSIBLE's code (0) when a record was made, else the refusal report's (REFUSE, 1)."""
-        return exit_code([Outcome.ADMISSIBLE]) if self.report is None else self.report.exit_code
+        if self.report is None:
+            return exit_code([decide((), VOCABULARY).outcome])  # ADMISSIBLE: nothing refused
+        return self.report.exit_code
 
 
 def _refusal(name: str, refused: pt.PartitionRefused) -> Report:
@@ -61,7 +67,7 @@ def _refusal(name: str, refused: pt.PartitionRefused) -> Report:
     checks.append(info("partition.meta-state", f"_meta was observed {refused.meta_state}"))
     facts = refused.to_dict()
     del facts["refusals"]
-    subject = Subject(name, Outcome.REFUSE, tuple(checks), facts)
+    subject = Subject(name, decide(checks, VOCABULARY).outcome, tuple(checks), facts)
     code = exit_code([subject.outcome])
     return Report("partition emit", (subject,), {"refused": 1}, code, layout="detail")
 

@@ -41,8 +41,8 @@ from sealverify.receipts.verify import (
     verify_receipt,
 )
 from sealverify.reports import ids
-from sealverify.reports.formats import jsonfmt, jsonl, junit, sarif, table
-from sealverify.reports.formats.table import receipt_row_subject
+from sealverify.reports.formats import STREAMS
+from sealverify.reports.formats.protocol import Context
 from sealverify.reports.model import Check, Subject, info
 from sealverify.reports.names import report_name
 from sealverify.run import storage
@@ -234,9 +234,6 @@ class Settings:
     fmt: str
     # --max-input-bytes, carried to workers (a Dask worker has not parsed the command line).
     max_input: int = DEFAULT_MAX_INPUT_BYTES
-    # The table goes to a terminal: each row also spools the fitted view's three brief cells
-    # (table.receipt_spool_cells), which a pipe or a file never shows and so never pays for.
-    brief: bool = False
 
 
 Task = _Files | _LogSlice
@@ -461,26 +458,15 @@ def _slim(
     facts = None
     if settings.want_facts and result.outcome != FAIL:
         facts = history_facts(raw, result.name, _established(result))
-    counted = {"rederivation": result.facts.get("rederivation")}  # the summary counts it
-    if settings.fmt == "json":  # rendered here, spooled by the parent: flat memory
-        return receipt_row_subject(result), jsonfmt.subject_bytes(result), facts
-    if settings.fmt == "jsonl":  # its line, likewise
-        return receipt_row_subject(result), jsonl.subject_line(result), facts
-    if settings.fmt == "sarif":  # its results, maybe none; the parent keeps the rule ids
-        rules = dataclasses.replace(sarif.rule_subject(result), facts=counted)
-        return rules, sarif.subject_text(result), facts
-    if settings.fmt == "junit":  # its test case; the parent counts it
-        bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
-        return bare, junit.subject_case("verify", result), facts
-    if settings.fmt == "html":  # its rows and drill-down, rendered here; the parent spools them
-        from sealverify.reports.formats.html import verify_page  # only html runs load Jinja2
+    made = STREAMS.get(settings.fmt)  # "": a library run, no report written
+    if made is None:
+        return result, None, facts
+    # The subject's fragment, rendered here (a worker), spooled by the parent: flat memory.
+    slim, fragment = made.fragment(result, _RECEIPTS)
+    return slim, fragment, facts
 
-        return verify_page.bare(result), verify_page.receipt_fragments(result), facts
-    if settings.fmt == "table":  # the row's cells, made here: the parent only writes them
-        bare = Subject(result.name, result.outcome, facts=counted, label=result.label)
-        cells = table.receipt_spool_cells if settings.brief else table.receipt_cells
-        return bare, cells(result), facts
-    return result, None, facts
+
+_RECEIPTS = Context("verify", "receipts")
 
 
 def _read(path: storage.Location, limit: int | None = None) -> bytes:

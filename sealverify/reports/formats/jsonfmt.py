@@ -10,12 +10,18 @@ from typing import Any
 import orjson
 
 from sealverify.fastpath import declined
+from sealverify.reports.formats.grid import View
+from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream
+from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import Report, Status, Subject
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.vocabulary import Family, Role
 
 __all__ = [
+    "FORMAT",
     "SUBJECT_SEPARATOR",
+    "JsonFormat",
+    "document",
     "dumps",
     "dumps_compact",
     "render",
@@ -194,3 +200,46 @@ def render_around_subjects(report: Report) -> tuple[str, str]:
     head, found, tail = text.partition(_SUBJECTS_EMPTY)
     assert found, "the report layout changed: update the spooled JSON form"
     return head + _SUBJECTS_OPEN, _SUBJECTS_CLOSE + tail
+
+
+def document(value: Any) -> str:
+    """A listing that is not a report (``explain``, ``inventory``): its members as given."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+class _Stream(AroundStream):
+    """The subjects list spooled; the head and tail are the rest of the document."""
+
+    separator = SUBJECT_SEPARATOR.encode()
+
+    def whole_when_empty(self) -> bool:
+        # verify writes its (maybe empty) list opened and closed as spooled, as it always has
+        return self.context.layout != "receipts"
+
+    def around(self, bare: Report) -> tuple[str, str]:
+        return render_around_subjects(bare)
+
+
+class JsonFormat:
+    """The json format's side of the streaming interface (``protocol.Format``)."""
+
+    name = "json"
+    page = False
+    coloured = False
+
+    def render(self, report: Report, view: View | None = None) -> str:
+        return render(report)
+
+    def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
+        if context.layout == "receipts":  # the parent keeps only what the summary counts
+            return receipt_row_subject(subject), subject_bytes(subject)
+        return subject, subject_bytes(subject)
+
+    def stream(self, context: Context) -> Stream:
+        return _Stream(context, render)
+
+    def document(self, value: Any, text: Callable[[], str]) -> str:
+        return document(value)
+
+
+FORMAT = JsonFormat()

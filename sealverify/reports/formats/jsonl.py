@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.jsonfmt import dumps_compact, subject_body
+from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream
+from sealverify.reports.formats.table import receipt_row_subject
 from sealverify.reports.model import Check, Report, Subject
 
 __all__ = [
+    "FORMAT",
+    "JsonlFormat",
     "finding_line",
     "lines",
     "parse_check",
@@ -97,3 +102,38 @@ def parse_subject(value: dict[str, Any]) -> Subject:
         dict(value.get("facts", {})),
         str(value.get("label", "")),
     )
+
+
+class _Stream(AroundStream):
+    """Each subject's line spooled (it ends in its own newline); the findings' lines after."""
+
+    def whole_when_empty(self) -> bool:
+        return False
+
+    def around(self, bare: Report) -> tuple[str, str]:
+        return "", tail_text(bare)
+
+
+class JsonlFormat:
+    """The jsonl format's side of the streaming interface (``protocol.Format``)."""
+
+    name = "jsonl"
+    page = False
+    coloured = False
+
+    def render(self, report: Report, view: View | None = None) -> str:
+        return render(report)
+
+    def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
+        if context.layout == "receipts":  # the parent keeps only what the summary counts
+            return receipt_row_subject(subject), subject_line(subject)
+        return subject, subject_line(subject)
+
+    def stream(self, context: Context) -> Stream:
+        return _Stream(context, render)
+
+    def document(self, value: Any, text: Callable[[], str]) -> str:
+        return text()  # only json lists a listing's members
+
+
+FORMAT = JsonlFormat()

@@ -10,8 +10,11 @@ invisible characters are shown escaped as in the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from sealverify.reports.formats.grid import View
+from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream, counted
 from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.visible import visible
@@ -155,3 +158,57 @@ def render(report: Report) -> str:
     failures = sum(map(case_failed, cases))
     head = render_head(report, len(cases), failures)
     return head + "\n".join(cases) + ("\n" if cases else "") + FOOTER
+
+
+class _Stream(AroundStream):
+    """Each subject's test case spooled; the state counts the failed ones."""
+
+    separator = b"\n"
+
+    def __init__(self, context: Context) -> None:
+        super().__init__(context, render)
+        self.failures = 0  # spooled cases that failed
+
+    def whole_when_empty(self) -> bool:
+        return False
+
+    def take(self, subject: Subject, piece: Piece) -> bytes | None:
+        data = super().take(subject, piece)
+        if data:
+            self.failures += case_failed(str(piece))
+        return data
+
+    def around(self, bare: Report) -> tuple[str, str]:
+        cases = finding_cases(bare.command, bare.findings)  # after the subjects'
+        head = render_head(bare, self.spooled + len(cases), self.failures + len(cases))
+        tail = ("\n" if self.spooled else "") + "".join(c + "\n" for c in cases) + FOOTER
+        return head, tail
+
+
+class JunitFormat:
+    """The junit format's side of the streaming interface (``protocol.Format``)."""
+
+    name = "junit"
+    page = False
+    coloured = False
+
+    def render(self, report: Report, view: View | None = None) -> str:
+        return render(report)
+
+    def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
+        case = subject_case(context.command, subject)
+        if context.layout == "receipts":  # the parent keeps only what the summary counts
+            bare = Subject(
+                subject.name, subject.outcome, facts=counted(subject), label=subject.label
+            )
+            return bare, case
+        return subject, case
+
+    def stream(self, context: Context) -> Stream:
+        return _Stream(context)
+
+    def document(self, value: Any, text: Callable[[], str]) -> str:
+        return text()  # only json lists a listing's members
+
+
+FORMAT = JunitFormat()

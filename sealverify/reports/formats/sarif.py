@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any
 
 from sealverify._version import __version__
 from sealverify.reports import ids
+from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.jsonfmt import dumps
+from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream, counted
 from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
 from sealverify.reports.names import uri_path
 
@@ -226,3 +229,53 @@ def render_around_results(report: Report, subject_rule_ids: Iterable[str]) -> tu
     head = before + _RESULTS_OPEN
     head += "".join(_dumps(result).replace("\n", _INDENT) + RESULT_SEPARATOR for result in found)
     return head, _RESULTS_CLOSE + after
+
+
+class _Stream(AroundStream):
+    """Each subject's results spooled; the state is the rule ids they report."""
+
+    separator = RESULT_SEPARATOR.encode()
+
+    def __init__(self, context: Context) -> None:
+        super().__init__(context, render)
+        self.rules: set[str] = set()  # the rule ids of the spooled results
+
+    def whole_when_empty(self) -> bool:
+        return False
+
+    def take(self, subject: Subject, piece: Piece) -> bytes | None:
+        data = super().take(subject, piece)
+        if data:  # rule_subject: one bare check per rule id
+            self.rules.update(c.id for c in subject.checks)
+        return data
+
+    def around(self, bare: Report) -> tuple[str, str]:
+        if not self.spooled:  # no subject has a result: the findings' are the whole list
+            return render(bare), ""
+        return render_around_results(bare, self.rules)
+
+
+class SarifFormat:
+    """The sarif format's side of the streaming interface (``protocol.Format``)."""
+
+    name = "sarif"
+    page = False
+    coloured = False
+
+    def render(self, report: Report, view: View | None = None) -> str:
+        return render(report)
+
+    def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
+        rules = rule_subject(subject)
+        if context.layout == "receipts":  # and what the summary counts
+            rules = dataclasses.replace(rules, facts=counted(subject))
+        return rules, subject_text(subject)
+
+    def stream(self, context: Context) -> Stream:
+        return _Stream(context)
+
+    def document(self, value: Any, text: Callable[[], str]) -> str:
+        return text()  # only json lists a listing's members
+
+
+FORMAT = SarifFormat()

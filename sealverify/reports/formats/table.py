@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
 
 from sealverify.reports import ids
 from sealverify.reports.formats import terminal
@@ -19,6 +19,14 @@ from sealverify.reports.formats.grid import (
     grid,
     wrap,
 )
+from sealverify.reports.formats.protocol import (
+    AroundStream,
+    Context,
+    Ending,
+    Piece,
+    Stream,
+    counted,
+)
 from sealverify.reports.formats.terminal import (
     counted_pass,
     passed_findings_note,
@@ -28,6 +36,8 @@ from sealverify.reports.outcomes import RECEIPT_OUTCOMES
 from sealverify.reports.visible import visible
 
 __all__ = [
+    "FORMAT",
+    "TableFormat",
     "decisive_order",
     "decisive_reason",
     "passed_findings_note",
@@ -382,3 +392,101 @@ def render(report: Report, view: View | None = None) -> str:
         )
         parts.append("\n".join(table))
     return "\n\n".join(parts) + "\n"
+
+
+class _Stream(AroundStream):
+    """A table: detail blocks spooled (their notes said once, at the end), rows kept whole."""
+
+    separator = b"\n\n"
+
+    def __init__(self, context: Context) -> None:
+        super().__init__(context, lambda report: render(report, self.view))
+        self.view = context.view
+        self._notes = Notes()  # reasons repeated across the detail blocks, said at the end
+
+    def take(self, subject: Subject, piece: Piece) -> bytes | None:
+        if self.context.layout != "detail":
+            return None  # a row's widths are the whole table's: rendered at the end
+        return detail_block(subject, self.view, self._notes).encode()
+
+    def around(self, bare: Report) -> tuple[str, str]:
+        findings = findings_table(bare, self.view)  # detail layout
+        notes = "\n".join(self._notes.lines(self.view))  # complete: every subject was added
+        return (findings + "\n\n" if findings else ""), ("\n\n" + notes if notes else "") + "\n"
+
+    def encoded(self, text: str) -> str | bytes:
+        # click strips colour from text written to a pipe; bytes are written as they are
+        return text.encode() if self.view.colour else text
+
+    def pieces(
+        self, bare: Report, kept: tuple[Subject, ...], spool: IO[bytes], ending: Ending
+    ) -> Iterator[str | bytes]:
+        self.view = ending.view or self.view
+        yield from super().pieces(bare, kept, spool, ending)
+        if ending.said:  # a pipe to a pager: it shows the summary last
+            yield self.encoded(said_lines(ending.said, self.view))
+
+
+class _Receipts(_Stream):
+    """``verify``'s table: each receipt's cells spooled as a line, fitted at the end."""
+
+    separator = b""
+
+    def take(self, subject: Subject, piece: Piece) -> bytes | None:
+        # receipt_cells puts every cell on one line with tabs escaped (\x09): a tab and a line
+        # end separate cells and rows exactly (the spool never translates newlines).
+        cells = piece if isinstance(piece, tuple) else ()
+        return ("\t".join(cells) + "\n").encode()
+
+    def pieces(
+        self, bare: Report, kept: tuple[Subject, ...], spool: IO[bytes], ending: Ending
+    ) -> Iterator[str | bytes]:
+        view = ending.view or self.view
+        rows = lambda: _spooled_rows(spool)  # noqa: E731 -- read afresh on each call
+        for text in terminal.lines(rows, bare.findings, view.columns, view.colour):
+            yield _encoded(text + "\n", view)
+        if ending.said:  # a pipe to a pager: it shows the summary last
+            yield _encoded(said_lines(ending.said, view), view)
+
+
+def _encoded(text: str, view: View) -> str | bytes:
+    return text.encode() if view.colour else text
+
+
+def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
+    """The spooled rows from the start: the eight cells of :func:`receipt_spool_cells`."""
+    spool.seek(0)
+    return (tuple(line[:-1].decode().split("\t")) for line in spool)
+
+
+def said_lines(line: str, view: View) -> str:
+    """The summary line again under a table, wrapped to its width."""
+    return "".join(t + "\n" for t in wrap(visible(line), view.columns, "  "))
+
+
+class TableFormat:
+    """The table format's side of the streaming interface (``protocol.Format``)."""
+
+    name = "table"
+    page = False
+    coloured = True
+
+    def render(self, report: Report, view: View | None = None) -> str:
+        return render(report, view)
+
+    def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
+        if context.layout == "receipts":  # the row's cells, made where it was verified
+            bare = Subject(
+                subject.name, subject.outcome, facts=counted(subject), label=subject.label
+            )
+            return bare, receipt_spool_cells(subject)
+        return subject, None  # a block is made as it is spooled: the notes are shared
+
+    def stream(self, context: Context) -> Stream:
+        return _Receipts(context) if context.layout == "receipts" else _Stream(context)
+
+    def document(self, value: Any, text: Callable[[], str]) -> str:
+        return text()
+
+
+FORMAT = TableFormat()
