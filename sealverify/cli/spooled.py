@@ -110,7 +110,8 @@ class SubjectSpool:
             return sarif.render_around_results(bare, self._rules)
         if self.fmt == "junit":
             cases = junit.finding_cases(bare.command, bare.findings)
-            tests, failures = self._spooled + len(cases), self._failures + len(cases)
+            failed = sum(map(junit.case_failed, cases))  # a run note is no failure
+            tests, failures = self._spooled + len(cases), self._failures + failed
             head = junit.render_head(bare, tests, failures)
             return head, ("\n" if self._spooled else "") + "".join(
                 c + "\n" for c in cases

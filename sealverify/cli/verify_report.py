@@ -174,7 +174,8 @@ class VerifyReport:
                 return sarif.render(report), ""
             return sarif.render_around_results(report, self.rules)
         cases = junit.finding_cases(report.command, report.findings)  # after the subjects'
-        head = junit.render_head(report, spooled + len(cases), self.failures + len(cases))
+        failed = sum(map(junit.case_failed, cases))  # a run note is a case, not a failure
+        head = junit.render_head(report, spooled + len(cases), self.failures + failed)
         return head, ("\n" if spooled else "") + "".join(c + "\n" for c in cases) + junit.FOOTER
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sealverify.reports import ids
 from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
 from sealverify.reports.outcomes import Outcome
 from sealverify.reports.visible import visible
@@ -93,15 +94,26 @@ def subject_case(command: str, subject: Subject) -> str:
 
 
 def finding_cases(command: str, findings: Iterable[Check]) -> list[str]:
-    """A ``<testcase>`` line for each failed finding; every one of them is a failure."""
-    return [
-        f"    <testcase classname={quoteattr('sealverify.' + command)} "
-        f"name={quoteattr(finding.location or finding.id)}>"
-        f"<failure message={quoteattr(finding.id)}>{escape(visible(finding.reason))}</failure>"
-        "</testcase>"
-        for finding in findings
-        if finding.status == _FAIL
-    ]
+    """A ``<testcase>`` line for each failed finding and each run note.
+
+    A failed finding is a failure; a run note (a pin that matched no receipt) is a passing
+    case whose ``<system-out>`` says it, so a CI's test view names it beside the failures it
+    explains.
+    """
+    cases = []
+    for finding in findings:
+        text = escape(visible(finding.reason))
+        if finding.status == _FAIL:
+            body = f"<failure message={quoteattr(finding.id)}>{text}</failure>"
+        elif finding.id == ids.AUTHORITY_PIN_UNMATCHED:
+            body = f"<system-out>{escape(finding.id)}: {text}</system-out>"
+        else:
+            continue
+        cases.append(
+            f"    <testcase classname={quoteattr('sealverify.' + command)} "
+            f"name={quoteattr(finding.location or finding.id)}>{body}</testcase>"
+        )
+    return cases
 
 
 def case_failed(case: str) -> bool:
