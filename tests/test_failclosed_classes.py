@@ -842,6 +842,18 @@ def test_class9_zero_chain_records_is_not_intact(tmp_path: Path) -> None:
         assert "INTACT" not in result.output
 
 
+def test_class9_a_file_that_is_not_a_chain_is_named_so_not_broken(tmp_path: Path) -> None:
+    # Another file given to chain (a config, stdout in place of stderr) is no broken chain.
+    other = _log(tmp_path, b'{"a":1}\nhello\n')
+    result = run("chain", other, "--format", "json")
+    assert result.exit_code == 1
+    (chain,) = json.loads(result.stdout)["subjects"]
+    assert chain["outcome"] == "NOT A CHAIN"
+    records = [c for c in chain["checks"] if c["id"] == "chain.records"]
+    assert records[0]["status"] == "fail" and "not an audit chain" in records[0]["reason"]
+    assert "NOT A CHAIN" in run("chain", other).stderr
+
+
 # --- class 10: keys -----------------------------------------------------------------------
 
 IDENTITY = bytes([1] + [0] * 31)

@@ -197,8 +197,8 @@ def verify_chain(
         checks.append(
             fail(
                 "chain.records",
-                "the log holds no seal_record chain records: nothing in it is verified (capture "
-                "the host's stderr, where the chain is written)",
+                "not an audit chain: no line is a seal_record chain record, so nothing in it is "
+                "verified (capture seal-host's stderr, where the chain is written)",
             )
         )
     breaks, sessions = _walk(records, start_head, checks)

@@ -45,6 +45,7 @@ def _spans(expected: str, found: str) -> dict[str, Any]:
 # and the diff page's row states.
 _CSS = frozenset(
     {*RECEIPT_OUTCOMES, Outcome.INTACT, Outcome.UNANCHORED, Outcome.BROKEN}
+    | {Outcome.NOT_A_CHAIN}
     | {"pass", "fail", "not-evaluated", "info", "waived", "same", "differ", "warn"}
 )
 
