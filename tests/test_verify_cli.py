@@ -61,6 +61,12 @@ def test_could_not_run_is_exit_2(tmp_path: Path) -> None:
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert "no receipts matched" in result.stderr
+    # it says what was skipped and why, and the rule a directory is read by
+    assert "1 JSON file(s) skipped, holding no receipt member: " in result.stderr
+    assert "policy.json" in result.stderr and "*.jsonl" in result.stderr
+    (tmp_path / "policy.json").unlink()
+    result = run(str(tmp_path))
+    assert result.exit_code == 2 and "and none was found" in result.stderr, result.stderr
     (tmp_path / "trust.json").write_text('{"keys": []}')
     assert run(seal(*ALLOW), "--trust", str(tmp_path / "trust.json")).exit_code == 2
     assert run("--format", "yaml", seal(*ALLOW)).exit_code == 2
