@@ -181,7 +181,9 @@ def _table(run: WhatIfStream, view: View) -> Iterator[str]:
             table = grid(_CERT_HEADERS, rows, _CERT_KINDS, inner)
             out.extend("  " + line for line in table)
         if step["principal"]:
-            out.extend(wrap(f"  principal: {visible(str(step['principal']))}", view.columns, "    "))
+            out.extend(
+                wrap(f"  principal: {visible(str(step['principal']))}", view.columns, "    ")
+            )
         emitted = f"  emitted bytes: {visible(str(step['emitted_bytes']))}"
         out.extend(wrap(emitted, view.columns, "    "))
         yield "".join("\n" + piece for piece in out)

@@ -21,7 +21,7 @@ from sealverify.cli.common import say, summary_first, table_view, write_result
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.caps import Findings
-from sealverify.reports.formats import View, jsonfmt, jsonl, junit, sarif, table, terminal
+from sealverify.reports.formats import View, jsonfmt, jsonl, junit, sarif, terminal
 from sealverify.reports.formats.grid import wrap
 from sealverify.reports.visible import visible
 

@@ -585,7 +585,8 @@ def cut_short(body: bytes) -> str | None:
 
     A line that is a prefix of an object (every bracket and quote so far in order, the object
     still open) is a record cut short; the answer says where it stops ("inside a string, with
-    2 objects or arrays open"). None for any other line (not an object, a stray closer, text after it).
+    2 objects or arrays open"). None for any other line (not an object, a stray closer, text
+    after the object).
     """
     text = body.strip(b" \t")
     if not text.startswith(b"{"):
