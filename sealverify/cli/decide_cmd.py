@@ -6,11 +6,12 @@ by the longest line, not by the input, and the summary line keeps counts and the
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -317,8 +318,12 @@ def decide_command(
             raise click.UsageError(
                 f"the kernel does not start under this config: {run.init_output}"
             )
-        view = table_view(output)
-        pieces = {"json": _json, "jsonl": _jsonl, "table": lambda r: _table(r, view)}[fmt](run)
+        writers: dict[str, Callable[[WhatIfStream], Iterator[str]]] = {
+            "json": _json,
+            "jsonl": _jsonl,
+            "table": functools.partial(_table, view=table_view(output)),
+        }
+        pieces = writers[fmt](run)
         write_result(_usage_errors(pieces), output)
     say(_summary(run))
     return run.exit_code
