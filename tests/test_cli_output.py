@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -134,3 +135,11 @@ def test_a_summary_on_a_terminal_wraps_at_its_width_ids_whole(
     lines = capsys.readouterr().err.splitlines()
     assert all(len(line) <= 40 for line in lines) and len(lines) > 1
     assert any("authority.pin-unmatched" in line for line in lines), lines
+
+
+def test_output_has_the_short_spelling_users_of_pip_audit_type(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    demo = str(ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json")
+    done = CliRunner().invoke(cli, ["verify", demo, "--format", "json", "-o", str(out)])
+    assert done.exit_code != 2, done.stderr
+    assert json.loads(out.read_text())["command"] == "verify"

@@ -217,6 +217,7 @@ def output_option(func: F) -> F:
         return func(*args, **kwargs)
 
     return click.option(  # type: ignore[return-value]
+        "-o",  # as pip-audit and ruff spell it
         "--output",
         "output",
         type=click.Path(dir_okay=False, path_type=Path),
