@@ -115,7 +115,7 @@ class VerifyReport:
 
         VERIFIED always, the other outcomes when some receipt has them (FAIL with its NOT
         MEDIATED count), the failed and passing run findings, and how many decisions
-        sealverify's kernel model re-derived (a DIFFERENT one named): the full counts are in
+        sealverify's kernel model re-derived (a different one named): the full counts are in
         the report and the table's closing line.
         """
         summary = report.summary
@@ -135,7 +135,7 @@ class VerifyReport:
         return (
             f"sealverify verify: {summary['receipts']} receipt(s): {', '.join(counts)}; "
             f"{rederived.get('pass', 0)}/{summary['receipts']} decisions re-derived"
-            + (f", {different} DIFFERENT" if different else "")
+            + (f", {different} different" if different else "")
             + (
                 "; published keys allowed: not for real evidence"
                 if summary.get("allow_published_keys")
