@@ -364,3 +364,17 @@ def test_every_single_tampering_is_caught_and_classified(
     result = run(flat(pairs), Anchor(head=head))
     assert not result.ok
     assert result.first_break is not None and result.first_break["kind"] == op
+
+
+def test_a_break_quotes_the_payload_line_that_broke(tmp_path: Path) -> None:
+    # Two 64-hex heads said nothing a person could compare with the host's copy: the reason
+    # leads with the payload line; the heads stay whole in "compared".
+    host = Path(__file__).resolve().parent.parent / "fixtures" / "chain" / "host.stderr"
+    log = tmp_path / "edited.stderr"
+    log.write_bytes(host.read_bytes().replace(b"search_notes", b"search_notez", 1))
+    result = CliRunner().invoke(cli, ["chain", str(log), "--format", "json"])
+    checks = json.loads(result.stdout)["subjects"][0]["checks"]
+    first = next(c for c in checks if c["id"] == "chain.break")
+    assert first["location"].endswith("edited.stderr:1")
+    assert '"tool":"search_notez"' in first["reason"]
+    assert [len(h) for h in first["data"]["heads"].values()] == [64, 64]

@@ -170,7 +170,8 @@ def test_max_frames_stops_reading_and_fails(tmp_path: Path) -> None:
     assert result.stderr == (
         "sealverify decide: forward (28bb3ae7); more than 1 in the input, the rest not decided\n"
     )
-    table = CliRunner().invoke(cli, [*args[:-3], "--max-frames", "1"])
+    wide = {"COLUMNS": "200"}  # the table is fitted: wide enough for the sentence on one line
+    table = CliRunner().invoke(cli, [*args[:-3], "--max-frames", "1"], env=wide)
     assert table.exit_code == 1 and table.stdout.endswith("the rest were not read\n")
 
 
@@ -223,3 +224,17 @@ def test_an_endless_line_is_refused_at_the_input_cap(tmp_path: Path) -> None:
         assert result.exit_code == 2 and "/dev/zero: more than 1024 bytes" in result.stderr
     fits = CliRunner().invoke(cli, [*args, "-"], input=_call("read", {}) + "\n")
     assert fits.exit_code == 0
+
+
+def test_the_table_is_fitted_to_the_width_certs_whole() -> None:
+    # The demo's emitted bytes are a 694-character line; drawn through the table renderer
+    # every line fits the width, and each certHash stays whole on its row.
+    fixtures = Path(__file__).parent.parent / "fixtures" / "decide"
+    args = ["decide", "--config", str(fixtures / "signed-config.json"), str(fixtures / "calls.bin")]
+    for columns in (80, 120):
+        result = CliRunner().invoke(cli, args, env={"COLUMNS": str(columns)})
+        assert result.exit_code == 1, result.output
+        lines = result.stdout.splitlines()
+        assert max(map(len, lines)) <= columns, max(lines, key=len)
+        assert any("9006643612498967736" in line and "safety" in line for line in lines)
+        assert "emitted bytes:" in result.stdout

@@ -54,3 +54,24 @@ def test_a_mistyped_command_names_the_close_ones() -> None:
     assert run.exit_code == 2 and "No such command 'verfy'. Did you mean 'verify'?" in run.output
     run = CliRunner().invoke(cli, ["zzzz"])
     assert run.exit_code == 2 and "Did you mean" not in run.output
+
+
+def test_a_usage_error_is_one_line_naming_the_command_and_its_help() -> None:
+    cases = {
+        ("verfy", "x"): "sealverify: No such command 'verfy'. Did you mean 'verify'? "
+        "(sealverify --help)",
+        ("verify",): "sealverify verify: Missing argument 'PATH...'. (sealverify verify --help)",
+        ("--bogus",): "sealverify: No such option '--bogus'. (sealverify --help)",
+        ("chain", "--nope", "x"): "sealverify chain: No such option '--nope'. "
+        "(sealverify chain --help)",
+    }
+    for args, line in cases.items():
+        run = CliRunner().invoke(cli, list(args), prog_name="sealverify")
+        assert run.exit_code == 2 and run.stderr == line + "\n", run.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "sealverify.cli.main", "verify", "--format", "xml", "x"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("sealverify verify: Invalid value for '--format'")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -115,3 +116,30 @@ def test_output_to_a_named_pipe_writes_through_it_and_leaves_it_a_pipe(tmp_path:
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)  # still the pipe, not a file renamed over it
     assert received.startswith(b"{") and b'"subjects"' in received
     assert not (tmp_path / "report.pipe.partial").exists()
+
+
+def test_a_summary_on_a_terminal_wraps_at_its_width_ids_whole(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # approval's and inventory's summaries go through say(), as verify's notes do: wrapped at
+    # the terminal's width, never inside an id (textwrap broke at a hyphen).
+    import os
+    import shutil
+    import sys
+
+    from sealverify.cli.common import say
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((40, 24)))
+    say("sealverify approval: 1 x authority.pin-unmatched names the pin")
+    lines = capsys.readouterr().err.splitlines()
+    assert all(len(line) <= 40 for line in lines) and len(lines) > 1
+    assert any("authority.pin-unmatched" in line for line in lines), lines
+
+
+def test_output_has_the_short_spelling_users_of_pip_audit_type(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    demo = str(ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json")
+    done = CliRunner().invoke(cli, ["verify", demo, "--format", "json", "-o", str(out)])
+    assert done.exit_code != 2, done.stderr
+    assert json.loads(out.read_text())["command"] == "verify"

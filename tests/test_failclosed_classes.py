@@ -842,6 +842,33 @@ def test_class9_zero_chain_records_is_not_intact(tmp_path: Path) -> None:
         assert "INTACT" not in result.output
 
 
+def test_class9_a_receipt_log_cut_mid_record_is_named_so(tmp_path: Path) -> None:
+    demo = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "receipts"
+    whole = (demo / "verified-allow.receipt.json").read_bytes()
+    line = json.dumps(json.loads(whole), separators=(",", ":")).encode()
+    log = tmp_path / "cut.jsonl"
+    log.write_bytes(line + b"\n" + line[:150])  # the second write stopped mid-record
+    findings = json.loads(run("verify", str(log), "--format", "json").stdout)["findings"]
+    (cut,) = [f for f in findings if f["location"].endswith(":2")]
+    assert cut["id"] == "log.broken-line" and cut["data"] == {"cut": True}
+    assert "record cut short" in cut["reason"] and "after 150 byte(s) inside" in cut["reason"]
+    log.write_bytes(line + b"\n" + b'{"a":1}} trailing\n' + b"not json\n")
+    findings = json.loads(run("verify", str(log), "--format", "json").stdout)["findings"]
+    assert [f.get("data") for f in findings if f["id"] == "log.broken-line"] == [None, None]
+
+
+def test_class9_a_file_that_is_not_a_chain_is_named_so_not_broken(tmp_path: Path) -> None:
+    # Another file given to chain (a config, stdout in place of stderr) is no broken chain.
+    other = _log(tmp_path, b'{"a":1}\nhello\n')
+    result = run("chain", other, "--format", "json")
+    assert result.exit_code == 1
+    (chain,) = json.loads(result.stdout)["subjects"]
+    assert chain["outcome"] == "NOT A CHAIN"
+    records = [c for c in chain["checks"] if c["id"] == "chain.records"]
+    assert records[0]["status"] == "fail" and "not an audit chain" in records[0]["reason"]
+    assert "NOT A CHAIN" in run("chain", other).stderr
+
+
 # --- class 10: keys -----------------------------------------------------------------------
 
 IDENTITY = bytes([1] + [0] * 31)

@@ -82,7 +82,9 @@ def test_a_file_with_code_or_foreign_objects_is_refused(
         pytest.fail(f"{command} --state ran the file's {shape} and did not end")
     assert result.returncode == 2, result.stderr
     errors = [
-        line for line in result.stderr.splitlines() if line.startswith(("Error: ", "sealverify: "))
+        line
+        for line in result.stderr.splitlines()
+        if line.startswith(("Error: ", "sealverify: ", "sealverify chain: "))
     ]
     assert len(errors) == 1 and str(state) in errors[0] and named in errors[0], result.stderr
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
@@ -224,7 +226,9 @@ def test_a_postgresql_store_with_code_is_refused(shape: str, pg_database: str) -
         pytest.fail(f"verify --state ran the database's {shape} and did not end")
     assert result.returncode == 2, result.stderr
     errors = [
-        line for line in result.stderr.splitlines() if line.startswith(("Error: ", "sealverify: "))
+        line
+        for line in result.stderr.splitlines()
+        if line.startswith(("Error: ", "sealverify: ", "sealverify chain: "))
     ]
     assert len(errors) == 1 and named in errors[0], result.stderr
 

@@ -42,6 +42,12 @@ for (const r of document.querySelectorAll("rect[data-state=broken]")) box("broke
 for (const r of document.querySelectorAll("rect.bin[data-outcome=FAIL]")) box("fail-bin", r);
 out.cut = [...document.querySelectorAll("span.id")].filter(s => s.getClientRects().length > 1)
   .map(s => s.textContent);
+out.headers = [...document.querySelectorAll("th")].map(h => {
+  const range = document.createRange();
+  range.selectNodeContents(h);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return [h.textContent, tops.size];
+});
 parent.postMessage(JSON.stringify(out), "*");
 </script></body>"""
 _FRAME = """<!DOCTYPE html><html><body style="margin:0">
@@ -116,6 +122,9 @@ def test_nothing_leaves_the_screen(
     for found in tables + [b for b in boxes if b["what"].startswith(("svg", "broken"))]:
         assert found["left"] >= 0 and found["right"] <= width + 0.5, found
     assert measured["cut"] == [], "check ids broken across lines"
+    # No header word is broken: "status" drawn as "stat/us", "location" a letter a line.
+    broken = [(text, lines) for text, lines in measured["headers"] if lines > len(text.split())]
+    assert broken == [], broken
     if name == "chain":  # the break, red on the strip, on screen
         assert [b for b in boxes if b["what"] == "broken"]
     if name == "timeline":

@@ -488,3 +488,17 @@ def test_head_anchor_not_reached_is_a_truncated_tail_of_unknown_size(tmp_path: P
     report = _json(["chain", str(path), "--expect-head", head])
     facts = report["subjects"][0]["facts"]
     assert facts["tail"] == "truncated" and "tail_missing" not in facts
+
+
+def test_a_check_s_doc_reference_is_a_link_when_the_source_tree_is_known() -> None:
+    from click.testing import CliRunner
+
+    from sealverify.cli.main import cli
+
+    demo = str(Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "receipts")
+    args = ["verify", demo, "--format", "html"]
+    base = "https://example.org/sv/blob/v1/"
+    linked = CliRunner(env={"SEALVERIFY_SOURCE_URL": base}).invoke(cli, args).stdout
+    assert f'<a href="{base}docs/verify.md">docs/verify.md</a>' in linked
+    plain = CliRunner(env={"SEALVERIFY_SOURCE_URL": ""}).invoke(cli, args).stdout
+    assert "(docs/verify.md)" in plain and "example.org" not in plain

@@ -55,7 +55,7 @@ def test_a_valid_key_that_signed_nothing_is_named_with_the_keys_the_receipts_car
     assert mint.CONFIG_KEY.public_hex[:16] in reason and "matched no receipt" in reason
 
 
-@pytest.mark.parametrize("fmt", ["table", "jsonl", "html"])  # SARIF and JUnit list no info
+@pytest.mark.parametrize("fmt", ["table", "jsonl", "html", "sarif", "junit"])
 def test_every_format_carries_the_note(fmt: str) -> None:
     run = CliRunner().invoke(
         cli, ["verify", DEMO, "--receipt-pubkey", UNUSED.public_hex, "--format", fmt]
@@ -63,6 +63,19 @@ def test_every_format_carries_the_note(fmt: str) -> None:
     assert run.exit_code == 1
     assert "authority.pin-unmatched" in run.stdout
     assert UNUSED.public_hex[:16] in run.stdout
+
+
+def test_sarif_says_the_note_as_a_note_and_junit_as_no_failure() -> None:
+    args = ["verify", DEMO, "--receipt-pubkey", UNUSED.public_hex, "--format"]
+    sarif = json.loads(CliRunner().invoke(cli, [*args, "sarif"]).stdout)
+    (note,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "authority.pin-unmatched"]
+    assert note["level"] == "note" and UNUSED.public_hex[:16] in note["message"]["text"]
+    junit = CliRunner().invoke(cli, [*args, "junit"]).stdout
+    (case,) = [line for line in junit.splitlines() if "authority.pin-unmatched" in line]
+    assert "<system-out>" in case and "<failure" not in case
+    cases = junit.count("<testcase ")
+    failures = sum("<failure " in line for line in junit.splitlines())
+    assert f'tests="{cases}" failures="{failures}"' in junit and failures == cases - 1
 
 
 def test_an_unused_kernel_build_is_named_and_pins_beside_matching_ones_say_nothing() -> None:
@@ -106,3 +119,18 @@ def test_distinct_values_are_bounded_and_a_spine_signer_counts_as_a_match() -> N
     use = PinUse.of(receipt_pins)
     use.add(slim)
     assert use.notes() == []
+
+
+def test_an_approver_pin_that_matched_no_token_is_named_with_the_ids_the_tokens_carry() -> None:
+    fixtures = ROOT / "fixtures" / "approval"
+    args = ["approval", str(fixtures / "tokens.ndjson"), "--frame", str(fixtures / "frame.bin")]
+    args += ["--server", "sealverify-demo@1.0.0", "--at", "1786000060000", "--format", "json"]
+    wrong = CliRunner().invoke(cli, [*args, "--approval-pubkey", UNUSED.public_hex])
+    report = json.loads(wrong.stdout)
+    (note,) = [f for f in report["findings"] if f["id"] == "authority.pin-unmatched"]
+    signer = report["subjects"][0]["facts"]["signer_key_id"]
+    assert note["status"] == "info" and note["data"]["carried"] == [{"value": signer, "tokens": 1}]
+    assert UNUSED.public_hex[:16] in note["reason"] and signer[:16] in note["reason"]
+    right_key = "33eeb75bcee9e2349937c1cc205a4673e0e0563e19a1dc8617995bcd7f9174de"
+    right = CliRunner().invoke(cli, [*args, "--approval-pubkey", right_key])
+    assert json.loads(right.stdout)["findings"] == []

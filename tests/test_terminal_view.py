@@ -114,7 +114,7 @@ def test_the_summary_line_counts_failed_run_findings() -> None:
     )
     assert done.exit_code == 1
     summary = done.stderr.strip().splitlines()[-1]
-    assert "0 FAIL (0 NOT MEDIATED), 1 failed run finding(s);" in summary
+    assert "4 UNPINNED, 1 failed run finding(s);" in summary and " FAIL" not in summary
 
 
 def test_fit_cuts_by_display_width_and_marks_the_cut() -> None:
@@ -205,5 +205,17 @@ def test_a_pipe_to_a_pager_ends_with_the_summary_line() -> None:
     out = done.stdout.decode()
     assert "sealverify verify: 13 receipt(s)" in err.decode()
     tail = out[out.rindex("sealverify verify: 13 receipt(s)") :]
-    assert tail.rstrip().endswith("VERIFIED)") and "\n\n" not in tail  # the last lines
+    assert tail.rstrip().endswith("decisions re-derived") and "\n\n" not in tail  # the last lines
     assert all(len(line) <= 90 for line in out.splitlines())
+
+
+def test_the_summary_line_is_one_short_line() -> None:
+    # It was three lines at 120 columns (every count and the re-derivation rule spelled out).
+    done = CliRunner().invoke(
+        cli, ["verify", "fixtures/demo/receipts", "--trust", "fixtures/demo/trust.json"]
+    )
+    (summary,) = [line for line in done.stderr.splitlines() if line.startswith("sealverify")]
+    assert summary == (
+        "sealverify verify: 13 receipt(s): 0 VERIFIED, 9 UNPINNED, 4 FAIL (1 NOT MEDIATED), "
+        "1 failed run finding(s); 9/13 decisions re-derived"
+    )

@@ -61,6 +61,12 @@ def test_could_not_run_is_exit_2(tmp_path: Path) -> None:
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert "no receipts matched" in result.stderr
+    # it says what was skipped and why, and the rule a directory is read by
+    assert "1 JSON file(s) skipped, holding no receipt member: " in result.stderr
+    assert "policy.json" in result.stderr and "*.jsonl" in result.stderr
+    (tmp_path / "policy.json").unlink()
+    result = run(str(tmp_path))
+    assert result.exit_code == 2 and "and none was found" in result.stderr, result.stderr
     (tmp_path / "trust.json").write_text('{"keys": []}')
     assert run(seal(*ALLOW), "--trust", str(tmp_path / "trust.json")).exit_code == 2
     assert run("--format", "yaml", seal(*ALLOW)).exit_code == 2
@@ -297,7 +303,7 @@ def test_table_one_row_per_receipt_and_summary() -> None:
         if "receipts.jsonl:" in line or "examples/allow.receipt.json" in line
     ]
     assert len(rows) == 4
-    summary = "decisions re-derived by sealverify's kernel model: "
+    summary = "decisions re-derived"
     # The summary is printed once: on stderr, never also as the table's last line.
     assert summary not in result.stdout
     assert result.stderr.count(summary) == 1

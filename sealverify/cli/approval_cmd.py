@@ -26,6 +26,7 @@ from sealverify.cli.common import (
     max_input_bytes,
     output_option,
     read_input,
+    say,
     table_view,
     too_large,
     write_result,
@@ -175,10 +176,9 @@ def approval(
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)
-    click.echo(
+    say(
         f"sealverify approval: {tally.tokens} token(s), {tally.bad} invalid or refused, "
-        f"{tally.unpinned} UNPINNED (published key)" + table.published_keys_note(report.summary),
-        err=True,
+        f"{tally.unpinned} UNPINNED (published key)" + table.published_keys_note(report.summary)
     )
     if attesting is not None:  # last: it names the report and says PASSED only for exit 0
         attesting.write(

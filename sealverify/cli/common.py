@@ -223,6 +223,7 @@ def output_option(func: F) -> F:
         return func(*args, **kwargs)
 
     return click.option(  # type: ignore[return-value]
+        "-o",  # as pip-audit and ruff spell it
         "--output",
         "output",
         type=click.Path(dir_okay=False, path_type=Path),
@@ -461,10 +462,11 @@ def say(line: str) -> None:
     text = visible(line)
     if sys.stderr.isatty():
         import shutil
-        import textwrap
+
+        from sealverify.reports.formats.grid import wrap  # the tables' rule: ids never cut
 
         columns = shutil.get_terminal_size().columns
-        text = "\n".join(textwrap.wrap(text, max(columns, 20), subsequent_indent="  ")) or text
+        text = "\n".join(wrap(text, max(columns, 20), "  ")) or text
     click.echo(text, err=True)
 
 

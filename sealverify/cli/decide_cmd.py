@@ -6,11 +6,12 @@ by the longest line, not by the input, and the summary line keeps counts and the
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -32,10 +33,12 @@ from sealverify.cli.common import (
     output_option,
     read_input,
     say,
+    table_view,
     too_large,
     write_result,
 )
 from sealverify.cli.helptext import examples
+from sealverify.reports.formats.grid import ID, TEXT, View, grid, wrap
 from sealverify.reports.formats.jsonfmt import dumps_compact
 from sealverify.reports.visible import visible
 from sealverify.run.refused import SourceUnreadable
@@ -150,33 +153,49 @@ def _jsonl(run: WhatIfStream) -> Iterator[str]:
     yield _typed("summary", summary)
 
 
-def _table(run: WhatIfStream) -> Iterator[str]:
+def _table(run: WhatIfStream, view: View) -> Iterator[str]:
+    """Each line decided as a block drawn to ``view`` (reports/formats/grid.py).
+
+    The certs are a table (kernel, verdict and certHash whole, the reason wrapped); the
+    emitted bytes are wrapped inside, never cut (--format json has them as one string).
+    """
     # Every text from the frame or the config is shown visibly (reports/visible.py): a tool
     # name, a principal or the emitted bytes may hold a terminal control sequence.
     info = run.head()
-    yield f"model: {info['model']}\nconfig signature: {run.signature}"
+    head = [f"model: {info['model']}", f"config signature: {run.signature}"]
+    yield "\n".join(line for text in head for line in wrap(text, view.columns, "  "))
     for index, step in enumerate(run.steps(), 1):
         route = f"{step['route']}" + (
             f" (refused by the {step['refused_by']} guard)" if step["refused"] else ""
         )
-        out = [
-            f"\nline {index}: route {route}"
-            + (f", tool {visible(str(step['tool']))}" if step["tool"] else "")
-        ]
+        title = f"line {index}: route {route}" + (
+            f", tool {visible(str(step['tool']))}" if step["tool"] else ""
+        )
+        out = ["", *wrap(title, view.columns, "  ")]
         certs = step["certs"]
         assert isinstance(certs, list)
-        for cert in certs:
-            out.append(
-                f"  {cert['kernel']:<16} {cert['verdict']:<5} {visible(cert['reason'])}  "
-                f"(certHash {cert['certHash']})"
-            )
+        rows = [
+            (str(c["kernel"]), str(c["verdict"]), visible(str(c["reason"])), str(c["certHash"]))
+            for c in certs
+        ]
+        if rows:
+            inner = View(max(view.columns - 2, 20), view.colour)
+            table = grid(_CERT_HEADERS, rows, _CERT_KINDS, inner)
+            out.extend("  " + line for line in table)
         if step["principal"]:
-            out.append(f"  principal: {visible(str(step['principal']))}")
-        out.append(f"  emitted bytes: {visible(str(step['emitted_bytes']))}")
+            out.extend(
+                wrap(f"  principal: {visible(str(step['principal']))}", view.columns, "    ")
+            )
+        emitted = f"  emitted bytes: {visible(str(step['emitted_bytes']))}"
+        out.extend(wrap(emitted, view.columns, "    "))
         yield "".join("\n" + piece for piece in out)
     if run.more:
-        yield f"\n\n{run.limit_reason}"
+        yield "\n\n" + "\n".join(wrap(run.limit_reason, view.columns, "  "))
     yield "\n"
+
+
+_CERT_HEADERS = ("kernel", "verdict", "reason", "certHash")
+_CERT_KINDS = (ID, ID, TEXT, ID)
 
 
 def _summary(run: WhatIfStream) -> str:
@@ -300,7 +319,12 @@ def decide_command(
             raise click.UsageError(
                 f"the kernel does not start under this config: {run.init_output}"
             )
-        pieces = {"json": _json, "jsonl": _jsonl, "table": _table}[fmt](run)
+        writers: dict[str, Callable[[WhatIfStream], Iterator[str]]] = {
+            "json": _json,
+            "jsonl": _jsonl,
+            "table": functools.partial(_table, view=table_view(output)),
+        }
+        pieces = writers[fmt](run)
         write_result(_usage_errors(pieces), output)
     say(_summary(run))
     return run.exit_code

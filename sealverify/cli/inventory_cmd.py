@@ -9,7 +9,7 @@ from typing import Protocol
 import click
 
 from sealverify import Inventory, InventoryBuilder, trust_template
-from sealverify.cli.common import output_option, table_view, write_result
+from sealverify.cli.common import output_option, say, table_view, write_result
 from sealverify.cli.helptext import examples
 from sealverify.reports.formats import listing
 from sealverify.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
@@ -267,17 +267,15 @@ def inventory(paths: tuple[str, ...], fmt: str, template: Path | None, output: P
     flagged = sum(1 for k in found.keys if k.flags) + sum(1 for b in found.builds if b.flags)
     if template is not None:
         template.write_bytes(trust_template(found, paths))
-        click.echo(
+        say(
             f"trust template written to {template}: every entry is unconfirmed; sealverify "
             f"refuses it until you confirm each one ({flagged} flagged, written last: each is "
-            "confirmed by the first 8 hex digits of its key or build; docs/trust.md)",
-            err=True,
+            "confirmed by the first 8 hex digits of its key or build; docs/trust.md)"
         )
-    click.echo(
+    say(
         f"sealverify inventory: {found.receipts} receipt(s), {len(found.keys)} key(s), "
         f"{len(found.builds)} kernel build(s), {found.sessions} session(s); "
-        f"{flagged} flagged",
-        err=True,
+        f"{flagged} flagged"
     )
     return 0 if found.receipts else 2
 

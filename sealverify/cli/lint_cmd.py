@@ -22,6 +22,7 @@ from sealverify.cli.common import (
     format_option,
     output_option,
     read_file,
+    say,
     table_view,
     write_result,
 )
@@ -106,7 +107,7 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     report = tally.report()
     with spool:
         write_result(spool.pieces(report), output)
-    click.echo(f"sealverify lint: {tally.files} file(s), {tally.violations} violation(s)", err=True)
+    say(f"sealverify lint: {tally.files} file(s), {tally.violations} violation(s)")
     return report.exit_code
 
 

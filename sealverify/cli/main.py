@@ -50,6 +50,24 @@ class CouldNotRun(click.ClickException):
         click.echo(visible(f"sealverify: {self.error}"), err=True, file=file)
 
 
+class OneLineUsage(click.UsageError):
+    """A usage error (a bad flag, a missing argument, a mistyped command) as one line, exit 2.
+
+    ``sealverify verify: Missing argument 'PATH...' (sealverify verify --help)``: the command,
+    click's message and where the help is, as pip and git say it; click's own form is four
+    lines (usage, a hint, a blank line, the error).
+    """
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        path = self.ctx.command_path if self.ctx is not None else "sealverify"
+        click.echo(f"{path}: {self.message} ({path} --help)", err=True, file=file)
+
+
+def _one_line(exc: click.UsageError) -> OneLineUsage:
+    """``exc`` as a :class:`OneLineUsage`, its message shown visibly (reports/visible.py)."""
+    return OneLineUsage(visible(exc.format_message()), exc.ctx)
+
+
 class _LazyGroup(click.Group):
     """Commands found as ``sealverify/cli/<name>_cmd.py``, imported only when used.
 
@@ -99,6 +117,18 @@ class _LazyGroup(click.Group):
         ctx.meta[ARGV_KEY] = tuple(args)
         return super().parse_args(ctx, args)
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:  # the group's own options (`sealverify --bogus`)
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+
     def invoke(self, ctx: click.Context) -> object:
         # Integer return values of subcommands become the process exit code.
         try:
@@ -107,6 +137,10 @@ class _LazyGroup(click.Group):
             if isinstance(exc, InternalError):
                 raise  # main() shows it, its traceback with --debug
             raise CouldNotRun(exc) from exc
+        except OneLineUsage:
+            raise
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
         except click.ClickException as exc:
             # An error line may name a file from a directory walk or a value from evidence
             # (a frame's id): shown with its controls escaped (reports/visible.py), here, once.
@@ -160,7 +194,9 @@ def main() -> None:
     error, whose traceback ``--debug`` prints.
     """
     try:
-        code = cli.main(standalone_mode=False)  # Exit(n) from a subcommand returns n here
+        # Exit(n) from a subcommand returns n here; the program is "sealverify" in every line,
+        # run as the script or as `python -m sealverify`
+        code = cli.main(standalone_mode=False, prog_name="sealverify")
     except (click.exceptions.Abort, KeyboardInterrupt):
         # Ctrl-C (click turns it into Abort): one line, no traceback, from any process.
         click.echo("sealverify: interrupted", err=True)

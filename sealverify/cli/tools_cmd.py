@@ -12,6 +12,7 @@ from sealverify.cli.common import (
     format_option,
     output_option,
     read_input,
+    say,
     table_view,
     write_result,
 )
@@ -108,10 +109,10 @@ def digest(
         write_result(spool.pieces(report), output)
     s = report.summary
     pages = run.block["pages"]
-    click.echo(
+    listing = "complete" if pages["complete"] else "incomplete"
+    say(
         f"sealverify tools digest: {s['digested']}/{s['tools']} tool(s) under "
-        f"{s['profile']}, pages {pages['read']} complete={pages['complete']}",
-        err=True,
+        f"{s['profile']}; {pages['read']} page(s), listing {listing}"
     )
     return report.exit_code
 

@@ -19,7 +19,7 @@ from sealverify.cli.spooled import SubjectSpool
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
 from sealverify.reports.caps import Findings
-from sealverify.reports.formats import table, terminal
+from sealverify.reports.formats import terminal
 from sealverify.reports.formats.protocol import Ending, PageRows, Piece
 
 if TYPE_CHECKING:
@@ -77,20 +77,36 @@ class VerifyReport:
         )
 
     def summary_line(self, report: Report) -> str:
-        """The run's one summary line on stderr (with the NOT MEDIATED count)."""
+        """The run's one summary line on stderr, short enough to stay one line on a terminal.
+
+        VERIFIED always, the other outcomes when some receipt has them (FAIL with its NOT
+        MEDIATED count), the failed and passing run findings, and how many decisions
+        sealverify's kernel model re-derived (a different one named): the full counts are in
+        the report and the table's closing line.
+        """
         summary = report.summary
         failed = sum(f.status == "fail" for f in self.findings)  # each alone makes the exit 1
         # Passing run checks (--state's history checks) are counted here, not in a table.
         passing = sum(map(terminal.counted_pass, self.findings))
+        counts = [f"{summary['VERIFIED']} VERIFIED"]
+        counts += [f"{summary[o]} {o}" for o in ("REDUCED", "UNPINNED", "FAIL") if summary[o]]
+        if summary["not_mediated"]:
+            counts[-1] += f" ({summary['not_mediated']} NOT MEDIATED)"
+        if failed:
+            counts.append(f"{failed} failed run finding(s)")
+        if passing:
+            counts.append(f"{passing} passing run check(s)")
+        rederived = summary.get("decision_rederivation") or {}
+        different = rederived.get("fail", 0)
         return (
-            f"sealverify verify: {summary['receipts']} receipt(s): {summary['VERIFIED']} "
-            f"VERIFIED, {summary['REDUCED']} REDUCED, {summary['UNPINNED']} UNPINNED, "
-            f"{summary['FAIL']} FAIL ({summary['not_mediated']} NOT MEDIATED)"
-            + (f", {failed} failed run finding(s)" if failed else "")
-            + (f", {passing} passing run check(s)" if passing else "")
-            + "; "
-            + table.rederivation_summary(summary)
-            + table.published_keys_note(summary)
+            f"sealverify verify: {summary['receipts']} receipt(s): {', '.join(counts)}; "
+            f"{rederived.get('pass', 0)}/{summary['receipts']} decisions re-derived"
+            + (f", {different} different" if different else "")
+            + (
+                "; published keys allowed: not for real evidence"
+                if summary.get("allow_published_keys")
+                else ""
+            )
         )
 
     def write(

@@ -7,15 +7,18 @@ included (:func:`sealverify.history.approval_tokens.check_token`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sealverify.errors import OptionError
 from sealverify.history.approval_tokens import check_token
-from sealverify.reports.model import Report, Status, Subject
+from sealverify.reports import ids
+from sealverify.reports.model import Check, Report, Status, Subject, info
 from sealverify.reports.outcomes import EXIT_CODES, Outcome, worst_code
 from sealverify.reports.waivers import waivable, waived_ids
+from sealverify.seal.signatures import key_id
 from sealverify.wire.framing import stdio_frame_count
 from sealverify.wire.strictjson import JsonValue
 
@@ -87,6 +90,8 @@ class ApprovalTally:
         self.options = options
         self.tokens = self.bad = self.unpinned = 0
         self._worst = 0
+        self._pinned_id = key_id(options.approver_key)
+        self._signers: Counter[str] = Counter()  # key ids the tokens name (distinct: bounded)
 
     def add(self, subject: Subject) -> Subject:
         """Count ``subject`` (an :func:`approval_subject`) and return it."""
@@ -94,7 +99,34 @@ class ApprovalTally:
         self.bad += subject.outcome in (Outcome.INVALID, Outcome.REFUSED)
         self.unpinned += subject.outcome == Outcome.UNPINNED
         self._worst = worst_code((self._worst, EXIT_CODES[subject.outcome]))
+        signer = subject.facts.get("signer_key_id")
+        if isinstance(signer, str) and (signer in self._signers or len(self._signers) < 1000):
+            self._signers[signer] += 1
         return subject
+
+    def pin_note(self) -> Check | None:
+        """``authority.pin-unmatched`` when no token names the pinned key and some name others.
+
+        A wrong ``--approval-pubkey`` makes every token INVALID as a forged one would; the
+        note names the pin and the key ids the tokens do name (most tokens first, up to five),
+        as verify's note on its pins does (receipts/pin_use.py).
+        """
+        if not self._signers or self._pinned_id in self._signers:
+            return None
+        named = self._signers.most_common(5)
+        carried = ", ".join(f"{value[:16]}… ({n} token(s))" for value, n in named)
+        pin = self.options.approver_key.hex()
+        return info(
+            ids.AUTHORITY_PIN_UNMATCHED,
+            f"pinned approver key {pin[:16]}… (--approval-pubkey, key id "
+            f"{self._pinned_id[:16]}…) matched no token: the tokens name the signer key id(s) "
+            f"{carried}; a pin that matches nothing makes every token fail as a forgery would, "
+            "so check the pin with the approver",
+            "",
+            kind="approval",
+            pin=pin,
+            carried=[{"value": value, "tokens": n} for value, n in named],
+        )
 
     def report(self, subjects: tuple[Subject, ...] = ()) -> Report:
         """The report over what was counted; ``subjects`` empty when they were spooled."""
@@ -105,7 +137,9 @@ class ApprovalTally:
             "allow_published_keys": self.options.allow_published_keys,
             "expiry_judged_at": "current time" if self.options.clock else "--at",
         }
-        return Report("approval", subjects, summary, self._worst, layout="detail")
+        note = self.pin_note()
+        findings = (note,) if note is not None else ()
+        return Report("approval", subjects, summary, self._worst, findings, layout="detail")
 
 
 def approval_report(tokens: Iterable[tuple[str, bytes]], options: ApprovalOptions) -> Report:

@@ -40,6 +40,7 @@ from sealverify.seal import publishedkeys
 from sealverify.seal.identities import guard_target, spec_guard_target
 from sealverify.seal.signatures import b64url_nopad_decode, ed25519_verify, key_id
 from sealverify.wire.framing import raw_line, sha256_hex
+from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -303,6 +304,8 @@ def _check_v2(
         "nonce": payload.get("nonce") if isinstance(payload.get("nonce"), str) else None,
         "authorized_at": authorized,
         "expiry": expiry,
+        # the key id the token names: a run whose pin matched none says what they name
+        "signer_key_id": signer if isinstance(signer, str) and HEX64.fullmatch(signer) else None,
     }
     return TokenResult(loc, "v2", tuple(checks), payload_bytes, facts)
 

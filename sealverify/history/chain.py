@@ -197,8 +197,8 @@ def verify_chain(
         checks.append(
             fail(
                 "chain.records",
-                "the log holds no seal_record chain records: nothing in it is verified (capture "
-                "the host's stderr, where the chain is written)",
+                "not an audit chain: no line is a seal_record chain record, so nothing in it is "
+                "verified (capture seal-host's stderr, where the chain is written)",
             )
         )
     breaks, sessions = _walk(records, start_head, checks)
@@ -209,6 +209,7 @@ def verify_chain(
             item["location"],
             kind=item["kind"],
             entry=item["entry"],
+            **({"heads": item["heads"]} if "heads" in item else {}),
         )
         checks.append(replace(found, compared=item.pop("compared", None)))
     if records and not breaks:
@@ -288,6 +289,16 @@ def _walk(
     return breaks, sessions
 
 
+_EXCERPT = 160  # characters of a payload line a break's reason quotes
+
+
+def _excerpt(rec: ChainRecord) -> str:
+    """The start of ``rec``'s payload line, as text (a report shows its controls escaped)."""
+    assert rec.payload is not None
+    text = rec.payload.data[: _EXCERPT * 4].decode("utf-8", errors="replace")
+    return text[:_EXCERPT] + ("…" if len(text) > _EXCERPT else "")
+
+
 def _payload_break(rec: ChainRecord) -> dict[str, Any]:
     """The break of a record whose payload line is missing or does not commit to its head."""
     if rec.payload is None:
@@ -301,9 +312,12 @@ def _payload_break(rec: ChainRecord) -> dict[str, Any]:
         "entry": rec.entry,
         "location": rec.payload.location,
         "kind": "mutation",
-        "reason": "the payload line does not commit to the recorded head "
-        f"(recomputed {rec.recomputed}, recorded {rec.head})",
+        # The line that broke leads: a person compares it with the host's copy; the two
+        # heads stay whole in "compared" (the JSON report, the html page).
+        "reason": f"this payload line does not commit to the recorded head: {_excerpt(rec)} "
+        f"(head recomputed {str(rec.recomputed)[:16]}…, recorded {rec.head[:16]}…)",
         "compared": Compared(str(rec.recomputed), rec.head, "commit(prev_head, payload)", "head"),
+        "heads": {"recomputed": rec.recomputed, "recorded": rec.head},  # whole, in the data
     }
 
 

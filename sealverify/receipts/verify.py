@@ -567,8 +567,44 @@ def verify_log_line(
         try:
             parse_text(decode_utf8(body))
         except JsonError as exc:  # the rare broken line pays a second parse for its message
+            cut = cut_short(body)
+            if cut is not None:
+                return fail(
+                    "log.broken-line",
+                    f"line is a record cut short: it stops after {len(body)} byte(s) {cut} (a "
+                    "write cut mid-record, or the log truncated there)",
+                    where,
+                    cut=True,
+                )
             return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
     return _verify_read(body, where, read, options, None, threaded)
+
+
+def cut_short(body: bytes) -> str | None:
+    """Where a line that opens a JSON object stops, when it stops before the object closes.
+
+    A line that is a prefix of an object (every bracket and quote so far in order, the object
+    still open) is a record cut short; the answer says where it stops ("inside a string, with
+    2 objects or arrays open"). None for any other line (not an object, a stray closer, text
+    after the object).
+    """
+    text = body.strip(b" \t")
+    if not text.startswith(b"{"):
+        return None
+    depth, in_string, escaped = 0, False, False
+    for byte in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"{[":
+            depth += 1
+        elif byte in b"}]":
+            depth -= 1
+            if depth == 0:
+                return None  # the object closed: whatever is wrong, it is not cut short
+    inside = "inside a string" if in_string else "between values"
+    return f"{inside}, with {depth} object(s) or array(s) open"
 
 
 def log_line_body(line: bytes) -> bytes:

@@ -14,6 +14,7 @@ __all__ = [
     "APPROVAL_TIME",
     "AUTHORITY_APPROVAL_KEY",
     "AUTHORITY_CONFIG_KEY",
+    "AUTHORITY_PIN_UNMATCHED",
     "AUTHORITY_PUBLISHED_KEY",
     "AUTHORITY_RECEIPT_KEY",
     "BYPASS_NOT_MEDIATED",
@@ -36,6 +37,7 @@ AUTHORITY_CONFIG_KEY = "authority.config-key"
 AUTHORITY_RECEIPT_KEY = "authority.receipt-key"
 AUTHORITY_APPROVAL_KEY = "authority.approval-key"
 AUTHORITY_PUBLISHED_KEY = "authority.published-key"
+AUTHORITY_PIN_UNMATCHED = "authority.pin-unmatched"  # a run note: a pin no subject named
 # Approvals a receipt consumed, and approval tokens (docs/approvals.md).
 APPROVAL_RECEIPT_KEY = "approval.receipt-key"
 APPROVAL_SIGNATURE = "approval.signature"

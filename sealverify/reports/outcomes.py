@@ -67,6 +67,7 @@ class Outcome(StrEnum):
     INTACT = "INTACT"
     BROKEN = "BROKEN"
     UNANCHORED = "UNANCHORED"
+    NOT_A_CHAIN = "NOT A CHAIN"  # the input holds no chain record: nothing to call intact
     # frame and partition emit
     ADMISSIBLE = "ADMISSIBLE"
     REFUSE = "REFUSE"
@@ -119,6 +120,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         Outcome.INTACT: 0,
         Outcome.BROKEN: 1,
         Outcome.UNANCHORED: 3,
+        Outcome.NOT_A_CHAIN: 1,
         Outcome.ADMISSIBLE: 0,
         Outcome.REFUSE: 1,
         Outcome.PASS: 0,

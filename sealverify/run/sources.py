@@ -111,6 +111,7 @@ def _in_order(
     """The results, a task's error raised; none matched is refused; then the pin notes."""
     pins = PinUse.of(options)  # a pin that matched no receipt is a run note
     matched = False
+    skipped: list[str] = []  # JSON files a walk found that hold no receipt member
     for result, fragment, facts in results:
         if isinstance(result, SealverifyError):  # what stopped a task: the run cannot be done
             raise result
@@ -119,11 +120,29 @@ def _in_order(
             pins.add(result)
         elif result.status == "fail":  # a log whose every line is broken: its findings
             matched = True
+        elif result.id == "input.not-a-receipt" and not matched:
+            skipped.append(result.location)
         yield result, fragment, facts
     if not matched:
-        raise InputError("no receipts matched: " + " ".join(sources))
+        raise InputError(no_receipts(sources, skipped))
     for note in pins.notes():
         yield note, None, None
+
+
+def no_receipts(sources: Sequence[str], skipped: Sequence[str]) -> str:
+    """Why a run found nothing to verify: what was skipped, and the rule a walk reads by.
+
+    "no receipts matched: DIR (2 JSON file(s) skipped, holding no receipt member: a.json,
+    b.json; a directory or pattern is read for *.json, *.jsonl and *.ndjson files)".
+    """
+    named = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+    rule = "a directory or pattern is read for *.json, *.jsonl and *.ndjson files"
+    why = (
+        f"{len(skipped)} JSON file(s) skipped, holding no receipt member: {named}; {rule}"
+        if skipped
+        else f"{rule}, and none was found"
+    )
+    return f"no receipts matched: {' '.join(sources)} ({why})"
 
 
 def auto_jobs(work: Iterator[Task], cores: int) -> tuple[int, Iterator[Task]]:

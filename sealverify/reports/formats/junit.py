@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sealverify.reports import ids
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream, counted
 from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
@@ -96,15 +97,26 @@ def subject_case(command: str, subject: Subject) -> str:
 
 
 def finding_cases(command: str, findings: Iterable[Check]) -> list[str]:
-    """A ``<testcase>`` line for each failed finding; every one of them is a failure."""
-    return [
-        f"    <testcase classname={quoteattr('sealverify.' + command)} "
-        f"name={quoteattr(finding.location or finding.id)}>"
-        f"<failure message={quoteattr(finding.id)}>{escape(visible(finding.reason))}</failure>"
-        "</testcase>"
-        for finding in findings
-        if finding.status == _FAIL
-    ]
+    """A ``<testcase>`` line for each failed finding and each run note.
+
+    A failed finding is a failure; a run note (a pin that matched no receipt) is a passing
+    case whose ``<system-out>`` says it, so a CI's test view names it beside the failures it
+    explains.
+    """
+    cases = []
+    for finding in findings:
+        text = escape(visible(finding.reason))
+        if finding.status == _FAIL:
+            body = f"<failure message={quoteattr(finding.id)}>{text}</failure>"
+        elif finding.id == ids.AUTHORITY_PIN_UNMATCHED:
+            body = f"<system-out>{escape(finding.id)}: {text}</system-out>"
+        else:
+            continue
+        cases.append(
+            f"    <testcase classname={quoteattr('sealverify.' + command)} "
+            f"name={quoteattr(finding.location or finding.id)}>{body}</testcase>"
+        )
+    return cases
 
 
 def case_failed(case: str) -> bool:
@@ -180,7 +192,8 @@ class _Stream(AroundStream):
 
     def around(self, bare: Report) -> tuple[str, str]:
         cases = finding_cases(bare.command, bare.findings)  # after the subjects'
-        head = render_head(bare, self.spooled + len(cases), self.failures + len(cases))
+        failed = sum(map(case_failed, cases))  # a run note is a case, not a failure
+        head = render_head(bare, self.spooled + len(cases), self.failures + failed)
         tail = ("\n" if self.spooled else "") + "".join(c + "\n" for c in cases) + FOOTER
         return head, tail
 

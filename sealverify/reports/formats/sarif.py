@@ -33,8 +33,9 @@ _SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"fail": "error", "not-evaluated": "warning", "waived": "note"}
 _RESULT_STATUSES = frozenset(("fail", "not-evaluated", "waived", "info"))  # maybe results
 # Info checks SARIF still reports, as notes: a published key accepted by
-# --allow-published-keys must stay named in every format (docs/trust.md).
-_NOTED_INFO = frozenset({ids.AUTHORITY_PUBLISHED_KEY})
+# --allow-published-keys must stay named in every format (docs/trust.md), and so must a pin
+# that matched no receipt, which makes every receipt read as forged (docs/verify.md).
+_NOTED_INFO = frozenset({ids.AUTHORITY_PUBLISHED_KEY, ids.AUTHORITY_PIN_UNMATCHED})
 _LINE_OF_TEXT = re.compile(r"line (\d+)")  # lint's location in a text file
 # How ``render`` lays out the results list (sorted keys, two-space indent: ``runs[0]`` holds
 # ``properties``, ``results``, ``tool`` in that order, so the rules come after the results and

@@ -45,8 +45,17 @@ def _spans(expected: str, found: str) -> dict[str, Any]:
 # and the diff page's row states.
 _CSS = frozenset(
     {*RECEIPT_OUTCOMES, Outcome.INTACT, Outcome.UNANCHORED, Outcome.BROKEN}
+    | {Outcome.NOT_A_CHAIN}
     | {"pass", "fail", "not-evaluated", "info", "waived", "same", "differ", "warn"}
 )
+
+
+def _doc_uri(check_id: str) -> str | None:
+    """The docs page of ``check_id`` in the published source tree, or None when unknown."""
+    from sealverify import catalogue  # the catalogue's links: read only for an explained check
+
+    entry = catalogue.lookup(check_id)
+    return None if entry is None else catalogue.help_uri(entry)
 
 
 def _css(text: object) -> str:
@@ -99,6 +108,9 @@ def environment() -> jinja2.Environment:
     env.filters["css"] = _css
     env.globals["describe"] = describe
     env.globals["document_of"] = document_of
+    # the page's doc references are links when the published source tree is known
+    # (SEALVERIFY_SOURCE_URL, as SARIF's helpUri; catalogue/__init__.py), else plain paths
+    env.globals["doc_uri"] = _doc_uri
     env.globals["spans"] = _spans
     return env
 
