@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from sealverify import fastpath
+
 __all__ = ["TEXT_LIMIT", "text_cache"]
 
 P = ParamSpec("P")
@@ -17,7 +19,10 @@ TEXT_LIMIT = 1 << 16
 
 
 def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
-    """``functools.lru_cache(maxsize)`` for calls whose string arguments are short."""
+    """``functools.lru_cache(maxsize)`` for calls whose string arguments are short.
+
+    Off in reference mode (:func:`sealverify.fastpath.reference`): every call computes afresh.
+    """
 
     def wrap(func: Callable[P, T]) -> Callable[P, T]:
         cached = functools.lru_cache(maxsize=maxsize)(func)
@@ -28,7 +33,7 @@ def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
             for arg in (*args, *kwargs.values()) if kwargs else args:
                 if isinstance(arg, str):
                     size += len(arg)
-            if size > TEXT_LIMIT:
+            if size > TEXT_LIMIT or fastpath.reference():
                 return func(*args, **kwargs)
             return cached(*args, **kwargs)  # type: ignore[arg-type]
 

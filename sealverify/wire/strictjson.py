@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from sealverify import fastpath
 from sealverify.errors import InputError
 
 __all__ = [
@@ -150,14 +151,15 @@ class _Numbers(dict[str, JsonNumber]):
     A lexeme seen before is a C-level dict lookup instead of a dataclass construction (a
     fleet's receipts repeat the same few numbers); the value is immutable, so sharing it is
     the same as building it afresh. Bounded: lexemes over 64 characters are built every
-    time, and at most 4,096 are kept. Tests empty it and keep nothing for the reference run.
+    time, and at most 4,096 are kept; in reference mode (:func:`sealverify.fastpath.reference`)
+    none is kept.
     """
 
     limit = 4096
 
     def __missing__(self, lexeme: str) -> JsonNumber:
         number = JsonNumber(lexeme)
-        if len(lexeme) <= 64 and len(self) < self.limit:
+        if len(lexeme) <= 64 and len(self) < self.limit and not fastpath.reference():
             self[lexeme] = number
         return number
 
@@ -243,23 +245,13 @@ def _nesting_depth(value: JsonValue) -> int:
         return _level_depth(value)
 
 
-def _surrogates_possible(text: str) -> bool:
-    """False only when no string of ``text`` can hold a surrogate (no ``\\u`` anywhere).
-
-    Strict UTF-8 decoding never gives a surrogate, so one can only come from an escape.
-    Tests replace this by ``lambda _: True`` for the reference run.
-    """
-    return holds_u_escape(text)
-
-
 def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
     """Whether a decoded text provably holds at most ``max_depth`` containers in all.
 
     ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
     every array it holds opens with its own ``[`` outside strings, so ``arrays``, the text's
     count of ``[``, bounds its arrays. A chain of nested containers is never longer than the
-    number of containers, so then the document is not too deep and no walk is needed. Tests
-    replace this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
+    number of containers, so then the document is not too deep and no walk is needed.
     """
     return objects + arrays <= max_depth
 
@@ -353,7 +345,7 @@ def decode_utf8(data: bytes) -> str:
             f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
             exc.start,
         ) from None
-    if len(data) <= MEMO_BYTES:
+    if len(data) <= MEMO_BYTES and not fastpath.reference():
         _U_MEMO = (data, text, None)  # one answer now serves the bytes and their text
     return text
 
@@ -367,7 +359,7 @@ _U_BYTES = re.compile(rb"\\u")
 # checks of one receipt ask it of the same bytes or text; both spell "\u" alike, since in
 # UTF-8 the bytes 5C 75 are only ever the characters "\" and "u". Kept by identity (the memo
 # holds them, so no other object can take their place), replaced whole, so it never mixes
-# two documents.
+# two documents. Reference mode neither keeps nor reads it.
 _U_MEMO: tuple[bytes | None, str | None, bool | None] = (None, None, None)
 
 
@@ -379,6 +371,8 @@ def holds_u_escape(data: str | bytes) -> bool:
     underscore or surrogate is then written with an escape.
     """
     global _U_MEMO
+    if fastpath.reference():  # no memo: every question searches afresh
+        return _search_u(data)
     memo = _U_MEMO
     if data is memo[0] or data is memo[1]:
         if memo[2] is not None:
@@ -460,7 +454,8 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         and _nesting_depth(value) > limits.max_depth
     ):
         _check_depth(text, limits.max_depth)
-    if _surrogates_possible(text) and _SURROGATE_ESCAPE.search(text):
+    # Strict UTF-8 decoding never gives a surrogate: only a ``\u`` escape can write one.
+    if holds_u_escape(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
     if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
         _walk_limits(value, limits)
