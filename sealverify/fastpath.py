@@ -24,6 +24,7 @@ __all__ = [
     "active",
     "always",
     "cache",
+    "caches",
     "declined",
     "never",
     "reference",
@@ -65,9 +66,18 @@ def cache(maxsize: int | None = 128) -> Callable[[Callable[P, T]], Callable[P, T
 
         call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        _CACHES.append(cached)
         return call
 
     return wrap
+
+
+_CACHES: list[functools._lru_cache_wrapper[object]] = []
+
+
+def caches() -> tuple[functools._lru_cache_wrapper[object], ...]:
+    """Every cache :func:`cache` has made so far (for tests: each is empty in reference mode)."""
+    return tuple(_CACHES)
 
 
 @contextmanager

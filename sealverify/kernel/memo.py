@@ -21,11 +21,11 @@ TEXT_LIMIT = 1 << 16
 def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
     """``functools.lru_cache(maxsize)`` for calls whose string arguments are short.
 
-    Off in reference mode (:func:`sealverify.fastpath.reference`): every call computes afresh.
+    A :func:`sealverify.fastpath.cache`: off in reference mode, every call computes afresh.
     """
 
     def wrap(func: Callable[P, T]) -> Callable[P, T]:
-        cached = functools.lru_cache(maxsize=maxsize)(func)
+        cached = fastpath.cache(maxsize)(func)
 
         @functools.wraps(func)
         def call(*args: P.args, **kwargs: P.kwargs) -> T:
@@ -33,11 +33,12 @@ def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
             for arg in (*args, *kwargs.values()) if kwargs else args:
                 if isinstance(arg, str):
                     size += len(arg)
-            if size > TEXT_LIMIT or fastpath.reference():
+            if size > TEXT_LIMIT:
                 return func(*args, **kwargs)
-            return cached(*args, **kwargs)  # type: ignore[arg-type]
+            return cached(*args, **kwargs)
 
         call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]  # for test oracles
+        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
         return call
 
     return wrap
