@@ -148,11 +148,9 @@ def _constant(name: str) -> JsonValue:
 class _Numbers(dict[str, JsonNumber]):
     """The numbers of parsed texts, one frozen :class:`JsonNumber` per short lexeme.
 
-    A lexeme seen before is a C-level dict lookup instead of a dataclass construction (a
-    fleet's receipts repeat the same few numbers); the value is immutable, so sharing it is
-    the same as building it afresh. Bounded: lexemes over 64 characters are built every
-    time, and at most 4,096 are kept; in reference mode (:func:`sealverify.fastpath.reference`)
-    none is kept.
+    A cache: the value is immutable, so sharing it is the same as building it afresh.
+    Bounded: lexemes over 64 characters are built every time, and at most 4,096 are kept; in
+    reference mode (:func:`sealverify.fastpath.reference`) none is kept.
     """
 
     limit = 4096
@@ -231,10 +229,8 @@ def _nesting_depth(value: JsonValue) -> int:
     For text that parsed as strict JSON this equals :func:`_bracket_peak`: outside strings the
     only brackets are the containers' own, so the bracket peak is the deepest container chain.
     Containers from the decoder are exactly ``dict`` (``_pairs``) and ``list`` (the scanner),
-    so type identity (cheaper than isinstance) finds them all.
-
-    Recursion (one frame per container, no list per level) is the fast way; a host whose
-    recursion limit is too low for this document gets the same number from the level walk.
+    so type identity finds them all. A host whose recursion limit is too low for this
+    document gets the same number from the level walk.
     """
     kind = type(value)
     if kind is not dict and kind is not list:
@@ -470,8 +466,7 @@ def _decode(text: str, start: int) -> JsonValue:
     """``_DECODER.decode(text)`` with its errors mapped to findings, without its wrappers.
 
     ``start`` is where the leading whitespace ends. Mirrors ``json.JSONDecoder.decode`` and
-    ``raw_decode`` (same scanner, same messages and positions): small embedded texts are
-    parsed many times per receipt, so two Python frames per call matter.
+    ``raw_decode`` (same scanner, same messages and positions).
     """
     try:
         value, end = _SCAN_ONCE(text, start)
