@@ -128,7 +128,7 @@ def context_parts(params: dict[str, JsonValue]) -> list[str]:
         else:
             if member == "meta" and not isinstance(value, dict):
                 raise ValueError("_meta is present but not an object")
-            parts += [f"{member}.present", leanjson.compress(value)]  # type: ignore[arg-type]
+            parts += [f"{member}.present", leanjson.compress(value)]
     return parts
 
 
