@@ -62,7 +62,9 @@ def cache(maxsize: int | None = 128) -> Callable[[Callable[P, T]], Callable[P, T
         def call(*args: P.args, **kwargs: P.kwargs) -> T:
             if mode["reference"]:
                 return func(*args, **kwargs)
-            return cached(*args, **kwargs)  # type: ignore[arg-type]
+            if kwargs:
+                return cached(*args, **kwargs)  # type: ignore[arg-type]
+            return cached(*args)  # type: ignore[arg-type]
 
         call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         call.cache_info = cached.cache_info  # type: ignore[attr-defined]

@@ -127,16 +127,19 @@ def subject_text(subject: Subject) -> str:
     its checks is an exact ``str`` (the outcome may be an ``Outcome``) and its data and facts
     are :func:`_plain`; otherwise, and in reference mode, :func:`subject_text_reference`.
     """
-    return subject_bytes(subject).decode("utf-8")
+    data = None if fastpath.reference() else _subject_indented(subject)
+    return subject_text_reference(subject) if data is None else data.decode("utf-8")
 
 
 def subject_bytes(subject: Subject) -> bytes:
     """:func:`subject_text` as UTF-8: what a spooled report writes, never decoded on the way."""
-    if not fastpath.reference():
-        data = _subject_whole(subject, _ORJSON)
-        if data is not None:
-            return data.replace(b"\n", b"\n    ")  # no 0x0A but newlines
-    return subject_text_reference(subject).encode()
+    data = None if fastpath.reference() else _subject_indented(subject)
+    return subject_text_reference(subject).encode() if data is None else data
+
+
+def _subject_indented(subject: Subject) -> bytes | None:
+    data = _subject_whole(subject, _ORJSON)
+    return None if data is None else data.replace(b"\n", b"\n    ")  # no 0x0A but newlines
 
 
 def subject_text_reference(subject: Subject) -> str:
