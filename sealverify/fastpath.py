@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final, ParamSpec, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar
 
 __all__ = [
     "ENVIRONMENT",
@@ -48,55 +48,53 @@ def reference() -> bool:
 
 
 def cache(maxsize: int | None = 128) -> Callable[[Callable[P, T]], Callable[P, T]]:
-    """``functools.lru_cache(maxsize)`` that keeps and reads nothing in reference mode.
+    """``functools.lru_cache(maxsize)``, or, in a process started in reference mode, no cache.
 
     For pure functions only: a cached answer is the answer. A refusal (an exception) is never
-    kept, so it is raised afresh with the same message. ``cache_clear`` empties it.
+    kept, so it is raised afresh with the same message. Under ``SEALVERIFY_REFERENCE=1`` the
+    cache has size 0 (every call computes afresh); :func:`use_reference` empties every cache
+    as it switches, so nothing computed in one mode is read in the other.
     """
 
     def wrap(func: Callable[P, T]) -> Callable[P, T]:
-        cached = functools.lru_cache(maxsize=maxsize)(func)
-        mode = _mode
-
-        @functools.wraps(func)
-        def call(*args: P.args, **kwargs: P.kwargs) -> T:
-            if mode["reference"]:
-                return func(*args, **kwargs)
-            if kwargs:
-                return cached(*args, **kwargs)  # type: ignore[arg-type]
-            return cached(*args)  # type: ignore[arg-type]
-
-        call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
-        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        cached = functools.lru_cache(maxsize=0 if REFERENCE else maxsize)(func)
         _CACHES.append(cached)
-        return call
+        return cached  # type: ignore[return-value]
 
     return wrap
 
 
-_CACHES: list[functools._lru_cache_wrapper[object]] = []
+_CACHES: list[functools._lru_cache_wrapper[Any]] = []
 
 
-def caches() -> tuple[functools._lru_cache_wrapper[object], ...]:
+def caches() -> tuple[functools._lru_cache_wrapper[Any], ...]:
     """Every cache :func:`cache` has made so far (for tests: each is empty in reference mode)."""
     return tuple(_CACHES)
+
+
+def _clear_caches() -> None:
+    for cached in _CACHES:
+        cached.cache_clear()
 
 
 @contextmanager
 def use_reference(reference: bool = True) -> Iterator[None]:
     """Run the block in reference mode (or, with False, in fast mode), then restore the mode.
 
-    For tests that compare the two paths in one process; a run with the environment variable
-    set never needs it. Not for threads running meanwhile.
+    Every :func:`cache` is emptied as the mode switches (and back), so neither mode reads what
+    the other computed; only a process started with the environment variable has no caches.
+    For tests that compare the two paths in one process. Not for threads running meanwhile.
     """
     before = _mode["reference"]
     _mode["reference"] = reference
+    _clear_caches()
     for pair in _PAIRS:
         _bind(pair, reference)
     try:
         yield
     finally:
         _mode["reference"] = before
+        _clear_caches()
         for pair in _PAIRS:
             _bind(pair, before)
 

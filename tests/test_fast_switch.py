@@ -188,7 +188,8 @@ def test_use_reference_switches_the_flag_and_restores_it() -> None:
     assert fastpath.reference() == before
 
 
-def test_a_cache_keeps_and_reads_nothing_in_reference_mode() -> None:
+def test_a_cache_is_emptied_as_the_mode_switches() -> None:
+    # (a process started under the switch has caches of size 0: the profiled run above)
     calls: list[str] = []
 
     @fastpath.cache(maxsize=8)
@@ -198,13 +199,13 @@ def test_a_cache_keeps_and_reads_nothing_in_reference_mode() -> None:
 
     with fastpath.use_reference(False):
         assert echo("a") == echo("a") == "a"
-    assert calls == ["a"]  # kept
-    with fastpath.use_reference():
-        assert echo("a") == "a" and echo("b") == "b" and echo("b") == "b"
-    assert calls == ["a", "a", "b", "b"]  # neither read nor kept
-    assert echo.cache_info().currsize == 1  # type: ignore[attr-defined]
-    wrapped = echo.__wrapped__  # type: ignore[attr-defined]
-    assert any(cache.__wrapped__ is wrapped for cache in fastpath.caches())
+        assert calls == ["a"]  # kept
+        with fastpath.use_reference():
+            assert echo("a") == "a"
+        assert calls == ["a", "a"]  # not read across the switch
+        assert echo("a") == "a"
+        assert calls == ["a", "a", "a"]  # nor back
+    assert echo in fastpath.caches()
 
 
 # --- the house rules the switch rests on -------------------------------------------------------
