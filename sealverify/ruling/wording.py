@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,12 +284,16 @@ def _blank_code_fences(text: str) -> str:
     return "".join(out)
 
 
-def _excerpt(sentence: str) -> str:
-    return " ".join(sentence.split())[:200]
-
-
-def _to_check(hit: _Hit, location: str) -> Check:
-    return fail(hit.rule, hit.reason, location, excerpt=_excerpt(hit.sentence))
+def _to_checks(located: Iterable[tuple[_Hit, str]]) -> list[Check]:
+    """A failing check per (hit, location); the hits of one sentence share one excerpt of it."""
+    excerpts: dict[str, str] = {}
+    checks = []
+    for hit, location in located:
+        excerpt = excerpts.get(hit.sentence)
+        if excerpt is None:
+            excerpt = excerpts[hit.sentence] = " ".join(hit.sentence.split())[:200]
+        checks.append(fail(hit.rule, hit.reason, location, excerpt=excerpt))
+    return checks
 
 
 def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = True) -> list[Check]:
@@ -306,7 +310,7 @@ def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = Tru
         *_not_present_hits(body, rules, sentences, carried=None, receipt=False),
     ]
     lines = lines_of(body, [h.offset for h in hits])
-    return [_to_check(h, f"line {lines[h.offset]}") for h in hits]
+    return _to_checks((h, f"line {lines[h.offset]}") for h in hits)
 
 
 _HUMAN_KEYS = frozenset(
@@ -574,7 +578,7 @@ def lint_receipt(
         hits = _string_hits(text, rules, carried, declaration)
         if hits:
             pointer = _pointer(path)
-            checks.extend(_to_check(h, pointer) for h in hits)
+            checks.extend(_to_checks((h, pointer) for h in hits))
     if not checks:
         checks.append(
             passed(
