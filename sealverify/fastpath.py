@@ -1,23 +1,21 @@
-"""The one switch between every layer's fast paths and the reference implementations they equal.
+"""The one switch between the few measured fast paths and the definitions they stand in for.
 
-Each layer keeps its fast paths in one module, ``<layer>/fast.py``, beside the reference each
-must equal byte for byte; the layer's ``__init__`` imports it, so the layer never runs without
-its choice made. ``SEALVERIFY_REFERENCE=1`` in the environment, read once here at import,
-makes every layer bind its references instead: the same reports, by the definitions the fast
-paths stand in for. The choice is made when a fast module is imported, by rebinding the names
-the layer calls, so no call reads the environment and a fast run makes the calls it made
-before the boundary was drawn. :func:`use_reference` switches a running process
-(tests compare the two in one process); docs/architecture.md describes the boundary.
+``SEALVERIFY_REFERENCE=1`` in the environment, read once here at import, selects the
+definitions: each function that keeps a fast path branches on :func:`reference` where it
+owns the concern, and every cache (:func:`cache`) computes afresh. The reports are the
+same either way (docs/performance.md lists the fast paths kept and what each is worth).
+:func:`use_reference` switches a running process (tests compare the two in one process).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final
+from typing import Any, Final, ParamSpec, TypeVar
 
 __all__ = [
     "ENVIRONMENT",
@@ -25,6 +23,8 @@ __all__ = [
     "Pair",
     "active",
     "always",
+    "cache",
+    "caches",
     "declined",
     "never",
     "reference",
@@ -32,9 +32,76 @@ __all__ = [
     "use_reference",
 ]
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 ENVIRONMENT: Final = "SEALVERIFY_REFERENCE"
-# Read once: "1" selects the reference implementations in every layer.
+# Read once: "1" selects the definitions everywhere.
 REFERENCE: Final = os.environ.get(ENVIRONMENT, "") == "1"
+
+_mode = {"reference": REFERENCE}
+
+
+def reference() -> bool:
+    """Whether the definitions are in use now: the flag every fast path's branch reads."""
+    return _mode["reference"]
+
+
+def cache(maxsize: int | None = 128) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """``functools.lru_cache(maxsize)``, or, in a process started in reference mode, no cache.
+
+    For pure functions only: a cached answer is the answer. A refusal (an exception) is never
+    kept, so it is raised afresh with the same message. Under ``SEALVERIFY_REFERENCE=1`` the
+    cache has size 0 (every call computes afresh); :func:`use_reference` empties every cache
+    as it switches, so nothing computed in one mode is read in the other.
+    """
+
+    def wrap(func: Callable[P, T]) -> Callable[P, T]:
+        cached = functools.lru_cache(maxsize=0 if REFERENCE else maxsize)(func)
+        _CACHES.append(cached)
+        return cached  # type: ignore[return-value]
+
+    return wrap
+
+
+_CACHES: list[functools._lru_cache_wrapper[Any]] = []
+
+
+def caches() -> tuple[functools._lru_cache_wrapper[Any], ...]:
+    """Every cache :func:`cache` has made so far (for tests: each is empty in reference mode)."""
+    return tuple(_CACHES)
+
+
+def _clear_caches() -> None:
+    for cached in _CACHES:
+        cached.cache_clear()
+
+
+@contextmanager
+def use_reference(reference: bool = True) -> Iterator[None]:
+    """Run the block in reference mode (or, with False, in fast mode), then restore the mode.
+
+    Every :func:`cache` is emptied as the mode switches (and back), so neither mode reads what
+    the other computed; only a process started with the environment variable has no caches.
+    For tests that compare the two paths in one process. Not for threads running meanwhile.
+    """
+    before = _mode["reference"]
+    _mode["reference"] = reference
+    _clear_caches()
+    for pair in _PAIRS:
+        _bind(pair, reference)
+    try:
+        yield
+    finally:
+        _mode["reference"] = before
+        _clear_caches()
+        for pair in _PAIRS:
+            _bind(pair, before)
+
+
+# --- Rebound pairs: the receipts layer's until it reads each receipt once ---------------------
+# A pair rebinds a module attribute when its layer's fast module is imported. Only
+# sealverify/receipts/fast.py still registers pairs; this section goes with it.
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +143,6 @@ def always(*_args: object) -> bool:
 
 
 _PAIRS: list[Pair] = []
-_mode = {"reference": REFERENCE}
-
-
-def reference() -> bool:
-    """Whether the references are in use now: the flag explicit fast/reference branches read."""
-    return _mode["reference"]
 
 
 def register(*pairs: Pair) -> None:
@@ -93,25 +154,6 @@ def register(*pairs: Pair) -> None:
 
 def _bind(pair: Pair, reference: bool) -> None:
     setattr(pair.owner, pair.name, pair.reference if reference else pair.fast)
-
-
-@contextmanager
-def use_reference(reference: bool = True) -> Iterator[None]:
-    """Bind every registered pair (and any registered meanwhile) as ``reference`` says, then back.
-
-    The reload hook for tests that compare the two paths in one process; a run with the
-    environment variable set never needs it. Not for threads running meanwhile.
-    """
-    before = _mode["reference"]
-    _mode["reference"] = reference
-    for pair in _PAIRS:
-        _bind(pair, reference)
-    try:
-        yield
-    finally:
-        _mode["reference"] = before
-        for pair in _PAIRS:
-            _bind(pair, before)
 
 
 def active() -> dict[str, str]:

@@ -1,27 +1,15 @@
 """Every fast path of verify gives the report its reference path gives, byte for byte.
 
-The fast paths: the embedded JSON texts parsed once per distinct text
-(``receipts/embedded.py``), the member-set check's set differences (``receipts/members.py``),
-the Object B envelope walk with one location list and the byte count that proves the top
-envelope is the only one (``bindings/signatures.py``), the guards' string cut by one split
-and their number cues (``kernel/guards.py``), the one-pass proof that a request line passes
-every kernel wire guard, with its parse (``kernel/wirecue.py``), and the wire guards' cues
-(no backslash: no escaped name; ASCII keys are their own NFC form, ``wire/guards.py``), the
-member-set proof that no level can fail (``receipts/members.py``), the container count that
-proves a document not too deep without a walk (``wire/strictjson.py``) and the ASCII line
-that holds no equivalent names (``bindings/object_a.py``), and the one search for ``\\u`` per
-document that rules out surrogates, escaped discriminators and a second envelope
-(``wire/strictjson.py``), the parsed numbers kept per lexeme (``wire/strictjson.py``), the
-wording walk's roles of member names kept per name (``ruling/wording.py``), and the report
-side: a subject's JSON written member by member with its checks' texts kept (``reports/fast.py``,
-for json and jsonl), orjson writing SARIF and JSON Lines, the sort by (id, location)
-partitioned by status, and SARIF and JUnit sorting only the checks they show
-(``reports/model.py``, ``sorted_among``), and one passing check object kept per fixed text
-(``passed``). The reference run swaps each for the computation it replaced (the slow path,
-kept as the fallback or behind a switch) with every cache emptied, then ``verify`` runs over
-the same corpus in every format, over a directory and over a JSONL log: the demo fixtures,
-the real upstream receipts in ../shared, minted receipts that re-derive, and hostile and
-adversarial mutants.
+The fast paths: the receipts layer's rebound pairs (``receipts/fast.py``: embedded JSON texts
+parsed once per distinct text, the member-set check's set differences, the Object B envelope
+walk, the name-equivalence cues, ``verify``'s reuse of the bindings' frame decode), the
+branches on ``fastpath.reference()`` (the serde and Lean writers by orjson, the one-pass proof
+that a request line passes every kernel wire guard, report JSON and a whole subject by
+orjson) and every cache (``fastpath.cache`` and the memos that read the same flag). The
+reference run switches them all (``fastpath.use_reference``) with every cache emptied, then
+``verify`` runs over the same corpus in every format, over a directory and over a JSONL log:
+the demo fixtures, the real upstream receipts in ../shared, minted receipts that re-derive,
+and hostile and adversarial mutants.
 """
 
 from __future__ import annotations
@@ -87,11 +75,11 @@ _STRING_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
 
 @contextmanager
 def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every fast path swapped for the computation it replaced, caches emptied around it.
+    """Every fast path switched to the computation it stands in for, caches emptied around it.
 
     The library's own switch (SEALVERIFY_REFERENCE=1 in a fresh process, ``use_reference``
-    here) binds every layer's references; only the guards' literal pattern, a regex
-    formulation rather than a fast path, is swapped by hand.
+    here) selects every definition; only the guards' literal pattern, a regex formulation
+    rather than a fast path, is swapped by hand.
     """
     _clear_caches()
     strictjson.NUMBERS.clear()
@@ -203,26 +191,13 @@ _GUARD_TEXT = st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\n\u00e9', max_size=40
 
 @settings(max_examples=3000)
 @given(_GUARD_TEXT)
-def test_the_split_cuts_strings_where_the_scan_does(text: str) -> None:
-    assert guards._segments(text) == guards._segments_by_scan(text)
-
-
-@settings(max_examples=3000)
-@given(st.text(alphabet='"\\ 0123456789eE+-.x', max_size=48))
-def test_the_number_cues_clear_only_safe_texts(text: str) -> None:
-    assert guards.numbers_safe(text) == guards._numbers_safe_by_scan(text)
-    assert guards.digits_safe(text) == guards._digits_safe_by_scan(text)
-
-
-@settings(max_examples=3000)
-@given(_GUARD_TEXT)
 def test_the_unrolled_literal_patterns_match_as_the_alternations_do(text: str) -> None:
     for start in range(len(text)):
         fast, slow = guards._STRING.match(text, start), _STRING_REFERENCE.match(text, start)
         assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))
 
 
-def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
+def test_the_number_scans_refuse_only_unsafe_texts() -> None:
     assert not guards.numbers_safe('{"a":1e+1234567}')
     assert guards.numbers_safe('{"a":1e+123456,"b":"1e1234567"}')
     assert not guards.digits_safe('{"a":1234567890.123456789}')
@@ -230,9 +205,8 @@ def test_the_number_cues_leave_unsafe_texts_to_the_scan() -> None:
     assert guards.digits_safe('{"a":"12345678901234567890"}')
 
 
-def test_the_split_cuts_unclosed_strings_as_the_scan_does() -> None:
+def test_an_unclosed_string_runs_to_the_end_of_the_text() -> None:
     for text in ('{"a":"b', '{"a\\', '"\\"', 'x"y"z"', '""\\'):
-        assert guards._segments(text) == guards._segments_by_scan(text)
         assert guards._segments(text)[-1][1] is not None or text.count('"') % 2 == 0
 
 

@@ -13,10 +13,10 @@ end), and each scanner steps only through the text between them, which is where 
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
+from sealverify import fastpath
 from sealverify.kernel.memo import text_cache
 from sealverify.kernel.unicode_nfd import nfd
 
@@ -59,27 +59,7 @@ def _segments(text: str) -> tuple[Segment, ...]:
     The final triple has content None when the text ends outside a string. An unterminated
     string (no closing quote, or a trailing lone backslash) is the whole rest of the text.
     Every guard reads the same cut, so it is made once per text.
-
-    One C-speed split finds each literal where the scan (:func:`_segments_by_scan`) does: a
-    literal's closing quote is optional in :data:`_STRING`, so every quote met outside a
-    literal opens one and no quote is retried (a pattern that needed the closing quote tried
-    again from every later quote of an unclosed literal, in quadratic time). A literal that
-    does not close stops at the end of the text or before a lone trailing backslash; the cut
-    gives it the rest of the text, as the scan does.
     """
-    parts = _STRING.split(text)  # outside, content, closing quote, ..., outside
-    outsides, contents = parts[0::3], parts[1::3]
-    if len(parts) > 1 and not parts[-2]:  # only the last literal can be left open
-        out: list[Segment] = [(o, c, True) for o, c in zip(outsides[:-2], contents, strict=False)]
-        out.append((outsides[-2], contents[-1] + outsides[-1], False))
-        return tuple(out)
-    out = [(o, c, True) for o, c in zip(outsides, contents, strict=False)]
-    out.append((outsides[-1], None, False))
-    return tuple(out)
-
-
-def _segments_by_scan(text: str) -> tuple[Segment, ...]:
-    """:func:`_segments` one literal at a time: the reference the split is tested against."""
     out: list[Segment] = []
     pos = 0
     while True:
@@ -99,31 +79,10 @@ def _segments_by_scan(text: str) -> tuple[Segment, ...]:
 # --- wireNumbersSafe: no unquoted exponent longer than 6 digits --------------------------------
 
 
-# Cues: what an unsafe text must hold in one outside run, so in the outside runs joined (a
-# run is a substring of the join). wireNumbersSafe refuses 7 exponent digits, counted with
-# only signs between them; wireDigitsSafe refuses 19 mantissa digits, counted with only
-# signs, dots, digits and an exponent marker between them.
-_SEVEN_EXPONENT_DIGITS = re.compile(r"[0-9](?:[+\-]*[0-9]){6}")
-_NINETEEN_DIGITS = re.compile(r"[0-9](?:[.+\-eE]*[0-9]){18}")
-
-
-@text_cache(64)
-def _outside(text: str) -> str:
-    """The text's outside runs joined (string literals left out)."""
-    return "".join(outside for outside, _content, _closed in _segments(text))
-
-
 def numbers_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireNumbersSafe`` (``numberScanStep``)."""
     if "e" not in text and "E" not in text:
-        return True
-    if _SEVEN_EXPONENT_DIGITS.search(_outside(text)) is None:
-        return True  # no run could reach 7 exponent digits
-    return _numbers_safe_by_scan(text)
-
-
-def _numbers_safe_by_scan(text: str) -> bool:
-    """:func:`numbers_safe` character by character: the rare texts the cue does not clear."""
+        return True  # no exponent at all
     worst = 0
     for outside, _content, _closed in _segments(text):
         # Entering a string resets the exponent state, so each outside run starts clean.
@@ -210,13 +169,6 @@ def _same(key: str) -> str:
 
 def digits_safe(text: str) -> bool:
     """``Seal.JsonUtil.wireDigitsSafe`` (``digitScanStep``)."""
-    if _NINETEEN_DIGITS.search(_outside(text)) is None:
-        return True  # no run could reach 19 mantissa digits
-    return _digits_safe_by_scan(text)
-
-
-def _digits_safe_by_scan(text: str) -> bool:
-    """:func:`digits_safe` character by character: the rare texts the cue does not clear."""
     worst = 0
     for outside, _content, _closed in _segments(text):
         in_exp = False
@@ -420,7 +372,7 @@ def _shortest_decimal(binary: _Binary) -> tuple[int, int] | None:
     return None
 
 
-@functools.lru_cache(maxsize=8192)
+@fastpath.cache(maxsize=8192)
 def number_literal_agreement_safe(literal: str) -> bool | None:
     """``numberLiteralAgreementSafe?``: None when the run is not a JSON number at all.
 

@@ -8,9 +8,9 @@ is SHA-256 over the UTF-8 bytes of the same part encoding (``sealverify.netstrin
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
+from sealverify import fastpath
 from sealverify.wire.netstring import encode_parts, hash_parts
 
 __all__ = ["audit_hash_parts", "audit_hash_string", "encode_parts", "stable_hash_parts"]
@@ -28,7 +28,7 @@ def audit_hash_string(text: str) -> int:
     return acc
 
 
-@functools.lru_cache(maxsize=1024)
+@fastpath.cache(maxsize=1024)
 def _audit_hash_tuple(parts: tuple[str, ...]) -> int:
     return audit_hash_string(encode_parts(parts))
 

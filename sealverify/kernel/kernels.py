@@ -6,8 +6,8 @@ Consensus with consensus-lean ``Consensus/Checker.lean``, Convergence, Calibrati
 ``SealCore/Automaton.lean``. Each ``decide`` returns the verdict and the *change* it makes to
 the execution state, which the registry commits only on a combined allow; ``ingest`` results are
 committed regardless. The held states (approvals, grants, budget counters) are updated in place
-by what a step changes, never copied: a copy per step cost the held state times the calls. The
-temporal trace is a persistent value (a step adds one link).
+by what a step changes, never copied. The temporal trace is a persistent value (a step adds
+one link).
 """
 
 from __future__ import annotations

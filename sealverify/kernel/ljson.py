@@ -18,14 +18,13 @@ RFC 8259 grammar Lean parses), then fixes the two places where the result differ
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Callable
 from typing import TypeAlias
 
+from sealverify import fastpath
 from sealverify.errors import InputError
-from sealverify.wire.leanjson import LeanNumber, lean_number, print_value
+from sealverify.wire.leanjson import LeanNumber, compress, lean_number
 
 __all__ = [
     "ABSENT",
@@ -80,7 +79,7 @@ _BRACKET_OR_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:(")|\\?\Z)|[\[\]{
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-@functools.lru_cache(maxsize=4096)
+@fastpath.cache(maxsize=4096)
 def number_of_lexeme(lexeme: str) -> LeanNumber:
     """One number lexeme as the model's exact number (:class:`ModelLimit` past the limits)."""
     try:
@@ -172,18 +171,6 @@ def parse_or_none(text: str) -> LValue | LeanError:
         return parse(text)
     except LeanError as exc:
         return exc
-
-
-def compress_reference(value: LValue) -> str:
-    """The printer's definition, value by value (the fallback and the test oracle)."""
-    return print_value(value)
-
-
-# ``Json.compress``: compact, keys sorted by Unicode scalar, Lean's escapes and numbers. The
-# orjson printer (sealverify/kernel/fast.py) is bound here, and in each kernel module that
-# imports the name, when that module is imported; until then, and under
-# SEALVERIFY_REFERENCE=1, the definition prints.
-compress: Callable[[LValue], str] = compress_reference
 
 
 def nat_json(value: int) -> LeanNumber:

@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from sealverify import fastpath
+
 __all__ = ["TEXT_LIMIT", "text_cache"]
 
 P = ParamSpec("P")
@@ -17,10 +19,13 @@ TEXT_LIMIT = 1 << 16
 
 
 def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
-    """``functools.lru_cache(maxsize)`` for calls whose string arguments are short."""
+    """``functools.lru_cache(maxsize)`` for calls whose string arguments are short.
+
+    A :func:`sealverify.fastpath.cache`: off in reference mode, every call computes afresh.
+    """
 
     def wrap(func: Callable[P, T]) -> Callable[P, T]:
-        cached = functools.lru_cache(maxsize=maxsize)(func)
+        cached = fastpath.cache(maxsize)(func)
 
         @functools.wraps(func)
         def call(*args: P.args, **kwargs: P.kwargs) -> T:
@@ -30,9 +35,10 @@ def text_cache(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
                     size += len(arg)
             if size > TEXT_LIMIT:
                 return func(*args, **kwargs)
-            return cached(*args, **kwargs)  # type: ignore[arg-type]
+            return cached(*args, **kwargs)
 
         call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]  # for test oracles
+        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
         return call
 
     return wrap

@@ -8,6 +8,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any, Literal
 
+from sealverify import fastpath
 from sealverify.reports.effects import Effect
 
 __all__ = [
@@ -58,7 +59,6 @@ _STATUS_ORDER = {
 # is kept as given (sorting a subject that holds one fails, as it always did: KeyError).
 _STATUS_OF: dict[str, Status] = {str(status): status for status in Status}
 _WORD_OF: dict[str, str] = {status: str(status) for status in Status}
-_BY_ID_AND_LOCATION = attrgetter("id", "location")
 _STATUS = attrgetter("status")
 
 
@@ -162,14 +162,19 @@ def _check(
 # pass with a fixed text, and a check is immutable (frozen, and nothing writes to its data),
 # so one object serves every receipt that passes that check that way. Only exact ``str``
 # texts are kept and looked up (a ``str`` subclass, such as markup, gets its own check); at
-# most ``_PASSES_KEPT`` of them, emptied when full, none with a reason over ``_PASS_LONGEST``.
+# most ``_PASSES_KEPT`` of them, emptied when full, none with a reason over ``_PASS_LONGEST``;
+# none in reference mode (:func:`sealverify.fastpath.reference`).
 _PASSES: dict[tuple[str, str, str], Check] = {}
 _PASSES_KEPT = 2048
 _PASS_LONGEST = 1024
 
 
 def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
-    if data or not (type(check_id) is str and type(reason) is str and type(location) is str):
+    if (
+        data
+        or not (type(check_id) is str and type(reason) is str and type(location) is str)
+        or fastpath.reference()
+    ):
         return _check(check_id, _PASS, reason, location, data)
     key = (check_id, reason, location)
     check = _PASSES.get(key)
@@ -253,22 +258,7 @@ class Subject:
     display: dict[str, Any] = field(default_factory=dict)
 
     def sorted_checks(self) -> list[Check]:
-        """Checks in a deterministic order: failures first, then by id and location.
-
-        :func:`sorted_checks_reference`'s order, found as one C-keyed sort by (id, location)
-        and a stable partition by status in ``_STATUS_ORDER``'s order: both orders are by
-        (status rank, id, location) and keep the input order of equal keys.
-        """
-        by_id = sorted(self.checks, key=_BY_ID_AND_LOCATION)
-        groups: dict[str, list[Check]] = {status: [] for status in _STATUS_ORDER}
-        for check in by_id:
-            groups[check.status].append(check)  # an unknown status: KeyError, as the reference
-        if len(groups[_PASS]) == len(by_id):
-            return by_id
-        return [check for group in groups.values() for check in group]
-
-    def sorted_checks_reference(self) -> list[Check]:
-        """:meth:`sorted_checks` by one sort on (status rank, id, location): the oracle."""
+        """Checks in a deterministic order: failures first, then by id and location."""
         return sorted(self.checks, key=_in_report_order)
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sealverify import fastpath
 from sealverify.errors import InputFileError
 from sealverify.mcp import keytable as metakeys
 from sealverify.reports.model import Check, fail, passed
@@ -155,7 +155,7 @@ def _phrases(rules: RuleSet) -> list[tuple[str, str, str]]:
     return phrases
 
 
-@functools.lru_cache(maxsize=32)  # a RuleSet is frozen and compares by value: one per rule file
+@fastpath.cache(maxsize=32)  # a RuleSet is frozen and compares by value: one per rule file
 def _phrase_patterns(rules: RuleSet) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
     """``(rule id, reason, compiled pattern)`` for each phrase of `_phrases`, in order."""
     return tuple(
@@ -179,7 +179,7 @@ def _phrase_hits(
             yield _Hit(rule, reason, match.start(), sentence.text)
 
 
-@functools.lru_cache(maxsize=64)  # pure in a frozenset: the same few key sets every receipt
+@fastpath.cache(maxsize=64)  # pure in a frozenset: the same few key sets every receipt
 def _key_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
     """Match any of the key names, or the part after the last ``/`` of a prefixed one."""
     spelled = set(names) | {n.rpartition("/")[2] for n in names if "/" in n}
@@ -284,13 +284,16 @@ def _blank_code_fences(text: str) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=4)  # the hits of one sentence share its text: excerpted once
-def _excerpt(sentence: str) -> str:
-    return " ".join(sentence.split())[:200]
-
-
-def _to_check(hit: _Hit, location: str) -> Check:
-    return fail(hit.rule, hit.reason, location, excerpt=_excerpt(hit.sentence))
+def _to_checks(located: Iterable[tuple[_Hit, str]]) -> list[Check]:
+    """A failing check per (hit, location); the hits of one sentence share one excerpt of it."""
+    excerpts: dict[str, str] = {}
+    checks = []
+    for hit, location in located:
+        excerpt = excerpts.get(hit.sentence)
+        if excerpt is None:
+            excerpt = excerpts[hit.sentence] = " ".join(hit.sentence.split())[:200]
+        checks.append(fail(hit.rule, hit.reason, location, excerpt=excerpt))
+    return checks
 
 
 def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = True) -> list[Check]:
@@ -307,7 +310,7 @@ def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = Tru
         *_not_present_hits(body, rules, sentences, carried=None, receipt=False),
     ]
     lines = lines_of(body, [h.offset for h in hits])
-    return [_to_check(h, f"line {lines[h.offset]}") for h in hits]
+    return _to_checks((h, f"line {lines[h.offset]}") for h in hits)
 
 
 _HUMAN_KEYS = frozenset(
@@ -362,27 +365,44 @@ def _pointer(parts: _Path) -> str:
 
 # What a member name means to the walk: its members are skipped (a machine subtree, or a
 # name that is not a string), human-readable, or neither. A pure function of the name, kept
-# per exact ``str`` name (names of a fleet's receipts repeat), bounded in entries and length.
+# per exact ``str`` name (names of a fleet's receipts repeat), bounded in entries and length;
+# in reference mode (:func:`sealverify.fastpath.reference`) nothing is kept.
 _SKIPPED, _HUMAN, _PLAIN = 0, 1, 2
 _KEY_ROLES: dict[str, int] = {}
 _KEY_ROLES_LIMIT = 4096
 _KEY_ROLE_CHARS = 64
 
 
-def _key_role(key: object) -> int:
-    """The role of a member name, worked out (and kept, for a short exact ``str``)."""
+class _NothingKept(dict[str, int]):
+    """The roles in reference mode: a table that is never filled, so never read."""
+
+    def __setitem__(self, key: str, value: int) -> None:
+        pass
+
+
+_NOTHING_KEPT = _NothingKept()
+
+
+def _key_role(key: object, roles: dict[str, int]) -> int:
+    """The role of a member name, worked out (and kept in ``roles``, for a short exact str)."""
     if not isinstance(key, str) or key in _MACHINE_SUBTREES:
         role = _SKIPPED
     elif key in _HUMAN_KEYS or key.endswith(_HUMAN_SUFFIXES):
         role = _HUMAN
     else:
         role = _PLAIN
-    if type(key) is str and len(key) <= _KEY_ROLE_CHARS and len(_KEY_ROLES) < _KEY_ROLES_LIMIT:
-        _KEY_ROLES[key] = role
+    if type(key) is str and len(key) <= _KEY_ROLE_CHARS and len(roles) < _KEY_ROLES_LIMIT:
+        roles[key] = role
     return role
 
 
-def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_Path, str]]) -> None:
+def _walk(
+    value: Any,
+    path: list[str | int],
+    collect: bool,
+    found: list[tuple[_Path, str]],
+    roles: dict[str, int],
+) -> None:
     """Append ``(path, text)`` for each collected string under ``value``, in document order.
 
     ``path`` is one shared stack (pushed and popped around each descent) and is copied only
@@ -412,9 +432,9 @@ def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_P
             kind = type(item)
             if kind in _LEAF_TYPES:
                 continue
-            role = _KEY_ROLES.get(key) if type(key) is str else None
+            role = roles.get(key) if type(key) is str else None
             if role is None:
-                role = _key_role(key)
+                role = _key_role(key, roles)
             if role == _SKIPPED:
                 continue
             below = collect or role == _HUMAN
@@ -423,7 +443,7 @@ def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_P
                     found.append(((*path, key), item))
                 continue
             path.append(key)
-            _walk(item, path, below, found)
+            _walk(item, path, below, found, roles)
             path.pop()
     else:
         for index, item in enumerate(value):
@@ -435,14 +455,14 @@ def _walk(value: Any, path: list[str | int], collect: bool, found: list[tuple[_P
             if kind in _LEAF_TYPES:
                 continue
             path.append(index)
-            _walk(item, path, collect, found)
+            _walk(item, path, collect, found, roles)
             path.pop()
 
 
 def _human_strings(document: Mapping[str, Any]) -> list[tuple[_Path, str]]:
     """Like `receipt_strings`, with each location as path parts (a pointer is built on demand)."""
     found: list[tuple[_Path, str]] = []
-    _walk(document, [], False, found)
+    _walk(document, [], False, found, _NOTHING_KEPT if fastpath.reference() else _KEY_ROLES)
     return found
 
 
@@ -491,7 +511,7 @@ def _carried_keys(document: Mapping[str, Any]) -> frozenset[str] | None:
 _Cue = tuple[str, re.Pattern[str]]
 
 
-@functools.lru_cache(maxsize=32)  # keyed by the frozen RuleSet, which compares by value
+@fastpath.cache(maxsize=32)  # keyed by the frozen RuleSet, which compares by value
 def _cues(rules: RuleSet) -> tuple[_Cue, ...] | None:
     """The cues of the phrase and "not present" rules, or None if some phrase has no word."""
     words = [phrase.split() for _, phrase, _ in _phrases(rules)]
@@ -558,7 +578,7 @@ def lint_receipt(
         hits = _string_hits(text, rules, carried, declaration)
         if hits:
             pointer = _pointer(path)
-            checks.extend(_to_check(h, pointer) for h in hits)
+            checks.extend(_to_checks((h, pointer) for h in hits))
     if not checks:
         checks.append(
             passed(

@@ -9,7 +9,6 @@ mcp-seal-dev@7d6d74b ``Seal/Classify.lean`` (guard target) and ``Seal/EffectComm
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from sealverify.errors import InputError
@@ -89,17 +88,6 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         raise ValueError("mediated request lacks params.name")
     if not isinstance(arguments, dict):
         raise ValueError("mediated request lacks object params.arguments")
-    try:
-        return _canonical_line(name, arguments, params)
-    except serdejson.NumberNotRepresentable:
-        # Which number is refused first (and so the message) is the reference's to say.
-        return _canonical_request_reference(name, arguments, params)
-
-
-def _canonical_request_reference(
-    name: str, arguments: dict[str, JsonValue], params: dict[str, JsonValue]
-) -> str:
-    """The definition :func:`canonical_request` follows: build the request, compact it."""
     inner: dict[str, JsonValue] = {"name": name, "arguments": arguments}
     if "_meta" in params:
         inner["_meta"] = sort_keys(params["_meta"], renumber=True)
@@ -113,13 +101,6 @@ def _canonical_request_reference(
         "params": inner,
     }
     return serdejson.compact(request)
-
-
-# The line written member by member (sealverify/seal/fast.py) is bound here when that module
-# is imported; until then, and under SEALVERIFY_REFERENCE=1, the definition builds it.
-_canonical_line: Callable[[str, dict[str, JsonValue], dict[str, JsonValue]], str] = (
-    _canonical_request_reference
-)
 
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:
@@ -147,7 +128,7 @@ def context_parts(params: dict[str, JsonValue]) -> list[str]:
         else:
             if member == "meta" and not isinstance(value, dict):
                 raise ValueError("_meta is present but not an object")
-            parts += [f"{member}.present", leanjson.compress(value)]  # type: ignore[arg-type]
+            parts += [f"{member}.present", leanjson.compress(value)]
     return parts
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from sealverify.reports import ids
@@ -330,10 +329,10 @@ KEYS: tuple[PublishedKey, ...] = tuple(PublishedKey(*row) for row in _TABLE)
 _BY_KEY: dict[str, PublishedKey] = {key.public_key: key for key in KEYS}
 
 
-@cache
-def _by_key_id() -> dict[str, PublishedKey]:
-    # Approvals name their signer by key_id = sha256(raw public key), never by the key itself.
-    return {hashlib.sha256(bytes.fromhex(k.public_key)).hexdigest(): k for k in KEYS}
+# Approvals name their signer by key_id = sha256(raw public key), never by the key itself.
+_BY_KEY_ID: dict[str, PublishedKey] = {
+    hashlib.sha256(bytes.fromhex(k.public_key)).hexdigest(): k for k in KEYS
+}
 
 
 def lookup(public_key_hex: object) -> PublishedKey | None:
@@ -343,7 +342,7 @@ def lookup(public_key_hex: object) -> PublishedKey | None:
 
 def lookup_key_id(key_id: object) -> PublishedKey | None:
     """The published key whose ``key_id`` (sha256 hex of the raw key) is ``key_id``, or None."""
-    return _by_key_id().get(key_id) if isinstance(key_id, str) else None
+    return _BY_KEY_ID.get(key_id) if isinstance(key_id, str) else None
 
 
 def check_key(role: str, key: PublishedKey, location: str = "", allowed: bool = False) -> Check:

@@ -104,8 +104,8 @@ def ed25519_verify_sodium(public_key: bytes, message: bytes, signature: bytes) -
 def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
     """Return True only for a valid Ed25519 signature by the raw 32-byte key over ``message``.
 
-    The verdict is always :func:`ed25519_verify_openssl`'s. libsodium (about twice as fast
-    here, docs/performance.md) answers first: its acceptance is final, because every
+    The verdict is always :func:`ed25519_verify_openssl`'s. libsodium answers first
+    (docs/adr/0005-ed25519-libsodium-then-openssl.md): its acceptance is final, because every
     signature libsodium accepts OpenSSL accepts too (proven over all of Wycheproof and seal's
     S and encoding rules in tests/test_signatures_backends.py); a rejection is confirmed by
     OpenSSL, since libsodium rejects some inputs (non-canonical R) that OpenSSL accepts.

@@ -10,10 +10,12 @@ mcp-seal-dev ``Seal/Hash.lean``; Lean ``Lean/Data/Json/{Parser,Printer,Basic}.le
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+import orjson
+
+from sealverify import fastpath
+from sealverify.wire.strictjson import JsonNumber
 
 __all__ = ["LeanNumber", "compress", "lean_number", "number_text", "print_value", "string_text"]
 
@@ -91,15 +93,53 @@ def string_text(value: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
 
 
-def _compress_reference(value: JsonValue) -> str:
-    """The printer's definition, value by value (the fallback and the test oracle)."""
+def compress(value: object) -> str:
+    """Lean ``Json.compress``: :func:`print_value`, by orjson where it writes the same text.
+
+    Numbers are received lexemes (:class:`JsonNumber`) or the kernel model's
+    :class:`LeanNumber` values.
+    """
+    if not fastpath.reference():
+        text = _orjson_text(value)
+        if text is not None:
+            return text
     return print_value(value)
 
 
-# Lean ``Json.compress`` of a value parsed from received bytes (numbers by lexeme). The orjson
-# printer (sealverify/wire/fast.py) is bound here when that module is imported; until then, and
-# under SEALVERIFY_REFERENCE=1, the definition prints.
-compress: Callable[[JsonValue], str] = _compress_reference
+# orjson's spelling of TAB, BS and FF (Lean writes ``\u0009``, ``\u0008``, ``\u000c``).
+_SHORT_ESCAPE = re.compile(rb"\\[btf]")
+
+
+def _orjson_text(value: object) -> str | None:
+    """:func:`print_value` by orjson, or None where only the definition can say."""
+    # orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``) and escapes strings as
+    # Lean does (tests/test_bindings_perf.py compares every code point), except that it
+    # writes TAB, BS and FF as ``\t`` ``\b`` ``\f`` where Lean writes ``\u00xx``. Any such
+    # character leaves that two-character escape in the output; the check below also trips on
+    # an escaped backslash before ``t``, ``b`` or ``f``, which only costs the definition's pass.
+    # A refused number, a lone surrogate or deep nesting is left to the definition too.
+    try:
+        data = orjson.dumps(value, default=_number_fragment, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return None
+    return None if _SHORT_ESCAPE.search(data) else data.decode("utf-8")
+
+
+_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS
+
+
+def _number_fragment(value: object) -> orjson.Fragment:
+    if isinstance(value, JsonNumber):
+        return _lexeme_fragment(value.lexeme)
+    if isinstance(value, LeanNumber):
+        return orjson.Fragment(number_text(value))
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+@fastpath.cache(maxsize=4096)
+def _lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    # Pure in the lexeme; a refusal (ValueError) is not cached and raises afresh.
+    return orjson.Fragment(number_text(lean_number(lexeme)))
 
 
 def print_value(value: object) -> str:

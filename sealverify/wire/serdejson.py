@@ -8,14 +8,15 @@ See docs/byte-rules.md for the upstream files this mirrors.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring
 
+import orjson
+
+from sealverify import fastpath
 from sealverify.errors import InputError
-from sealverify.fastpath import declined
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "compact",
     "compact_bytes",
     "float_text",
+    "number_default",
     "number_text",
     "parse_number",
     "string_text",
@@ -175,7 +177,7 @@ def number_text(number: JsonNumber) -> str:
     return _lexeme_text(number.lexeme)
 
 
-@functools.lru_cache(maxsize=4096)
+@fastpath.cache(maxsize=4096)
 def _lexeme_text(lexeme: str) -> str:
     # Pure in the lexeme; receipts repeat the same few numbers (epochs, versions, lengths).
     value = parse_number(lexeme)
@@ -190,13 +192,13 @@ def compact(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -
     With ``sort_keys``, every object's members are written in Unicode scalar (= UTF-8 byte)
     order instead, arrays kept: the same text as compacting ``identities.sort_keys(value)``.
     """
-    data = _fast_bytes(value, exact, sort_keys)
+    data = None if fastpath.reference() else _orjson_bytes(value, exact, sort_keys)
     return data.decode("utf-8") if data is not None else _reference(value, exact, sort_keys)
 
 
 def compact_bytes(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -> bytes:
     """``compact(...).encode("utf-8")`` (what gets hashed or signed), without the str trip."""
-    data = _fast_bytes(value, exact, sort_keys)
+    data = None if fastpath.reference() else _orjson_bytes(value, exact, sort_keys)
     return data if data is not None else _reference(value, exact, sort_keys).encode("utf-8")
 
 
@@ -206,10 +208,58 @@ def _reference(value: JsonValue, exact: bool, sort_keys: bool) -> str:
     return "".join(parts)
 
 
-# The fast writer (orjson) lives in sealverify/wire/fast.py, beside this reference, and is
-# bound here when that module is imported; until then, and under SEALVERIFY_REFERENCE=1, every
-# value is written by the reference (:func:`_write`).
-_fast_bytes: Callable[[JsonValue, bool, bool], bytes | None] = declined
+def number_default(
+    lexeme_fragment: Callable[[str], orjson.Fragment],
+) -> Callable[[object], orjson.Fragment]:
+    """An orjson ``default`` hook: a JsonNumber becomes ``lexeme_fragment(lexeme)``.
+
+    orjson calls it for every value it cannot write itself; anything but a JsonNumber is not
+    a JSON value and is refused (TypeError), so orjson gives up and callers fall back.
+    """
+
+    def default(value: object) -> orjson.Fragment:
+        if isinstance(value, JsonNumber):
+            return lexeme_fragment(value.lexeme)
+        raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+    return default
+
+
+# A Fragment is an immutable wrapper of its text, so one per lexeme serves every document;
+# the bound matches _lexeme_text's. A refusal is never cached (it raises afresh).
+@fastpath.cache(maxsize=4096)
+def _lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    return orjson.Fragment(_lexeme_text(lexeme))
+
+
+@fastpath.cache(maxsize=4096)
+def _exact_lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    return orjson.Fragment(_exact_text(JsonNumber(lexeme)))
+
+
+_DEFAULT = number_default(_lexeme_fragment)
+_EXACT_DEFAULT = number_default(_exact_lexeme_fragment)
+
+
+def _orjson_bytes(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
+    """:func:`compact_bytes` by orjson, or None where only :func:`_reference` can say."""
+    # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
+    # rest raw; tests/test_verify_perf.py compares every code point) and keeps dict order;
+    # numbers go through our serde number model as pre-rendered fragments. Its OPT_SORT_KEYS
+    # compares keys as UTF-8 bytes, which is scalar order (tests/test_bindings_perf.py checks
+    # it against ``sorted``). Values orjson refuses (lone surrogates, nesting past its limit)
+    # take the reference writer.
+    option = orjson.OPT_PASSTHROUGH_DATACLASS  # JsonNumber goes to ``default``
+    try:
+        return orjson.dumps(
+            value,
+            default=_EXACT_DEFAULT if exact else _DEFAULT,
+            option=option | orjson.OPT_SORT_KEYS if sort_keys else option,
+        )
+    except orjson.JSONEncodeError as exc:
+        if isinstance(exc.__cause__, NumberNotRepresentable):
+            raise exc.__cause__ from None
+    return None
 
 
 def _exact_text(value: JsonNumber) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from sealverify import fastpath
 from sealverify.errors import InputError
 
 __all__ = [
@@ -147,17 +148,16 @@ def _constant(name: str) -> JsonValue:
 class _Numbers(dict[str, JsonNumber]):
     """The numbers of parsed texts, one frozen :class:`JsonNumber` per short lexeme.
 
-    A lexeme seen before is a C-level dict lookup instead of a dataclass construction (a
-    fleet's receipts repeat the same few numbers); the value is immutable, so sharing it is
-    the same as building it afresh. Bounded: lexemes over 64 characters are built every
-    time, and at most 4,096 are kept. Tests empty it and keep nothing for the reference run.
+    A cache: the value is immutable, so sharing it is the same as building it afresh.
+    Bounded: lexemes over 64 characters are built every time, and at most 4,096 are kept; in
+    reference mode (:func:`sealverify.fastpath.reference`) none is kept.
     """
 
     limit = 4096
 
     def __missing__(self, lexeme: str) -> JsonNumber:
         number = JsonNumber(lexeme)
-        if len(lexeme) <= 64 and len(self) < self.limit:
+        if len(lexeme) <= 64 and len(self) < self.limit and not fastpath.reference():
             self[lexeme] = number
         return number
 
@@ -229,10 +229,8 @@ def _nesting_depth(value: JsonValue) -> int:
     For text that parsed as strict JSON this equals :func:`_bracket_peak`: outside strings the
     only brackets are the containers' own, so the bracket peak is the deepest container chain.
     Containers from the decoder are exactly ``dict`` (``_pairs``) and ``list`` (the scanner),
-    so type identity (cheaper than isinstance) finds them all.
-
-    Recursion (one frame per container, no list per level) is the fast way; a host whose
-    recursion limit is too low for this document gets the same number from the level walk.
+    so type identity finds them all. A host whose recursion limit is too low for this
+    document gets the same number from the level walk.
     """
     kind = type(value)
     if kind is not dict and kind is not list:
@@ -243,23 +241,13 @@ def _nesting_depth(value: JsonValue) -> int:
         return _level_depth(value)
 
 
-def _surrogates_possible(text: str) -> bool:
-    """False only when no string of ``text`` can hold a surrogate (no ``\\u`` anywhere).
-
-    Strict UTF-8 decoding never gives a surrogate, so one can only come from an escape.
-    Tests replace this by ``lambda _: True`` for the reference run.
-    """
-    return holds_u_escape(text)
-
-
 def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
     """Whether a decoded text provably holds at most ``max_depth`` containers in all.
 
     ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
     every array it holds opens with its own ``[`` outside strings, so ``arrays``, the text's
     count of ``[``, bounds its arrays. A chain of nested containers is never longer than the
-    number of containers, so then the document is not too deep and no walk is needed. Tests
-    replace this by ``lambda *_: False`` for the reference run (tests/test_fast_paths_exact.py).
+    number of containers, so then the document is not too deep and no walk is needed.
     """
     return objects + arrays <= max_depth
 
@@ -353,7 +341,7 @@ def decode_utf8(data: bytes) -> str:
             f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
             exc.start,
         ) from None
-    if len(data) <= MEMO_BYTES:
+    if len(data) <= MEMO_BYTES and not fastpath.reference():
         _U_MEMO = (data, text, None)  # one answer now serves the bytes and their text
     return text
 
@@ -367,7 +355,7 @@ _U_BYTES = re.compile(rb"\\u")
 # checks of one receipt ask it of the same bytes or text; both spell "\u" alike, since in
 # UTF-8 the bytes 5C 75 are only ever the characters "\" and "u". Kept by identity (the memo
 # holds them, so no other object can take their place), replaced whole, so it never mixes
-# two documents.
+# two documents. Reference mode neither keeps nor reads it.
 _U_MEMO: tuple[bytes | None, str | None, bool | None] = (None, None, None)
 
 
@@ -379,6 +367,8 @@ def holds_u_escape(data: str | bytes) -> bool:
     underscore or surrogate is then written with an escape.
     """
     global _U_MEMO
+    if fastpath.reference():  # no memo: every question searches afresh
+        return _search_u(data)
     memo = _U_MEMO
     if data is memo[0] or data is memo[1]:
         if memo[2] is not None:
@@ -460,7 +450,8 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         and _nesting_depth(value) > limits.max_depth
     ):
         _check_depth(text, limits.max_depth)
-    if _surrogates_possible(text) and _SURROGATE_ESCAPE.search(text):
+    # Strict UTF-8 decoding never gives a surrogate: only a ``\u`` escape can write one.
+    if holds_u_escape(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
     if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
         _walk_limits(value, limits)
@@ -475,8 +466,7 @@ def _decode(text: str, start: int) -> JsonValue:
     """``_DECODER.decode(text)`` with its errors mapped to findings, without its wrappers.
 
     ``start`` is where the leading whitespace ends. Mirrors ``json.JSONDecoder.decode`` and
-    ``raw_decode`` (same scanner, same messages and positions): small embedded texts are
-    parsed many times per receipt, so two Python frames per call matter.
+    ``raw_decode`` (same scanner, same messages and positions).
     """
     try:
         value, end = _SCAN_ONCE(text, start)

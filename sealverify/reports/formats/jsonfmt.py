@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 import orjson
 
-from sealverify.fastpath import declined
+from sealverify import fastpath
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream
 from sealverify.reports.formats.table import receipt_row_subject
@@ -66,44 +67,25 @@ def _plain(value: Any) -> bool:
     they, and every other type, take the standard library's encoder.
     """
     kind = type(value)
-    if kind in _LEAVES:
-        return True
-    if kind is int:
-        return value in _INT_RANGE
-    if kind is dict:
-        if not _KEYS.issuperset(map(type, value)):
-            return False
-        items = value.values()
-    elif kind is list or kind is tuple:
-        items = value
-    else:
-        return False
-    # a container of leaves (the usual case) is judged by its set of types, at C speed
-    return _LEAVES.issuperset(map(type, items)) or all(map(_plain, items))
-
-
-def _plain_reference(value: Any) -> bool:
-    """:func:`_plain` member by member (the reference its type-set shortcut is tested on)."""
-    kind = type(value)
     if kind is str or kind in _WORDS or kind is bool or value is None:
         return True
     if kind is int:
         return value in _INT_RANGE
     if kind is dict:
-        return all(type(key) is str and _plain_reference(item) for key, item in value.items())
+        return all(type(key) is str and _plain(item) for key, item in value.items())
     if kind is list or kind is tuple:
-        return all(map(_plain_reference, value))
+        return all(map(_plain, value))
     return False
 
 
 def dumps(value: Any, *, plain: bool | None = None) -> str:
     """``json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)``, exactly.
 
-    orjson writes it (several times faster than the standard library's pure-Python indented
-    encoder) when the value is :func:`_plain` (``plain`` says so when the caller knows), and
-    the standard library does otherwise and whenever orjson refuses (lone surrogates).
+    orjson writes it when the value is :func:`_plain` (``plain`` says so when the caller
+    knows), and the standard library does otherwise, whenever orjson refuses (lone
+    surrogates) and in reference mode (:func:`sealverify.fastpath.reference`).
     """
-    if plain if plain is not None else _plain(value):
+    if not fastpath.reference() and (plain if plain is not None else _plain(value)):
         try:
             return orjson.dumps(value, option=_ORJSON).decode("utf-8")
         except orjson.JSONEncodeError:
@@ -117,7 +99,7 @@ def dumps_compact(value: Any, *, plain: bool | None = None) -> str:
     orjson writes it when the value is :func:`_plain`, as :func:`dumps` does (the two encoders
     differ only in the whitespace the indent adds), the standard library otherwise.
     """
-    if plain if plain is not None else _plain(value):
+    if not fastpath.reference() and (plain if plain is not None else _plain(value)):
         try:
             return orjson.dumps(value, option=_ORJSON_COMPACT).decode("utf-8")
         except orjson.JSONEncodeError:
@@ -148,18 +130,23 @@ def render(report: Report) -> str:
 def subject_text(subject: Subject) -> str:
     """One subject as it appears inside :func:`render`'s subjects list (indented for it).
 
-    Encoded by orjson in one call (``reports/fast.py``) when every text of the subject and
+    Encoded by orjson in one call (:func:`_subject_whole`) when every text of the subject and
     its checks is an exact ``str`` (the outcome may be an ``Outcome``) and its data and facts
-    are :func:`_plain`; otherwise, and as the oracle, :func:`subject_text_reference`.
+    are :func:`_plain`; otherwise, and in reference mode, :func:`subject_text_reference`.
     """
-    fast = _subject_bytes_fast(subject)
-    return subject_text_reference(subject) if fast is None else fast.decode("utf-8")
+    data = None if fastpath.reference() else _subject_indented(subject)
+    return subject_text_reference(subject) if data is None else data.decode("utf-8")
 
 
 def subject_bytes(subject: Subject) -> bytes:
     """:func:`subject_text` as UTF-8: what a spooled report writes, never decoded on the way."""
-    fast = _subject_bytes_fast(subject)
-    return subject_text_reference(subject).encode() if fast is None else fast
+    data = None if fastpath.reference() else _subject_indented(subject)
+    return subject_text_reference(subject).encode() if data is None else data
+
+
+def _subject_indented(subject: Subject) -> bytes | None:
+    data = _subject_whole(subject, _ORJSON)
+    return None if data is None else data.replace(b"\n", b"\n    ")  # no 0x0A but newlines
 
 
 def subject_text_reference(subject: Subject) -> str:
@@ -173,8 +160,11 @@ def subject_text_reference(subject: Subject) -> str:
 
 def subject_body(subject: Subject) -> str:
     """``dumps_compact(subject.to_dict())``, by one orjson call when it can be."""
-    fast = _subject_body_fast(subject)
-    return subject_body_reference(subject) if fast is None else fast
+    if not fastpath.reference():
+        data = _subject_whole(subject, _ORJSON_COMPACT)
+        if data is not None:
+            return data.decode("utf-8")
+    return subject_body_reference(subject)
 
 
 def subject_body_reference(subject: Subject) -> str:
@@ -182,11 +172,32 @@ def subject_body_reference(subject: Subject) -> str:
     return dumps_compact(subject.to_dict(), plain=_subject_plain(subject))
 
 
-# The fast writers of a subject (sealverify/reports/fast.py: its plain test at C speed, then
-# one orjson call) are bound here when that module is imported; until then, and under
-# SEALVERIFY_REFERENCE=1, every subject is judged and encoded by the references.
-_subject_bytes_fast: Callable[[Subject], bytes | None] = declined
-_subject_body_fast: Callable[[Subject], str | None] = declined
+# A subject's JSON text is one orjson call over ``subject.to_dict()`` once the subject passes
+# ``_subject_plain``'s test, made here at C speed where it can be: the checks' four texts by
+# the set of their types (one pass each), the data and facts by ``_plain``.
+_STR = frozenset((str,))
+_TEXT_OF = tuple(
+    (attrgetter(name), _STATUSES if name == "status" else _STR)
+    for name in ("id", "status", "reason", "location")
+)
+
+
+def _subject_whole(subject: Subject, option: int) -> bytes | None:
+    """``subject.to_dict()`` encoded by orjson with ``option``, or None to leave it to json."""
+    checks = subject.checks
+    for text_of, types in _TEXT_OF:
+        if not types.issuperset(map(type, map(text_of, checks))):
+            return None
+    own = (subject.name, subject.outcome, subject.label)
+    if not _TEXTS.issuperset(map(type, own)) or not _plain(subject.facts):
+        return None
+    for check in checks:
+        if check.data and not _plain(check.data):
+            return None
+    try:
+        return orjson.dumps(subject.to_dict(), option=option)
+    except orjson.JSONEncodeError:  # a lone surrogate: the standard library writes it
+        return None
 
 
 def render_around_subjects(report: Report) -> tuple[str, str]:

@@ -47,11 +47,6 @@ _INDENT = "\n        "
 RESULT_SEPARATOR = "," + _INDENT
 
 
-def _dumps(value: Any, *, plain: bool | None = None) -> str:
-    """``json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)`` (jsonfmt.dumps)."""
-    return dumps(value, plain=plain)
-
-
 def _file_and_line(subject_name: str, check: Check) -> tuple[str, int]:
     """The file a result is in and its line.
 
@@ -177,7 +172,7 @@ def render(report: Report) -> str:
     for subject in report.subjects:
         results.extend(results_for_subject(subject))
     document = _document(report, (r["ruleId"] for r in results), results)
-    return _dumps(document) + "\n"
+    return dumps(document) + "\n"
 
 
 def subject_text(subject: Subject) -> str:
@@ -188,8 +183,7 @@ def subject_text(subject: Subject) -> str:
     """
     plain = _STR.issuperset(map(type, chain.from_iterable(map(_ID_AND_LOCATION, subject.checks))))
     return RESULT_SEPARATOR.join(
-        _dumps(result, plain=plain).replace("\n", _INDENT)
-        for result in results_for_subject(subject)
+        dumps(result, plain=plain).replace("\n", _INDENT) for result in results_for_subject(subject)
     )
 
 
@@ -224,11 +218,11 @@ def render_around_results(report: Report, subject_rule_ids: Iterable[str]) -> tu
     """
     found = finding_results(report.findings)
     ids = {r["ruleId"] for r in found} | set(subject_rule_ids)
-    text = _dumps(_document(report, ids, [])) + "\n"
+    text = dumps(_document(report, ids, [])) + "\n"
     before, marker, after = text.partition(_RESULTS_EMPTY)
     assert marker, "the SARIF layout changed: update the spooled form"
     head = before + _RESULTS_OPEN
-    head += "".join(_dumps(result).replace("\n", _INDENT) + RESULT_SEPARATOR for result in found)
+    head += "".join(dumps(result).replace("\n", _INDENT) + RESULT_SEPARATOR for result in found)
     return head, _RESULTS_CLOSE + after
 
 

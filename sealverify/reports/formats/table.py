@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from sealverify import fastpath
 from sealverify.reports import ids
 from sealverify.reports.formats import terminal
 from sealverify.reports.formats.grid import (
@@ -155,7 +155,7 @@ def receipt_row_subject(subject: Subject) -> Subject:
     )
 
 
-@functools.lru_cache(maxsize=256)
+@fastpath.cache(maxsize=256)
 def _row_facts(
     has_family: bool, family: Any, has_verdict: bool, verdict: Any, rederived: Any
 ) -> dict[str, Any]:
