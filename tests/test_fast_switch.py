@@ -11,7 +11,6 @@ surrogates and the control characters the orjson writers spell differently.
 
 from __future__ import annotations
 
-import base64
 import importlib
 import json
 import os
@@ -29,7 +28,6 @@ from sealverify import fastpath
 from sealverify.kernel import fast as kernel_fast
 from sealverify.kernel import ljson
 from sealverify.receipts import fast as receipts_fast
-from sealverify.receipts import verify
 from sealverify.reports import fast as reports_fast
 from sealverify.reports import model
 from sealverify.reports.effects import Effect
@@ -130,8 +128,6 @@ def test_without_the_switch_the_fast_paths_run(tmp_path: Path) -> None:
         "sealverify.seal.fast.canonical_line",
         "sealverify.kernel.fast.lean_compress",
         "sealverify.kernel.wirecue.proven_request",
-        "sealverify.receipts.fast.frame_bytes",
-        "sealverify.receipts.fast.frame_meta_keys",
         "sealverify.receipts.members.member_checks",
         "sealverify.receipts.bindings.signatures._envelope_holders",
         "sealverify.wire.guards.escaped_keys",
@@ -344,18 +340,6 @@ def test_object_b_blobs_equal_their_reference() -> None:
         _both(objectb.blob, data)
         _both(objectb.preimage_v2, data, data[:7], data[::-1], "RELEASED", "op", "unknown")
         _both(objectb.preimage_v2, data, None, data, "PENDING", "\u00e9", "witnessed_external")
-
-
-def test_verify_frame_reuse_equals_its_reference() -> None:
-    frames = [path.read_bytes() for path in sorted(FIXTURES.rglob("*.bin"))]
-    frames += [b'{"params":{"_meta":{"a":1,"a":2}}}\n', b"\xef\xbb\xbf{}", b"\xff", b"[" * 5000]
-    encoded = [base64.b64encode(frame).decode() for frame in frames]
-    encoded += ["QR==", "QQ", "", "====", "Q Q==", "\u00e9"]
-    for text in encoded:
-        doc: dict[str, JsonValue] = {"signed_artifacts": {"object_a": text}}
-        _both(verify._frame_bytes, doc)
-    for frame in frames:
-        _both(verify._frame_meta_keys, frame)
 
 
 def test_report_json_equals_its_reference(values: list[JsonValue]) -> None:

@@ -14,55 +14,16 @@ import unicodedata
 
 from sealverify import fastpath
 from sealverify.fastpath import Pair
-from sealverify.receipts import embedded, families, members, verify
+from sealverify.receipts import embedded, families, members
 from sealverify.receipts.bindings import signatures
-from sealverify.receipts.bindings.derived import Doc, b64_decode_cached, parse_frame_cached
-from sealverify.receipts.verify import (
-    _frame_bytes_reference,
-    _frame_meta_keys_reference,
-    _meta_keys,
-)
+from sealverify.receipts.bindings.derived import Doc
 from sealverify.wire import guards as wire_guards
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import JsonError, JsonValue, holds_u_escape, parse_text
+from sealverify.wire.strictjson import JsonValue, holds_u_escape, parse_text
 
-__all__ = ["PAIRS", "frame_bytes", "frame_meta_keys"]
+__all__ = ["PAIRS"]
 
 # the module, not the binding function the bindings package exports under the same name
 object_a = importlib.import_module("sealverify.receipts.bindings.object_a")
-
-
-def frame_bytes(doc: dict[str, JsonValue]) -> bytes | None:
-    """``verify._frame_of``, by the decode the bindings already made (cached).
-
-    A canonical spelling is the encoder's output for its bytes, so the lenient decode gives
-    the very same bytes; only a text the canonical decoder refuses is decoded leniently.
-    """
-    artifacts = doc.get("signed_artifacts")
-    encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
-    if not isinstance(encoded, str):
-        return None
-    try:
-        return b64_decode_cached(encoded)
-    except ValueError:
-        return _frame_bytes_reference(encoded)
-
-
-def frame_meta_keys(frame: bytes | None) -> frozenset[str] | None:
-    """``verify._meta_keys_of``, by the bindings' cached strict parse of the request line.
-
-    parse_bytes is parse_text(decode_utf8) plus a size limit, so whatever it accepts the
-    reference parses to the same tree; what it refuses is parsed by the reference itself
-    (same answer, same refusals).
-    """
-    if frame is None:
-        return None
-    line = raw_line(frame)
-    try:
-        message = parse_frame_cached(line)
-    except JsonError:
-        return _frame_meta_keys_reference(line)
-    return _meta_keys(message)
 
 
 def _holders_reference(doc: Doc) -> list[tuple[tuple[str | int, ...], Doc]]:
@@ -82,8 +43,6 @@ def _equivalent_names_reference(line: bytes, message: JsonValue) -> list[tuple[s
 
 
 PAIRS = (
-    Pair(verify, "_frame_bytes", frame_bytes, verify._frame_of),
-    Pair(verify, "_frame_meta_keys", frame_meta_keys, verify._meta_keys_of),
     Pair(embedded, "_parse", embedded._parse, parse_text),
     Pair(
         members,

@@ -9,11 +9,11 @@ from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
     Derived,
     Doc,
-    b64_decode_cached,
     compact_exact,
     pointer,
 )
 from sealverify.receipts.families import pointer as receipts_pointer
+from sealverify.receipts.view import decode
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.reports.vocabulary import Family
 from sealverify.seal import objectb
@@ -292,7 +292,8 @@ def _object_b_preimage(
         return None, str(exc)
     if domain == objectb.OBJECT_B_V1:
         return objectb.preimage_v1(object_b), ""
-    frame, error = (derived or Derived(doc)).object_a()
+    derived = derived or Derived(doc)
+    frame, error = derived.object_a()
     if frame is None:
         return None, error or "Object B v2 needs signed_artifacts.object_a"
     artifacts = doc["signed_artifacts"]
@@ -300,10 +301,10 @@ def _object_b_preimage(
     statement_text = artifacts.get("approval_statement")
     statement: bytes | None = None
     if statement_text is not None:
-        try:
-            statement = b64_decode_cached(str(statement_text))
-        except ValueError as exc:
-            return None, f"approval_statement: {exc}"
+        decoded = derived.view.statement or decode(str(statement_text))
+        if decoded.canonical is None:
+            return None, f"approval_statement: {decoded.error}"
+        statement = decoded.canonical
     try:
         return objectb.preimage_v2(
             frame,
