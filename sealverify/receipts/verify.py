@@ -16,6 +16,7 @@ from typing import Any
 
 from sealverify.history import receipt_approval
 from sealverify.history.receipt_approval import SignedTime
+from sealverify.kernel.receipt_inputs import Frames
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
@@ -49,7 +50,14 @@ from sealverify.ruling import wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
 from sealverify.seal.trust import Decision, TrustStore
-from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
+from sealverify.wire.strictjson import (
+    DEFAULT_LIMITS,
+    JsonError,
+    JsonValue,
+    decode_utf8,
+    parse_text,
+    uint_value,
+)
 
 _FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
@@ -374,6 +382,11 @@ def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
     return read if read is not None and read.of(raw) else read_document(raw)
 
 
+# A log's session pass fed by the verifier's reading: a line's re-derivation in its session
+# from its document and decoded frames, or None (sessions.LogSessions.rederivation).
+_Thread = Callable[[dict[str, JsonValue], Frames], "Rederivation | None"]
+
+
 def _verify_read(
     raw: bytes,
     name: str,
@@ -381,10 +394,14 @@ def _verify_read(
     options: VerifyOptions,
     attestation: JsonValue | None,
     threaded: Rederivation | None = None,
+    thread: _Thread | None = None,
 ) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
-    if doc is None or family is None:
+    view = read_view(doc, family) if doc is not None else None  # the one reading
+    if thread is not None and doc is not None and view is not None:
+        threaded = thread(doc, view.frames)  # in log order, every strictly read line
+    if doc is None or family is None or view is None:
         return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
     if family == Family.SPINE:
         return _verify_spine(raw, name, doc, checks, options)
@@ -415,8 +432,7 @@ def _verify_read(
                 pointer("request_parse_error"),
             )
         )
-    view = read_view(doc, family)  # the one reading every check below is handed
-    derived = bindings.Derived(doc, view)  # what several bindings derive, worked out once
+    derived = bindings.Derived(doc, view)  # every check below is handed the one reading
     for binding in bindings.ALL_BINDINGS:
         checks.extend(binding(doc, derived))
     if family == Family.V3:
@@ -498,6 +514,7 @@ def verify_log_line(
     options: VerifyOptions = VerifyOptions(),
     threaded: Rederivation | None = None,
     read: ReceiptDocument | None = None,
+    thread: _Thread | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
 
@@ -505,7 +522,8 @@ def verify_log_line(
     line, or one that is not strict JSON, is a finding with its line number. ``threaded`` is
     the line's re-derivation in its session's log order, when one was made; ``read`` a
     :func:`read_document` of :func:`log_line_body` a caller already made (as in
-    :func:`verify_receipt`).
+    :func:`verify_receipt`); ``thread`` the log's session pass, fed with this line's reading
+    (:class:`sessions.LogSessions`) when the line is verified in log order.
     """
     where = f"{name}:{number}"
     body = log_line_body(line)
@@ -517,7 +535,7 @@ def verify_log_line(
             parse_text(decode_utf8(body))
         except JsonError as exc:  # the rare broken line pays a second parse for its message
             return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
-    return _verify_read(body, where, read, options, None, threaded)
+    return _verify_read(body, where, read, options, None, threaded, thread)
 
 
 def log_line_body(line: bytes) -> bytes:
@@ -539,13 +557,10 @@ def verify_jsonl(
     """
     subjects: list[Subject] = []
     findings: list[Check] = []
-    threads = (
-        sessions.threaded_rederivations(lambda: log_lines(raw), options.raw_lines)
-        if options.rederive
-        else {}
-    )
+    log = sessions.LogSessions(log_lines(raw), options.raw_lines) if options.rederive else None
     for number, line in enumerate(log_lines(raw), start=1):
-        result = verify_log_line(line, number, name, options, threads.get(number))
+        thread = _fed(log, number, len(log_line_body(line))) if log is not None else None
+        result = verify_log_line(line, number, name, options, thread=thread)
         if isinstance(result, Check):
             findings.append(result)
             continue
@@ -553,6 +568,17 @@ def verify_jsonl(
             on_receipt(log_line_body(line), result)
         subjects.append(result)
     return subjects, findings
+
+
+def _fed(log: sessions.LogSessions, number: int, size: int) -> _Thread | None:
+    """Line ``number``'s feed of the log's session pass; None past the strict size limit.
+
+    The session pass reads a line as :func:`sessions.strict_document` does, which refuses a
+    document over the size limit (the verifier reads it, and it is never threaded).
+    """
+    if size > DEFAULT_LIMITS.max_document_bytes:
+        return None
+    return lambda doc, frames: log.rederivation(number, doc, frames)
 
 
 def build_report(
