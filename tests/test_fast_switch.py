@@ -27,7 +27,6 @@ import pytest
 from sealverify import fastpath
 from sealverify.kernel import fast as kernel_fast
 from sealverify.kernel import ljson
-from sealverify.receipts import fast as receipts_fast
 from sealverify.reports import fast as reports_fast
 from sealverify.reports import model
 from sealverify.reports.effects import Effect
@@ -43,7 +42,7 @@ from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-LAYERS = (wire_fast, seal_fast, kernel_fast, ruling_fast, receipts_fast, reports_fast)
+LAYERS = (wire_fast, seal_fast, kernel_fast, ruling_fast, reports_fast)
 
 # Run in a fresh interpreter: verify the demo receipts in every format under a profile that
 # records every Python function entered, then print which registered fast and reference
@@ -128,10 +127,6 @@ def test_without_the_switch_the_fast_paths_run(tmp_path: Path) -> None:
         "sealverify.seal.fast.canonical_line",
         "sealverify.kernel.fast.lean_compress",
         "sealverify.kernel.wirecue.proven_request",
-        "sealverify.receipts.members.member_checks",
-        "sealverify.receipts.bindings.signatures._envelope_holders",
-        "sealverify.wire.guards.escaped_keys",
-        "sealverify.wire.strictjson.holds_u_escape",
         "sealverify.reports.model.Subject.sorted_checks",
         "sealverify.reports.model._check",
         "sealverify.reports.fast.subject_bytes_fast",

@@ -19,6 +19,7 @@ import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from sealverify import fastpath
 from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, passed
@@ -437,7 +438,13 @@ def _owners(name: str, key: str) -> list[str]:
 
 
 def member_checks(doc: Doc, family: str) -> list[Check]:
-    """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass."""
+    """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass.
+
+    The fast path proves a clean receipt clean without the loops (:func:`_clean`, some 7 % of
+    a receipt's verification); under ``SEALVERIFY_REFERENCE=1`` every level runs both loops.
+    """
+    if fastpath.reference():
+        return _member_checks(doc, family, shortcut=False)
     key = table_key(doc, family)
     if _clean(doc, key):
         return [_members_pass(key)]
