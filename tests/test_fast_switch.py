@@ -49,6 +49,7 @@ FAST_ONLY = (
     "sealverify.wire.leanjson._orjson_text",
     "sealverify.kernel.wirecue._object",
     "sealverify.reports.formats.jsonfmt._subject_whole",
+    "sealverify.receipts.members._clean",
 )
 # The definitions that stand in for them under the switch.
 DEFINITIONS = (
@@ -60,8 +61,8 @@ DEFINITIONS = (
 
 # Run in a fresh interpreter: verify the demo receipts in every format under a profile that
 # records every Python function entered; print each format's report digest, which of the
-# fast-only and definition functions ran (by module and qualified name), the receipts
-# layer's rebound pairs that ran, and how much every cache holds afterwards.
+# fast-only and definition functions ran (by module and qualified name) and how much every
+# cache holds afterwards.
 _PROFILED_RUN = r"""
 import hashlib, json, sys, types
 from click.testing import CliRunner
@@ -87,7 +88,6 @@ for fmt in ("json", "jsonl", "sarif", "junit", "table", "html"):
     digests[fmt] = [out.exit_code, hashlib.sha256(out.stdout_bytes).hexdigest()]
 sys.setprofile(None)
 names = {f"{module}.{name}" for module, name in entered}
-pairs = {plain(getattr(p, "fast")) for p in fastpath._PAIRS} - {None}
 from sealverify.ruling import wording
 from sealverify.reports import model
 from sealverify.wire import strictjson
@@ -101,8 +101,6 @@ kept = {
 print(json.dumps({
     "digests": digests,
     "entered": sorted(names),
-    "pairs": sorted(f"{f.__module__}.{f.__qualname__}" for f in pairs
-                    if (f.__module__, f.__qualname__) in entered),
     "kept": kept,
 }))
 """
@@ -148,8 +146,6 @@ def test_without_the_switch_the_fast_paths_run(runs: dict[str, dict[str, Any]]) 
     run = runs["fast"]
     for name in FAST_ONLY:
         assert name in run["entered"], name
-    # the receipts layer's rebound pairs (sealverify/receipts/fast.py) run too
-    assert "sealverify.receipts.members.member_checks" in run["pairs"]
     assert run["kept"]["caches"] > 0 and run["kept"]["passes"] > 0 and run["kept"]["roles"] > 0
     assert run["kept"]["numbers"] > 0 and run["kept"]["u memo"]
 
@@ -162,9 +158,6 @@ def test_under_the_switch_no_fast_path_runs_and_no_cache_keeps_anything(
         assert name not in run["entered"], name
     for name in DEFINITIONS:
         assert name in run["entered"], name
-    # No rebound fast function of the receipts layer was entered in the whole run, but for
-    # ``holds_u_escape``: also the strict parser's own question (asked without its memo here).
-    assert set(run["pairs"]) <= {"sealverify.wire.strictjson.holds_u_escape"}
     assert run["kept"] == {"caches": 0, "passes": 0, "roles": 0, "numbers": 0, "u memo": False}
 
 
@@ -214,8 +207,7 @@ def test_a_cache_is_emptied_as_the_mode_switches() -> None:
 # --- the house rules the switch rests on -------------------------------------------------------
 
 # Each layer's fast paths are branches in the functions that own them: a layer's package
-# ``__init__`` holds its docstring and nothing else. (receipts/ still imports its rebound
-# pairs, sealverify/receipts/fast.py, until that layer reads each receipt once.)
+# ``__init__`` holds its docstring and nothing else.
 LAYERS = ("wire", "kernel", "seal", "reports", "ruling")
 
 
@@ -240,8 +232,7 @@ def _uses(tree: ast.AST, module: str, names: set[str]) -> list[str]:
     return found
 
 
-# Memoized loads of constant package data (read once, whatever the mode), and the receipts
-# layer, whose caches go with its rebound pairs.
+# Memoized loads of constant package data (read once, whatever the mode).
 _CONSTANT_LOADS = {
     "catalogue/__init__.py",  # the check catalogue, package data
     "history/databases.py",  # the schema the project's own migrations make
@@ -256,7 +247,7 @@ def test_every_cache_is_a_fastpath_cache() -> None:
     rebinding = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if name == "fastpath.py" or name.startswith("receipts/") or name in _CONSTANT_LOADS:
+        if name == "fastpath.py" or name in _CONSTANT_LOADS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         stray += [f"{name}: {c}" for c in _uses(tree, "functools", {"lru_cache", "cache"})]
@@ -401,18 +392,6 @@ def test_object_b_blobs_equal_their_reference() -> None:
         _both(objectb.blob, data)
         _both(objectb.preimage_v2, data, data[:7], data[::-1], "RELEASED", "op", "unknown")
         _both(objectb.preimage_v2, data, None, data, "PENDING", "\u00e9", "witnessed_external")
-
-
-def test_verify_frame_reuse_equals_its_reference() -> None:
-    frames = [path.read_bytes() for path in sorted(FIXTURES.rglob("*.bin"))]
-    frames += [b'{"params":{"_meta":{"a":1,"a":2}}}\n', b"\xef\xbb\xbf{}", b"\xff", b"[" * 5000]
-    encoded = [base64.b64encode(frame).decode() for frame in frames]
-    encoded += ["QR==", "QQ", "", "====", "Q Q==", "\u00e9"]
-    for text in encoded:
-        doc: dict[str, JsonValue] = {"signed_artifacts": {"object_a": text}}
-        _both(verify._frame_bytes, doc)
-    for frame in frames:
-        _both(verify._frame_meta_keys, frame)
 
 
 def test_report_json_equals_its_reference(values: list[JsonValue]) -> None:

@@ -5,25 +5,35 @@
 is compared with its direct computation, and the checks of every binding run with one shared
 view (in every order) with those of the binding run on its own.
 
-``verify._frame_bytes`` and ``verify._frame_meta_keys`` take the bindings' cached canonical
-decode and strict parse first and fall back to their own lenient decode and plain parse. Each
-is compared with that reference on texts and frames that hit both branches, with cold and
-warm caches.
+The receipt's view (``receipts/view.py``) decodes its frames and parses its request line once
+for every check; what it hands the wording lint, the bindings and the re-derivation is
+compared with each of them decoded and parsed afresh, on texts and frames that hit both the
+canonical and the lenient reading.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.receipts import bindings, verify
+from sealverify.receipts import bindings
 from sealverify.receipts.bindings import derived as bindings_derived
-from sealverify.seal import identities
+from sealverify.receipts.view import read_view
+from sealverify.seal import identities, signatures
 from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonNumber, JsonValue, display
+from sealverify.wire.strictjson import (
+    DEFAULT_LIMITS,
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    decode_utf8,
+    display,
+    parse_text,
+)
 from tests.test_bindings_perf import _docs, _outcome
 
 _FRAMES = [
@@ -44,51 +54,110 @@ _FRAMES = [
 
 
 def _reference_keys(frame: bytes | None) -> frozenset[str] | None:
-    return None if frame is None else verify._frame_meta_keys_reference(raw_line(frame))
+    """What the wording lint reads of a frame: its request's ``_meta`` names, parsed afresh."""
+    if frame is None:
+        return None
+    try:
+        message = parse_text(decode_utf8(raw_line(frame)))
+    except JsonError:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return frozenset(meta) if isinstance(meta, dict) else frozenset()
+
+
+def _reference_frame(text: JsonValue) -> bytes | None:
+    """The carried frame as standard base64 gives it, decoded afresh."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _reference_object_a(doc: dict[str, JsonValue]) -> tuple[bytes | None, str | None]:
+    """Object A under the bindings' rules (members, encoding, canonical base64), afresh."""
+    artifacts = doc.get("signed_artifacts")
+    if not isinstance(artifacts, dict):
+        return None, None
+    if set(artifacts) not in (
+        {"encoding", "object_a"},
+        {"encoding", "object_a", "approval_statement"},
+    ):
+        return None, "signed_artifacts members must be encoding, object_a[, approval_statement]"
+    if artifacts.get("encoding") != "base64" or not isinstance(artifacts.get("object_a"), str):
+        return None, 'signed_artifacts.encoding must be "base64" and object_a a string'
+    try:
+        return signatures.b64_std_decode_canonical(str(artifacts["object_a"])), None
+    except ValueError as exc:
+        return None, f"signed_artifacts.object_a: {exc}"
 
 
 def _doc(text: JsonValue) -> dict[str, JsonValue]:
     return {"signed_artifacts": {"encoding": "base64", "object_a": text}}
 
 
-def test_meta_keys_equal_the_reference_cold_and_warm() -> None:
-    for frame in [*_FRAMES, None]:
-        bindings.parse_frame_cached.cache_clear()
-        cold = verify._frame_meta_keys(frame)
-        warm = verify._frame_meta_keys(frame)
-        assert cold == warm == _reference_keys(frame)
-    assert verify._frame_meta_keys(_FRAMES[1]) == frozenset({"a", "b", "ab"})
-    assert verify._frame_meta_keys(_FRAMES[0]) == frozenset()
-    assert verify._frame_meta_keys(_FRAMES[2]) is None
+def _view_keys(frame: bytes) -> frozenset[str] | None:
+    return read_view(_doc(base64.b64encode(frame).decode())).meta_keys
+
+
+def test_meta_keys_equal_the_reference() -> None:
+    for frame in _FRAMES:
+        assert _view_keys(frame) == _reference_keys(frame)
+    assert _view_keys(_FRAMES[1]) == frozenset({"a", "b", "ab"})
+    assert _view_keys(_FRAMES[0]) == frozenset()
+    assert _view_keys(_FRAMES[2]) is None
+    assert read_view({}).meta_keys is None
 
 
 def test_meta_keys_of_an_oversized_line_come_from_the_reference() -> None:
-    # parse_bytes refuses a line over the document size limit; the reference parses it.
+    # parse_bytes refuses a line over the document size limit; the wording lint reads it.
     frame = b'{"params":{"_meta":{"k":1}}}' + b" " * DEFAULT_LIMITS.max_document_bytes + b"\n"
-    assert verify._frame_meta_keys(frame) == frozenset({"k"}) == _reference_keys(frame)
+    assert _view_keys(frame) == frozenset({"k"}) == _reference_keys(frame)
+
+
+def test_meta_keys_of_a_non_canonical_text_are_read_from_its_lenient_decoding() -> None:
+    frame = b'{"params":{"_meta":{"k":1}}}\n'
+    text = base64.b64encode(frame).decode()
+    assert text.endswith("=")
+    spelled = text[:-2] + chr(ord(text[-2]) + 1) + "="  # non-zero trailing bits
+    assert _reference_frame(spelled) == frame
+    view = read_view(_doc(spelled))
+    assert view.object_a is None and view.request_frame is None
+    assert view.frames.object_a == frame and view.meta_keys == frozenset({"k"})
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=12))
-def test_frame_bytes_of_canonical_base64_is_the_lenient_decode(data: bytes) -> None:
+def test_the_carried_frame_of_canonical_base64_is_the_lenient_decode(data: bytes) -> None:
     text = base64.b64encode(data).decode()
-    assert verify._frame_bytes(_doc(text)) == data == verify._frame_bytes_reference(text)
+    view = read_view(_doc(text))
+    assert view.frames.object_a == data == _reference_frame(text) == view.object_a
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="AQgw+/-_=8AB \n\té", max_size=12))
-def test_frame_bytes_equal_the_lenient_decode_on_any_text(text: str) -> None:
-    bindings.b64_decode_cached.cache_clear()
-    assert verify._frame_bytes(_doc(text)) == verify._frame_bytes_reference(text)
-    assert verify._frame_bytes(_doc(text)) == verify._frame_bytes_reference(text)  # warm
+def test_the_view_equals_the_decoders_on_any_text(text: str) -> None:
+    for doc in (_doc(text), {"signed_artifacts": {"object_a": text}}):
+        view = read_view(doc)
+        assert view.frames.object_a == _reference_frame(text)
+        assert (view.object_a, view.object_a_error) == _reference_object_a(doc)
+    release = read_view({"release_frame": {"base64": text}})
+    assert release.frames.release == _reference_frame(text)
+    try:
+        assert release.release == signatures.b64_std_decode_canonical(text)
+        assert release.release_error is None
+    except ValueError as exc:
+        assert release.release is None and release.release_error == str(exc)
 
 
-def test_frame_bytes_of_non_canonical_base64_keeps_the_lenient_answer() -> None:
+def test_the_carried_frame_of_non_canonical_base64_keeps_the_lenient_answer() -> None:
     # Non-zero trailing bits: the canonical decoder refuses, the lenient one does not.
-    assert verify._frame_bytes(_doc("QR==")) == b"A" == verify._frame_bytes_reference("QR==")
-    assert verify._frame_bytes(_doc("QQ")) is None
+    assert read_view(_doc("QR==")).frames.object_a == b"A" == _reference_frame("QR==")
+    assert read_view(_doc("QQ")).frames.object_a is None
     for doc in [{}, {"signed_artifacts": []}, _doc(None), _doc(True)]:
-        assert verify._frame_bytes(doc) is None
+        assert read_view(doc).frames.object_a is None
 
 
 # --- one Derived per receipt --------------------------------------------------------------
@@ -152,7 +221,7 @@ def test_derived_members_equal_their_direct_computations() -> None:
                 refused["config"] += 1
                 assert text is None and why == f"{bindings.CANNOT_RECONSTRUCT}: {value[1]}"
                 assert derived.policy_hash() == (None, why)
-            assert derived.object_a() == bindings_derived.object_a_bytes(doc)
+            assert derived.object_a() == _reference_object_a(doc)
     assert refused["line"] > 0 and refused["config"] > 0
 
 

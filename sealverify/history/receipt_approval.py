@@ -6,6 +6,8 @@ import base64
 import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Final, Literal
 
 from sealverify.history.approval_tokens import TokenContext, TokenResult, judge_token
 from sealverify.reports import ids
@@ -17,6 +19,7 @@ from sealverify.wire.strictjson import (
 )
 
 __all__ = [
+    "UNREAD",
     "SignedTime",
     "check_receipt_approval",
     "policy_target_spec",
@@ -36,11 +39,21 @@ class SignedTime:
     why_none: str = ""
 
 
+class _Unread(Enum):
+    UNREAD = "unread"
+
+
+# ``frame`` not given: the receipt's Object A is decoded here.
+UNREAD: Final = _Unread.UNREAD
+
+
 def check_receipt_approval(
     receipt: dict[str, JsonValue],
     tokens: Sequence[tuple[str, bytes]],
     approver_keys: Sequence[bytes],
     signed_time: SignedTime | None = None,
+    *,
+    frame: bytes | Literal[_Unread.UNREAD] | None = UNREAD,
 ) -> list[Check]:
     """Bind a receipt's consumed approval to a token from ``tokens`` (``verify --approvals``).
 
@@ -54,7 +67,8 @@ def check_receipt_approval(
     Object A, the token's subject is compared with the receipt's framed subject (a v3 record
     signs it under either Object B domain). ``signed_time`` is the time a verified signature
     covers and why there is none (the receipt's ``now`` when not given): expiry is judged only
-    at it.
+    at it. ``frame`` is ``signed_artifacts.object_a`` as the receipt's reader decoded it (None:
+    not carried, or not base64); when not given it is decoded here.
     """
     approval = receipt.get("approval")
     if not isinstance(approval, dict):
@@ -71,7 +85,7 @@ def check_receipt_approval(
     ]
     reason = _safety_reason(receipt)
     nonce = approval.get("nonce")
-    context = _token_context(receipt, signed_time)
+    context = _token_context(receipt, signed_time, _object_a(receipt) if frame is UNREAD else frame)
     candidates = []
     for location, line in tokens:
         result = judge_token(line, found, context, location)
@@ -124,10 +138,13 @@ def _approver_key(approval: dict[str, JsonValue], approver_keys: Sequence[bytes]
     return approver_key
 
 
-def _token_context(receipt: dict[str, JsonValue], signed_time: SignedTime | None) -> TokenContext:
+def _token_context(
+    receipt: dict[str, JsonValue], signed_time: SignedTime | None, frame: bytes | None
+) -> TokenContext:
     """What every token is judged against: the receipt's frame or subject, server and time."""
-    frame, server, now = _receipt_context(receipt)
-    time = signed_time if signed_time is not None else SignedTime(now)
+    found = receipt_server(receipt)
+    server = found[0] if found else ""
+    time = signed_time if signed_time is not None else SignedTime(uint_value(receipt.get("now")))
     return TokenContext(
         frame=frame,
         server=server,
@@ -197,17 +214,16 @@ def _safety_reason(receipt: dict[str, JsonValue]) -> str | None:
     return None
 
 
-def _receipt_context(receipt: dict[str, JsonValue]) -> tuple[bytes | None, str, int | None]:
-    frame: bytes | None = None
+def _object_a(receipt: dict[str, JsonValue]) -> bytes | None:
+    """``signed_artifacts.object_a`` decoded, for a caller that has not read it."""
     artifacts = receipt.get("signed_artifacts")
     object_a = artifacts.get("object_a") if isinstance(artifacts, dict) else None
-    if isinstance(object_a, str):
-        try:
-            frame = base64.b64decode(object_a, validate=True)
-        except (binascii.Error, ValueError):
-            frame = None
-    found = receipt_server(receipt)
-    return frame, found[0] if found else "", uint_value(receipt.get("now"))
+    if not isinstance(object_a, str):
+        return None
+    try:
+        return base64.b64decode(object_a, validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def policy_target_spec(receipt: dict[str, JsonValue]) -> JsonValue | None:

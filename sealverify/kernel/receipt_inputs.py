@@ -41,8 +41,10 @@ from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 __all__ = [
+    "Frames",
     "NotEvaluated",
     "ReplayInput",
+    "carried_frames",
     "claimed_position",
     "lean_value",
     "lean_view",
@@ -60,6 +62,40 @@ class NotEvaluated:
     """Why a receipt's decision cannot be re-derived; ``reason`` is shown to the user."""
 
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Frames:
+    """The frames a receipt carries, as base64 decodes them: read once by the receipt's reader.
+
+    ``object_a`` is ``signed_artifacts.object_a`` decoded, ``release`` the
+    ``release_frame.base64``; each None when the member is no string or not base64 (whether it
+    is a string is read from the receipt). verify builds them with the receipt's view
+    (``sealverify/receipts/view.py``) and hands them down, so the step's inputs never decode a
+    frame again; :func:`carried_frames` reads them for a caller that has no view.
+    """
+
+    object_a: bytes | None
+    release: bytes | None
+
+
+def _base64(value: JsonValue) -> bytes | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def carried_frames(receipt: dict[str, JsonValue]) -> Frames:
+    """The receipt's :class:`Frames`, each decoded here (once)."""
+    artifacts = receipt.get("signed_artifacts")
+    release = receipt.get("release_frame")
+    return Frames(
+        _base64(artifacts.get("object_a") if isinstance(artifacts, dict) else None),
+        _base64(release.get("base64") if isinstance(release, dict) else None),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,9 +288,13 @@ def _time_inputs(receipt: dict[str, JsonValue]) -> tuple[int, int | None] | NotE
 
 
 def prepare(
-    receipt: dict[str, JsonValue], raw_line: bytes | None = None
+    receipt: dict[str, JsonValue], raw_line: bytes | None = None, frames: Frames | None = None
 ) -> ReplayInput | NotEvaluated:
-    """The inputs of the step a receipt records, or the precise reason they are missing."""
+    """The inputs of the step a receipt records, or the precise reason they are missing.
+
+    ``frames`` are the receipt's carried frames as its reader decoded them; without them they
+    are decoded here.
+    """
     emitted = receipt.get("emitted_bytes")
     if not isinstance(emitted, str):
         if receipt.get("bypass") is True:
@@ -279,7 +319,7 @@ def prepare(
     else:
         return NotEvaluated("the receipt carries no config (signed_config or kernel_config)")
 
-    line = _judged_line(receipt, raw_line)
+    line = _judged_line(receipt, raw_line, frames)
     if isinstance(line, NotEvaluated):
         return line
     grants = _grants(receipt)
@@ -304,7 +344,7 @@ def prepare(
 
 
 def _recovered_line(
-    receipt: dict[str, JsonValue], request_sha: JsonValue
+    receipt: dict[str, JsonValue], request_sha: JsonValue, release: bytes | None
 ) -> tuple[str, str] | NotEvaluated:
     """Object B v1: the judged line is Object A recovered from the release frame, when bound.
 
@@ -318,9 +358,7 @@ def _recovered_line(
     operation_id = receipt.get("operation_id")
     if not isinstance(encoded, str) or not isinstance(operation_id, str):
         return NotEvaluated("the release frame or operation_id is missing, so no Object A")
-    try:
-        release = base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
+    if release is None:
         return NotEvaluated("release_frame.base64 is not base64")
     frame = unsplice_operation_id(release, operation_id)
     view = lean_view(frame) if frame is not None else None
@@ -337,7 +375,7 @@ def _recovered_line(
 
 
 def _judged_line(
-    receipt: dict[str, JsonValue], raw_line: bytes | None
+    receipt: dict[str, JsonValue], raw_line: bytes | None, frames: Frames | None
 ) -> tuple[str, str] | NotEvaluated:
     request_sha = receipt.get("request_sha256")
     if raw_line is not None:
@@ -353,17 +391,19 @@ def _judged_line(
         return view, "the supplied raw line (hash-checked against request_sha256)"
     artifacts = receipt.get("signed_artifacts")
     object_a = artifacts.get("object_a") if isinstance(artifacts, dict) else None
+    carried = None
+    if isinstance(object_a, str) or isinstance(receipt.get("release_frame"), dict):
+        carried = frames if frames is not None else carried_frames(receipt)
     if isinstance(object_a, str):
-        try:
-            frame = base64.b64decode(object_a, validate=True)
-        except (binascii.Error, ValueError):
+        frame = carried.object_a if carried is not None else None
+        if frame is None:
             return NotEvaluated("signed_artifacts.object_a is not base64")
         view = lean_view(frame)
         if view is None:
             return NotEvaluated("signed_artifacts.object_a is not UTF-8")
         return view, "signed_artifacts.object_a"
     if isinstance(receipt.get("release_frame"), dict):
-        return _recovered_line(receipt, request_sha)
+        return _recovered_line(receipt, request_sha, carried.release if carried else None)
     if "request_parse_error" in receipt:
         return NotEvaluated(
             "unparseable request: the receipt carries only request_sha256; supply the line "

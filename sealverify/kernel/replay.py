@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, nat_json, parse
 from sealverify.kernel.receipt_inputs import (
+    Frames,
     NotEvaluated,
     ReplayInput,
     claimed_position,
@@ -146,9 +147,14 @@ def _position_gap(inputs: ReplayInput) -> str | None:
     return None
 
 
-def rederive(receipt: dict[str, JsonValue], raw_line: bytes | None = None) -> Rederivation:
-    """Re-derive one receipt on its own, as the first executed call of a fresh session."""
-    inputs = prepare(receipt, raw_line)
+def rederive(
+    receipt: dict[str, JsonValue], raw_line: bytes | None = None, frames: Frames | None = None
+) -> Rederivation:
+    """Re-derive one receipt on its own, as the first executed call of a fresh session.
+
+    ``frames`` are the receipt's carried frames as its reader decoded them (``prepare``).
+    """
+    inputs = prepare(receipt, raw_line, frames)
     if isinstance(inputs, NotEvaluated):
         return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
     gap = _position_gap(inputs)

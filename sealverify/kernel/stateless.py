@@ -38,7 +38,13 @@ from sealverify.kernel.gate import CONFLICT, CURRENT, LEGACY, mcp_version_gate
 from sealverify.kernel.ljson import LeanError, LValue, ModelLimit, compress, parse
 from sealverify.kernel.lpath import at_path, scalar_text
 from sealverify.kernel.policy import classify_tool_call
-from sealverify.kernel.receipt_inputs import NotEvaluated, ReplayInput, prepare, resolve_grants
+from sealverify.kernel.receipt_inputs import (
+    Frames,
+    NotEvaluated,
+    ReplayInput,
+    prepare,
+    resolve_grants,
+)
 from sealverify.kernel.replay import Rederivation, first_difference
 from sealverify.kernel.session import (
     REFUSE_RESPONSE,
@@ -65,7 +71,10 @@ _SPENT = re.compile(rf"capability spent \({_NAT} uses left\): (.*)", re.DOTALL)
 
 
 def judged_alone(
-    result: Rederivation, receipt: dict[str, JsonValue], raw_line: bytes | None = None
+    result: Rederivation,
+    receipt: dict[str, JsonValue],
+    raw_line: bytes | None = None,
+    frames: Frames | None = None,
 ) -> Rederivation:
     """A not-evaluated re-derivation, with the parts that need no state judged.
 
@@ -75,7 +84,7 @@ def judged_alone(
     """
     if result.status != "not-evaluated":
         return result
-    inputs = prepare(receipt, raw_line)
+    inputs = prepare(receipt, raw_line, frames)
     if isinstance(inputs, NotEvaluated):
         return result
     try:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import orjson
 
 from sealverify.kernel.ljson import ModelLimit
-from sealverify.kernel.receipt_inputs import NotEvaluated, prepare
+from sealverify.kernel.receipt_inputs import Frames, NotEvaluated, prepare
 from sealverify.kernel.replay import Rederivation, _position_gap, _run, _start
 from sealverify.kernel.session import KernelSession
 from sealverify.wire.strictjson import JsonValue
@@ -100,18 +100,20 @@ class SessionThread:
         raw_line: bytes | None,
         where: str,
         contradiction: str | None = None,
+        frames: Frames | None = None,
     ) -> Rederivation:
         """Re-derive the next receipt of the session.
 
         ``contradiction`` names what other receipts of the run refute in this one (its
         operation in another session): it is ``fail`` without being run, like a refuted step.
+        ``frames`` are the receipt's carried frames as its reader decoded them (``prepare``).
         """
         self.count += 1
         claim = claim_of(receipt.get("emitted_bytes"))
         if contradiction is not None:
             result = Rederivation("fail", contradiction, difference=contradiction)
         else:
-            result = self._clash(claim) or self._step(receipt, raw_line, where, claim)
+            result = self._clash(claim) or self._step(receipt, raw_line, where, claim, frames)
         if result.status == "fail":
             # The receipt lies about its call, so what the call did to the state is unknown;
             # its claim is not held against the receipts after it either.
@@ -125,9 +127,14 @@ class SessionThread:
         return result
 
     def _step(
-        self, receipt: dict[str, JsonValue], raw_line: bytes | None, where: str, claim: Claim | None
+        self,
+        receipt: dict[str, JsonValue],
+        raw_line: bytes | None,
+        where: str,
+        claim: Claim | None,
+        frames: Frames | None,
     ) -> Rederivation:
-        inputs = prepare(receipt, raw_line)
+        inputs = prepare(receipt, raw_line, frames)
         if isinstance(inputs, NotEvaluated) and not isinstance(receipt.get("emitted_bytes"), str):
             # No kernel output (a bypass): the kernel never saw the call, its state is unchanged.
             return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")

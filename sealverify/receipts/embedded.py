@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-
+from sealverify import fastpath
 from sealverify.wire.strictjson import JsonValue, parse_text
 
 __all__ = ["TEXT_LIMIT", "parse_embedded"]
@@ -15,9 +14,8 @@ TEXT_LIMIT = 1 << 16
 # ``emitted_bytes`` is read by the member-set check, the audit binding and the kernel principal
 # binding, its audit string by two of them: a strict parse is pure in the text, so each reader
 # gets the one parse. The tree is shared, so every reader only reads it. A refusal raises
-# afresh each time (lru_cache stores no exception), with the same message. Tests replace
-# ``_parse`` by ``parse_text`` for the reference run (tests/test_fast_paths_exact.py).
-_parse = functools.lru_cache(maxsize=32)(parse_text)
+# afresh each time (lru_cache stores no exception), with the same message.
+_parse = fastpath.cache(maxsize=32)(parse_text)
 
 
 def parse_embedded(text: str) -> JsonValue:

@@ -15,10 +15,10 @@ tests/test_claims_doc.py holds the two to each other.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from sealverify import fastpath
 from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import pointer
 from sealverify.reports.model import Check, fail, passed
@@ -419,7 +419,7 @@ def _steps(at: str) -> list[str]:
     return steps
 
 
-@functools.lru_cache(maxsize=64)
+@fastpath.cache(maxsize=64)
 def _level_steps(at: str) -> tuple[str, ...]:
     """:func:`_steps` of a level's pointer, worked out once per level (a fixed set)."""
     return tuple(_steps(at))
@@ -437,7 +437,13 @@ def _owners(name: str, key: str) -> list[str]:
 
 
 def member_checks(doc: Doc, family: str) -> list[Check]:
-    """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass."""
+    """One ``receipt.members`` fail per unknown, foreign or missing member, else one pass.
+
+    The fast path proves a clean receipt clean without the loops (:func:`_clean`, some 7 % of
+    a receipt's verification); under ``SEALVERIFY_REFERENCE=1`` every level runs both loops.
+    """
+    if fastpath.reference():
+        return _member_checks(doc, family, shortcut=False)
     key = table_key(doc, family)
     if _clean(doc, key):
         return [_members_pass(key)]
@@ -459,7 +465,7 @@ class _Plan:
     required_names: frozenset[str]
 
 
-@functools.lru_cache(maxsize=16)
+@fastpath.cache(maxsize=16)
 def _plans(key: str) -> tuple[_Plan, ...]:
     """The proof's view of every level of ``key`` (a fixed set of keys)."""
     plans = []

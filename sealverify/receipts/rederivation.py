@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from sealverify.kernel.receipt_inputs import lean_view
+from sealverify.kernel.receipt_inputs import Frames, carried_frames, lean_view
 from sealverify.kernel.replay import Rederivation, rederive
 from sealverify.kernel.stateless import judged_alone
 from sealverify.receipts.families import pointer
@@ -73,15 +73,23 @@ def check_of(result: Rederivation) -> Check:
 
 
 def rederivation_check(
-    doc: dict[str, JsonValue], raw_lines: Mapping[str, bytes], enabled: bool = True
+    doc: dict[str, JsonValue],
+    raw_lines: Mapping[str, bytes],
+    enabled: bool = True,
+    frames: Frames | None = None,
 ) -> Check:
-    """Re-derive one receipt on its own (the first executed call of its session)."""
+    """Re-derive one receipt on its own (the first executed call of its session).
+
+    ``frames`` are the receipt's carried frames as its view decoded them (else decoded once
+    here, for both the re-derivation and the stateless judgement).
+    """
     if not enabled:
         return reduced(
             CHECK_ID, "decision not re-derived: re-derivation was switched off (--no-rederive)"
         )
     raw = raw_line_of(doc, raw_lines)
-    return check_of(judged_alone(rederive(doc, raw), doc, raw))
+    frames = frames if frames is not None else carried_frames(doc)
+    return check_of(judged_alone(rederive(doc, raw, frames), doc, raw, frames))
 
 
 def not_applicable(reason: str) -> Check:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import orjson
 
+from sealverify.kernel.receipt_inputs import Frames, carried_frames
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.session import StepResult
 from sealverify.kernel.stateless import judged_alone
@@ -32,6 +33,7 @@ __all__ = [
     "Contested",
     "FileFact",
     "Glance",
+    "LogSessions",
     "Threaded",
     "Threads",
     "feed_file",
@@ -206,7 +208,10 @@ class Threads:
         # the step members' text), by session: a copy seen again in its session is handed it.
         self.calls: dict[str, dict[bytes, Rederivation]] = {}
 
-    def feed(self, doc: dict[str, JsonValue], facts: Glance, where: str) -> Rederivation:
+    def feed(
+        self, doc: dict[str, JsonValue], facts: Glance, where: str, frames: Frames | None = None
+    ) -> Rederivation:
+        """The receipt's re-derivation in its session; ``frames`` as its reader decoded them."""
         raw = raw_line_of(doc, self.raw_lines)
         call = _same_call(doc, facts)
         calls = self.calls.setdefault(facts.session, {})
@@ -216,7 +221,9 @@ class Threads:
         if thread is None:
             thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
         contradiction = self.contested(facts.session, facts.operation)
-        result = _held(judged_alone(thread.feed(doc, raw, where, contradiction), doc, raw))
+        frames = frames if frames is not None else carried_frames(doc)  # decoded once for both
+        fed = thread.feed(doc, raw, where, contradiction, frames)
+        result = _held(judged_alone(fed, doc, raw, frames))
         if call is not None:
             calls[call] = result
         return result
@@ -334,6 +341,34 @@ def threaded_log(
             continue  # not strict JSON, or read differently: the receipt fails on its own
         results[number] = Threaded.of(line, threads.feed(doc, facts, f"line {number}"))
     return results
+
+
+class LogSessions:
+    """A log held in memory, its session pass fed by the verifier's own reading of each line.
+
+    The sessions that need threading are found up front (one glance a line, as
+    :func:`threaded_log` does); the verifier then hands each line's strictly read document,
+    in log order, to :meth:`rederivation` with the frames its view decoded, so a line is
+    read, decoded and parsed once for its checks and its re-derivation alike.
+    """
+
+    def __init__(self, lines: Iterable[bytes], raw_lines: Mapping[str, bytes]) -> None:
+        index = SessionIndex()
+        self.wanted = _wanted((g.session, g) for g in _glances(lines, index))
+        self.contested = index.contradiction if index.contested else None
+        self.threads = Threads(raw_lines, "log order", self.contested)
+
+    def rederivation(
+        self, number: int, doc: dict[str, JsonValue], frames: Frames
+    ) -> Rederivation | None:
+        """Line ``number``'s re-derivation in its session, or None when it is not threaded."""
+        facts = glance_document(doc)
+        if facts is None:
+            return None
+        if facts.session not in self.wanted:
+            refuted = self.contested(facts.session, facts.operation) if self.contested else None
+            return refuted_by(refuted) if refuted is not None else None
+        return self.threads.feed(doc, facts, f"line {number}", frames)
 
 
 def _glances(lines: Iterable[bytes], index: SessionIndex | None) -> Iterator[Glance]:

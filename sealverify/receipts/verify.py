@@ -8,8 +8,6 @@ build the receipt names (rederivation), then the outcome (outcome).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import importlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,6 +16,7 @@ from typing import Any
 
 from sealverify.history import receipt_approval
 from sealverify.history.receipt_approval import SignedTime
+from sealverify.kernel.receipt_inputs import Frames
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
@@ -30,6 +29,8 @@ from sealverify.receipts.families import (
     read_document,
 )
 from sealverify.receipts.families import field_checks as receipt_field_checks
+from sealverify.receipts.view import ReceiptView, read_view
+from sealverify.receipts.view import signed_time as signed_time  # where it was first named
 from sealverify.reports import ids
 from sealverify.reports.model import (
     Check,
@@ -49,8 +50,14 @@ from sealverify.ruling import wording
 from sealverify.seal import publishedkeys
 from sealverify.seal.signatures import key_id
 from sealverify.seal.trust import Decision, TrustStore
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import JsonError, JsonValue, decode_utf8, parse_text, uint_value
+from sealverify.wire.strictjson import (
+    DEFAULT_LIMITS,
+    JsonError,
+    JsonValue,
+    decode_utf8,
+    parse_text,
+    uint_value,
+)
 
 _FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
@@ -101,60 +108,23 @@ class VerifyOptions:
         return self.waive | frozenset(self.trust.waive)
 
 
-def _frame_of(doc: dict[str, JsonValue]) -> bytes | None:
-    """The exact request frame a receipt carries (Object B v2 ``signed_artifacts.object_a``)."""
-    artifacts = doc.get("signed_artifacts")
-    encoded = artifacts.get("object_a") if isinstance(artifacts, dict) else None
-    return _frame_bytes_reference(encoded) if isinstance(encoded, str) else None
-
-
-def _frame_bytes_reference(encoded: str) -> bytes | None:
-    try:
-        return base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _meta_keys_of(frame: bytes | None) -> frozenset[str] | None:
-    """The ``_meta`` member names of the frame's request, or None when it does not parse."""
-    return None if frame is None else _frame_meta_keys_reference(raw_line(frame))
-
-
-def _frame_meta_keys_reference(line: bytes) -> frozenset[str] | None:
-    try:
-        message = parse_text(decode_utf8(line))
-    except JsonError:
-        return None
-    return _meta_keys(message)
-
-
-# The same two reading the bindings' cached decode and parse (sealverify/receipts/fast.py) are
-# bound here when that module is imported; under SEALVERIFY_REFERENCE=1 the definitions are.
-_frame_bytes: Callable[[dict[str, JsonValue]], bytes | None] = _frame_of
-_frame_meta_keys: Callable[[bytes | None], frozenset[str] | None] = _meta_keys_of
-
-
-def _meta_keys(message: JsonValue) -> frozenset[str]:
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return frozenset(meta) if isinstance(meta, dict) else frozenset()
-
-
 def _side_checks(
     doc: dict[str, JsonValue],
     options: VerifyOptions,
     attestation: JsonValue | None,
-    time: SignedTime,
+    view: ReceiptView,
 ) -> list[Check]:
-    """Approval tokens, the wording rules and partition attestations."""
+    """Approval tokens, the wording rules and partition attestations, from the one reading."""
     checks: list[Check] = []
-    frame = _frame_bytes(doc)
+    frame = view.frames.object_a
     if options.approval_tokens is not None:
         keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.APPROVAL)]
         checks.extend(
-            receipt_approval.check_receipt_approval(doc, options.approval_tokens, keys, time)
+            receipt_approval.check_receipt_approval(
+                doc, options.approval_tokens, keys, view.time, frame=frame
+            )
         )
-    checks.extend(wording.lint_receipt(doc, _frame_meta_keys(frame), options.wording_rules))
+    checks.extend(wording.lint_receipt(doc, view.meta_keys, options.wording_rules))
     carried = doc.get("partition_attestation")
     for source, item in (("receipt member", carried), ("side file", attestation)):
         if item is None:
@@ -176,23 +146,6 @@ def _side_checks(
             keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
             checks.extend(partition.check_attestation(item, frame, keys))
     return checks
-
-
-def _now(doc: dict[str, JsonValue]) -> int | None:
-    return uint_value(doc.get("now"))
-
-
-def signed_time(doc: dict[str, JsonValue], family: str) -> SignedTime:
-    """The receipt's time, when a verified signature covers it, else None and why not.
-
-    Only Object B (v3) signs ``now``; on every other family ``now`` is the kernel's logical
-    clock that nothing signs, so no pin window or expiry is judged at it (docs/claims.md).
-    A v3 record whose Object B fails is FAIL whatever its time says.
-    """
-    if family != Family.V3:
-        return SignedTime(None, f"a {family} receipt's now is covered by no signature")
-    now = _now(doc)
-    return SignedTime(now) if now is not None else SignedTime(None, "the receipt carries no now")
 
 
 def _decide(
@@ -336,11 +289,14 @@ def _subject(
 
 
 def _replay(
-    doc: dict[str, JsonValue], options: VerifyOptions, threaded: Rederivation | None
+    doc: dict[str, JsonValue],
+    options: VerifyOptions,
+    threaded: Rederivation | None,
+    view: ReceiptView,
 ) -> Check:
     if threaded is not None and options.rederive:
         return rederivation.check_of(threaded)
-    return rederivation.rederivation_check(doc, options.raw_lines, options.rederive)
+    return rederivation.rederivation_check(doc, options.raw_lines, options.rederive, view.frames)
 
 
 _SPINE_REPLAY = rederivation.not_applicable(
@@ -426,6 +382,11 @@ def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
     return read if read is not None and read.of(raw) else read_document(raw)
 
 
+# A log's session pass fed by the verifier's reading: a line's re-derivation in its session
+# from its document and decoded frames, or None (sessions.LogSessions.rederivation).
+_Thread = Callable[[dict[str, JsonValue], Frames], "Rederivation | None"]
+
+
 def _verify_read(
     raw: bytes,
     name: str,
@@ -433,10 +394,14 @@ def _verify_read(
     options: VerifyOptions,
     attestation: JsonValue | None,
     threaded: Rederivation | None = None,
+    thread: _Thread | None = None,
 ) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
-    if doc is None or family is None:
+    view = read_view(doc, family) if doc is not None else None  # the one reading
+    if thread is not None and doc is not None and view is not None:
+        threaded = thread(doc, view.frames)  # in log order, every strictly read line
+    if doc is None or family is None or view is None:
         return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
     if family == Family.SPINE:
         return _verify_spine(raw, name, doc, checks, options)
@@ -467,13 +432,13 @@ def _verify_read(
                 pointer("request_parse_error"),
             )
         )
-    derived = bindings.Derived(doc)  # what several bindings derive, worked out once
+    derived = bindings.Derived(doc, view)  # every check below is handed the one reading
     for binding in bindings.ALL_BINDINGS:
         checks.extend(binding(doc, derived))
     if family == Family.V3:
         for binding in bindings.V3_BINDINGS:
             checks.extend(binding(doc, derived))
-    time = signed_time(doc, family)
+    time = view.time
     if doc.get("bypass") is False:
         config = doc.get("signed_config")
         key = config.get("pubkey") if isinstance(config, dict) else None
@@ -484,8 +449,8 @@ def _verify_read(
         key = signature.get("public_key") if isinstance(signature, dict) else None
         checks.append(_authority(Role.RECEIPT, ids.AUTHORITY_RECEIPT_KEY, key, time, options.trust))
     checks.extend(publishedkeys.receipt_checks(doc, attestation, options.allow_published_keys))
-    checks.extend(_side_checks(doc, options, attestation, time))
-    replay = _replay(doc, options, threaded)
+    checks.extend(_side_checks(doc, options, attestation, view))
+    replay = _replay(doc, options, threaded, view)
     checks.append(claims.decision_check(family, replay))
     checks.extend(claims.unbound_check(doc, family, checks))
     checks.extend(claims.asserted_check(doc, family))
@@ -549,6 +514,7 @@ def verify_log_line(
     options: VerifyOptions = VerifyOptions(),
     threaded: Rederivation | None = None,
     read: ReceiptDocument | None = None,
+    thread: _Thread | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
 
@@ -556,7 +522,8 @@ def verify_log_line(
     line, or one that is not strict JSON, is a finding with its line number. ``threaded`` is
     the line's re-derivation in its session's log order, when one was made; ``read`` a
     :func:`read_document` of :func:`log_line_body` a caller already made (as in
-    :func:`verify_receipt`).
+    :func:`verify_receipt`); ``thread`` the log's session pass, fed with this line's reading
+    (:class:`sessions.LogSessions`) when the line is verified in log order.
     """
     where = f"{name}:{number}"
     body = log_line_body(line)
@@ -577,7 +544,7 @@ def verify_log_line(
                     cut=True,
                 )
             return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
-    return _verify_read(body, where, read, options, None, threaded)
+    return _verify_read(body, where, read, options, None, threaded, thread)
 
 
 def cut_short(body: bytes) -> str | None:
@@ -626,13 +593,10 @@ def verify_jsonl(
     """
     subjects: list[Subject] = []
     findings: list[Check] = []
-    threads = (
-        sessions.threaded_rederivations(lambda: log_lines(raw), options.raw_lines)
-        if options.rederive
-        else {}
-    )
+    log = sessions.LogSessions(log_lines(raw), options.raw_lines) if options.rederive else None
     for number, line in enumerate(log_lines(raw), start=1):
-        result = verify_log_line(line, number, name, options, threads.get(number))
+        thread = _fed(log, number, len(log_line_body(line))) if log is not None else None
+        result = verify_log_line(line, number, name, options, thread=thread)
         if isinstance(result, Check):
             findings.append(result)
             continue
@@ -640,6 +604,17 @@ def verify_jsonl(
             on_receipt(log_line_body(line), result)
         subjects.append(result)
     return subjects, findings
+
+
+def _fed(log: sessions.LogSessions, number: int, size: int) -> _Thread | None:
+    """Line ``number``'s feed of the log's session pass; None past the strict size limit.
+
+    The session pass reads a line as :func:`sessions.strict_document` does, which refuses a
+    document over the size limit (the verifier reads it, and it is never threaded).
+    """
+    if size > DEFAULT_LIMITS.max_document_bytes:
+        return None
+    return lambda doc, frames: log.rederivation(number, doc, frames)
 
 
 def build_report(

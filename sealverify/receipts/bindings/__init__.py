@@ -24,9 +24,7 @@ from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
     Binding,
     Derived,
-    b64_decode_cached,
     frame_params,
-    parse_frame_cached,
 )
 from sealverify.receipts.bindings.guards import grants, guard_target
 from sealverify.receipts.bindings.kernel_audit import audit, verdict_reason
@@ -53,7 +51,6 @@ __all__ = [
     "audit",
     "audit_principal",
     "authorization",
-    "b64_decode_cached",
     "canonical_request",
     "cert_hashes",
     "config_binding",
@@ -65,7 +62,6 @@ __all__ = [
     "legacy_meta",
     "object_a",
     "object_b_signature",
-    "parse_frame_cached",
     "release",
     "release_companions",
     "verdict_reason",

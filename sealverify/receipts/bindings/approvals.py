@@ -8,7 +8,6 @@ from sealverify.history import approval_record
 from sealverify.receipts.bindings.derived import (
     Derived,
     Doc,
-    b64_decode_cached,
     pointer,
     sha256_of,
 )
@@ -16,6 +15,7 @@ from sealverify.receipts.bindings.guards import (
     safety_reason,
 )
 from sealverify.receipts.families import hex64
+from sealverify.receipts.view import Decoded, decode
 from sealverify.reports.model import Check, fail, passed
 from sealverify.wire.framing import sha256_hex
 from sealverify.wire.strictjson import (
@@ -111,14 +111,16 @@ def approval_expiry(doc: Doc, derived: Derived | None = None) -> list[Check]:
 _STATEMENT = "binding.approval-statement"
 
 
-def _statement_payload(text: JsonValue) -> tuple[dict[str, JsonValue] | None, list[str]]:
+def _statement_payload(
+    text: JsonValue, decoded: Decoded | None
+) -> tuple[dict[str, JsonValue] | None, list[str]]:
     """Decode and judge an approval statement: (payload, problems as ``"member: why"``)."""
     if not isinstance(text, str):
         return None, ["approval_statement: must be a base64 string or null"]
-    try:
-        statement = b64_decode_cached(text)
-    except ValueError as exc:
-        return None, [f"approval_statement: {exc}"]
+    decoded = decoded or decode(text)
+    statement = decoded.canonical
+    if statement is None:
+        return None, [f"approval_statement: {decoded.error}"]
     try:
         payload = parse_bytes(statement)
     except JsonError as exc:
@@ -190,9 +192,10 @@ def approval_statement(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 member="approval_statement",
             )
         ]
-    payload, problems = _statement_payload(text)
+    derived = derived or Derived(doc)
+    payload, problems = _statement_payload(text, derived.view.statement)
     if payload is not None:
-        problems += _statement_bindings(doc, payload, approval, identity, derived or Derived(doc))
+        problems += _statement_bindings(doc, payload, approval, identity, derived)
     if channel != "ed25519":
         problems.append(
             f"approval.approval_identity.channel: {channel!r}, but a statement is only carried "

@@ -1,33 +1,24 @@
-"""What several bindings of one receipt share: its derived values, caches and locations."""
+"""What several bindings of one receipt share: its view, derived values and locations."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from typing import Protocol
 
+from sealverify import fastpath
 from sealverify.receipts import families as receipts
+from sealverify.receipts.view import RECOVERED, ReceiptView, frame_params, read_view
 from sealverify.reports.model import Check
 from sealverify.seal import identities
-from sealverify.seal.releaseframe import unsplice_operation_id
-from sealverify.seal.signatures import (
-    b64_std_decode_canonical,
-)
 from sealverify.wire import serdejson
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import (
-    JsonError,
-    JsonValue,
-    parse_bytes,
-)
+from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
     "CANNOT_RECONSTRUCT",
+    "RECOVERED",
     "Binding",
     "Derived",
-    "b64_decode_cached",
     "frame_params",
-    "parse_frame_cached",
 ]
 
 
@@ -40,21 +31,7 @@ CANNOT_RECONSTRUCT = "cannot reconstruct signed bytes"
 # Every location a binding reports is one of a few literal member paths, asked for some thirty
 # times per receipt. ``receipts.pointer`` is pure in its arguments, so rendering each path once
 # is exact; ``typed`` keeps ``1`` and ``True`` apart. Bounded: the paths are a fixed set.
-pointer = functools.lru_cache(maxsize=128, typed=True)(receipts.pointer)
-
-
-# The base64 texts a receipt carries (Object A above all) are decoded by several bindings of
-# the same receipt. Decoding is pure in the text, so a small cache returns the identical
-# bytes; a refusal raises afresh each time (lru_cache stores no exception), same message.
-b64_decode_cached = functools.lru_cache(maxsize=8)(b64_std_decode_canonical)
-
-
-# Object A is parsed by several bindings of the same receipt: its params for the canonical
-# line, its arguments for the guard target, its body for the release splice. A strict parse
-# is pure in the bytes, so a small cache hands each of them the one parse. The tree is shared,
-# so every user only reads it (tests/test_bindings_perf.py runs all bindings and checks the
-# cached trees are unchanged). A refusal raises afresh each time (no exception is cached).
-parse_frame_cached = functools.lru_cache(maxsize=4)(parse_bytes)
+pointer = fastpath.cache(maxsize=128, typed=True)(receipts.pointer)
 
 
 def sha256_of(text: str | bytes) -> str:
@@ -74,22 +51,22 @@ def mediated_parsed(doc: Doc) -> bool:
 class Derived:
     """What several bindings of one receipt derive from it, each worked out at most once.
 
-    verify makes one per receipt and hands it to every binding; a binding called without one
-    makes its own, so each binding stays a function of the document alone. Every member is a
-    pure function of the document, which no binding changes, so the first result is the one
-    each later binding would have computed. An exception other than the refusal a member
-    records is not kept: the next caller computes afresh and raises it again.
+    verify makes one per receipt, around the receipt's :class:`ReceiptView` (its frames
+    decoded and its request line parsed once), and hands it to every binding; a binding
+    called without one makes its own, so each binding stays a function of the document
+    alone. Every member is a pure function of the document, which no binding changes, so the
+    first result is the one each later binding would have computed. An exception other than
+    the refusal a member records is not kept: the next caller computes afresh and raises it.
     """
 
-    __slots__ = ("_config", "_doc", "_frame", "_line", "_object_a", "_policy")
+    __slots__ = ("_config", "_doc", "_line", "_policy", "view")
 
-    def __init__(self, doc: Doc) -> None:
+    def __init__(self, doc: Doc, view: ReceiptView | None = None) -> None:
         self._doc = doc
+        self.view = view if view is not None else read_view(doc)
         self._line: tuple[str | None, ValueError | None] | None = None
         self._config: tuple[str | None, str] | None = None
         self._policy: tuple[str | None, str | None] | None = None
-        self._object_a: tuple[bytes | None, str | None] | None = None
-        self._frame: tuple[bytes | None, str] | None = None
 
     def canonical_line(self) -> tuple[str | None, ValueError | None]:
         """The host line of the record's own params, or None and the refusal.
@@ -124,9 +101,7 @@ class Derived:
 
     def object_a(self) -> tuple[bytes | None, str | None]:
         """Object A's bytes, or None and what is wrong with ``signed_artifacts`` (if any)."""
-        if self._object_a is None:
-            self._object_a = object_a_bytes(self._doc)
-        return self._object_a
+        return self.view.object_a, self.view.object_a_error
 
     def request_frame(self) -> tuple[bytes | None, str]:
         """The request frame the decision was made on, and where it came from.
@@ -135,13 +110,7 @@ class Derived:
         (an ALLOW under Object B v1), the frame less exactly its operation-id splice. None
         when the receipt carries neither, or the release frame is not such a splice.
         """
-        if self._frame is None:
-            frame, _ = self.object_a()
-            if frame is not None or "signed_artifacts" in self._doc:
-                self._frame = frame, "Object A"
-            else:
-                self._frame = recovered_object_a(self._doc), RECOVERED
-        return self._frame
+        return self.view.request_frame, self.view.request_source
 
 
 class Binding(Protocol):
@@ -162,55 +131,3 @@ def request_params(doc: Doc) -> dict[str, JsonValue]:
         if member in doc:
             params[member] = doc[member]
     return params
-
-
-RECOVERED = "Object A recovered from the release frame"
-
-
-def release_frame_bytes(doc: Doc) -> bytes | None:
-    """The decoded ``release_frame.base64``, or None when there is none to decode."""
-    frame = doc.get("release_frame")
-    if not isinstance(frame, dict) or not isinstance(frame.get("base64"), str):
-        return None
-    try:
-        return b64_decode_cached(str(frame["base64"]))
-    except ValueError:
-        return None
-
-
-def recovered_object_a(doc: Doc) -> bytes | None:
-    """Object A as a release frame carries it: the frame less its operation-id splice."""
-    release = release_frame_bytes(doc)
-    operation_id = doc.get("operation_id")
-    if release is None or not isinstance(operation_id, str):
-        return None
-    return unsplice_operation_id(release, operation_id)
-
-
-def object_a_bytes(doc: Doc) -> tuple[bytes | None, str | None]:
-    artifacts = doc.get("signed_artifacts")
-    if not isinstance(artifacts, dict):
-        return None, None
-    keys = set(artifacts)
-    if keys not in ({"encoding", "object_a"}, {"encoding", "object_a", "approval_statement"}):
-        return None, "signed_artifacts members must be encoding, object_a[, approval_statement]"
-    if artifacts.get("encoding") != "base64" or not isinstance(artifacts.get("object_a"), str):
-        return None, 'signed_artifacts.encoding must be "base64" and object_a a string'
-    try:
-        return b64_decode_cached(str(artifacts["object_a"])), None
-    except ValueError as exc:
-        return None, f"signed_artifacts.object_a: {exc}"
-
-
-def frame_params(frame: bytes) -> dict[str, JsonValue] | None:
-    """The ``params`` object of a request frame's raw line, or None if it has none.
-
-    The object may be shared with other callers (see ``parse_frame_cached``): read it, never
-    change it.
-    """
-    try:
-        message = parse_frame_cached(raw_line(frame))
-    except JsonError:
-        return None
-    params = message.get("params") if isinstance(message, dict) else None
-    return params if isinstance(params, dict) else None

@@ -5,7 +5,6 @@ from __future__ import annotations
 from sealverify.receipts.bindings.derived import (
     Derived,
     Doc,
-    frame_params,
     mediated_parsed,
     pointer,
 )
@@ -128,7 +127,7 @@ def _partial_spec(spec: JsonValue) -> list[Check]:
 def _call_context(doc: Doc, derived: Derived) -> tuple[JsonValue, dict[str, JsonValue]]:
     """The call's arguments and context members: the frame's (Object A) or the record's."""
     frame, _ = derived.request_frame()
-    params = frame_params(frame) if frame is not None else None
+    params = derived.view.request_params() if frame is not None else None
     source: dict[str, JsonValue] = params if params is not None else doc
     arguments = source.get("arguments", doc.get("arguments"))
     context: dict[str, JsonValue] = {

@@ -17,8 +17,6 @@ from sealverify.receipts.bindings.derived import (
     RECOVERED,
     Derived,
     Doc,
-    frame_params,
-    parse_frame_cached,
     pointer,
     sha256_of,
 )
@@ -56,11 +54,11 @@ def object_a(doc: Doc, derived: Derived | None = None) -> list[Check]:
         if frame is None:
             return []  # no frame: release-frame-object-a says so where a release frame is
     checks = _identities(doc, frame, source)
-    request = _request_checks(frame, source)
+    request = _request_checks(frame, derived.view.request, source)
     checks.extend(request)
     if any(c.status == _FAIL for c in request):
         return checks
-    params = frame_params(frame)
+    params = derived.view.request_params()
     assert params is not None  # a request that passed its shape checks has params
     checks.extend(_canonical(doc, params, source))
     if "request_parse_error" not in doc:
@@ -122,20 +120,19 @@ def _equivalent_names(line: bytes, message: JsonValue) -> list[tuple[str, str]]:
 
     An ASCII line without ``\\u`` decodes to ASCII strings only (every other escape stands
     for an ASCII character); NFC leaves ASCII as it is, and the names of one object are
-    distinct, so no two of them are equivalent. Tests replace this by the plain call for the
-    reference run (tests/test_fast_paths_exact.py).
+    distinct, so no two of them are equivalent (tests/test_fast_paths_exact.py compares it
+    with the plain call).
     """
     if line.isascii() and b"\\u" not in line:
         return []
     return unicode_equivalent_keys(message)
 
 
-def _request_problems(frame: bytes) -> list[str]:
+def _request_problems(frame: bytes, message: JsonValue | JsonError) -> list[str]:
+    """What is wrong with the request ``frame``, whose raw line strictly parses to ``message``."""
     line = raw_line(frame)
-    try:
-        message = parse_frame_cached(line)
-    except JsonError as exc:  # duplicate members at any depth are refused here
-        return [f"not strict JSON: {exc}"]
+    if isinstance(message, JsonError):  # duplicate members at any depth are refused here
+        return [f"not strict JSON: {message}"]
     problems: list[str] = []
     escaped = escaped_keys(line.decode("utf-8"))
     if escaped:
@@ -183,9 +180,9 @@ def _named(pointers: list[str]) -> str:
     return f" (no seal identity binds {', '.join(pointers)})" if pointers else ""
 
 
-def _request_checks(frame: bytes, source: str) -> list[Check]:
+def _request_checks(frame: bytes, message: JsonValue | JsonError, source: str) -> list[Check]:
     where = pointer("signed_artifacts", "object_a") if source != RECOVERED else _RELEASE
-    problems = _request_problems(frame)
+    problems = _request_problems(frame, message)
     if problems:
         return [
             fail(

@@ -7,8 +7,6 @@ import re
 from sealverify.receipts.bindings.derived import (
     Derived,
     Doc,
-    b64_decode_cached,
-    parse_frame_cached,
     pointer,
     sha256_of,
 )
@@ -80,13 +78,13 @@ def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
     frame_obj = doc.get("release_frame")
     if doc.get("verdict") != "ALLOW" or not isinstance(frame_obj, dict):
         return []
-    try:
-        frame = b64_decode_cached(str(frame_obj.get("base64")))
-    except ValueError as exc:
+    derived = derived or Derived(doc)
+    frame = derived.view.release
+    if frame is None:
         return [
             fail(
                 "binding.release-frame",
-                f"release_frame.base64: {exc}",
+                f"release_frame.base64: {derived.view.release_error}",
                 pointer("release_frame", "base64"),
             )
         ]
@@ -109,7 +107,7 @@ def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("release_frame"),
             )
         )
-    spliced, problem = _release_splice(doc, derived or Derived(doc))
+    spliced, problem = _release_splice(doc, derived)
     operation = _release_operation_id(doc, frame, spliced)
     if operation is not None and operation == doc.get("operation_id"):
         checks.append(
@@ -131,7 +129,7 @@ def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
     if "signed_artifacts" in doc:
         checks.extend(_release_is_object_a(frame, spliced, problem))
     else:
-        checks.append(_release_recovers_object_a(doc, derived or Derived(doc)))
+        checks.append(_release_recovers_object_a(doc, derived))
     operation_id = doc.get("operation_id")
     if isinstance(operation_id, str):
         expected = sha256_of(
@@ -203,7 +201,7 @@ def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | Non
     if object_a is None or problem or not isinstance(operation_id, str):
         return None, None
     try:
-        return splice_operation_id(object_a, operation_id, parse=parse_frame_cached), None
+        return splice_operation_id(object_a, operation_id, parse=derived.view.parse_body), None
     except (ValueError, JsonError) as exc:
         return None, f"Object A cannot be released: {exc}"
 

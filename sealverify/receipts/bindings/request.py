@@ -7,9 +7,7 @@ from sealverify.receipts.bindings.derived import (
     Derived,
     Doc,
     compact_exact,
-    frame_params,
     pointer,
-    release_frame_bytes,
     sha256_of,
 )
 from sealverify.reports.model import Check, fail, not_evaluated, passed
@@ -200,7 +198,7 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
         ]
     if "_meta" in doc:
         return [_omits_meta("the record carries the request's _meta", doc["_meta"])]
-    carried = (derived.object_a()[0], derived.request_frame()[0], release_frame_bytes(doc))
+    carried = (derived.object_a()[0], derived.request_frame()[0], derived.view.release)
     frames = [f for f in carried if f is not None]
     if not frames:
         return [
@@ -211,7 +209,7 @@ def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
             )
         ]
     for frame in frames:
-        params = frame_params(frame)
+        params = derived.view.params_of(frame)
         meta = params.get("_meta") if params is not None else None
         if params is not None and "_meta" in params:
             return [_omits_meta("the frame carries _meta", meta)]

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
+from sealverify import fastpath
 from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
     Derived,
     Doc,
-    b64_decode_cached,
     compact_exact,
     pointer,
 )
 from sealverify.receipts.families import pointer as receipts_pointer
+from sealverify.receipts.view import decode
 from sealverify.reports.model import Check, fail, info, passed
 from sealverify.reports.vocabulary import Family
 from sealverify.seal import objectb
@@ -69,7 +69,7 @@ def _judge_payload(payload: str) -> tuple[str | None, str, bool]:
 _CACHED_PAYLOAD_CHARS = 65_536
 
 
-_cached_payload_facts = functools.lru_cache(maxsize=64)(_judge_payload)
+_cached_payload_facts = fastpath.cache(maxsize=64)(_judge_payload)
 
 
 def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
@@ -139,7 +139,7 @@ def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
 # A fleet signs few configs and every receipt carries one: each distinct (key, payload,
 # signature) triple is verified once per process. The verdict is a pure function of those
 # bytes, so a cache hit yields the identical check. Bounded, so memory stays flat in N.
-_config_verdict = functools.lru_cache(maxsize=256)(ed25519_verify)
+_config_verdict = fastpath.cache(maxsize=256)(ed25519_verify)
 
 
 def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
@@ -292,7 +292,8 @@ def _object_b_preimage(
         return None, str(exc)
     if domain == objectb.OBJECT_B_V1:
         return objectb.preimage_v1(object_b), ""
-    frame, error = (derived or Derived(doc)).object_a()
+    derived = derived or Derived(doc)
+    frame, error = derived.object_a()
     if frame is None:
         return None, error or "Object B v2 needs signed_artifacts.object_a"
     artifacts = doc["signed_artifacts"]
@@ -300,10 +301,10 @@ def _object_b_preimage(
     statement_text = artifacts.get("approval_statement")
     statement: bytes | None = None
     if statement_text is not None:
-        try:
-            statement = b64_decode_cached(str(statement_text))
-        except ValueError as exc:
-            return None, f"approval_statement: {exc}"
+        decoded = derived.view.statement or decode(str(statement_text))
+        if decoded.canonical is None:
+            return None, f"approval_statement: {decoded.error}"
+        statement = decoded.canonical
     try:
         return objectb.preimage_v2(
             frame,
