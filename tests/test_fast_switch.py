@@ -15,7 +15,6 @@ differently.
 from __future__ import annotations
 
 import ast
-import base64
 import json
 import os
 import subprocess
@@ -28,7 +27,6 @@ import pytest
 
 from sealverify import fastpath
 from sealverify.kernel import ljson
-from sealverify.receipts import verify
 from sealverify.reports import model
 from sealverify.reports.effects import Effect
 from sealverify.reports.formats import jsonfmt
