@@ -361,7 +361,7 @@ class HistoryStore:
                 facts.heads[-1],
                 facts.final_session,
                 facts.final_entry,
-                len(facts.heads),
+                len(facts.heads) if facts.records is None else facts.records,
             )
         return checks
 
