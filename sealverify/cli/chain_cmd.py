@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -19,11 +20,10 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
-from sealverify.history.chain_log import LogData
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.names import report_name
-from sealverify.run.reading import open_capped
+from sealverify.run.reading import CappedFile, open_capped
 from sealverify.run.walk import inside
 
 __all__ = ["COMMANDS", "chain"]
@@ -53,12 +53,15 @@ def _receipt_inputs(paths: tuple[Path, ...]) -> list[ReceiptGroup]:
     return groups
 
 
-def _log_sources(logs: tuple[str, ...], advance: Advance) -> list[tuple[str, LogData]]:
+_Log = bytes | Callable[[], CappedFile]  # a log's bytes, or a call that opens it
+
+
+def _log_sources(logs: tuple[str, ...], advance: Advance) -> list[tuple[str, _Log]]:
     """Each log's name and, for a file, a call that opens it: walked as read, never held whole.
 
     Standard input (and anything that is not a regular file) is read here, under the cap.
     """
-    sources: list[tuple[str, LogData]] = []
+    sources: list[tuple[str, _Log]] = []
     for log in logs:
         name = "-" if log == "-" else report_name(Path(log).name)
         if log == "-" or not os.path.isfile(log):
