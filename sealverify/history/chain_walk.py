@@ -123,7 +123,8 @@ class ChainWalk:
         display: bool = False,
     ) -> None:
         self.anchor, self.start_head, self.recorded = anchor, start_head, recorded
-        self._heads_of, self._heads = heads, None
+        self._heads_of = heads
+        self._heads: Heads | None = None  # built at the first break
         self.count = 0
         self.first: ChainRecord | None = None
         self.prev: ChainRecord | None = None
