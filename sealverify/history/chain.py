@@ -11,7 +11,8 @@ host process; the first record of a process names the previous process in ``prio
 and links to the head persisted in ``.seal-audit-head.state``.
 
 Only ``head`` is committed: ``entry``, ``session`` and ``prior_session`` are unauthenticated
-metadata, checked for consistency only. Everything here is pure: callers pass bytes.
+metadata, checked for consistency only. Everything here is pure (callers pass bytes), but
+:func:`walk_logs`, which reads each log through the opener it is given, as it walks it.
 """
 
 from __future__ import annotations
