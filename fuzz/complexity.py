@@ -794,11 +794,12 @@ CASES += (
     ),
     Case(
         "chain: intact log",
-        "sealverify chain: a log of n records that all link (the records are held)",
+        "sealverify chain: a log of n records that all link (walked as read); streamed bound",
         _unit(250, _intact_log),
         _chain,
         frozenset({3}),
-        bytes_factor=256,
+        bytes_factor=_STREAMED_BYTES,
+        fixed=_STREAMED_FIXED,
     ),
     Case(
         "partition emit: long stream",
@@ -887,6 +888,74 @@ CASES += (
         _unit(4000, _state_file),
         _chain_state,
         frozenset({0, 1, 3}),
+    ),
+)
+
+
+# --- the kernels' held state not covered above, a config's size, and the last command --------
+
+
+def _temporal_trace(n: int) -> bytes:
+    """A temporal policy and a session of ``n`` calls, each moving the trace."""
+    policy = {"name": "no-pay-after-t", "type": "no_after", "trigger": ["t"], "forbidden": ["pay"]}
+    steps = [_envelope(("read", "t")[i % 2]) for i in range(n)]
+    return _session_of(_payload(temporal={"policies": [policy]}), steps)
+
+
+def _convergence(n: int) -> bytes:
+    """A replicated tool and ``n`` calls of it, each naming its operation."""
+    convergence = {"tools": [{"tool": "key", "op_arg": "op"}]}
+    steps = [_envelope("key", {"op": f"o{i}"}) for i in range(n)]
+    return _session_of(_payload(convergence=convergence), steps)
+
+
+def _many_tools(n: int) -> bytes:
+    """A config of ``n`` tool rules (a budget naming them all), then ``n`` calls of another."""
+    names = [f"tool{i}" for i in range(n)]
+    payload = _payload(budget={"budgets": [{"name": "b", "cap": 1, "tools": names}]})
+    safety = payload["safety"]
+    assert isinstance(safety, dict)
+    safety["tools"] = [*safety["tools"], *({"name": name, "mode": "allow"} for name in names)]
+    return _session_of(payload, [_envelope("read")] * n)
+
+
+def _attestation_lines(n: int) -> bytes:
+    """``n`` copies of the demo attestation file's lines (signed verification summaries)."""
+    return (FIXTURES / "attest" / "demo.intoto.jsonl").read_bytes() * n
+
+
+def _attestation_verify(data: bytes) -> int:
+    key = str(FIXTURES / "attest" / "key.pub.pem")
+    return run_cli(["attestation", "verify", _write("gate.intoto.jsonl", data), "--pubkey", key,
+                    "--format", "json"])  # fmt: skip
+
+
+CASES += (
+    Case(
+        "kernel: temporal trace",
+        "kernel/kernels.py temporal_decide: a session of n calls under a temporal policy",
+        _unit(500, _temporal_trace),
+        _steps,
+    ),
+    Case(
+        "kernel: convergence",
+        "kernel/kernels.py convergence_decide: n calls of a replicated tool",
+        _unit(500, _convergence),
+        _steps,
+    ),
+    Case(
+        "kernel: config of many tools",
+        "kernel/config.py, policy.py: n tool rules and a budget of them, n calls of another",
+        _unit(500, _many_tools),
+        _steps,
+    ),
+    Case(
+        "attestation verify",
+        "sealverify attestation verify: a file of many signed verification summaries",
+        _unit(4, _attestation_lines),
+        _attestation_verify,
+        frozenset({0, 1, 3}),
+        bytes_factor=256,
     ),
 )
 

@@ -134,7 +134,7 @@ def test_nothing_is_written_without_commit(tmp_path: Path) -> None:
 class TestSchema:
     def test_fresh_database_is_current(self, tmp_path: Path) -> None:
         with HistoryStore(tmp_path / "s.sqlite") as store:
-            assert store.schema_version == SCHEMA_VERSION == 3
+            assert store.schema_version == SCHEMA_VERSION == 4
 
     def test_migrates_a_version_1_database_keeping_its_data(self, tmp_path: Path) -> None:
         db = tmp_path / "old.sqlite"
@@ -146,7 +146,7 @@ class TestSchema:
         conn.commit()
         conn.close()
         with HistoryStore(db) as store:
-            assert store.schema_version == 3
+            assert store.schema_version == 4
             checks = store.check_and_stage([ReceiptFacts("new", operation_id="x", nonce="n-old")])
             assert ids(checks)["history.nonce-replayed"] == "fail"
             assert store.recorded_head() is None

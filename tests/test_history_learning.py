@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner, Result
 
 from sealverify.cli.main import cli
+from sealverify.history.state import MIGRATIONS, open_store
 from sealverify.testkit import mint
 from sealverify.testkit.auditlog import audit_payload, chain_lines
 from sealverify.testkit.keys import TestKey
@@ -76,6 +78,48 @@ def test_an_unanchored_log_is_still_held_to_the_recorded_head(tmp_path: Path) ->
     assert forked.exit_code == 1, forked.output
     checks = json.loads(forked.stdout)["subjects"][-1]["checks"]
     assert "history.chain-discontinuity" in {c["id"] for c in checks}
+
+
+def _version_3_store(path: Path, head: str) -> None:
+    """A state file as sealverify wrote it before heads said whether their walk was anchored."""
+    db = sqlite3.connect(path)
+    for step in MIGRATIONS[:3]:
+        for statement in step:
+            db.execute(statement)
+    db.execute("INSERT INTO runs VALUES (1, 'older', 1)")
+    db.execute("INSERT INTO chain_heads VALUES ('default', ?, 's1', 2, 3, 1)", (head,))
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+
+
+def test_a_head_recorded_before_the_anchoring_rule_is_not_a_start(tmp_path: Path) -> None:
+    # An older sealverify recorded the head of a log whose start nothing anchored. The log
+    # continuing that head must not become INTACT through it.
+    elsewhere = hashlib.sha256(b"a head nothing anchors").hexdigest()
+    _, heads = chain_lines([audit_payload(i) for i in range(3)], start=elsewhere, prior="s0")
+    second, _ = chain_lines(
+        [audit_payload(i) for i in range(3, 6)], session="s2", start=heads[-1], prior="s1"
+    )
+    state = tmp_path / "s.db"
+    _version_3_store(state, heads[-1])
+    b = _log(tmp_path / "b.log", second)
+    continued = _chain(b, "--expect-count", "3", "--state", str(state), "--format", "json")
+    assert continued.exit_code == 3, continued.output
+    report = json.loads(continued.stdout)
+    assert report["subjects"][0]["outcome"] == "UNANCHORED"
+    history = report["subjects"][-1]
+    assert "history.chain-head-untrusted" in {c["id"] for c in history["checks"]}
+    assert open_store(str(state)).recorded_head() is None  # and nothing was learnt from it
+
+
+def test_an_anchored_run_replaces_an_untrusted_head(tmp_path: Path) -> None:
+    first, heads = chain_lines([audit_payload(i) for i in range(3)])
+    state = tmp_path / "s.db"
+    _version_3_store(state, hashlib.sha256(b"some older head").hexdigest())
+    a = _log(tmp_path / "a.log", first)
+    assert _chain(a, "--expect-count", "3", "--state", str(state)).exit_code == 0
+    assert open_store(str(state)).recorded_head() == heads[-1]
 
 
 # --- verify: facts only from receipts VERIFIED under unpublished pinned keys -------------------

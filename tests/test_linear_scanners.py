@@ -17,6 +17,7 @@ and takes milliseconds now.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -37,7 +38,7 @@ from sealverify.definitions import digests, skill_listing, skills
 from sealverify.history import chain
 from sealverify.kernel import guards, kernels, ljson, wirecue
 from sealverify.kernel import session as session_module
-from sealverify.kernel.config import TemporalPolicy
+from sealverify.kernel.config import TemporalPolicy, TrustedConfig
 from sealverify.kernel.evidence import Approval
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.session import KernelSession
@@ -524,6 +525,69 @@ def test_a_principal_key_is_looked_up_not_searched(
         result = s.decide(_step("t", {}, envelope=envelope))  # a signature of zeros: nobody
         assert result.verdicts[-1].reason == "principal envelope required: t"
     assert counted.compared < 4 * calls
+
+
+class _Name(str):
+    """A tool name in a config, whose equality and inequality tests are counted."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Name.compared += 1
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        _Name.compared += 1
+        return str.__ne__(self, other)
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+def _named(config: TrustedConfig) -> TrustedConfig:
+    """``config`` with every tool name a section holds counted (its indexes built again)."""
+    rules = tuple(dataclasses.replace(r, name=_Name(r.name)) for r in config.safety.tools)
+    budget = tuple(
+        dataclasses.replace(b, tools=tuple(_Name(t) for t in b.tools)) for b in config.budget
+    )
+    linear = config.linear
+    assert linear is not None
+    return dataclasses.replace(
+        config,
+        safety=dataclasses.replace(config.safety, tools=rules),
+        budget=budget,
+        linear=dataclasses.replace(
+            linear, tools=tuple(dataclasses.replace(t, tool=_Name(t.tool)) for t in linear.tools)
+        ),
+        convergence=tuple(dataclasses.replace(r, tool=_Name(r.tool)) for r in config.convergence),
+    )
+
+
+@pytest.mark.parametrize("sections", [100, 2_000])
+def test_a_call_looks_its_tool_up_not_through_the_config(sections: int) -> None:
+    # Each call scanned every safety rule, every budget's, linear and convergence tool name
+    # for its own: a config's size times the calls. Indexed once per config, a call's lookups
+    # are a few, whatever the config holds; the decisions are the same.
+    names = [f"t{i}" for i in range(sections)]
+    tools = [{"name": n, "mode": "allow"} for n in names] + [{"name": "call", "mode": "allow"}]
+    s = _session({
+        "epoch": 1,
+        "safety": {"approval": _APPROVALS, "tools": tools},
+        "budget": {"budgets": [{"name": "b", "cap": 9, "tools": names}]},
+        "linear": {"grants_file": "/g", "tools": [{"tool": n, "cap_arg": "k"} for n in names]},
+        "convergence": {"tools": [{"tool": n, "op_arg": "op"} for n in names]},
+    })  # fmt: skip
+    s.config = _named(s.config)
+    calls = 300
+    _Name.compared = 0
+    for _ in range(calls):
+        result = s.decide(_step("call", {}))
+        assert result.route == "forward"
+        assert [v.kernel for v in result.verdicts] == ["safety", "temporal"]
+    assert _Name.compared < 4 * calls
+    gated = s.decide(_step("t7", {"k": "c", "op": "o"}))
+    assert [v.kernel for v in gated.verdicts][2:] == ["convergence", "linear", "budget"]
+    assert s.decide(_step("nothing", {})).verdicts[0].reason == "no matching policy rule"
 
 
 def test_a_quorum_is_counted_without_a_roster_search(monkeypatch: pytest.MonkeyPatch) -> None:

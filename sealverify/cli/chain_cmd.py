@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -14,10 +15,8 @@ from sealverify.cli.common import (
     emit,
     format_option,
     lowercase_hex,
-    max_input_bytes,
     output_option,
     read_input,
-    too_large,
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
@@ -25,7 +24,7 @@ from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.formats import format_named
 from sealverify.reports.names import report_name
-from sealverify.run.refused import SourceUnreadable
+from sealverify.run.reading import CappedFile, open_capped
 from sealverify.run.walk import inside
 
 __all__ = ["COMMANDS", "chain"]
@@ -55,35 +54,24 @@ def _receipt_inputs(paths: tuple[Path, ...]) -> list[ReceiptGroup]:
     return groups
 
 
-def _read_logs(logs: tuple[str, ...]) -> list[tuple[str, bytes]]:
-    """Each log's name and bytes, read a block at a time under a progress bar (a terminal)."""
-    sizes = [os.path.getsize(log) if log != "-" and os.path.isfile(log) else 0 for log in logs]
-    sources: list[tuple[str, bytes]] = []
-    with progress("reading logs", sum(sizes) or None, "B", unit_scale=True) as advance:
-        for log in logs:
-            if log == "-" or not os.path.isfile(log):
-                data = read_input(log)  # stdin, or a usage error naming the path
-                advance(len(data))
-            else:
-                data = _read_blocks(Path(log), advance)
-            sources.append(("-" if log == "-" else report_name(Path(log).name), data))
+_Log = bytes | Callable[[], CappedFile]  # a log's bytes, or a call that opens it
+
+
+def _log_sources(logs: tuple[str, ...], advance: Advance) -> list[tuple[str, _Log]]:
+    """Each log's name and, for a file, a call that opens it: walked as read, never held whole.
+
+    Standard input (and anything that is not a regular file) is read here, under the cap.
+    """
+    sources: list[tuple[str, _Log]] = []
+    for log in logs:
+        name = "-" if log == "-" else report_name(Path(log).name)
+        if log == "-" or not os.path.isfile(log):
+            data = read_input(log)  # stdin, or a usage error naming the path
+            advance(len(data))
+            sources.append((name, data))
+        else:
+            sources.append((name, open_capped(Path(log), log, advance)))
     return sources
-
-
-def _read_blocks(path: Path, advance: Advance) -> bytes:
-    blocks: list[bytes] = []
-    total, limit = 0, max_input_bytes()
-    try:
-        with path.open("rb") as log:
-            while block := log.read(1 << 20):
-                total += len(block)
-                if total > limit:  # a log that grows while it is read: refused, named
-                    raise too_large(str(path))
-                blocks.append(block)
-                advance(len(block))
-    except OSError as exc:
-        raise SourceUnreadable.of(path, exc) from None
-    return b"".join(blocks)
 
 
 @click.command(
@@ -169,7 +157,6 @@ def chain(
     attesting = attest_run.start(attest_key, attestation_path, logs)
     if attesting is not None:  # hashed now and again at the end: a changed input is refused
         attesting.read_inputs(attest_run.chain_inputs(logs, state_file, receipts))
-    sources = _read_logs(logs)
     options = ChainOptions(
         expect_head=expect_head,
         expect_count=expect_count,
@@ -187,10 +174,14 @@ def chain(
         except HistoryError as exc:  # a StoreError: one line, exit 2, no usage banner
             raise StoreError(f"--state: {exc}") from None
     receipt_total = sum(len(group.files) for group in groups)
+    sizes = [os.path.getsize(log) if log != "-" and os.path.isfile(log) else 0 for log in logs]
     try:
-        with progress("binding receipts", receipt_total or None, "receipt") as advance:
+        with (
+            progress("reading logs", sum(sizes) or None, "B", unit_scale=True) as reading,
+            progress("binding receipts", receipt_total or None, "receipt") as advance,
+        ):
             report = chain_report(
-                sources,
+                _log_sources(logs, reading),
                 options,
                 groups,
                 store=store,

@@ -16,37 +16,15 @@ __all__ = ["chain_display", "chain_facts", "tail_state"]
 def chain_display(result: ChainResult, anchor: Anchor, start_head: str | None) -> dict[str, Any]:
     """Per record: where it is, its heads, whether it commits and links, the anchors at it.
 
+    The records are the view the walk kept (``walk_logs(..., display=True)``).
     ``anchored_through`` is the index of the last record an anchor covers (None: none does);
     the records after it are the unanchored tail when the run says the tail is unanchored.
     """
-    records: list[dict[str, Any]] = []
+    records = list(result.display)
     anchored_through: int | None = None
-    previous: str | None = None
-    for index, rec in enumerate(result.records):
-        anchors = []
-        if anchor.head is not None and rec.head == anchor.head:
-            anchors.append("--expect-head")
-        if anchor.state_head is not None and rec.head == anchor.state_head:
-            anchors.append("state file")
-        if anchor.count is not None and anchor.count == index + 1:
-            anchors.append("--expect-count")
-        if anchors:
+    for index, record in enumerate(records):
+        if record["anchors"]:
             anchored_through = index
-        records.append(
-            {
-                "entry": rec.entry,
-                "session": rec.session,
-                "location": rec.location,
-                "payload": rec.payload.location if rec.payload is not None else None,
-                "prev_head": rec.prev_head,
-                "head": rec.head,
-                "prior_session": rec.prior_session,
-                "commits": rec.recomputed == rec.head,
-                "links": previous is None or rec.prev_head == previous,
-                "anchors": anchors,
-            }
-        )
-        previous = rec.head
     tail, missing = tail_state(result, anchor)
     return {
         "records": records,
@@ -69,7 +47,7 @@ def tail_state(result: ChainResult, anchor: Anchor) -> tuple[str, int | None]:
     """
     if any(c.id == ids.CHAIN_TRUNCATED and c.status == _FAIL for c in result.checks):
         count = anchor.count
-        short = count - len(result.records) if count is not None else 0
+        short = count - result.count if count is not None else 0
         return "truncated", short if short > 0 else None
     return ("unanchored" if result.unanchored_tail else "anchored"), None
 
@@ -78,7 +56,7 @@ def chain_facts(result: ChainResult, anchor: Anchor) -> dict[str, Any]:
     """The chain subject's facts; ``tail_missing`` only when a truncated tail's size is known."""
     tail, missing = tail_state(result, anchor)
     facts: dict[str, Any] = {
-        "records": len(result.records),
+        "records": result.count,
         "other_lines": result.other_lines,
         "malformed_records": result.malformed_records,
         "sessions": list(result.sessions),

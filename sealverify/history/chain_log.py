@@ -7,14 +7,24 @@ Every other line is counted and let go: a log is never held as an object per lin
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 from sealverify.history.chain_records import COMMITMENT, ChainRecord, LogLine
+from sealverify.reports.caps import Findings
 from sealverify.reports.model import Check, fail, info
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, uint_value
 
-__all__ = ["RECORD_MEMBERS", "parse_log"]
+__all__ = [
+    "RECORD_MEMBERS",
+    "LogData",
+    "LogReading",
+    "LogStream",
+    "log_lines",
+    "parse_log",
+    "read_records",
+]
 
 RECORD_MEMBERS = frozenset(
     {"seal_record", "entry", "commitment", "session", "prev_head", "prior_session", "head"}
@@ -91,6 +101,72 @@ def _record_problems(doc: JsonValue) -> list[str]:
     return problems
 
 
+class LogStream(Protocol):
+    """An open log: ``read(size)`` its next bytes (empty at its end), closed on leaving."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def __enter__(self) -> LogStream: ...
+
+    def __exit__(self, *exc: object) -> object: ...
+
+
+# A log as the reader takes it: its bytes, or a call that opens it for reading (the log is
+# then read a window at a time, never held whole, and opened again only to classify a break).
+LogData = bytes | Callable[[], LogStream]
+
+
+def _stream_lines(stream: LogStream) -> Iterator[bytes]:
+    """Each line of ``stream`` without its LF, read a window at a time; as :func:`_split_lines`.
+
+    What is held is one window and the line it ends inside, so memory follows the longest
+    line, not the log.
+    """
+    parts: list[bytes] = []  # the line being read, in the pieces its windows brought
+    while block := stream.read(_WINDOW):
+        parts.append(block)
+        if b"\n" not in block:
+            continue
+        pieces = b"".join(parts).split(b"\n")
+        parts = [pieces.pop()]
+        yield from pieces
+    tail = b"".join(parts)
+    if tail:
+        yield tail
+
+
+def log_lines(data: LogData) -> Iterator[bytes]:
+    """Each line of one log (its bytes, or opened by ``data()``), without its LF, in order."""
+    if isinstance(data, bytes):
+        yield from _split_lines(data)
+        return
+    with data() as stream:
+        yield from _stream_lines(stream)
+
+
+class LogReading:
+    """What reading the logs finds beside the records: findings by source, and line counts.
+
+    ``buckets`` holds, per source, its malformed records and then its unchained audit lines,
+    each a :class:`~sealverify.reports.caps.Findings` keeping the first ``keep`` of a kind.
+    """
+
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep
+        self.buckets: list[list[Check]] = []
+        self.other = 0
+        self.malformed = 0
+
+    def bucket(self) -> list[Check]:
+        found: list[Check] = [] if self.keep is None else Findings(keep=self.keep)
+        self.buckets.append(found)
+        return found
+
+    def checks(self) -> list[Check]:
+        """Every finding kept, in the order the logs gave them (capped findings not closed)."""
+        return [check for bucket in self.buckets for check in bucket]
+
+
 def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], list[Check], int]:
     """Read stderr captures, in the order given, into chain records.
 
@@ -100,56 +176,75 @@ def parse_log(sources: Sequence[tuple[str, bytes]]) -> tuple[list[ChainRecord], 
     skipped and counted. Returns ``(records, findings, other_line_count)``. Each log is read
     line by line, holding the line before (a payload's) and the records.
     """
-    records: list[ChainRecord] = []
-    checks: list[Check] = []
-    other = 0
+    reading = LogReading()
+    records = list(read_records(sources, reading))
+    return records, reading.checks(), reading.other
+
+
+def read_records(
+    sources: Sequence[tuple[str, LogData]], reading: LogReading
+) -> Iterator[ChainRecord]:
+    """The chain records of the logs, in order, as they are read; see :func:`parse_log`.
+
+    Findings and line counts go to ``reading``; nothing but the line before (a payload's) and
+    the previous record's head is held between records.
+    """
+    last = [""]  # the previous record's head: a record linking to it shares the string
     sessions: dict[str, str] = {}  # one string per session name, whatever its record count
     for source, data in sources:
-        unchained: list[Check] = []
-        lines, used = _read_source(source, data, records, (checks, unchained), sessions)
-        checks.extend(unchained)  # after the source's malformed records, as they always came
-        other += lines - used
-    return records, checks, other
+        findings = (reading.bucket(), reading.bucket())  # unchained after malformed records
+        lines = _Lines()
+        yield from _read_source(source, log_lines(data), findings, (last, sessions), lines)
+        reading.other += lines.number - lines.used
+        reading.malformed += lines.malformed
+
+
+class _Lines:
+    """One log's line count, the lines records used, and its malformed records."""
+
+    number = used = malformed = 0
 
 
 def _read_source(
     source: str,
-    data: bytes,
-    records: list[ChainRecord],
+    lines: Iterator[bytes],
     findings: tuple[list[Check], list[Check]],
-    sessions: dict[str, str],
-) -> tuple[int, int]:
-    """One log's records into ``records``; returns its line count and the lines used.
+    shared: tuple[list[str], dict[str, str]],
+    counts: _Lines,
+) -> Iterator[ChainRecord]:
+    """One log's records, as read; its line count and the lines used go to ``counts``.
 
     ``findings`` takes the malformed records and, apart, the unchained audit lines. A line is
     judged an unchained audit line only when the next is read: a record there takes it as
     its payload.
     """
     checks, unchained = findings
+    last, sessions = shared
     number = used = 0
     before: bytes | None = None  # the previous line, while it is free to be a payload
-    for number, line in enumerate(_split_lines(data), 1):
+    for number, line in enumerate(lines, 1):
         taken = False
         if b'"seal_record"' in line and _looks_like_record(line):  # the test first: no call
             payload = None
             if before is not None and not _looks_like_record(before):
                 payload = LogLine(source, number - 1, before)
-            last = records[-1].head if records else ""
             taken, record = _read_record(
-                LogLine(source, number, line), payload, checks, (last, sessions)
+                LogLine(source, number, line), payload, checks, (last[0], sessions)
             )
+            counts.malformed += taken and record is None
             if record is not None:
-                records.append(record)
+                last[0] = record.head
                 if record.payload is not None:
                     used += 1
                     before = None
+                yield record
         if before and b"{" in before and _looks_like_audit(before):
             _unchained(LogLine(source, number - 1, before), line, unchained)
         used += taken
         before = None if taken else line
     if before and _looks_like_audit(before):
         _unchained(LogLine(source, number, before), b"", unchained)
-    return number, used
+    counts.number, counts.used = number, used
 
 
 def _read_record(

@@ -72,6 +72,7 @@ PG_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " run BIGINT NOT NULL)",
     ),
     ("ALTER TABLE nonces ADD COLUMN identity TEXT NOT NULL DEFAULT ''",),
+    ("ALTER TABLE chain_heads ADD COLUMN anchored BIGINT NOT NULL DEFAULT 0",),
 )
 
 

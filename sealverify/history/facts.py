@@ -47,6 +47,9 @@ class ChainFacts:
     final_session: str
     final_entry: int
     chain: str = "default"
+    # The number of records, when ``heads`` holds only those a check asks about (the head an
+    # earlier run recorded, when the log holds it, then the final one): a streamed walk.
+    records: int | None = None
 
 
 def _identity(doc: dict[str, JsonValue]) -> str:

@@ -61,6 +61,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # A spent nonce is tied to the decision that spent it (its identity), never to where the
     # receipt was stored: rows written before this step keep an empty identity.
     ("ALTER TABLE nonces ADD COLUMN identity TEXT NOT NULL DEFAULT ''",),
+    # A head is recorded only from a walk whose start is anchored; a row written before this
+    # step does not say how its walk started, so it keeps 0 and is never trusted.
+    ("ALTER TABLE chain_heads ADD COLUMN anchored INTEGER NOT NULL DEFAULT 0",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -84,10 +87,10 @@ _WRITE_EPOCHS = (
     " location = excluded.location WHERE excluded.epoch > config_epochs.epoch"
 )
 _WRITE_CHAINS = (
-    "INSERT INTO chain_heads (chain, head, session, entry, records, run)"
-    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chain) DO UPDATE SET head = excluded.head,"
+    "INSERT INTO chain_heads (chain, head, session, entry, records, anchored, run)"
+    " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT(chain) DO UPDATE SET head = excluded.head,"
     " session = excluded.session, entry = excluded.entry, records = excluded.records,"
-    " run = excluded.run"
+    " anchored = 1, run = excluded.run"
 )
 
 
@@ -306,15 +309,20 @@ class HistoryStore:
             return []
         self._db.begin()
         staged = self._staged.chains.get(facts.chain)
+        untrusted = ""  # a recorded head that does not say its walk was anchored
         if staged is not None:
             recorded: tuple[str, int] | None = (staged[0], staged[3])
         else:
             row = self._db.one(
-                "SELECT head, records FROM chain_heads WHERE chain = ?", (facts.chain,)
+                "SELECT head, records, anchored FROM chain_heads WHERE chain = ?", (facts.chain,)
             )
-            recorded = (str(row[0]), int(row[1])) if row else None
+            recorded = (str(row[0]), int(row[1])) if row and int(row[2]) else None
+            if row and recorded is None:
+                untrusted = str(row[0])
         checks: list[Check]
-        if recorded is None:
+        if recorded is None and untrusted:
+            checks = [_untrusted_head(untrusted, facts.location, record)]
+        elif recorded is None:
             checks = [
                 info(
                     "history.chain",
@@ -353,13 +361,19 @@ class HistoryStore:
                 facts.heads[-1],
                 facts.final_session,
                 facts.final_entry,
-                len(facts.heads),
+                len(facts.heads) if facts.records is None else facts.records,
             )
         return checks
 
     def recorded_head(self, chain: str = "default") -> str | None:
-        """The committed chain head for ``chain`` (None before any run)."""
-        row = self._db.one("SELECT head FROM chain_heads WHERE chain = ?", (chain,))
+        """The committed chain head for ``chain`` (None before any run).
+
+        Only a head recorded from an anchored walk: a row written before the store kept that
+        (``anchored`` 0) is never a start (docs/chain.md).
+        """
+        row = self._db.one(
+            "SELECT head FROM chain_heads WHERE chain = ? AND anchored = 1", (chain,)
+        )
         return str(row[0]) if row else None
 
     # -- commit -------------------------------------------------------------------------------
@@ -386,6 +400,18 @@ class HistoryStore:
             ),
         )
         self._staged = _Staged()
+
+
+def _untrusted_head(head: str, location: str, record: bool) -> Check:
+    """The finding for a recorded head whose row does not say its walk started anchored."""
+    return info(
+        "history.chain-head-untrusted",
+        f"the head {head} recorded for this chain does not say that the walk it came from "
+        "started at an anchor (a row written before heads were recorded only from anchored "
+        "walks): it is used neither as this log's start nor to check its continuity"
+        + ("; this run records its own head" if record else ""),
+        location,
+    )
 
 
 def open_store(where: str, tool_version: str = "") -> HistoryStore:

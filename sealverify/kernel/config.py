@@ -12,7 +12,7 @@ stay permissive (authoring tools keep ``_comment`` there). The approval TTL is c
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -48,6 +48,7 @@ __all__ = [
 T = TypeVar("T")
 
 MAX_APPROVAL_TTL_SECONDS = 300
+_NONE: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,40 @@ class TrustedConfig:
     linear: LinearConfig | None
     budget: tuple[BudgetSpec, ...]
     principals: PrincipalsConfig | None
+    # For each tool a section names, the optional kernels that gate it, indexed once per
+    # config: a call looks its tool up rather than scanning each section's tool names.
+    gates: Mapping[str, frozenset[str]] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        named: dict[str, set[str]] = {}
+        for kernel, tools in self._gated():
+            for tool in tools:
+                named.setdefault(tool, set()).add(kernel)
+        object.__setattr__(self, "gates", {t: frozenset(k) for t, k in named.items()})
+
+    def _gated(self) -> list[tuple[str, Iterable[str]]]:
+        """Each optional kernel and the tool names it gates (the checks each step made)."""
+        gated: list[tuple[str, Iterable[str]]] = []
+        if self.consensus is not None:
+            gated.append(("consensus", self.consensus.high_stakes))
+        gated.append(("convergence", (r.tool for r in self.convergence)))
+        if self.calibration is not None and self.calibration.enabled:
+            gated.append(("calibration", self.calibration.gated_tools))
+        if self.linear is not None:
+            gated.append(("linear", (t.tool for t in self.linear.tools)))
+        gated.append(("budget", (t for b in self.budget for t in b.tools)))
+        if self.principals is not None:
+            budgets = self.principals.budgets
+            gated.append(("principal_budget", (t for b in budgets for t in b.tools)))
+        return gated
+
+    def gating(self, tool: str) -> frozenset[str]:
+        """The optional kernels of this config that gate ``tool``, by name.
+
+        Names: ``consensus``, ``convergence``, ``calibration``, ``linear``, ``budget``,
+        ``principal_budget`` (the last also needs a build that has principals).
+        """
+        return self.gates.get(tool, _NONE)
 
 
 # --- codec helpers (``Seal/PolicyWire.lean``) -------------------------------------------------

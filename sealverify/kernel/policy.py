@@ -9,7 +9,8 @@ Mirrors mcp-seal-dev ``Seal/Policy.lean`` (``parsePolicyJson`` through ``policyC
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from sealverify.kernel.hashes import stable_hash_parts
@@ -85,6 +86,15 @@ class Policy:
     approval_file: str
     server_identity: str
     tools: tuple[ToolRule, ...]
+    # The rules naming each tool, in policy order, indexed once: a call looks its tool up
+    # rather than scanning every rule (a policy's size times the calls).
+    by_tool: Mapping[str, tuple[ToolRule, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rules: dict[str, list[ToolRule]] = {}
+        for rule in self.tools:
+            rules.setdefault(rule.name, []).append(rule)
+        object.__setattr__(self, "by_tool", {name: tuple(found) for name, found in rules.items()})
 
 
 def _get_string_member(value: LValue, key: str) -> str:
@@ -230,8 +240,8 @@ def classify_tool_call(
     blocking: str | None = None
     guards: list[str] = []
     explicit_allow = False
-    for rule in policy.tools:
-        if rule.name != tool or not match_spec(rule.matcher, args):
+    for rule in policy.by_tool.get(tool, ()):
+        if not match_spec(rule.matcher, args):
             continue
         if rule.mode == "allow":
             explicit_allow = True

@@ -73,15 +73,14 @@ def _evidence_gap(session: KernelSession, inputs: ReplayInput) -> str | None:
     if kind != "act" or act is None:
         return None
     config = session.config
-    if config.consensus is not None and act.tool in config.consensus.high_stakes:
+    gates = config.gating(act.tool)
+    if "consensus" in gates:
         return f"the consensus kernel gates {act.tool} on votes the receipt does not carry"
-    calibration = config.calibration
-    if calibration is not None and calibration.enabled and act.tool in calibration.gated_tools:
+    if "calibration" in gates:
         return f"the calibration kernel gates {act.tool} on forecasts the receipt does not carry"
-    if config.linear is not None and any(t.tool == act.tool for t in config.linear.tools):
+    if "linear" in gates:
         return f"the linear kernel gates {act.tool} on grants the receipt does not carry"
-    principals = config.principals
-    if principals is not None and any(act.tool in b.tools for b in principals.budgets):
+    if "principal_budget" in gates:
         return f"the principal-budget kernel gates {act.tool} on an envelope no receipt carries"
     return None
 

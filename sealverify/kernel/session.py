@@ -257,30 +257,27 @@ class KernelSession:
         verdicts.append(verdict)
         verdict, trace = K.temporal_decide(act, config.temporal, state.temporal)
         verdicts.append(verdict)
-        if config.consensus is not None and act.tool in config.consensus.high_stakes:
+        gates = config.gating(act.tool)
+        if config.consensus is not None and "consensus" in gates:
             votes = parse_votes(_get_str(envelope, "votes"))
             verdicts.append(K.consensus_decide(act, config.consensus, votes))
-        if config.convergence and any(r.tool == act.tool for r in config.convergence):
+        if "convergence" in gates:
             verdicts.append(K.convergence_decide(act, config.convergence))
         calibration = config.calibration
-        if calibration is not None and calibration.enabled and act.tool in calibration.gated_tools:
+        if calibration is not None and "calibration" in gates:
             records = parse_forecasts(_get_str(envelope, "forecasts"))
             verdicts.append(K.calibration_decide(act, calibration, records))
         linear = config.linear
         cap_spent = budget_moved = principal_moved = None
-        if linear is not None and any(t.tool == act.tool for t in linear.tools):
+        if linear is not None and "linear" in gates:
             state.linear.ingest(parse_grants(_get_str(envelope, "grants")))
             verdict, cap_spent = K.linear_decide(act, linear, state.linear)
             verdicts.append(verdict)
-        if config.budget and any(act.tool in b.tools for b in config.budget):
+        if "budget" in gates:
             verdict, budget_moved = K.budget_decide(act, config.budget, state.budget)
             verdicts.append(verdict)
         principals = config.principals
-        if (
-            principals is not None
-            and self.profile.principals
-            and any(act.tool in b.tools for b in principals.budgets)
-        ):
+        if principals is not None and self.profile.principals and "principal_budget" in gates:
             verdict, principal_moved = K.principal_budget_decide(
                 act, principals, principal, state.principal_budget
             )

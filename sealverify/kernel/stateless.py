@@ -187,19 +187,18 @@ def _claimed_certs(want: dict[str, LValue]) -> list[K.Verdict] | str:
 def gating_kernels(config: TrustedConfig, tool: str, principals: bool) -> list[str]:
     """``registryFor``'s kernels whose ``gates`` holds for the tool, in registry order."""
     names = ["safety", "temporal"]
-    if config.consensus is not None and tool in config.consensus.high_stakes:
+    gates = config.gating(tool)
+    if "consensus" in gates:
         names.append("consensus")
-    if config.convergence and any(r.tool == tool for r in config.convergence):
+    if "convergence" in gates:
         names.append("convergence")
-    calibration = config.calibration
-    if calibration is not None and calibration.enabled and tool in calibration.gated_tools:
+    if "calibration" in gates:
         names.append("calibration")
-    if config.linear is not None and any(t.tool == tool for t in config.linear.tools):
+    if "linear" in gates:
         names.append("linear")
-    if config.budget and any(tool in b.tools for b in config.budget):
+    if "budget" in gates:
         names.append("budget")
-    budgets = config.principals.budgets if config.principals is not None and principals else ()
-    if any(tool in b.tools for b in budgets):
+    if principals and "principal_budget" in gates:
         names.append("principal_budget")
     return names
 

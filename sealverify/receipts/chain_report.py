@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from sealverify.errors import OptionError
 from sealverify.history.chain import (
     Anchor,
+    ChainRecord,
     ChainResult,
-    bind_receipts,
+    ReceiptBinding,
     parse_state_file,
     receipt_audit,
-    verify_logs,
+    walk_logs,
 )
 from sealverify.history.chain_display import chain_display, chain_facts
+from sealverify.history.chain_log import LogData
 from sealverify.history.state import ChainFacts, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
 from sealverify.reports.caps import Findings
@@ -95,44 +97,29 @@ def _anchor(options: ChainOptions) -> tuple[Anchor, list[Check]]:
     return anchor, extra
 
 
-def _walk(
-    sources: Sequence[tuple[str, bytes]],
-    anchor: Anchor,
-    start_head: str | None,
-    store: HistoryStore | None,
-) -> ChainResult:
-    """The logs walked; from the head ``store`` recorded when the log continues from it."""
-    result = verify_logs(sources, anchor, start_head=start_head)
-    recorded = store.recorded_head() if store is not None else None
-    if (
-        start_head is None
-        and recorded is not None
-        and result.records
-        and result.records[0].prev_head == recorded
-    ):
-        # The log continues from the head an earlier run recorded: that is its verified start.
-        result = verify_logs(sources, anchor, start_head=recorded)
-    return result
-
-
-def _receipt_subjects(
-    result: ChainResult,
-    groups: Sequence[ReceiptGroup],
-    on_receipt: Callable[[int], object] | None,
-) -> list[Subject]:
-    """A subject per receipt group: each receipt bound to a chain payload, the directory read."""
-    audits_by_group = []
+def _receipt_bindings(
+    groups: Sequence[ReceiptGroup], on_receipt: Callable[[int], object] | None
+) -> list[ReceiptBinding]:
+    """One binding per receipt group, its receipts' audits read: fed each record as read."""
+    bindings = []
     for group in groups:
         audits = []
         for name, data in group.files:
             audits.append(receipt_audit(name, data))
             if on_receipt is not None:
                 on_receipt(1)
-        audits_by_group.append(audits)
+        bindings.append(ReceiptBinding(audits))
+    return bindings
+
+
+def _receipt_subjects(
+    groups: Sequence[ReceiptGroup], bindings: Sequence[ReceiptBinding]
+) -> list[Subject]:
+    """A subject per receipt group: each receipt bound to a chain payload, the directory read."""
     subjects = []
-    for group, audits in zip(groups, audits_by_group, strict=True):
+    for group, binding in zip(groups, bindings, strict=True):
         read: list[ReceiptFile] = [read_receipt_file(name, data) for name, data in group.files]
-        checks = Findings(bind_receipts(result.records, audits))
+        checks = Findings(binding.checks())
         if group.names:
             checks.extend(check_directory(group.names, read))
         subjects.append(
@@ -152,13 +139,16 @@ def _history_subject(
     """The chain's head checked against ``store`` and recorded there when nothing failed."""
     with store:
         history_checks: list[Check] = []
-        if result.records and result.ok:
+        if result.count and result.ok:
+            recorded = store.recorded_head()
+            held = (recorded,) if recorded is not None and recorded in result.heads_found else ()
             facts = ChainFacts(
                 location=location,
-                first_prev_head=result.records[0].prev_head,
-                heads=tuple(r.head for r in result.records),
-                final_session=result.records[-1].session,
-                final_entry=result.records[-1].entry,
+                first_prev_head=str(result.first_prev_head),
+                heads=(*held, str(result.final_head)),
+                final_session=str(result.final_session),
+                final_entry=int(result.final_entry or 0),
+                records=result.count,
             )
             # Only a walk whose start is anchored (genesis, --start-head, or a head an earlier
             # run recorded) teaches the next: an unanchored start is never exit 0, so its head
@@ -174,7 +164,7 @@ def _history_subject(
                         location,
                     )
                 )
-        elif result.records:
+        elif result.count:
             history_checks = [
                 fail(
                     "history.chain-not-recorded",
@@ -193,7 +183,7 @@ def _history_subject(
 
 
 def chain_report(
-    sources: Sequence[tuple[str, bytes]],
+    sources: Sequence[tuple[str, LogData]],
     options: ChainOptions = ChainOptions(),
     receipts: Sequence[ReceiptGroup] = (),
     *,
@@ -201,7 +191,11 @@ def chain_report(
     store_name: str = "history",
     on_receipt: Callable[[int], object] | None = None,
 ) -> Report:
-    """The report ``sealverify chain`` writes for ``sources``, the logs' ``(name, bytes)`` in order.
+    """The report ``sealverify chain`` writes for ``sources``, the logs in order.
+
+    Each source is ``(name, bytes)`` or ``(name, opener)``, a call that opens the log for
+    reading: the log is then read a window at a time as it is walked, never held whole
+    (:func:`~sealverify.history.chain.walk_logs`); only the html view keeps a line per record.
 
     The first subject is the chain: BROKEN when a check fails, UNANCHORED when its start or tail
     has no anchor, else INTACT; then one per :class:`ReceiptGroup`, each receipt bound to a
@@ -211,9 +205,24 @@ def chain_report(
     any subject is BROKEN (or there is no chain record at all), else 3 when unanchored, else 0.
     """
     anchor, extra = _anchor(options)
-    result = _walk(sources, anchor, options.start_head, store)
-    # A log whose every record breaks keeps the first breaks of each kind located, counted.
-    chain_checks = Findings([*result.checks, *extra]).checks()
+    bindings = _receipt_bindings(receipts, on_receipt)
+
+    def bind(record: ChainRecord) -> None:
+        for binding in bindings:
+            binding.add(record)
+
+    result = walk_logs(
+        sources,
+        anchor,
+        options.start_head,
+        recorded=store.recorded_head() if store is not None else None,
+        display=options.display,
+        on_record=bind if bindings else None,
+    )
+    # A log whose every record breaks keeps the first breaks of each kind located, counted:
+    # the walk kept them so; the closing counts stay last.
+    kept = len(result.checks) - result.overflows
+    chain_checks = [*result.checks[:kept], *extra, *result.checks[kept:]]
     display = chain_display(result, anchor, options.start_head) if options.display else {}
     subjects = [
         Subject(
@@ -224,13 +233,13 @@ def chain_report(
             chain_facts(result, anchor),
             display=display,
         ),
-        *_receipt_subjects(result, receipts, on_receipt),
+        *_receipt_subjects(receipts, bindings),
     ]
     if store is not None:
         subjects.append(_history_subject(result, subjects[0].name, store, store_name))
     broken = any(s.outcome == Outcome.BROKEN for s in subjects)
     summary = {
-        "records": len(result.records),
+        "records": result.count,
         "other_lines": result.other_lines,
         "broken": broken,
         "unanchored_tail": result.unanchored_tail,

@@ -8,11 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from sealverify.run.refused import InputRefused
+from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
+    "CappedFile",
     "max_input_bytes",
+    "open_capped",
     "read_capped",
     "read_file",
     "set_max_input_bytes",
@@ -100,3 +102,54 @@ def _read_capped(
         blocks.append(block)
         want = _BLOCK
     return blocks[0] if len(blocks) == 1 else b"".join(blocks)
+
+
+class CappedFile:
+    """A file read a block at a time under ``--max-input-bytes``, each block counted.
+
+    What :func:`open_capped` opens: a log walked as it is read, never held whole. Past the
+    cap it raises :func:`too_large`; an unreadable file, ``cannot read <path>: <why>``.
+    """
+
+    def __init__(self, path: Path, name: str, on_read: Callable[[int], object] | None) -> None:
+        self.name, self._on_read = name, on_read
+        self._limit, self._total = max_input_bytes(), 0
+        try:
+            self._file: BinaryIO = path.open("rb")
+        except OSError as exc:
+            raise SourceUnreadable.of(path, exc) from None
+        self.path = path
+
+    def read(self, size: int, /) -> bytes:
+        try:
+            block = self._file.read(size)
+        except OSError as exc:
+            raise SourceUnreadable.of(self.path, exc) from None
+        self._total += len(block)
+        if self._total > self._limit:  # a log that grows while it is read: refused, named
+            raise too_large(self.name, self._limit)
+        if self._on_read is not None:
+            self._on_read(len(block))
+        return block
+
+    def __enter__(self) -> CappedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+
+def open_capped(
+    path: Path, name: str, on_read: Callable[[int], object] | None = None
+) -> Callable[[], CappedFile]:
+    """A call that opens ``path`` as a :class:`CappedFile`; ``on_read`` counts its first read.
+
+    A log is read again only to classify a break; a progress bar counts its bytes once.
+    """
+    opened = [0]
+
+    def opener() -> CappedFile:
+        opened[0] += 1
+        return CappedFile(path, name, on_read if opened[0] == 1 else None)
+
+    return opener
