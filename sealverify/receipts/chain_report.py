@@ -228,7 +228,7 @@ def chain_report(
         Subject(
             ", ".join(name for name, _ in sources),
             # no record at all: the input is not an audit chain, said as such, not as a break
-            chain_outcome(chain_checks) if result.records else Outcome.NOT_A_CHAIN,
+            chain_outcome(chain_checks) if result.count else Outcome.NOT_A_CHAIN,
             tuple(chain_checks),
             chain_facts(result, anchor),
             display=display,
