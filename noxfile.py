@@ -13,27 +13,27 @@ PYTHONS = ["3.11", "3.12", "3.13"]
 # The newest Python's run in CI: the byte rules, the receipt, frame and report paths, the
 # fast/reference switch and the --jobs workers, a few minutes where the whole suite takes ten.
 QUICK = [
-    "tests/test_strictjson.py",
-    "tests/test_verify.py",
-    "tests/test_verify_bindings.py",
-    "tests/test_verify_document.py",
-    "tests/test_verify_cli.py",
-    "tests/test_adversarial_receipts.py",
-    "tests/test_frame_core.py",
-    "tests/test_jsonl.py",
-    "tests/test_sarif_schema.py",
-    "tests/test_junit_wellformed.py",
-    "tests/test_streamed_reports.py",
-    "tests/test_fast_switch.py",
-    "tests/test_worker_pool.py",
-    "tests/test_verify_perf.py",
+    "tests/wire/test_strictjson.py",
+    "tests/receipts/test_verify.py",
+    "tests/receipts/test_verify_bindings.py",
+    "tests/receipts/test_verify_document.py",
+    "tests/cli/test_verify_cli.py",
+    "tests/receipts/test_adversarial_receipts.py",
+    "tests/mcp/test_frame_core.py",
+    "tests/reports/test_jsonl.py",
+    "tests/reports/test_sarif_schema.py",
+    "tests/reports/test_junit_wellformed.py",
+    "tests/reports/test_streamed_reports.py",
+    "tests/perf/test_fast_switch.py",
+    "tests/run/test_worker_pool.py",
+    "tests/perf/test_verify_perf.py",
 ]
 
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
     """The whole suite; ``nox -s tests-3.13 -- --quick`` runs the QUICK modules only."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test]", "-e", "./testkit")
     args = list(session.posargs)
     if "--quick" in args:
         args.remove("--quick")
@@ -44,21 +44,39 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "sealverify", "tests", "fuzz", "noxfile.py")
-    session.run("ruff", "format", "--check", "sealverify", "tests", "fuzz", "noxfile.py")
+    session.run(
+        "ruff", "check", "sealverify", "tests", "fuzz", "benchmarks", "testkit", "noxfile.py"
+    )
+    session.run(
+        "ruff",
+        "format",
+        "--check",
+        "sealverify",
+        "tests",
+        "fuzz",
+        "benchmarks",
+        "testkit",
+        "noxfile.py",
+    )
 
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".[dev,attest]")  # sealverify.attest imports securesystemslib
-    session.run("mypy", "--strict", "sealverify", "fuzz")
+    session.install(
+        "-e", ".[dev,attest]", "-e", "./testkit"
+    )  # sealverify.attest imports securesystemslib
+    session.run(
+        "mypy", "--strict", "sealverify", "fuzz", "benchmarks", "testkit/sealverify_testkit"
+    )
 
 
 @nox.session
 def fixtures(session: nox.Session) -> None:
     """Regenerate fixtures/ with the project's own minting code; the tree must stay clean."""
-    session.install("-e", ".[attest]")  # fixtures/attest: a summary signed through it
-    session.run("python", "-m", "sealverify.testkit.mintfixtures", "fixtures")
+    session.install(
+        "-e", ".[attest]", "-e", "./testkit"
+    )  # fixtures/attest: a summary signed through it
+    session.run("python", "-m", "sealverify_testkit.mintfixtures", "fixtures")
     session.run("git", "diff", "--exit-code", "--", "fixtures", external=True)
 
 
@@ -75,10 +93,10 @@ def catalogue(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    session.install("-e", ".[dask]")
-    session.run("python", "-m", "sealverify.bench", *session.posargs)
+    session.install("-e", ".[dask]", "-e", "./testkit")
+    session.run("python", "-m", "benchmarks", *session.posargs)
     # The scale section: --cluster on real local Dask workers (docs/scale.md).
-    session.run("python", "-m", "sealverify.bench.scale")
+    session.run("python", "-m", "benchmarks.scale")
 
 
 @nox.session
@@ -87,6 +105,8 @@ def fuzz(session: nox.Session) -> None:
 
     Arguments go to the harness run: ``nox -s fuzz -- --seconds N HARNESS...``.
     """
-    session.install("-e", ".[fuzz,attest]")  # the attestation harness signs its payloads
+    session.install(
+        "-e", ".[fuzz,attest]", "-e", "./testkit"
+    )  # the attestation harness signs its payloads
     session.run("python", "-m", "fuzz", "complexity")
     session.run("python", "-m", "fuzz", "all", *session.posargs)

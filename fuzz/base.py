@@ -11,9 +11,9 @@ from functools import cache
 from pathlib import Path
 
 import click
+from sealverify_testkit import keys
 
 from sealverify.cli.main import cli
-from sealverify.testkit import keys
 
 __all__ = ["EXIT_CODES", "Harness", "run_cli", "workspace", "write"]
 

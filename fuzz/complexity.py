@@ -344,7 +344,7 @@ def _wirecue(data: bytes) -> None:
 
 def _broken_chain(n: int) -> bytes:
     """A log whose every record links to a head no record holds (every link breaks)."""
-    from sealverify.testkit import auditlog
+    from sealverify_testkit import auditlog
 
     lines: list[bytes] = []
     for entry in range(1, n + 1):
@@ -439,14 +439,14 @@ def _spans(data: bytes) -> None:
 
 
 def _approval_tokens(n: int) -> bytes:
-    from sealverify.testkit.mint import DEMO_KERNEL_CONFIG, approval_token
+    from sealverify_testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
     token = approval_token((FIXTURES / "frames" / "call.bin").read_bytes(), DEMO_KERNEL_CONFIG)
     return (token.rstrip(b"\n") + b"\n") * n
 
 
 def _approval(data: bytes) -> int:
-    from sealverify.testkit import keys
+    from sealverify_testkit import keys
 
     return run_cli(["approval", _write("tokens.ndjson", data), "--approval-pubkey",
              keys.APPROVER_KEY.public_hex, "--frame", str(FIXTURES / "frames" / "call.bin"),
@@ -487,7 +487,7 @@ def _line_feeds(n: int) -> bytes:
 
 def _intact_log(n: int) -> bytes:
     """A log of ``n`` records, each committing to its payload and linking to the last."""
-    from sealverify.testkit import auditlog
+    from sealverify_testkit import auditlog
 
     lines: list[bytes] = []
     head = auditlog.GENESIS
@@ -521,13 +521,13 @@ def _partition_verify(data: bytes) -> int:
 
 
 def _receipt_key() -> str:
-    from sealverify.testkit import keys
+    from sealverify_testkit import keys
 
     return keys.RECEIPT_KEY.public_hex
 
 
 def _approval_frame(data: bytes) -> int:
-    from sealverify.testkit import keys
+    from sealverify_testkit import keys
 
     tokens = _write("tokens.ndjson", _approval_tokens(1))
     return run_cli(["approval", tokens, "--approval-pubkey", keys.APPROVER_KEY.public_hex,

@@ -9,10 +9,11 @@ import json
 from contextlib import redirect_stderr, redirect_stdout, suppress
 from functools import cache
 
+from sealverify_testkit import keys
+
 from fuzz import seeds, shapes
 from fuzz.base import Harness, run_cli, workspace, write
 from sealverify.cli.main import cli
-from sealverify.testkit import keys
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.strictjson import JsonError, display, member_spans, parse_bytes
 

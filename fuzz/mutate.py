@@ -8,7 +8,8 @@ import json
 import random
 from collections.abc import Callable
 
-from sealverify.testkit.records import render_pretty
+from sealverify_testkit.records import render_pretty
+
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = ["mutate_bytes", "mutate_json", "render_compact"]

@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from sealverify.testkit.mint import DEMO_KERNEL_CONFIG, approval_token
+from sealverify_testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
 __all__ = [
     "FIXTURES",

@@ -135,8 +135,8 @@ if TYPE_CHECKING:
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
     from sealverify.wire.strictjson import Limits
 
-# Where each public name lives. The layer test (tests/test_layers.py) checks that this table
-# and the imports above name the same objects.
+# Where each public name lives. The layer test (tests/architecture/test_layers.py) checks that this
+# table and the imports above name the same objects.
 _EXPORTS: dict[str, str] = {
     # the one root of every error raised when a run cannot be done (bad evidence never raises)
     "SealverifyError": "sealverify.errors",

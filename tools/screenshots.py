@@ -7,7 +7,7 @@ repository root:
     python tools/screenshots.py --keep DIR # also keeps the html pages in DIR
 
 The inputs are the project's own: fixtures/demo (verify), the testkit's demo chain
-(sealverify.testkit.auditlog.demo_log) and fixtures/frames (diff).
+(sealverify_testkit.auditlog.demo_log) and fixtures/frames (diff).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import tempfile
 from pathlib import Path
 
 from PIL import Image, ImageOps
+from sealverify_testkit.auditlog import demo_log
+from sealverify_testkit.browser import chromium_path, run_chromium
 
 from sealverify.cli.main import cli
-from sealverify.testkit.auditlog import demo_log
-from sealverify.testkit.browser import chromium_path, run_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"

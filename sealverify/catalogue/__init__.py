@@ -146,7 +146,7 @@ def _sections() -> Mapping[str, str]:
 
     A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
     tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF
-    run); tests/test_catalogue.py holds every section's reading equal to :func:`entries`.
+    run); tests/catalogue/test_catalogue.py holds every section's reading equal to :func:`entries`.
     """
     text = _checks_text()
     heads = list(_HEADER.finditer(text))

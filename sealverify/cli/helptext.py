@@ -78,7 +78,7 @@ def examples(*commands: str, note: str = "") -> str:
     """An epilog: ``commands`` as written, one per line (click's ``\\b`` keeps them unwrapped).
 
     Each runs from the root of the sealverify source tree on its bundled fixtures
-    (tests/test_cli_help.py runs every one).
+    (tests/cli/test_cli_help.py runs every one).
     """
     lines = ["\b", "Examples (from the source tree's root, on its fixtures):"]
     lines += [f"  {command}" for command in commands]

@@ -73,7 +73,7 @@ class _LazyGroup(click.Group):
 
     A run of ``verify`` so never pays for importing ``diff``, ``tools`` or ``skill`` (start-up
     is part of every benchmarked run). Each module lists its command in ``COMMANDS``; the
-    command's name is the module's name without ``_cmd`` (tests/test_cli_main.py holds that).
+    command's name is the module's name without ``_cmd`` (tests/cli/test_cli_main.py holds that).
     """
 
     context_class = HelpContext

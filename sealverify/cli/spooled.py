@@ -5,7 +5,7 @@ The one spooler: a command adds each subject as it is made (``approval``: a toke
 subject is held once its fragment is spooled: the fragment goes to a temporary file and only
 the format's small state stays (SARIF rule ids, JUnit counts, a table's notes). The report is
 then the format's head, the spool and its tail (``reports/formats/protocol.py``): byte for
-byte what ``render`` gives for the whole report (tests/test_flat_memory.py holds that for
+byte what ``render`` gives for the whole report (tests/perf/test_flat_memory.py holds that for
 every format). A format that needs the whole report (a table of rows fitted to their widths,
 an html page's charts) keeps the subjects instead.
 """

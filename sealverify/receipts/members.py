@@ -9,7 +9,7 @@ block, effect view), ``rust/src/release.rs`` (v3 members, ``signed_artifacts``, 
 its audit line); seal-check@0632f31 ``receipt-format.js`` ``V1_KEY_ORDER``/``V2_KEY_ORDER``
 and ``docs/DECISION-RECEIPT-SCHEMA.md`` §1 (fleet receipts, with the producer-local blocks
 seal-live-demo writes). docs/claims.md holds one row for each member named here, and
-tests/test_claims_doc.py holds the two to each other.
+tests/architecture/test_claims_doc.py holds the two to each other.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The catalogue (sealverify/catalogue/checks.toml) stays the one source of what each id means;
 these names exist so that code that compares, caps or waives by id names a constant rather
-than re-typing the string (tests/test_outcomes.py holds that each is a catalogue id). An id the
-code only emits may stay a literal at the one place that emits it.
+than re-typing the string (tests/reports/test_outcomes.py holds that each is a catalogue id). An id
+the code only emits may stay a literal at the one place that emits it.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def blob(data: bytes) -> bytes:
 def _interleaved(data: bytes) -> bytes:
     """``0x00 b`` for every byte ``b`` of ``data`` (a blob without its end)."""
     # Latin-1 maps each byte b to the code point b (< 0x100), and UTF-16-BE writes such a code
-    # point as the two bytes 00 b (no BOM): ``0x00 b`` per byte. tests/test_bindings_perf.py
+    # point as the two bytes 00 b (no BOM): ``0x00 b`` per byte. tests/perf/test_bindings_perf.py
     # checks blob against _blob_reference on every byte value.
     return data.decode("latin-1").encode("utf-16-be")
 

@@ -5,7 +5,7 @@ where it was published. Seed recipes: ``hex:<64 hex>`` (the seed itself), ``fill
 bytes of ``hh``, Rust's ``[N; 32]``), ``range:<hh>`` (bytes ``hh``, ``hh+1``, … ``hh+31``,
 Python's ``bytes(range(hh, hh + 32))``), ``sha256:<text>`` (SHA-256 of the UTF-8 text) and
 ``vector:wycheproof`` (a Wycheproof key: its secret is published with the vectors, not carried
-here, and the key is checked against the vector file instead). tests/test_publishedkeys.py
+here, and the key is checked against the vector file instead). tests/seal/test_publishedkeys.py
 rebuilds every other listed public key from its recipe and holds the Wycheproof keys to the
 vector file, so the list cannot hold a typo; docs/trust.md says where each source publishes.
 """

@@ -107,7 +107,7 @@ def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
     The verdict is always :func:`ed25519_verify_openssl`'s. libsodium answers first
     (docs/adr/0005-ed25519-libsodium-then-openssl.md): its acceptance is final, because every
     signature libsodium accepts OpenSSL accepts too (proven over all of Wycheproof and seal's
-    S and encoding rules in tests/test_signatures_backends.py); a rejection is confirmed by
+    S and encoding rules in tests/seal/test_signatures_backends.py); a rejection is confirmed by
     OpenSSL, since libsodium rejects some inputs (non-canonical R) that OpenSSL accepts.
     Small-order and non-canonical keys are refused before either is asked
     (:func:`weak_key_reason`): OpenSSL alone would accept forgeries for them. Invalid

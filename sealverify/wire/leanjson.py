@@ -113,7 +113,7 @@ _SHORT_ESCAPE = re.compile(rb"\\[btf]")
 def _orjson_text(value: object) -> str | None:
     """:func:`print_value` by orjson, or None where only the definition can say."""
     # orjson sorts keys by UTF-8 bytes (= scalar order, as ``sorted``) and escapes strings as
-    # Lean does (tests/test_bindings_perf.py compares every code point), except that it
+    # Lean does (tests/perf/test_bindings_perf.py compares every code point), except that it
     # writes TAB, BS and FF as ``\t`` ``\b`` ``\f`` where Lean writes ``\u00xx``. Any such
     # character leaves that two-character escape in the output; the check below also trips on
     # an escaped backslash before ``t``, ``b`` or ``f``, which only costs the definition's pass.

@@ -244,9 +244,9 @@ _EXACT_DEFAULT = number_default(_exact_lexeme_fragment)
 def _orjson_bytes(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
     """:func:`compact_bytes` by orjson, or None where only :func:`_reference` can say."""
     # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
-    # rest raw; tests/test_verify_perf.py compares every code point) and keeps dict order;
+    # rest raw; tests/perf/test_verify_perf.py compares every code point) and keeps dict order;
     # numbers go through our serde number model as pre-rendered fragments. Its OPT_SORT_KEYS
-    # compares keys as UTF-8 bytes, which is scalar order (tests/test_bindings_perf.py checks
+    # compares keys as UTF-8 bytes, which is scalar order (tests/perf/test_bindings_perf.py checks
     # it against ``sorted``). Values orjson refuses (lone surrogates, nesting past its limit)
     # take the reference writer.
     option = orjson.OPT_PASSTHROUGH_DATACLASS  # JsonNumber goes to ``default``

@@ -120,7 +120,7 @@ def _equivalent_names(line: bytes, message: JsonValue) -> list[tuple[str, str]]:
 
     An ASCII line without ``\\u`` decodes to ASCII strings only (every other escape stands
     for an ASCII character); NFC leaves ASCII as it is, and the names of one object are
-    distinct, so no two of them are equivalent (tests/test_fast_paths_exact.py compares it
+    distinct, so no two of them are equivalent (tests/perf/test_fast_paths_exact.py compares it
     with the plain call).
     """
     if line.isascii() and b"\\u" not in line:

@@ -166,7 +166,7 @@ def _release_operation_id(doc: Doc, frame: bytes, expected: bytes | None) -> Jso
     without the member, and the splice adds one string member spelled verbatim, before the
     closing brace, so the body parses to that object plus ``operation_id``. The limits cannot
     refuse it either: its length bounds its members and string bytes, and the splice adds no
-    nesting. tests/test_bindings_perf.py checks this against the parse (_parsed_operation_id).
+    nesting. tests/perf/test_bindings_perf.py checks this against the parse (_parsed_operation_id).
     """
     operation_id = doc.get("operation_id")
     limits = DEFAULT_LIMITS

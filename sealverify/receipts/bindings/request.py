@@ -128,7 +128,7 @@ def _line_binds_meta(doc: Doc, text: str, derived: Derived | None = None) -> boo
     finite numbers) whose params are the record's members, so it holds ``_meta`` exactly when
     the record does. The limits are what could still refuse it; the text's length bounds its
     members and string bytes, and its bracket count bounds its depth, so under those bounds
-    nothing can. tests/test_bindings_perf.py checks this against the parse.
+    nothing can. tests/perf/test_bindings_perf.py checks this against the parse.
     """
     limits = DEFAULT_LIMITS
     if (

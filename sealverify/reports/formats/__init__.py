@@ -3,7 +3,7 @@
 :data:`STREAMS` names each format's :class:`~sealverify.reports.formats.protocol.Format` (its
 fragment per subject, its stream's head, separator, tail and state: ``protocol.py``); every
 command's report is written through it (``cli/spooled.py``). This module is the one place a
-format is chosen by its name: no other module compares one (tests/test_format_registry.py).
+format is chosen by its name: no other module compares one (tests/reports/test_format_registry.py).
 """
 
 from __future__ import annotations

@@ -62,8 +62,8 @@ def _plain(value: Any) -> bool:
     A report's words (``Outcome``, ``Status``, ``Family``, ``Role``) count as str.
 
     For such values orjson's indented, key-sorted output is byte for byte what ``json.dumps(
-    sort_keys=True, indent=2, ensure_ascii=False)`` writes (tests/test_jsonfmt.py). Floats are
-    the exception that would pass silently (orjson spells ``1e16`` and NaN differently), so
+    sort_keys=True, indent=2, ensure_ascii=False)`` writes (tests/reports/test_jsonfmt.py). Floats
+    are the exception that would pass silently (orjson spells ``1e16`` and NaN differently), so
     they, and every other type, take the standard library's encoder.
     """
     kind = type(value)

@@ -43,7 +43,7 @@ _SHOWN = frozenset(("fail", "not-evaluated"))  # the statuses of the checks a ca
 
 # The XML escapes are written here: xml.sax.saxutils imports urllib.request (and with it
 # http.client, ssl and email: about 20 ms of every JUnit run's start-up) for two replacements.
-# tests/test_junit_wellformed.py holds them equal to saxutils.escape and saxutils.quoteattr.
+# tests/reports/test_junit_wellformed.py holds them equal to saxutils.escape and saxutils.quoteattr.
 
 
 def escape(text: str) -> str:

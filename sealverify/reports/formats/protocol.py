@@ -5,8 +5,8 @@ subject was verified, a worker included), its stream takes each fragment into a 
 (SARIF rule ids, JUnit counts, a table's shared notes) and says the bytes to spool, and at the
 end the head and tail are rendered from the report's summary and findings around the spool.
 ``head + separator.join(spooled) + tail`` is byte for byte what ``render`` gives for the whole
-report (tests/test_flat_memory.py). The registry (``formats/__init__.py``) names each format's
-:class:`Format`; no other code compares a format's name (tests/test_format_registry.py).
+report (tests/perf/test_flat_memory.py). The registry (``formats/__init__.py``) names each format's
+:class:`Format`; no other code compares a format's name (tests/reports/test_format_registry.py).
 """
 
 from __future__ import annotations

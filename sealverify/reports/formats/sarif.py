@@ -114,7 +114,7 @@ def _rule(rule_id: str) -> dict[str, Any]:
     entry = catalogue.lookup(rule_id)
     explain = f"sealverify explain {rule_id}"
     source = f"docs/{entry.page if entry else 'checks.md'} in the sealverify source"
-    if entry is None:  # an id the catalogue lacks (tests/test_catalogue.py prevents it)
+    if entry is None:  # an id the catalogue lacks (tests/catalogue/test_catalogue.py prevents it)
         return {"id": rule_id, "help": {"text": explain}}
     rule: dict[str, Any] = {
         "id": rule_id,

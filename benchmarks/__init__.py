@@ -1,0 +1,1 @@
+"""Layer 7, the benchmark: python -m benchmarks (see docs/performance.md)."""

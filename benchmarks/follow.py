@@ -1,0 +1,160 @@
+"""``python -m benchmarks.follow``: a writer appends receipts, ``verify --follow`` keeps up.
+
+The writer (this process) appends receipts minted by the testkit to a JSONL log at a fixed
+rate; a follower process (``sealverify verify --follow LOG --state DB``) verifies them as they
+land. Each event's ``input.line`` names the receipt, so the time from its append to its event
+on the follower's stdout is measured for every receipt. The follower's resident memory is
+read from ``/proc`` while it runs. Printed as Markdown: offered and achieved rate, latency
+percentiles, and memory over the run (docs/performance.md keeps the figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import orjson
+from sealverify_testkit import mint
+from sealverify_testkit.records import parse_record, render_compact
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process so far (``/proc/PID/stat``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _reader(stream: object, arrived: dict[int, float]) -> None:
+    assert hasattr(stream, "readline")
+    for line in iter(stream.readline, b""):
+        if line.startswith(b'{"type":"subject"'):
+            arrived[int(orjson.loads(line)["input"]["line"])] = time.monotonic()
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
+    """Append ``n`` receipts at ``rate`` per second under ``root``; the report's lines."""
+    lines = [render_compact(parse_record(r)) for r in mint.mint_many(n, seed=b"follow-bench")]
+    log = root / "receipts.jsonl"
+    log.touch()
+    command = [
+        sys.executable, "-m", "sealverify", "verify", "--follow", str(log),
+        "--state", str(root / "state.db"), "--allow-published-keys", *extra,
+    ]  # fmt: skip
+    follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    arrived: dict[int, float] = {}
+    reader = threading.Thread(target=_reader, args=(follower.stdout, arrived), daemon=True)
+    reader.start()
+    time.sleep(2.0)  # the follower's start-up, not measured
+    appended: dict[int, float] = {}
+    memory: list[tuple[int, int]] = [(0, _rss_kib(follower.pid))]
+    cpu_before = _cpu_seconds(follower.pid)
+    start = time.monotonic()
+    with log.open("ab") as handle:
+        for index, line in enumerate(lines, start=1):
+            due = start + (index - 1) / rate
+            pause = due - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            handle.write(line + b"\n")
+            handle.flush()
+            appended[index] = time.monotonic()
+            if index % max(1, n // 10) == 0:
+                memory.append((index, _rss_kib(follower.pid)))
+    written = time.monotonic() - start
+    deadline = time.monotonic() + 600
+    while len(arrived) < n and time.monotonic() < deadline and follower.poll() is None:
+        time.sleep(0.05)
+    done = time.monotonic() - start
+    cpu = _cpu_seconds(follower.pid) - cpu_before
+    memory.append((n, _rss_kib(follower.pid)))
+    follower.terminate()
+    follower.wait(timeout=60)
+    latencies = [arrived[i] - appended[i] for i in appended if i in arrived]
+    load = os.getloadavg()[0]
+    report = _report(n, rate, written, done, latencies, memory, len(arrived))
+    return [
+        *report[:1],
+        f"follower CPU: {cpu:.1f} s, {1000 * cpu / max(1, len(arrived)):.2f} ms per receipt "
+        f"(one core would keep up with {len(arrived) / max(cpu, 1e-9):.0f}/s); "
+        f"load average {load:.1f}",
+        *report[1:],
+    ]
+
+
+def _report(
+    n: int,
+    rate: float,
+    written: float,
+    done: float,
+    latencies: Sequence[float],
+    memory: Sequence[tuple[int, int]],
+    seen: int,
+) -> list[str]:
+    out = [
+        f"receipts: {n}, offered {rate:.0f}/s (written in {written:.1f} s), "
+        f"events: {seen}, all verified after {done:.1f} s ({seen / done:.0f}/s)",
+        "",
+        "| append to event | median | p90 | p99 | max |",
+        "|---|---|---|---|---|",
+        "| seconds | "
+        + " | ".join(
+            f"{v:.3f}"
+            for v in (
+                statistics.median(latencies) if latencies else 0.0,
+                _percentile(latencies, 0.9),
+                _percentile(latencies, 0.99),
+                max(latencies, default=0.0),
+            )
+        )
+        + " |",
+        "",
+        "| receipts appended | " + " | ".join(str(i) for i, _ in memory) + " |",
+        "|---" * (len(memory) + 1) + "|",
+        "| follower RSS (MiB) | " + " | ".join(f"{k / 1024:.1f}" for _, k in memory) + " |",
+    ]
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.follow", description=__doc__)
+    parser.add_argument("--n", type=int, default=5000, help="receipts to append")
+    parser.add_argument("--rate", type=float, default=1000.0, help="receipts per second")
+    parser.add_argument("--dir", type=Path, default=None, help="work here instead of a temp dir")
+    parser.add_argument(
+        "extra", nargs="*", help="more verify options for the follower (after --), e.g. --poll"
+    )
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="sealverify-follow-", dir=args.dir) as tmp:
+        print(f"cpu: {os.cpu_count()} core(s), python {sys.version.split()[0]}")
+        print("\n".join(run(args.n, args.rate, Path(tmp), args.extra)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,1 +1,0 @@
-"""Layer 7, the benchmark: python -m sealverify.bench (see docs/performance.md)."""

@@ -1,0 +1,1 @@
+"""The test suite, a folder per layer of the package; shared helpers in tests/helpers/."""

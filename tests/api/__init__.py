@@ -1,0 +1,1 @@
+"""The public API: ``import sealverify``, and every command as a library call."""

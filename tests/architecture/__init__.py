@@ -1,0 +1,1 @@
+"""House rules read from the source: layers, sizes, docs, public text, imports."""

@@ -1,0 +1,1 @@
+"""The fuzz harnesses and the inputs fuzzing found, run deterministically."""

@@ -1,0 +1,1 @@
+"""What several test modules share: minting, corpora, services, page drivers."""

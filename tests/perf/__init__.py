@@ -1,0 +1,1 @@
+"""Performance paths and bounds: fast paths equal their references, memory stays flat."""

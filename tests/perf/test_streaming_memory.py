@@ -1,0 +1,132 @@
+"""Commands that read a stream hold one line (or frame) at a time, not an object per line.
+
+``chain`` once built an object for every line of its log before reading any (12 MB of line
+feeds took 1.3 GB), and ``partition emit`` and ``approval --frame`` built a frame object for
+every line of their stream to take frame 0 or to check that it is one line (about 125 bytes a
+line). Each test runs the command through the CLI on a stream of many short lines and bounds
+its peak Python allocation (tracemalloc) by a small multiple of the input, which is held once
+as read. Counting memory, not time: nothing here depends on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sealverify_testkit import keys
+from sealverify_testkit.mint import DEMO_KERNEL_CONFIG, approval_token
+
+from sealverify.cli.main import cli
+from sealverify.history import chain_log
+
+ROOT = Path(__file__).resolve().parents[2]
+CALL = ROOT / "fixtures" / "frames" / "call.bin"
+MIB = 1 << 20
+
+
+def _peak(args: list[str]) -> tuple[int, int]:
+    """The exit code and the peak Python allocation of one CLI run of ``args``."""
+    runner = CliRunner()
+    runner.invoke(cli, [args[0], "--help"])  # imports outside the measurement
+    tracemalloc.start()
+    try:
+        result = runner.invoke(cli, args, catch_exceptions=False)
+        return result.exit_code, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_chain_holds_a_line_not_every_line(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"\n" * (MIB // 2))  # half a million empty lines: no record at all
+    code, peak = _peak(["chain", str(log), "--format", "json", "--output", str(tmp_path / "o")])
+    assert code == 1  # no chain record: BROKEN
+    assert peak < 2 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a half-MiB log"
+
+
+def test_chain_reads_12_mb_of_line_feeds_in_a_bounded_address_space(tmp_path: Path) -> None:
+    """The log of the report: 12 MB of line feeds took 1.3 GB; now under a 384 MiB cap."""
+    resource = pytest.importorskip("resource")  # POSIX: the cap is RLIMIT_AS
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"\n" * 12_000_000)
+    cap = 384 * MIB
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "sealverify", "chain", str(log), "--format", "json",
+         "--output", str(tmp_path / "o.json")],
+        capture_output=True, text=True, preexec_fn=capped, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # no record: BROKEN, and no MemoryError
+    assert "0 record(s), 12000000 other line(s) skipped" in result.stderr
+
+
+def test_partition_emit_holds_frame_zero_not_every_frame(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(CALL.read_bytes() + b"{}\n" * (MIB // 3))  # frame 0, then many lines
+    code, peak = _peak(["partition", "emit", str(stream), "--output", str(tmp_path / "o")])
+    assert code == 0
+    assert peak < 3 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a 1 MiB stream"
+
+
+def test_partition_emit_counts_frames_it_does_not_hold(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" * (MIB // 3))
+    result = CliRunner().invoke(cli, ["partition", "emit", str(stream), "--index", str(MIB)])
+    assert result.exit_code == 2
+    assert f"stream.bin holds {MIB // 3} frame(s)" in result.output
+
+
+def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: Path) -> None:
+    frame = tmp_path / "frame.bin"
+    frame.write_bytes(CALL.read_bytes() + b"{}\n" * (MIB // 3))
+    tokens = tmp_path / "tokens.ndjson"
+    tokens.write_bytes(approval_token(CALL.read_bytes(), DEMO_KERNEL_CONFIG))
+    args = ["approval", str(tokens), "--approval-pubkey", keys.APPROVER_KEY.public_hex]
+    code, peak = _peak([*args, "--frame", str(frame)])
+    assert code == 2  # "must hold exactly one frame (one line)"
+    assert peak < 3 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a 1 MiB frame file"
+    code, _ = _peak([*args, "--frame", str(CALL)])
+    assert code != 2  # the one-line frame is read and the token judged
+
+
+def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
+    """diff analysed every frame (and parsed every line) to pick the first tools/call."""
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" * 30_000 + CALL.read_bytes())  # the tools/call comes last
+    code, peak = _peak(["diff", str(stream), str(CALL), "--format", "json",
+                        "--output", str(tmp_path / "o")])  # fmt: skip
+    assert code == 0  # the same frame: nothing differs
+    assert peak < 3 * 90_000 + 4 * MIB, f"{peak / MIB:.0f} MiB for a 90 kB stream"
+    result = CliRunner().invoke(cli, ["diff", str(stream), str(CALL), "--format", "json"])
+    assert "holds 30001 frames; compared the first tools/call, frame #30000" in result.output
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 1 << 16])
+def test_the_windowed_split_gives_every_line(window: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log split a window at a time gives the lines ``bytes.split`` gives, LF by LF."""
+    monkeypatch.setattr(chain_log, "_WINDOW", window)
+    for data in [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"ab\ncd\n\nef", b"\n" * 9,
+                 b"long line\nx\n" * 5 + b"tail", b"x" * 20 + b"\n" + b"y" * 20]:  # fmt: skip
+        pieces = data.split(b"\n")
+        if pieces[-1] == b"":
+            pieces.pop()
+        assert list(chain_log._split_lines(data)) == pieces, data
+
+
+def test_frame_writes_each_frame_as_it_comes(tmp_path: Path) -> None:
+    """frame held every reported frame's subject until the end (about 3 kB a frame)."""
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" * 2_000)
+    for fmt in ("json", "jsonl", "table"):
+        out = tmp_path / f"o.{fmt}"
+        code, peak = _peak(["frame", str(stream), "--format", fmt, "--output", str(out)])
+        assert code == 1  # an empty object is no JSON-RPC request: every frame refused
+        assert peak < 4 * MIB, f"{peak / MIB:.0f} MiB for 2,000 frames ({fmt})"
+        assert out.read_text().count("stream.bin#1999") == 1

@@ -1,0 +1,170 @@
+"""The grouping pass's readings handed to the tasks: the same facts, the same reports, bounded.
+
+A run in one process parses each receipt once: the strict reading the session grouping makes
+is the one the task verifies. It must give the grouping exactly the facts :func:`glance`
+gives, be used only for the very bytes it was made of (an attacker who can change a file
+between the two passes gets the new bytes verified), and never hold more than its budget.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sealverify_testkit import mint
+
+from sealverify.cli.main import cli
+from sealverify.receipts.families import read_document
+from sealverify.receipts.sessions import glance
+from sealverify.receipts.verify import verify_log_line, verify_receipt
+from sealverify.run import engine
+from sealverify.run.handoff import DOCUMENT_WEIGHT, Handoff
+from tests.helpers.verify_sessions import OPTIONS, PIN_ARGS, _call, _line
+
+FIRST = _line(_call(1, 1))
+SECOND = _line(_call(2, 2))
+
+# Bytes the strict parser and orjson read differently, or that only look like a session.
+SAMPLES = {
+    "receipt": FIRST,
+    "second call": SECOND,
+    "session name escaped": SECOND.replace(b'"session"', b'"sess\\u0069on"'),
+    "duplicate member": SECOND[:-1] + b',"now":1}',  # orjson keeps the last, strict refuses
+    "byte order mark": b"\xef\xbb\xbf" + FIRST,
+    "carriage return": FIRST + b"\r",
+    "root an array": b"[" + FIRST + b"]",
+    "not json": b'{"effect_view":{"session":"s"',
+    "empty": b"",
+    "no session": b'{"effect_view":{"sessions":"s"}}',
+}
+
+
+@pytest.mark.parametrize("data", SAMPLES.values(), ids=list(SAMPLES))
+def test_a_kept_reading_gives_the_grouping_what_glance_gives(data: bytes) -> None:
+    files = Handoff(1 << 20, 1 << 20)
+    files.kept["f.json"] = data
+    assert files.look("f.json", data) == glance(data)
+    assert "f.json" in files.readings
+
+
+def test_a_reading_is_used_only_for_the_bytes_it_was_made_of() -> None:
+    tampered = SECOND.replace(b'"q\\":\\"2\\"', b'"q\\":\\"9\\"')
+    assert tampered != SECOND
+    honest_reading = read_document(SECOND)
+    handed = verify_receipt(tampered, "r", OPTIONS, read=honest_reading)
+    assert handed == verify_receipt(tampered, "r", OPTIONS)
+    assert handed.outcome == "FAIL"
+    line = verify_log_line(tampered, 1, "log", OPTIONS, read=honest_reading)
+    assert line == verify_log_line(tampered, 1, "log", OPTIONS)
+    # and the reading of equal bytes is the reading used (no second parse needed)
+    assert verify_receipt(bytes(SECOND), "r", OPTIONS, read=honest_reading) == verify_receipt(
+        SECOND, "r", OPTIONS
+    )
+
+
+def test_beyond_the_budget_nothing_more_is_kept(tmp_path: Path) -> None:
+    size = len(FIRST)
+    room = (1 + DOCUMENT_WEIGHT) * size + size  # one file with its reading, one without
+    files = Handoff(1 << 20, room)
+    names = [(tmp_path / f"{n}.json").as_posix() for n in "abc"]
+    for name in names:
+        Path(name).write_bytes(FIRST)
+        data = files(name)
+        assert data == FIRST
+        assert files.look(name, data) == glance(FIRST)
+    assert list(files.kept) == names[:2] and list(files.readings) == names[:1]
+    assert files.room == 0
+    data, readings = files.hand_over(names)
+    assert [n for n, _ in data] == names[:2] and [n for n, _ in readings] == names[:1]
+    assert files.room == room  # what was handed over is no longer charged
+
+
+def _verify(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["verify", *args, *PIN_ARGS], catch_exceptions=False)
+    return result.stdout
+
+
+def test_one_process_reports_as_workers_do_over_files_and_logs(tmp_path: Path) -> None:
+    """Workers get no readings: a run in one process must report byte for byte the same."""
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "b.json").write_bytes(mint.render_pretty(_call(1, 1)))
+    (files / "a.json").write_bytes(mint.render_pretty(_call(3, 2)))
+    (files / "c.json").write_bytes(SAMPLES["duplicate member"])
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"\n".join([*SAMPLES.values(), FIRST, SECOND]) + b"\n")
+    for target in (files, log):
+        one = _verify(str(target), "--jobs", "1")
+        assert one == _verify(str(target), "--jobs", "2")
+        assert json.loads(one)["subjects"]
+
+
+def test_tasks_hand_each_reading_to_the_task_of_its_file(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(FIRST)
+    (tmp_path / "b.json").write_bytes(SECOND)
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"\n".join([FIRST, SECOND]) + b"\n")
+    found = list(engine.expand([str(tmp_path / "a.json"), str(log), str(tmp_path / "b.json")]))
+    cut = list(engine.tasks(iter(found), OPTIONS, keep=1 << 20))
+    assert [type(task).__name__ for task in cut] == ["_Files", "_LogSlice", "_Files"]
+    for task, name, data in ((cut[0], "a.json", FIRST), (cut[2], "b.json", SECOND)):
+        assert isinstance(task, engine._Files)
+        assert [(Path(n).name, r.raw) for n, r in task.readings] == [(name, data)]
+    none = list(engine.tasks(iter(found), OPTIONS, keep=0))
+    assert all(not task.readings for task in none if isinstance(task, engine._Files))
+
+
+# --- a session's re-derivation holds only for the bytes it was made of ------------------------
+
+
+def _replay_statuses(stdout: str) -> list[str]:
+    return [
+        next(c["status"] for c in s["checks"] if c["id"] == "replay.decision")
+        for s in json.loads(stdout)["subjects"]
+    ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session pass sees two copies of the session's first call (both pass); then one
+    # file is replaced by the over-budget second call. Handed the copy's pass it would be
+    # VERIFIED; its place in the session is unknown, so it is not re-derived (REDUCED).
+    directory = tmp_path / "s"
+    directory.mkdir()
+    (directory / "a.json").write_bytes(FIRST)
+    (directory / "b.json").write_bytes(FIRST)
+    real = engine.threaded_file_facts
+
+    def then_changed(*args: object, **kwargs: object) -> object:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        (directory / "b.json").write_bytes(SECOND)
+        return found
+
+    monkeypatch.setattr(engine, "threaded_file_facts", then_changed)
+    monkeypatch.setattr("sealverify.run.sources._KEEP", 0)  # past the hand-over budget
+    result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
+    assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
+    assert result.exit_code == 4, result.output
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + FIRST + b"\n")
+    real = engine._threaded
+
+    def then_changed(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+        return found
+
+    monkeypatch.setattr(engine, "_threaded", then_changed)
+    result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", jobs])
+    assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
+    assert result.exit_code == 4, result.output

@@ -1,0 +1,122 @@
+"""One reading per receipt: Object A is base64-decoded once and its request line parsed once.
+
+verify reads a received receipt into one view (``sealverify/receipts/view.py``) and hands it
+to the bindings, the approval token, the wording lint, the attestation check and the
+re-derivation. These tests count, with the decoder and the strict parser wrapped wherever the
+package holds them, how often each receipt's Object A text is decoded and its request line
+parsed: for one receipt verified end to end, and for a log of one session's receipts threaded
+with re-derivation on, in the fast and the reference mode alike.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+import pytest
+from sealverify_testkit import mint
+
+from sealverify import fastpath
+from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify.seal.trust import TrustStore
+from sealverify.wire import strictjson
+from sealverify.wire.framing import raw_line
+from sealverify.wire.strictjson import parse_bytes
+from tests.helpers.kernel_minting import CONFIG, HOST
+
+PINS = TrustStore.from_pins(
+    config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
+)
+OPTIONS = VerifyOptions(trust=PINS, allow_published_keys=True)
+
+
+def _receipt(index: int) -> bytes:
+    """Call ``index`` of one host session (every call names the same session)."""
+    frame = mint.tools_call_frame("search_notes", f'{{"q":"{index}"}}', request_id=index)
+    ctx = dataclasses.replace(HOST, temporal_events=index, operation_seed=bytes([index]))
+    doc = parse_bytes(mint.mint_host_v3(frame, CONFIG, ctx=ctx))
+    assert isinstance(doc, dict)
+    return mint.render_compact(doc)  # one line of a log
+
+
+def _object_a(raw: bytes) -> tuple[str, str]:
+    """The receipt's Object A text and its request line (as text)."""
+    doc = parse_bytes(raw)
+    assert isinstance(doc, dict)
+    artifacts = doc["signed_artifacts"]
+    assert isinstance(artifacts, dict) and isinstance(artifacts["object_a"], str)
+    text = artifacts["object_a"]
+    return text, raw_line(base64.b64decode(text)).decode("utf-8")
+
+
+def _wrap_everywhere(
+    monkeypatch: pytest.MonkeyPatch, module: object, name: str, wrapper: Callable[..., object]
+) -> None:
+    """Replace ``module.name`` and every sealverify module's own binding of the same function."""
+    original = getattr(module, name)
+    monkeypatch.setattr(module, name, wrapper)
+    for loaded in list(sys.modules.values()):
+        if getattr(loaded, "__name__", "").startswith("sealverify"):
+            for attribute, value in list(vars(loaded).items()):
+                if value is original:
+                    monkeypatch.setattr(loaded, attribute, wrapper)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Counter[str], Counter[str]]]:
+    """Counters of base64 decodes by text and of strict parses by text, while the test runs."""
+    decodes: Counter[str] = Counter()
+    parses: Counter[str] = Counter()
+    decode, parse = binascii.a2b_base64, strictjson.parse_text
+
+    def counting_decode(data: str | bytes, *args: object, **kwargs: object) -> bytes:
+        decodes[data.decode("latin-1") if isinstance(data, bytes) else data] += 1
+        return decode(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_parse(text: str, *args: object, **kwargs: object) -> strictjson.JsonValue:
+        parses[text] += 1
+        return parse(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(binascii, "a2b_base64", counting_decode)
+    _wrap_everywhere(monkeypatch, strictjson, "parse_text", counting_parse)
+    yield decodes, parses
+
+
+@pytest.fixture(params=[False, True], ids=["fast", "reference"])
+def mode(request: pytest.FixtureRequest) -> Iterator[None]:
+    with fastpath.use_reference(request.param):
+        yield
+
+
+def test_one_receipt_is_decoded_and_parsed_once(
+    mode: None, counted: tuple[Counter[str], Counter[str]]
+) -> None:
+    raw = _receipt(1)
+    text, line = _object_a(raw)
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    subject = verify_receipt(raw, "r.json", OPTIONS)
+    replay = next(c for c in subject.checks if c.id == "replay.decision")
+    assert replay.status == "pass"  # the re-derivation ran, on the frame the view decoded
+    assert (decodes[text], parses[line]) == (1, 1)
+
+
+def test_a_threaded_session_is_decoded_and_parsed_once_a_receipt(
+    mode: None, counted: tuple[Counter[str], Counter[str]]
+) -> None:
+    receipts = [_receipt(index) for index in (1, 2, 3)]
+    readings = [_object_a(raw) for raw in receipts]
+    assert len({text for text, _ in readings}) == 3
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    subjects, findings = verify_jsonl(b"\n".join(receipts) + b"\n", "log.jsonl", OPTIONS)
+    assert not findings and len(subjects) == 3
+    reasons = [next(c.reason for c in s.checks if c.id == "replay.decision") for s in subjects]
+    assert all("log order" in reason for reason in reasons[1:]), reasons  # threaded
+    assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
