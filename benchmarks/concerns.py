@@ -67,7 +67,6 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
             "sealverify/wire/guards.py",
             "sealverify/receipts/verify.py",
             "sealverify/reports/model.py",
-            "sealverify/receipts/outcome.py",
             "sealverify/reports/outcomes.py",
             "sealverify/seal/trust.py",
             "sealverify/seal/publishedkeys.py",

@@ -29,10 +29,10 @@ from sealverify.follow.store import FollowStore
 from sealverify.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
 from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
-from sealverify.receipts.outcome import FAIL
 from sealverify.receipts.verify import VerifyOptions, log_line_body
 from sealverify.reports.model import Check, Status, Subject, fail
 from sealverify.reports.names import report_name
+from sealverify.reports.outcomes import Outcome
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
@@ -264,10 +264,10 @@ class Follower:
         self.store.stage_subject(source, key or subject.name, subject.outcome, digest)
         again: list[tuple[Check, dict[str, Any]]] = []
         for src, name, why in self.judge.judged_operation(source, key or subject.name):
-            self.store.stage_outcome(src, name, FAIL)
+            self.store.stage_outcome(src, name, Outcome.FAIL)
             check = fail("replay.decision", why, report_name(name))
             again.append((check, {"path": src, "subject": name}))
-        if subject.outcome != FAIL:  # a forged receipt must not teach the history
+        if subject.outcome != Outcome.FAIL:  # a forged receipt must not teach the history
             last = self.judge.last
             found = (
                 receipt_facts(last[1], subject.name)

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from sealverify.receipts.outcome import FAIL
 from sealverify.reports.formats.jsonl import finding_line, subject_line
 from sealverify.reports.model import Check, Status, Subject
+from sealverify.reports.outcomes import Outcome
 
 _FAIL = Status.FAIL
 
@@ -52,7 +52,7 @@ def _with(line: str, when: float, where: dict[str, Any]) -> bytes:
 def subject_event(subject: Subject, when: float, where: dict[str, Any]) -> Event:
     """A receipt's event."""
     line = _with(subject_line(subject), when, where)
-    return Event(line, subject.outcome == FAIL, subject.outcome, None)
+    return Event(line, subject.outcome == Outcome.FAIL, subject.outcome, None)
 
 
 def finding_event(check: Check, when: float, where: dict[str, Any]) -> Event:

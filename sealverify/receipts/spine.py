@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sealverify.errors import InputError
-from sealverify.receipts.outcome import SPINE, decide
 from sealverify.reports.model import Check, Status, fail, info, not_evaluated, passed, unpinned
+from sealverify.reports.outcomes import Outcome, Vocabulary, decide
 from sealverify.seal.signatures import ed25519_verify, key_id
 from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
@@ -21,6 +21,7 @@ _PASS = Status.PASS
 __all__ = [
     "SEAL_DOMAIN",
     "SPINE_DISCRIMINATOR",
+    "VOCABULARY",
     "NotReconstructable",
     "SpineResult",
     "canonical",
@@ -37,6 +38,9 @@ __all__ = [
 # spine/receipts.cjs) and its browser port velvetmonkey/seal-check@0632f318 spine-receipt.js.
 # See docs/spine.md for the rule-by-rule account.
 SPINE_DISCRIMINATOR = ("receipt", "seal.spine/v1")
+# The outcome words of a seal.spine/v1 receipt (docs/spine.md): seal's external checker's words,
+# a failure FAIL and a signer not pinned UNPINNED; it claims no scope, so nothing reduces it.
+VOCABULARY = Vocabulary(passed=Outcome.VERIFIED, failed=Outcome.FAIL, unpinned=Outcome.UNPINNED)
 SEAL_DOMAIN = b"seal.receipt-seal/v1\n"
 
 _REQUIRED = ("decision", "tool", "arguments")
@@ -515,7 +519,7 @@ def check_spine(
                 upstream_code="not_a_receipt",
             )
         )
-        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
+        return SpineResult(decide(checks, VOCABULARY).outcome, tuple(checks), None)
     name, version = SPINE_DISCRIMINATOR
     if document.get(name) != version:
         checks.append(
@@ -526,7 +530,7 @@ def check_spine(
                 upstream_code="unknown_format",
             )
         )
-        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
+        return SpineResult(decide(checks, VOCABULARY).outcome, tuple(checks), None)
     checks.append(passed("spine.discriminator", f"{name} is {version!r}", f"/{name}"))
     seal = document.get("seal")
     if not isinstance(seal, dict):
@@ -539,7 +543,7 @@ def check_spine(
             )
         )
         checks.extend(_evidence_checks(document))
-        return SpineResult(decide(checks, SPINE).outcome, tuple(checks), None)
+        return SpineResult(decide(checks, VOCABULARY).outcome, tuple(checks), None)
     checks.extend(_shape_checks(document, seal))
     inexact = _inexact_numbers(document)
     checks.extend(inexact)
@@ -549,4 +553,4 @@ def check_spine(
     signature, signer = _signature_check(document, receipt_pubkeys, not inexact, commitments_ok)
     checks.append(signature)
     checks.extend(_evidence_checks(document))
-    return SpineResult(decide(checks, SPINE).outcome, tuple(checks), signer)
+    return SpineResult(decide(checks, VOCABULARY).outcome, tuple(checks), signer)

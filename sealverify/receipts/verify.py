@@ -12,13 +12,14 @@ import importlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from sealverify.history import receipt_approval
 from sealverify.history.receipt_approval import SignedTime
 from sealverify.kernel.receipt_inputs import Frames
 from sealverify.kernel.replay import Rederivation
-from sealverify.receipts import bindings, claims, members, outcome, rederivation, sessions
+from sealverify.receipts import bindings, claims, members, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
 from sealverify.receipts.compared import attach_compared
 from sealverify.receipts.families import (
@@ -44,6 +45,14 @@ from sealverify.reports.model import (
     reduced,
     unpinned,
 )
+from sealverify.reports.outcomes import (
+    NOT_MEDIATED,
+    RECEIPT_OUTCOMES,
+    Outcome,
+    Vocabulary,
+    decide,
+    exit_code,
+)
 from sealverify.reports.vocabulary import Family, Role
 from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
 from sealverify.ruling import wording
@@ -63,6 +72,7 @@ _FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
+    "VOCABULARY",
     "VerifyOptions",
     "build_report",
     "build_report_from_tally",
@@ -79,6 +89,20 @@ __all__ = [
 DEFAULT_KERNEL_SHA256 = "28bb3ae71985357163e3b651791e2a70c462ea5d1313a59b4967d4c20ea77657"
 # A walked file is a receipt when it holds a discriminator or one of these decision members.
 _RECEIPT_MEMBERS = DISCRIMINATOR_NAMES | {"verdict", "emitted_bytes", "kernel_identity", "bypass"}
+# The outcome words of a decision receipt (ENF-1..5; seal-check@0632f31 ``receipt.js``
+# ``verifyReceipt``, seal-assurance-kit ``docs/VERIFY-PROFILES.md`` §4): no passing check at all
+# is FAIL (U3), a failure FAIL (labelled NOT MEDIATED when the receipt is a bypass), an authority
+# not pinned UNPINNED, a reduced scope REDUCED (a request the host could not parse, a decision
+# not re-derived, a claim nothing binds: docs/claims.md), else VERIFIED. The rule is
+# ``sealverify.reports.outcomes.decide``, shared by every command.
+VOCABULARY = Vocabulary(
+    passed=Outcome.VERIFIED,
+    failed=Outcome.FAIL,
+    unpinned=Outcome.UNPINNED,
+    reduced=Outcome.REDUCED,
+    empty=Outcome.FAIL,
+    labels=MappingProxyType({ids.BYPASS_NOT_MEDIATED: NOT_MEDIATED}),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +307,7 @@ def _subject(
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
     facts["rederivation"] = str(replay.status)  # the plain word, as the report writes it
-    result, label = outcome.decide(checks, outcome.VOCABULARY)
+    result, label = decide(checks, VOCABULARY)
     display = {} if signed_at is None else {"signed_time_ms": signed_at}
     return Subject(name, result, tuple(checks), facts, label, display)
 
@@ -310,7 +334,8 @@ def _verify_spine(
 ) -> Subject:
     # Loaded when a spine receipt is met. It is part of the package: an import that fails is a
     # defect in sealverify (an internal error), never a finding on the evidence.
-    checker = importlib.import_module("sealverify.receipts.spine").check_spine
+    spine = importlib.import_module("sealverify.receipts.spine")
+    checker = spine.check_spine
     facts: dict[str, Any] = {"family": Family.SPINE}
     keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
     result = checker(raw, doc, keys)
@@ -326,7 +351,7 @@ def _verify_spine(
     checks.extend(_spine_window(doc, result.signer_key_id, options.trust))
     checks.append(_SPINE_REPLAY)
     facts["rederivation"] = str(_SPINE_REPLAY.status)
-    final = outcome.decide(checks, outcome.SPINE).outcome
+    final = decide(checks, spine.VOCABULARY).outcome
     at = uint_value(doc.get("at")) if result.signer_key_id is not None else None
     display = {} if at is None else {"signed_time_ms": at}
     return Subject(name, final, tuple(checks), facts, "", display)
@@ -643,19 +668,19 @@ def build_report_from_tally(
     # Keyed by each word as a plain str: an enum key makes orjson refuse the whole report (it
     # would fall back to the standard library's slower encoder, same bytes).
     counts: dict[str, int] = {
-        name.value: sum(n for (o, _), n in tally.items() if o == name) for name in outcome.OUTCOMES
+        name.value: sum(n for (o, _), n in tally.items() if o == name) for name in RECEIPT_OUTCOMES
     }
     summary: dict[str, Any] = {
         "receipts": sum(tally.values()),
         **counts,
-        "not_mediated": sum(n for (_, label), n in tally.items() if label == outcome.NOT_MEDIATED),
+        "not_mediated": sum(n for (_, label), n in tally.items() if label == NOT_MEDIATED),
         "findings": len(findings),
         "decision_rederivation": {
             status: (rederived or {}).get(status, 0) for status in rederivation.STATUSES
         },
         "allow_published_keys": allow_published_keys,
     }
-    code = outcome.exit_code(
+    code = exit_code(
         [o for (o, _), n in tally.items() if n], any(f.status == _FAIL for f in findings)
     )
     return Report("verify", subjects, summary, code, tuple(findings), layout="receipts")

@@ -20,7 +20,6 @@ from sealverify.history import facts as history
 from sealverify.kernel.replay import Rederivation
 from sealverify.receipts import pin_use
 from sealverify.receipts.families import ReceiptDocument
-from sealverify.receipts.outcome import FAIL, VERIFIED
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
     FileFact,
@@ -45,6 +44,7 @@ from sealverify.reports.formats import STREAMS
 from sealverify.reports.formats.protocol import Context
 from sealverify.reports.model import Check, Subject, info
 from sealverify.reports.names import report_name
+from sealverify.reports.outcomes import Outcome
 from sealverify.run import storage
 from sealverify.run.handoff import Handoff
 from sealverify.run.reading import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
@@ -136,7 +136,7 @@ def _established(subject: Subject) -> bool:
     such as a fleet approval's nonce) and one verified only under ``--allow-published-keys``
     are checked against history but teach it nothing.
     """
-    return subject.outcome == VERIFIED and not any(
+    return subject.outcome == Outcome.VERIFIED and not any(
         c.id == ids.AUTHORITY_PUBLISHED_KEY and c.status != "pass" for c in subject.checks
     )
 
@@ -456,7 +456,7 @@ def _slim(
     # Receipts whose own checks held are checked against history; only established ones
     # teach it: a forged or unpinned receipt must not mark a real nonce as spent.
     facts = None
-    if settings.want_facts and result.outcome != FAIL:
+    if settings.want_facts and result.outcome != Outcome.FAIL:
         facts = history_facts(raw, result.name, _established(result))
     made = STREAMS.get(settings.fmt)  # "": a library run, no report written
     if made is None:

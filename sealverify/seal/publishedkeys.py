@@ -349,7 +349,7 @@ def check_key(role: str, key: PublishedKey, location: str = "", allowed: bool = 
     """The ``authority.published-key`` check for a signature by ``key`` in ``role``.
 
     Not allowed: ``not-evaluated``, which caps the outcome at UNPINNED even when the key is
-    pinned (sealverify.receipts.outcome): anyone can sign with a published key, so its signature
+    pinned (sealverify.receipts.verify): anyone can sign with a published key, so its signature
     proves integrity to nobody. Allowed (``--allow-published-keys``): ``info``, still naming
     the key and its source.
     """

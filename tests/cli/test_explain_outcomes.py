@@ -13,14 +13,14 @@ from sealverify.cli.main import cli
 from sealverify.forensics.verdict import VERDICTS
 from sealverify.history import approval_tokens
 from sealverify.mcp import frame_report
-from sealverify.receipts import outcome
 from sealverify.reports.model import Status
+from sealverify.reports.outcomes import NOT_MEDIATED, RECEIPT_OUTCOMES
 from tests.conftest import ROOT
 
 
 def _printed_words() -> list[str]:
     """The outcome words the commands print, read from the code where it names them."""
-    words = [*outcome.OUTCOMES, outcome.NOT_MEDIATED]  # verify
+    words = [*RECEIPT_OUTCOMES, NOT_MEDIATED]  # verify
     words += [v.passed for v in approval_tokens.VOCABULARIES.values()] + ["UNPINNED"]  # approval
     words += [frame_report.ADMISSIBLE, frame_report.REFUSE]  # frame, partition emit
     # diff: the verdict's key and the words it prints before the comma or colon
@@ -38,7 +38,7 @@ def _printed_words() -> list[str]:
 
 def test_the_word_list_reads_the_code() -> None:
     # Guards the list above: these names are what the commands print today.
-    assert set(outcome.OUTCOMES) == {"VERIFIED", "REDUCED", "UNPINNED", "FAIL"}
+    assert set(RECEIPT_OUTCOMES) == {"VERIFIED", "REDUCED", "UNPINNED", "FAIL"}
     assert "same-invocation" in VERDICTS and "receipt-integrity-failed" in VERDICTS
     assert set(Status) >= {"pass", "fail", "not-evaluated", "waived"}
 

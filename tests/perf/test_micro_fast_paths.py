@@ -1,7 +1,7 @@
 """Fast paths of the per-check bookkeeping, each compared with the computation it replaces.
 
 - the check factories build checks without the dataclass __init__: same objects as ``Check(...)``;
-- ``outcome.decide`` reads every check once: same outcome as the rule-by-rule reference;
+- ``decide`` reads every check once: same outcome as the rule-by-rule reference;
 - the receipts table sorts only the checks it shows: same cells as from ``sorted_checks``;
 - the container depth recurses, with the level walk as the fallback: same depth.
 """
@@ -20,8 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.receipts import outcome
-from sealverify.receipts.outcome import FAIL, NOT_MEDIATED, REDUCED, UNPINNED, VERIFIED
+from sealverify.receipts.verify import VOCABULARY
 from sealverify.reports.effects import Effect
 from sealverify.reports.formats import table
 from sealverify.reports.model import (
@@ -33,6 +32,7 @@ from sealverify.reports.model import (
     passed,
     sorted_among,
 )
+from sealverify.reports.outcomes import NOT_MEDIATED, Outcome, decide
 from sealverify.wire import strictjson
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
@@ -137,18 +137,18 @@ _REDUCED_IDS = frozenset(
 
 
 def _decide_reference(checks: Sequence[Check]) -> tuple[str, str]:
-    """``outcome.decide`` as it was: one scan per rule, in the rules' order."""
+    """``decide`` as it was: one scan per rule, in the rules' order."""
     if not checks or not any(c.status == "pass" for c in checks):
-        return FAIL, ""
+        return Outcome.FAIL, ""
     failed = [c for c in checks if c.status == "fail"]
     if failed:
         bypass = any(c.id == "bypass.not-mediated" for c in failed)
-        return FAIL, NOT_MEDIATED if bypass else ""
+        return Outcome.FAIL, NOT_MEDIATED if bypass else ""
     if any(c.id in _UNPINNED_IDS and c.status == "not-evaluated" for c in checks):
-        return UNPINNED, ""
+        return Outcome.UNPINNED, ""
     if any(c.id in _REDUCED_IDS and c.status == "not-evaluated" for c in checks):
-        return REDUCED, ""
-    return VERIFIED, ""
+        return Outcome.REDUCED, ""
+    return Outcome.VERIFIED, ""
 
 
 _IDS = st.sampled_from(
@@ -184,7 +184,7 @@ def _declared(checks: list[Check]) -> list[Check]:
 
 
 def _decide(checks: Sequence[Check]) -> tuple[str, str]:
-    return outcome.decide(checks, outcome.VOCABULARY)
+    return decide(checks, VOCABULARY)
 
 
 @settings(max_examples=1500)
@@ -198,23 +198,26 @@ def test_decide_equals_the_reference(checks: list[Check]) -> None:
 @pytest.mark.parametrize(
     ("statuses", "expected"),
     [
-        ([], (FAIL, "")),
-        ([("x", "info"), ("y", "not-evaluated")], (FAIL, "")),
-        ([("x", "pass"), ("bypass.not-mediated", "fail")], (FAIL, NOT_MEDIATED)),
-        ([("x", "pass"), ("bypass.not-mediated", "pass"), ("y", "fail")], (FAIL, "")),
-        ([("x", "pass"), ("authority.receipt-key", "not-evaluated")], (UNPINNED, "")),
-        ([("x", "pass"), ("scope.request-unparseable", "not-evaluated")], (REDUCED, "")),
+        ([], (Outcome.FAIL, "")),
+        ([("x", "info"), ("y", "not-evaluated")], (Outcome.FAIL, "")),
+        ([("x", "pass"), ("bypass.not-mediated", "fail")], (Outcome.FAIL, NOT_MEDIATED)),
+        ([("x", "pass"), ("bypass.not-mediated", "pass"), ("y", "fail")], (Outcome.FAIL, "")),
+        ([("x", "pass"), ("authority.receipt-key", "not-evaluated")], (Outcome.UNPINNED, "")),
+        ([("x", "pass"), ("scope.request-unparseable", "not-evaluated")], (Outcome.REDUCED, "")),
         (
             [
                 ("x", "pass"),
                 ("scope.request-unparseable", "not-evaluated"),
                 ("authority.config-key", "not-evaluated"),
             ],
-            (UNPINNED, ""),
+            (Outcome.UNPINNED, ""),
         ),
         # A decision not re-derived is never VERIFIED (seal-check@0632f31 README's rule).
-        ([("authority.config-key", "pass"), ("replay.decision", "not-evaluated")], (REDUCED, "")),
-        ([("authority.config-key", "pass"), ("replay.decision", "pass")], (VERIFIED, "")),
+        (
+            [("authority.config-key", "pass"), ("replay.decision", "not-evaluated")],
+            (Outcome.REDUCED, ""),
+        ),
+        ([("authority.config-key", "pass"), ("replay.decision", "pass")], (Outcome.VERIFIED, "")),
     ],
 )
 def test_decide_reaches_every_outcome(
@@ -247,7 +250,7 @@ def _receipt_row_reference(subject: Subject) -> tuple[str, str, str, str, str]:
 def test_receipt_row_equals_the_reference(
     checks: list[Check], label: str, facts: dict[str, Any]
 ) -> None:
-    subject = Subject("r.json", FAIL, tuple(checks), facts, label)
+    subject = Subject("r.json", Outcome.FAIL, tuple(checks), facts, label)
     assert table._receipt_row(subject) == _receipt_row_reference(subject)
 
 
@@ -260,7 +263,7 @@ def test_receipt_row_orders_ties_as_the_full_sort() -> None:
         Check("a", "fail", "a-1", "/a"),
         Check("a", "fail", "a-2", "/a"),
     )
-    subject = Subject("r.json", FAIL, checks)
+    subject = Subject("r.json", Outcome.FAIL, checks)
     row = table._receipt_row(subject)
     assert row == _receipt_row_reference(subject)
     # One check of each family first, then the rest; equal keys keep their input order.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sealverify.receipts import outcome
 from sealverify.receipts.families import classify, read_document
-from sealverify.receipts.outcome import exit_code
-from sealverify.receipts.verify import verify_jsonl, verify_receipt
+from sealverify.receipts.verify import VOCABULARY, verify_jsonl, verify_receipt
+from sealverify.reports import outcomes
 from sealverify.reports.model import Check, passed, reduced, unpinned
+from sealverify.reports.outcomes import exit_code
 from sealverify.wire.strictjson import parse_text
 from tests.conftest import shared_path
 
@@ -138,7 +138,7 @@ def test_classify_exact_families() -> None:
 
 def test_outcome_vacuity_guard_and_order() -> None:
     def decide(checks: list[Check]) -> tuple[str, str]:
-        return outcome.decide(checks, outcome.VOCABULARY)
+        return outcomes.decide(checks, VOCABULARY)
 
     assert decide([]) == ("FAIL", "")
     assert decide([reduced("replay.decision", "x")]) == ("FAIL", "")

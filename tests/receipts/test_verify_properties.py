@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sealverify.receipts.outcome import OUTCOMES
 from sealverify.receipts.verify import VerifyOptions, build_report, verify_receipt
 from sealverify.reports.formats import FORMATS, render
+from sealverify.reports.outcomes import RECEIPT_OUTCOMES as OUTCOMES
 from sealverify.seal.trust import TrustStore
 from tests.conftest import shared_path
 

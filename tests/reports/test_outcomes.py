@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from sealverify import catalogue
 from sealverify.history.approval_tokens import VOCABULARIES
-from sealverify.receipts.outcome import VOCABULARY as RECEIPT
+from sealverify.receipts.verify import VOCABULARY as RECEIPT
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
 from sealverify.reports import formats, ids
 from sealverify.reports.formats import jsonfmt

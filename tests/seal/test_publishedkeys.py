@@ -23,10 +23,10 @@ from sealverify_testkit import keys, mint
 from sealverify_testkit.mintfixtures import _DEMO_META
 
 from sealverify.cli.main import cli
-from sealverify.receipts import outcome
 from sealverify.receipts.spine import commitments, signing_message
 from sealverify.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
+    VOCABULARY,
     VerifyOptions,
     build_report,
     verify_found,
@@ -34,6 +34,7 @@ from sealverify.receipts.verify import (
 )
 from sealverify.reports.formats import render
 from sealverify.reports.model import Check, Subject, fail, info, not_evaluated, passed
+from sealverify.reports.outcomes import Outcome, decide
 from sealverify.ruling import partition
 from sealverify.seal import publishedkeys
 from sealverify.seal.trust import TrustStore
@@ -282,12 +283,12 @@ def test_check_statuses_and_the_cap() -> None:
     assert allowed.status == "info" and "--allow-published-keys" in allowed.reason
     assert allowed.data["sources"][0] == "RFC 8032 §7.1 TEST 1"
     pinned = passed("authority.config-key", "pinned")
-    receipt = outcome.VOCABULARY
-    assert outcome.decide([pinned, capped], receipt) == (outcome.UNPINNED, "")
-    assert outcome.decide([pinned, allowed], receipt) == (outcome.VERIFIED, "")
-    assert outcome.decide([capped, fail("x.y", "z")], receipt).outcome == outcome.FAIL
+    receipt = VOCABULARY
+    assert decide([pinned, capped], receipt) == (Outcome.UNPINNED, "")
+    assert decide([pinned, allowed], receipt) == (Outcome.VERIFIED, "")
+    assert decide([capped, fail("x.y", "z")], receipt).outcome == Outcome.FAIL
     other: Check = not_evaluated("legacy.canonical-request-omits-meta", "cannot be told")
-    assert outcome.decide([pinned, other, info("x.y", "z")], receipt).outcome == outcome.VERIFIED
+    assert decide([pinned, other, info("x.y", "z")], receipt).outcome == Outcome.VERIFIED
 
 
 # --- what a pin on a published key gives ----------------------------------------------------
