@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,13 @@ def test_the_type_checking_imports_match_the_table() -> None:
         if node.module and node.module.startswith("sealverify")
     }
     assert typed == sealverify._EXPORTS
+
+
+def test_every_public_name_is_on_the_api_page() -> None:
+    # The page is the contract: a name in __all__ that it never mentions is not promised.
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    unnamed = [n for n in sealverify.__all__ if not re.search(rf"`(sealverify\.)?{n}\b", page)]
+    assert unnamed == []
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

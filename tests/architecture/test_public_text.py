@@ -21,6 +21,9 @@ MACHINE = re.compile(re.escape(WORKSPACE) + r"/[\w.+-]" if WORKSPACE else r"(?!)
 def _public_files() -> list[Path]:
     files = [ROOT / "README.md"]
     files += sorted((ROOT / "sealverify").rglob("*.py"))
+    # the code beside the package that mints the published samples and measures the runs
+    files += [*sorted((ROOT / "testkit").rglob("*.py")), ROOT / "testkit" / "README.md"]
+    files += sorted((ROOT / "benchmarks").rglob("*.py"))
     files += sorted((ROOT / "docs").rglob("*.md"))
     files += sorted(p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".md", ".json"))
     return [p for p in files if p.is_file()]
