@@ -18,7 +18,7 @@ _PARSING = "strict JSON parsing (strictjson, json)"
 _BYTE_RULES = "byte rules and hashing (serdejson, leanjson, identities, frames, SHA-256, base64)"
 _BINDINGS = "bindings: recompute and compare (receipts/bindings/)"
 _CHECKS = "document, field and authority checks, report (receipts, verify, report, trust)"
-_WORDING = "wording lint (ruling/wording.py)"
+_WORDING = "wording lint (wording/rules.py)"
 _KERNEL = "decision re-derivation (kernel/, receipts/rederivation.py)"
 _OTHER = "other"
 CATEGORIES = (
@@ -33,7 +33,7 @@ CATEGORIES = (
 )
 
 _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("sealverify/seal/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
+    (("sealverify/primitives/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
     (
         (
             "sealverify/wire/strictjson.py",
@@ -47,9 +47,9 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
         (
             "sealverify/wire/serdejson.py",
             "sealverify/wire/leanjson.py",
-            "sealverify/seal/identities.py",
-            "sealverify/seal/releaseframe.py",
-            "sealverify/seal/objectb.py",
+            "sealverify/primitives/identities.py",
+            "sealverify/primitives/releaseframe.py",
+            "sealverify/primitives/objectb.py",
             "sealverify/wire/netstring.py",
             "sealverify/wire/framing.py",
             "sealverify/mcp/frame.py",
@@ -66,14 +66,14 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
             "sealverify/receipts/claims.py",
             "sealverify/wire/guards.py",
             "sealverify/receipts/verify.py",
-            "sealverify/reports/model.py",
-            "sealverify/reports/outcomes.py",
-            "sealverify/seal/trust.py",
-            "sealverify/seal/publishedkeys.py",
+            "sealverify/results/model.py",
+            "sealverify/results/outcomes.py",
+            "sealverify/primitives/trust.py",
+            "sealverify/primitives/publishedkeys.py",
         ),
         _CHECKS,
     ),
-    (("sealverify/ruling/wording.py",), _WORDING),
+    (("sealverify/wording/rules.py",), _WORDING),
     (("sealverify/kernel/", "sealverify/receipts/rederivation.py"), _KERNEL),
 )
 _BUILTIN_NAMES: tuple[

@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 
-from sealverify.definitions.skills import FrontmatterError, parse_frontmatter
 from sealverify.mcp.frame import analyze_frame
+from sealverify.skills.identity import FrontmatterError, parse_frontmatter
 from sealverify.wire.framing import split_stdio
 from sealverify.wire.strictjson import JsonError, parse_bytes
 

@@ -44,17 +44,17 @@ from benchmarks import baseline, instructions, parsing
 from benchmarks.concerns import Profile, profile_calls
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.replay import rederive
-from sealverify.receipts.bindings import signatures as bindings_signatures
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.reports.outcomes import Outcome
-from sealverify.seal.signatures import (
+from sealverify.primitives.signatures import (
     b64url_nopad_decode,
     ed25519_verify,
     ed25519_verify_openssl,
     ed25519_verify_sodium,
     hex_key,
 )
-from sealverify.seal.trust import TrustStore
+from sealverify.primitives.trust import TrustStore
+from sealverify.receipts.bindings import signatures as bindings_signatures
+from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify.results.outcomes import Outcome
 from sealverify.wire.strictjson import parse_bytes
 
 __all__ = ["main"]

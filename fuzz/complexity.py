@@ -722,21 +722,21 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "tools digest",
-        "definitions/digests.py duplicate names: a tools/list whose every name occurs twice",
+        "tools/digests.py duplicate names: a tools/list whose every name occurs twice",
         _unit(1000, _tools_list),
         _tools_digest,
         _FAIL,
     ),
     Case(
         "skill verify",
-        "definitions/skills.py duplicate keys: SKILL.md frontmatter of n keys, one repeated",
+        "skills/identity.py duplicate keys: SKILL.md frontmatter of n keys, one repeated",
         _unit(250, _many_keys),
         _skill,
         _FAIL,
     ),
     Case(
         "lint: one long sentence",
-        "ruling/wording.py: one sentence with n hits of the inert rule",
+        "wording/rules.py: one sentence with n hits of the inert rule",
         _unit(1500, _long_sentence),
         _lint,
         _FAIL,
@@ -848,7 +848,7 @@ CASES += (
     ),
     Case(
         "tools digest: transcript",
-        "definitions/digests.py: a stdio transcript of many notifications, then the listing",
+        "tools/digests.py: a stdio transcript of many notifications, then the listing",
         _unit(2000, _transcript),
         _tools_digest,
         frozenset({0, 1, 3}),

@@ -26,9 +26,9 @@ from sealverify.cli.skill_cmd import read_tree
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.errors import InputError
 from sealverify.history.state import MIGRATIONS, SCHEMA_VERSION, HistoryStore
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import FORMATS, render
-from sealverify.reports.model import Check, Report, Subject
-from sealverify.reports.names import report_name
+from sealverify.results.model import Check, Report, Subject
 
 __all__ = ["HARNESSES"]
 

@@ -19,20 +19,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from sealverify.definitions.skill_report import (
-        DEFAULT_SKILL_BASE,
-        FetchedSkill,
-        ResourceFile,
-        SkillTree,
-        skill_report,
+    from sealverify.approvals.report import (
+        ApprovalOptions,
+        ApprovalTally,
+        approval_report,
+        approval_subject,
     )
-    from sealverify.definitions.tools_report import (
-        DigestRun,
-        ToolsSource,
-        compare_report,
-        digest_report,
-        profile_named,
-    )
+    from sealverify.approvals.tokens import TokenResult, check_token, split_tokens
     from sealverify.errors import (
         InputError,
         InputFileError,
@@ -50,13 +43,6 @@ if TYPE_CHECKING:
         load_side,
     )
     from sealverify.forensics.diff_run import DiffInput, DiffOptions, diff_inputs
-    from sealverify.history.approval_report import (
-        ApprovalOptions,
-        ApprovalTally,
-        approval_report,
-        approval_subject,
-    )
-    from sealverify.history.approval_tokens import TokenResult, check_token, split_tokens
     from sealverify.history.chain import (
         Anchor,
         ChainResult,
@@ -91,6 +77,9 @@ if TYPE_CHECKING:
         frame_stream_report,
         frame_subjects,
     )
+    from sealverify.partition.emit_report import Emitted, partition_emit, select_frame
+    from sealverify.partition.verify_report import attestation_report
+    from sealverify.primitives.trust import TrustStore, load_trust_file
     from sealverify.receipts.chain_report import ChainOptions, ReceiptGroup, chain_report
     from sealverify.receipts.families import ReceiptDocument, read_document
     from sealverify.receipts.inventory import Inventory, InventoryBuilder, trust_template
@@ -102,9 +91,9 @@ if TYPE_CHECKING:
         verify_jsonl,
         verify_receipt,
     )
-    from sealverify.reports.effects import Effect
-    from sealverify.reports.model import Check, Report, Subject
-    from sealverify.reports.outcomes import (
+    from sealverify.results.effects import Effect
+    from sealverify.results.model import Check, Report, Subject
+    from sealverify.results.outcomes import (
         EXIT_CODES,
         Outcome,
         Verdict,
@@ -112,19 +101,22 @@ if TYPE_CHECKING:
         decide,
         exit_code,
     )
-    from sealverify.reports.vocabulary import Family, Role
-    from sealverify.ruling.attestation_report import attestation_report
-    from sealverify.ruling.lint_report import (
-        LINTED_SUFFIXES,
-        LintTally,
-        RuleSet,
-        lint_report,
-        lint_subject,
-        parse_rules,
-    )
-    from sealverify.ruling.partition_report import Emitted, partition_emit, select_frame
+    from sealverify.results.vocabulary import Family, Role
     from sealverify.run.sources import verify_sources
-    from sealverify.seal.trust import TrustStore, load_trust_file
+    from sealverify.skills.report import (
+        DEFAULT_SKILL_BASE,
+        FetchedSkill,
+        ResourceFile,
+        SkillTree,
+        skill_report,
+    )
+    from sealverify.tools.report import (
+        DigestRun,
+        ToolsSource,
+        compare_report,
+        digest_report,
+        profile_named,
+    )
     from sealverify.wire.framing import (
         FrameBytes,
         frame_of,
@@ -134,6 +126,14 @@ if TYPE_CHECKING:
     )
     from sealverify.wire.streamed import read_http_frame, read_stdio_frames
     from sealverify.wire.strictjson import Limits
+    from sealverify.wording.lint_report import (
+        LINTED_SUFFIXES,
+        LintTally,
+        RuleSet,
+        lint_report,
+        lint_subject,
+        parse_rules,
+    )
 
 # Where each public name lives. The layer test (tests/architecture/test_layers.py) checks that this
 # table and the imports above name the same objects.
@@ -147,19 +147,19 @@ _EXPORTS: dict[str, str] = {
     "StoreError": "sealverify.errors",
     "InternalError": "sealverify.errors",
     # the report every check produces
-    "Check": "sealverify.reports.model",
-    "Report": "sealverify.reports.model",
-    "Subject": "sealverify.reports.model",
+    "Check": "sealverify.results.model",
+    "Report": "sealverify.results.model",
+    "Subject": "sealverify.results.model",
     # outcomes, what a check does to them, the one exit-code table; families and trust roles
-    "Outcome": "sealverify.reports.outcomes",
-    "Effect": "sealverify.reports.effects",
-    "EXIT_CODES": "sealverify.reports.outcomes",
-    "exit_code": "sealverify.reports.outcomes",
-    "decide": "sealverify.reports.outcomes",
-    "Verdict": "sealverify.reports.outcomes",
-    "Vocabulary": "sealverify.reports.outcomes",
-    "Family": "sealverify.reports.vocabulary",
-    "Role": "sealverify.reports.vocabulary",
+    "Outcome": "sealverify.results.outcomes",
+    "Effect": "sealverify.results.effects",
+    "EXIT_CODES": "sealverify.results.outcomes",
+    "exit_code": "sealverify.results.outcomes",
+    "decide": "sealverify.results.outcomes",
+    "Verdict": "sealverify.results.outcomes",
+    "Vocabulary": "sealverify.results.outcomes",
+    "Family": "sealverify.results.vocabulary",
+    "Role": "sealverify.results.vocabulary",
     # verify receipts
     "DEFAULT_KERNEL_SHA256": "sealverify.receipts.verify",
     "VerifyOptions": "sealverify.receipts.verify",
@@ -168,10 +168,10 @@ _EXPORTS: dict[str, str] = {
     "verify_receipt": "sealverify.receipts.verify",
     "read_document": "sealverify.receipts.families",
     "ReceiptDocument": "sealverify.receipts.families",
-    "TrustStore": "sealverify.seal.trust",
+    "TrustStore": "sealverify.primitives.trust",
     # verify a run's sources as `sealverify verify` does: files, directories, globs, logs, URLs
     "verify_sources": "sealverify.run.sources",
-    "load_trust_file": "sealverify.seal.trust",
+    "load_trust_file": "sealverify.primitives.trust",
     # what a set of receipts carries, and a trust template to confirm (docs/inventory.md)
     "Inventory": "sealverify.receipts.inventory",
     "InventoryBuilder": "sealverify.receipts.inventory",
@@ -216,38 +216,38 @@ _EXPORTS: dict[str, str] = {
     "ReceiptGroup": "sealverify.receipts.chain_report",
     "chain_report": "sealverify.receipts.chain_report",
     # check an approval
-    "TokenResult": "sealverify.history.approval_tokens",
-    "ApprovalOptions": "sealverify.history.approval_report",
-    "ApprovalTally": "sealverify.history.approval_report",
-    "approval_report": "sealverify.history.approval_report",
-    "approval_subject": "sealverify.history.approval_report",
-    "check_token": "sealverify.history.approval_tokens",
-    "split_tokens": "sealverify.history.approval_tokens",
+    "TokenResult": "sealverify.approvals.tokens",
+    "ApprovalOptions": "sealverify.approvals.report",
+    "ApprovalTally": "sealverify.approvals.report",
+    "approval_report": "sealverify.approvals.report",
+    "approval_subject": "sealverify.approvals.report",
+    "check_token": "sealverify.approvals.tokens",
+    "split_tokens": "sealverify.approvals.tokens",
     # check Agent Skills served over MCP (sealverify skill verify, SEP-2640)
-    "DEFAULT_SKILL_BASE": "sealverify.definitions.skill_report",
-    "FetchedSkill": "sealverify.definitions.skill_report",
-    "ResourceFile": "sealverify.definitions.skill_report",
-    "SkillTree": "sealverify.definitions.skill_report",
-    "skill_report": "sealverify.definitions.skill_report",
+    "DEFAULT_SKILL_BASE": "sealverify.skills.report",
+    "FetchedSkill": "sealverify.skills.report",
+    "ResourceFile": "sealverify.skills.report",
+    "SkillTree": "sealverify.skills.report",
+    "skill_report": "sealverify.skills.report",
     # digest and compare tool definitions (sealverify tools, docs/tools.md)
-    "DigestRun": "sealverify.definitions.tools_report",
-    "ToolsSource": "sealverify.definitions.tools_report",
-    "compare_report": "sealverify.definitions.tools_report",
-    "digest_report": "sealverify.definitions.tools_report",
-    "profile_named": "sealverify.definitions.tools_report",
+    "DigestRun": "sealverify.tools.report",
+    "ToolsSource": "sealverify.tools.report",
+    "compare_report": "sealverify.tools.report",
+    "digest_report": "sealverify.tools.report",
+    "profile_named": "sealverify.tools.report",
     # check a signed _meta partition attestation (sealverify partition verify)
-    "attestation_report": "sealverify.ruling.attestation_report",
+    "attestation_report": "sealverify.partition.verify_report",
     # make a _meta partition record or attestation (sealverify partition emit)
-    "Emitted": "sealverify.ruling.partition_report",
-    "partition_emit": "sealverify.ruling.partition_report",
-    "select_frame": "sealverify.ruling.partition_report",
+    "Emitted": "sealverify.partition.emit_report",
+    "partition_emit": "sealverify.partition.emit_report",
+    "select_frame": "sealverify.partition.emit_report",
     # check wording about _meta (sealverify lint, docs/wording.md)
-    "LINTED_SUFFIXES": "sealverify.ruling.lint_report",
-    "LintTally": "sealverify.ruling.lint_report",
-    "lint_report": "sealverify.ruling.lint_report",
-    "lint_subject": "sealverify.ruling.lint_report",
-    "RuleSet": "sealverify.ruling.lint_report",
-    "parse_rules": "sealverify.ruling.lint_report",
+    "LINTED_SUFFIXES": "sealverify.wording.lint_report",
+    "LintTally": "sealverify.wording.lint_report",
+    "lint_report": "sealverify.wording.lint_report",
+    "lint_subject": "sealverify.wording.lint_report",
+    "RuleSet": "sealverify.wording.lint_report",
+    "parse_rules": "sealverify.wording.lint_report",
     # re-derive a kernel decision (sealverify's model of the kernel, docs/replay.md)
     "Rederivation": "sealverify.kernel.replay",
     "rederive": "sealverify.kernel.replay",

@@ -22,17 +22,17 @@ from sealverify.attest.statement import (
     VSA_PREDICATE_TYPE,
     Digested,
 )
-from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
-from sealverify.reports.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
-from sealverify.seal import publishedkeys
-from sealverify.seal.publishedkeys import PublishedKey
+from sealverify.primitives import publishedkeys
+from sealverify.primitives.publishedkeys import PublishedKey
+from sealverify.results.model import Check, Report, Status, Subject, fail, info, passed
+from sealverify.results.outcomes import EXIT_CODES, Outcome, Vocabulary, decide
 from sealverify.wire.spelling import hex64_any_case
 
 _FAIL = Status.FAIL
 
 __all__ = ["VOCABULARY", "attestation_verify_report"]
 
-# What the attestation is called under the one rule (reports/outcomes.py ``decide``): SLSA's
+# What the attestation is called under the one rule (results/outcomes.py ``decide``): SLSA's
 # verificationResult words, a failed check FAILED and anything else PASSED, save that a key
 # whose authority is not established (a published key) is UNPINNED.
 VOCABULARY = Vocabulary(passed=Outcome.PASSED, failed=Outcome.FAILED, unpinned=Outcome.UNPINNED)

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import rfc8785
 
-from sealverify.reports.outcomes import Outcome
+from sealverify.results.outcomes import Outcome
 
 __all__ = [
     "PAYLOAD_TYPE",

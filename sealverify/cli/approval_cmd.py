@@ -33,10 +33,10 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
+from sealverify.primitives.signatures import hex_key
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
-from sealverify.reports.names import report_name
 from sealverify.run.refused import InputRefused, SourceUnreadable
-from sealverify.seal.signatures import hex_key
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["COMMANDS", "approval"]

@@ -15,8 +15,8 @@ from sealverify.cli.common import (
     read_input,
 )
 from sealverify.cli.helptext import examples
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
-from sealverify.reports.names import report_name
 
 __all__ = ["COMMANDS", "attestation"]
 

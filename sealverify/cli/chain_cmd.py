@@ -22,8 +22,8 @@ from sealverify.cli.helptext import examples
 from sealverify.cli.progress import Advance, progress
 from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import format_named
-from sealverify.reports.names import report_name
 from sealverify.run.reading import CappedFile, open_capped
 from sealverify.run.walk import inside
 

@@ -17,8 +17,8 @@ from sealverify import InputError
 from sealverify.cli.spooled import Ending, SubjectSpool
 from sealverify.reports.formats import FORMATS, STREAMS, View
 from sealverify.reports.formats.grid import DEFAULT_COLUMNS
-from sealverify.reports.model import Report
 from sealverify.reports.visible import visible
+from sealverify.results.model import Report
 from sealverify.run.reading import (  # every command reads its inputs by these
     DEFAULT_MAX_INPUT_BYTES,
     max_input_bytes,

@@ -16,7 +16,7 @@ from sealverify.cli.common import (
     transport_option,
 )
 from sealverify.cli.helptext import examples
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 
 __all__ = ["COMMANDS", "diff"]
 

@@ -40,7 +40,7 @@ from sealverify.cli.common import (
 from sealverify.cli.helptext import examples
 from sealverify.cli.progress import progress, shown
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 from sealverify.run.refused import InputRefused, SourceUnreadable
 
 __all__ = ["COMMANDS", "frame"]

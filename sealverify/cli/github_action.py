@@ -26,9 +26,9 @@ from typing import IO, Any
 from sealverify import InputError, SealverifyError, catalogue
 from sealverify.cli import markdown
 from sealverify.reports.formats import STREAMS, jsonl, render, sarif, table
-from sealverify.reports.model import Check, Report, Status, Subject
-from sealverify.reports.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
+from sealverify.results.model import Check, Report, Status, Subject
+from sealverify.results.outcomes import EXIT_CODES, RECEIPT_OUTCOMES, Outcome
 from sealverify.run.walk import glob_matches
 from sealverify.wire.spelling import HEX64  # without click: the Action runs the CLI apart
 
@@ -91,7 +91,7 @@ class Inputs:
             return tuple(get(name).split())
 
         def pins(name: str) -> tuple[str, ...]:
-            # Either case, kept as lowercase: the one pin rule (seal/trust.py pin_hex).
+            # Either case, kept as lowercase: the one pin rule (primitives/trust.py pin_hex).
             return tuple(word.lower() for word in words(name))
 
         flag = get("allow-published-keys", "false").lower()

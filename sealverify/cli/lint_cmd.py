@@ -28,7 +28,7 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.run.walk import glob_matches, walk_tree
 

@@ -30,11 +30,11 @@ from sealverify.cli.common import (
     write_result,
 )
 from sealverify.cli.helptext import examples
+from sealverify.partition import records as pt
+from sealverify.primitives import signatures
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
-from sealverify.reports.names import report_name
-from sealverify.ruling import partition as pt
 from sealverify.run.refused import SourceUnreadable
-from sealverify.seal import signatures
 
 __all__ = ["COMMANDS", "partition"]
 

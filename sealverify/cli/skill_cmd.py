@@ -15,7 +15,7 @@ from sealverify import (
 )
 from sealverify.cli.common import emit, format_option, output_option, read_file, read_input
 from sealverify.cli.helptext import examples
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 from sealverify.run.walk import entries
 
 __all__ = ["COMMANDS", "read_tree", "skill"]

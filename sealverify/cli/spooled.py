@@ -20,7 +20,7 @@ from typing import IO, Literal
 
 from sealverify.reports.formats import View, format_named
 from sealverify.reports.formats.protocol import Context, Ending, Piece
-from sealverify.reports.model import Report, Subject
+from sealverify.results.model import Report, Subject
 
 __all__ = ["Ending", "SubjectSpool"]
 

@@ -18,7 +18,7 @@ from sealverify.cli.common import (
 )
 from sealverify.cli.helptext import examples
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.definitions.digests import PROFILES
+from sealverify.tools.digests import PROFILES
 
 __all__ = ["COMMANDS", "tools"]
 

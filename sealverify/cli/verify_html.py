@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify import VerifyOptions
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 
 __all__ = ["report_command", "run_settings"]
 

@@ -21,7 +21,7 @@ from sealverify import (
     split_tokens,
 )
 from sealverify.cli.common import HEX64, read_file
-from sealverify.reports.names import report_name
+from sealverify.reports.filenames import report_name
 from sealverify.run import storage
 from sealverify.run.cluster import DEFAULT_PARTITION
 from sealverify.run.engine import LOG_SUFFIXES, expand

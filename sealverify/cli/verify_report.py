@@ -18,9 +18,9 @@ from sealverify.cli.common import say, summary_first, table_view, write_result
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
-from sealverify.reports.caps import Findings
 from sealverify.reports.formats import terminal
 from sealverify.reports.formats.protocol import Ending, PageRows, Piece
+from sealverify.results.repeats import Findings
 
 if TYPE_CHECKING:
     from sealverify.history.state import HistoryStore

@@ -21,7 +21,7 @@ from typing import Any
 from sealverify.follow.tail import Line
 from sealverify.history.chain import parse_log, verify_logs
 from sealverify.history.chain_records import GENESIS, ChainRecord
-from sealverify.reports.model import Check, Status, fail
+from sealverify.results.model import Check, Status, fail
 
 _FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 

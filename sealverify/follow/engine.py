@@ -30,9 +30,9 @@ from sealverify.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
 from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
 from sealverify.receipts.verify import VerifyOptions, log_line_body
-from sealverify.reports.model import Check, Status, Subject, fail
-from sealverify.reports.names import report_name
-from sealverify.reports.outcomes import Outcome
+from sealverify.reports.filenames import report_name
+from sealverify.results.model import Check, Status, Subject, fail
+from sealverify.results.outcomes import Outcome
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
 

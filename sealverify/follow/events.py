@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 
 from sealverify.reports.formats.jsonl import finding_line, subject_line
-from sealverify.reports.model import Check, Status, Subject
-from sealverify.reports.outcomes import Outcome
+from sealverify.results.model import Check, Status, Subject
+from sealverify.results.outcomes import Outcome
 
 _FAIL = Status.FAIL
 

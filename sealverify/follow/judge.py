@@ -37,7 +37,7 @@ from sealverify.receipts.sessions import (
     refuted_by,
 )
 from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_line
-from sealverify.reports.model import Check, Subject
+from sealverify.results.model import Check, Subject
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 __all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged"]

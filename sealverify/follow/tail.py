@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sealverify.errors import InputError
-from sealverify.reports.model import Check, fail
+from sealverify.results.model import Check, fail
 
 __all__ = [
     "HEAD_BYTES",

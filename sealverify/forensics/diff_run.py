@@ -13,7 +13,7 @@ from sealverify.forensics.retry import input_required_reply
 from sealverify.forensics.sides import DiffInputError, Side, load_side
 from sealverify.forensics.verdict import diff_report
 from sealverify.mcp.frame import FrameOptions
-from sealverify.reports.model import Report
+from sealverify.results.model import Report
 
 __all__ = ["DiffInput", "DiffOptions", "diff_inputs"]
 

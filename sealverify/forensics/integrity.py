@@ -9,9 +9,9 @@ from sealverify.forensics.changes import (
     Change,
     json_diff,
 )
-from sealverify.reports.model import Check, fail, not_evaluated, passed
-from sealverify.seal import identities
-from sealverify.seal.signatures import b64_std_decode_canonical
+from sealverify.primitives import identities
+from sealverify.primitives.signatures import b64_std_decode_canonical
+from sealverify.results.model import Check, fail, not_evaluated, passed
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import (
@@ -37,7 +37,7 @@ RECEIPT_LIMITS = Limits(max_depth=256, max_string_bytes=64 * 1024 * 1024, max_me
 def decode_b64(text: JsonValue) -> bytes | None:
     """``text`` read by seal's base64 rule, the one ``verify`` binds, or None.
 
-    Canonical padded standard base64 (seal/signatures.py): a spelling with non-zero trailing
+    Canonical padded standard base64 (primitives/signatures.py): a spelling with non-zero trailing
     bits names the same bytes to a lenient decoder, but it is not what the producer wrote, so
     ``verify`` refuses it and ``diff`` does too, rather than recompute hashes from it.
     """

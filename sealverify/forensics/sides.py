@@ -6,17 +6,17 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from sealverify.approvals.consumed import receipt_server
 from sealverify.errors import InputError
 from sealverify.forensics.integrity import (
     RECEIPT_LIMITS,
     decode_b64,
     receipt_integrity,
 )
-from sealverify.history.receipt_approval import receipt_server
 from sealverify.mcp.frame import FrameAnalysis, FrameOptions, analyze_frame, iter_stream
-from sealverify.reports.model import Check
-from sealverify.seal import identities
-from sealverify.seal.releaseframe import unsplice_operation_id
+from sealverify.primitives import identities
+from sealverify.primitives.releaseframe import unsplice_operation_id
+from sealverify.results.model import Check
 from sealverify.wire.framing import FrameBytes, frame_of, iter_stdio, stdio_frame_count
 from sealverify.wire.strictjson import (
     JsonError,

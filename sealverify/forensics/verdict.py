@@ -27,7 +27,8 @@ from sealverify.forensics.retry import retry_view
 from sealverify.forensics.sides import (
     Side,
 )
-from sealverify.reports.model import (
+from sealverify.primitives.request_members import CALL_PARAMS, unbound_members
+from sealverify.results.model import (
     Check,
     Report,
     Status,
@@ -37,8 +38,7 @@ from sealverify.reports.model import (
     not_evaluated,
     passed,
 )
-from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
-from sealverify.seal.request_members import CALL_PARAMS, unbound_members
+from sealverify.results.outcomes import Outcome, Vocabulary, decide, exit_code
 from sealverify.wire.strictjson import (
     JsonValue,
 )

@@ -1,1 +1,1 @@
-"""Layer 3, history: the audit chain, ApprovalRecord v2 tokens, state kept across runs."""
+"""Layer 3, history: seal-host's audit chain and the state kept across runs."""

@@ -36,9 +36,8 @@ from sealverify.history.chain_records import (
     genesis,
 )
 from sealverify.history.chain_walk import ChainWalk, Heads
-from sealverify.reports import ids
-from sealverify.reports.caps import KEEP, Findings
-from sealverify.reports.model import (
+from sealverify.results import ids
+from sealverify.results.model import (
     Check,
     Status,
     fail,
@@ -46,6 +45,7 @@ from sealverify.reports.model import (
     not_evaluated,
     passed,
 )
+from sealverify.results.repeats import KEEP, Findings
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes, parse_text
 
@@ -216,7 +216,7 @@ def walk_logs(
 
     Each log is its bytes or a call that opens it (read a window at a time, and read again
     only to classify a break). Each kind of finding keeps its first ``keep``, counting the rest
-    (:class:`~sealverify.reports.caps.Findings`: the report closes them); the result holds no
+    (:class:`~sealverify.results.repeats.Findings`: the report closes them); the result holds no
     records (``count`` says how many), the per-record view of the html report when
     ``display``, and ``on_record`` sees each record as it is read. ``recorded`` is the head an
     earlier run recorded: the walk starts from it when the first record links from it.

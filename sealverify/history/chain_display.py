@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sealverify.history.chain import Anchor, ChainResult
-from sealverify.reports import ids
-from sealverify.reports.model import Status
+from sealverify.results import ids
+from sealverify.results.model import Status
 
 _FAIL = Status.FAIL
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from sealverify.history.chain_records import COMMITMENT, ChainRecord, LogLine
-from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, fail, info
+from sealverify.results.model import Check, fail, info
+from sealverify.results.repeats import Findings
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes, uint_value
 
@@ -148,7 +148,7 @@ class LogReading:
     """What reading the logs finds beside the records: findings by source, and line counts.
 
     ``buckets`` holds, per source, its malformed records and then its unchained audit lines,
-    each a :class:`~sealverify.reports.caps.Findings` keeping the first ``keep`` of a kind.
+    each a :class:`~sealverify.results.repeats.Findings` keeping the first ``keep`` of a kind.
     """
 
     def __init__(self, keep: int | None = None) -> None:

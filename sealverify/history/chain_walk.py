@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from sealverify.history.chain_records import GENESIS, Anchor, BreakKind, ChainRecord
-from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Compared, Status, fail, info, passed, unpinned
+from sealverify.results.model import Check, Compared, Status, fail, info, passed, unpinned
+from sealverify.results.repeats import Findings
 
 _FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
@@ -120,7 +120,7 @@ class ChainWalk:
 
     ``heads`` builds the index of every record's ``(head, location)`` when a break needs it
     (the records after this one included). ``keep`` caps each kind of finding
-    (:class:`~sealverify.reports.caps.Findings`; None keeps all). ``recorded`` is a head an
+    (:class:`~sealverify.results.repeats.Findings`; None keeps all). ``recorded`` is a head an
     earlier run recorded: the walk starts from it when the first record links from it and no
     ``start_head`` is given. ``display`` keeps the per-record view the html report draws.
     """

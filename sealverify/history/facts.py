@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from sealverify.seal.identities import sort_keys
+from sealverify.primitives.identities import sort_keys
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_text, uint_value
 

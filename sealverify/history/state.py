@@ -28,7 +28,7 @@ from sealverify.history.databases import (
     is_database_url,
 )
 from sealverify.history.facts import ChainFacts, ReceiptFacts, receipt_facts
-from sealverify.reports.model import Check, fail, info, passed
+from sealverify.results.model import Check, fail, info, passed
 
 __all__ = [
     "MIGRATIONS",

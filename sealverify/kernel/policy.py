@@ -28,7 +28,7 @@ from sealverify.kernel.ljson import (
     get_str,
 )
 from sealverify.kernel.lpath import at_path, contains_any_ci, scalar_text, split_path
-from sealverify.seal.identities import GUARD_TARGET_TAG, context_parts
+from sealverify.primitives.identities import GUARD_TARGET_TAG, context_parts
 
 __all__ = [
     "GUARD_TARGET_TAG",

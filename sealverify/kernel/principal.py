@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sealverify.kernel.config import PrincipalKey
-from sealverify.seal.signatures import ED25519_L, ed25519_verify_openssl
+from sealverify.primitives.signatures import ED25519_L, ed25519_verify_openssl
 
 __all__ = ["ENVELOPE_TAG", "hex_decode", "nacl_verify", "verify_envelope"]
 

@@ -35,7 +35,7 @@ from sealverify.kernel.canonical import escape_string
 from sealverify.kernel.ljson import LValue
 from sealverify.kernel.policy import Policy, eval_target_parts, guard_target
 from sealverify.kernel.profiles import BuildProfile, profile_for
-from sealverify.seal.releaseframe import unsplice_operation_id
+from sealverify.primitives.releaseframe import unsplice_operation_id
 from sealverify.wire.leanjson import LeanNumber, lean_number
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonNumber, JsonValue

@@ -18,7 +18,7 @@ from sealverify.kernel.principal import hex_decode
 from sealverify.kernel.profiles import BuildProfile
 from sealverify.kernel.receipt_inputs import lean_view
 from sealverify.kernel.session import InitResult, KernelSession, StepResult
-from sealverify.seal import publishedkeys
+from sealverify.primitives import publishedkeys
 from sealverify.wire.leanjson import LeanNumber
 
 __all__ = [

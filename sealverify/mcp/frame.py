@@ -14,7 +14,7 @@ from sealverify.mcp.meta import (
     Refusal,
     validate_meta,
 )
-from sealverify.seal import identities
+from sealverify.primitives import identities
 from sealverify.wire import guards as wireguard
 from sealverify.wire.framing import FrameBytes
 from sealverify.wire.strictjson import (

@@ -8,9 +8,9 @@ from typing import Any
 
 from sealverify.mcp.frame import FrameAnalysis
 from sealverify.mcp.meta import MODERN
-from sealverify.reports.model import Check, Report, Status, Subject, fail, info, passed
-from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
-from sealverify.seal.request_members import unbound_members
+from sealverify.primitives.request_members import unbound_members
+from sealverify.results.model import Check, Report, Status, Subject, fail, info, passed
+from sealverify.results.outcomes import Outcome, Vocabulary, decide, exit_code
 
 _FAIL = Status.FAIL
 
@@ -18,7 +18,7 @@ __all__ = ["VOCABULARY", "frame_facts", "frame_report", "frame_subject"]
 
 ADMISSIBLE = Outcome.ADMISSIBLE
 REFUSE = Outcome.REFUSE
-# What a frame is called under the one rule (reports/outcomes.py ``decide``): a refusal (each
+# What a frame is called under the one rule (results/outcomes.py ``decide``): a refusal (each
 # is a failed check) REFUSE, else ADMISSIBLE.
 VOCABULARY = Vocabulary(passed=ADMISSIBLE, failed=REFUSE)
 

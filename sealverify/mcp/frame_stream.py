@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from sealverify.errors import OptionError
 from sealverify.mcp.frame import FrameOptions, iter_stream
 from sealverify.mcp.frame_report import frame_subject
-from sealverify.reports.model import Check, Report, Subject, fail
-from sealverify.reports.outcomes import Outcome, exit_code
+from sealverify.results.model import Check, Report, Subject, fail
+from sealverify.results.outcomes import Outcome, exit_code
 from sealverify.wire.framing import FrameBytes
 
 __all__ = ["FRAME_LIMIT_ID", "MAX_FRAMES", "FrameTally", "frame_stream_report", "frame_subjects"]

@@ -25,9 +25,9 @@ from sealverify.history.chain_display import chain_display, chain_facts
 from sealverify.history.chain_log import LogData
 from sealverify.history.state import ChainFacts, HistoryStore
 from sealverify.receipts.discovery import ReceiptFile, check_directory, read_receipt_file
-from sealverify.reports.caps import Findings
-from sealverify.reports.model import Check, Report, Status, Subject, fail, unpinned
-from sealverify.reports.outcomes import Outcome, Vocabulary, decide, exit_code
+from sealverify.results.model import Check, Report, Status, Subject, fail, unpinned
+from sealverify.results.outcomes import Outcome, Vocabulary, decide, exit_code
+from sealverify.results.repeats import Findings
 from sealverify.wire.spelling import HEX64
 
 _FAIL = Status.FAIL
@@ -71,7 +71,7 @@ class ReceiptGroup:
     files: tuple[tuple[str, bytes], ...]
 
 
-# What the chain's subjects are called under the one rule (reports/outcomes.py ``decide``): a
+# What the chain's subjects are called under the one rule (results/outcomes.py ``decide``): a
 # failed check BROKEN; a start or tail no anchor covers (its check declares the cap, as an
 # unpinned authority does) UNANCHORED; else INTACT.
 VOCABULARY = Vocabulary(passed=Outcome.INTACT, failed=Outcome.BROKEN, unpinned=Outcome.UNANCHORED)
@@ -246,6 +246,6 @@ def chain_report(
         "unanchored_start": result.unanchored_start,
     }
     # Exit 1 when any subject is BROKEN, else 3 when the chain is UNANCHORED, else 0: the one
-    # table (reports.outcomes.EXIT_CODES), as every command.
+    # table (results.outcomes.EXIT_CODES), as every command.
     code = exit_code(s.outcome for s in subjects)
     return Report("chain", tuple(subjects), summary, code, layout="detail")

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sealverify.receipts.bindings.guards import safety_reason
-from sealverify.receipts.families import pointer
-from sealverify.reports import ids
-from sealverify.reports.model import Check, Status, info, passed, reduced
-from sealverify.reports.vocabulary import Family
+from sealverify.results import ids
+from sealverify.results.model import Check, Status, info, passed, reduced
+from sealverify.results.vocabulary import Family
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonValue
 
 _PASS, _FAIL = Status.PASS, Status.FAIL

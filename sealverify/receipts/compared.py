@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sealverify.reports import ids
-from sealverify.reports.model import Check, Compared, Status
-from sealverify.reports.vocabulary import Role
-from sealverify.seal.trust import TrustStore
+from sealverify.primitives.trust import TrustStore
+from sealverify.results import ids
+from sealverify.results.model import Check, Compared, Status
+from sealverify.results.vocabulary import Role
 from sealverify.wire.spelling import unescape_token
 from sealverify.wire.strictjson import JsonValue
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sealverify.reports.model import Check, Status, fail, info, passed
+from sealverify.results.model import Check, Status, fail, info, passed
 from sealverify.wire.spelling import HEX64
 from sealverify.wire.strictjson import JsonError, parse_bytes
 

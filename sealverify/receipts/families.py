@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sealverify.reports.model import Check, fail, passed
-from sealverify.reports.vocabulary import Family
+from sealverify.results.model import Check, fail, passed
+from sealverify.results.vocabulary import Family
 from sealverify.wire.spelling import HEX64, HEX128, pointer
 from sealverify.wire.strictjson import (
     JsonError,
@@ -33,7 +33,6 @@ __all__ = [
     "field_checks",
     "hex64",
     "is_uint",
-    "pointer",
     "read_document",
 ]
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sealverify.kernel.profiles import profile_for
 from sealverify.kernel.replay import session_id
+from sealverify.primitives import publishedkeys
 from sealverify.receipts.families import ReceiptDocument, hex64, is_uint, read_document
 from sealverify.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
@@ -25,10 +26,9 @@ from sealverify.receipts.verify import (
     log_lines,
     verify_receipt,
 )
-from sealverify.reports import ids
-from sealverify.reports.model import Status
-from sealverify.reports.vocabulary import Family, Role
-from sealverify.seal import publishedkeys
+from sealverify.results import ids
+from sealverify.results.model import Status
+from sealverify.results.vocabulary import Family, Role
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 _FAIL = Status.FAIL

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from sealverify import fastpath
+from sealverify.primitives.objectb import OBJECT_B_V1
 from sealverify.receipts.embedded import parse_embedded
-from sealverify.receipts.families import pointer
-from sealverify.reports.model import Check, fail, passed
-from sealverify.reports.vocabulary import Family
-from sealverify.seal.objectb import OBJECT_B_V1
+from sealverify.results.model import Check, fail, passed
+from sealverify.results.vocabulary import Family
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonError, JsonValue
 
 __all__ = [

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
-from sealverify.reports import ids
-from sealverify.reports.model import Check, Status, Subject, info
-from sealverify.reports.vocabulary import Family, Role
+from sealverify.results import ids
+from sealverify.results.model import Check, Status, Subject, info
+from sealverify.results.vocabulary import Family, Role
 from sealverify.wire.spelling import HEX64
 
 _FAIL = Status.FAIL

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from sealverify.kernel.receipt_inputs import Frames, carried_frames, lean_view
 from sealverify.kernel.replay import Rederivation, rederive
 from sealverify.kernel.stateless import judged_alone
-from sealverify.receipts.families import pointer
-from sealverify.reports import ids
-from sealverify.reports.model import Check, Status, fail, passed, reduced
+from sealverify.results import ids
+from sealverify.results.model import Check, Status, fail, passed, reduced
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import JsonValue
 
 _PASS, _FAIL = Status.PASS, Status.FAIL

@@ -34,7 +34,7 @@ __all__ = [
     "FileFact",
     "Glance",
     "LogSessions",
-    "Threaded",
+    "SessionRederivation",
     "Threads",
     "feed_file",
     "file_facts",
@@ -43,11 +43,11 @@ __all__ = [
     "may_name_session",
     "may_need_threading",
     "refuted_by",
+    "session_rederivations",
+    "session_rederivations_of_facts",
+    "session_rederivations_of_files",
+    "session_rederivations_of_log",
     "strict_document",
-    "threaded_file_facts",
-    "threaded_files",
-    "threaded_log",
-    "threaded_rederivations",
 ]
 
 
@@ -138,7 +138,7 @@ CHANGED = (
 )
 
 
-class Threaded(NamedTuple):
+class SessionRederivation(NamedTuple):
     """A re-derivation made in the session's order, with the SHA-256 of the bytes it was made of.
 
     It is handed from the session pass to the task that verifies the receipt, which reads the
@@ -150,7 +150,7 @@ class Threaded(NamedTuple):
     result: Rederivation
 
     @classmethod
-    def of(cls, data: bytes, result: Rederivation) -> Threaded:
+    def of(cls, data: bytes, result: Rederivation) -> SessionRederivation:
         """``result``, computed from ``data``, bound to it."""
         return cls(hashlib.sha256(data).digest(), result)
 
@@ -289,7 +289,7 @@ def _glance_of(_: object, data: bytes) -> Glance | None:
     return glance(data)
 
 
-def threaded_rederivations(
+def session_rederivations(
     lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
 ) -> dict[int, Rederivation]:
     """Re-derivations, in log order, of a log's sessions that need threading, by line number.
@@ -299,18 +299,18 @@ def threaded_rederivations(
     one thread each. Only those sessions' results are kept, one small record per receipt.
     For a log held in memory (its bytes cannot change between the two passes).
     """
-    threaded = threaded_log(lines, raw_lines, index=SessionIndex())
+    threaded = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
     return {n: t.result for n, t in threaded.items()}
 
 
-def threaded_log(
+def session_rederivations_of_log(
     lines: Callable[[], Iterable[bytes]],
     raw_lines: Mapping[str, bytes],
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
     index: SessionIndex | None = None,
-) -> dict[int, Threaded]:
-    """:func:`threaded_rederivations`, each result bound to its line's bytes (:class:`Threaded`).
+) -> dict[int, SessionRederivation]:
+    """:func:`session_rederivations`, each bound to its line's bytes (:class:`SessionRederivation`).
 
     For a log the task reads again: a line that changed since is not handed the result.
     Sessions in ``skip`` are threaded elsewhere (their receipts sit in other inputs too).
@@ -326,7 +326,7 @@ def threaded_log(
     if not wanted and contested is None:
         return {}
     threads = Threads(raw_lines, "log order", contested)
-    results: dict[int, Threaded] = {}
+    results: dict[int, SessionRederivation] = {}
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
         if facts is None:
@@ -334,12 +334,12 @@ def threaded_log(
         if facts.session not in wanted:
             refuted = contested(facts.session, facts.operation) if contested else None
             if refuted is not None:
-                results[number] = Threaded.of(line, refuted_by(refuted))
+                results[number] = SessionRederivation.of(line, refuted_by(refuted))
             continue
         doc = strict_document(line)
         if doc is None or session_of(doc) != facts.session:
             continue  # not strict JSON, or read differently: the receipt fails on its own
-        results[number] = Threaded.of(line, threads.feed(doc, facts, f"line {number}"))
+        results[number] = SessionRederivation.of(line, threads.feed(doc, facts, f"line {number}"))
     return results
 
 
@@ -347,8 +347,8 @@ class LogSessions:
     """A log held in memory, its session pass fed by the verifier's own reading of each line.
 
     The sessions that need threading are found up front (one glance a line, as
-    :func:`threaded_log` does); the verifier then hands each line's strictly read document,
-    in log order, to :meth:`rederivation` with the frames its view decoded, so a line is
+    :func:`session_rederivations_of_log` does); the verifier then hands each line's strictly read
+    document, in log order, to :meth:`rederivation` with the frames its view decoded, so a line is
     read, decoded and parsed once for its checks and its re-derivation alike.
     """
 
@@ -418,43 +418,46 @@ def file_facts(
 ORDER_OF_POSITIONS = "the order of the positions its receipts claim"
 
 
-def feed_file(threads: Threads, name: str, read: Callable[[str], bytes | None]) -> Threaded | None:
+def feed_file(
+    threads: Threads, name: str, read: Callable[[str], bytes | None]
+) -> SessionRederivation | None:
     """The next receipt of a session, a file read again, re-derived; None when unreadable."""
     data = read(name)
     item = glance(data) if data is not None else None
     doc = strict_document(data) if data is not None and item is not None else None
     if data is None or item is None or doc is None or session_of(doc) != item.session:
         return None
-    return Threaded.of(data, threads.feed(doc, item, name))
+    return SessionRederivation.of(data, threads.feed(doc, item, name))
 
 
-def threaded_files(
+def session_rederivations_of_files(
     names: Iterable[str],
     read: Callable[[str], bytes | None],
     raw_lines: Mapping[str, bytes],
     look: Callable[[str, bytes], Glance | None] = _glance_of,
     skip: Container[str] = frozenset(),
-) -> dict[str, Threaded]:
+) -> dict[str, SessionRederivation]:
     """Re-derivations of the sessions among separate receipt files, by file name.
 
     Each file is read once to find its session and claim (:func:`file_facts`), and the files
     of a session that needs threading are read again in the order their claims give: by
     position, a blocked call before the executed one at the same position, then in input
     order. A receipt that claims no position (a temporal deny) cannot be placed and
-    re-derives alone. Each result is bound to the bytes it was made of (:class:`Threaded`):
-    the task reads again. Sessions in ``skip`` are threaded elsewhere.
+    re-derives alone. Each result is bound to the bytes it was made of
+    (:class:`SessionRederivation`): the task reads again. Sessions in ``skip`` are threaded
+    elsewhere.
     """
-    return threaded_file_facts(file_facts(names, read, look), read, raw_lines, skip)
+    return session_rederivations_of_facts(file_facts(names, read, look), read, raw_lines, skip)
 
 
-def threaded_file_facts(
+def session_rederivations_of_facts(
     facts: Sequence[FileFact],
     read: Callable[[str], bytes | None],
     raw_lines: Mapping[str, bytes],
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
-) -> dict[str, Threaded]:
-    """:func:`threaded_files` from the facts :func:`file_facts` read.
+) -> dict[str, SessionRederivation]:
+    """:func:`session_rederivations_of_files` from the facts :func:`file_facts` read.
 
     With ``contested``, a file whose operation the run's other receipts place in another
     session is ``fail``, threaded or not (a file of a session in ``skip`` too).
@@ -467,7 +470,7 @@ def threaded_file_facts(
             key = (claim.position, claim.executed, index)
             sessions.setdefault(session, []).append((key, name))
     threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
-    results: dict[str, Threaded] = {}
+    results: dict[str, SessionRederivation] = {}
     for members in sessions.values():
         for _, name in sorted(members):
             if (bound := feed_file(threads, name, read)) is not None:
@@ -476,5 +479,5 @@ def threaded_file_facts(
         for fact in facts:
             refuted = None if fact.name in results else contested(fact.session, fact.operation)
             if refuted is not None and (data := read(fact.name)) is not None:
-                results[fact.name] = Threaded.of(data, refuted_by(refuted))
+                results[fact.name] = SessionRederivation.of(data, refuted_by(refuted))
     return results

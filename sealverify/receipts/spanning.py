@@ -27,14 +27,14 @@ from sealverify.receipts.sessions import (
     ORDER_OF_POSITIONS,
     Contested,
     FileFact,
-    Threaded,
+    SessionRederivation,
     Threads,
     feed_file,
     glance,
     strict_document,
 )
 
-__all__ = ["Place", "threaded_spanning"]
+__all__ = ["Place", "session_rederivations_spanning"]
 
 
 class Place(NamedTuple):
@@ -49,7 +49,7 @@ class Place(NamedTuple):
     end: int
 
 
-def threaded_spanning(
+def session_rederivations_spanning(
     spanning: frozenset[str],
     files: Sequence[tuple[int, FileFact]],
     logs: Iterable[tuple[int, str, Iterable[tuple[int, bytes]]]],
@@ -57,13 +57,13 @@ def threaded_spanning(
     read_range: Callable[[str, int, int], bytes],
     raw_lines: Mapping[str, bytes],
     contested: Contested | None = None,
-) -> tuple[dict[str, Threaded], dict[str, dict[int, Threaded]]]:
+) -> tuple[dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]]:
     """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
 
     ``files`` are the separate files' facts with each file's place among the inputs; ``logs``
     each log's place, name and lines (each with its byte offset in the log). A file is read
     again with ``read``, a log line with ``read_range``, in the session's order; each result
-    is bound to the bytes it was made of (:class:`Threaded`).
+    is bound to the bytes it was made of (:class:`SessionRederivation`).
     """
     places: dict[str, list[Place]] = {}
     for source, fact in files:
@@ -83,8 +83,8 @@ def threaded_spanning(
                 )
                 places.setdefault(item.session, []).append(place)
     threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
-    by_file: dict[str, Threaded] = {}
-    by_log: dict[str, dict[int, Threaded]] = {}
+    by_file: dict[str, SessionRederivation] = {}
+    by_log: dict[str, dict[int, SessionRederivation]] = {}
     for members in places.values():
         for place in sorted(members):
             if not place.line:
@@ -97,7 +97,7 @@ def threaded_spanning(
             if item is None or doc is None or session_of(doc) != item.session:
                 continue  # changed since, not strict JSON: the receipt is judged on its own
             where = f"{place.name} line {place.line}"
-            by_log.setdefault(place.name, {})[place.line] = Threaded.of(
+            by_log.setdefault(place.name, {})[place.line] = SessionRederivation.of(
                 data, threads.feed(doc, item, where)
             )
     return by_file, by_log

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sealverify.errors import InputError
-from sealverify.reports.model import Check, Status, fail, info, not_evaluated, passed, unpinned
-from sealverify.reports.outcomes import Outcome, Vocabulary, decide
-from sealverify.seal.signatures import ed25519_verify, key_id
+from sealverify.primitives.signatures import ed25519_verify, key_id
+from sealverify.results.model import Check, Status, fail, info, not_evaluated, passed, unpinned
+from sealverify.results.outcomes import Outcome, Vocabulary, decide
 from sealverify.wire.spelling import HEX128, pointer_token
 from sealverify.wire.strictjson import JsonNumber, JsonValue, member_spans
 

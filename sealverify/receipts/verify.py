@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from sealverify.history import receipt_approval
-from sealverify.history.receipt_approval import SignedTime
+from sealverify.approvals import consumed as receipt_approval
+from sealverify.approvals.consumed import SignedTime
 from sealverify.kernel.receipt_inputs import Frames
 from sealverify.kernel.replay import Rederivation
+from sealverify.primitives import publishedkeys
+from sealverify.primitives.signatures import key_id
+from sealverify.primitives.trust import Decision, TrustStore
 from sealverify.receipts import bindings, claims, members, rederivation, sessions
 from sealverify.receipts.bindings.signatures import object_b_envelopes
 from sealverify.receipts.compared import attach_compared
@@ -26,14 +29,13 @@ from sealverify.receipts.families import (
     DISCRIMINATOR_NAMES,
     ReceiptDocument,
     hex64,
-    pointer,
     read_document,
 )
 from sealverify.receipts.families import field_checks as receipt_field_checks
 from sealverify.receipts.view import ReceiptView, read_view
 from sealverify.receipts.view import signed_time as signed_time  # where it was first named
-from sealverify.reports import ids
-from sealverify.reports.model import (
+from sealverify.results import ids
+from sealverify.results.model import (
     Check,
     Report,
     Status,
@@ -45,7 +47,7 @@ from sealverify.reports.model import (
     reduced,
     unpinned,
 )
-from sealverify.reports.outcomes import (
+from sealverify.results.outcomes import (
     NOT_MEDIATED,
     RECEIPT_OUTCOMES,
     Outcome,
@@ -53,12 +55,9 @@ from sealverify.reports.outcomes import (
     decide,
     exit_code,
 )
-from sealverify.reports.vocabulary import Family, Role
-from sealverify.reports.waivers import apply_waivers, waivable, waived_ids
-from sealverify.ruling import wording
-from sealverify.seal import publishedkeys
-from sealverify.seal.signatures import key_id
-from sealverify.seal.trust import Decision, TrustStore
+from sealverify.results.vocabulary import Family, Role
+from sealverify.results.waivers import apply_waivers, waivable, waived_ids
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import (
     DEFAULT_LIMITS,
     JsonError,
@@ -67,6 +66,7 @@ from sealverify.wire.strictjson import (
     parse_text,
     uint_value,
 )
+from sealverify.wording import rules as wording
 
 _FAIL, _WAIVED = Status.FAIL, Status.WAIVED
 
@@ -94,7 +94,7 @@ _RECEIPT_MEMBERS = DISCRIMINATOR_NAMES | {"verdict", "emitted_bytes", "kernel_id
 # is FAIL (U3), a failure FAIL (labelled NOT MEDIATED when the receipt is a bypass), an authority
 # not pinned UNPINNED, a reduced scope REDUCED (a request the host could not parse, a decision
 # not re-derived, a claim nothing binds: docs/claims.md), else VERIFIED. The rule is
-# ``sealverify.reports.outcomes.decide``, shared by every command.
+# ``sealverify.results.outcomes.decide``, shared by every command.
 VOCABULARY = Vocabulary(
     passed=Outcome.VERIFIED,
     failed=Outcome.FAIL,
@@ -165,7 +165,7 @@ def _side_checks(
         else:
             # Loaded with the first attestation (with the frame validator it needs): a run
             # over receipts that carry none never pays for either.
-            from sealverify.ruling import partition
+            from sealverify.partition import records as partition
 
             keys = [bytes.fromhex(p.public_key) for p in options.trust.pinned(Role.RECEIPT)]
             checks.extend(partition.check_attestation(item, frame, keys))
@@ -457,7 +457,7 @@ def _verify_read(
                 pointer("request_parse_error"),
             )
         )
-    derived = bindings.Derived(doc, view)  # every check below is handed the one reading
+    derived = bindings.Derivations(doc, view)  # every check below is handed the one reading
     for binding in bindings.ALL_BINDINGS:
         checks.extend(binding(doc, derived))
     if family == Family.V3:

@@ -17,11 +17,11 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from sealverify.history.receipt_approval import SignedTime, receipt_server
+from sealverify.approvals.consumed import SignedTime, receipt_server
 from sealverify.kernel.receipt_inputs import Frames
-from sealverify.reports.vocabulary import Family
-from sealverify.seal.releaseframe import unsplice_operation_id
-from sealverify.seal.signatures import b64_std_decode_canonical
+from sealverify.primitives.releaseframe import unsplice_operation_id
+from sealverify.primitives.signatures import b64_std_decode_canonical
+from sealverify.results.vocabulary import Family
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import (
     JsonError,

@@ -1,1 +1,1 @@
-"""Layer 1, reports: the one report model every command produces, and its output formats."""
+"""Layer 2, reports: what people read: the output formats, evidence text and file names shown."""

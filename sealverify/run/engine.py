@@ -23,14 +23,14 @@ from sealverify.receipts.families import ReceiptDocument
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
     FileFact,
-    Threaded,
+    SessionRederivation,
     file_facts,
     glance,
     may_need_threading,
-    threaded_file_facts,
-    threaded_log,
+    session_rederivations_of_facts,
+    session_rederivations_of_log,
 )
-from sealverify.receipts.spanning import threaded_spanning
+from sealverify.receipts.spanning import session_rederivations_spanning
 from sealverify.receipts.verify import (
     VerifyOptions,
     is_receipt_like,
@@ -39,12 +39,12 @@ from sealverify.receipts.verify import (
     verify_log_line,
     verify_receipt,
 )
-from sealverify.reports import ids
+from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import STREAMS
 from sealverify.reports.formats.protocol import Context
-from sealverify.reports.model import Check, Subject, info
-from sealverify.reports.names import report_name
-from sealverify.reports.outcomes import Outcome
+from sealverify.results import ids
+from sealverify.results.model import Check, Subject, info
+from sealverify.results.outcomes import Outcome
 from sealverify.run import storage
 from sealverify.run.handoff import Handoff
 from sealverify.run.reading import DEFAULT_MAX_INPUT_BYTES, read_file, too_large
@@ -204,7 +204,7 @@ class _Files:
     files: tuple[tuple[str, bool], ...]
     # Re-derivations of these files made in their session's order, by file name, each bound
     # to the bytes it was made of (the task uses it only for those bytes).
-    threaded: tuple[tuple[str, Threaded], ...] = ()
+    threaded: tuple[tuple[str, SessionRederivation], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
     # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
     # strict readings it made of them (``run/handoff.py``), so each is parsed once.
@@ -222,7 +222,7 @@ class _LogSlice:
     first: int
     # Re-derivations of this slice's lines made in their session's log order, by line number,
     # each bound to the line's bytes it was made of.
-    threaded: tuple[tuple[int, Threaded], ...] = ()
+    threaded: tuple[tuple[int, SessionRederivation], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,8 +267,8 @@ def tasks(
     is handed to the tasks (:class:`Handoff`), so those files are read once, not twice, and
     their receipts parsed once.
     """
-    by_file: dict[str, Threaded] = {}
-    by_log: dict[str, dict[int, Threaded]] = {}
+    by_file: dict[str, SessionRederivation] = {}
+    by_log: dict[str, dict[int, SessionRederivation]] = {}
     spanning: frozenset[str] = frozenset()
     index: SessionIndex | None = None  # the run's sessions, when more than one log's
     read = Handoff(max_input, keep)
@@ -279,7 +279,9 @@ def tasks(
         index, by_file, by_log = _spanning(listed, facts, read, options)
         spanning = index.spanning() if index is not None else frozenset()
         contested = index.contradiction if index is not None and index.contested else None
-        by_file.update(threaded_file_facts(facts, read, options.raw_lines, spanning, contested))
+        by_file.update(
+            session_rederivations_of_facts(facts, read, options.raw_lines, spanning, contested)
+        )
         if index is not None:
             index.close()  # its contested operations are held; the records on disk go
         files = listed
@@ -383,7 +385,7 @@ def _threaded(
     options: VerifyOptions,
     skip: frozenset[str] = frozenset(),
     index: SessionIndex | None = None,
-) -> dict[int, Threaded]:
+) -> dict[int, SessionRederivation]:
     """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`).
 
     ``index`` is the run's, when it has more inputs than this log; a run of this one log
@@ -395,9 +397,9 @@ def _threaded(
         return {}
     lines = functools.partial(_lines, path)
     if index is None:
-        return threaded_log(lines, options.raw_lines, index=SessionIndex())
+        return session_rederivations_of_log(lines, options.raw_lines, index=SessionIndex())
     contested = index.contradiction if index.contested else None
-    return threaded_log(lines, options.raw_lines, skip, contested)
+    return session_rederivations_of_log(lines, options.raw_lines, skip, contested)
 
 
 def _spanning(
@@ -405,7 +407,9 @@ def _spanning(
     facts: list[FileFact],
     read: Handoff,
     options: VerifyOptions,
-) -> tuple[SessionIndex | None, dict[str, Threaded], dict[str, dict[int, Threaded]]]:
+) -> tuple[
+    SessionIndex | None, dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]
+]:
     """The run's session index, and the sessions spanning inputs threaded across the run.
 
     Every separate file is one input here (they are threaded together by claimed position
@@ -432,7 +436,7 @@ def _spanning(
     placed = [(order[f.name], f) for f in facts]
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
-    span_files, span_logs = threaded_spanning(
+    span_files, span_logs = session_rederivations_spanning(
         spanning, placed, lines, read, _read_range, options.raw_lines, contested
     )
     return index, span_files, span_logs
@@ -478,7 +482,7 @@ def _verify_file(
     path: storage.Location | str,
     walked: bool,
     settings: Settings,
-    threaded: Threaded | None = None,
+    threaded: SessionRederivation | None = None,
     read: bytes | None = None,
     reading: ReceiptDocument | None = None,
 ) -> Result:
@@ -509,7 +513,7 @@ def _verified(
     name: str,
     walked: bool,
     settings: Settings,
-    bound: Threaded | None,
+    bound: SessionRederivation | None,
     attestation: JsonValue | None,
     problem: SourceUnreadable | None,
     reading: ReceiptDocument | None = None,
@@ -572,7 +576,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     ]
 
 
-def _for_line(bound: Threaded | None, line: bytes) -> Rederivation | None:
+def _for_line(bound: SessionRederivation | None, line: bytes) -> Rederivation | None:
     """A line's session result, only when the line holds the bytes it was made of."""
     return None if bound is None else bound.for_bytes(line)
 

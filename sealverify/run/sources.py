@@ -17,7 +17,7 @@ from typing import Any, Literal
 from sealverify.errors import InputError, SealverifyError
 from sealverify.receipts.pin_use import PinUse
 from sealverify.receipts.verify import VerifyOptions
-from sealverify.reports.model import Check, Subject
+from sealverify.results.model import Check, Subject
 from sealverify.run import cluster as clusters
 from sealverify.run import storage
 from sealverify.run.cluster import DEFAULT_PARTITION

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sealverify.seal import identities
+from sealverify.primitives import identities
 from sealverify.wire.strictjson import JsonValue
 from sealverify_testkit.records import (
     Cert,

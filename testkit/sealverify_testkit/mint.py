@@ -19,12 +19,12 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from sealverify.history import approval_record
+from sealverify.approvals import record as approval_record
 from sealverify.kernel.profiles import CURRENT
-from sealverify.seal import identities
-from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
-from sealverify.seal.releaseframe import splice_operation_id
-from sealverify.seal.signatures import key_id
+from sealverify.primitives import identities
+from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
+from sealverify.primitives.releaseframe import splice_operation_id
+from sealverify.primitives.signatures import key_id
 from sealverify.wire import serdejson, strictjson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import JsonNumber, JsonValue
@@ -403,7 +403,7 @@ def policy_guard_target(frame: bytes, kernel_config: str) -> str:
 
     Unlike :func:`guard_target_of` (full arguments), this resolves the rule's ``target`` spec:
     ``literal``, ``arg`` paths and ``full_arguments`` parts in any combination
-    (:func:`sealverify.seal.identities.spec_guard_target`). Raises ValueError when the policy
+    (:func:`sealverify.primitives.identities.spec_guard_target`). Raises ValueError when the policy
     has no guarded rule for the tool or a path reaches no scalar.
     """
     request = _request(frame)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sealverify.seal.objectb import OBJECT_B_V2
+from sealverify.primitives.objectb import OBJECT_B_V2
 from sealverify.wire.strictjson import JsonValue
 from sealverify_testkit import attestsample, mint, samples
 

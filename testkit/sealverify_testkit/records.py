@@ -74,7 +74,8 @@ def render_pretty(value: JsonValue) -> bytes:
 
     Two-space indent, ``": "`` after keys, empty containers as ``{}``/``[]``, strings and
     numbers exactly as in compact output (equal to Python ``json.dumps(indent=2,
-    ensure_ascii=False)`` on these values; tests/seal/test_mint.py proves it on real host files).
+    ensure_ascii=False)`` on these values; tests/primitives/test_mint.py proves it on real host
+    files).
     """
     out: list[str] = []
     _pretty(value, "", out)

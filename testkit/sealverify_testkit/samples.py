@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sealverify.ruling import partition
+from sealverify.partition import records as partition
 from sealverify.wire.framing import frame_of
 from sealverify_testkit import mint
 from sealverify_testkit.auditlog import mint_log

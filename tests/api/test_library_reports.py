@@ -133,7 +133,7 @@ def test_no_command_module_builds_a_report_or_a_subject() -> None:
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
                 if name in ("Report", "Subject", "Check"):
                     made.append(f"{path.name} {name}")
-            elif isinstance(node, ast.ImportFrom) and node.module == "sealverify.reports.model":
+            elif isinstance(node, ast.ImportFrom) and node.module == "sealverify.results.model":
                 made += [f"{path.name} imports {a.name}" for a in node.names]
     # verify's run over many paths (workers, a cluster) is the library's (verify_sources);
     # cli/verify_report.py spools its results and relocates the --state checks it adds.

@@ -29,9 +29,10 @@ from sealverify import (
 )
 from sealverify.cli import main as cli_main
 from sealverify.forensics import compare
+from sealverify.partition import records as partition
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.ruling import partition, wording
 from sealverify.wire.framing import frame_of
+from sealverify.wording import rules as wording
 from tests.helpers import adversarial_corpus as corpus
 
 PACKAGE = Path(sealverify.__file__).parent

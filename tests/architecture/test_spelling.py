@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "sealverify"
 HOME = PACKAGE / "wire" / "spelling.py"
 # The skill digest's "sha256:<hex>" is its own format (agentskills.io), not a key or digest
 # seal writes; it is spelled out where it is read.
-ELSEWHERE = {PACKAGE / "definitions" / "skills.py"}
+ELSEWHERE = {PACKAGE / "skills" / "identity.py"}
 COPIES = {
     "the 64-hex pattern": re.compile(r"\[0-9a-f\]\{64\}"),
     "the pointer escape": re.compile(r"""replace\(\s*["']~["'],\s*["']~0["']\s*\)"""),

@@ -19,7 +19,7 @@ RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json
 _UNUSED = (
     "tomllib",
     "sealverify.catalogue",
-    "sealverify.ruling.partition",
+    "sealverify.partition.records",
     "sealverify.mcp.frame",
     "urllib.request",
     "xml.sax.saxutils",

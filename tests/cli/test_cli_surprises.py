@@ -12,7 +12,7 @@ from sealverify_testkit import mint
 
 from sealverify.cli.main import cli
 from sealverify.reports.formats import junit
-from sealverify.reports.model import Report, Subject, passed
+from sealverify.results.model import Report, Subject, passed
 from sealverify.wire.strictjson import JsonError, parse_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +75,7 @@ def test_a_non_hex_pin_still_exits_2() -> None:
 
 
 def test_uppercase_key_in_a_library_call_says_to_lowercase_it() -> None:
-    from sealverify.seal.signatures import hex_key
+    from sealverify.primitives.signatures import hex_key
 
     with pytest.raises(ValueError, match="write it in lowercase"):
         hex_key("AB" * 32)

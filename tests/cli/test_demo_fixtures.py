@@ -7,7 +7,7 @@ import pytest
 from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.seal.trust import load_trust_file
+from sealverify.primitives.trust import load_trust_file
 from sealverify.wire import strictjson
 from sealverify.wire.framing import raw_line
 from tests.helpers.demo_fixtures import DEMO_ALLOWED_OUTCOMES

@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify import catalogue
+from sealverify.approvals import tokens as approval_tokens
 from sealverify.cli.main import cli
 from sealverify.forensics.verdict import VERDICTS
-from sealverify.history import approval_tokens
 from sealverify.mcp import frame_report
-from sealverify.reports.model import Status
-from sealverify.reports.outcomes import NOT_MEDIATED, RECEIPT_OUTCOMES
+from sealverify.results.model import Status
+from sealverify.results.outcomes import NOT_MEDIATED, RECEIPT_OUTCOMES
 from tests.conftest import ROOT
 
 

@@ -25,7 +25,7 @@ from sealverify import catalogue
 from sealverify.cli import github_action
 from sealverify.cli.main import cli
 from sealverify.reports.formats import table
-from sealverify.reports.model import Subject, fail, not_evaluated, passed
+from sealverify.results.model import Subject, fail, not_evaluated, passed
 from tests.conftest import ROOT
 
 DEMO = "fixtures/demo"

@@ -17,8 +17,8 @@ from sealverify_testkit import mint
 from sealverify_testkit.keys import TestKey
 
 from sealverify.cli.main import cli
+from sealverify.primitives.trust import load_trust_file
 from sealverify.receipts.inventory import InventoryBuilder, trust_template
-from sealverify.seal.trust import load_trust_file
 from tests.conftest import ROOT, shared_path
 
 FRESH_CONFIG = TestKey("inventory-config", hashlib.sha256(b"inventory test config").digest())

@@ -17,7 +17,7 @@ from sealverify_testkit import auditlog
 from sealverify.follow.chain import ChainFollow
 from sealverify.follow.engine import _position_of
 from sealverify.follow.tail import Line
-from sealverify.reports.model import Check
+from sealverify.results.model import Check
 
 _JSON: Any = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

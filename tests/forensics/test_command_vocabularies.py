@@ -7,13 +7,14 @@ the words a report carries are ``decide(checks, vocabulary)`` over the checks it
 from __future__ import annotations
 
 from sealverify import DiffOptions, ToolsSource, compare_report, diff_inputs, digest_report
-from sealverify.definitions import compare, tools_report
 from sealverify.forensics import verdict
 from sealverify.forensics.diff_run import DiffInput
-from sealverify.reports.model import Status, fail, passed
-from sealverify.reports.outcomes import Outcome, decide
-from sealverify.ruling import partition_report
-from sealverify.ruling.partition_report import partition_emit
+from sealverify.partition import emit_report as partition_report
+from sealverify.partition.emit_report import partition_emit
+from sealverify.results.model import Status, fail, passed
+from sealverify.results.outcomes import Outcome, decide
+from sealverify.tools import compare
+from sealverify.tools import report as tools_report
 from sealverify.wire.framing import frame_of
 from tests.conftest import ROOT
 

@@ -18,7 +18,7 @@ from sealverify_testkit.mint import (
 
 from sealverify.cli.main import cli
 from sealverify.mcp.keytable import KEY_TABLE
-from sealverify.seal import identities
+from sealverify.primitives import identities
 from sealverify.wire.strictjson import parse_bytes
 from tests.conftest import shared_path
 

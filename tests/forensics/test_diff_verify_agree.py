@@ -2,10 +2,10 @@
 
 `diff` re-derives the hashes a receipt stores from the content it carries (forensics/integrity.py)
 with the byte rules `verify` binds them with: seal's canonical base64 and release-frame splice
-(seal/signatures.py, seal/releaseframe.py). Every member of every corpus receipt is changed,
-removed and added to (tests/helpers/adversarial_mutants.py); for each mutant, a hash `diff` finds
-broken is a binding `verify` finds broken, and a base64 text or release frame one refuses the other
-refuses too. The mutants are judged as changed, not re-signed: these checks read no signature.
+(primitives/signatures.py, primitives/releaseframe.py). Every member of every corpus receipt is
+changed, removed and added to (tests/helpers/adversarial_mutants.py); for each mutant, a hash `diff`
+finds broken is a binding `verify` finds broken, and a base64 text or release frame one refuses the
+other refuses too. The mutants are judged as changed, not re-signed: these checks read no signature.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 from sealverify_testkit import mint
 
 from sealverify import load_side
+from sealverify.primitives.releaseframe import unsplice_operation_id
 from sealverify.receipts.verify import verify_receipt
-from sealverify.reports.model import Check
-from sealverify.seal.releaseframe import unsplice_operation_id
+from sealverify.results.model import Check
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonNumber
 from tests.helpers import adversarial_corpus as corpus

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.definitions.skills import FrontmatterError, parse_frontmatter
+from sealverify.skills.identity import FrontmatterError, parse_frontmatter
 from sealverify.wire import strictjson
 from sealverify.wire.strictjson import JsonError, parse_text
 

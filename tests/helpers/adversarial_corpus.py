@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from sealverify_testkit import mint
 
 from sealverify.kernel.profiles import CURRENT
+from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
 from sealverify.receipts.spine import commitments, signing_message
-from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
 Record = dict[str, JsonValue]

@@ -16,7 +16,7 @@ import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sealverify.history import approval_record as approvals
+from sealverify.approvals import record as approvals
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text

@@ -1,4 +1,4 @@
-"""Shared with other test modules by tests/history/test_approvals.py."""
+"""Shared with other test modules by tests/approvals/test_approvals.py."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from sealverify_testkit.records import Cert, emitted_bytes, parse_record, render
 
 from sealverify.cli.main import cli
 from sealverify.kernel.ljson import parse
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions
-from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 from tests.helpers.kernel_minting import CONFIG, HOST
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sealverify
-from sealverify.definitions.skill_listing import SkillTree
-from sealverify.definitions.skills import ResourceFile
 from sealverify.history.state import open_store
 from sealverify.receipts.pin_use import PinUse
 from sealverify.reports.formats import render
+from sealverify.skills.identity import ResourceFile
+from sealverify.skills.listing import SkillTree
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"

@@ -1,9 +1,9 @@
-"""Shared with other test modules by tests/seal/test_mint.py."""
+"""Shared with other test modules by tests/primitives/test_mint.py."""
 
 from __future__ import annotations
 
-from sealverify.seal.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
-from sealverify.seal.signatures import (
+from sealverify.primitives.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
+from sealverify.primitives.signatures import (
     b64_std_decode_canonical,
     b64url_nopad_decode,
     ed25519_verify,

@@ -1,4 +1,4 @@
-"""Shared with other test modules by tests/definitions/test_skill_listing.py."""
+"""Shared with other test modules by tests/skills/test_skill_listing.py."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 
 from sealverify.cli.main import cli
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
-from sealverify.seal.trust import TrustStore
 
 DEMO_WASM = mint.DEMO_WASM_SHA256  # the made-up build, pinned as a user may
 # The testkit keys are published keys: allowed here, as a test suite that knows it.

@@ -7,8 +7,8 @@ import dataclasses
 from sealverify_testkit import mint
 from sealverify_testkit.records import Cert
 
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions
-from sealverify.seal.trust import TrustStore
 from tests.helpers.kernel_minting import CONFIG, HOST, Receipt
 from tests.helpers.verify_stateless import _doc, restate
 

@@ -6,7 +6,7 @@ These are the pre-optimisation `_phrase_hits`, `_not_present_hits`, `receipt_str
 union of known and carried keys built per string, a pointer built for every node walked and
 every rule run on every string. The per-hit helpers (`_sentence`, `_quoted`, `_negated`,
 `_excluded_hits`, `_to_check`, `_line_of`) are kept here as first written too: each scanned
-the text or the sentence from its start for every hit (sealverify/ruling/sentences.py now
+the text or the sentence from its start for every hit (sealverify/wording/sentences.py now
 cuts them once per text). The helpers still shared with the module (`_key_pattern`,
 `_c_declaration`, `_carried_keys`, `_blank_code_fences`) were not changed and are imported.
 """
@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sealverify.mcp import keytable as metakeys
-from sealverify.reports.model import Check, fail, passed
-from sealverify.ruling.wording import (
+from sealverify.results.model import Check, fail, passed
+from sealverify.wording.rules import (
     _HUMAN_KEYS,
     _IDENTITY_OBJECT,
     _LABELS,

@@ -21,7 +21,7 @@ from sealverify_testkit.auditlog import audit_payload, chain_lines, record_line
 from sealverify import ChainOptions, ReceiptGroup, chain_report
 from sealverify.cli.main import cli
 from sealverify.history import chain, chain_log
-from sealverify.reports.caps import Findings
+from sealverify.results.repeats import Findings
 
 
 def _valid_log(records: int) -> bytes:

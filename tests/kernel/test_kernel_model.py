@@ -16,7 +16,7 @@ from sealverify.kernel.ljson import parse
 from sealverify.kernel.principal import ENVELOPE_TAG, nacl_verify
 from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.session import KernelSession, audit_line
-from sealverify.seal.signatures import ED25519_L
+from sealverify.primitives.signatures import ED25519_L
 from sealverify.wire.leanjson import lean_number
 
 APPROVAL = {"control_file": "/a", "ttl_seconds": 120}

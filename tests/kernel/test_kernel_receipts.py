@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sealverify.kernel.replay import rederive
 from sealverify.kernel.threads import rederive_log
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonValue
 from tests.conftest import shared_path
 from tests.helpers.kernel_receipts import _receipts, argument_less_line, raw_line
@@ -57,8 +57,8 @@ def test_a_wrong_raw_line_is_refused_before_use() -> None:
 
 def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
     # The live-demo receipts were each the first call of their own session (trace ok (1
-    # events)). Threaded as one session, the second call claims the position the executed first
-    # one took: the receipts contradict each other, so the log is not one session.
+    # events)). SessionRederivation as one session, the second call claims the position the executed
+    # first one took: the receipts contradict each other, so the log is not one session.
     docs = [doc for name, doc in _receipts() if "receipts.jsonl" in name][:2]
     first, second = rederive_log([(doc, None) for doc in docs])
     assert first.status == "pass"

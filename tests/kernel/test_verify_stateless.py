@@ -20,8 +20,8 @@ from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.receipt_inputs import NotEvaluated
 from sealverify.kernel.replay import rederive
 from sealverify.kernel.stateless import AGREE, judged_alone
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.seal.trust import TrustStore
 from tests.helpers.kernel_minting import (
     CONFIG,
     DENIED,

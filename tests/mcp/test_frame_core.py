@@ -180,7 +180,7 @@ def test_effect_commitment_vectors_and_their_staleness() -> None:
     import hashlib
 
     from sealverify.mcp.frame import analyze_frame as analyze
-    from sealverify.seal import identities
+    from sealverify.primitives import identities
     from sealverify.wire import leanjson
 
     vectors = json.loads(

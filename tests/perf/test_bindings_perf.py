@@ -18,17 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mint import mint_many, parse_record
 
+from sealverify.primitives import identities, objectb, releaseframe, signatures
 from sealverify.receipts import bindings
 from sealverify.receipts.bindings import derived as bindings_derived
 from sealverify.receipts.bindings import releases as bindings_releases
 from sealverify.receipts.bindings import request as bindings_request
 from sealverify.receipts.bindings import signatures as bindings_signatures
-from sealverify.receipts.families import pointer as uncached_pointer
 from sealverify.receipts.view import read_view
-from sealverify.reports.model import Check, fail, info, passed
-from sealverify.seal import identities, objectb, releaseframe, signatures
+from sealverify.results.model import Check, fail, info, passed
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.framing import raw_line
+from sealverify.wire.spelling import pointer as uncached_pointer
 from sealverify.wire.strictjson import (
     JsonError,
     JsonNumber,
@@ -321,7 +321,7 @@ def test_the_shared_request_parse_is_left_unchanged_by_every_binding() -> None:
     shared = 0
     for doc in _docs():
         view = read_view(doc)
-        derived = bindings.Derived(doc, view)
+        derived = bindings.Derivations(doc, view)
         for binding in _ALL:
             binding(doc, derived)
         if view.request_frame is None:

@@ -35,7 +35,7 @@ from sealverify.cli.main import cli
 from sealverify.kernel import guards, ljson, session, wirecue
 from sealverify.kernel.profiles import CURRENT
 from sealverify.receipts.bindings import signatures
-from sealverify.reports import model
+from sealverify.results import model
 from sealverify.wire import guards as wire_guards
 from sealverify.wire import strictjson
 from tests.conftest import SHARED

@@ -27,12 +27,12 @@ import pytest
 
 from sealverify import fastpath
 from sealverify.kernel import ljson
-from sealverify.reports import model
-from sealverify.reports.effects import Effect
+from sealverify.primitives import identities, objectb
 from sealverify.reports.formats import jsonfmt
-from sealverify.reports.model import Check, Compared, Subject
-from sealverify.reports.outcomes import Outcome
-from sealverify.seal import identities, objectb
+from sealverify.results import model
+from sealverify.results.effects import Effect
+from sealverify.results.model import Check, Compared, Subject
+from sealverify.results.outcomes import Outcome
 from sealverify.wire import leanjson, serdejson, strictjson
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 
@@ -86,8 +86,8 @@ for fmt in ("json", "jsonl", "sarif", "junit", "table", "html"):
     digests[fmt] = [out.exit_code, hashlib.sha256(out.stdout_bytes).hexdigest()]
 sys.setprofile(None)
 names = {f"{module}.{name}" for module, name in entered}
-from sealverify.ruling import wording
-from sealverify.reports import model
+from sealverify.wording import rules as wording
+from sealverify.results import model
 from sealverify.wire import strictjson
 kept = {
     "caches": sum(c.cache_info().currsize for c in fastpath.caches()),

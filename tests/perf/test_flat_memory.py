@@ -24,9 +24,9 @@ from click.testing import CliRunner
 from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES
 from sealverify.cli.main import cli
 from sealverify.cli.spooled import SubjectSpool
-from sealverify.reports.caps import KEEP, Findings
 from sealverify.reports.formats import render
-from sealverify.reports.model import Report, Subject, fail, info, not_evaluated, passed
+from sealverify.results.model import Report, Subject, fail, info, not_evaluated, passed
+from sealverify.results.repeats import KEEP, Findings
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1 << 20

@@ -35,7 +35,6 @@ from hypothesis import strategies as st
 from sealverify_testkit import auditlog
 
 from sealverify.cli.main import cli
-from sealverify.definitions import digests, skill_listing, skills
 from sealverify.history import chain
 from sealverify.kernel import guards, kernels, ljson, wirecue
 from sealverify.kernel import session as session_module
@@ -45,9 +44,13 @@ from sealverify.kernel.profiles import CURRENT
 from sealverify.kernel.session import KernelSession
 from sealverify.receipts import spine
 from sealverify.reports.formats.html import spans
-from sealverify.ruling import sentences, wording
+from sealverify.skills import identity as skills
+from sealverify.skills import listing as skill_listing
+from sealverify.tools import digests
 from sealverify.wire import guards as wire_guards
 from sealverify.wire import strictjson
+from sealverify.wording import rules as wording
+from sealverify.wording import sentences
 
 
 class _Counted(str):

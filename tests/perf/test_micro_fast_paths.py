@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify.receipts.verify import VOCABULARY
-from sealverify.reports.effects import Effect
 from sealverify.reports.formats import table
-from sealverify.reports.model import (
+from sealverify.results.effects import Effect
+from sealverify.results.model import (
     Check,
     Subject,
     fail,
@@ -32,7 +32,7 @@ from sealverify.reports.model import (
     passed,
     sorted_among,
 )
-from sealverify.reports.outcomes import NOT_MEDIATED, Outcome, decide
+from sealverify.results.outcomes import NOT_MEDIATED, Outcome, decide
 from sealverify.wire import strictjson
 from sealverify.wire.strictjson import JsonNumber, JsonValue
 

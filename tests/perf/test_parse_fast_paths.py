@@ -21,9 +21,10 @@ from sealverify_testkit.mint import mint_many
 from sealverify_testkit.mintfixtures import demo_receipts
 
 from sealverify.receipts import families as receipts
-from sealverify.receipts.families import DISCRIMINATOR_NAMES, pointer
-from sealverify.reports.model import Check, fail, passed
+from sealverify.receipts.families import DISCRIMINATOR_NAMES
+from sealverify.results.model import Check, fail, passed
 from sealverify.wire import strictjson
+from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
 from tests.helpers.hostile import _mutants
 

@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 from sealverify_testkit.mint import HostContext, mint_many, parse_record
 
 from sealverify.cli.main import cli
+from sealverify.primitives.trust import TrustStore, load_trust_file
 from sealverify.receipts.bindings import signatures as bindings_signatures
 from sealverify.receipts.families import read_document
 from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
 from sealverify.reports.formats import jsonfmt, render
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import Subject
+from sealverify.results.model import Subject
 from sealverify.run import engine
-from sealverify.seal.trust import TrustStore, load_trust_file
 from sealverify.wire import serdejson, strictjson
 from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_text
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log

@@ -1,6 +1,6 @@
 """Issue 8: values derived once per receipt and shared among its checks are exact.
 
-``bindings.Derived`` hands every binding of a receipt the canonical line, compact
+``bindings.Derivations`` hands every binding of a receipt the canonical line, compact
 ``kernel_config``, policy hash and Object A bytes the first of them worked out; each member
 is compared with its direct computation, and the checks of every binding run with one shared
 view (in every order) with those of the binding run on its own.
@@ -20,10 +20,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sealverify.primitives import identities, signatures
 from sealverify.receipts import bindings
 from sealverify.receipts.bindings import derived as bindings_derived
 from sealverify.receipts.view import read_view
-from sealverify.seal import identities, signatures
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import (
     DEFAULT_LIMITS,
@@ -160,7 +160,7 @@ def test_the_carried_frame_of_non_canonical_base64_keeps_the_lenient_answer() ->
         assert read_view(doc).frames.object_a is None
 
 
-# --- one Derived per receipt --------------------------------------------------------------
+# --- one Derivations per receipt --------------------------------------------------------------
 
 _ALL = (*bindings.ALL_BINDINGS, *bindings.V3_BINDINGS)
 
@@ -198,7 +198,7 @@ def _config_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:
 def test_derived_members_equal_their_direct_computations() -> None:
     refused = {"line": 0, "config": 0}
     for doc in _corpus():
-        derived = bindings.Derived(doc)
+        derived = bindings.Derivations(doc)
         for _ in range(2):  # computed, then remembered
             line, error = derived.canonical_line()
             status, value = _line_reference(doc)
@@ -234,7 +234,7 @@ def test_bindings_sharing_one_derived_give_each_bindings_own_checks() -> None:
             order = list(_ALL)
             if attempt:
                 shuffle(order)  # whichever binding comes first computes the shared values
-            derived = bindings.Derived(doc)
+            derived = bindings.Derivations(doc)
             shared = {binding.__name__: binding(doc, derived) for binding in order}
             assert shared == alone
         assert display(doc) == before

@@ -20,18 +20,22 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sealverify_testkit import mint
 
+from sealverify.approvals.tokens import check_token
 from sealverify.cli.main import cli
 from sealverify.history import state as history
-from sealverify.history.approval_tokens import check_token
 from sealverify.history.chain import Anchor, verify_logs
+from sealverify.primitives import identities
+from sealverify.primitives.releaseframe import unsplice_operation_id
+from sealverify.primitives.signatures import (
+    ed25519_verify,
+    ed25519_verify_openssl,
+    ed25519_verify_sodium,
+)
+from sealverify.primitives.trust import PinnedKey, TrustStore
 from sealverify.receipts import claims, outcome
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
-from sealverify.reports.model import Check, Subject, fail, not_evaluated, passed, reduced
-from sealverify.reports.vocabulary import Family
-from sealverify.seal import identities
-from sealverify.seal.releaseframe import unsplice_operation_id
-from sealverify.seal.signatures import ed25519_verify, ed25519_verify_openssl, ed25519_verify_sodium
-from sealverify.seal.trust import PinnedKey, TrustStore
+from sealverify.results.model import Check, Subject, fail, not_evaluated, passed, reduced
+from sealverify.results.vocabulary import Family
 from sealverify.wire import leanjson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_text

@@ -20,10 +20,10 @@ from sealverify_testkit import mint
 from sealverify_testkit.guard_specs import GUARD_SPECS, guarded_config
 
 from sealverify.cli.main import cli
+from sealverify.primitives import identities
+from sealverify.primitives.objectb import OBJECT_B_V2
 from sealverify.receipts.verify import verify_receipt
-from sealverify.reports.model import Subject
-from sealverify.seal import identities
-from sealverify.seal.objectb import OBJECT_B_V2
+from sealverify.results.model import Subject
 from sealverify.wire.netstring import hash_parts
 from sealverify.wire.strictjson import parse_bytes
 

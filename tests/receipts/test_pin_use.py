@@ -17,10 +17,10 @@ from sealverify_testkit import mint
 from sealverify_testkit.keys import TestKey
 
 from sealverify.cli.main import cli
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.pin_use import PinUse, carry
 from sealverify.receipts.verify import VerifyOptions
-from sealverify.reports.model import Subject, passed
-from sealverify.seal.trust import TrustStore
+from sealverify.results.model import Subject, passed
 from tests.conftest import ROOT
 
 DEMO = str(ROOT / "fixtures" / "demo" / "receipts")

@@ -9,6 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from sealverify.primitives.signatures import ED25519_L
 from sealverify.receipts import spine
 from sealverify.receipts.spine import (
     SPINE_DISCRIMINATOR,
@@ -19,8 +20,7 @@ from sealverify.receipts.spine import (
     js_number_text,
     js_string,
 )
-from sealverify.reports.model import Check
-from sealverify.seal.signatures import ED25519_L
+from sealverify.results.model import Check
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 

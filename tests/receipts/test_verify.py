@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
     VerifyOptions,
     verify_jsonl,
     verify_receipt,
 )
-from sealverify.reports.model import Subject
-from sealverify.seal.trust import TrustStore
+from sealverify.results.model import Subject
 from tests.conftest import shared_path
 
 SEAL = ("fixtures", "seal")

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from sealverify_testkit import mint
 
+from sealverify.primitives.objectb import OBJECT_B_V2
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.seal.objectb import OBJECT_B_V2
-from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 from tests.helpers.verify_approval_statement import OPTS, verify_with_approvals

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from sealverify_testkit import mint
 
+from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
-from sealverify.seal.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 from tests.helpers.verify_bindings import KIT, KIT_V2_CONFIG, assert_flip, fixture, flip, status_of
@@ -35,7 +35,7 @@ Doc = dict[str, Any]
 # --- fleet v2 (no Object B): JSON re-dump keeps these integer-only documents exact ----------
 
 # RFC 8032 test key 1 and the testkit keys are published keys: these binding tests allow them
-# (a published key alone caps a receipt at UNPINNED; tests/seal/test_publishedkeys.py).
+# (a published key alone caps a receipt at UNPINNED; tests/primitives/test_publishedkeys.py).
 FLEET_OPTS = VerifyOptions(TrustStore.from_pins(config=[RFC]), allow_published_keys=True)
 
 

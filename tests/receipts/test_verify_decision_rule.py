@@ -17,9 +17,9 @@ import pytest
 from sealverify_testkit import mint
 
 from sealverify.kernel.receipt_inputs import prepare, receipt_nat
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.reports.model import Subject
-from sealverify.seal.trust import TrustStore
+from sealverify.results.model import Subject
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.helpers.kernel_minting import BUILD, CONFIG, DENIED, GUARDED, HOST, SEARCH, TARGET
 

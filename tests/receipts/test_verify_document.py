@@ -6,9 +6,9 @@ import pytest
 
 from sealverify.receipts.families import classify, read_document
 from sealverify.receipts.verify import VOCABULARY, verify_jsonl, verify_receipt
-from sealverify.reports import outcomes
-from sealverify.reports.model import Check, passed, reduced, unpinned
-from sealverify.reports.outcomes import exit_code
+from sealverify.results import outcomes
+from sealverify.results.model import Check, passed, reduced, unpinned
+from sealverify.results.outcomes import exit_code
 from sealverify.wire.strictjson import parse_text
 from tests.conftest import shared_path
 

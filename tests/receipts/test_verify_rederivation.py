@@ -13,8 +13,8 @@ from sealverify_testkit import mint
 from sealverify.cli.main import cli
 from sealverify.kernel.hashes import audit_hash_parts
 from sealverify.kernel.ljson import compress, parse
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
-from sealverify.seal.trust import TrustStore
 from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 from tests.helpers.kernel_minting import CONFIG, DENIED, FLEET, GUARDED, HOST, SEARCH, Receipt

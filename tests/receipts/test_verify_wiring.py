@@ -10,7 +10,7 @@ from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
 from sealverify.cli.main import cli
-from sealverify.ruling import partition
+from sealverify.partition import records as partition
 from sealverify.wire.framing import frame_of
 from tests.helpers.history_learning import CONFIG_KEY as UNPUBLISHED_CONFIG
 from tests.helpers.history_learning import RECEIPT_KEY as UNPUBLISHED_RECEIPT

@@ -7,10 +7,10 @@ import json
 import re
 from pathlib import Path
 
+from sealverify.primitives import trust
 from sealverify.receipts import families
 from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.reports.vocabulary import Family, Role
-from sealverify.seal import trust
+from sealverify.results.vocabulary import Family, Role
 from sealverify.wire.spelling import HEX64, HEX128, hex64_any_case, sha256_uri
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify.cli.main import cli
-from sealverify.reports.names import report_name, uri_path
+from sealverify.reports.filenames import report_name, uri_path
 from tests.helpers.skill_listing import listing, write_tree
 
 ROOT = Path(__file__).resolve().parents[2]

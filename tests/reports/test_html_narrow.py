@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from sealverify.reports.formats.html.verify_page import VerifyPage, receipt_fragments
-from sealverify.reports.model import Report, Subject, fail, passed
+from sealverify.results.model import Report, Subject, fail, passed
 from tests.helpers.html_support import (
     Page,
     browser,

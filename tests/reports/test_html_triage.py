@@ -21,7 +21,7 @@ from sealverify.reports.formats.html.verify_page import (
     bare,
     receipt_fragments,
 )
-from sealverify.reports.model import Check
+from sealverify.results.model import Check
 from tests.helpers.html_support import DEMO, Page
 
 PUBLISHED = Check("authority.published-key", "not-evaluated", "a published key", "/signature")

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify.reports.formats import jsonfmt
-from sealverify.reports.model import Check, Subject, fail, passed
-from sealverify.reports.outcomes import Outcome
-from sealverify.reports.vocabulary import Family, Role
+from sealverify.results.model import Check, Subject, fail, passed
+from sealverify.results.outcomes import Outcome
+from sealverify.results.vocabulary import Family, Role
 
 
 def _reference(value: Any) -> str:

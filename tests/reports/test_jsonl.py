@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from sealverify.cli.main import cli
 from sealverify.reports.formats import FORMATS, jsonl
-from sealverify.reports.model import Report
+from sealverify.results.model import Report
 from tests.conftest import ROOT
 
 DEMO = ROOT / "fixtures" / "demo"

@@ -14,7 +14,7 @@ import pytest
 
 from sealverify.cli.main import cli
 from sealverify.reports.formats import junit
-from sealverify.reports.model import Report, Subject, fail, not_evaluated
+from sealverify.results.model import Report, Subject, fail, not_evaluated
 from tests.helpers.examples import EXAMPLE_LIST
 
 ROOT = Path(__file__).resolve().parents[2]

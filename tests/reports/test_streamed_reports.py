@@ -18,10 +18,10 @@ from sealverify_testkit.mint import HostContext
 
 from sealverify import __version__
 from sealverify.cli.main import cli
+from sealverify.primitives.trust import TrustStore, load_trust_file
 from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
 from sealverify.reports.formats import junit, render, sarif
-from sealverify.reports.model import Check, Report, Subject
-from sealverify.seal.trust import TrustStore, load_trust_file
+from sealverify.results.model import Check, Report, Subject
 from tests.conftest import shared_path
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from sealverify.cli.main import cli
 from sealverify.reports.formats.table import WHY_WIDTH, decisive_reason, receipt_cells
-from sealverify.reports.model import Subject, fail, not_evaluated
+from sealverify.results.model import Subject, fail, not_evaluated
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"

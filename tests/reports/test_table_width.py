@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from sealverify.cli.main import cli
 from sealverify.reports.formats.grid import View, grid, noted, wrap
 from sealverify.reports.formats.table import render
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.results.model import Check, Report, Subject
 
 ROOT_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TRUST = ["--trust", "fixtures/demo/trust.json"]

@@ -127,7 +127,7 @@ def test_fit_cuts_by_display_width_and_marks_the_cut() -> None:
 
 def test_passing_history_checks_are_counted_under_the_failing_findings() -> None:
     from sealverify.reports.formats.terminal import lines
-    from sealverify.reports.model import Check
+    from sealverify.results.model import Check
 
     row = ("a.json", "VERIFIED", "v3", "ALLOW", "", "", "", "")
     findings = [

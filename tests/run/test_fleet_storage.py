@@ -182,7 +182,7 @@ def _attested_tree(root: Path) -> Path:
     """A receipt whose partition attestation beside it fails it (its raw line is not bound)."""
     from sealverify_testkit import mint
 
-    from sealverify.ruling import partition
+    from sealverify.partition import records as partition
     from sealverify.wire.framing import frame_of
     from tests.helpers.verify_wiring import block_with_meta
 

@@ -137,14 +137,14 @@ def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
     directory.mkdir()
     (directory / "a.json").write_bytes(FIRST)
     (directory / "b.json").write_bytes(FIRST)
-    real = engine.threaded_file_facts
+    real = engine.session_rederivations_of_facts
 
     def then_changed(*args: object, **kwargs: object) -> object:
         found = real(*args, **kwargs)  # type: ignore[arg-type]
         (directory / "b.json").write_bytes(SECOND)
         return found
 
-    monkeypatch.setattr(engine, "threaded_file_facts", then_changed)
+    monkeypatch.setattr(engine, "session_rederivations_of_facts", then_changed)
     monkeypatch.setattr("sealverify.run.sources._KEEP", 0)  # past the hand-over budget
     result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify.mcp.frame import FrameOptions, analyze_frame
-from sealverify.seal import identities
+from sealverify.primitives import identities
 from sealverify.wire import leanjson, serdejson
 from sealverify.wire.framing import frame_of
 from sealverify.wire.netstring import encode_parts
@@ -125,7 +125,7 @@ def test_canonical_request_sorts_meta_and_keeps_argument_order() -> None:
 
 def test_import_does_not_pull_in_the_cli_stack() -> None:
     code = (
-        "import sys, sealverify, sealverify.mcp.frame, sealverify.seal.identities;"
+        "import sys, sealverify, sealverify.mcp.frame, sealverify.primitives.identities;"
         "print(sorted(m for m in ('click','tabulate') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -21,8 +21,8 @@ import pytest
 from sealverify_testkit import mint
 
 from sealverify import fastpath
+from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
-from sealverify.seal.trust import TrustStore
 from sealverify.wire import strictjson
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import parse_bytes

@@ -23,7 +23,7 @@ from sealverify.receipts.bindings.decision import (
 from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
     Binding,
-    Derived,
+    Derivations,
     frame_params,
 )
 from sealverify.receipts.bindings.guards import grants, guard_target
@@ -42,7 +42,7 @@ __all__ = [
     "CANNOT_RECONSTRUCT",
     "V3_BINDINGS",
     "Binding",
-    "Derived",
+    "Derivations",
     "allow_certs",
     "approval_expiry",
     "approval_policy_hash",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sealverify.history import approval_record
+from sealverify.approvals import record as approval_record
 from sealverify.receipts.bindings.derived import (
-    Derived,
+    Derivations,
     Doc,
     pointer,
     sha256_of,
@@ -16,7 +16,7 @@ from sealverify.receipts.bindings.guards import (
 )
 from sealverify.receipts.families import hex64
 from sealverify.receipts.view import Decoded, decode
-from sealverify.reports.model import Check, fail, passed
+from sealverify.results.model import Check, fail, passed
 from sealverify.wire.framing import sha256_hex
 from sealverify.wire.strictjson import (
     JsonError,
@@ -33,12 +33,12 @@ __all__ = [
 ]
 
 
-def approval_policy_hash(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def approval_policy_hash(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``approval.policy_hash == sha256(compact kernel_config) == sha256(signed payload)``."""
     approval = doc.get("approval")
     if not isinstance(approval, dict):
         return []
-    expected, error = (derived or Derived(doc)).policy_hash()
+    expected, error = (derived or Derivations(doc)).policy_hash()
     config = doc.get("signed_config")
     payload = config.get("payload") if isinstance(config, dict) else None
     value = approval.get("policy_hash")
@@ -64,7 +64,7 @@ def approval_policy_hash(doc: Doc, derived: Derived | None = None) -> list[Check
     ]
 
 
-def approval_expiry(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def approval_expiry(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``approval.expiry == issued_at + safety.approval.ttl_seconds * 1000`` (host producer)."""
     approval = doc.get("approval")
     if not isinstance(approval, dict) or "expiry" not in approval:
@@ -159,7 +159,7 @@ def _statement_payload(
     return payload, problems
 
 
-def approval_statement(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def approval_statement(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Object B v2 ``approval_statement``: the consumed ApprovalRecord v2 payload, bound.
 
     seal-host@099be66 ``authorization_decision.rs`` signs the canonical payload of the consumed
@@ -192,7 +192,7 @@ def approval_statement(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 member="approval_statement",
             )
         ]
-    derived = derived or Derived(doc)
+    derived = derived or Derivations(doc)
     payload, problems = _statement_payload(text, derived.view.statement)
     if payload is not None:
         problems += _statement_bindings(doc, payload, approval, identity, derived)
@@ -216,7 +216,7 @@ def approval_statement(doc: Doc, derived: Derived | None = None) -> list[Check]:
 
 
 def _statement_bindings(
-    doc: Doc, payload: dict[str, JsonValue], approval: Doc, identity: Doc, derived: Derived
+    doc: Doc, payload: dict[str, JsonValue], approval: Doc, identity: Doc, derived: Derivations
 ) -> list[str]:
     frame, _ = derived.object_a()
     subject_sha = [doc.get("framed_subject_sha256")]
@@ -259,7 +259,7 @@ def _statement_bindings(
     return problems
 
 
-def effect_view(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def effect_view(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Host ``effect_view``: raw preimage hash, policy hash, idempotency key and the effect."""
     view = doc.get("effect_view")
     if not isinstance(view, dict):
@@ -277,7 +277,7 @@ def effect_view(doc: Doc, derived: Derived | None = None) -> list[Check]:
         hex64(request) and view.get("raw_preimage_sha256") == request,
         "effect_view.raw_preimage_sha256 = request_sha256",
     )
-    expected, _ = (derived or Derived(doc)).policy_hash()
+    expected, _ = (derived or Derivations(doc)).policy_hash()
     check(
         "policy_hash",
         expected is not None and view.get("policy_hash") == expected,

@@ -12,11 +12,11 @@ a ``principal`` is copied only from the kernel's output.
 from __future__ import annotations
 
 from sealverify.kernel.hashes import audit_hash_parts
-from sealverify.receipts.bindings.derived import Derived, Doc, pointer
+from sealverify.receipts.bindings.derived import Derivations, Doc, pointer
 from sealverify.receipts.bindings.guards import safety_reason
 from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import hex64
-from sealverify.reports.model import Check, fail, passed
+from sealverify.results.model import Check, fail, passed
 from sealverify.wire.strictjson import JsonError, JsonValue
 
 __all__ = ["allow_certs", "audit_principal", "authorization", "cert_hashes"]
@@ -30,7 +30,7 @@ def _mediated_allow(doc: Doc) -> bool:
     return doc.get("bypass") is False and doc.get("verdict") == "ALLOW"
 
 
-def allow_certs(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def allow_certs(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """An ALLOW needs certs, every one allowing, among them an allowing safety cert."""
     if not _mediated_allow(doc):
         return []
@@ -53,7 +53,7 @@ def allow_certs(doc: Doc, derived: Derived | None = None) -> list[Check]:
     return [passed("binding.allow-certs", "every cert allows, the safety cert among them", where)]
 
 
-def authorization(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def authorization(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``authorization`` follows from the safety reason; an approval ALLOW names its target."""
     if not _mediated_allow(doc) or not any(name in doc for name in _AUTHORIZING):
         return []
@@ -99,7 +99,7 @@ def authorization(doc: Doc, derived: Derived | None = None) -> list[Check]:
     return [passed("binding.authorization", f"{value} follows from the safety reason", where)]
 
 
-def cert_hashes(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def cert_hashes(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Each cert's ``certHash`` is the kernel's fold of its kernel, verdict and reason."""
     certs = doc.get("certs")
     if doc.get("bypass") is not False or not isinstance(certs, list) or not certs:
@@ -140,7 +140,7 @@ def _kernel_principal(doc: Doc) -> tuple[bool, JsonValue]:
     return "principal" in outer, outer.get("principal")
 
 
-def audit_principal(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def audit_principal(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """A ``principal`` (and the effect view's) is exactly the one the kernel output names."""
     has, principal = _kernel_principal(doc)
     view = doc.get("effect_view")

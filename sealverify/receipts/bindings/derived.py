@@ -6,18 +6,18 @@ import hashlib
 from typing import Protocol
 
 from sealverify import fastpath
+from sealverify.primitives import identities
 from sealverify.receipts import families as receipts
 from sealverify.receipts.view import RECOVERED, ReceiptView, frame_params, read_view
-from sealverify.reports.model import Check
-from sealverify.seal import identities
-from sealverify.wire import serdejson
+from sealverify.results.model import Check
+from sealverify.wire import serdejson, spelling
 from sealverify.wire.strictjson import JsonValue
 
 __all__ = [
     "CANNOT_RECONSTRUCT",
     "RECOVERED",
     "Binding",
-    "Derived",
+    "Derivations",
     "frame_params",
 ]
 
@@ -29,9 +29,9 @@ CANNOT_RECONSTRUCT = "cannot reconstruct signed bytes"
 
 
 # Every location a binding reports is one of a few literal member paths, asked for some thirty
-# times per receipt. ``receipts.pointer`` is pure in its arguments, so rendering each path once
+# times per receipt. ``spelling.pointer`` is pure in its arguments, so rendering each path once
 # is exact; ``typed`` keeps ``1`` and ``True`` apart. Bounded: the paths are a fixed set.
-pointer = fastpath.cache(maxsize=128, typed=True)(receipts.pointer)
+pointer = fastpath.cache(maxsize=128, typed=True)(spelling.pointer)
 
 
 def sha256_of(text: str | bytes) -> str:
@@ -48,7 +48,7 @@ def mediated_parsed(doc: Doc) -> bool:
     return doc.get("bypass") is False and "request_parse_error" not in doc
 
 
-class Derived:
+class Derivations:
     """What several bindings of one receipt derive from it, each worked out at most once.
 
     verify makes one per receipt, around the receipt's :class:`ReceiptView` (its frames
@@ -116,13 +116,13 @@ class Derived:
 class Binding(Protocol):
     """A binding: its checks for a receipt (``[]`` where it does not apply).
 
-    ``derived`` is the receipt's :class:`Derived`, shared with its other bindings; a binding
+    ``derived`` is the receipt's :class:`Derivations`, shared with its other bindings; a binding
     that derives nothing another one needs ignores it, so all are called alike.
     """
 
     __name__: str
 
-    def __call__(self, doc: Doc, derived: Derived | None = None, /) -> list[Check]: ...
+    def __call__(self, doc: Doc, derived: Derivations | None = None, /) -> list[Check]: ...
 
 
 def request_params(doc: Doc) -> dict[str, JsonValue]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from sealverify.primitives import identities
 from sealverify.receipts.bindings.derived import (
-    Derived,
+    Derivations,
     Doc,
     mediated_parsed,
     pointer,
 )
 from sealverify.receipts.families import hex64
-from sealverify.reports.model import Check, fail, info, passed
-from sealverify.seal import identities
+from sealverify.results.model import Check, fail, info, passed
 from sealverify.wire.strictjson import (
     JsonNumber,
     JsonValue,
@@ -124,7 +124,7 @@ def _partial_spec(spec: JsonValue) -> list[Check]:
     ]
 
 
-def _call_context(doc: Doc, derived: Derived) -> tuple[JsonValue, dict[str, JsonValue]]:
+def _call_context(doc: Doc, derived: Derivations) -> tuple[JsonValue, dict[str, JsonValue]]:
     """The call's arguments and context members: the frame's (Object A) or the record's."""
     frame, _ = derived.request_frame()
     params = derived.view.request_params() if frame is not None else None
@@ -153,7 +153,7 @@ def safety_reason(doc: Doc) -> str | None:
     return None
 
 
-def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def guard_target(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """The safety cert reason, when it is a target, is the guard target of the call.
 
     The ruled target (complete ``_meta``, ``requestState``, ``inputResponses``) passes. The
@@ -184,7 +184,7 @@ def guard_target(doc: Doc, derived: Derived | None = None) -> list[Check]:
                 pointer("kernel_config"),
             )
         ]
-    arguments, context = _call_context(doc, derived or Derived(doc))
+    arguments, context = _call_context(doc, derived or Derivations(doc))
     refusal = kernel_number_refusal(arguments)
     if refusal is not None:
         return [
@@ -257,7 +257,7 @@ def legacy_target_finding(names: list[str], where: str) -> Check:
     )
 
 
-def grants(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def grants(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Grants resolve from the policy; an approval ALLOW's safety reason is a granted target."""
     if doc.get("bypass") is not False or not isinstance(doc.get("granted_capabilities"), list):
         return []

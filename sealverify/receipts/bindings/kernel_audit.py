@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sealverify.receipts.bindings.derived import (
-    Derived,
+    Derivations,
     Doc,
     pointer,
 )
@@ -12,7 +12,7 @@ from sealverify.receipts.bindings.request import (
 )
 from sealverify.receipts.embedded import parse_embedded
 from sealverify.receipts.families import hex64
-from sealverify.reports.model import Check, Compared, fail, fail_compared, passed
+from sealverify.results.model import Check, Compared, fail, fail_compared, passed
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     JsonError,
@@ -50,7 +50,7 @@ def _audit(doc: Doc) -> tuple[dict[str, JsonValue] | None, str | None, str | Non
     return audit_value, route if isinstance(route, str) else None, None
 
 
-def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def audit(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``emitted_bytes.audit`` against the receipt: request hash, verdict, certs, tool, epoch."""
     if doc.get("bypass") is not False:
         return []
@@ -65,7 +65,9 @@ def audit(doc: Doc, derived: Derived | None = None) -> list[Check]:
     ]
 
 
-def _request_check(doc: Doc, derived: Derived | None, audit_value: dict[str, JsonValue]) -> Check:
+def _request_check(
+    doc: Doc, derived: Derivations | None, audit_value: dict[str, JsonValue]
+) -> Check:
     """The kernel-attested ``audit.request_sha256`` is the receipt's request identity."""
     expected = expected_request_hash(doc, derived)
     attested = audit_value.get("request_sha256")
@@ -187,7 +189,7 @@ def _safe_compact(value: JsonValue, *, sort_keys: bool = False) -> str | None:
         return None
 
 
-def verdict_reason(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def verdict_reason(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``reason`` and ``deny_kernel`` follow from the certs and the verdict (host producer).
 
     seal-host ``authorization_decision.rs``: ALLOW is "every gating kernel allows" with no

@@ -13,16 +13,16 @@ record's.
 
 from __future__ import annotations
 
+from sealverify.primitives import identities
+from sealverify.primitives.request_members import CALL_PARAMS, ENVELOPE, unbound_members
 from sealverify.receipts.bindings.derived import (
     RECOVERED,
-    Derived,
+    Derivations,
     Doc,
     pointer,
     sha256_of,
 )
-from sealverify.reports.model import Check, Compared, Status, fail, fail_compared, passed
-from sealverify.seal import identities
-from sealverify.seal.request_members import CALL_PARAMS, ENVELOPE, unbound_members
+from sealverify.results.model import Check, Compared, Status, fail, fail_compared, passed
 from sealverify.wire import serdejson
 from sealverify.wire.framing import raw_line, sha256_hex
 from sealverify.wire.guards import escaped_keys, unicode_equivalent_keys
@@ -35,9 +35,9 @@ __all__ = ["object_a"]
 _CONTEXT = ("_meta", "requestState", "inputResponses")
 
 
-def object_a(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def object_a(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Every binding between Object A (carried or recovered) and the record."""
-    derived = derived or Derived(doc)
+    derived = derived or Derivations(doc)
     if "signed_artifacts" in doc:
         frame, error = derived.object_a()
         if frame is None:

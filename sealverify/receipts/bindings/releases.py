@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
+from sealverify.primitives.releaseframe import splice_operation_id
 from sealverify.receipts.bindings.derived import (
-    Derived,
+    Derivations,
     Doc,
     pointer,
     sha256_of,
 )
 from sealverify.receipts.families import hex64, is_uint
-from sealverify.reports.model import Check, fail, passed
-from sealverify.seal.releaseframe import splice_operation_id
+from sealverify.results.model import Check, fail, passed
 from sealverify.wire import serdejson
 from sealverify.wire.framing import sha256_hex
 from sealverify.wire.strictjson import (
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-def release_companions(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def release_companions(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """v3: ALLOW carries its release companions; any other verdict carries none of them."""
     names = ("release_valid_until", "post_state_hash", "release_frame")
     if doc.get("verdict") == "ALLOW":
@@ -73,12 +73,12 @@ def release_companions(doc: Doc, derived: Derived | None = None) -> list[Check]:
     ]
 
 
-def release(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def release(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """v3 ALLOW: release frame length and sha256, its operation_id, and post_state_hash."""
     frame_obj = doc.get("release_frame")
     if doc.get("verdict") != "ALLOW" or not isinstance(frame_obj, dict):
         return []
-    derived = derived or Derived(doc)
+    derived = derived or Derivations(doc)
     frame = derived.view.release
     if frame is None:
         return [
@@ -191,7 +191,7 @@ def _parsed_operation_id(frame: bytes) -> JsonValue:
     return message.get("operation_id") if isinstance(message, dict) else None
 
 
-def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | None]:
+def _release_splice(doc: Doc, derived: Derivations) -> tuple[bytes | None, str | None]:
     """The release frame seal-host would send for Object A, or why it cannot be released.
 
     (None, None) when the receipt has no Object A or no string ``operation_id``.
@@ -206,7 +206,7 @@ def _release_splice(doc: Doc, derived: Derived) -> tuple[bytes | None, str | Non
         return None, f"Object A cannot be released: {exc}"
 
 
-def _release_recovers_object_a(doc: Doc, derived: Derived) -> Check:
+def _release_recovers_object_a(doc: Doc, derived: Derivations) -> Check:
     """Object B v1: Object A is the release frame less exactly its operation-id splice.
 
     The receipt carries no Object A, so the frame the child was sent is the only request the

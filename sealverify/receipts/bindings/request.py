@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sealverify.receipts.bindings.derived import (
     CANNOT_RECONSTRUCT,
-    Derived,
+    Derivations,
     Doc,
     compact_exact,
     pointer,
     sha256_of,
 )
-from sealverify.reports.model import Check, fail, not_evaluated, passed
+from sealverify.results.model import Check, fail, not_evaluated, passed
 from sealverify.wire import serdejson
 from sealverify.wire.strictjson import (
     DEFAULT_LIMITS,
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-def args_hash(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def args_hash(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``args_hash == sha256(serde_compact(arguments))`` in stored member order (v2/v3)."""
     if "args_hash" not in doc or not isinstance(doc.get("arguments"), dict):
         return []
@@ -49,7 +49,7 @@ def args_hash(doc: Doc, derived: Derived | None = None) -> list[Check]:
     ]
 
 
-def canonical_request(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def canonical_request(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """``canonical_request`` and its sha256 re-derived from tool and arguments.
 
     The line is seal-host's (``params`` = name, arguments, then ``_meta`` key-sorted,
@@ -60,7 +60,7 @@ def canonical_request(doc: Doc, derived: Derived | None = None) -> list[Check]:
         return []
     if not isinstance(doc.get("arguments"), dict):
         return []
-    line, error = (derived or Derived(doc)).canonical_line()
+    line, error = (derived or Derivations(doc)).canonical_line()
     if isinstance(error, serdejson.NumberNotRepresentable):
         reason = f"{CANNOT_RECONSTRUCT}: {error}"
         return [
@@ -109,18 +109,18 @@ def canonical_request(doc: Doc, derived: Derived | None = None) -> list[Check]:
     return checks
 
 
-def expected_request_hash(doc: Doc, derived: Derived | None = None) -> str | None:
+def expected_request_hash(doc: Doc, derived: Derivations | None = None) -> str | None:
     """The request identity the kernel must attest: ``request_sha256`` or the canonical hash."""
     value = doc.get("request_sha256")
     if isinstance(value, str):
         return value
     if isinstance(doc.get("tool"), str) and isinstance(doc.get("arguments"), dict):
-        line, _ = (derived or Derived(doc)).canonical_line()
+        line, _ = (derived or Derivations(doc)).canonical_line()
         return None if line is None else sha256_of(line)
     return None
 
 
-def _line_binds_meta(doc: Doc, text: str, derived: Derived | None = None) -> bool | None:
+def _line_binds_meta(doc: Doc, text: str, derived: Derivations | None = None) -> bool | None:
     """Whether ``text`` strictly parses to a line whose params hold ``_meta``; None: no JSON.
 
     When ``text`` is the very line this verifier derives from the record, the answer is known
@@ -141,10 +141,10 @@ def _line_binds_meta(doc: Doc, text: str, derived: Derived | None = None) -> boo
     return _parsed_line_binds_meta(text)
 
 
-def _derived_line(doc: Doc, derived: Derived | None = None) -> str | None:
+def _derived_line(doc: Doc, derived: Derivations | None = None) -> str | None:
     if not isinstance(doc.get("tool"), str) or not isinstance(doc.get("arguments"), dict):
         return None
-    return (derived or Derived(doc)).canonical_line()[0]
+    return (derived or Derivations(doc)).canonical_line()[0]
 
 
 def _parsed_line_binds_meta(text: str) -> bool | None:
@@ -169,14 +169,14 @@ def _omits_meta(carrier: str, meta: JsonValue) -> Check:
     )
 
 
-def legacy_meta(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def legacy_meta(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Tell whether canonical_request binds the ``_meta`` its frame carries (legacy flag).
 
     Frames are Object A and the release frame. When a frame's params carry ``_meta`` and
     ``canonical_request`` does not, the receipt uses the pre-f967783 projection and leaves
     those ``_meta`` keys unbound. Without frame bytes it cannot be told.
     """
-    derived = derived or Derived(doc)
+    derived = derived or Derivations(doc)
     text = doc.get("canonical_request")
     if not isinstance(text, str):
         # Without the line itself, its hash names it: when canonical_request_sha256 is the

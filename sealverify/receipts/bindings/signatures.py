@@ -5,19 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sealverify import fastpath
-from sealverify.receipts.bindings.derived import (
-    CANNOT_RECONSTRUCT,
-    Derived,
-    Doc,
-    compact_exact,
-    pointer,
-)
-from sealverify.receipts.families import pointer as receipts_pointer
-from sealverify.receipts.view import decode
-from sealverify.reports.model import Check, fail, info, passed
-from sealverify.reports.vocabulary import Family
-from sealverify.seal import objectb
-from sealverify.seal.signatures import (
+from sealverify.primitives import objectb
+from sealverify.primitives.signatures import (
     b64url_nopad_decode,
     ed25519_verify,
     hex_key,
@@ -25,7 +14,18 @@ from sealverify.seal.signatures import (
     s_below_order,
     weak_key_reason,
 )
+from sealverify.receipts.bindings.derived import (
+    CANNOT_RECONSTRUCT,
+    Derivations,
+    Doc,
+    compact_exact,
+    pointer,
+)
+from sealverify.receipts.view import decode
+from sealverify.results.model import Check, fail, info, passed
+from sealverify.results.vocabulary import Family
 from sealverify.wire import serdejson
+from sealverify.wire.spelling import pointer as receipts_pointer
 from sealverify.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -72,7 +72,7 @@ _CACHED_PAYLOAD_CHARS = 65_536
 _cached_payload_facts = fastpath.cache(maxsize=64)(_judge_payload)
 
 
-def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def config_binding(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """signed_config payload: its own compact rendering and byte-equal to compact kernel_config."""
     config = doc.get("signed_config")
     if doc.get("bypass") is not False:
@@ -116,7 +116,7 @@ def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
                     pointer("signed_config", "payload"),
                 )
             )
-    rendered, error = (derived or Derived(doc)).config_text()
+    rendered, error = (derived or Derivations(doc)).config_text()
     if rendered == payload:
         checks.append(
             passed(
@@ -142,7 +142,7 @@ def config_binding(doc: Doc, derived: Derived | None = None) -> list[Check]:
 _config_verdict = fastpath.cache(maxsize=256)(ed25519_verify)
 
 
-def config_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def config_signature(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """Ed25519 by ``signed_config.pubkey`` over the exact UTF-8 bytes of ``payload`` (S < L)."""
     config = doc.get("signed_config")
     if not isinstance(config, dict):
@@ -216,7 +216,7 @@ def _object_b_shape(sig: dict[str, JsonValue]) -> tuple[list[str], bytes, bytes]
     return problems, key, value
 
 
-def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
+def object_b_signature(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     """v3 Object B: exact member set, key_id, strict base64url, S < L, preimage by domain."""
     sig = doc.get("signature")
     where = pointer("signature")
@@ -280,7 +280,7 @@ def object_b_signature(doc: Doc, derived: Derived | None = None) -> list[Check]:
 
 
 def _object_b_preimage(
-    doc: Doc, domain: str, derived: Derived | None = None
+    doc: Doc, domain: str, derived: Derivations | None = None
 ) -> tuple[bytes | None, str]:
     # A copy without "signature" keeps every other member in its order, as a filtered
     # rebuild would, at C speed.
@@ -292,7 +292,7 @@ def _object_b_preimage(
         return None, str(exc)
     if domain == objectb.OBJECT_B_V1:
         return objectb.preimage_v1(object_b), ""
-    derived = derived or Derived(doc)
+    derived = derived or Derivations(doc)
     frame, error = derived.object_a()
     if frame is None:
         return None, error or "Object B v2 needs signed_artifacts.object_a"
@@ -410,7 +410,7 @@ def object_b_envelopes(doc: Doc, family: str, raw: bytes | None = None) -> list[
         if not where and family == Family.V3:
             continue
         prefix = receipts_pointer(*where)
-        for check in object_b_signature(holder, Derived(holder)):
+        for check in object_b_signature(holder, Derivations(holder)):
             checks.append(
                 Check(
                     check.id,

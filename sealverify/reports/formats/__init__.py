@@ -14,7 +14,7 @@ from typing import Any
 from sealverify.reports.formats import html, jsonfmt, jsonl, junit, sarif, table
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import Format
-from sealverify.reports.model import Report
+from sealverify.results.model import Report
 
 __all__ = ["FORMATS", "STREAMS", "View", "format_named", "listing", "render"]
 

@@ -14,9 +14,9 @@ from sealverify import fastpath
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import Report, Status, Subject
-from sealverify.reports.outcomes import Outcome
-from sealverify.reports.vocabulary import Family, Role
+from sealverify.results.model import Report, Status, Subject
+from sealverify.results.outcomes import Outcome
+from sealverify.results.vocabulary import Family, Role
 
 __all__ = [
     "FORMAT",
@@ -47,7 +47,7 @@ _ORJSON_COMPACT = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
 _ORJSON = orjson.OPT_INDENT_2 | _ORJSON_COMPACT
 
 
-# The report's words are ``str`` enums (reports/outcomes.py, reports/vocabulary.py): each is its
+# The report's words are ``str`` enums (results/outcomes.py, results/vocabulary.py): each is its
 # word to both encoders (orjson writes an enum's value, the standard library the str it is).
 _WORDS = (Outcome, Status, Family, Role)
 _TEXTS = frozenset((str, *_WORDS))

@@ -9,7 +9,7 @@ from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.jsonfmt import dumps_compact, subject_body
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream
 from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.reports.model import Check, Report, Subject
+from sealverify.results.model import Check, Report, Subject
 
 __all__ = [
     "FORMAT",

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sealverify.reports import ids
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream, counted
-from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
-from sealverify.reports.outcomes import Outcome
 from sealverify.reports.visible import visible
+from sealverify.results import ids
+from sealverify.results.model import Check, Report, Status, Subject, sorted_among
+from sealverify.results.outcomes import Outcome
 
 _FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 

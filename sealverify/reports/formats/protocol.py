@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar, Literal, Protocol
 
 from sealverify.reports.formats.grid import View
-from sealverify.reports.model import Report, Subject
+from sealverify.results.model import Report, Subject
 
 __all__ = [
     "AroundStream",

@@ -10,12 +10,12 @@ from operator import attrgetter
 from typing import Any
 
 from sealverify._version import __version__
-from sealverify.reports import ids
+from sealverify.reports.filenames import uri_path
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.jsonfmt import dumps
 from sealverify.reports.formats.protocol import AroundStream, Context, Piece, Stream, counted
-from sealverify.reports.model import Check, Report, Status, Subject, sorted_among
-from sealverify.reports.names import uri_path
+from sealverify.results import ids
+from sealverify.results.model import Check, Report, Status, Subject, sorted_among
 
 _PASS, _INFO = Status.PASS, Status.INFO
 

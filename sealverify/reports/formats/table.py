@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from sealverify import fastpath
-from sealverify.reports import ids
 from sealverify.reports.formats import terminal
 from sealverify.reports.formats.grid import (
     ID,
@@ -31,9 +30,10 @@ from sealverify.reports.formats.terminal import (
     counted_pass,
     passed_findings_note,
 )
-from sealverify.reports.model import Check, Report, Subject
-from sealverify.reports.outcomes import RECEIPT_OUTCOMES
 from sealverify.reports.visible import visible
+from sealverify.results import ids
+from sealverify.results.model import Check, Report, Subject
+from sealverify.results.outcomes import RECEIPT_OUTCOMES
 
 __all__ = [
     "FORMAT",

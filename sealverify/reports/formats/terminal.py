@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealverify.reports.formats.grid import STATUS_COLOURS
-from sealverify.reports.model import Check
-from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
 from sealverify.reports.visible import visible
+from sealverify.results.model import Check
+from sealverify.results.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
 
 __all__ = ["NOTES", "OUTCOME_COLOURS", "counted_pass", "fit", "lines", "passed_findings_note"]
 

@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from sealverify.reports.formats.grid import View
 from sealverify.reports.formats.protocol import AroundStream, Context, Ending, Piece, Stream
-from sealverify.reports.model import Report, Subject
+from sealverify.results.model import Report, Subject
 
 if TYPE_CHECKING:
     from sealverify.reports.formats.html.verify_page import VerifyPage

@@ -6,7 +6,7 @@ from typing import Any
 
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
-from sealverify.reports.model import Check, Report, Status, Subject
+from sealverify.results.model import Check, Report, Status, Subject
 
 _FAIL = Status.FAIL
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
-from sealverify.reports.model import Report
-from sealverify.reports.outcomes import Outcome
+from sealverify.results.model import Report
+from sealverify.results.outcomes import Outcome
 
 __all__ = ["render"]
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from sealverify.reports.explain_text import describe, document_of
 from sealverify.reports.formats.html.spans import Span, compare, first_difference
-from sealverify.reports.outcomes import RECEIPT_OUTCOMES, Outcome
 from sealverify.reports.visible import visible
+from sealverify.results.outcomes import RECEIPT_OUTCOMES, Outcome
 
 if TYPE_CHECKING:
     import jinja2

@@ -6,7 +6,7 @@ import json
 
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
-from sealverify.reports.model import Report
+from sealverify.results.model import Report
 
 __all__ = ["render"]
 

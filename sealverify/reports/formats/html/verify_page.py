@@ -13,8 +13,8 @@ from sealverify.reports.explain_text import severity_of
 from sealverify.reports.formats.html.env import render as template
 from sealverify.reports.formats.html.page import close, open_page
 from sealverify.reports.formats.terminal import counted_pass, passed_findings_note
-from sealverify.reports.model import Report, Subject
-from sealverify.reports.outcomes import RECEIPTS_BY_SEVERITY, Outcome
+from sealverify.results.model import Report, Subject
+from sealverify.results.outcomes import RECEIPTS_BY_SEVERITY, Outcome
 
 __all__ = [
     "DETAIL_CAP",

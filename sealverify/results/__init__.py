@@ -1,0 +1,1 @@
+"""Layer 1, results: the report model every command produces, outcome words, vocabulary, waivers."""

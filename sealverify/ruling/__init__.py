@@ -1,1 +1,0 @@
-"""Layer 4, the ruling's surfaces: _meta partition records and attestations, wording rules."""

@@ -1,1 +1,0 @@
-"""Layer 2, seal evidence primitives: identities, Object B, release frames, signatures, trust."""
