@@ -41,10 +41,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 
-# What the CLI takes from below the public API (besides sealverify.reports: the report model
-# and the formats registry). Every command's report is one `sealverify` call; these are the
-# orchestration pieces around the calls (option spellings, the --state store, verify's
-# streaming steps). docs/api.md names them; adding one is a decision.
+# What the CLI takes from below the public API (besides sealverify.results, the report model,
+# and sealverify.reports, the formats registry). Every command's report is one `sealverify`
+# call; these are the orchestration pieces around the calls (option spellings, the --state
+# store, verify's streaming steps). docs/api.md names them; adding one is a decision.
 CLI_BELOW_THE_API = {
     ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
     ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
