@@ -7,7 +7,6 @@ from typing import Protocol
 
 from sealverify import fastpath
 from sealverify.primitives import identities
-from sealverify.receipts import families as receipts
 from sealverify.receipts.view import RECOVERED, ReceiptView, frame_params, read_view
 from sealverify.results.model import Check
 from sealverify.wire import serdejson, spelling
