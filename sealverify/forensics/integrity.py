@@ -136,6 +136,15 @@ def receipt_integrity(
         )
     if isinstance(release, dict) and "base64" in release:
         checks.extend(_release_checks(release))
+    elif isinstance(release, dict):
+        checks.append(
+            fail(
+                "diff.receipt.release-frame",
+                "release_frame has no base64: the bytes its sha256 and length commit to are "
+                "not in the receipt",
+                "/release_frame",
+            )
+        )
     if frame is not None and isinstance(request, str):
         checks.append(_request_frame_check(request, frame))
     return checks

@@ -174,7 +174,7 @@ def _release(doc: Doc) -> Decoded | None:
     text = frame.get("base64")
     if isinstance(text, str):
         return decode(text)
-    return Decoded(None, None, decode(str(text)).error)
+    return Decoded(None, None, "missing" if text is None else "not a string")
 
 
 def _request_frame(

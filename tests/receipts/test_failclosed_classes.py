@@ -32,9 +32,15 @@ from sealverify.primitives.signatures import (
     ed25519_verify_sodium,
 )
 from sealverify.primitives.trust import PinnedKey, TrustStore
-from sealverify.receipts import claims, outcome
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
+from sealverify.receipts import claims
+from sealverify.receipts.verify import (
+    DEFAULT_KERNEL_SHA256,
+    VOCABULARY,
+    VerifyOptions,
+    verify_receipt,
+)
 from sealverify.results.model import Check, Subject, fail, not_evaluated, passed, reduced
+from sealverify.results.outcomes import decide
 from sealverify.results.vocabulary import Family
 from sealverify.wire import leanjson
 from sealverify.wire.framing import raw_line, sha256_hex
@@ -302,7 +308,7 @@ def test_class2_the_decision_is_authenticated_in_one_place() -> None:
 
     def verdict(replay: Check) -> str:
         checks = [*base, replay, claims.decision_check(Family.V3, replay)]
-        return outcome.decide(checks, outcome.VOCABULARY).outcome
+        return decide(checks, VOCABULARY).outcome
 
     assert verdict(not_evaluated("replay.decision", "r")) == "REDUCED"
     assert verdict(reduced("replay.decision", "r")) == "REDUCED"

@@ -81,13 +81,15 @@ def release(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     derived = derived or Derivations(doc)
     frame = derived.view.release
     if frame is None:
-        return [
-            fail(
-                "binding.release-frame",
-                f"release_frame.base64: {derived.view.release_error}",
-                pointer("release_frame", "base64"),
-            )
-        ]
+        refused = fail(
+            "binding.release-frame",
+            f"release_frame.base64: {derived.view.release_error}",
+            pointer("release_frame", "base64"),
+        )
+        if "signed_artifacts" in doc or "base64" in frame_obj:
+            return [refused]  # a text that does not decode is its own failure
+        # Object B v1 with no release bytes at all: the record is bound to no request
+        return [refused, _release_recovers_object_a(doc, derived)]
     checks: list[Check] = []
     digest = sha256_hex(frame)
     if uint_value(frame_obj.get("length")) == len(frame) and frame_obj.get("sha256") == digest:
