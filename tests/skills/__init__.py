@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.definitions``."""
+"""Tests of ``sealverify.skills``."""

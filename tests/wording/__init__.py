@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.ruling``."""
+"""Tests of ``sealverify.wording``."""
