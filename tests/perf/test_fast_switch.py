@@ -206,7 +206,16 @@ def test_a_cache_is_emptied_as_the_mode_switches() -> None:
 
 # Each layer's fast paths are branches in the functions that own them: a layer's package
 # ``__init__`` holds its docstring and nothing else.
-LAYERS = ("wire", "kernel", "seal", "reports", "ruling")
+LAYERS = (
+    "wire",
+    "results",
+    "reports",
+    "primitives",
+    "kernel",
+    "partition",
+    "wording",
+    "receipts",
+)
 
 
 @pytest.mark.parametrize("layer", LAYERS)

@@ -337,7 +337,7 @@ def test_cli_pin_on_rfc8032_test_key_1_is_unpinned_and_the_option_is_said() -> N
     )
     assert allowed.exit_code == 4  # two VERIFIED, one REDUCED
     assert "published keys allowed (--allow-published-keys)" not in allowed.stdout  # said once
-    assert "published keys allowed (--allow-published-keys)" in allowed.stderr
+    assert "published keys allowed: not for real evidence" in allowed.stderr
     sarif = runner.invoke(cli, ["verify", paths[0], "--config-pubkey", RFC1, "--format", "sarif"])
     results = json.loads(sarif.stdout)["runs"][0]["results"]
     assert any(r["ruleId"] == "authority.published-key" for r in results)

@@ -81,15 +81,7 @@ def release(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     derived = derived or Derivations(doc)
     frame = derived.view.release
     if frame is None:
-        refused = fail(
-            "binding.release-frame",
-            f"release_frame.base64: {derived.view.release_error}",
-            pointer("release_frame", "base64"),
-        )
-        if "signed_artifacts" in doc or "base64" in frame_obj:
-            return [refused]  # a text that does not decode is its own failure
-        # Object B v1 with no release bytes at all: the record is bound to no request
-        return [refused, _release_recovers_object_a(doc, derived)]
+        return _release_refused(doc, frame_obj, derived)
     checks: list[Check] = []
     digest = sha256_hex(frame)
     if uint_value(frame_obj.get("length")) == len(frame) and frame_obj.get("sha256") == digest:
@@ -206,6 +198,19 @@ def _release_splice(doc: Doc, derived: Derivations) -> tuple[bytes | None, str |
         return splice_operation_id(object_a, operation_id, parse=derived.view.parse_body), None
     except (ValueError, JsonError) as exc:
         return None, f"Object A cannot be released: {exc}"
+
+
+def _release_refused(doc: Doc, frame_obj: Doc, derived: Derivations) -> list[Check]:
+    """A release frame with no bytes to bind: its refusal, and for Object B v1 no request."""
+    refused = fail(
+        "binding.release-frame",
+        f"release_frame.base64: {derived.view.release_error}",
+        pointer("release_frame", "base64"),
+    )
+    if "signed_artifacts" in doc or "base64" in frame_obj:
+        return [refused]  # a text that does not decode is its own failure
+    # Object B v1 with no release bytes at all: the record is bound to no request
+    return [refused, _release_recovers_object_a(doc, derived)]
 
 
 def _release_recovers_object_a(doc: Doc, derived: Derivations) -> Check:
