@@ -18,7 +18,7 @@ from sealverify.cli.common import say, summary_first, table_view, write_result
 from sealverify.cli.spooled import SubjectSpool
 from sealverify.history import facts
 from sealverify.receipts.verify import build_report_from_tally
-from sealverify.reports.formats import terminal
+from sealverify.reports.formats import table, terminal
 from sealverify.reports.formats.protocol import Ending, PageRows, Piece
 from sealverify.results.repeats import Findings
 
@@ -102,11 +102,7 @@ class VerifyReport:
             f"sealverify verify: {summary['receipts']} receipt(s): {', '.join(counts)}; "
             f"{rederived.get('pass', 0)}/{summary['receipts']} decisions re-derived"
             + (f", {different} different" if different else "")
-            + (
-                "; published keys allowed: not for real evidence"
-                if summary.get("allow_published_keys")
-                else ""
-            )
+            + table.published_keys_note(summary, option=False)
         )
 
     def write(

@@ -174,7 +174,7 @@ def _release(doc: Doc) -> Decoded | None:
     text = frame.get("base64")
     if isinstance(text, str):
         return decode(text)
-    return Decoded(None, None, "missing" if text is None else "not a string")
+    return Decoded(None, None, "not a string" if "base64" in frame else "missing")
 
 
 def _request_frame(

@@ -346,11 +346,15 @@ def rederivation_summary(summary: dict[str, Any]) -> str:
     )
 
 
-def published_keys_note(summary: dict[str, Any]) -> str:
-    """What a summary line adds when the run accepted published keys, else ""."""
-    if summary.get("allow_published_keys"):
-        return "; published keys allowed (--allow-published-keys): not for real evidence"
-    return ""
+def published_keys_note(summary: dict[str, Any], *, option: bool = True) -> str:
+    """What a summary line adds when the run accepted published keys, else "".
+
+    ``option`` names the flag that allowed them; verify's one-line summary leaves it out.
+    """
+    if not summary.get("allow_published_keys"):
+        return ""
+    flag = " (--allow-published-keys)" if option else ""
+    return f"; published keys allowed{flag}: not for real evidence"
 
 
 def findings_table(report: Report, view: View | None = None) -> str:
