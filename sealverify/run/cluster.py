@@ -135,8 +135,13 @@ def _quiet_teardown() -> None:
     """
     import logging
 
-    for name in ("tornado", "distributed"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
+    # distributed's own configuration gives some children a level of their own (for one,
+    # ``tornado.application`` at ERROR), so each logger of either family is raised, not the roots
+    families = ("tornado", "distributed")
+    names = [*families, *logging.root.manager.loggerDict]
+    for name in names:
+        if name.split(".", 1)[0] in families:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def results_on_cluster(
@@ -194,6 +199,9 @@ def results_on_cluster(
                     emitted += 1
                 while submitted - emitted < bound and submit():
                     pass
+        except BaseException:  # Ctrl-C, a failed partition, a reader that stopped early
+            _quiet_teardown()
+            raise
         finally:
             if live:  # left early: nothing of this run stays on the cluster
                 _quiet_teardown()

@@ -132,13 +132,36 @@ def test_ctrl_c_cancels_the_runs_tasks(tmp_path: Path, dask_cluster: DaskCluster
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err  # the README's "interrupted"
-    assert b"sealverify: interrupted" in err and b"Traceback" not in err
+    assert b"sealverify: interrupted" in err and b"Traceback" not in err and b"ERROR" not in err
     assert not out.exists()
     for _ in range(300):  # bounded: the scheduler forgets the cancelled tasks
         if not _tasks_on(dask_cluster):
             break
         time.sleep(0.1)
     assert _tasks_on(dask_cluster) == []
+
+
+def test_leaving_early_silences_every_logger_distributed_configured() -> None:
+    """distributed configures ``tornado.application`` at ERROR of its own: raising the root of
+    the family alone left its "Stream is closed" traceback on a Ctrl-C'd run's stderr."""
+    import logging
+
+    from sealverify.run import cluster
+
+    distributed = pytest.importorskip("distributed")
+    assert distributed.__name__ == "distributed"
+    names = [
+        n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("tornado", "distributed")
+    ]
+    saved = {n: logging.getLogger(n).level for n in names}
+    try:
+        assert logging.getLogger("tornado.application").level == logging.ERROR  # its own level
+        cluster._quiet_teardown()
+        loud = [n for n in names if logging.getLogger(n).getEffectiveLevel() < logging.CRITICAL]
+        assert loud == []
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def test_an_unreachable_scheduler_exits_2_and_writes_nothing(tmp_path: Path) -> None:
