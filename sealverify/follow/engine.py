@@ -29,6 +29,7 @@ from sealverify.follow.store import FollowStore
 from sealverify.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
 from sealverify.history.facts import ReceiptFacts, receipt_facts
 from sealverify.history.state import HistoryError
+from sealverify.kernel.session_state import StateError
 from sealverify.receipts.verify import VerifyOptions, log_line_body
 from sealverify.reports.filenames import report_name
 from sealverify.results.model import Check, Status, Subject, fail
@@ -141,7 +142,11 @@ class Follower:
             options = dict(config.storage_options)
             self.folders.append(RemoteFolder(root, self.store.digests(root), options))
         self.judge = Judge(
-            config.options, self.store.thread_rows, self.store.sequences(), self.store.operations
+            config.options,
+            self.store.thread_rows,
+            self.store.sequences(),
+            self.store.operations,
+            self.store.session_state,
         )
         self._dirty = False
         self.last_commit: float | None = None
@@ -183,7 +188,21 @@ class Follower:
     # -- one batch ---------------------------------------------------------------------------
 
     def step(self) -> list[Event]:
-        """Read, verify and check what landed since the last step; stage it for the commit."""
+        """Read, verify and check what landed since the last step; stage it for the commit.
+
+        A stored session state that does not load stops the follower (``HistoryError``):
+        the store was changed by something other than a follower, and no receipt of that
+        session can be judged against it.
+        """
+        try:
+            return self._step()
+        except StateError as exc:
+            raise HistoryError(
+                f"{self.store.where}: a follow session state is refused, as no follower"
+                f" wrote it: {exc}"
+            ) from None
+
+    def _step(self) -> list[Event]:
         now = self.clock()
         events: list[Event] = []
         facts: list[tuple[ReceiptFacts, dict[str, Any]]] = []
@@ -308,6 +327,13 @@ class Follower:
             self.store.stage_thread(*item)
         for row in self.judge.take_operations():
             self.store.stage_operation(*row)
+        states, calls, forgotten = self.judge.take_states()
+        for session in forgotten:
+            self.store.stage_forget(session)
+        for entry in calls:
+            self.store.stage_call(*entry)
+        for state in states:
+            self.store.stage_session(*state)
         if not self._dirty:
             return False
         self.store.stage_checkpoint(self.checkpoint_body())

@@ -8,10 +8,13 @@ file, as a batch run threads them), so a later call is judged against the state 
 before it. As in a batch run, the first receipt of a session that claims the first call is
 judged alone; only a session's later calls take the thread's result. Every receipt of a
 session is staged for the store; a session's thread is made when its second receipt arrives
-(in this process or after a restart) by feeding it the receipts before, in order, so a
-session of one call keeps nothing in memory and the state outlives the process. At most
-:data:`OPEN_SESSIONS` threads are held; the one fed least recently beyond them is dropped and
-made again the same way when its session comes back.
+by feeding it the receipts before, in order, so a session of one call keeps nothing in
+memory. From then on the thread's state is staged for the store instead
+(``kernel/session_state.py``: one row a session, and one small entry a call for what grows
+with its calls), and a thread not in memory (after a restart, or dropped beyond
+:data:`OPEN_SESSIONS`, the least recently fed first) resumes from its state: no receipt is
+fed twice. A session one of whose operations is contested has its state forgotten and is fed
+again from its receipts, the refuted half now ``fail`` in its thread, as in a batch run.
 
 An operation is one call, in one session (``receipts/session_index.py``): each receipt's
 operation is staged for the store with its session and place, and a receipt whose operation
@@ -24,9 +27,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import NamedTuple
 
+import orjson
+
+from sealverify.kernel import session_state
 from sealverify.kernel.replay import Rederivation
-from sealverify.kernel.threads import Claim, session_of
+from sealverify.kernel.threads import Claim, SessionThread, session_of
 from sealverify.receipts.session_index import contradiction, operation_digest
 from sealverify.receipts.sessions import (
     Glance,
@@ -40,7 +47,7 @@ from sealverify.receipts.verify import VerifyOptions, verify_found, verify_log_l
 from sealverify.results.model import Check, Subject
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
-__all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged"]
+__all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged", "StagedState"]
 
 FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
 
@@ -52,6 +59,11 @@ Stored = Callable[[str, str], list[tuple[str, bytes]]]
 Operations = Callable[[str], list[tuple[str, str, str]]]
 # What the judge stages for the store of an operation: (digest, session, source, subject).
 StagedOperation = tuple[str, str, str, str]
+# A session's committed state and its calls' entries in order (JSON texts), or None.
+States = Callable[[str, str], "tuple[str, list[str]] | None"]
+# What the judge stages of session states: states (thread, session, state), calls' entries
+# (thread, session, seq, entry), and the sessions whose state is forgotten in every input.
+StagedState = tuple[list[tuple[str, str, bytes]], list[tuple[str, str, int, bytes]], list[str]]
 
 # Session threads held in memory; the least recently fed beyond this is rebuilt from the store
 # when its session comes back (a thread holds the model's state and its calls' digests).
@@ -59,6 +71,44 @@ OPEN_SESSIONS = 4096
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
+
+
+class _Parked(NamedTuple):
+    """A session's thread out of :class:`Threads`: dropped until the commit, or loaded."""
+
+    thread: SessionThread
+    calls: dict[bytes, Rederivation]
+    alone: str | None  # where its first call, judged alone, was read
+    entries: int  # how many calls' entries the store holds of it
+
+    def dump(self) -> bytes:
+        """The row the session is checkpointed as: its thread's flat state, and these."""
+        row = {
+            "thread": session_state.dump(self.thread),
+            "alone": self.alone,
+            "entries": self.entries,
+        }
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+
+
+def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
+    """A session's stored row and calls' entries, read back or refused (``StateError``)."""
+    try:
+        row = orjson.loads(state)
+        parsed = [orjson.loads(entry) for entry in entries]
+    except orjson.JSONDecodeError as exc:
+        raise session_state.StateError(f"not JSON: {exc}") from None
+    if not isinstance(row, dict) or set(row) != {"thread", "alone", "entries"}:
+        raise session_state.StateError("a row of thread, alone and entries expected")
+    alone, count = row["alone"], row["entries"]
+    if not (alone is None or isinstance(alone, str)) or not isinstance(count, int):
+        raise session_state.StateError("alone: a location, entries: a count expected")
+    if len(parsed) != count:
+        raise session_state.StateError(f"{len(parsed)} calls' entries stored of {count}")
+    positions = [e for e in parsed if isinstance(e, dict) and "position" in e]
+    calls = [e for e in parsed if not (isinstance(e, dict) and "position" in e)]
+    thread, results = session_state.load(row["thread"], session, order, positions, calls)
+    return _Parked(thread, results, alone, count)
 
 
 def _later(claim: Claim | None) -> bool:
@@ -83,9 +133,19 @@ class Judge:
         stored: Stored,
         sequences: dict[str, int],
         operations: Operations | None = None,
+        states: States | None = None,
     ) -> None:
         self.options = options
         self._stored = stored
+        self._states = states or (lambda _k, _s: None)
+        # How many calls' entries each session in memory has (the next entry's number), the
+        # entries and sessions staged since the last commit, the states of threads dropped
+        # since (read before the store's), and the sessions whose state was forgotten since.
+        self._entries: dict[tuple[str, str], int] = {}
+        self._staged_calls: list[tuple[str, str, int, bytes]] = []
+        self._fed: set[tuple[str, str]] = set()
+        self._parked: dict[tuple[str, str], _Parked] = {}
+        self._forgotten: set[str] = set()
         self._operations = operations or (lambda _: [])
         # The operations staged since the last commit, by digest: (session, source, subject).
         self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
@@ -146,6 +206,7 @@ class Judge:
             threads.drop(other)  # a copy must not be handed a result made before
             self._alone.pop((key, other), None)
             self._open.pop((key, other), None)
+        self._forget(other)
         why = contradiction(operation, other, [session])
         assert why is not None
         return [(src, name, why) for _, src, name in named]
@@ -156,24 +217,38 @@ class Judge:
         self._staged_operations.clear()
         return staged
 
+    def _forget(self, session: str) -> None:
+        """The session's state no longer holds, in any input: it is fed again from its receipts."""
+        for place in [p for p in (*self._entries, *self._parked) if p[1] == session]:
+            self._entries.pop(place, None)
+            self._parked.pop(place, None)
+        self._fed = {p for p in self._fed if p[1] != session}
+        self._staged_calls = [c for c in self._staged_calls if c[1] != session]
+        self._forgotten.add(session)
+
     def _feed(
         self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
     ) -> Rederivation | None:
         threads = self._thread(key)
         seq = self._seq.get(key, 0)
         self._seq[key] = seq + 1
-        if facts.session not in threads.threads:
-            before = self._before(key, facts.session)
+        session = facts.session
+        if session not in threads.threads and not self._resume(threads, key, session):
+            before = self._before(key, session)
             if not before and not _later(facts.claim):
                 # The session's first call, judged alone; its thread is made (from the store)
                 # only if the session comes back, so a session of one call costs one row.
-                self._stage(key, seq, facts.session, where, data)
+                self._stage(key, seq, session, where, data)
                 return None
             for earlier, raw in before:
                 self._replay(threads, key, earlier, raw)
+            self._entries[key, session] = 0  # every entry of the thread written anew
+            self._new_entries(threads, key, session, 0, 0)
+        calls, executed = self._sizes(threads, session)
         result = threads.feed(doc, facts, where)
-        self._opened(key, facts.session)
-        self._stage(key, seq, facts.session, where, data)
+        self._new_entries(threads, key, session, calls, executed)
+        self._opened(key, session)
+        self._stage(key, seq, session, where, data)
         if self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
@@ -189,8 +264,79 @@ class Judge:
         self._open.move_to_end((key, session))
         while len(self._open) > self.open_sessions:
             (old_key, old), _ = self._open.popitem(last=False)
-            self._threads[old_key].drop(old)
+            threads = self._threads[old_key]
+            if (old_key, old) in self._fed:  # checkpointed by the next commit, as it is now
+                self._parked[old_key, old] = _Parked(
+                    threads.threads[old],
+                    threads.calls.get(old, {}),
+                    self._alone.get((old_key, old)),
+                    self._entries.get((old_key, old), 0),
+                )
+                self._fed.discard((old_key, old))
+            threads.drop(old)
             self._alone.pop((old_key, old), None)
+            self._entries.pop((old_key, old), None)
+
+    # -- session states: staged, and resumed instead of fed again ----------------------------
+
+    @staticmethod
+    def _sizes(threads: Threads, session: str) -> tuple[int, int]:
+        thread = threads.threads.get(session)
+        return len(threads.calls.get(session, ())), len(thread.executed) if thread else 0
+
+    def _new_entries(
+        self, threads: Threads, key: str, session: str, calls: int, executed: int
+    ) -> None:
+        """Stage the calls' entries the thread gained since it held ``calls`` and ``executed``.
+
+        A thread only ever adds entries (a new call's result, a new executed position), in
+        order, so the ones past the counts are the new ones.
+        """
+        self._fed.add((key, session))
+        thread = threads.threads.get(session)
+        new = [
+            session_state.dump_position(p, w)
+            for p, w in list(thread.executed.items() if thread else ())[executed:]
+        ] + [
+            session_state.dump_call(c, r)
+            for c, r in list(threads.calls.get(session, {}).items())[calls:]
+        ]
+        number = self._entries.get((key, session), 0)
+        for entry in new:
+            self._staged_calls.append((key, session, number, orjson.dumps(entry)))
+            number += 1
+        self._entries[key, session] = number
+
+    def _held(self, key: str, session: str) -> _Parked:
+        threads = self._threads[key]
+        return _Parked(
+            threads.threads[session],
+            threads.calls.get(session, {}),
+            self._alone.get((key, session)),
+            self._entries.get((key, session), 0),
+        )
+
+    def _resume(self, threads: Threads, key: str, session: str) -> bool:
+        """Make a session's thread from its checkpointed state, if it has one.
+
+        A state that does not load is refused (:class:`~sealverify.kernel.session_state.
+        StateError`): the store was changed by something other than a follower.
+        """
+        parked = self._parked.pop((key, session), None)
+        if parked is None and session not in self._forgotten:
+            stored = self._states(key, session)
+            try:
+                parked = None if stored is None else _load(*stored, session, threads.order)
+            except session_state.StateError as exc:
+                raise session_state.StateError(f"session {session!r} of {key}: {exc}") from None
+        if parked is None:
+            return False
+        threads.threads[session], threads.calls[session] = parked.thread, parked.calls
+        if parked.alone is not None:
+            self._alone[key, session] = parked.alone
+        self._entries[key, session] = parked.entries
+        self._fed.add((key, session))
+        return True
 
     def _before(self, key: str, session: str) -> list[tuple[str, bytes]]:
         """A session's receipts fed before: committed, then staged in this batch."""
@@ -204,6 +350,20 @@ class Judge:
         """The receipts staged since the last call, for the commit that stores them."""
         staged, self.staged = self.staged, []
         self._pending.clear()
+        return staged
+
+    def take_states(self) -> StagedState:
+        """The session states, calls' entries and forgotten sessions staged since the last call.
+
+        Every session fed since is checkpointed as it is now (one row, rewritten), so the
+        store's state of a session is always the one its committed receipts left.
+        """
+        held = [(k, s, p) for (k, s), p in self._parked.items()]
+        held += [(k, s, self._held(k, s)) for k, s in self._fed]
+        states = [(k, s, p.dump()) for k, s, p in held]
+        staged = (states, self._staged_calls, sorted(self._forgotten))
+        self._parked, self._staged_calls = {}, []
+        self._fed, self._forgotten = set(), set()
         return staged
 
     def _replay(self, threads: Threads, key: str, where: str, raw: bytes) -> None:

@@ -1,6 +1,6 @@
 """Follow checkpoints in the history store, committed in the same transaction as the history.
 
-``verify --follow`` keeps, beside the history tables (``history/state.py``), four tables of
+``verify --follow`` keeps, beside the history tables (``history/state.py``), six tables of
 its own, each row keyed by the follower (a name for one set of followed inputs):
 
 * ``follow_checkpoints``: the follower's checkpoint, one JSON text (each input's fingerprint,
@@ -8,8 +8,14 @@ its own, each row keyed by the follower (a name for one set of followed inputs):
 * ``follow_subjects``: each receipt judged (where it came from, its name, outcome, the
   digest of its bytes) with how often it was judged: a log line is judged exactly once, a
   directory file once per form;
-* ``follow_threads``: the receipts each session thread was fed, in order, so a restart
-  rebuilds a session's state by feeding them again before the session's next receipt;
+* ``follow_sessions``: each threaded session's state (``kernel/session_state.py``), one row
+  a session whose size does not grow with its calls, rewritten by each commit that fed it, so
+  a restart resumes the session from it without feeding any receipt again;
+* ``follow_calls``: what grows with a session's calls, one small entry a call appended once
+  (an executed call's position, a call's result for its copies), read with the state;
+* ``follow_threads``: the receipts each session thread was fed, in order: a session's first
+  receipt, fed to its thread only when the session comes back, and the receipts a session
+  is fed again from when one of its operations is contested (its state no longer holds);
 * ``follow_operations``: each operation a receipt named, with its session and where the
   receipt sits (its source and subject), so an operation named in a second session, in this
   process or after a restart, fails both halves as in a batch run.
@@ -60,6 +66,21 @@ _WRITE_THREAD = (
     "INSERT INTO follow_threads (follower, thread, seq, session, location, data, run)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
+
+_WRITE_SESSION = (
+    "INSERT INTO follow_sessions (follower, thread, session, state, run) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT(follower, thread, session) DO UPDATE SET state = excluded.state,"
+    " run = excluded.run"
+)
+_WRITE_CALL = (
+    "INSERT INTO follow_calls (follower, thread, session, seq, entry, run)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(follower, thread, session, seq) DO UPDATE SET"
+    " entry = excluded.entry, run = excluded.run"
+)
+# A session whose state no longer holds (an operation of it contested): fed again from its
+# receipts. The run number is appended to every row, so each statement reads it and drops it.
+_FORGET_SESSION = "DELETE FROM follow_sessions WHERE follower = ? AND session = ? AND ? > 0"
+_FORGET_CALLS = "DELETE FROM follow_calls WHERE follower = ? AND session = ? AND ? > 0"
 
 _WRITE_OPERATION = (
     "INSERT INTO follow_operations (follower, operation, session, source, subject, run)"
@@ -122,6 +143,9 @@ class FollowStore:
         self._threads: list[tuple[Any, ...]] = []
         self._operations: list[tuple[Any, ...]] = []
         self._outcomes: list[tuple[Any, ...]] = []
+        self._forgotten: list[tuple[Any, ...]] = []
+        self._sessions: list[tuple[Any, ...]] = []
+        self._calls: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
         self._reader: Any = None
 
@@ -194,6 +218,21 @@ class FollowStore:
         )
         return [(str(where), str(data).encode()) for where, data in rows]
 
+    def session_state(self, thread: str, session: str) -> tuple[str, list[str]] | None:
+        """A session's committed state and its calls' entries in order, or None."""
+        rows = self._rows(
+            "SELECT state FROM follow_sessions WHERE follower = ? AND thread = ? AND session = ?",
+            (self.follower, thread, session),
+        )
+        if not rows:
+            return None
+        entries = self._rows(
+            "SELECT entry FROM follow_calls WHERE follower = ? AND thread = ? AND session = ?"
+            " ORDER BY seq",
+            (self.follower, thread, session),
+        )
+        return str(rows[0][0]), [str(entry) for (entry,) in entries]
+
     def operations(self, operation: str) -> list[tuple[str, str, str]]:
         """Each (session, source, subject) whose receipt named ``operation`` (its digest)."""
         rows = self._rows(
@@ -223,6 +262,16 @@ class FollowStore:
     def stage_thread(self, thread: str, seq: int, session: str, where: str, data: bytes) -> None:
         self._threads.append((self.follower, thread, seq, session, where, data.decode()))
 
+    def stage_session(self, thread: str, session: str, state: bytes) -> None:
+        self._sessions.append((self.follower, thread, session, state.decode()))
+
+    def stage_call(self, thread: str, session: str, seq: int, entry: bytes) -> None:
+        self._calls.append((self.follower, thread, session, seq, entry.decode()))
+
+    def stage_forget(self, session: str) -> None:
+        """A session's states and calls, deleted before this commit's own rows are written."""
+        self._forgotten.append((self.follower, session))
+
     def stage_operation(self, operation: str, session: str, source: str, subject: str) -> None:
         self._operations.append((self.follower, operation, session, source, subject))
 
@@ -238,6 +287,10 @@ class FollowStore:
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
             (_WRITE_THREAD, list(self._threads)),
+            (_FORGET_SESSION, list(self._forgotten)),
+            (_FORGET_CALLS, list(self._forgotten)),
+            (_WRITE_CALL, list(self._calls)),
+            (_WRITE_SESSION, _last_per_session(self._sessions)),
             (_WRITE_OPERATION, list(self._operations)),
             (_WRITE_OUTCOME, list(self._outcomes)),  # after the subjects it changes
         ]
@@ -249,6 +302,8 @@ class FollowStore:
         self._threads.clear()
         self._operations.clear()
         self._outcomes.clear()
+        for staged in (self._forgotten, self._sessions, self._calls):
+            staged.clear()
         self._body = None
 
     def close(self) -> None:
@@ -260,6 +315,14 @@ class FollowStore:
 
 def _last_per_subject(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """One row per subject (its latest form), so one statement never upserts a row twice."""
+    latest: dict[tuple[Any, Any], tuple[Any, ...]] = {}
+    for row in rows:
+        latest[row[1], row[2]] = row
+    return list(latest.values())
+
+
+def _last_per_session(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One row per session (its latest state), so one statement never upserts a row twice."""
     latest: dict[tuple[Any, Any], tuple[Any, ...]] = {}
     for row in rows:
         latest[row[1], row[2]] = row

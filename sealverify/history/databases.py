@@ -359,6 +359,14 @@ FOLLOW_TABLES = (
     " PRIMARY KEY (follower, operation, session, source, subject))",
     "CREATE INDEX IF NOT EXISTS follow_threads_by_session"
     " ON follow_threads (follower, thread, session, seq)",
+    # Added later (made in an older follower's store on its next start): each threaded
+    # session's state (sealverify/kernel/session_state.py), and its calls' entries in order.
+    "CREATE TABLE IF NOT EXISTS follow_sessions (follower TEXT NOT NULL, thread TEXT NOT NULL,"
+    " session TEXT NOT NULL, state TEXT NOT NULL, run {int} NOT NULL,"
+    " PRIMARY KEY (follower, thread, session))",
+    "CREATE TABLE IF NOT EXISTS follow_calls (follower TEXT NOT NULL, thread TEXT NOT NULL,"
+    " session TEXT NOT NULL, seq {int} NOT NULL, entry TEXT NOT NULL, run {int} NOT NULL,"
+    " PRIMARY KEY (follower, thread, session, seq))",
 )
 _FOLLOW_SQLITE = tuple(statement.format(int="INTEGER") for statement in FOLLOW_TABLES)
 

@@ -38,6 +38,12 @@ PIN_ARGS = (
     "--allow-published-keys",
 )
 BUDGET = CONFIG[:-1] + ',"budget":{"budgets":[{"name":"calls","cap":1,"tools":["search_notes"]}]}}'
+# A session that runs long: a budget of 250 calls and a temporal policy its calls trigger.
+LONG = (
+    CONFIG[:-1] + ',"budget":{"budgets":[{"name":"calls","cap":250,"tools":["search_notes"]}]},'
+    '"temporal":{"policies":[{"name":"no-shell-after-search","type":"no_after",'
+    '"trigger":["search_notes"],"forbidden":["shell_exec"]}]}}'
+)
 
 
 def _restate(doc: dict[str, JsonValue], certs: list[Cert]) -> dict[str, JsonValue]:
@@ -55,7 +61,7 @@ def _restate(doc: dict[str, JsonValue], certs: list[Cert]) -> dict[str, JsonValu
     return doc
 
 
-def session_call(session: int, index: int, position: int) -> bytes:
+def session_call(session: int, index: int, position: int, config: str = BUDGET) -> bytes:
     """Call ``index`` (< 256) of session ``session``, claiming ``position``, one line."""
     frame = mint.tools_call_frame("search_notes", f'{{"q":"{index}"}}', request_id=index)
     ctx = dataclasses.replace(
@@ -64,7 +70,7 @@ def session_call(session: int, index: int, position: int) -> bytes:
         operation_seed=bytes([session % 256, index]),
         session=f"seal-host-rs/stdio:{9000 + session}:1785999990000",
     )
-    doc = parse_record(mint.mint_host_v3(frame, BUDGET, ctx=ctx))
+    doc = parse_record(mint.mint_host_v3(frame, config, ctx=ctx))
     trace = Cert("temporal", "allow", f"trace ok ({position} events)")
     within = Cert("budget", "allow", "within budget: search_notes")
     doc = _restate(doc, [Cert("safety", "allow", "explicit policy allow"), trace, within])
