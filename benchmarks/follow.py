@@ -6,6 +6,12 @@ land. Each event's ``input.line`` names the receipt, so the time from its append
 on the follower's stdout is measured for every receipt. The follower's resident memory is
 read from ``/proc`` while it runs. Printed as Markdown: offered and achieved rate, latency
 percentiles, and memory over the run (docs/performance.md keeps the figures).
+
+``--flat`` measures memory against the count instead: the writer appends as fast as it mints
+(no rate), and the follower's resident size is read each time its events pass another tenth
+of ``--n``. A least-squares line through the samples after the first fifth gives the growth
+per receipt, and the resident size at 10 million receipts is that line extrapolated: a
+measured slope, not a measured run.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
@@ -45,11 +51,15 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _reader(stream: object, arrived: dict[int, float]) -> None:
+def _reader(
+    stream: object, arrived: dict[int, float], sample: Callable[[int], None] | None = None
+) -> None:
     assert hasattr(stream, "readline")
     for line in iter(stream.readline, b""):
         if line.startswith(b'{"type":"subject"'):
             arrived[int(orjson.loads(line)["input"]["line"])] = time.monotonic()
+            if sample is not None:
+                sample(len(arrived))
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
@@ -141,18 +151,97 @@ def _report(
     return out
 
 
+def _slope(samples: Sequence[tuple[int, int]]) -> float:
+    """The least-squares growth of the resident size, KiB per receipt."""
+    xs, ys = [float(n) for n, _ in samples], [float(k) for _, k in samples]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    if spread == 0:
+        return 0.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+
+
+def flat(n: int, root: Path, extra: Sequence[str]) -> list[str]:
+    """Append ``n`` receipts as fast as they are minted; the follower's memory by count."""
+    log = root / "receipts.jsonl"
+    log.touch()
+    command = [
+        sys.executable, "-m", "sealverify", "verify", "--follow", str(log),
+        "--state", str(root / "state.db"), "--allow-published-keys", *extra,
+    ]  # fmt: skip
+    follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    samples: list[tuple[int, int]] = []
+    step = max(1, n // 10)
+
+    def sample(seen: int) -> None:
+        if seen % step == 0:
+            samples.append((seen, _rss_kib(follower.pid)))
+
+    arrived: dict[int, float] = {}
+    reader = threading.Thread(target=_reader, args=(follower.stdout, arrived, sample), daemon=True)
+    reader.start()
+    time.sleep(2.0)  # the follower's start-up, not measured
+    samples.append((0, _rss_kib(follower.pid)))
+    cpu_before, start = _cpu_seconds(follower.pid), time.monotonic()
+    with log.open("ab") as handle:
+        for receipt in mint.mint_many(n, seed=b"follow-flat"):
+            handle.write(render_compact(parse_record(receipt)) + b"\n")
+        handle.flush()
+    written = time.monotonic() - start
+    while len(arrived) < n and follower.poll() is None:
+        time.sleep(0.2)
+    done, cpu = time.monotonic() - start, _cpu_seconds(follower.pid) - cpu_before
+    peak = _peak_kib(follower.pid)
+    follower.terminate()
+    follower.wait(timeout=60)
+    reader.join(timeout=10)
+    tail = [s for s in samples if s[0] >= n // 5]
+    slope = _slope(tail)
+    at_10m = samples[-1][1] + slope * (10_000_000 - samples[-1][0])
+    return [
+        f"receipts: {n}, written in {written:.1f} s as fast as minted, all {len(arrived)} "
+        f"events after {done:.1f} s ({len(arrived) / done:.0f}/s); follower CPU {cpu:.1f} s, "
+        f"{1000 * cpu / max(1, len(arrived)):.2f} ms per receipt; "
+        f"load average {os.getloadavg()[0]:.1f}",
+        "",
+        "| events | " + " | ".join(str(i) for i, _ in samples) + " |",
+        "|---" * (len(samples) + 1) + "|",
+        "| follower RSS (MiB) | " + " | ".join(f"{k / 1024:.1f}" for _, k in samples) + " |",
+        "",
+        f"peak RSS {peak / 1024:.1f} MiB; growth from {n // 5} events on: "
+        f"{slope * 1024:.1f} bytes per receipt ({slope * 1000 / 1024:.3f} MiB per 1,000); "
+        f"extrapolated to 10,000,000 receipts: {at_10m / 1024:.0f} MiB (a line, not a run)",
+    ]
+
+
+def _peak_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.follow", description=__doc__)
     parser.add_argument("--n", type=int, default=5000, help="receipts to append")
     parser.add_argument("--rate", type=float, default=1000.0, help="receipts per second")
     parser.add_argument("--dir", type=Path, default=None, help="work here instead of a temp dir")
     parser.add_argument(
+        "--flat", action="store_true", help="memory by count: no rate, a slope per receipt"
+    )
+    parser.add_argument(
         "extra", nargs="*", help="more verify options for the follower (after --), e.g. --poll"
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="sealverify-follow-", dir=args.dir) as tmp:
         print(f"cpu: {os.cpu_count()} core(s), python {sys.version.split()[0]}")
-        print("\n".join(run(args.n, args.rate, Path(tmp), args.extra)))
+        if args.flat:
+            print("\n".join(flat(args.n, Path(tmp), args.extra)))
+        else:
+            print("\n".join(run(args.n, args.rate, Path(tmp), args.extra)))
     return 0
 
 

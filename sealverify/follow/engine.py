@@ -148,7 +148,7 @@ class Follower:
             self.store.operations,
             self.store.session_state,
         )
-        self._dirty = False
+        self._changes = 0
         self.last_commit: float | None = None
 
     def _load(self, body: dict[str, Any] | None) -> _State:
@@ -209,7 +209,7 @@ class Follower:
         for path, position in list(self._state.logs.items()):
             found = look(position, self.config.batch_bytes, self.config.max_input)
             self._state.logs[path] = found.position
-            self._dirty |= found.position != position
+            self._changes += found.position != position
             events.extend(finding_event(c, now, {"path": path}) for c in found.findings)
             for line in found.lines:
                 events.extend(self._log_line(path, line, now, facts))
@@ -253,7 +253,7 @@ class Follower:
         name = report_name(item.name)
         attestation, problem = folder.side_attestation(item)
         folder.judged(item)
-        self._dirty = True
+        self._changes += 1
         if problem:
             check = fail("follow.side-file", problem, name)
             self.store.stage_subject(folder.root, item.name, "unreadable", item.digest)
@@ -309,7 +309,7 @@ class Follower:
     def _look_chain(self, path: str, position: Position) -> tuple[list[Check], list[Line]]:
         found = look(position, self.config.batch_bytes, self.config.max_input)
         self._state.chains[path] = found.position
-        self._dirty |= found.position != position
+        self._changes += found.position != position
         return found.findings, found.lines
 
     def _history(self, facts: list[tuple[ReceiptFacts, dict[str, Any]]], now: float) -> list[Event]:
@@ -320,6 +320,11 @@ class Follower:
         return [
             finding_event(c, now, where.get(c.location, {})) for c in checks if c.status != _PASS
         ]
+
+    @property
+    def changes(self) -> int:
+        """How many changes the steps since the last commit staged (0: nothing to commit)."""
+        return self._changes
 
     def commit(self) -> bool:
         """Commit what the last steps staged with the checkpoint; False when nothing changed."""
@@ -334,11 +339,11 @@ class Follower:
             self.store.stage_call(*entry)
         for state in states:
             self.store.stage_session(*state)
-        if not self._dirty:
+        if not self._changes:
             return False
         self.store.stage_checkpoint(self.checkpoint_body())
         self.store.commit()
-        self._dirty = False
+        self._changes = 0
         self.last_commit = self.clock()
         return True
 

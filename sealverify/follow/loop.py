@@ -2,7 +2,11 @@
 
 Each turn reads and verifies what landed (:meth:`Follower.step`), writes the events to the
 output (one JSON line each, flushed), runs ``--on-fail`` once per failed event with the
-event on its standard input, and commits the batch with its checkpoint. SIGTERM and SIGINT
+event on its standard input, and commits the batch with its checkpoint. Steps that follow
+each other within :data:`COMMIT_SECONDS` share one commit (a commit, one transaction, costs
+more than verifying a receipt): the events are written at once, the store is written at most
+that long after; a kill in between loses no receipt (they are read again from the last
+commit), it only writes their events again. SIGTERM and SIGINT
 end the loop after the turn in progress has committed (exit 0); SIGHUP makes the next turn
 look at every input afresh and watch their folders anew (a folder replaced since keeps no
 file events). With ``exit_on_fail``, the first batch holding a failure is
@@ -15,6 +19,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
@@ -24,7 +29,10 @@ from sealverify.follow.engine import FollowConfig, Follower
 from sealverify.follow.events import Event
 from sealverify.follow.waiting import Waiter, open_waiter
 
-__all__ = ["LoopOptions", "run"]
+__all__ = ["COMMIT_SECONDS", "LoopOptions", "run"]
+
+# The longest a step's staged work waits for the commit it shares with the steps after it.
+COMMIT_SECONDS = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,7 @@ class LoopOptions:
     poll: bool = False
     interval: float = 1.0
     once: bool = False  # one turn, then exit (a catch-up run, and tests)
+    commit_seconds: float = COMMIT_SECONDS  # 0: a commit after every step
 
 
 class _Signals:
@@ -125,7 +134,6 @@ def _turns(
     signals: _Signals,
     metrics: object,
 ) -> int:
-    from sealverify.follow.metrics import Metrics
 
     while True:
         if signals.reopen:  # look at every input afresh, and watch their folders anew
@@ -135,26 +143,55 @@ def _turns(
             fresh = open_waiter([*config.logs, *config.folders, *config.chains], *_wait(options))
             signals.waiter.close()
             signals.waiter = fresh
-        while True:  # until a step finds nothing new
-            events = follower.step()
-            for event in events:
-                out.write(event.line)
-            out.flush()
-            failed = [e for e in events if e.failed]
-            if options.on_fail:
-                for event in failed:
-                    _run_on_fail(options.on_fail, event, err)
-            committed = follower.commit()
-            if isinstance(metrics, Metrics):
-                metrics.count(events)
-                metrics.observe(follower.positions, follower.last_commit)
-            if failed and options.exit_on_fail:
-                return 1
-            if not committed or signals.stop:
-                break
+        if _steps(follower, options, out, err, signals, metrics):
+            return 1
         if signals.stop or options.once:
             return 0
         signals.waiter.wait()
+
+
+def _steps(
+    follower: Follower,
+    options: LoopOptions,
+    out: IO[bytes],
+    err: Callable[[str], None],
+    signals: _Signals,
+    metrics: object,
+) -> bool:
+    """Step until a step finds nothing new and the staged work is committed; True to exit 1.
+
+    A step's work is committed once it is :attr:`LoopOptions.commit_seconds` old, or when
+    the loop stops or exits; until then the loop waits for more (at most that long).
+    """
+    from sealverify.follow.metrics import Metrics
+
+    staged_at = time.monotonic()
+    while True:
+        before = follower.changes
+        events = follower.step()
+        for event in events:
+            out.write(event.line)
+        out.flush()
+        failed = [e for e in events if e.failed]
+        if options.on_fail:
+            for event in failed:
+                _run_on_fail(options.on_fail, event, err)
+        found = follower.changes != before
+        if found and not before:
+            staged_at = time.monotonic()
+        age = time.monotonic() - staged_at
+        stopping = signals.stop or options.once or (failed and options.exit_on_fail)
+        if follower.changes and (stopping or age >= options.commit_seconds):
+            follower.commit()
+        if isinstance(metrics, Metrics):
+            metrics.count(events)
+            metrics.observe(follower.positions, follower.last_commit)
+        if failed and options.exit_on_fail:
+            return True
+        if signals.stop or (not found and not follower.changes):
+            return False
+        if not found:  # staged work, younger than a commit's wait: wait for more, or the time
+            signals.waiter.wait(options.commit_seconds - age)
 
 
 def _wait(options: LoopOptions) -> tuple[float, bool]:

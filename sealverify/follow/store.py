@@ -147,6 +147,7 @@ class FollowStore:
         self._sessions: list[tuple[Any, ...]] = []
         self._calls: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
+        self._unseen: tuple[str, str] | None = None  # a session with no receipt stored
         self._reader: Any = None
 
     @property
@@ -211,6 +212,9 @@ class FollowStore:
 
     def thread_rows(self, thread: str, session: str) -> list[tuple[str, bytes]]:
         """The receipts a session's thread was fed, in order: where each was read, its bytes."""
+        if self._unseen == (thread, session):
+            self._unseen = None
+            return []  # :meth:`session_state` found none a moment ago
         rows = self._rows(
             "SELECT location, data FROM follow_threads WHERE follower = ? AND thread = ?"
             " AND session = ? ORDER BY seq",
@@ -219,12 +223,21 @@ class FollowStore:
         return [(str(where), str(data).encode()) for where, data in rows]
 
     def session_state(self, thread: str, session: str) -> tuple[str, list[str]] | None:
-        """A session's committed state and its calls' entries in order, or None."""
+        """A session's committed state and its calls' entries in order, or None.
+
+        Asked before :meth:`thread_rows` of the same session, and answered in the same
+        statement whether it has any receipt stored: a session seen for the first time (most
+        receipts) costs one read, not two.
+        """
+        key = (self.follower, thread, session)
         rows = self._rows(
-            "SELECT state FROM follow_sessions WHERE follower = ? AND thread = ? AND session = ?",
-            (self.follower, thread, session),
+            "SELECT (SELECT state FROM follow_sessions WHERE follower = ? AND thread = ?"
+            " AND session = ?), EXISTS (SELECT 1 FROM follow_threads WHERE follower = ?"
+            " AND thread = ? AND session = ?)",
+            (*key, *key),
         )
-        if not rows:
+        self._unseen = None if rows[0][1] else (thread, session)
+        if rows[0][0] is None:
             return None
         entries = self._rows(
             "SELECT entry FROM follow_calls WHERE follower = ? AND thread = ? AND session = ?"
@@ -284,6 +297,7 @@ class FollowStore:
 
     def commit(self) -> None:
         """Write the history and the follower's rows in one transaction."""
+        self._unseen = None
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
             (_WRITE_THREAD, list(self._threads)),

@@ -26,9 +26,9 @@ class Waiter:
         self.interval = interval
         self._changed = threading.Event()
 
-    def wait(self) -> None:
-        """Until something may have changed (or ``interval`` passed); then reset."""
-        self._changed.wait(self.interval)
+    def wait(self, seconds: float | None = None) -> None:
+        """Until something may have changed (or ``interval``, or ``seconds``, passed); reset."""
+        self._changed.wait(self.interval if seconds is None else min(seconds, self.interval))
         self._changed.clear()
 
     def wake(self) -> None:
