@@ -18,16 +18,22 @@ import pytest
 
 from sealverify.follow.engine import FollowConfig, Follower
 from sealverify.history.state import HistoryError
+from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import LONG, OPTIONS, append, batch_outcomes, session_call
 
-
-def _follower(root: Path, log: Path) -> Follower:
-    return Follower(FollowConfig((str(log),), (), (), OPTIONS, str(root / "state.db")))
+__all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
 
 
-def _feed(root: Path, log: Path, calls: list[tuple[int, int, int]]) -> dict[str, str]:
+def _follower(root: Path, log: Path, store: str | None = None) -> Follower:
+    where = store or str(root / "state.db")
+    return Follower(FollowConfig((str(log),), (), (), OPTIONS, where))
+
+
+def _feed(
+    root: Path, log: Path, calls: list[tuple[int, int, int]], store: str | None = None
+) -> dict[str, str]:
     """Append each call, one step and commit each; the subjects' outcomes by name."""
-    follower = _follower(root, log)
+    follower = _follower(root, log, store)
     outcomes: dict[str, str] = {}
     try:
         for call in calls:
@@ -65,6 +71,19 @@ def test_a_restart_resumes_a_session_from_its_state_not_its_receipts(tmp_path: P
     second = _feed(tmp_path, log, [(3, 4, 4), (3, 5, 2)])
     assert second == {f"{log}:4": "VERIFIED", f"{log}:5": "FAIL"}
     assert _judged(tmp_path, log) == batch_outcomes(str(log))
+
+
+def test_a_postgresql_store_resumes_a_session_from_its_state(
+    tmp_path: Path, pg_database: str
+) -> None:
+    import psycopg
+
+    log = tmp_path / "r.jsonl"
+    _feed(tmp_path, log, [(3, 1, 1), (3, 2, 2), (3, 3, 3)], pg_database)
+    with psycopg.connect(pg_database, autocommit=True) as db:
+        db.execute("DELETE FROM follow_threads")
+    second = _feed(tmp_path, log, [(3, 4, 4), (3, 5, 2)], pg_database)
+    assert second == {f"{log}:4": "VERIFIED", f"{log}:5": "FAIL"}
 
 
 def test_a_session_resumed_from_its_state_re_derives_as_one_run(tmp_path: Path) -> None:
