@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from sealverify.errors import StoreError
 from sealverify.kernel import kernels as K
 from sealverify.kernel.config import TrustedConfig
 from sealverify.kernel.evidence import Approval
@@ -33,6 +34,7 @@ from sealverify.kernel.profiles import profile_for
 from sealverify.kernel.replay import Rederivation
 from sealverify.kernel.session import KernelSession, SessionState, StepResult
 from sealverify.kernel.threads import SessionThread
+from sealverify.wire.spelling import HEX64
 
 __all__ = [
     "STATE_VERSION",
@@ -46,13 +48,12 @@ __all__ = [
 STATE_VERSION = 1
 
 _NAT = re.compile(r"0|[1-9][0-9]{0,77}")  # a natural in decimal: Lean's Nat, no 64-bit bound
-_HEX32 = re.compile(r"[0-9a-f]{64}")
 _STATUSES = frozenset({"pass", "fail", "not-evaluated"})
 _ROUTES = frozenset({"passthrough", "forward", "block", "refuse", "reject", "error"})
 _SELECTIONS = frozenset({"", CONFLICT, CURRENT, LEGACY})
 
 
-class StateError(ValueError):
+class StateError(StoreError):
     """A stored session state this module would not have written: refused, never guessed."""
 
 
@@ -185,7 +186,7 @@ def _calls(values: Iterable[object]) -> dict[bytes, Rederivation]:
     for value in values:
         entry = _object(value, members, "call")
         digest = entry["call"]
-        if not isinstance(digest, str) or _HEX32.fullmatch(digest) is None:
+        if not isinstance(digest, str) or HEX64.fullmatch(digest) is None:
             raise StateError("call: a SHA-256 in lower-case hex expected")
         if bytes.fromhex(digest) in calls:
             raise StateError(f"call: {digest} recorded twice")
