@@ -27,7 +27,7 @@ from typing import Any
 
 from sealverify.errors import StoreError
 from sealverify.kernel import kernels as K
-from sealverify.kernel.config import TrustedConfig
+from sealverify.kernel.config import BudgetSpec, TrustedConfig
 from sealverify.kernel.evidence import Approval
 from sealverify.kernel.gate import CONFLICT, CURRENT, LEGACY
 from sealverify.kernel.profiles import profile_for
@@ -261,7 +261,9 @@ def _safety(approvals: object) -> K.SafetyState:
     return safety
 
 
-def _temporal(length: object, last: object, folds: object, config: TrustedConfig) -> Any:
+def _temporal(
+    length: object, last: object, folds: object, config: TrustedConfig
+) -> K.TemporalState:
     """The trace as its folds: a trace only grows on an executed call, which no policy denied."""
     count = _read_nat(length, "kernel: trace")
     if count == 0:
@@ -284,7 +286,7 @@ def _temporal(length: object, last: object, folds: object, config: TrustedConfig
     return K.TemporalState(count, tool, K.EMPTY_TRACE, policies, tuple(kept))
 
 
-def _caps(specs: Iterable[K.BudgetSpec]) -> dict[str, int]:
+def _caps(specs: Iterable[BudgetSpec]) -> dict[str, int]:
     caps: dict[str, int] = {}
     for spec in specs:
         caps[spec.name] = max(caps.get(spec.name, 0), spec.cap)
