@@ -97,6 +97,9 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "benchmarks", *session.posargs)
     # The scale section: --cluster on real local Dask workers (docs/scale.md).
     session.run("python", "-m", "benchmarks.scale")
+    # verify --follow: a writer at 300/s, then memory by count (docs/performance.md).
+    session.run("python", "-m", "benchmarks.follow", "--n", "4000", "--rate", "300")
+    session.run("python", "-m", "benchmarks.follow", "--flat", "--n", "20000")
 
 
 @nox.session
