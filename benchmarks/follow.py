@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
-from sealverify_testkit import mint
+from sealverify_testkit.mint import mint_many
 from sealverify_testkit.records import parse_record, render_compact
 
 
@@ -69,7 +69,7 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
     """Append ``n`` receipts at ``rate`` per second under ``root``; the report's lines."""
-    lines = [render_compact(parse_record(r)) for r in mint.mint_many(n, seed=b"follow-bench")]
+    lines = [render_compact(parse_record(r)) for r in mint_many(n, seed=b"follow-bench")]
     log = root / "receipts.jsonl"
     log.touch()
     command = [
@@ -184,7 +184,7 @@ def flat(n: int, root: Path, extra: Sequence[str]) -> list[str]:
     samples.append((0, _rss_kib(follower.pid)))
     cpu_before, start = _cpu_seconds(follower.pid), time.monotonic()
     with log.open("ab") as handle:
-        for receipt in mint.mint_many(n, seed=b"follow-flat"):
+        for receipt in mint_many(n, seed=b"follow-flat"):
             handle.write(render_compact(parse_record(receipt)) + b"\n")
         handle.flush()
     written = time.monotonic() - start
