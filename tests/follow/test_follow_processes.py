@@ -27,6 +27,7 @@ import pytest
 from sealverify_testkit import auditlog
 
 from tests.helpers.follow_support import (
+    LONG,
     PIN_ARGS,
     append,
     batch_outcomes,
@@ -115,12 +116,26 @@ def _chain_head(tmp_path: Path) -> str | None:
 
 
 def _source(tmp_path: Path, count: int) -> list[bytes]:
-    """Receipts in the order written: plain ones, and sessions whose second call is forged."""
-    lines = plain_receipts(count)
+    """Receipts in the order written: plain ones, sessions whose second call is forged, and
+    sessions of four honest calls spread out (a kill between them resumes a session state)."""
+    sessions = max(1, count // 80)  # of four honest calls each
+    lines = plain_receipts(count + 16 * sessions)
+    lines, spacers = lines[:count], lines[count:]
     for session in range(count // 20):
         at = 3 + session * 20
         lines.insert(at, session_call(session, 1, 1))
         lines.insert(at + 7, session_call(session, 2, 2))
+    # Into the log only, in blocks of five so no other receipt changes its place (the writer
+    # makes every fifth line a directory file): the follower threads a log's sessions and a
+    # directory's apart, where a batch run threads a session across its inputs.
+    honest = [
+        session_call(session, call, call, config=LONG)
+        for call in range(1, 5)
+        for session in range(100, 100 + sessions)
+    ]
+    for block, line in enumerate(honest):
+        at = min(5 * (1 + 3 * block), len(lines) - len(lines) % 5)
+        lines[at:at] = [line, *spacers[4 * block : 4 * block + 4]]
     (tmp_path / "source.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
     (tmp_path / "receipts").mkdir()
     return lines
