@@ -18,11 +18,12 @@ metadata, checked for consistency only. Everything here is pure (callers pass by
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sealverify.errors import InputFileError
+from sealverify.history.chain_heads import Heads
 from sealverify.history.chain_log import LogData, LogReading, parse_log, read_records
 from sealverify.history.chain_records import (
     COMMITMENT,
@@ -35,7 +36,7 @@ from sealverify.history.chain_records import (
     commit,
     genesis,
 )
-from sealverify.history.chain_walk import ChainWalk, Heads
+from sealverify.history.chain_walk import ChainWalk
 from sealverify.results import ids
 from sealverify.results.model import (
     Check,
@@ -143,7 +144,7 @@ def verify_chain(
     reported as starting from unverified earlier history. Every break is a finding; the first
     is summarised with its likely cause. Truncation is judged only against ``anchor``.
     """
-    walk = ChainWalk(anchor, start_head, lambda: Heads((r.head, r.location) for r in records))
+    walk = ChainWalk(anchor, start_head, lambda: Heads(_placed(records)))
     for rec in records:
         walk.add(rec)
     finished = walk.finish()
@@ -151,6 +152,12 @@ def verify_chain(
     empty = [] if walk.count else [_NO_RECORDS]
     result = _result(walk, finished, records=tuple(records))
     return replace(result, checks=(*empty, *found, *breaks, *closing))
+
+
+def _placed(records: Iterable[ChainRecord]) -> Iterator[tuple[str, str, int]]:
+    """Each record's head and where it is (its log and line), as the heads index takes them."""
+    for rec in records:
+        yield rec.head, rec.line.source, rec.line.number
 
 
 def _result(
@@ -225,7 +232,7 @@ def walk_logs(
     walk = ChainWalk(
         anchor,
         start_head,
-        lambda: Heads((r.head, r.location) for r in read_records(sources, LogReading(0))),
+        lambda: Heads(_placed(read_records(sources, LogReading(0)))),
         keep=keep,
         recorded=recorded,
         display=display,
