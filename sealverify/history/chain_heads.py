@@ -25,7 +25,7 @@ __all__ = ["BLOCK", "BOUND", "Heads"]
 _RECORD = struct.Struct(">32sIIQ")  # the head, the record's position, its log, its line
 _SIZE = _RECORD.size
 _LAST = b"\xff" * (_SIZE - 32)  # after every record of one head
-BOUND = 1 << 14  # records held before a sorted run is written out (768 KiB)
+BOUND = 1 << 12  # records held before a sorted run is written out (about 350 KiB)
 BLOCK = 1 << 8  # records of the merged index read per lookup (12 KiB)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -13,11 +14,13 @@ from sealverify.run.refused import InputRefused, SourceUnreadable
 __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "CappedFile",
+    "SpooledInput",
     "max_input_bytes",
     "open_capped",
     "read_capped",
     "read_file",
     "set_max_input_bytes",
+    "spool_capped",
     "too_large",
 ]
 
@@ -27,6 +30,7 @@ __all__ = [
 DEFAULT_MAX_INPUT_BYTES = 256 << 20  # 256 MiB
 _max_input = [DEFAULT_MAX_INPUT_BYTES]
 _BLOCK = 1 << 20
+_SPOOL = 1 << 16  # bytes copied at a time by spool_capped: all it holds
 
 
 def max_input_bytes() -> int:
@@ -151,5 +155,60 @@ def open_capped(
     def opener() -> CappedFile:
         opened[0] += 1
         return CappedFile(path, name, on_read if opened[0] == 1 else None)
+
+    return opener
+
+
+class SpooledInput:
+    """A reader of a spooled copy at its own offset: two walks of one copy never share one."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd, self._at = fd, 0
+
+    def read(self, size: int, /) -> bytes:
+        block = os.pread(self._fd, size, self._at)
+        self._at += len(block)
+        return block
+
+    def __enter__(self) -> SpooledInput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def spool_capped(
+    stream: BinaryIO, name: str, on_read: Callable[[int], object] | None = None
+) -> bytes | Callable[[], SpooledInput]:
+    """An input read once (standard input, a pipe), copied a block at a time, never held.
+
+    The copy is an unnamed temporary file under ``--max-input-bytes``; the call returned opens
+    a reader of it, each at its own offset (a log is read again to name a break). Without a
+    temporary file the input is read whole, as :func:`read_capped` does. ``on_read`` counts
+    each block as it is copied.
+    """
+    try:
+        spool = tempfile.TemporaryFile(prefix="sealverify-input-")  # noqa: SIM115
+    except OSError:
+        return read_capped(stream, name)
+    limit, total = max_input_bytes(), 0
+    try:
+        while block := stream.read(min(_SPOOL, limit + 1 - total)):
+            total += len(block)
+            if total > limit:
+                raise too_large(name, limit)
+            spool.write(block)
+            if on_read is not None:
+                on_read(len(block))
+        spool.flush()
+    except OSError as exc:
+        spool.close()
+        raise SourceUnreadable.of(name, exc) from None
+    except BaseException:
+        spool.close()
+        raise
+
+    def opener() -> SpooledInput:
+        return SpooledInput(spool.fileno())  # the copy lives as long as this call
 
     return opener

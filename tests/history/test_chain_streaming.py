@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -138,3 +140,48 @@ def test_a_broken_log_four_times_longer_takes_no_more_memory(tmp_path: Path) -> 
         peaks.append(peak)
     small, large = peaks
     assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"
+
+
+def test_standard_input_four_times_longer_takes_no_more_memory(tmp_path: Path) -> None:
+    # Standard input was read whole before the walk; it is copied a block at a time to an
+    # unnamed temporary file now and walked from there (read again to name a break).
+    peaks = []
+    for records in (2_000, 8_000):
+        data = _broken_log(records)
+        out = tmp_path / f"report-{records}"
+        runner = CliRunner()
+        runner.invoke(cli, ["chain", "--help"])
+        tracemalloc.start()
+        try:
+            result = runner.invoke(cli, ["chain", "-", "--format", "json", "--output", str(out)],
+                                   input=data, catch_exceptions=False)  # fmt: skip
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.exit_code == 1
+        report = json.loads(out.read_text())
+        assert report["subjects"][0]["facts"]["records"] == records
+        assert '"kind": "reordering"' in out.read_text()
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"
+
+
+def test_a_pipe_and_standard_input_report_as_the_file(tmp_path: Path) -> None:
+    data = _hostile_log()
+    log = tmp_path / "a.log"
+    log.write_bytes(data)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+    writer.start()
+    runner = CliRunner()
+    try:
+        piped = runner.invoke(cli, ["chain", str(fifo), "--format", "json"])
+    finally:
+        writer.join()
+    stdin = runner.invoke(cli, ["chain", "-", "--format", "json"], input=data)
+    held = runner.invoke(cli, ["chain", str(log), "--format", "json"])
+    assert held.exit_code == piped.exit_code == stdin.exit_code == 1
+    assert piped.stdout == held.stdout.replace("a.log", "pipe")
+    assert stdin.stdout == held.stdout.replace("a.log", "-")
