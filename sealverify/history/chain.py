@@ -36,6 +36,7 @@ from sealverify.history.chain_records import (
     commit,
     genesis,
 )
+from sealverify.history.chain_views import RecordViews
 from sealverify.history.chain_walk import ChainWalk
 from sealverify.results import ids
 from sealverify.results.model import (
@@ -98,7 +99,8 @@ class ChainResult:
     final_session: str | None = None
     final_entry: int | None = None
     heads_found: frozenset[str] = frozenset()
-    display: tuple[dict[str, Any], ...] = ()
+    display: RecordViews | None = None  # the html report's view of each record, when kept
+    anchored_through: int | None = None  # the last record an anchor is at, when kept
     overflows: int = 0  # the last checks close kinds of finding past their first ``keep``
 
     @property
@@ -183,7 +185,8 @@ def _result(
         final_session=prev.session if prev is not None else None,
         final_entry=prev.entry if prev is not None else None,
         heads_found=frozenset(h for h, (at, _) in walk.found.items() if at >= 0),
-        display=tuple(walk.display or ()),
+        display=walk.display,
+        anchored_through=walk.anchored_through,
     )
 
 

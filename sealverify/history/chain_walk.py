@@ -14,6 +14,7 @@ from typing import Any
 
 from sealverify.history.chain_heads import Heads
 from sealverify.history.chain_records import GENESIS, Anchor, BreakKind, ChainRecord
+from sealverify.history.chain_views import RecordViews
 from sealverify.results.model import Check, Compared, Status, fail, info, passed, unpinned
 from sealverify.results.repeats import Findings
 
@@ -128,7 +129,8 @@ class ChainWalk:
         wanted = (anchor.head, anchor.state_head, recorded)
         self.found: dict[str, tuple[int, str]] = {h: (-1, "") for h in wanted if h is not None}
         self.owner: str | None = None  # the session of the first record with the state head
-        self.display: list[dict[str, Any]] | None = [] if display else None
+        self.display: RecordViews | None = RecordViews() if display else None
+        self.anchored_through: int | None = None  # the last record an anchor is at
 
     @staticmethod
     def _bucket(keep: int | None) -> list[Check]:
@@ -183,6 +185,8 @@ class ChainWalk:
             anchors.append("state file")
         if anchor.count is not None and anchor.count == index + 1:
             anchors.append("--expect-count")
+        if anchors:
+            self.anchored_through = index
         self.display.append(
             {
                 "entry": rec.entry,

@@ -185,3 +185,23 @@ def test_a_pipe_and_standard_input_report_as_the_file(tmp_path: Path) -> None:
     assert held.exit_code == piped.exit_code == stdin.exit_code == 1
     assert piped.stdout == held.stdout.replace("a.log", "pipe")
     assert stdin.stdout == held.stdout.replace("a.log", "-")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_html_report_of_a_log_four_times_longer_takes_no_more_memory(
+    tmp_path: Path, broken: bool
+) -> None:
+    # The html page kept a view of every record (about 1 KB a record) and built a row per
+    # record; it holds the rows it lists and the timeline's cells now, the rest spilled.
+    peaks = []
+    for records in (3_000, 12_000):
+        log = tmp_path / f"audit-{records}.log"
+        log.write_bytes(_broken_log(records) if broken else _valid_log(records))
+        out = tmp_path / f"report-{records}.html"
+        code, peak = _peak(["chain", str(log), "--expect-count", str(records), "--format",
+                            "html", "--output", str(out)])  # fmt: skip
+        assert code == (1 if broken else 0)
+        assert f"{records - 2_000} more record(s) are not listed" in out.read_text()
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"
