@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -21,6 +22,7 @@ __all__ = [
     "read_file",
     "set_max_input_bytes",
     "spool_capped",
+    "stdio_frame",
     "too_large",
 ]
 
@@ -212,3 +214,45 @@ def spool_capped(
         return SpooledInput(spool.fileno())  # the copy lives as long as this call
 
     return opener
+
+
+def stdio_frame(stream: BinaryIO, name: str, index: int) -> bytes | int:
+    """Frame ``index`` of a stdio stream (its line, LF kept), read a block at a time.
+
+    Or, when the stream holds fewer frames, how many it holds. Only the frame and one block
+    are held, never the stream. The stream is read to its end under ``--max-input-bytes``, as
+    :func:`read_capped` reads it, so a stream past the cap is refused whichever frame is asked.
+    """
+    try:
+        fd: int | None = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        fd = None
+    limit, total = max_input_bytes(), 0
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                raise too_large(name, limit)
+    frames = 0  # frames ended before the block being read
+    found: bytes | None = None
+    parts: list[bytes] = []  # frame ``index``, in the pieces its blocks brought
+    last_lf = True  # whether the stream read so far ends with LF (or is empty)
+    while block := stream.read(min(_SPOOL, limit + 1 - total)):
+        total += len(block)
+        if total > limit:
+            raise too_large(name, limit)
+        last_lf = block.endswith(b"\n")
+        if found is not None:
+            continue
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            if frames == index:
+                found = b"".join([*parts, block[start : end + 1]])
+                break
+            frames, start = frames + 1, end + 1
+        if found is None and frames == index:
+            parts.append(block[start:])
+    if found is not None:
+        return found
+    tail = b"".join(parts)  # frame ``index``, unterminated, at the stream's end
+    return tail if tail else frames + (0 if last_lf or frames == index else 1)

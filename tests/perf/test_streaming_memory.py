@@ -83,6 +83,45 @@ def test_partition_emit_counts_frames_it_does_not_hold(tmp_path: Path) -> None:
     assert f"stream.bin holds {MIB // 3} frame(s)" in result.output
 
 
+@pytest.mark.parametrize("stdin", [False, True])
+def test_partition_emit_holds_the_frame_not_the_stream(tmp_path: Path, stdin: bool) -> None:
+    # The stream was read whole (held once, about its size) to take one frame; it is read a
+    # block at a time now, and a stream four times longer takes no more memory.
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        data = CALL.read_bytes() + b"{}\n" * lines  # frame 0, then many lines
+        stream = tmp_path / "stream.bin"
+        stream.write_bytes(data)
+        out = tmp_path / "o"
+        args = ["partition", "emit", "-" if stdin else str(stream), "--output", str(out)]
+        runner = CliRunner()
+        runner.invoke(cli, ["partition", "--help"])
+        tracemalloc.start()
+        try:
+            result = runner.invoke(cli, args, input=data if stdin else None)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.exit_code == 0, result.output
+        peaks.append(peak)
+        alone = tmp_path / "call.out"
+        assert CliRunner().invoke(cli, ["partition", "emit", str(CALL), "--output", str(alone)])
+        assert out.read_bytes() == alone.read_bytes()
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a stream four times longer"
+
+
+def test_partition_emit_finds_each_frame_as_the_whole_stream_did(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" + CALL.read_bytes() + b"{}\n\n" + CALL.read_bytes().rstrip(b"\n"))
+    runner = CliRunner()
+    for index, code in [(0, 1), (1, 0), (2, 1), (3, 1), (4, 1)]:  # the last: no LF
+        result = runner.invoke(cli, ["partition", "emit", str(stream), "--index", str(index)])
+        assert result.exit_code == code, (index, result.output)
+    result = runner.invoke(cli, ["partition", "emit", str(stream), "--index", "5"])
+    assert result.exit_code == 2 and "stream.bin holds 5 frame(s)" in result.output
+
+
 def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: Path) -> None:
     frame = tmp_path / "frame.bin"
     frame.write_bytes(CALL.read_bytes() + b"{}\n" * (MIB // 3))
