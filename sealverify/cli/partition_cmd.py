@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from sealverify.partition import records as pt
 from sealverify.primitives import signatures
 from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
-from sealverify.run.reading import stdio_frame
+from sealverify.run.reading import stdio_frame_of
 from sealverify.run.refused import SourceUnreadable
 
 __all__ = ["COMMANDS", "partition"]
@@ -56,16 +55,9 @@ def _read_frame(source: str, transport: str, index: int) -> FrameBytes:
     """
     if transport != "stdio":
         return _select_frame(read_input(source), transport, index, source)
-    try:
-        if source == "-":
-            found = stdio_frame(sys.stdin.buffer, "standard input", index)
-        else:
-            with open(source, "rb") as stream:
-                found = stdio_frame(stream, source, index)
-    except OSError as exc:
-        raise SourceUnreadable.of(source, exc) from None
-    if isinstance(found, int):
-        raise click.UsageError(f"--index {index}: {source} holds {found} frame(s)")
+    found, frames = stdio_frame_of(source, index)
+    if found is None:
+        raise click.UsageError(f"--index {index}: {source} holds {frames} frame(s)")
     return _select_frame(found, transport, 0, source)  # the frame alone: its only frame
 
 

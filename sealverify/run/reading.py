@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ __all__ = [
     "set_max_input_bytes",
     "spool_capped",
     "stdio_frame",
+    "stdio_frame_of",
     "too_large",
 ]
 
@@ -216,10 +218,10 @@ def spool_capped(
     return opener
 
 
-def stdio_frame(stream: BinaryIO, name: str, index: int) -> bytes | int:
-    """Frame ``index`` of a stdio stream (its line, LF kept), read a block at a time.
+def stdio_frame(stream: BinaryIO, name: str, index: int) -> tuple[bytes | None, int]:
+    """Frame ``index`` of a stdio stream, and how many frames it holds, read a block at a time.
 
-    Or, when the stream holds fewer frames, how many it holds. Only the frame and one block
+    The frame is its line, LF kept (None when there is none). Only the frame and one block
     are held, never the stream. The stream is read to its end under ``--max-input-bytes``, as
     :func:`read_capped` reads it, so a stream past the cap is refused whichever frame is asked.
     """
@@ -233,7 +235,7 @@ def stdio_frame(stream: BinaryIO, name: str, index: int) -> bytes | int:
             info = os.fstat(fd)
             if stat.S_ISREG(info.st_mode) and info.st_size > limit:
                 raise too_large(name, limit)
-    frames = 0  # frames ended before the block being read
+    lines = 0  # LFs read
     found: bytes | None = None
     parts: list[bytes] = []  # frame ``index``, in the pieces its blocks brought
     last_lf = True  # whether the stream read so far ends with LF (or is empty)
@@ -242,17 +244,35 @@ def stdio_frame(stream: BinaryIO, name: str, index: int) -> bytes | int:
         if total > limit:
             raise too_large(name, limit)
         last_lf = block.endswith(b"\n")
-        if found is not None:
+        if found is not None or lines > index:
+            lines += block.count(b"\n")
             continue
         start = 0
         while (end := block.find(b"\n", start)) >= 0:
-            if frames == index:
+            if lines == index:
                 found = b"".join([*parts, block[start : end + 1]])
+            lines, start = lines + 1, end + 1
+            if found is not None:
                 break
-            frames, start = frames + 1, end + 1
-        if found is None and frames == index:
+        if found is None and lines == index:
             parts.append(block[start:])
-    if found is not None:
-        return found
-    tail = b"".join(parts)  # frame ``index``, unterminated, at the stream's end
-    return tail if tail else frames + (0 if last_lf or frames == index else 1)
+        elif found is not None:
+            lines += block.count(b"\n", start)
+    frames = lines + (0 if last_lf else 1)
+    if found is None:
+        found = b"".join(parts) or None  # frame ``index``, unterminated, at the stream's end
+    return found, frames
+
+
+def stdio_frame_of(source: str, index: int) -> tuple[bytes | None, int]:
+    """:func:`stdio_frame` of a named file, or of standard input for ``-``.
+
+    An unreadable file is ``cannot read <path>: <why>`` (exit 2), as a whole read names it.
+    """
+    try:
+        if source == "-":
+            return stdio_frame(sys.stdin.buffer, "standard input", index)
+        with open(source, "rb") as stream:
+            return stdio_frame(stream, source, index)
+    except OSError as exc:
+        raise SourceUnreadable.of(source, exc) from None

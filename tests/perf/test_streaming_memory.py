@@ -135,6 +135,23 @@ def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: 
     assert code != 2  # the one-line frame is read and the token judged
 
 
+def test_approval_frame_of_many_lines_holds_its_first_line_only(tmp_path: Path) -> None:
+    # The frame file was read whole (held once, about its size) to see it is one line; it is
+    # read a block at a time now, and a file four times longer takes no more memory.
+    tokens = tmp_path / "tokens.ndjson"
+    tokens.write_bytes(approval_token(CALL.read_bytes(), DEMO_KERNEL_CONFIG))
+    args = ["approval", str(tokens), "--approval-pubkey", keys.APPROVER_KEY.public_hex]
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        frame = tmp_path / f"frame-{lines}.bin"
+        frame.write_bytes(CALL.read_bytes() + b"{}\n" * lines)
+        code, peak = _peak([*args, "--frame", str(frame)])
+        assert code == 2  # "must hold exactly one frame (one line)"
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a frame file four times longer"
+
+
 def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
     """diff analysed every frame (and parsed every line) to pick the first tools/call."""
     stream = tmp_path / "stream.bin"
