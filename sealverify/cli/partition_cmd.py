@@ -225,7 +225,7 @@ def verify_cmd(
         raise click.UsageError(f"--pubkey: {exc}") from None
     raw = read_input(attestation_path)
     name = "-" if attestation_path == "-" else report_name(Path(attestation_path).name)
-    frame = _select_frame(read_input(frame_path), transport, index, frame_path)
+    frame = _read_frame(frame_path, transport, index)
     report = attestation_report(
         raw,
         frame.data,

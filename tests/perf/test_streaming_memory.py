@@ -122,6 +122,23 @@ def test_partition_emit_finds_each_frame_as_the_whole_stream_did(tmp_path: Path)
     assert result.exit_code == 2 and "stream.bin holds 5 frame(s)" in result.output
 
 
+def test_partition_verify_holds_the_frame_not_the_stream(tmp_path: Path) -> None:
+    # --frame was read whole (held once, about its size) to take one frame.
+    partition = ROOT / "fixtures" / "partition"
+    pubkey = "0545a4cf42aa36b761dc2bdfe0b11bd71d45a2ea15be33e3ee9ca610c608fe2d"
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        stream = tmp_path / f"stream-{lines}.bin"
+        stream.write_bytes((partition / "frame.bin").read_bytes() + b"{}\n" * lines)
+        code, peak = _peak(["partition", "verify", str(partition / "attestation.json"),
+                            "--frame", str(stream), "--pubkey", pubkey, "--allow-published-keys",
+                            "--format", "json", "--output", str(tmp_path / "o")])  # fmt: skip
+        assert code == 0
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a stream four times longer"
+
+
 def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: Path) -> None:
     frame = tmp_path / "frame.bin"
     frame.write_bytes(CALL.read_bytes() + b"{}\n" * (MIB // 3))
