@@ -169,6 +169,25 @@ def test_approval_frame_of_many_lines_holds_its_first_line_only(tmp_path: Path) 
     assert large < 1.5 * small, f"{small} then {large} bytes for a frame file four times longer"
 
 
+def test_a_tools_transcript_is_not_parsed_whole_to_find_it_is_a_stream(tmp_path: Path) -> None:
+    # tools digest parsed the whole transcript as one JSON value (twice) only to learn that
+    # it is not one: 3.5 bytes of memory a byte to find the extra data after the first line.
+    reply = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}}]}}\n'
+    note = b'{"jsonrpc":"2.0","method":"notifications/message"}\n'
+    sizes, peaks = [], []
+    for notes in (4_000, 16_000):
+        stream = tmp_path / f"s2c-{notes}.jsonl"
+        stream.write_bytes(note * notes + reply)
+        code, peak = _peak(["tools", "digest", str(stream), "--format", "json",
+                            "--output", str(tmp_path / "o")])  # fmt: skip
+        assert code == 0
+        assert '"name": "a"' in (tmp_path / "o").read_text()
+        sizes.append(stream.stat().st_size)
+        peaks.append(peak)
+    per_byte = (peaks[1] - peaks[0]) / (sizes[1] - sizes[0])
+    assert per_byte < 2.5, f"{per_byte:.2f} bytes of memory per byte of transcript"
+
+
 def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:
     """diff analysed every frame (and parsed every line) to pick the first tools/call."""
     stream = tmp_path / "stream.bin"
