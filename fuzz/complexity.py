@@ -1,7 +1,8 @@
 """``python -m fuzz complexity``: every parser, scanner and command on growing hostile inputs.
 
-Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the fastest of five
-runs, every cache of ``sealverify`` emptied before each), then runs each size once more under
+Each case builds a hostile input of 1, 2, 4 and 8 units and runs it (the least CPU time of
+five runs, every cache of ``sealverify`` emptied before each, and of five or ten more when
+the fit is past the line), then runs each size once more under
 tracemalloc for its peak Python allocation. A linear case takes about twice as long (and twice
 the memory) per doubling and a quadratic one four times: a case fails when its time or its
 peak memory grows faster than :data:`MAX_GROWTH` per doubling (the fit over all four sizes, so
@@ -19,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import resource
 import sys
 import time
 import tracemalloc
@@ -47,6 +49,7 @@ UNITS = (1, 2, 4, 8)
 MAX_GROWTH = 2.5  # per doubling of the input: linear is 2, quadratic 4
 _FIXED_BYTES = 48 * 1024 * 1024  # allowance of every case's peak, over its per-byte bound
 _REPEATS = 5
+_AGAIN = 2  # rounds of _REPEATS more for a case whose time fits past MAX_GROWTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +133,30 @@ def _fresh() -> None:
                 clear()
 
 
-def _timed(case: Case, inputs: list[bytes]) -> tuple[float, ...]:
-    """The fastest of :data:`_REPEATS` runs of each input.
+def cpu_seconds() -> float:
+    """CPU seconds this process and its reaped children have used.
+
+    Not the wall clock: on a shared machine a run is also timed while it waits for a core, and
+    that wait (other work, not the case) once made linear cases fit 2.8x and 3.2x per doubling.
+    A slope in the work itself is CPU time, so it is still measured.
+    """
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _timed(case: Case, inputs: list[bytes], best: list[float] | None = None) -> tuple[float, ...]:
+    """The least CPU time of :data:`_REPEATS` runs of each input (and of ``best``, if given).
 
     The sizes take turns (1, 2, 4, 8, then again), so a stretch of other work on the machine
     slows every size alike rather than one.
     """
-    best = [float("inf")] * len(inputs)
+    best = list(best) if best is not None else [float("inf")] * len(inputs)
     for _ in range(_REPEATS):
         for index, data in enumerate(inputs):
             _fresh()
-            start = time.perf_counter()
+            start = cpu_seconds()
             case.run(data)
-            best[index] = min(best[index], time.perf_counter() - start)
+            best[index] = min(best[index], cpu_seconds() - start)
     return tuple(best)
 
 
@@ -159,17 +173,24 @@ def _peak(case: Case, data: bytes) -> int:
 def measure(case: Case, units: tuple[int, ...] = UNITS) -> Figure:
     """Time ``case`` at each size in ``units`` and measure the peak allocation of each.
 
-    A command must give one of the exit codes the case expects on every input, so that an
-    input refused at its first byte does not pass for a fast one.
+    A fit past :data:`MAX_GROWTH` is measured again (up to :data:`_AGAIN` rounds more), each
+    size keeping its least time: load on the machine only adds time, so a slope that stays
+    is the work's own. A command must give one of the exit codes the case expects on every
+    input, so that an input refused at its first byte does not pass for a fast one.
     """
     inputs = [case.make(n) for n in units]
     for data in inputs:  # also the first run, which pays for imports and first-use set-up
         code = case.run(data)
         if case.expect is not None and code not in case.expect:
             raise AssertionError(f"exit {code}, expected {sorted(case.expect)}")
+    sizes = tuple(len(d) for d in inputs)
     seconds = _timed(case, inputs)
+    for _ in range(_AGAIN):  # near the line: more runs, each size's least kept
+        if per_doubling(sizes, seconds) <= MAX_GROWTH:
+            break
+        seconds = _timed(case, inputs, list(seconds))
     peaks = tuple(_peak(case, data) for data in inputs)
-    return Figure(case, tuple(len(d) for d in inputs), seconds, peaks)
+    return Figure(case, sizes, seconds, peaks)
 
 
 # --- the hostile shapes ----------------------------------------------------------------------

@@ -16,7 +16,6 @@ from sealverify import (
     OptionError,
     approval_subject,
     split_tokens,
-    stdio_frame_count,
 )
 from sealverify.cli import attest_run
 from sealverify.cli.common import (
@@ -25,7 +24,6 @@ from sealverify.cli.common import (
     lowercase_hex,
     max_input_bytes,
     output_option,
-    read_input,
     say,
     table_view,
     too_large,
@@ -36,6 +34,7 @@ from sealverify.cli.spooled import SubjectSpool
 from sealverify.primitives.signatures import hex_key
 from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
+from sealverify.run.reading import stdio_frame_of
 from sealverify.run.refused import InputRefused, SourceUnreadable
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
 
@@ -146,8 +145,9 @@ def approval(
     attesting = attest_run.start(attest_key, attestation_path, (*tokens, frame_path))
     if attesting is not None:  # hashed now and again at the end: a changed input is refused
         attesting.read_inputs([*map(Path, tokens), Path(frame_path)])
-    frame = read_input(frame_path)
-    if stdio_frame_count(frame) != 1:
+    # Read a block at a time: only the first line is kept (a file of many lines was held whole).
+    frame, frames = stdio_frame_of(frame_path, 0)
+    if frame is None or frames != 1:
         raise click.UsageError(f"--frame {frame_path}: must hold exactly one frame (one line)")
     try:
         options = ApprovalOptions(

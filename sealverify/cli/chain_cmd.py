@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +26,8 @@ from sealverify.history.databases import is_database_url, redacted
 from sealverify.history.state import HistoryError, HistoryStore, open_store
 from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import format_named
-from sealverify.run.reading import CappedFile, open_capped
+from sealverify.run.reading import CappedFile, SpooledInput, open_capped, spool_capped
+from sealverify.run.refused import SourceUnreadable
 from sealverify.run.walk import inside
 
 __all__ = ["COMMANDS", "chain"]
@@ -54,24 +57,42 @@ def _receipt_inputs(paths: tuple[Path, ...]) -> list[ReceiptGroup]:
     return groups
 
 
-_Log = bytes | Callable[[], CappedFile]  # a log's bytes, or a call that opens it
+_Log = bytes | Callable[[], CappedFile | SpooledInput]  # a log's bytes, or a call opening it
 
 
 def _log_sources(logs: tuple[str, ...], advance: Advance) -> list[tuple[str, _Log]]:
-    """Each log's name and, for a file, a call that opens it: walked as read, never held whole.
+    """Each log's name and a call that opens it: walked as read, never held whole.
 
-    Standard input (and anything that is not a regular file) is read here, under the cap.
+    Standard input, and a path that is not a regular file (a pipe), can be read only once:
+    each is copied a block at a time to an unnamed temporary file, read from there.
     """
     sources: list[tuple[str, _Log]] = []
     for log in logs:
         name = "-" if log == "-" else report_name(Path(log).name)
-        if log == "-" or not os.path.isfile(log):
-            data = read_input(log)  # stdin, or a usage error naming the path
+        if log == "-":
+            sources.append((name, spool_capped(sys.stdin.buffer, "standard input", advance)))
+        elif os.path.isfile(log):
+            sources.append((name, open_capped(Path(log), log, advance)))
+        elif _is_stream(log):
+            try:
+                with open(log, "rb") as stream:
+                    sources.append((name, spool_capped(stream, log, advance)))
+            except OSError as exc:
+                raise SourceUnreadable.of(log, exc) from None
+        else:
+            data = read_input(log)  # a usage error naming the path
             advance(len(data))
             sources.append((name, data))
-        else:
-            sources.append((name, open_capped(Path(log), log, advance)))
     return sources
+
+
+def _is_stream(path: str) -> bool:
+    """A pipe or a character device: read once, in blocks."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 @click.command(

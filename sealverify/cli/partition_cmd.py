@@ -34,6 +34,7 @@ from sealverify.partition import records as pt
 from sealverify.primitives import signatures
 from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import table
+from sealverify.run.reading import stdio_frame_of
 from sealverify.run.refused import SourceUnreadable
 
 __all__ = ["COMMANDS", "partition"]
@@ -44,6 +45,20 @@ def _select_frame(data: bytes, transport: str, index: int, source: str) -> Frame
         return select_frame(data, transport, index, source)
     except OptionError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _read_frame(source: str, transport: str, index: int) -> FrameBytes:
+    """Frame ``index`` of ``source`` (a file or ``-``); a stdio stream is never held whole.
+
+    A stdio stream is read a block at a time and only the frame asked for is kept (it was
+    read whole, then split, to take one frame); an http body is one frame, read whole.
+    """
+    if transport != "stdio":
+        return _select_frame(read_input(source), transport, index, source)
+    found, frames = stdio_frame_of(source, index)
+    if found is None:
+        raise click.UsageError(f"--index {index}: {source} holds {frames} frame(s)")
+    return _select_frame(found, transport, 0, source)  # the frame alone: its only frame
 
 
 def _frame_options(func: Any) -> Any:
@@ -142,8 +157,7 @@ def emit_cmd(
             raise SourceUnreadable.of(f"--sign-key {sign_key}", exc) from None
         except ValueError as exc:  # not ASCII, or not a key: one line, exit 2
             raise InputFileError(f"--sign-key {sign_key}: {exc}") from None
-    data = read_input(source)
-    frame = _select_frame(data, transport, index, source)
+    frame = _read_frame(source, transport, index)
     options = FrameOptions(era=era, supported_versions=frozenset(supported))
     name = f"{'-' if source == '-' else report_name(Path(source).name)}#{index}"
     emitted = partition_emit(frame, policy, options, seed=seed, name=name)
@@ -211,7 +225,7 @@ def verify_cmd(
         raise click.UsageError(f"--pubkey: {exc}") from None
     raw = read_input(attestation_path)
     name = "-" if attestation_path == "-" else report_name(Path(attestation_path).name)
-    frame = _select_frame(read_input(frame_path), transport, index, frame_path)
+    frame = _read_frame(frame_path, transport, index)
     report = attestation_report(
         raw,
         frame.data,

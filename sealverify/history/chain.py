@@ -18,11 +18,12 @@ metadata, checked for consistency only. Everything here is pure (callers pass by
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sealverify.errors import InputFileError
+from sealverify.history.chain_heads import Heads
 from sealverify.history.chain_log import LogData, LogReading, parse_log, read_records
 from sealverify.history.chain_records import (
     COMMITMENT,
@@ -35,7 +36,8 @@ from sealverify.history.chain_records import (
     commit,
     genesis,
 )
-from sealverify.history.chain_walk import ChainWalk, Heads
+from sealverify.history.chain_views import RecordViews
+from sealverify.history.chain_walk import ChainWalk
 from sealverify.results import ids
 from sealverify.results.model import (
     Check,
@@ -97,7 +99,8 @@ class ChainResult:
     final_session: str | None = None
     final_entry: int | None = None
     heads_found: frozenset[str] = frozenset()
-    display: tuple[dict[str, Any], ...] = ()
+    display: RecordViews | None = None  # the html report's view of each record, when kept
+    anchored_through: int | None = None  # the last record an anchor is at, when kept
     overflows: int = 0  # the last checks close kinds of finding past their first ``keep``
 
     @property
@@ -143,7 +146,7 @@ def verify_chain(
     reported as starting from unverified earlier history. Every break is a finding; the first
     is summarised with its likely cause. Truncation is judged only against ``anchor``.
     """
-    walk = ChainWalk(anchor, start_head, lambda: Heads((r.head, r.location) for r in records))
+    walk = ChainWalk(anchor, start_head, lambda: Heads(_placed(records)))
     for rec in records:
         walk.add(rec)
     finished = walk.finish()
@@ -151,6 +154,12 @@ def verify_chain(
     empty = [] if walk.count else [_NO_RECORDS]
     result = _result(walk, finished, records=tuple(records))
     return replace(result, checks=(*empty, *found, *breaks, *closing))
+
+
+def _placed(records: Iterable[ChainRecord]) -> Iterator[tuple[str, str, int]]:
+    """Each record's head and where it is (its log and line), as the heads index takes them."""
+    for rec in records:
+        yield rec.head, rec.line.source, rec.line.number
 
 
 def _result(
@@ -176,7 +185,8 @@ def _result(
         final_session=prev.session if prev is not None else None,
         final_entry=prev.entry if prev is not None else None,
         heads_found=frozenset(h for h, (at, _) in walk.found.items() if at >= 0),
-        display=tuple(walk.display or ()),
+        display=walk.display,
+        anchored_through=walk.anchored_through,
     )
 
 
@@ -225,7 +235,7 @@ def walk_logs(
     walk = ChainWalk(
         anchor,
         start_head,
-        lambda: Heads((r.head, r.location) for r in read_records(sources, LogReading(0))),
+        lambda: Heads(_placed(read_records(sources, LogReading(0)))),
         keep=keep,
         recorded=recorded,
         display=display,

@@ -16,19 +16,15 @@ __all__ = ["chain_display", "chain_facts", "tail_state"]
 def chain_display(result: ChainResult, anchor: Anchor, start_head: str | None) -> dict[str, Any]:
     """Per record: where it is, its heads, whether it commits and links, the anchors at it.
 
-    The records are the view the walk kept (``walk_logs(..., display=True)``).
+    The records are the view the walk kept (``walk_logs(..., display=True)``), a
+    :class:`~sealverify.history.chain_views.RecordViews` read in log order.
     ``anchored_through`` is the index of the last record an anchor covers (None: none does);
     the records after it are the unanchored tail when the run says the tail is unanchored.
     """
-    records = list(result.display)
-    anchored_through: int | None = None
-    for index, record in enumerate(records):
-        if record["anchors"]:
-            anchored_through = index
     tail, missing = tail_state(result, anchor)
     return {
-        "records": records,
-        "anchored_through": anchored_through,
+        "records": result.display if result.display is not None else (),
+        "anchored_through": result.anchored_through,
         "start_head": start_head,
         "tail_unanchored": result.unanchored_tail,
         "start_unanchored": result.unanchored_start,

@@ -8,52 +8,30 @@ record), built only at the first break: an intact log is judged holding one reco
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from sealverify.history.chain_heads import Heads
 from sealverify.history.chain_records import GENESIS, Anchor, BreakKind, ChainRecord
+from sealverify.history.chain_views import RecordViews
 from sealverify.results.model import Check, Compared, Status, fail, info, passed, unpinned
 from sealverify.results.repeats import Findings
 
 _FAIL, _NOT_EVALUATED = Status.FAIL, Status.NOT_EVALUATED
 
-__all__ = ["ChainWalk", "Heads"]
-
-
-class Heads:
-    """Where each head occurs, built once: maps rebuilt per break were quadratic."""
-
-    def __init__(self, records: Iterable[tuple[str, str]]) -> None:
-        """``records``: each record's ``(head, location)``, in log order."""
-        self.positions: dict[str, list[int]] = {}
-        self.locations: list[str] = []
-        for j, (head, location) in enumerate(records):
-            self.positions.setdefault(head, []).append(j)
-            self.locations.append(location)
-
-    def last(self, head: str) -> int:
-        """Position of the last record whose head is ``head`` (-1 when none)."""
-        found = self.positions.get(head)
-        return found[-1] if found else -1
-
-    def last_before(self, head: str, i: int) -> int:
-        """Position of the last record before ``i`` whose head is ``head`` (-1 when none)."""
-        found = self.positions.get(head)
-        return found[bisect_left(found, i) - 1] if found and found[0] < i else -1
+__all__ = ["ChainWalk"]
 
 
 def _classify(
     rec: ChainRecord, prev: ChainRecord, i: int, expected_entry: int | None, heads: Heads
 ) -> tuple[BreakKind, str]:
     """Name the likeliest cause of a link break at position ``i`` (prev_head != previous head)."""
-    later = heads.last(rec.prev_head)
-    earlier = heads.last_before(rec.prev_head, i)
+    later, later_at = heads.last(rec.prev_head)
     if later > i:
         return "reordering", (
             f"it links to the head of a record that appears later "
-            f"({heads.locations[later]}); records are out of order"
+            f"({later_at}); records are out of order"
         )
     prev_recomputed = prev.recomputed
     if rec.prev_head == prev_recomputed:
@@ -62,10 +40,11 @@ def _classify(
             f"so the previous record's head field ({prev.location}) was "
             "rewritten"
         )
+    earlier, earlier_at = heads.last_before(rec.prev_head, i)
     # At position 1 the previous record is the first: a link to its own start is an insertion.
     if earlier >= 0 or (i == 1 and rec.prev_head == prev.prev_head):
         skipped = i - 1 - earlier
-        origin = heads.locations[earlier] if earlier >= 0 else "the start of the log"
+        origin = earlier_at if earlier >= 0 else "the start of the log"
         return "insertion", (
             f"it links to the head of {origin}, so the {skipped} record(s) after that were inserted"
         )
@@ -118,8 +97,8 @@ def _payload_break(rec: ChainRecord, recomputed: str | None) -> dict[str, Any]:
 class ChainWalk:
     """One stream of records judged as it comes: :meth:`add` each, then :meth:`finish`.
 
-    ``heads`` builds the index of every record's ``(head, location)`` when a break needs it
-    (the records after this one included). ``keep`` caps each kind of finding
+    ``heads`` builds the index of every record's head (:class:`~.chain_heads.Heads`) when a
+    break needs it (the records after this one included). ``keep`` caps each kind of finding
     (:class:`~sealverify.results.repeats.Findings`; None keeps all). ``recorded`` is a head an
     earlier run recorded: the walk starts from it when the first record links from it and no
     ``start_head`` is given. ``display`` keeps the per-record view the html report draws.
@@ -150,7 +129,8 @@ class ChainWalk:
         wanted = (anchor.head, anchor.state_head, recorded)
         self.found: dict[str, tuple[int, str]] = {h: (-1, "") for h in wanted if h is not None}
         self.owner: str | None = None  # the session of the first record with the state head
-        self.display: list[dict[str, Any]] | None = [] if display else None
+        self.display: RecordViews | None = RecordViews() if display else None
+        self.anchored_through: int | None = None  # the last record an anchor is at
 
     @staticmethod
     def _bucket(keep: int | None) -> list[Check]:
@@ -205,6 +185,8 @@ class ChainWalk:
             anchors.append("state file")
         if anchor.count is not None and anchor.count == index + 1:
             anchors.append("--expect-count")
+        if anchors:
+            self.anchored_through = index
         self.display.append(
             {
                 "entry": rec.entry,
@@ -242,7 +224,7 @@ class ChainWalk:
         heads = self._heads
         kind, why = _classify(rec, prev, i, None if new_process else prev.entry + 1, heads)
         if kind == "reordering":
-            self._displaced_until = max(heads.last(rec.prev_head), i) + 1
+            self._displaced_until = max(heads.last(rec.prev_head)[0], i) + 1
         self._break(
             {
                 "entry": rec.entry,

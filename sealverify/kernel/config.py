@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sealverify.kernel.ljson import (
     Absent,
@@ -91,6 +91,11 @@ class LinearTool:
 class LinearConfig:
     grants_file: str
     tools: tuple[LinearTool, ...]
+    # The first rule of each tool, as the kernel's search finds it: looked up per call.
+    by_tool: Mapping[str, LinearTool] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_tool", _first_by_tool(self.tools))
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +112,23 @@ class PrincipalKey:
     pubkey: str
 
 
+def _first_by_tool(rules: Iterable[LinearTool | ReplicatedTool]) -> dict[str, Any]:
+    """The first rule naming each tool (a section's search per call cost its size)."""
+    first: dict[str, Any] = {}
+    for rule in rules:
+        first.setdefault(rule.tool, rule)
+    return first
+
+
+def _budgets_by_tool(specs: tuple[BudgetSpec, ...]) -> dict[str, tuple[BudgetSpec, ...]]:
+    """For each tool, the budgets that gate it, in the order of ``specs`` (each once)."""
+    found: dict[str, list[BudgetSpec]] = {}
+    for spec in specs:
+        for tool in dict.fromkeys(spec.tools):
+            found.setdefault(tool, []).append(spec)
+    return {tool: tuple(gating) for tool, gating in found.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class PrincipalsConfig:
     registry: tuple[PrincipalKey, ...]
@@ -114,12 +136,17 @@ class PrincipalsConfig:
     # The first registry entry of each id, as ``verifyEnvelope`` finds it: looked up per call,
     # not searched (a registry searched per call cost its size times the calls).
     by_id: Mapping[str, PrincipalKey] = dataclasses.field(init=False, repr=False, compare=False)
+    # The budgets gating each tool, in order: a call looks them up, not through every budget.
+    by_tool: Mapping[str, tuple[BudgetSpec, ...]] = dataclasses.field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         first: dict[str, PrincipalKey] = {}
         for key in self.registry:
             first.setdefault(key.id, key)
         object.__setattr__(self, "by_id", first)
+        object.__setattr__(self, "by_tool", _budgets_by_tool(self.budgets))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +165,13 @@ class TrustedConfig:
     # For each tool a section names, the optional kernels that gate it, indexed once per
     # config: a call looks its tool up rather than scanning each section's tool names.
     gates: Mapping[str, frozenset[str]] = dataclasses.field(init=False, repr=False, compare=False)
+    # The first convergence rule and the budgets of each tool, looked up the same way.
+    replicated: Mapping[str, ReplicatedTool] = dataclasses.field(
+        init=False, repr=False, compare=False
+    )
+    budget_by_tool: Mapping[str, tuple[BudgetSpec, ...]] = dataclasses.field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         named: dict[str, set[str]] = {}
@@ -145,6 +179,8 @@ class TrustedConfig:
             for tool in tools:
                 named.setdefault(tool, set()).add(kernel)
         object.__setattr__(self, "gates", {t: frozenset(k) for t, k in named.items()})
+        object.__setattr__(self, "replicated", _first_by_tool(self.convergence))
+        object.__setattr__(self, "budget_by_tool", _budgets_by_tool(self.budget))
 
     def _gated(self) -> list[tuple[str, Iterable[str]]]:
         """Each optional kernel and the tool names it gates (the checks each step made)."""

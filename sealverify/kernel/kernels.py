@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from sealverify.kernel.config import (
@@ -251,8 +251,9 @@ def consensus_decide(act: Action, config: ConsensusConfig, votes: list[tuple[int
 # --- V: convergence (only proven-convergent CRDT operations) -----------------------------------
 
 
-def convergence_decide(act: Action, config: tuple[ReplicatedTool, ...]) -> Verdict:
-    rule = next((r for r in config if r.tool == act.tool), None)
+def convergence_decide(act: Action, rules: Mapping[str, ReplicatedTool]) -> Verdict:
+    """``rules``: the first rule of each tool (``TrustedConfig.replicated``), looked up."""
+    rule = rules.get(act.tool)
     if rule is None:
         return verdict("convergence", False, f"not a configured replicated tool: {act.tool}")
     op = scalar_text(at_path(act.args, list(rule.op_arg)))
@@ -326,7 +327,7 @@ def linear_decide(
     act: Action, config: LinearConfig, state: LinearState
 ) -> tuple[Verdict, str | None]:
     """The verdict, and the capability the call spends (committed on execution)."""
-    tool = next((t for t in config.tools if t.tool == act.tool), None)
+    tool = config.by_tool.get(act.tool)
     if tool is None:
         return verdict("linear", False, f"not a linearly-gated tool: {act.tool}"), None
     cap = scalar_text(at_path(act.args, list(tool.cap_arg)))
@@ -360,11 +361,12 @@ def cost_for(spec: BudgetSpec, args: LValue) -> int | None:
 def _fold_budgets(
     act: Action, specs: tuple[BudgetSpec, ...], spent: Callable[[str], int], label: str
 ) -> str | dict[str, int]:
-    """The error, or the counters the call moves (read through them: same-name specs share)."""
+    """The error, or the counters the call moves (read through them: same-name specs share).
+
+    ``specs``: the budgets that gate the call's tool, in config order (looked up, not searched).
+    """
     moved: dict[str, int] = {}
     for spec in specs:
-        if act.tool not in spec.tools:
-            continue
         cost = cost_for(spec, act.args)
         if cost is None:
             return f"missing cost field for {label} {spec.name}: {act.tool}"
@@ -376,10 +378,14 @@ def _fold_budgets(
 
 
 def budget_decide(
-    act: Action, config: tuple[BudgetSpec, ...], state: BudgetState
+    act: Action, by_tool: Mapping[str, tuple[BudgetSpec, ...]], state: BudgetState
 ) -> tuple[Verdict, BudgetState]:
-    """The verdict, and the counters the call moves (committed on execution)."""
-    moved = _fold_budgets(act, config, lambda budget: state.get(budget, 0), "budget")
+    """The verdict, and the counters the call moves (committed on execution).
+
+    ``by_tool``: the budgets gating each tool (``TrustedConfig.budget_by_tool``).
+    """
+    specs = by_tool.get(act.tool, ())
+    moved = _fold_budgets(act, specs, lambda budget: state.get(budget, 0), "budget")
     if isinstance(moved, str):
         return verdict("budget", False, moved), {}
     return verdict("budget", True, f"within budget: {act.tool}"), moved
@@ -396,7 +402,7 @@ def principal_budget_decide(
     if principal is None:
         return verdict(name, False, f"principal envelope required: {act.tool}"), {}
     own = lambda budget: state.get((principal, budget), 0)  # noqa: E731
-    moved = _fold_budgets(act, config.budgets, own, "principal budget")
+    moved = _fold_budgets(act, config.by_tool.get(act.tool, ()), own, "principal budget")
     if isinstance(moved, str):
         return verdict(name, False, moved), {}
     reason = f"within principal budget ({principal}): {act.tool}"

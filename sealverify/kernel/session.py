@@ -262,7 +262,7 @@ class KernelSession:
             votes = parse_votes(_get_str(envelope, "votes"))
             verdicts.append(K.consensus_decide(act, config.consensus, votes))
         if "convergence" in gates:
-            verdicts.append(K.convergence_decide(act, config.convergence))
+            verdicts.append(K.convergence_decide(act, config.replicated))
         calibration = config.calibration
         if calibration is not None and "calibration" in gates:
             records = parse_forecasts(_get_str(envelope, "forecasts"))
@@ -274,7 +274,7 @@ class KernelSession:
             verdict, cap_spent = K.linear_decide(act, linear, state.linear)
             verdicts.append(verdict)
         if "budget" in gates:
-            verdict, budget_moved = K.budget_decide(act, config.budget, state.budget)
+            verdict, budget_moved = K.budget_decide(act, config.budget_by_tool, state.budget)
             verdicts.append(verdict)
         principals = config.principals
         if principals is not None and self.profile.principals and "principal_budget" in gates:

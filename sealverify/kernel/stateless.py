@@ -285,7 +285,7 @@ def _temporal(inputs: ReplayInput, config: TrustedConfig, act: K.Action, cert: K
 
 
 def _convergence(inputs: ReplayInput, config: TrustedConfig, act: K.Action, cert: K.Verdict) -> str:
-    model = K.convergence_decide(act, config.convergence)
+    model = K.convergence_decide(act, config.replicated)
     if (model.kind, model.reason) == (cert.kind, cert.reason):
         return ""
     return f"the convergence kernel reads no state and gives {model.kind} {model.reason!r}"
@@ -338,7 +338,8 @@ def _linear(inputs: ReplayInput, config: TrustedConfig, act: K.Action, cert: K.V
 
 
 def _budget(inputs: ReplayInput, config: TrustedConfig, act: K.Action, cert: K.Verdict) -> str:
-    return _budget_fold(act, config.budget, cert, "budget", f"within budget: {act.tool}")
+    specs = config.budget_by_tool.get(act.tool, ())
+    return _budget_fold(act, specs, cert, "budget", f"within budget: {act.tool}")
 
 
 def _principal_budget(
@@ -349,7 +350,8 @@ def _principal_budget(
         return ""
     within = re.fullmatch(r"within principal budget \((.*)\): (.*)", cert.reason, re.DOTALL)
     ok = within is not None and within.group(2) == act.tool
-    return _budget_fold(act, config.principals.budgets, cert, "principal budget", ok)
+    specs = config.principals.by_tool.get(act.tool, ())
+    return _budget_fold(act, specs, cert, "principal budget", ok)
 
 
 def _budget_fold(
@@ -362,12 +364,11 @@ def _budget_fold(
     # The fold stops at the first spec whose cost field is missing or whose cost alone is
     # over its cap: no spec after it can be blamed, and no allow gets past it.
     reachable: list[tuple[BudgetSpec, int | None]] = []
-    for spec in specs:
-        if act.tool in spec.tools:
-            cost = K.cost_for(spec, act.args)
-            reachable.append((spec, cost))
-            if cost is None or cost > spec.cap:
-                break
+    for spec in specs:  # the budgets gating the call's tool, in config order
+        cost = K.cost_for(spec, act.args)
+        reachable.append((spec, cost))
+        if cost is None or cost > spec.cap:
+            break
     last_spec, last_cost = reachable[-1] if reachable else (None, 0)
     stopped = last_spec is not None and (last_cost is None or last_cost > last_spec.cap)
     if cert.allows:

@@ -195,7 +195,7 @@ def chain_report(
 
     Each source is ``(name, bytes)`` or ``(name, opener)``, a call that opens the log for
     reading: the log is then read a window at a time as it is walked, never held whole
-    (:func:`~sealverify.history.chain.walk_logs`); only the html view keeps a line per record.
+    (:func:`~sealverify.history.chain.walk_logs`); the html view spills its rows past the first.
 
     The first subject is the chain: BROKEN when a check fails, UNANCHORED when its start or tail
     has no anchor, else INTACT; then one per :class:`ReceiptGroup`, each receipt bound to a

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -13,11 +16,15 @@ from sealverify.run.refused import InputRefused, SourceUnreadable
 __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "CappedFile",
+    "SpooledInput",
     "max_input_bytes",
     "open_capped",
     "read_capped",
     "read_file",
     "set_max_input_bytes",
+    "spool_capped",
+    "stdio_frame",
+    "stdio_frame_of",
     "too_large",
 ]
 
@@ -27,6 +34,7 @@ __all__ = [
 DEFAULT_MAX_INPUT_BYTES = 256 << 20  # 256 MiB
 _max_input = [DEFAULT_MAX_INPUT_BYTES]
 _BLOCK = 1 << 20
+_SPOOL = 1 << 16  # bytes copied at a time by spool_capped: all it holds
 
 
 def max_input_bytes() -> int:
@@ -153,3 +161,118 @@ def open_capped(
         return CappedFile(path, name, on_read if opened[0] == 1 else None)
 
     return opener
+
+
+class SpooledInput:
+    """A reader of a spooled copy at its own offset: two walks of one copy never share one."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd, self._at = fd, 0
+
+    def read(self, size: int, /) -> bytes:
+        block = os.pread(self._fd, size, self._at)
+        self._at += len(block)
+        return block
+
+    def __enter__(self) -> SpooledInput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def spool_capped(
+    stream: BinaryIO, name: str, on_read: Callable[[int], object] | None = None
+) -> bytes | Callable[[], SpooledInput]:
+    """An input read once (standard input, a pipe), copied a block at a time, never held.
+
+    The copy is an unnamed temporary file under ``--max-input-bytes``; the call returned opens
+    a reader of it, each at its own offset (a log is read again to name a break). Without a
+    temporary file the input is read whole, as :func:`read_capped` does. ``on_read`` counts
+    each block as it is copied.
+    """
+    try:
+        spool = tempfile.TemporaryFile(prefix="sealverify-input-")  # noqa: SIM115
+    except OSError:
+        return read_capped(stream, name)
+    limit, total = max_input_bytes(), 0
+    try:
+        while block := stream.read(min(_SPOOL, limit + 1 - total)):
+            total += len(block)
+            if total > limit:
+                raise too_large(name, limit)
+            spool.write(block)
+            if on_read is not None:
+                on_read(len(block))
+        spool.flush()
+    except OSError as exc:
+        spool.close()
+        raise SourceUnreadable.of(name, exc) from None
+    except BaseException:
+        spool.close()
+        raise
+
+    def opener() -> SpooledInput:
+        return SpooledInput(spool.fileno())  # the copy lives as long as this call
+
+    return opener
+
+
+def stdio_frame(stream: BinaryIO, name: str, index: int) -> tuple[bytes | None, int]:
+    """Frame ``index`` of a stdio stream, and how many frames it holds, read a block at a time.
+
+    The frame is its line, LF kept (None when there is none). Only the frame and one block
+    are held, never the stream. The stream is read to its end under ``--max-input-bytes``, as
+    :func:`read_capped` reads it, so a stream past the cap is refused whichever frame is asked.
+    """
+    try:
+        fd: int | None = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        fd = None
+    limit, total = max_input_bytes(), 0
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                raise too_large(name, limit)
+    lines = 0  # LFs read
+    found: bytes | None = None
+    parts: list[bytes] = []  # frame ``index``, in the pieces its blocks brought
+    last_lf = True  # whether the stream read so far ends with LF (or is empty)
+    while block := stream.read(min(_SPOOL, limit + 1 - total)):
+        total += len(block)
+        if total > limit:
+            raise too_large(name, limit)
+        last_lf = block.endswith(b"\n")
+        if found is not None or lines > index:
+            lines += block.count(b"\n")
+            continue
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            if lines == index:
+                found = b"".join([*parts, block[start : end + 1]])
+            lines, start = lines + 1, end + 1
+            if found is not None:
+                break
+        if found is None and lines == index:
+            parts.append(block[start:])
+        elif found is not None:
+            lines += block.count(b"\n", start)
+    frames = lines + (0 if last_lf else 1)
+    if found is None:
+        found = b"".join(parts) or None  # frame ``index``, unterminated, at the stream's end
+    return found, frames
+
+
+def stdio_frame_of(source: str, index: int) -> tuple[bytes | None, int]:
+    """:func:`stdio_frame` of a named file, or of standard input for ``-``.
+
+    An unreadable file is ``cannot read <path>: <why>`` (exit 2), as a whole read names it.
+    """
+    try:
+        if source == "-":
+            return stdio_frame(sys.stdin.buffer, "standard input", index)
+        with open(source, "rb") as stream:
+            return stdio_frame(stream, source, index)
+    except OSError as exc:
+        raise SourceUnreadable.of(source, exc) from None

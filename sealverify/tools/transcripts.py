@@ -14,6 +14,7 @@ from sealverify.tools.digests import (
     collect_pages,
     js_value,
     note_request,
+    one_value,
     read_listing,
 )
 from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
@@ -292,10 +293,7 @@ def read_any(data: bytes, requests: bytes | None = None) -> Listing:
     is a transcript (and takes no separate ``requests``); anything else goes to
     :func:`read_listing`. Raises :class:`TranscriptError` for a malformed transcript.
     """
-    try:
-        doc = parse_bytes(data)
-    except JsonError:
-        doc = None
+    doc = one_value(data)  # a stream of frames is not parsed whole to say it is not one value
     log = doc.get("log") if isinstance(doc, dict) else None
     har = isinstance(log, dict) and "entries" in log
     if isinstance(doc, dict) and (doc.get("format") == HTTP_FORMAT or har):

@@ -68,3 +68,45 @@ def test_a_refused_input_is_a_failed_case(capsys: pytest.CaptureFixture[str]) ->
     finally:
         complexity.CASES = original
     assert "refused" in capsys.readouterr().out
+
+
+def test_time_waiting_for_a_core_is_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a shared machine the wall clock also counts the time a run waits while other work
+    # has the cores; a linear case once fitted 3.17x per doubling so. The CPU time the case
+    # uses is what is measured: here the wall clock runs on by a second per byte of input at
+    # every run (the largest input waits longest), and the figure is the work's own.
+    work = {"cpu": 0.0, "wall": 0.0}
+
+    def run(data: bytes) -> None:
+        work["cpu"] += len(data) * 1e-6  # linear work
+        work["wall"] += len(data) * 1e-6 + (len(data) / 1000) ** 2  # and a quadratic wait
+
+    monkeypatch.setattr(complexity.time, "process_time", lambda: work["cpu"])
+    monkeypatch.setattr(complexity.time, "perf_counter", lambda: work["wall"])
+    monkeypatch.setattr(complexity.time, "monotonic", lambda: work["wall"])
+    case = Case("linear", "linear work on a loaded machine", lambda n: b"x" * (1000 * n), run)
+    figure = complexity.measure(case)
+    assert figure.growth == pytest.approx(2.0) and not figure.failures
+
+
+def test_a_fit_past_the_line_is_measured_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Load only adds time: the sizes' least times over more runs decide, and a slope that
+    # stays after them is the case's own.
+    clock = [0.0]
+    runs: list[int] = []
+
+    def noisy(data: bytes) -> None:  # the largest size is slow in its first five runs only
+        runs.append(len(data))
+        slow = len(data) == 8000 and runs.count(8000) <= 6
+        clock[0] += len(data) * 1e-6 * (3 if slow else 1)
+
+    monkeypatch.setattr(complexity.time, "process_time", lambda: clock[0])
+    linear = complexity.measure(Case("noisy", "", lambda n: b"x" * (1000 * n), noisy))
+    assert linear.growth == pytest.approx(2.0) and not linear.failures
+    assert runs.count(8000) == 1 + 2 * 5 + 1  # set-up, two rounds, the memory run
+
+    def quadratic(data: bytes) -> None:
+        clock[0] += (len(data) / 1000) ** 2
+
+    steep = complexity.measure(Case("quadratic", "", lambda n: b"x" * (1000 * n), quadratic))
+    assert steep.growth == pytest.approx(4.0) and steep.failures

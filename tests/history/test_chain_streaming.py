@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -112,3 +114,94 @@ def test_a_stream_read_by_windows_gives_every_line(
                  b"long line\nx\n" * 5 + b"tail", b"x" * 20 + b"\n" + b"y" * 20]:  # fmt: skip
         expected = list(chain_log.log_lines(data))
         assert list(chain_log.log_lines(lambda d=data: io.BytesIO(d))) == expected, data
+
+
+def _broken_log(records: int) -> bytes:
+    """A valid log but for two records swapped near its start: a reordering, named at once."""
+    lines, _ = chain_lines([audit_payload(i) for i in range(records)])
+    log = list(lines)
+    at = [i for i, line in enumerate(log) if b'"seal_record"' in line]
+    a, b = at[3], at[4]
+    log[a - 1 : a + 1], log[b - 1 : b + 1] = log[b - 1 : b + 1], log[a - 1 : a + 1]
+    return b"".join(line + b"\n" for line in log)
+
+
+def test_a_broken_log_four_times_longer_takes_no_more_memory(tmp_path: Path) -> None:
+    # Naming a break reads the log again for every record's head: a list and a location
+    # string per record once held (about 300 bytes a record); sorted runs on disk now.
+    peaks = []
+    for records in (4_000, 16_000):
+        log = tmp_path / f"audit-{records}.log"
+        log.write_bytes(_broken_log(records))
+        out = tmp_path / f"report-{records}"
+        code, peak = _peak(["chain", str(log), "--format", "json", "--output", str(out)])
+        assert code == 1
+        assert '"kind": "reordering"' in out.read_text()
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"
+
+
+def test_standard_input_four_times_longer_takes_no_more_memory(tmp_path: Path) -> None:
+    # Standard input was read whole before the walk; it is copied a block at a time to an
+    # unnamed temporary file now and walked from there (read again to name a break).
+    peaks = []
+    for records in (2_000, 8_000):
+        data = _broken_log(records)
+        out = tmp_path / f"report-{records}"
+        runner = CliRunner()
+        runner.invoke(cli, ["chain", "--help"])
+        tracemalloc.start()
+        try:
+            result = runner.invoke(cli, ["chain", "-", "--format", "json", "--output", str(out)],
+                                   input=data, catch_exceptions=False)  # fmt: skip
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.exit_code == 1
+        report = json.loads(out.read_text())
+        assert report["subjects"][0]["facts"]["records"] == records
+        assert '"kind": "reordering"' in out.read_text()
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"
+
+
+def test_a_pipe_and_standard_input_report_as_the_file(tmp_path: Path) -> None:
+    data = _hostile_log()
+    log = tmp_path / "a.log"
+    log.write_bytes(data)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+    writer.start()
+    runner = CliRunner()
+    try:
+        piped = runner.invoke(cli, ["chain", str(fifo), "--format", "json"])
+    finally:
+        writer.join()
+    stdin = runner.invoke(cli, ["chain", "-", "--format", "json"], input=data)
+    held = runner.invoke(cli, ["chain", str(log), "--format", "json"])
+    assert held.exit_code == piped.exit_code == stdin.exit_code == 1
+    assert piped.stdout == held.stdout.replace("a.log", "pipe")
+    assert stdin.stdout == held.stdout.replace("a.log", "-")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_html_report_of_a_log_four_times_longer_takes_no_more_memory(
+    tmp_path: Path, broken: bool
+) -> None:
+    # The html page kept a view of every record (about 1 KB a record) and built a row per
+    # record; it holds the rows it lists and the timeline's cells now, the rest spilled.
+    peaks = []
+    for records in (3_000, 12_000):
+        log = tmp_path / f"audit-{records}.log"
+        log.write_bytes(_broken_log(records) if broken else _valid_log(records))
+        out = tmp_path / f"report-{records}.html"
+        code, peak = _peak(["chain", str(log), "--expect-count", str(records), "--format",
+                            "html", "--output", str(out)])  # fmt: skip
+        assert code == (1 if broken else 0)
+        assert f"{records - 2_000} more record(s) are not listed" in out.read_text()
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes at four times the records"

@@ -555,10 +555,18 @@ def _named(config: TrustedConfig) -> TrustedConfig:
     )
     linear = config.linear
     assert linear is not None
+    principals = config.principals
+    if principals is not None:
+        counted = tuple(
+            dataclasses.replace(b, tools=tuple(_Name(t) for t in b.tools))
+            for b in principals.budgets
+        )
+        principals = dataclasses.replace(principals, budgets=counted)
     return dataclasses.replace(
         config,
         safety=dataclasses.replace(config.safety, tools=rules),
         budget=budget,
+        principals=principals,
         linear=dataclasses.replace(
             linear, tools=tuple(dataclasses.replace(t, tool=_Name(t.tool)) for t in linear.tools)
         ),
@@ -591,6 +599,53 @@ def test_a_call_looks_its_tool_up_not_through_the_config(sections: int) -> None:
     gated = s.decide(_step("t7", {"k": "c", "op": "o"}))
     assert [v.kernel for v in gated.verdicts][2:] == ["convergence", "linear", "budget"]
     assert s.decide(_step("nothing", {})).verdicts[0].reason == "no matching policy rule"
+
+
+@pytest.mark.parametrize("sections", [100, 2_000])
+def test_a_gated_call_looks_its_rules_up_not_through_its_sections(
+    sections: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The call's own rule was searched for in each section it is gated by: the convergence
+    # rules, the linear tools, every budget's and principal budget's tool names. A call of
+    # the last tool named cost the sections' size; the rules are looked up once indexed.
+    names = [f"t{i}" for i in range(sections)]
+    tools = [{"name": n, "mode": "allow"} for n in names]
+    budgets = [{"name": "b", "cap": 9, "tools": names}, {"name": "c", "cap": 1, "tools": ["t0"]}]
+    principals = {"keys": [{"id": "p", "pubkey": "00" * 32}], "budgets": budgets}
+    s = _session({
+        "epoch": 1,
+        "safety": {"approval": _APPROVALS, "tools": tools},
+        "budget": {"budgets": budgets},
+        "linear": {"grants_file": "/g", "tools": [{"tool": n, "cap_arg": "k"} for n in names]},
+        "convergence": {"tools": [{"tool": n, "op_arg": "op"} for n in names]},
+        "principals": principals,
+    })  # fmt: skip
+    s.config = _named(s.config)
+    monkeypatch.setattr(session_module, "verify_envelope", lambda *args: "p")
+    envelope = {"key_id": "p", "sig": "", "nonce": "", "issued_at": 1}
+    last = names[-1]
+    calls = 300
+    _Name.compared = 0
+    for _ in range(calls):
+        result = s.decide(_step(last, {"k": "c", "op": "o"}, envelope=envelope))
+        kernels_run = [v.kernel for v in result.verdicts][2:]
+        assert kernels_run == ["convergence", "linear", "budget", "principal_budget"]
+        assert [v.reason for v in result.verdicts][2:] == [
+            "op not in the proven-convergent set: o",
+            "capability exhausted, double-spend denied: c",
+            f"within budget: {last}",
+            f"within principal budget (p): {last}",
+        ]
+    assert _Name.compared < 12 * calls
+    # The budgets gating a tool are folded in config order, as before.
+    step = _step("t0", {"k": "c", "op": "gset.add"}, grants='{"cap":"c","uses":9}\n',
+                 envelope=envelope)  # fmt: skip
+    assert s.decide(step).route == "forward"
+    over = s.decide(step)
+    assert [v.reason for v in over.verdicts][4:] == [
+        "over budget c (1+1>1): t0",
+        "over principal budget c (1+1>1): t0",
+    ]
 
 
 def test_a_quorum_is_counted_without_a_roster_search(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -83,6 +83,62 @@ def test_partition_emit_counts_frames_it_does_not_hold(tmp_path: Path) -> None:
     assert f"stream.bin holds {MIB // 3} frame(s)" in result.output
 
 
+@pytest.mark.parametrize("stdin", [False, True])
+def test_partition_emit_holds_the_frame_not_the_stream(tmp_path: Path, stdin: bool) -> None:
+    # The stream was read whole (held once, about its size) to take one frame; it is read a
+    # block at a time now, and a stream four times longer takes no more memory.
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        data = CALL.read_bytes() + b"{}\n" * lines  # frame 0, then many lines
+        stream = tmp_path / "stream.bin"
+        stream.write_bytes(data)
+        out = tmp_path / "o"
+        args = ["partition", "emit", "-" if stdin else str(stream), "--output", str(out)]
+        runner = CliRunner()
+        runner.invoke(cli, ["partition", "--help"])
+        tracemalloc.start()
+        try:
+            result = runner.invoke(cli, args, input=data if stdin else None)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.exit_code == 0, result.output
+        peaks.append(peak)
+        alone = tmp_path / "call.out"
+        assert CliRunner().invoke(cli, ["partition", "emit", str(CALL), "--output", str(alone)])
+        assert out.read_bytes() == alone.read_bytes()
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a stream four times longer"
+
+
+def test_partition_emit_finds_each_frame_as_the_whole_stream_did(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"{}\n" + CALL.read_bytes() + b"{}\n\n" + CALL.read_bytes().rstrip(b"\n"))
+    runner = CliRunner()
+    for index, code in [(0, 1), (1, 0), (2, 1), (3, 1), (4, 1)]:  # the last: no LF
+        result = runner.invoke(cli, ["partition", "emit", str(stream), "--index", str(index)])
+        assert result.exit_code == code, (index, result.output)
+    result = runner.invoke(cli, ["partition", "emit", str(stream), "--index", "5"])
+    assert result.exit_code == 2 and "stream.bin holds 5 frame(s)" in result.output
+
+
+def test_partition_verify_holds_the_frame_not_the_stream(tmp_path: Path) -> None:
+    # --frame was read whole (held once, about its size) to take one frame.
+    partition = ROOT / "fixtures" / "partition"
+    pubkey = "0545a4cf42aa36b761dc2bdfe0b11bd71d45a2ea15be33e3ee9ca610c608fe2d"
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        stream = tmp_path / f"stream-{lines}.bin"
+        stream.write_bytes((partition / "frame.bin").read_bytes() + b"{}\n" * lines)
+        code, peak = _peak(["partition", "verify", str(partition / "attestation.json"),
+                            "--frame", str(stream), "--pubkey", pubkey, "--allow-published-keys",
+                            "--format", "json", "--output", str(tmp_path / "o")])  # fmt: skip
+        assert code == 0
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a stream four times longer"
+
+
 def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: Path) -> None:
     frame = tmp_path / "frame.bin"
     frame.write_bytes(CALL.read_bytes() + b"{}\n" * (MIB // 3))
@@ -94,6 +150,42 @@ def test_approval_frame_of_many_lines_is_refused_without_holding_them(tmp_path: 
     assert peak < 3 * MIB + 4 * MIB, f"{peak / MIB:.0f} MiB for a 1 MiB frame file"
     code, _ = _peak([*args, "--frame", str(CALL)])
     assert code != 2  # the one-line frame is read and the token judged
+
+
+def test_approval_frame_of_many_lines_holds_its_first_line_only(tmp_path: Path) -> None:
+    # The frame file was read whole (held once, about its size) to see it is one line; it is
+    # read a block at a time now, and a file four times longer takes no more memory.
+    tokens = tmp_path / "tokens.ndjson"
+    tokens.write_bytes(approval_token(CALL.read_bytes(), DEMO_KERNEL_CONFIG))
+    args = ["approval", str(tokens), "--approval-pubkey", keys.APPROVER_KEY.public_hex]
+    peaks = []
+    for lines in (MIB // 3, 4 * MIB // 3):
+        frame = tmp_path / f"frame-{lines}.bin"
+        frame.write_bytes(CALL.read_bytes() + b"{}\n" * lines)
+        code, peak = _peak([*args, "--frame", str(frame)])
+        assert code == 2  # "must hold exactly one frame (one line)"
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a frame file four times longer"
+
+
+def test_a_tools_transcript_is_not_parsed_whole_to_find_it_is_a_stream(tmp_path: Path) -> None:
+    # tools digest parsed the whole transcript as one JSON value (twice) only to learn that
+    # it is not one: 3.5 bytes of memory a byte to find the extra data after the first line.
+    reply = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}}]}}\n'
+    note = b'{"jsonrpc":"2.0","method":"notifications/message"}\n'
+    sizes, peaks = [], []
+    for notes in (4_000, 16_000):
+        stream = tmp_path / f"s2c-{notes}.jsonl"
+        stream.write_bytes(note * notes + reply)
+        code, peak = _peak(["tools", "digest", str(stream), "--format", "json",
+                            "--output", str(tmp_path / "o")])  # fmt: skip
+        assert code == 0
+        assert '"name": "a"' in (tmp_path / "o").read_text()
+        sizes.append(stream.stat().st_size)
+        peaks.append(peak)
+    per_byte = (peaks[1] - peaks[0]) / (sizes[1] - sizes[0])
+    assert per_byte < 2.5, f"{per_byte:.2f} bytes of memory per byte of transcript"
 
 
 def test_diff_holds_one_frame_not_every_analysis(tmp_path: Path) -> None:

@@ -35,20 +35,63 @@ def _breaks(checks: tuple[Check, ...]) -> dict[str, list[Check]]:
     return found
 
 
-def _rows(subject: Subject) -> list[dict[str, Any]]:
-    display = subject.display
-    records: list[dict[str, Any]] = list(display.get("records", ()))
-    by_location = _breaks(subject.checks)
-    through = display.get("anchored_through")
-    tail = bool(display.get("tail_unanchored"))
-    rows = []
-    for index, rec in enumerate(records):
-        found = by_location.get(rec["location"], []) + (
-            by_location.get(rec["payload"], []) if rec["payload"] else []
-        )
-        in_tail = tail and (through is None or index > through)
-        rows.append({**rec, "index": index, "breaks": found, "tail": in_tail})
-    return rows
+class _Rows:
+    """The rows the page draws, read once from the records in order.
+
+    Held: the first :data:`ROW_CAP` rows, the number of the others that carry a break, and
+    the timeline's cells, each closed as the records of its group go by (one group's rows
+    at a time): what is held is the page, not the log.
+    """
+
+    def __init__(self, subject: Subject, width: float) -> None:
+        display = subject.display
+        records = display.get("records", ())
+        self.count = len(records)
+        self.listed: list[dict[str, Any]] = []
+        self.broken = 0  # rows past the cap that carry a break
+        self.cells: list[dict[str, Any]] = []
+        by_location = _breaks(subject.checks)
+        through = display.get("anchored_through")
+        tail = bool(display.get("tail_unanchored"))
+        per = -(-self.count // _STRIP_CELLS) or 1  # records per cell, rounded up
+        cell_width = width / (-(-self.count // per) or 1)
+        group: list[dict[str, Any]] = []
+        before: dict[str, Any] | None = None  # the last row of the group before
+        for index, rec in enumerate(records):
+            found = by_location.get(rec["location"], []) + (
+                by_location.get(rec["payload"], []) if rec["payload"] else []
+            )
+            in_tail = tail and (through is None or index > through)
+            row = {**rec, "index": index, "breaks": found, "tail": in_tail}
+            if index < ROW_CAP:
+                self.listed.append(row)
+            elif found:
+                self.broken += 1
+            group.append(row)
+            if len(group) == per or index == self.count - 1:
+                self.cells.append(_cell(group, len(self.cells), cell_width, before))
+                before, group = group[-1], []
+
+
+def _cell(
+    group: list[dict[str, Any]], n: int, width: float, before: dict[str, Any] | None
+) -> dict[str, Any]:
+    """One cell of the timeline strip: the ``n``-th group of records, drawn ``width`` wide."""
+    state = (
+        "broken"
+        if any(r["breaks"] for r in group)
+        else ("tail" if any(r["tail"] for r in group) else "ok")
+    )
+    return {
+        "x": round(n * width, 2),
+        "w": max(round(width - (1 if width > 3 else 0), 2), 0.5),
+        "state": state,
+        "first": group[0],
+        "last": group[-1],
+        "anchors": [a for r in group for a in r["anchors"]],
+        "new_session": before is not None and group[0]["session"] != before["session"],
+        "genesis": n == 0 and group[0]["prior_session"] is None and group[0]["entry"] == 0,
+    }
 
 
 def _records_width(records: int, display: dict[str, Any]) -> float:
@@ -69,51 +112,22 @@ def _records_width(records: int, display: dict[str, Any]) -> float:
     return _WIDTH * 0.8
 
 
-def _strip(rows: list[dict[str, Any]], total: float = _WIDTH) -> list[dict[str, Any]]:
-    """Cells of the timeline strip: one per record, or per group of records when many."""
-    if not rows:
-        return []
-    per = -(-len(rows) // _STRIP_CELLS)  # records per cell, rounded up
-    cells = []
-    count = -(-len(rows) // per)
-    width = total / count
-    for n in range(count):
-        group = rows[n * per : (n + 1) * per]
-        state = (
-            "broken"
-            if any(r["breaks"] for r in group)
-            else ("tail" if any(r["tail"] for r in group) else "ok")
-        )
-        cells.append(
-            {
-                "x": round(n * width, 2),
-                "w": max(round(width - (1 if width > 3 else 0), 2), 0.5),
-                "state": state,
-                "first": group[0],
-                "last": group[-1],
-                "anchors": [a for r in group for a in r["anchors"]],
-                "new_session": n > 0 and group[0]["session"] != rows[n * per - 1]["session"],
-                "genesis": n == 0 and group[0]["prior_session"] is None and group[0]["entry"] == 0,
-            }
-        )
-    return cells
-
-
 def render(report: Report) -> str:
     """The chain subject as a timeline and a record table; receipt and history subjects after."""
     chain, others = report.subjects[0], report.subjects[1:]
-    rows = _rows(chain)
+    records = len(chain.display.get("records", ()))
+    records_width = _records_width(records, chain.display)
+    rows = _Rows(chain, records_width)
     checks = chain.sorted_checks()
-    records_width = _records_width(len(rows), chain.display)
     truncated = chain.display.get("tail") == "truncated"
     body = template(
         "chain.html",
         report=report,
         chain=chain,
-        rows=rows[:ROW_CAP],
-        unlisted=max(len(rows) - ROW_CAP, 0),
-        broken_rows=[r for r in rows[ROW_CAP:] if r["breaks"]],
-        cells=_strip(rows, records_width),
+        rows=rows.listed,
+        unlisted=max(rows.count - ROW_CAP, 0),
+        broken_rows=rows.broken,
+        cells=rows.cells,
         width=_WIDTH,
         missing=(
             {
