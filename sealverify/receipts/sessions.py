@@ -205,9 +205,13 @@ class Threads:
         raw_lines: Mapping[str, bytes],
         order: str,
         contested: Contested | None = None,
+        copies: Callable[[str], bool] | None = None,
     ) -> None:
         self.raw_lines = raw_lines
         self.order = order
+        # Whether an operation may be named again (``SessionIndex.repeated``): a call's result
+        # is kept for its copies only then, so what is held grows with copies, not receipts.
+        self.copies = copies
         # What the run's other receipts refute in this one: its operation in another session.
         self.contested = contested or _uncontested
         self.threads: dict[str, SessionThread] = {}
@@ -231,7 +235,7 @@ class Threads:
         frames = frames if frames is not None else carried_frames(doc)  # decoded once for both
         fed = thread.feed(doc, raw, where, contradiction, frames)
         result = _held(judged_alone(fed, doc, raw, frames))
-        if call is not None:
+        if call is not None and (self.copies is None or self.copies(str(facts.operation))):
             calls[call] = result
         return result
 
@@ -316,15 +320,17 @@ def session_rederivations_of_log(
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
     index: SessionIndex | None = None,
+    copies: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[int, SessionRederivation]]:
     """:func:`session_rederivations`, each bound to its line's bytes (:class:`SessionRederivation`).
 
     For a log the task reads again (in a worker, on a cluster): a line that changed since is
     not handed the result. Yielded by line number in log order, as the log is read the
     second time, so a caller can hand them on slice by slice and hold none of them for long.
-    ``skip``, ``contested`` and ``index`` are :class:`LogSessions`'s (the one that decides).
+    ``skip``, ``contested``, ``index`` and ``copies`` are :class:`LogSessions`'s (the one that
+    decides).
     """
-    log = LogSessions(lines(), raw_lines, skip, contested, index)
+    log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
     if not log.wanted and log.contested is None:
         return
     for number, line in enumerate(lines(), start=1):
@@ -347,10 +353,12 @@ class LogSessions:
     ``contested``, a receipt whose operation the run's other receipts place in another session
     is ``fail`` wherever it sits; a run of this one log (neither ``contested`` nor ``index``
     given, or an empty ``index``) indexes the log's own sessions and operations on this pass.
+    ``copies`` says whether an operation is named again in the run (the run's index does);
+    a call's result is kept for its copies only then (the log's own index, when it has one).
     A verifier in one process then hands each line's strictly read document, in log order, to
     :meth:`rederivation` with the frames its view decoded, so a line is read, decoded and
     parsed once for its checks and its re-derivation alike. What is held is the threads:
-    state per open session (and each call's result, for a copy seen again).
+    state per open session, and the result of each call named again (for its copies).
     """
 
     def __init__(
@@ -360,6 +368,7 @@ class LogSessions:
         skip: Container[str] = frozenset(),
         contested: Contested | None = None,
         index: SessionIndex | None = None,
+        copies: Callable[[str], bool] | None = None,
     ) -> None:
         if index is None and contested is None:
             index = SessionIndex()
@@ -368,9 +377,10 @@ class LogSessions:
         if index is not None:
             if index.contested:
                 contested = index.contradiction
-            index.close()  # every receipt is seen: its contested operations are held
+            index.close()  # every receipt is seen: its contested and repeated operations held
+            copies = index.repeated
         self.contested = contested
-        self.threads = Threads(raw_lines, "log order", contested)
+        self.threads = Threads(raw_lines, "log order", contested, copies)
 
     def line(self, number: int, size: int) -> LineFeed | None:
         """Line ``number``'s feed of this pass for its verifier; None past the strict size limit.

@@ -447,7 +447,9 @@ def _threaded(
     if index is None:
         return session_rederivations_of_log(lines, options.raw_lines, index=SessionIndex())
     contested = index.contradiction if index.contested else None
-    return session_rederivations_of_log(lines, options.raw_lines, skip, contested)
+    return session_rederivations_of_log(
+        lines, options.raw_lines, skip, contested, copies=index.repeated
+    )
 
 
 def _live(
@@ -466,7 +468,7 @@ def _live(
     if index is None:
         return LogSessions(_lines(path), options.raw_lines, index=SessionIndex())
     contested = index.contradiction if index.contested else None
-    return LogSessions(_lines(path), options.raw_lines, skip, contested)
+    return LogSessions(_lines(path), options.raw_lines, skip, contested, copies=index.repeated)
 
 
 def _spanning(
