@@ -158,3 +158,24 @@ def test_the_command_line_reads_a_threaded_session_once_a_receipt(
     ]
     assert all(order in reason for reason in reasons[1:]), reasons  # threaded
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
+
+
+def test_an_object_b_v1_request_recovered_from_its_release_frame_is_parsed_once(
+    mode: None, counted: tuple[Counter[str], Counter[str]]
+) -> None:
+    # An Object B v1 ALLOW carries no Object A: the request is the release frame less its
+    # operation-id splice, recovered only when splicing it again gives the frame back. That
+    # round trip parses the request: the view keeps that parse, and the step is handed the
+    # recovered request rather than recover (and parse) it again.
+    wire = mint.tools_call_frame(
+        "db.execute", '{"sql":"drop table x","database":"prod"}', request_id=7
+    )
+    ctx = dataclasses.replace(HOST, domain=mint.OBJECT_B_V1)
+    raw = mint.mint_host_v3(wire, CONFIG, approvals=[mint.guard_target_of(wire, CONFIG)], ctx=ctx)
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    subject = verify_receipt(raw, "r.json", OPTIONS)
+    replay = next(c for c in subject.checks if c.id == "replay.decision")
+    assert replay.status == "pass" and "recovered from the release frame" in replay.reason
+    assert parses[raw_line(wire).decode("utf-8")] == 1
