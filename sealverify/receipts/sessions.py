@@ -331,7 +331,7 @@ def session_rederivations_of_log(
     decides).
     """
     log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
-    if not log.wanted and log.contested is None:
+    if log.idle:
         return
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
@@ -381,6 +381,11 @@ class LogSessions:
             copies = index.repeated
         self.contested = contested
         self.threads = Threads(raw_lines, "log order", contested, copies)
+
+    @property
+    def idle(self) -> bool:
+        """Whether no line of the log is threaded or refuted: every line re-derives alone."""
+        return not self.wanted and self.contested is None
 
     def line(self, number: int, size: int) -> LineFeed | None:
         """Line ``number``'s feed of this pass for its verifier; None past the strict size limit.

@@ -632,6 +632,7 @@ def verify_jsonl(
     subjects: list[Subject] = []
     findings: list[Check] = []
     log = sessions.LogSessions(log_lines(raw), options.raw_lines) if options.rederive else None
+    log = None if log is None or log.idle else log
     for number, line in enumerate(log_lines(raw), start=1):
         thread = log.line(number, len(log_line_body(line))) if log is not None else None
         result = verify_log_line(line, number, name, options, thread=thread)

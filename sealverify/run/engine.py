@@ -466,9 +466,11 @@ def _live(
     if not options.rederive or not may_need_threading(_blocks(path)):
         return None
     if index is None:
-        return LogSessions(_lines(path), options.raw_lines, index=SessionIndex())
-    contested = index.contradiction if index.contested else None
-    return LogSessions(_lines(path), options.raw_lines, skip, contested, copies=index.repeated)
+        log = LogSessions(_lines(path), options.raw_lines, index=SessionIndex())
+    else:
+        contested = index.contradiction if index.contested else None
+        log = LogSessions(_lines(path), options.raw_lines, skip, contested, copies=index.repeated)
+    return None if log.idle else log
 
 
 def _spanning(
