@@ -77,6 +77,9 @@ class Frames:
 
     object_a: bytes | None
     release: bytes | None
+    # The request its reader recovered from ``release`` (``unsplice_operation_id``, made of
+    # these very bytes), when it made one: the step uses it rather than recover it again.
+    recovered: bytes | None = None
 
 
 def _base64(value: JsonValue) -> bytes | None:
@@ -344,7 +347,7 @@ def prepare(
 
 
 def _recovered_line(
-    receipt: dict[str, JsonValue], request_sha: JsonValue, release: bytes | None
+    receipt: dict[str, JsonValue], request_sha: JsonValue, carried: Frames | None
 ) -> tuple[str, str] | NotEvaluated:
     """Object B v1: the judged line is Object A recovered from the release frame, when bound.
 
@@ -358,9 +361,12 @@ def _recovered_line(
     operation_id = receipt.get("operation_id")
     if not isinstance(encoded, str) or not isinstance(operation_id, str):
         return NotEvaluated("the release frame or operation_id is missing, so no Object A")
+    release = carried.release if carried is not None else None
     if release is None:
         return NotEvaluated("release_frame.base64 is not base64")
-    frame = unsplice_operation_id(release, operation_id)
+    frame = carried.recovered if carried is not None else None
+    if frame is None:
+        frame = unsplice_operation_id(release, operation_id)
     view = lean_view(frame) if frame is not None else None
     if view is None:
         return NotEvaluated(
@@ -403,7 +409,7 @@ def _judged_line(
             return NotEvaluated("signed_artifacts.object_a is not UTF-8")
         return view, "signed_artifacts.object_a"
     if isinstance(receipt.get("release_frame"), dict):
-        return _recovered_line(receipt, request_sha, carried.release if carried else None)
+        return _recovered_line(receipt, request_sha, carried)
     if "request_parse_error" in receipt:
         return NotEvaluated(
             "unparseable request: the receipt carries only request_sha256; supply the line "

@@ -35,13 +35,20 @@ def splice_operation_id(
     return stripped[:-1] + insert + body[len(stripped) - 1 :] + terminator
 
 
-def unsplice_operation_id(release: bytes, operation_id: str) -> bytes | None:
+def unsplice_operation_id(
+    release: bytes,
+    operation_id: str,
+    *,
+    parse: Callable[[bytes], strictjson.JsonValue] = strictjson.parse_bytes,
+) -> bytes | None:
     """The request a release frame was made from: the exact inverse of the splice, or None.
 
     ``,"operation_id":"<id>"`` (or ``"operation_id":"<id>"`` in an otherwise empty object)
     must sit right before the body's closing brace; the request is the frame without it,
     and only when splicing it again gives back exactly ``release`` (so nothing else in the
-    frame differs, and the request itself carried no operation_id).
+    frame differs, and the request itself carried no operation_id). ``parse`` reads the
+    request's body for the splice (:func:`splice_operation_id`): a caller may keep its
+    answer rather than parse the recovered line again.
     """
     terminator = b"\r\n" if release.endswith(b"\r\n") else b"\n" if release.endswith(b"\n") else b""
     body = release[: len(release) - len(terminator)]
@@ -54,7 +61,7 @@ def unsplice_operation_id(release: bytes, operation_id: str) -> bytes | None:
         head = head[:-1]
     request = head + body[len(stripped) - 1 :] + terminator
     try:
-        again = splice_operation_id(request, operation_id)
+        again = splice_operation_id(request, operation_id, parse=parse)
     except (ValueError, strictjson.JsonError):
         return None
     return request if again == release else None

@@ -10,7 +10,8 @@ Memory is per session, not per receipt: an operation is one 20-byte record (a 16
 and its session's number) in a buffer of at most :data:`BOUND` records; a full buffer is
 sorted and written to an unnamed temporary file, and the sorted runs are merged once every
 receipt is seen, keeping only the operations named in two sessions (an attack, or a
-contradiction: few).
+contradiction: few) and the digests of those named by two receipts (copies of one call, whose
+result a session pass keeps for the copy: none in a log without copies).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class OperationLedger:
         self._spill: IO[bytes] | None = None
         self._runs: list[tuple[int, int]] = []  # each run's (offset, records) in the file
         self._contested: dict[bytes, frozenset[int]] | None = {}
+        self._repeated: frozenset[bytes] = frozenset()  # digests named by two receipts or more
 
     def __len__(self) -> int:
         return self.count
@@ -71,7 +73,7 @@ class OperationLedger:
             self._write_run()
 
     def _write_run(self) -> None:
-        records = _deduplicated(_records(self.buffer))
+        records = sorted(_records(self.buffer))  # copies kept: they are counted when merged
         try:
             if self._spill is None:
                 # held open until close(): the runs are read back from it
@@ -88,22 +90,31 @@ class OperationLedger:
 
     def contested(self) -> dict[bytes, frozenset[int]]:
         """Each operation digest named in more than one session, with the sessions' numbers."""
-        if self._contested is not None:
-            return self._contested
+        if self._contested is None:
+            self._merge()
+        assert self._contested is not None
+        return self._contested
+
+    def repeated(self) -> frozenset[bytes]:
+        """Each operation digest named by more than one receipt (copies of a call, or worse)."""
+        if self._contested is None:
+            self._merge()
+        return self._repeated
+
+    def _merge(self) -> None:
         found: dict[bytes, frozenset[int]] = {}
-        runs = [iter(_deduplicated(_records(self.buffer)))]
+        repeated: set[bytes] = set()
+        runs = [iter(sorted(_records(self.buffer)))]
         runs += [self._read_run(offset, n) for offset, n in self._runs]
-        digest, numbers = b"", set[int]()
+        digest, numbers, count = b"", set[int](), 0
         for record in heapq.merge(*runs):
             if record[:_DIGEST] != digest:
-                if len(numbers) > 1:
-                    found[digest] = frozenset(numbers)
-                digest, numbers = record[:_DIGEST], set()
+                _found(found, repeated, digest, numbers, count)
+                digest, numbers, count = record[:_DIGEST], set(), 0
             numbers.add(int.from_bytes(record[_DIGEST:], "big"))
-        if len(numbers) > 1:
-            found[digest] = frozenset(numbers)
-        self._contested = found
-        return found
+            count += 1
+        _found(found, repeated, digest, numbers, count)
+        self._contested, self._repeated = found, frozenset(repeated)
 
     def _read_run(self, offset: int, count: int) -> Iterator[bytes]:
         """A written run's records, read a few at a time (its file is positioned by offset)."""
@@ -135,9 +146,18 @@ def _records(data: bytes | bytearray) -> list[bytes]:
     return [bytes(data[at : at + RECORD]) for at in range(0, len(data), RECORD)]
 
 
-def _deduplicated(records: list[bytes]) -> list[bytes]:
-    """The records sorted, each once (copies of one call name one operation in one session)."""
-    return sorted(set(records))
+def _found(
+    found: dict[bytes, frozenset[int]],
+    repeated: set[bytes],
+    digest: bytes,
+    numbers: set[int],
+    count: int,
+) -> None:
+    """One operation's records merged: contested in two sessions, repeated by two receipts."""
+    if len(numbers) > 1:
+        found[digest] = frozenset(numbers)
+    if count > 1:
+        repeated.add(digest)
 
 
 class SessionIndex:
@@ -179,6 +199,14 @@ class SessionIndex:
             self.sources[number] = _SPANS
         if operation is not None:
             self.operations.add(_digest(operation), number)
+
+    def repeated(self, operation: str) -> bool:
+        """Whether more than one receipt the index saw names ``operation``.
+
+        Only such an operation can have a copy to recognise: a session pass keeps a call's
+        result for its copies only then (``receipts/sessions.py`` ``Threads``).
+        """
+        return _digest(operation) in self.operations.repeated()
 
     def spanning(self) -> frozenset[str]:
         """The sessions seen in more than one input."""

@@ -11,6 +11,7 @@ threaded (:class:`sealverify.kernel.threads.SessionThread`); the rest re-derive 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -25,7 +26,7 @@ from sealverify.kernel.stateless import judged_alone
 from sealverify.kernel.threads import Claim, SessionThread, claim_of, session_of
 from sealverify.receipts.rederivation import raw_line_of
 from sealverify.receipts.session_index import SessionIndex
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
 __all__ = [
     "CHANGED",
@@ -33,7 +34,9 @@ __all__ = [
     "Contested",
     "FileFact",
     "Glance",
+    "LineFeed",
     "LogSessions",
+    "Reading",
     "SessionRederivation",
     "Threads",
     "feed_file",
@@ -50,6 +53,10 @@ __all__ = [
     "strict_document",
 ]
 
+
+# A line's feed of its log's session pass: its re-derivation in its session from its strictly
+# read document and the frames its view decoded, or None (:meth:`LogSessions.line`).
+LineFeed = Callable[[dict[str, JsonValue], Frames], "Rederivation | None"]
 
 # What the run's other receipts refute in a receipt of ``session`` naming ``operation`` (the
 # operation in another session), or None: see ``receipts/spanning.py`` ``SessionIndex``.
@@ -198,9 +205,13 @@ class Threads:
         raw_lines: Mapping[str, bytes],
         order: str,
         contested: Contested | None = None,
+        copies: Callable[[str], bool] | None = None,
     ) -> None:
         self.raw_lines = raw_lines
         self.order = order
+        # Whether an operation may be named again (``SessionIndex.repeated``): a call's result
+        # is kept for its copies only then, so what is held grows with copies, not receipts.
+        self.copies = copies
         # What the run's other receipts refute in this one: its operation in another session.
         self.contested = contested or _uncontested
         self.threads: dict[str, SessionThread] = {}
@@ -224,7 +235,7 @@ class Threads:
         frames = frames if frames is not None else carried_frames(doc)  # decoded once for both
         fed = thread.feed(doc, raw, where, contradiction, frames)
         result = _held(judged_alone(fed, doc, raw, frames))
-        if call is not None:
+        if call is not None and (self.copies is None or self.copies(str(facts.operation))):
             calls[call] = result
         return result
 
@@ -300,7 +311,7 @@ def session_rederivations(
     For a log held in memory (its bytes cannot change between the two passes).
     """
     threaded = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
-    return {n: t.result for n, t in threaded.items()}
+    return {n: t.result for n, t in threaded}
 
 
 def session_rederivations_of_log(
@@ -309,65 +320,103 @@ def session_rederivations_of_log(
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
     index: SessionIndex | None = None,
-) -> dict[int, SessionRederivation]:
+    copies: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[int, SessionRederivation]]:
     """:func:`session_rederivations`, each bound to its line's bytes (:class:`SessionRederivation`).
 
-    For a log the task reads again: a line that changed since is not handed the result.
-    Sessions in ``skip`` are threaded elsewhere (their receipts sit in other inputs too).
-    With ``contested``, a receipt whose operation the run's other receipts place in another
-    session is ``fail`` wherever it sits, threaded or not. A run of this one log passes an
-    empty ``index`` instead: the first pass fills it, and its contradictions are used.
+    For a log the task reads again (in a worker, on a cluster): a line that changed since is
+    not handed the result. Yielded by line number in log order, as the log is read the
+    second time, so a caller can hand them on slice by slice and hold none of them for long.
+    ``skip``, ``contested``, ``index`` and ``copies`` are :class:`LogSessions`'s (the one that
+    decides).
     """
-    wanted = _wanted((g.session, g) for g in _glances(lines(), index) if g.session not in skip)
-    if index is not None:
-        if index.contested:
-            contested = index.contradiction
-        index.close()  # every receipt is seen: its contested operations are held
-    if not wanted and contested is None:
-        return {}
-    threads = Threads(raw_lines, "log order", contested)
-    results: dict[int, SessionRederivation] = {}
+    log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
+    if log.idle:
+        return
     for number, line in enumerate(lines(), start=1):
         facts = glance(line)
         if facts is None:
             continue
-        if facts.session not in wanted:
-            refuted = contested(facts.session, facts.operation) if contested else None
-            if refuted is not None:
-                results[number] = SessionRederivation.of(line, refuted_by(refuted))
-            continue
-        doc = strict_document(line)
-        if doc is None or session_of(doc) != facts.session:
-            continue  # not strict JSON, or read differently: the receipt fails on its own
-        results[number] = SessionRederivation.of(line, threads.feed(doc, facts, f"line {number}"))
-    return results
+        doc = strict_document(line) if facts.session in log.wanted else None
+        if doc is not None and session_of(doc) != facts.session:
+            continue  # read differently by the strict parser: the receipt fails on its own
+        result = log.judged(number, facts, doc, None)
+        if result is not None:
+            yield number, SessionRederivation.of(line, result)
 
 
 class LogSessions:
-    """A log held in memory, its session pass fed by the verifier's own reading of each line.
+    """A log's session pass: which sessions are threaded, fed in log order, and what is refuted.
 
-    The sessions that need threading are found up front (one glance a line, as
-    :func:`session_rederivations_of_log` does); the verifier then hands each line's strictly read
-    document, in log order, to :meth:`rederivation` with the frames its view decoded, so a line is
-    read, decoded and parsed once for its checks and its re-derivation alike.
+    The sessions that need threading are found up front (one glance a line; sessions in
+    ``skip`` are threaded elsewhere, their receipts sitting in other inputs too). With
+    ``contested``, a receipt whose operation the run's other receipts place in another session
+    is ``fail`` wherever it sits; a run of this one log (neither ``contested`` nor ``index``
+    given, or an empty ``index``) indexes the log's own sessions and operations on this pass.
+    ``copies`` says whether an operation is named again in the run (the run's index does);
+    a call's result is kept for its copies only then (the log's own index, when it has one).
+    A verifier in one process then hands each line's strictly read document, in log order, to
+    :meth:`rederivation` with the frames its view decoded, so a line is read, decoded and
+    parsed once for its checks and its re-derivation alike. What is held is the threads:
+    state per open session, and the result of each call named again (for its copies).
     """
 
-    def __init__(self, lines: Iterable[bytes], raw_lines: Mapping[str, bytes]) -> None:
-        index = SessionIndex()
-        self.wanted = _wanted((g.session, g) for g in _glances(lines, index))
-        self.contested = index.contradiction if index.contested else None
-        self.threads = Threads(raw_lines, "log order", self.contested)
+    def __init__(
+        self,
+        lines: Iterable[bytes],
+        raw_lines: Mapping[str, bytes],
+        skip: Container[str] = frozenset(),
+        contested: Contested | None = None,
+        index: SessionIndex | None = None,
+        copies: Callable[[str], bool] | None = None,
+    ) -> None:
+        if index is None and contested is None:
+            index = SessionIndex()
+        glances = _glances(lines, index)
+        self.wanted = _wanted((g.session, g) for g in glances if g.session not in skip)
+        if index is not None:
+            if index.contested:
+                contested = index.contradiction
+            index.close()  # every receipt is seen: its contested and repeated operations held
+            copies = index.repeated
+        self.contested = contested
+        self.threads = Threads(raw_lines, "log order", contested, copies)
+
+    @property
+    def idle(self) -> bool:
+        """Whether no line of the log is threaded or refuted: every line re-derives alone."""
+        return not self.wanted and self.contested is None
+
+    def line(self, number: int, size: int) -> LineFeed | None:
+        """Line ``number``'s feed of this pass for its verifier; None past the strict size limit.
+
+        The pass reads a line as :func:`strict_document` does, which refuses a document over
+        the size limit (the verifier reads it, and it is never threaded).
+        """
+        if size > DEFAULT_LIMITS.max_document_bytes:
+            return None
+        return functools.partial(self.rederivation, number)
 
     def rederivation(
         self, number: int, doc: dict[str, JsonValue], frames: Frames
     ) -> Rederivation | None:
         """Line ``number``'s re-derivation in its session, or None when it is not threaded."""
         facts = glance_document(doc)
-        if facts is None:
-            return None
+        return None if facts is None else self.judged(number, facts, doc, frames)
+
+    def judged(
+        self,
+        number: int,
+        facts: Glance,
+        doc: dict[str, JsonValue] | None,
+        frames: Frames | None,
+    ) -> Rederivation | None:
+        """A line's result from its facts and (for a threaded session) its strict document."""
         if facts.session not in self.wanted:
             refuted = self.contested(facts.session, facts.operation) if self.contested else None
             return refuted_by(refuted) if refuted is not None else None
+        if doc is None:
+            return None  # not strict JSON: the receipt fails on its own
         return self.threads.feed(doc, facts, f"line {number}", frames)
 
 
@@ -418,16 +467,36 @@ def file_facts(
 ORDER_OF_POSITIONS = "the order of the positions its receipts claim"
 
 
+# A caller's own reading of a file it kept: the strict document and the frames its view
+# decoded, or None when it kept none of these bytes (``run/handoff.py`` ``Handoff.view``).
+Reading = Callable[[str, bytes], "tuple[dict[str, JsonValue], Frames] | None"]
+
+
 def feed_file(
-    threads: Threads, name: str, read: Callable[[str], bytes | None]
+    threads: Threads,
+    name: str,
+    read: Callable[[str], bytes | None],
+    reading: Reading | None = None,
 ) -> SessionRederivation | None:
-    """The next receipt of a session, a file read again, re-derived; None when unreadable."""
+    """The next receipt of a session, a file read again, re-derived; None when unreadable.
+
+    ``reading`` gives the caller's kept reading of the file, when it has one: its document
+    and decoded frames are the ones the receipt's checks will read, so it is read once.
+    """
     data = read(name)
-    item = glance(data) if data is not None else None
-    doc = strict_document(data) if data is not None and item is not None else None
-    if data is None or item is None or doc is None or session_of(doc) != item.session:
+    if data is None:
         return None
-    return SessionRederivation.of(data, threads.feed(doc, item, name))
+    kept = reading(name, data) if reading is not None else None
+    if kept is not None:
+        doc: dict[str, JsonValue] | None = kept[0]
+        item = glance_document(kept[0])
+    else:
+        item = glance(data)
+        doc = strict_document(data) if item is not None else None
+    if item is None or doc is None or session_of(doc) != item.session:
+        return None
+    frames = kept[1] if kept is not None else None
+    return SessionRederivation.of(data, threads.feed(doc, item, name, frames))
 
 
 def session_rederivations_of_files(
@@ -456,11 +525,13 @@ def session_rederivations_of_facts(
     raw_lines: Mapping[str, bytes],
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
+    reading: Reading | None = None,
 ) -> dict[str, SessionRederivation]:
     """:func:`session_rederivations_of_files` from the facts :func:`file_facts` read.
 
     With ``contested``, a file whose operation the run's other receipts place in another
-    session is ``fail``, threaded or not (a file of a session in ``skip`` too).
+    session is ``fail``, threaded or not (a file of a session in ``skip`` too). ``reading``
+    as :func:`feed_file`'s.
     """
     kept = [f for f in facts if f.session not in skip]
     wanted = _wanted((f.session, f.claim) for f in kept)
@@ -473,7 +544,7 @@ def session_rederivations_of_facts(
     results: dict[str, SessionRederivation] = {}
     for members in sessions.values():
         for _, name in sorted(members):
-            if (bound := feed_file(threads, name, read)) is not None:
+            if (bound := feed_file(threads, name, read, reading)) is not None:
                 results[name] = bound
     if contested is not None:  # a file no thread fed, its operation in another session
         for fact in facts:

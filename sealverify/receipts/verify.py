@@ -17,7 +17,6 @@ from typing import Any
 
 from sealverify.approvals import consumed as receipt_approval
 from sealverify.approvals.consumed import SignedTime
-from sealverify.kernel.receipt_inputs import Frames
 from sealverify.kernel.replay import Rederivation
 from sealverify.primitives import publishedkeys
 from sealverify.primitives.signatures import key_id
@@ -59,7 +58,6 @@ from sealverify.results.vocabulary import Family, Role
 from sealverify.results.waivers import apply_waivers, waivable, waived_ids
 from sealverify.wire.spelling import pointer
 from sealverify.wire.strictjson import (
-    DEFAULT_LIMITS,
     JsonError,
     JsonValue,
     decode_utf8,
@@ -391,15 +389,27 @@ def verify_receipt(
     attestation: JsonValue | None = None,
     threaded: Rederivation | None = None,
     read: ReceiptDocument | None = None,
+    view: ReceiptView | None = None,
 ) -> Subject:
     """Verify one receipt document from its exact bytes; never raises on bad evidence.
 
     ``attestation`` is a partition attestation from a side file, when one was found;
     ``threaded`` the receipt's re-derivation in its session's order, when one was made;
     ``read`` a :func:`read_document` of these bytes a caller already made (used only when it
-    is the reading of exactly ``raw``; anything else is read again).
+    is the reading of exactly ``raw``; anything else is read again), and ``view`` the
+    :func:`read_view` of its document the caller made (used only with ``read``).
     """
-    return _verify_read(raw, name, _reading(raw, read), options, attestation, threaded)
+    reading = _reading(raw, read)
+    return _verify_read(
+        raw, name, reading, options, attestation, threaded, view=_view(reading, read, view)
+    )
+
+
+def _view(
+    reading: ReceiptDocument, read: ReceiptDocument | None, view: ReceiptView | None
+) -> ReceiptView | None:
+    """A caller's view, only when the reading verified is the one it was made of."""
+    return view if reading is read else None
 
 
 def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
@@ -407,9 +417,7 @@ def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
     return read if read is not None and read.of(raw) else read_document(raw)
 
 
-# A log's session pass fed by the verifier's reading: a line's re-derivation in its session
-# from its document and decoded frames, or None (sessions.LogSessions.rederivation).
-_Thread = Callable[[dict[str, JsonValue], Frames], "Rederivation | None"]
+_Thread = sessions.LineFeed  # a log's session pass fed by the verifier's reading of a line
 
 
 def _verify_read(
@@ -420,10 +428,12 @@ def _verify_read(
     attestation: JsonValue | None,
     threaded: Rederivation | None = None,
     thread: _Thread | None = None,
+    view: ReceiptView | None = None,
 ) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
-    view = read_view(doc, family) if doc is not None else None  # the one reading
+    if view is None and doc is not None:
+        view = read_view(doc, family)  # the one reading
     if thread is not None and doc is not None and view is not None:
         threaded = thread(doc, view.frames)  # in log order, every strictly read line
     if doc is None or family is None or view is None:
@@ -512,16 +522,19 @@ def verify_found(
     attestation: JsonValue | None = None,
     threaded: Rederivation | None = None,
     read: ReceiptDocument | None = None,
+    view: ReceiptView | None = None,
 ) -> Subject | None:
     """Verify a file found by a directory walk, or return None to skip it.
 
     None exactly when :func:`is_receipt_like` is False, else :func:`verify_receipt`'s subject
-    (``read`` as there); the document is parsed once for both.
+    (``read`` and ``view`` as there); the document is parsed once for both.
     """
-    read = _reading(raw, read)
-    if not _worth_verifying(read):
+    reading = _reading(raw, read)
+    if not _worth_verifying(reading):
         return None
-    return _verify_read(raw, name, read, options, attestation, threaded)
+    return _verify_read(
+        raw, name, reading, options, attestation, threaded, view=_view(reading, read, view)
+    )
 
 
 def log_lines(raw: bytes) -> Iterator[bytes]:
@@ -619,8 +632,9 @@ def verify_jsonl(
     subjects: list[Subject] = []
     findings: list[Check] = []
     log = sessions.LogSessions(log_lines(raw), options.raw_lines) if options.rederive else None
+    log = None if log is None or log.idle else log
     for number, line in enumerate(log_lines(raw), start=1):
-        thread = _fed(log, number, len(log_line_body(line))) if log is not None else None
+        thread = log.line(number, len(log_line_body(line))) if log is not None else None
         result = verify_log_line(line, number, name, options, thread=thread)
         if isinstance(result, Check):
             findings.append(result)
@@ -629,17 +643,6 @@ def verify_jsonl(
             on_receipt(log_line_body(line), result)
         subjects.append(result)
     return subjects, findings
-
-
-def _fed(log: sessions.LogSessions, number: int, size: int) -> _Thread | None:
-    """Line ``number``'s feed of the log's session pass; None past the strict size limit.
-
-    The session pass reads a line as :func:`sessions.strict_document` does, which refuses a
-    document over the size limit (the verifier reads it, and it is never threaded).
-    """
-    if size > DEFAULT_LIMITS.max_document_bytes:
-        return None
-    return lambda doc, frames: log.rederivation(number, doc, frames)
 
 
 def build_report(

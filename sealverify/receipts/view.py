@@ -178,26 +178,36 @@ def _release(doc: Doc) -> Decoded | None:
 
 
 def _request_frame(
-    doc: Doc, object_a: bytes | None, release: Decoded | None
+    doc: Doc, object_a: bytes | None, release: Decoded | None, parsed: dict[bytes, JsonValue]
 ) -> tuple[bytes | None, str]:
     """The request frame the decision was made on, and where it came from.
 
     Object A when the receipt carries ``signed_artifacts``; otherwise, for a release frame
-    (an ALLOW under Object B v1), the frame less exactly its operation-id splice.
+    (an ALLOW under Object B v1), the frame less exactly its operation-id splice, whose
+    round trip parses the request's body: that parse is kept in ``parsed``, by body.
     """
     if object_a is not None or "signed_artifacts" in doc:
         return object_a, "Object A"
     operation_id = doc.get("operation_id")
     if release is None or release.canonical is None or not isinstance(operation_id, str):
         return None, RECOVERED
-    return unsplice_operation_id(release.canonical, operation_id), RECOVERED
+
+    def kept(body: bytes) -> JsonValue:
+        value = parsed[body] = parse_bytes(body)
+        return value
+
+    return unsplice_operation_id(release.canonical, operation_id, parse=kept), RECOVERED
 
 
-def _parse_line(frame: bytes | None) -> JsonValue | JsonError:
+def _parse_line(frame: bytes | None, parsed: dict[bytes, JsonValue]) -> JsonValue | JsonError:
+    """The request line strictly parsed (the recovery's parse of these very bytes, when made)."""
     if frame is None:
         return JsonError("json.absent", "no request frame")
+    line = raw_line(frame)
+    if line in parsed:
+        return parsed[line]
     try:
-        return parse_bytes(raw_line(frame))
+        return parse_bytes(line)
     except JsonError as exc:
         return exc
 
@@ -233,10 +243,15 @@ def read_view(doc: Doc, family: str | None = None) -> ReceiptView:
     """The view of one received receipt document (``family`` as the reader found it)."""
     carried, object_a, object_a_error = _object_a(doc)
     release = _release(doc)
-    frame, source = _request_frame(doc, object_a, release)
-    request = _parse_line(frame)
+    parsed: dict[bytes, JsonValue] = {}  # a recovered request's body, as the splice read it
+    frame, source = _request_frame(doc, object_a, release, parsed)
+    request = _parse_line(frame, parsed)
+    lenient = release.lenient if release is not None else None
+    # The recovery was made of the canonical bytes: the step may use it when they are its own.
+    same = release is not None and lenient is not None and lenient == release.canonical
+    recovered = frame if source == RECOVERED and same else None
     return ReceiptView(
-        frames=Frames(carried.lenient, release.lenient if release is not None else None),
+        frames=Frames(carried.lenient, lenient, recovered),
         object_a=object_a,
         object_a_error=object_a_error,
         release=release.canonical if release is not None else None,

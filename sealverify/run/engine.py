@@ -23,6 +23,7 @@ from sealverify.receipts.families import ReceiptDocument
 from sealverify.receipts.session_index import FILES, SessionIndex
 from sealverify.receipts.sessions import (
     FileFact,
+    LogSessions,
     SessionRederivation,
     file_facts,
     glance,
@@ -39,6 +40,7 @@ from sealverify.receipts.verify import (
     verify_log_line,
     verify_receipt,
 )
+from sealverify.receipts.view import ReceiptView
 from sealverify.reports.filenames import report_name
 from sealverify.reports.formats import STREAMS
 from sealverify.reports.formats.protocol import Context
@@ -210,6 +212,8 @@ class _Files:
     # strict readings it made of them (``run/handoff.py``), so each is parsed once.
     read: tuple[tuple[str, bytes], ...] = ()
     readings: tuple[tuple[str, ReceiptDocument], ...] = ()
+    # The views the session pass made of those readings (``receipts/view.py``): decoded once.
+    views: tuple[tuple[str, ReceiptView], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +227,9 @@ class _LogSlice:
     # Re-derivations of this slice's lines made in their session's log order, by line number,
     # each bound to the line's bytes it was made of.
     threaded: tuple[tuple[int, SessionRederivation], ...] = ()
+    # A run in one process: the log's session pass, fed in log order by the verifier's own
+    # reading of each line its ``threaded`` leaves out (never sent to a worker).
+    live: LogSessions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +262,7 @@ def tasks(
     options: VerifyOptions | None = None,
     max_input: int = DEFAULT_MAX_INPUT_BYTES,
     keep: int = 0,
+    in_process: bool = False,
 ) -> Iterator[_Files | _LogSlice]:
     """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
 
@@ -264,8 +272,11 @@ def tasks(
     file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
     task carries its files' results, so workers and cluster tasks need no other task's
     receipts. A run in one process passes ``keep``: up to that much of what is read here
-    is handed to the tasks (:class:`Handoff`), so those files are read once, not twice, and
-    their receipts parsed once.
+    is handed to the tasks (:class:`Handoff`) with the views the session pass made, so
+    those files are read, parsed and decoded once. A run whose tasks are all verified in
+    this process, in order, passes ``in_process``: a log's slices then carry its session
+    pass itself (:class:`LogSessions`), fed by each line's one reading as it is verified;
+    otherwise the pass is made here and its results are handed on slice by slice.
     """
     by_file: dict[str, SessionRederivation] = {}
     by_log: dict[str, dict[int, SessionRederivation]] = {}
@@ -280,7 +291,9 @@ def tasks(
         spanning = index.spanning() if index is not None else frozenset()
         contested = index.contradiction if index is not None and index.contested else None
         by_file.update(
-            session_rederivations_of_facts(facts, read, options.raw_lines, spanning, contested)
+            session_rederivations_of_facts(
+                facts, read, options.raw_lines, spanning, contested, read.view
+            )
         )
         if index is not None:
             index.close()  # its contested operations are held; the records on disk go
@@ -296,14 +309,12 @@ def tasks(
             if batch:
                 yield cut()
                 batch = []
-            threaded = _threaded(path, options, spanning, index) if options is not None else {}
-            threaded.update(by_log.pop(path.as_posix(), {}))
-            for piece in _log_slices(path):
-                if threaded:
-                    last = piece.first + _CHUNK
-                    rows = tuple((n, r) for n, r in threaded.items() if piece.first <= n < last)
-                    piece = dataclasses.replace(piece, threaded=rows)
-                yield piece
+            spans = by_log.pop(path.as_posix(), {})  # its lines of sessions spanning inputs
+            if in_process and options is not None:
+                yield from _live_slices(path, _live(path, options, spanning, index), spans)
+            else:
+                threaded = _threaded(path, options, spanning, index) if options else iter(())
+                yield from _threaded_slices(path, threaded, spans)
             continue
         batch.append((path.as_posix(), walked))
         if len(batch) == _CHUNK:
@@ -311,6 +322,44 @@ def tasks(
             batch = []
     if batch:
         yield cut()
+
+
+def _live_slices(
+    path: storage.Location, live: LogSessions | None, spans: dict[int, SessionRederivation]
+) -> Iterator[_LogSlice]:
+    """A log's slices for this process, each carrying the log's session pass ``live``."""
+    for piece in _log_slices(path):
+        rows = _rows(spans, piece.first) if spans else ()
+        yield dataclasses.replace(piece, threaded=rows, live=live) if live or rows else piece
+
+
+def _threaded_slices(
+    path: storage.Location,
+    threaded: Iterator[tuple[int, SessionRederivation]],
+    spans: dict[int, SessionRederivation],
+) -> Iterator[_LogSlice]:
+    """A log's slices, each with its lines' results, taken from ``threaded`` as it goes.
+
+    ``threaded`` yields in line order: each slice takes the results up to its last line, so
+    no more than one slice's results are held, however long the log.
+    """
+    ahead = next(threaded, None)
+    for piece in _log_slices(path):
+        last = piece.first + _CHUNK
+        taken: dict[int, SessionRederivation] = {}
+        while ahead is not None and ahead[0] < last:
+            taken[ahead[0]] = ahead[1]
+            ahead = next(threaded, None)
+        if spans:
+            taken.update(_rows(spans, piece.first))  # threaded across the run's inputs
+        yield dataclasses.replace(piece, threaded=tuple(taken.items())) if taken else piece
+
+
+def _rows(
+    spans: dict[int, SessionRederivation], first: int
+) -> tuple[tuple[int, SessionRederivation], ...]:
+    last = first + _CHUNK
+    return tuple((n, r) for n, r in spans.items() if first <= n < last)
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -385,21 +434,43 @@ def _threaded(
     options: VerifyOptions,
     skip: frozenset[str] = frozenset(),
     index: SessionIndex | None = None,
-) -> dict[int, SessionRederivation]:
+) -> Iterator[tuple[int, SessionRederivation]]:
     """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`).
 
     ``index`` is the run's, when it has more inputs than this log; a run of this one log
-    indexes its sessions and operations on the log's own first pass.
+    indexes its sessions and operations on the log's own first pass. The results come by
+    line as the log is read, for tasks that read the log again (workers, a cluster).
     """
-    if not options.rederive:
-        return {}
-    if not may_need_threading(_blocks(path)):
-        return {}
+    if not options.rederive or not may_need_threading(_blocks(path)):
+        return iter(())
     lines = functools.partial(_lines, path)
     if index is None:
         return session_rederivations_of_log(lines, options.raw_lines, index=SessionIndex())
     contested = index.contradiction if index.contested else None
-    return session_rederivations_of_log(lines, options.raw_lines, skip, contested)
+    return session_rederivations_of_log(
+        lines, options.raw_lines, skip, contested, copies=index.repeated
+    )
+
+
+def _live(
+    path: storage.Location,
+    options: VerifyOptions,
+    skip: frozenset[str] = frozenset(),
+    index: SessionIndex | None = None,
+) -> LogSessions | None:
+    """A log's session pass for this process, its sessions found (:func:`_threaded`'s rules).
+
+    The pass is fed as each line is verified, from the line's one reading; None when
+    nothing in the log is re-derived in a session.
+    """
+    if not options.rederive or not may_need_threading(_blocks(path)):
+        return None
+    if index is None:
+        log = LogSessions(_lines(path), options.raw_lines, index=SessionIndex())
+    else:
+        contested = index.contradiction if index.contested else None
+        log = LogSessions(_lines(path), options.raw_lines, skip, contested, copies=index.repeated)
+    return None if log.idle else log
 
 
 def _spanning(
@@ -485,17 +556,18 @@ def _verify_file(
     threaded: SessionRederivation | None = None,
     read: bytes | None = None,
     reading: ReceiptDocument | None = None,
+    view: ReceiptView | None = None,
 ) -> Result:
     """One receipt file verified; ``path`` may be a local file's POSIX name (a task's name).
 
     A file whose bytes the grouping pass handed over (``read``, with its strict ``reading``
-    when one was kept) and that has no partition attestation beside it needs no path
-    object; anything else is read through one.
+    and its ``view`` when they were kept) and that has no partition attestation beside it
+    needs no path object; anything else is read through one.
     """
     if isinstance(path, str):
         if read is not None and _absent(path + _SIDE_SUFFIX):
             name = report_name(path)
-            return _verified(read, name, walked, settings, threaded, None, None, reading)
+            return _verified(read, name, walked, settings, threaded, None, None, reading, view)
         path = Path(path)
     try:
         data = _read(path, settings.max_input) if read is None else read
@@ -505,7 +577,7 @@ def _verify_file(
         return exc, None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
-    return _verified(data, name, walked, settings, threaded, attestation, problem, reading)
+    return _verified(data, name, walked, settings, threaded, attestation, problem, reading, view)
 
 
 def _verified(
@@ -517,17 +589,18 @@ def _verified(
     attestation: JsonValue | None,
     problem: SourceUnreadable | None,
     reading: ReceiptDocument | None = None,
+    view: ReceiptView | None = None,
 ) -> Result:
     # A session's result holds only for the bytes it was made of: these, read again, may not be.
     threaded = None if bound is None else bound.for_bytes(data)
     if walked:
         if problem is not None:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
-        found = verify_found(data, name, settings.options, attestation, threaded, reading)
+        found = verify_found(data, name, settings.options, attestation, threaded, reading, view)
         return _finish(_skipped(name) if found is None else found, data, settings)
     if problem is not None:
         return problem, None, None
-    subject = verify_receipt(data, name, settings.options, attestation, threaded, reading)
+    subject = verify_receipt(data, name, settings.options, attestation, threaded, reading, view)
     return _finish(subject, data, settings)
 
 
@@ -537,6 +610,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
         by_name = dict(task.threaded)
         read = dict(task.read)
         readings = dict(task.readings)
+        views = dict(task.views)
         return [
             _verify_file(
                 name if _POSIX and not storage.is_url(name) else storage.locate(name),
@@ -545,6 +619,7 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
                 by_name.get(name),
                 read.get(name),
                 readings.get(name),
+                views.get(name),
             )
             for name, walked in task.files
         ]
@@ -562,18 +637,27 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
         _finish(
-            verify_log_line(
-                line,
-                task.first + index,
-                name,
-                settings.options,
-                _for_line(threaded.get(task.first + index), line),
-            ),
-            log_line_body(line),
-            settings,
+            _verify_line(line, number, name, settings.options, threaded, task.live), body, settings
         )
-        for index, line in enumerate(lines)
+        for number, line in enumerate(lines, start=task.first)
+        for body in (log_line_body(line),)
     ]
+
+
+def _verify_line(
+    line: bytes,
+    number: int,
+    name: str,
+    options: VerifyOptions,
+    threaded: dict[int, SessionRederivation],
+    live: LogSessions | None,
+) -> Subject | Check:
+    """One line: with its handed result when it has one, else fed to the log's ``live`` pass."""
+    bound = threaded.get(number)
+    if bound is not None or live is None:
+        return verify_log_line(line, number, name, options, _for_line(bound, line))
+    feed = live.line(number, len(log_line_body(line)))
+    return verify_log_line(line, number, name, options, thread=feed)
 
 
 def _for_line(bound: SessionRederivation | None, line: bytes) -> Rederivation | None:

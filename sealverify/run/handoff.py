@@ -14,16 +14,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sealverify.errors import InputError
+from sealverify.kernel.receipt_inputs import Frames
 from sealverify.receipts.families import ReceiptDocument, read_document
 from sealverify.receipts.sessions import Glance, glance, glance_document
+from sealverify.receipts.view import ReceiptView, read_view
 from sealverify.run import storage
 from sealverify.run.reading import read_file
+from sealverify.wire.strictjson import JsonValue
 
-__all__ = ["DOCUMENT_WEIGHT", "Handoff"]
+__all__ = ["DOCUMENT_WEIGHT", "Handed", "Handoff"]
 
 # A strict reading holds about 2.7 times its document's bytes (measured with tracemalloc on
 # minted receipts); it is charged three times them, on top of the bytes themselves.
 DOCUMENT_WEIGHT = 3
+
+# What a task is handed, by file name: the bytes, their strict readings, the views made.
+Handed = tuple[
+    tuple[tuple[str, bytes], ...],
+    tuple[tuple[str, ReceiptDocument], ...],
+    tuple[tuple[str, ReceiptView], ...],
+]
 
 
 class Handoff:
@@ -39,6 +49,7 @@ class Handoff:
         self.room = keep
         self.kept: dict[str, bytes] = {}
         self.readings: dict[str, ReceiptDocument] = {}
+        self.views: dict[str, ReceiptView] = {}  # made for the session pass, kept for the task
 
     def __call__(self, name: str) -> bytes | None:
         """A receipt file's bytes (kept while the budget has room), or None."""
@@ -70,16 +81,32 @@ class Handoff:
         read = self.readings[name] = read_document(data)
         return glance(data) if read.document is None else glance_document(read.document)
 
-    def hand_over(
-        self, names: Iterable[str]
-    ) -> tuple[tuple[tuple[str, bytes], ...], tuple[tuple[str, ReceiptDocument], ...]]:
-        """The kept bytes and readings of these files, no longer kept (nor charged) here."""
+    def view(self, name: str, data: bytes) -> tuple[dict[str, JsonValue], Frames] | None:
+        """The kept reading of these very bytes for the session pass, its view made once.
+
+        The view (``receipts/view.py``: Object A and the release frame decoded, the request
+        line parsed) is the one the file's task verifies with, so the session pass and the
+        checks read the receipt once. None when no reading of ``data`` is kept.
+        """
+        read = self.readings.get(name)
+        if read is None or read.document is None or not read.of(data):
+            return None
+        made = read_view(read.document, read.family)
+        if len(data) <= self.room:  # a view is charged its document's bytes (what it decodes)
+            self.room -= len(data)
+            self.views[name] = made
+        return read.document, made.frames
+
+    def hand_over(self, names: Iterable[str]) -> Handed:
+        """The kept bytes, readings and views of these files, no longer kept (nor charged)."""
         if not self.kept:
-            return (), ()
+            return (), (), ()
         wanted = [name for name in names if name in self.kept]
         data = tuple((name, self.kept.pop(name)) for name in wanted)
         pop = self.readings.pop
         readings = tuple((name, pop(name)) for name in wanted if name in self.readings)
-        self.room += sum(len(d) for _, d in data)
+        views = tuple((name, self.views.pop(name)) for name in wanted if name in self.views)
+        sizes = dict((name, len(d)) for name, d in data)
+        self.room += sum(sizes.values()) + sum(sizes[name] for name, _ in views)
         self.room += sum(DOCUMENT_WEIGHT * len(read.raw) for _, read in readings)
-        return data, readings
+        return data, readings, views

@@ -95,8 +95,10 @@ def run_results(
     storage.configure(storage_options or {})
     # One process verifies what the session grouping read and parsed, up to _KEEP, rather
     # than read each file twice; workers and cluster tasks read their own files.
-    keep = _KEEP if jobs == 1 and cluster is None else 0
-    work: Iterator[Task] = tasks(expand(sources), settings.options, settings.max_input, keep)
+    here = jobs == 1 and cluster is None
+    work: Iterator[Task] = tasks(
+        expand(sources), settings.options, settings.max_input, _KEEP if here else 0, here
+    )
     if jobs == "auto":
         count, work = (1, work) if cluster is not None else auto_jobs(work, os.cpu_count() or 1)
     else:

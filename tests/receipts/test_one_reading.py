@@ -5,7 +5,9 @@ to the bindings, the approval token, the wording lint, the attestation check and
 re-derivation. These tests count, with the decoder and the strict parser wrapped wherever the
 package holds them, how often each receipt's Object A text is decoded and its request line
 parsed: for one receipt verified end to end, and for a log of one session's receipts threaded
-with re-derivation on, in the fast and the reference mode alike.
+with re-derivation on, in the fast and the reference mode alike; and on the command line's
+path (``verify`` in one process), where the session pass is fed by each receipt's one
+reading, for a log and for a directory of files.
 """
 
 from __future__ import annotations
@@ -13,20 +15,25 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sealverify_testkit import mint
 
 from sealverify import fastpath
+from sealverify.cli.main import cli
 from sealverify.primitives.trust import TrustStore
 from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
 from sealverify.wire import strictjson
 from sealverify.wire.framing import raw_line
 from sealverify.wire.strictjson import parse_bytes
 from tests.helpers.kernel_minting import CONFIG, HOST
+from tests.helpers.verify_sessions import PIN_ARGS
 
 PINS = TrustStore.from_pins(
     config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
@@ -120,3 +127,55 @@ def test_a_threaded_session_is_decoded_and_parsed_once_a_receipt(
     reasons = [next(c.reason for c in s.checks if c.id == "replay.decision") for s in subjects]
     assert all("log order" in reason for reason in reasons[1:]), reasons  # threaded
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
+
+
+@pytest.mark.parametrize("layout", ["log", "files"])
+def test_the_command_line_reads_a_threaded_session_once_a_receipt(
+    tmp_path: Path, layout: str, mode: None, counted: tuple[Counter[str], Counter[str]]
+) -> None:
+    receipts = [_receipt(index) for index in (1, 2, 3)]
+    readings = [_object_a(raw) for raw in receipts]
+    if layout == "log":
+        target = tmp_path / "session.jsonl"
+        target.write_bytes(b"\n".join(receipts) + b"\n")
+        order = "log order"
+    else:
+        target = tmp_path / "session"
+        target.mkdir()
+        for index, raw in enumerate(receipts, start=1):
+            (target / f"{index}.json").write_bytes(raw)
+        order = "the order of the positions its receipts claim"
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    result = CliRunner().invoke(
+        cli, ["verify", str(target), *PIN_ARGS, "--jobs", "1"], catch_exceptions=False
+    )
+    subjects = json.loads(result.stdout)["subjects"]
+    assert [s["outcome"] for s in subjects] == ["VERIFIED"] * 3, result.output
+    reasons = [
+        next(c["reason"] for c in s["checks"] if c["id"] == "replay.decision") for s in subjects
+    ]
+    assert all(order in reason for reason in reasons[1:]), reasons  # threaded
+    assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
+
+
+def test_an_object_b_v1_request_recovered_from_its_release_frame_is_parsed_once(
+    mode: None, counted: tuple[Counter[str], Counter[str]]
+) -> None:
+    # An Object B v1 ALLOW carries no Object A: the request is the release frame less its
+    # operation-id splice, recovered only when splicing it again gives the frame back. That
+    # round trip parses the request: the view keeps that parse, and the step is handed the
+    # recovered request rather than recover (and parse) it again.
+    wire = mint.tools_call_frame(
+        "db.execute", '{"sql":"drop table x","database":"prod"}', request_id=7
+    )
+    ctx = dataclasses.replace(HOST, domain=mint.OBJECT_B_V1)
+    raw = mint.mint_host_v3(wire, CONFIG, approvals=[mint.guard_target_of(wire, CONFIG)], ctx=ctx)
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    subject = verify_receipt(raw, "r.json", OPTIONS)
+    replay = next(c for c in subject.checks if c.id == "replay.decision")
+    assert replay.status == "pass" and "recovered from the release frame" in replay.reason
+    assert parses[raw_line(wire).decode("utf-8")] == 1
