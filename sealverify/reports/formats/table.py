@@ -223,7 +223,12 @@ def decisive_reason(checks: Iterable[Check], width: int = WHY_WIDTH) -> str:
     one is cut at a word and marked "…" when its id and a few words still fit; "(+N more)"
     counts the rest. A check is never cut mid-word unmarked.
     """
-    parts = [f"{c.id}: {c.reason}" for c in decisive_order(checks)]
+    return _reason(decisive_order(checks), width)
+
+
+def _reason(ordered: list[Check], width: int = WHY_WIDTH) -> str:
+    """:func:`decisive_reason` of checks already in :func:`decisive_order`."""
+    parts = [f"{c.id}: {c.reason}" for c in ordered]
     if not parts:
         return ""
     shown: list[str] = []
@@ -255,13 +260,18 @@ def _cut(text: str, width: int) -> str:
     return head.rstrip(" ;,:") + "…"
 
 
-def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
-    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out)."""
+def _receipt_row(
+    subject: Subject, ordered: list[Check] | None = None
+) -> tuple[str, str, str, str, str]:
+    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out).
+
+    ``ordered``: the receipt's :func:`_why_checks` in :func:`decisive_order`, when known.
+    """
     # The row shows only the failing checks (else the not-evaluated ones) in the order of
     # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
-    why = decisive_reason(_why_checks(subject))
+    why = _reason(decisive_order(_why_checks(subject)) if ordered is None else ordered)
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
@@ -286,7 +296,11 @@ def receipt_brief(subject: Subject) -> tuple[str, str, str]:
     The reason is cut at a word within :data:`WHY_WIDTH` characters; the third item counts
     the other checks (:func:`decisive_order`), as text. All three are visible (:func:`_cell`).
     """
-    ordered = decisive_order(_why_checks(subject))
+    return _brief(decisive_order(_why_checks(subject)))
+
+
+def _brief(ordered: list[Check]) -> tuple[str, str, str]:
+    """:func:`receipt_brief` of a receipt's "why" checks already in :func:`decisive_order`."""
     if not ordered:
         return "", "", "0"
     first = ordered[0]
@@ -318,7 +332,8 @@ def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
     The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
     and in a file alike.
     """
-    return receipt_cells(subject) + receipt_brief(subject)
+    ordered = decisive_order(_why_checks(subject))  # once, for the row and its brief
+    return tuple(map(_cell, _receipt_row(subject, ordered))) + _brief(ordered)
 
 
 def receipts_summary(report: Report) -> str:

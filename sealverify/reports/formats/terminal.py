@@ -10,11 +10,10 @@ note naming the option that changes it.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from sealverify.reports.formats.grid import STATUS_COLOURS
+from sealverify.reports.formats.grid import STATUS_COLOURS, display_width
 from sealverify.reports.visible import visible
 from sealverify.results.model import Check
 from sealverify.results.outcomes import RECEIPTS_BY_SEVERITY, Outcome, severity
@@ -53,23 +52,20 @@ NOTES = {
 }
 
 
-def _width(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def fit(text: str, width: int, *, keep_end: bool = False) -> str:
     """``text`` within ``width`` columns; a cut is marked "…" (at the start if ``keep_end``)."""
-    if _width(text) <= width:
+    columns = display_width(text)
+    if columns <= width:
         return text
     if width <= 0:
         return ""
     room = width - 1
+    if columns == len(text):  # every character one column wide: the kept ones are a slice
+        return "…" + text[len(text) - room :] if keep_end else text[:room] + "…"
     kept: list[str] = []
     used = 0
     for char in reversed(text) if keep_end else text:
-        step = _width(char)
+        step = display_width(char)
         if used + step > room:
             break
         kept.append(char)
@@ -84,10 +80,10 @@ def _fit_middle(name: str, width: int) -> str:
 
     Names in one folder differ at their start and end in a suffix or a line number.
     """
-    if _width(name) <= width or width < 6:
+    if display_width(name) <= width or width < 6:
         return fit(name, width, keep_end=True)
     tail = fit(name, (width - 1) // 3 + 1, keep_end=True)[1:]
-    return fit(name, width - _width(tail)) + tail
+    return fit(name, width - display_width(tail)) + tail
 
 
 def _paint(text: str, code: str | None, colour: bool) -> str:
@@ -98,37 +94,41 @@ def _outcome_word(cell: str) -> str:
     return cell.partition(" ")[0]
 
 
-def _folder(rows: Callable[[], Iterable[Sequence[str]]]) -> str:
-    """The folder every receipt name starts with ("" when they share none): said once."""
-    common: str | None = None
-    for row in rows():
-        name = row[0]
-        if common is None:
-            common = name.rpartition("/")[0] + "/" if "/" in name else ""
-        while common and not name.startswith(common):
-            common = common[:-1].rpartition("/")[0] + "/" if "/" in common[:-1] else ""
-        if not common:
-            return ""
-    return common or ""
+def _folder_of(name: str, common: str | None) -> str:
+    """The folder ``name`` and every name before it start with (``common``; None: the first)."""
+    if common is None:
+        common = name.rpartition("/")[0] + "/" if "/" in name else ""
+    while common and not name.startswith(common):
+        common = common[:-1].rpartition("/")[0] + "/" if "/" in common[:-1] else ""
+    return common
 
 
-def _column_widths(
-    rows: Callable[[], Iterable[Sequence[str]]], columns: int, folder: str
-) -> tuple[list[int], Counter[str]]:
-    """Each column's width (0: not shown) and how many rows each check id leads.
+def _measure(
+    rows: Callable[[], Iterable[Sequence[str]]], columns: int
+) -> tuple[str, list[int], Counter[str], set[int | None]]:
+    """The folder, column widths, leading check ids and outcome ranks, in one reading of rows.
 
+    The folder is the one every receipt name starts with ("" when they share none: said
+    once); a width of 0 is a column not shown; the ids count the rows each leads.
     Below :data:`_NARROW` columns the family and verdict give their room to the reason.
-    The receipt name (less ``folder``) leaves the reason :data:`_WHY_ROOM` columns (or is
+    The receipt name (less the folder) leaves the reason :data:`_WHY_ROOM` columns (or is
     cut to 12), and the reason takes the rest.
     """
     natural = [len(h) for h in _HEADERS[:4]]
+    folder: str | None = None
+    names = 0  # the widest name, folder included: every name starts with the folder
     leading: Counter[str] = Counter()
+    outcomes: set[str] = set()
     for row in rows():
-        natural[0] = max(natural[0], _width(row[0][len(folder) :]))
+        folder = _folder_of(row[0], folder)
+        names = max(names, display_width(row[0]))
         for index in range(1, 4):
-            natural[index] = max(natural[index], _width(row[index]))
+            natural[index] = max(natural[index], display_width(row[index]))
         if row[5]:
             leading[row[5]] += 1
+        outcomes.add(_outcome_word(row[1]))
+    folder = folder or ""
+    natural[0] = max(natural[0], names - display_width(folder))
     if columns < _NARROW:
         natural[2] = natural[3] = 0
     shown = [w for w in natural[1:] if w]
@@ -138,7 +138,8 @@ def _column_widths(
     if why < 16:  # very narrow: the name gives way first, down to a few columns
         name = max(room - 16, min(natural[0], 8))
         why = max(room - name, 0)
-    return [name, natural[1], natural[2], natural[3], why], leading
+    ranks = {_RANK.get(word) for word in outcomes}
+    return folder, [name, natural[1], natural[2], natural[3], why], leading, ranks
 
 
 def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, str]:
@@ -153,13 +154,13 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, st
     head = f"note {noted[first]}: {first}" if first in noted else first
     text = head if first in noted else f"{first}: {reason}"
     tail = f" (+{more} more)" if more else ""
-    if _width(text) + len(tail) <= width:
+    if display_width(text) + len(tail) <= width:
         return text + tail, ""
-    if _width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
+    if display_width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
         return "", text + tail
     cut = _cut_words(text, width - len(tail))
     if not cut.startswith(f"{head}: ") and first not in noted:  # no word of the reason fits
-        cut = f"{head}: …" if _width(head) + 3 <= width - len(tail) else head
+        cut = f"{head}: …" if display_width(head) + 3 <= width - len(tail) else head
     return cut + tail, ""
 
 
@@ -179,17 +180,17 @@ def _keep_id(text: str, width: int) -> str:
     holds the id alone and runs on.
     """
     first, _, rest = text.partition(" ")
-    if _width(first) + 2 >= width or not rest:
+    if display_width(first) + 2 >= width or not rest:
         return first
-    return f"{first} {fit(rest, width - _width(first) - 1, keep_end=True)}"
+    return f"{first} {fit(rest, width - display_width(first) - 1, keep_end=True)}"
 
 
 def _id_then_prose(text: str, width: int) -> str:
     """``text`` (an id, then a reason) within ``width``: the id whole, the reason cut at a word."""
     first, _, rest = text.partition(" ")
-    if _width(first) + 2 >= width or not rest:
+    if display_width(first) + 2 >= width or not rest:
         return first
-    return f"{first} {_cut_words(rest, width - _width(first) - 1)}"
+    return f"{first} {_cut_words(rest, width - display_width(first) - 1)}"
 
 
 def counted_pass(check: Check) -> bool:
@@ -226,15 +227,15 @@ def lines(
     """The terminal view, one line at a time (no line end), none wider than ``columns``.
 
     ``rows()`` gives the spooled rows afresh on each call (a spool file read again): each row
-    is ``table.receipt_spool_cells``'s eight visible cells. They are read for the folder all
-    names share (said once, above the table), for the widths, and once per outcome, VERIFIED
-    first, so the FAILs are the last rows; the failing run findings and the notes follow.
+    is ``table.receipt_spool_cells``'s eight visible cells. They are read once for the folder
+    all names share (said once, above the table) and the widths, then once per outcome that
+    some row has, VERIFIED first, so the FAILs are the last rows; the failing run findings
+    and the notes follow.
     """
     import textwrap  # only a run on a terminal wraps its notes
 
     columns = max(columns, 4)  # a width shutil reports as 0 or less is no width
-    folder = _folder(rows)
-    widths, leading = _column_widths(rows, columns, folder)
+    folder, widths, leading, shown_ranks = _measure(rows, columns)
     noted: dict[str, int] = {}
     for check_id, count in sorted(leading.items(), key=lambda item: (-item[1], item[0])):
         if count >= _NOTE_ROWS and check_id in NOTES:
@@ -243,9 +244,11 @@ def lines(
     def line(cells: Sequence[str], outcome: str | None = None) -> str:
         name = cells[0] if outcome is None else cells[0][len(folder) :]
         shown = [_fit_middle(name, widths[0]), *cells[1:4]]
-        padded = [c + " " * (w - _width(c)) for c, w in zip(shown, widths, strict=False) if w]
+        padded = [
+            c + " " * (w - display_width(c)) for c, w in zip(shown, widths, strict=False) if w
+        ]
         plain = _GAP.join([*padded, cells[4]]).rstrip()
-        if _width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
+        if display_width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
             return fit(plain, columns)
         if outcome is not None:  # the outcome's own text coloured, not its padding
             word = _paint(shown[1], OUTCOME_COLOURS.get(outcome), colour)
@@ -258,6 +261,8 @@ def lines(
     yield fit(_GAP.join("-" * w for w in widths if w), columns)
     ranks = sorted(set(_RANK.values()))
     for rank in [*ranks, None]:  # an outcome word no rank names comes last, after FAIL
+        if rank not in shown_ranks:
+            continue  # no row to show: the spool is not read again
         for row in rows():
             word = _outcome_word(row[1])
             if _RANK.get(word) != rank:
