@@ -64,7 +64,7 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     session.install(
         "-e", ".[dev,attest]", "-e", "./testkit"
-    )  # sealverify.attest imports securesystemslib
+    )  # sealverify._internal.attest imports securesystemslib
     session.run(
         "mypy", "--strict", "sealverify", "fuzz", "benchmarks", "testkit/sealverify_testkit"
     )
@@ -82,12 +82,12 @@ def fixtures(session: nox.Session) -> None:
 
 @nox.session
 def catalogue(session: nox.Session) -> None:
-    """Regenerate the id table in docs/checks.md from sealverify/catalogue/checks.toml.
+    """Regenerate the id table in docs/checks.md from sealverify/_internal/catalogue/checks.toml.
 
     The tree must stay clean: a catalogue entry without its row in docs/checks.md fails.
     """
     session.install("-e", ".")
-    session.run("python", "-m", "sealverify.catalogue", "docs/checks.md")
+    session.run("python", "-m", "sealverify._internal.catalogue", "docs/checks.md")
     session.run("git", "diff", "--exit-code", "--", "docs/checks.md", external=True)
 
 

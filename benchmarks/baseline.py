@@ -59,7 +59,7 @@ class Verifier:
         args = [
             self.python,
             "-m",
-            "sealverify.cli.main",
+            "sealverify._internal.cli.main",
             "verify",
             str(target),
             "--config-pubkey",
@@ -100,7 +100,7 @@ def child_env(python: str, **extra: str) -> dict[str, str]:
 def _flags(python: str) -> frozenset[str]:
     """The long options ``verify --help`` lists for the sealverify behind ``python``."""
     shown = subprocess.run(
-        [python, "-m", "sealverify.cli.main", "verify", "--help"],
+        [python, "-m", "sealverify._internal.cli.main", "verify", "--help"],
         capture_output=True,
         text=True,
         check=True,

@@ -33,11 +33,11 @@ CATEGORIES = (
 )
 
 _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("sealverify/primitives/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
+    (("sealverify/_internal/primitives/signatures.py", "/nacl/", "/cryptography/"), _SIGNATURES),
     (
         (
-            "sealverify/wire/strictjson.py",
-            "sealverify/receipts/embedded.py",
+            "sealverify/_internal/wire/strictjson.py",
+            "sealverify/_internal/receipts/embedded.py",
             "/json/decoder.py",
             "/json/scanner.py",
         ),
@@ -45,36 +45,36 @@ _BY_PATH: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         (
-            "sealverify/wire/serdejson.py",
-            "sealverify/wire/leanjson.py",
-            "sealverify/primitives/identities.py",
-            "sealverify/primitives/releaseframe.py",
-            "sealverify/primitives/objectb.py",
-            "sealverify/wire/netstring.py",
-            "sealverify/wire/framing.py",
-            "sealverify/mcp/frame.py",
+            "sealverify/_internal/wire/serdejson.py",
+            "sealverify/_internal/wire/leanjson.py",
+            "sealverify/_internal/primitives/identities.py",
+            "sealverify/_internal/primitives/releaseframe.py",
+            "sealverify/_internal/primitives/objectb.py",
+            "sealverify/_internal/wire/netstring.py",
+            "sealverify/_internal/wire/framing.py",
+            "sealverify/_internal/mcp/frame.py",
             "/base64.py",
             "/hashlib.py",
         ),
         _BYTE_RULES,
     ),
-    (("sealverify/receipts/bindings/",), _BINDINGS),
+    (("sealverify/_internal/receipts/bindings/",), _BINDINGS),
     (
         (
-            "sealverify/receipts/families.py",
-            "sealverify/receipts/members.py",
-            "sealverify/receipts/claims.py",
-            "sealverify/wire/guards.py",
-            "sealverify/receipts/verify.py",
-            "sealverify/results/model.py",
-            "sealverify/results/outcomes.py",
-            "sealverify/primitives/trust.py",
-            "sealverify/primitives/publishedkeys.py",
+            "sealverify/_internal/receipts/families.py",
+            "sealverify/_internal/receipts/members.py",
+            "sealverify/_internal/receipts/claims.py",
+            "sealverify/_internal/wire/guards.py",
+            "sealverify/_internal/receipts/verify.py",
+            "sealverify/_internal/results/model.py",
+            "sealverify/_internal/results/outcomes.py",
+            "sealverify/_internal/primitives/trust.py",
+            "sealverify/_internal/primitives/publishedkeys.py",
         ),
         _CHECKS,
     ),
-    (("sealverify/wording/rules.py",), _WORDING),
-    (("sealverify/kernel/", "sealverify/receipts/rederivation.py"), _KERNEL),
+    (("sealverify/_internal/wording/rules.py",), _WORDING),
+    (("sealverify/_internal/kernel/", "sealverify/_internal/receipts/rederivation.py"), _KERNEL),
 )
 _BUILTIN_NAMES: tuple[
     tuple[tuple[str, ...], str], ...

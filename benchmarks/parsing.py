@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 
-from sealverify.mcp.frame import analyze_frame
-from sealverify.skills.identity import FrontmatterError, parse_frontmatter
-from sealverify.wire.framing import split_stdio
-from sealverify.wire.strictjson import JsonError, parse_bytes
+from sealverify._internal.mcp.frame import analyze_frame
+from sealverify._internal.skills.identity import FrontmatterError, parse_frontmatter
+from sealverify._internal.wire.framing import split_stdio
+from sealverify._internal.wire.strictjson import JsonError, parse_bytes
 
 __all__ = ["SHAPES", "section"]
 

@@ -42,20 +42,20 @@ from sealverify_testkit.mint import (
 
 from benchmarks import baseline, instructions, parsing
 from benchmarks.concerns import Profile, profile_calls
-from sealverify.kernel.profiles import CURRENT
-from sealverify.kernel.replay import rederive
-from sealverify.primitives.signatures import (
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.kernel.replay import rederive
+from sealverify._internal.primitives.signatures import (
     b64url_nopad_decode,
     ed25519_verify,
     ed25519_verify_openssl,
     ed25519_verify_sodium,
     hex_key,
 )
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.bindings import signatures as bindings_signatures
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.results.outcomes import Outcome
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.bindings import signatures as bindings_signatures
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.results.outcomes import Outcome
+from sealverify._internal.wire.strictjson import parse_bytes
 
 __all__ = ["main"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from sealverify_testkit import keys
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 __all__ = ["EXIT_CODES", "Harness", "run_cli", "workspace", "write"]
 

@@ -262,8 +262,8 @@ def _envelope(tool: str, args: object = None, **evidence: object) -> bytes:
 
 def _steps(data: bytes) -> None:
     """A session: the first line is the config payload (and authority), each other a step."""
-    from sealverify.kernel.profiles import CURRENT
-    from sealverify.kernel.session import KernelSession
+    from sealverify._internal.kernel.profiles import CURRENT
+    from sealverify._internal.kernel.session import KernelSession
 
     head, *steps = data.split(b"\n")
     config = json.loads(head)
@@ -300,7 +300,7 @@ def _principals(n: int) -> bytes:
     """A registry of ``n`` principals, each making one signed call: ``n`` counters held."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from sealverify.kernel.principal import ENVELOPE_TAG
+    from sealverify._internal.kernel.principal import ENVELOPE_TAG
 
     key = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"principal").digest())
     pubkey, authority, nonce = key.public_key().public_bytes_raw().hex(), bytes(32), bytes(32)
@@ -347,7 +347,7 @@ def _decide_lines(data: bytes) -> int:
 
 
 def _guards(data: bytes) -> None:
-    from sealverify.kernel import guards, ljson
+    from sealverify._internal.kernel import guards, ljson
 
     text = data.decode()
     guards.first_failed_guard(text)
@@ -358,7 +358,7 @@ def _guards(data: bytes) -> None:
 
 
 def _wirecue(data: bytes) -> None:
-    from sealverify.kernel import wirecue
+    from sealverify._internal.kernel import wirecue
 
     wirecue.proven_request(data.decode())
 
@@ -453,7 +453,7 @@ def _periodic_pair(n: int) -> bytes:
 
 
 def _spans(data: bytes) -> None:
-    from sealverify.reports.formats.html import spans
+    from sealverify._internal.reports.formats.html import spans
 
     half = len(data) // 2
     spans.compare(data[:half].decode(), data[half:].decode())
@@ -599,7 +599,7 @@ def _state_file(n: int) -> bytes:
     """A history store written by sealverify holding ``n`` spent nonces (its size)."""
     import sqlite3
 
-    from sealverify.history.state import HistoryStore
+    from sealverify._internal.history.state import HistoryStore
 
     path = _write("made.sqlite", b"")
     Path(path).unlink()

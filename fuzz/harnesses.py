@@ -13,9 +13,9 @@ from sealverify_testkit import keys
 
 from fuzz import seeds, shapes
 from fuzz.base import Harness, run_cli, workspace, write
-from sealverify.cli.main import cli
-from sealverify.wire import leanjson, serdejson
-from sealverify.wire.strictjson import JsonError, display, member_spans, parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.wire import leanjson, serdejson
+from sealverify._internal.wire.strictjson import JsonError, display, member_spans, parse_bytes
 
 __all__ = ["HARNESSES", "Harness", "run_cli", "workspace_file"]
 
@@ -229,7 +229,7 @@ def _attestation_verify(data: bytes) -> None:
     if len(data) % 2:
         from securesystemslib.dsse import Envelope
 
-        from sealverify.attest.keys import signer
+        from sealverify._internal.attest.keys import signer
 
         envelope = Envelope(data, "application/vnd.in-toto+json", {})
         envelope.sign(signer((_ATTEST / "key.pem").read_bytes(), "demo key"))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from sealverify_testkit.records import render_pretty
 
-from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
 
 __all__ = ["mutate_bytes", "mutate_json", "render_compact"]
 

@@ -8,9 +8,9 @@ from sealverify_testkit import keys
 from sealverify_testkit.mint import resign_v3
 from sealverify_testkit.records import parse_record, render_compact, render_pretty, sign_config
 
-from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.wire.serdejson import NumberNotRepresentable
-from sealverify.wire.strictjson import JsonError, parse_text
+from sealverify._internal.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
+from sealverify._internal.wire.serdejson import NumberNotRepresentable
+from sealverify._internal.wire.strictjson import JsonError, parse_text
 
 __all__ = ["resign"]
 

@@ -27,7 +27,7 @@ from fuzz.harnesses import HARNESSES, Harness
 from fuzz.mutate import mutate_bytes, mutate_json
 from fuzz.resign import resign
 from fuzz.rules import Finding, checked
-from sealverify.cli.main import command_modules
+from sealverify._internal.cli.main import command_modules
 
 __all__ = ["DEFAULT_SECONDS", "Outcome", "main", "mutant", "run_quick"]
 
@@ -124,7 +124,7 @@ def _atheris(name: str, seconds: int, workdir: Path) -> None:
 
     # The CLI imports each command lazily: import them all first, so all are instrumented.
     for command in command_modules():
-        importlib.import_module(f"sealverify.cli.{command}_cmd")
+        importlib.import_module(f"sealverify._internal.cli.{command}_cmd")
     atheris.instrument_all()
     argv = [
         sys.argv[0],

@@ -22,13 +22,13 @@ from typing import Any, Literal
 
 from fuzz import seeds
 from fuzz.base import Harness, run_cli, workspace, write
-from sealverify.cli.skill_cmd import read_tree
-from sealverify.cli.spooled import SubjectSpool
+from sealverify._internal.cli.skill_cmd import read_tree
+from sealverify._internal.cli.spooled import SubjectSpool
+from sealverify._internal.history.state import MIGRATIONS, SCHEMA_VERSION, HistoryStore
+from sealverify._internal.reports.filenames import report_name
+from sealverify._internal.results.model import Check, Report, Subject
 from sealverify.errors import InputError
-from sealverify.history.state import MIGRATIONS, SCHEMA_VERSION, HistoryStore
-from sealverify.reports.filenames import report_name
-from sealverify.reports.formats import FORMATS, render
-from sealverify.results.model import Check, Report, Subject
+from sealverify.formats import FORMATS, render
 
 __all__ = ["HARNESSES"]
 

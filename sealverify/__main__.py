@@ -1,6 +1,6 @@
 """``python -m sealverify``: the same command as ``sealverify``."""
 
-from sealverify.cli.main import main
+from sealverify._internal.cli.main import main
 
 if __name__ == "__main__":
     main()

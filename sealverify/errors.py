@@ -4,8 +4,8 @@ Bad evidence never raises: it is a failed check in a report. An exception means 
 itself could not be done, and says which way: what it was given is unusable (``InputError``),
 a source could not be read (``SourceError``), the history store cannot be used
 (``StoreError``), or sealverify itself is at fault (``InternalError``). The command line maps
-every ``SealverifyError`` to exit 2 with one line (``sealverify/cli/main.py``); anything else
-that escapes is a defect, shown as an internal error (its traceback with ``--debug``).
+every ``SealverifyError`` to exit 2 with one line (``sealverify/_internal/cli/main.py``); anything
+else that escapes is a defect, shown as an internal error (its traceback with ``--debug``).
 
 Each class raised where ``ValueError`` or ``OSError`` was raised before keeps that base too
 (``class JsonError(InputError, ValueError)``), so an ``except ValueError`` written against an

@@ -58,7 +58,7 @@ def run_main(
     """``sealverify ARGS`` through the installed entry point's ``main``: exit code and stderr."""
     import sys
 
-    from sealverify.cli import main as cli_main
+    from sealverify._internal.cli import main as cli_main
 
     monkeypatch.setattr(sys, "argv", ["sealverify", *args])
     monkeypatch.setattr(cli_main, "_debug_flag", False)

@@ -1,4 +1,4 @@
-"""Generate sealverify/kernel/data/ucd-nfd.txt from a Unicode Character Database UnicodeData.txt.
+"""Generate sealverify/_internal/kernel/data/ucd-nfd.txt from a Unicode Character Database UnicodeData.txt.
 
 The kernel's Unicode-equivalent-key guard (seal-host ``Host/UnicodeKeys.lean``) normalizes keys
 to NFD with the tables of its pinned ``UnicodeBasic`` dependency (Unicode 17.0.0). Python's own
@@ -10,7 +10,7 @@ needs, generated here from the UCD file itself:
 
 Hangul syllables are decomposed algorithmically and are not listed. Usage:
 
-    python tools/gen_ucd_nfd.py UnicodeData.txt > sealverify/kernel/data/ucd-nfd.txt
+    python tools/gen_ucd_nfd.py UnicodeData.txt > sealverify/_internal/kernel/data/ucd-nfd.txt
 """
 
 from __future__ import annotations

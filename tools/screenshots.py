@@ -22,7 +22,7 @@ from PIL import Image, ImageOps
 from sealverify_testkit.auditlog import demo_log
 from sealverify_testkit.browser import chromium_path, run_chromium
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"

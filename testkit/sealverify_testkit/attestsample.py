@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from sealverify._internal.kernel.profiles import KERNEL_PROFILES
 from sealverify._version import __version__
-from sealverify.kernel.profiles import KERNEL_PROFILES
 from sealverify_testkit import keys
 
 __all__ = [
@@ -81,9 +81,9 @@ def mint_attest(root: Path) -> None:
 
     Reads ``root/demo`` (minted before it): the receipts and the trust file it names.
     """
-    from sealverify.attest.envelope import sign_statements
-    from sealverify.attest.keys import signer
-    from sealverify.attest.statement import Digested, Run, run_statement, vsa_statement
+    from sealverify._internal.attest.envelope import sign_statements
+    from sealverify._internal.attest.keys import signer
+    from sealverify._internal.attest.statement import Digested, Run, run_statement, vsa_statement
 
     def digested(relative: str) -> Digested:
         data = (root / relative.removeprefix("fixtures/")).read_bytes()

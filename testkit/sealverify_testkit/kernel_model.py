@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sealverify.primitives import identities
-from sealverify.wire.strictjson import JsonValue
+from sealverify._internal.primitives import identities
+from sealverify._internal.wire.strictjson import JsonValue
 from sealverify_testkit.records import (
     Cert,
     Record,

@@ -19,15 +19,20 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from sealverify.approvals import record as approval_record
-from sealverify.kernel.profiles import CURRENT
-from sealverify.primitives import identities
-from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2, preimage_v1, preimage_v2
-from sealverify.primitives.releaseframe import splice_operation_id
-from sealverify.primitives.signatures import key_id
-from sealverify.wire import serdejson, strictjson
-from sealverify.wire.framing import raw_line, sha256_hex
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal.approvals import record as approval_record
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.primitives import identities
+from sealverify._internal.primitives.objectb import (
+    OBJECT_B_V1,
+    OBJECT_B_V2,
+    preimage_v1,
+    preimage_v2,
+)
+from sealverify._internal.primitives.releaseframe import splice_operation_id
+from sealverify._internal.primitives.signatures import key_id
+from sealverify._internal.wire import serdejson, strictjson
+from sealverify._internal.wire.framing import raw_line, sha256_hex
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 from sealverify_testkit.kernel_model import (
     decide,
     overall_verdict,
@@ -345,7 +350,7 @@ def _approval_payload(frame: bytes, target: str, config: Record, ctx: HostContex
 
     The subject is the exact frame with its delimiter; the shown text is the frame's raw line;
     ``authorized_at`` is :attr:`HostContext.authorized_at` and the record's own ``expiry`` is
-    ``authorized_at + ttl``. Rendered by :func:`sealverify.approvals.render`.
+    ``authorized_at + ttl``. Rendered by :func:`sealverify._internal.approvals.render`.
     """
     shown = raw_line(frame)
     payload: Record = {
@@ -403,8 +408,8 @@ def policy_guard_target(frame: bytes, kernel_config: str) -> str:
 
     Unlike :func:`guard_target_of` (full arguments), this resolves the rule's ``target`` spec:
     ``literal``, ``arg`` paths and ``full_arguments`` parts in any combination
-    (:func:`sealverify.primitives.identities.spec_guard_target`). Raises ValueError when the policy
-    has no guarded rule for the tool or a path reaches no scalar.
+    (:func:`sealverify._internal.primitives.identities.spec_guard_target`). Raises ValueError when
+    the policy has no guarded rule for the tool or a path reaches no scalar.
     """
     request = _request(frame)
     config = _config(kernel_config)

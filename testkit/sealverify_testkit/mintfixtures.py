@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sealverify.primitives.objectb import OBJECT_B_V2
-from sealverify.wire.strictjson import JsonValue
+from sealverify._internal.primitives.objectb import OBJECT_B_V2
+from sealverify._internal.wire.strictjson import JsonValue
 from sealverify_testkit import attestsample, mint, samples
 
 __all__ = ["GENERATORS", "demo_receipts", "main", "mint_demo", "mint_frames"]

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sealverify.wire import leanjson, serdejson, strictjson
-from sealverify.wire.framing import sha256_hex
-from sealverify.wire.netstring import encode_parts
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal.wire import leanjson, serdejson, strictjson
+from sealverify._internal.wire.framing import sha256_hex
+from sealverify._internal.wire.netstring import encode_parts
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 from sealverify_testkit.keys import (
     TestKey,
 )

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sealverify.partition import records as partition
-from sealverify.wire.framing import frame_of
+from sealverify._internal.partition import records as partition
+from sealverify._internal.wire.framing import frame_of
 from sealverify_testkit import mint
 from sealverify_testkit.auditlog import mint_log
 from sealverify_testkit.records import sign_config

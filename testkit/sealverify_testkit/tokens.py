@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.wire.strictjson import JsonNumber
 from sealverify_testkit.keys import APPROVER_KEY, TestKey
 from sealverify_testkit.records import Record, render_compact
 

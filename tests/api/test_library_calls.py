@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sealverify
-from sealverify.history.state import open_store
+from sealverify._internal.history.state import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"

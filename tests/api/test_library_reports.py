@@ -57,7 +57,7 @@ NOT_REPORTS = {"explain", "inventory"}
 
 
 def _run(case: Case, tmp: Path) -> tuple[bytes, int]:
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     if case.id in PREPARE:
         PREPARE[case.id](tmp)
@@ -80,7 +80,7 @@ def test_the_cli_writes_the_library_report(
 
 
 def test_every_command_has_a_case() -> None:
-    from sealverify.cli.main import command_modules
+    from sealverify._internal.cli.main import command_modules
 
     covered = {c.args[0] for c in CASES}
     assert covered | NOT_REPORTS == set(command_modules())
@@ -101,7 +101,7 @@ def test_every_command_has_a_case() -> None:
 def test_a_cli_that_adds_a_check_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A CLI that judged one more thing than the library would write another report: the
     # comparison above sees it. Here `lint` is made to add a passing check of its own.
-    import sealverify.cli.lint_cmd as lint_cmd
+    import sealverify._internal.cli.lint_cmd as lint_cmd
 
     real = sealverify.lint_subject
 
@@ -122,18 +122,22 @@ def test_a_cli_that_adds_a_check_is_caught(tmp_path: Path, monkeypatch: pytest.M
 
 def test_no_command_module_builds_a_report_or_a_subject() -> None:
     # The outcome of each subject and the run's exit code are the library's: a command module
-    # (sealverify/cli/*_cmd.py) that made a Report or a Subject itself would be deciding them.
+    # (sealverify/_internal/cli/*_cmd.py) that made a Report or a Subject itself would be deciding
+    # them.
     import ast
 
     made = []
-    for path in sorted((ROOT / "sealverify" / "cli").glob("*_cmd.py")):
+    for path in sorted((ROOT / "sealverify" / "_internal" / "cli").glob("*_cmd.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
                 if name in ("Report", "Subject", "Check"):
                     made.append(f"{path.name} {name}")
-            elif isinstance(node, ast.ImportFrom) and node.module == "sealverify.results.model":
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "sealverify._internal.results.model"
+            ):
                 made += [f"{path.name} imports {a.name}" for a in node.names]
     # verify's run over many paths (workers, a cluster) is the library's (verify_sources);
     # cli/verify_report.py spools its results and relocates the --state checks it adds.
@@ -142,7 +146,7 @@ def test_no_command_module_builds_a_report_or_a_subject() -> None:
 
 def test_a_bucket_is_the_library_run_too(s3_server: S3, tmp_path: Path) -> None:
     # The same run over object storage (s3://, a real S3 server when the s3 extra is there).
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     s3_server.client().create_bucket(Bucket="library")
     shutil.copytree(FIXTURES / "demo" / "receipts", tmp_path / "receipts")

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.approvals``."""
+"""Tests of ``sealverify._internal.approvals``."""

@@ -12,11 +12,16 @@ from collections.abc import Iterable
 
 import pytest
 
-from sealverify.approvals.consumed import SignedTime, check_receipt_approval
-from sealverify.approvals.tokens import TokenContext, check_token, judge_token, split_tokens
-from sealverify.receipts.verify import signed_time
-from sealverify.results.model import Check
-from sealverify.wire.strictjson import parse_text
+from sealverify._internal.approvals.consumed import SignedTime, check_receipt_approval
+from sealverify._internal.approvals.tokens import (
+    TokenContext,
+    check_token,
+    judge_token,
+    split_tokens,
+)
+from sealverify._internal.receipts.verify import signed_time
+from sealverify._internal.results.model import Check
+from sealverify._internal.wire.strictjson import parse_text
 from tests.helpers.approvals import (
     DEPLOY_AUTHORIZED_AT,
     DEPLOY_FRAME,

@@ -13,10 +13,10 @@ from sealverify_testkit import mint
 from sealverify_testkit.keys import TestKey
 
 import sealverify
-from sealverify.approvals import record as approval_record
-from sealverify.cli.main import cli
-from sealverify.reports.formats import render
-from sealverify.wire.strictjson import parse_text
+from sealverify._internal.approvals import record as approval_record
+from sealverify._internal.cli.main import cli
+from sealverify._internal.wire.strictjson import parse_text
+from sealverify.formats import render
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGACY = "legacy.guard-target-omits-meta"

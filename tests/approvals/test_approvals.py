@@ -13,11 +13,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from sealverify_testkit import mint
 
-from sealverify.approvals.consumed import check_receipt_approval
-from sealverify.approvals.record import NotRenderable, render
-from sealverify.approvals.tokens import check_token, judge_token, split_tokens
-from sealverify.cli.main import cli
-from sealverify.wire.strictjson import parse_text
+from sealverify._internal.approvals.consumed import check_receipt_approval
+from sealverify._internal.approvals.record import NotRenderable, render
+from sealverify._internal.approvals.tokens import check_token, judge_token, split_tokens
+from sealverify._internal.cli.main import cli
+from sealverify._internal.wire.strictjson import parse_text
 from tests.helpers.approvals import (
     DEPLOY_AUTHORIZED_AT,
     DEPLOY_FRAME,

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.receipts import claims
-from sealverify.receipts.members import LEVELS
+from sealverify._internal.receipts import claims
+from sealverify._internal.receipts.members import LEVELS
 from tests.conftest import shared_path
 from tests.helpers import adversarial_corpus as corpus
 from tests.helpers.adversarial_mutants import CARRIED, CODECS

@@ -27,12 +27,12 @@ from sealverify import (
     SourceError,
     StoreError,
 )
-from sealverify.cli import main as cli_main
-from sealverify.forensics import compare
-from sealverify.partition import records as partition
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.wire.framing import frame_of
-from sealverify.wording import rules as wording
+from sealverify._internal.cli import main as cli_main
+from sealverify._internal.forensics import compare
+from sealverify._internal.partition import records as partition
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.wire.framing import frame_of
+from sealverify._internal.wording import rules as wording
 from tests.helpers import adversarial_corpus as corpus
 
 PACKAGE = Path(sealverify.__file__).parent
@@ -64,9 +64,9 @@ def test_every_public_error_class_is_under_the_root() -> None:
 
 
 def test_the_old_bases_still_catch() -> None:
-    from sealverify.forensics import DiffInputError
-    from sealverify.history.databases import HistoryError
-    from sealverify.wire.strictjson import JsonError, parse_bytes
+    from sealverify._internal.forensics import DiffInputError
+    from sealverify._internal.history.databases import HistoryError
+    from sealverify._internal.wire.strictjson import JsonError, parse_bytes
 
     with pytest.raises(ValueError):
         parse_bytes(b"{")
@@ -135,7 +135,9 @@ def test_a_broken_spine_import_is_an_error_not_a_fail_on_the_evidence(
 ) -> None:
     receipt = mint.render_pretty(corpus.spine_record())
     assert verify_receipt(receipt, "s", VerifyOptions()).outcome == "UNPINNED"
-    monkeypatch.setitem(sys.modules, "sealverify.receipts.spine", None)  # the import fails
+    monkeypatch.setitem(
+        sys.modules, "sealverify._internal.receipts.spine", None
+    )  # the import fails
     with pytest.raises(ImportError):
         verify_receipt(receipt, "s", VerifyOptions())
 

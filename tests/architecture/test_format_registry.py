@@ -1,4 +1,4 @@
-"""A format is chosen by its name in one place: the registry (``reports/formats/__init__.py``).
+"""A format is chosen by its name in one place: the registry (``sealverify/formats.py``).
 
 Every other module asks the registry for the format's object (``format_named``, ``STREAMS``,
 ``listing``) and calls the streaming interface (``reports/formats/protocol.py``): so a new
@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import ast
 
-from sealverify.reports.formats import FORMATS, STREAMS
+from sealverify.formats import FORMATS, STREAMS
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "sealverify"
-REGISTRY = PACKAGE / "reports" / "formats" / "__init__.py"
+REGISTRY = PACKAGE / "formats.py"
 NAMES = frozenset(STREAMS)
 _COMPARING = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
 # Writers of what is not a report, each its command's own: named here, each with why.
 OWN_WRITERS = {
     # decide writes a what-if stream of kernel steps, not a report (no subjects or checks)
-    "sealverify/cli/decide_cmd.py": "a table keyed by format names ['json', 'jsonl', 'table']",
+    "sealverify/_internal/cli/decide_cmd.py": (
+        "a table keyed by format names ['json', 'jsonl', 'table']"
+    ),
 }
 
 

@@ -25,10 +25,12 @@ PACKAGE = ROOT / "sealverify"
 # switch between every layer's fast paths and their references; "__main__" is
 # `python -m sealverify`, above the CLI.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version", "errors", "catalogue", "fastpath"),
+    ("_version", "errors", "_internal", "catalogue", "fastpath"),
     ("wire", "results"),
     ("primitives", "reports", "tools", "skills"),
-    ("mcp", "history", "approvals"),
+    # "formats" is the output-format registry (public: sealverify.formats), just above the
+    # formats it names (reports), so the run layer and the CLI write through it.
+    ("mcp", "history", "approvals", "formats"),
     ("kernel", "partition", "wording", "forensics", "attest"),
     ("receipts",),
     # A run of verify over inputs (discovery, local and object-storage reads, the session
@@ -41,38 +43,87 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 LEVEL = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 
-# What the CLI takes from below the public API (besides sealverify.results, the report model,
-# and sealverify.reports, the formats registry). Every command's report is one `sealverify`
-# call; these are the orchestration pieces around the calls (option spellings, the --state
-# store, verify's streaming steps). docs/api.md names them; adding one is a decision.
+# What the CLI takes from below the public API (besides sealverify.formats, the formats
+# registry, and the report model and formats in _internal's results and reports). Every command's
+# report is one `sealverify` call; these are the orchestration pieces around the calls (option
+# spellings, the --state store, verify's streaming steps). docs/api.md names them; adding one is a
+# decision.
 CLI_BELOW_THE_API = {
-    ("sealverify.cli.common", "sealverify.mcp.frame"),  # ERA_CHOICES for --era
-    ("sealverify.cli.common", "sealverify.wire.spelling"),  # HEX64: pins and chain heads
-    ("sealverify.cli.approval_cmd", "sealverify.primitives.signatures"),  # hex_key: pin parsing
-    ("sealverify.cli.approval_cmd", "sealverify.wire.strictjson"),  # --target-spec JSON
-    ("sealverify.cli.chain_cmd", "sealverify.history.state"),  # --state store
-    ("sealverify.cli.chain_cmd", "sealverify.history.databases"),  # a --state URL, redacted
-    ("sealverify.cli.verify_cmd", "sealverify.history.state"),  # --state store
-    ("sealverify.cli.verify_report", "sealverify.history.facts"),  # each receipt's facts, typed
-    ("sealverify.cli.verify_report", "sealverify.history.state"),  # --state checks, staged
-    ("sealverify.cli.verify_html", "sealverify.history.databases"),  # a --state URL, redacted
-    ("sealverify.cli.verify_report", "sealverify.receipts.verify"),  # streamed report tally
-    ("sealverify.cli.explain_cmd", "sealverify.catalogue"),  # the id catalogue it prints
-    ("sealverify.cli.github_action", "sealverify.catalogue"),  # SARIF links to the docs
-    ("sealverify.cli.github_action", "sealverify.wire.spelling"),  # HEX64, without click
-    ("sealverify.cli.partition_cmd", "sealverify.partition.records"),  # policies, key file
-    ("sealverify.cli.partition_cmd", "sealverify.primitives.signatures"),  # hex_key: pin parsing
-    ("sealverify.cli.tools_cmd", "sealverify.tools.digests"),  # profile names
+    ("sealverify._internal.cli.common", "sealverify._internal.mcp.frame"),  # ERA_CHOICES for --era
+    (
+        "sealverify._internal.cli.common",
+        "sealverify._internal.wire.spelling",
+    ),  # HEX64: pins and chain heads
+    (
+        "sealverify._internal.cli.approval_cmd",
+        "sealverify._internal.primitives.signatures",
+    ),  # hex_key: pin parsing
+    (
+        "sealverify._internal.cli.approval_cmd",
+        "sealverify._internal.wire.strictjson",
+    ),  # --target-spec JSON
+    ("sealverify._internal.cli.chain_cmd", "sealverify._internal.history.state"),  # --state store
+    (
+        "sealverify._internal.cli.chain_cmd",
+        "sealverify._internal.history.databases",
+    ),  # a --state URL, redacted
+    ("sealverify._internal.cli.verify_cmd", "sealverify._internal.history.state"),  # --state store
+    (
+        "sealverify._internal.cli.verify_report",
+        "sealverify._internal.history.facts",
+    ),  # each receipt's facts, typed
+    (
+        "sealverify._internal.cli.verify_report",
+        "sealverify._internal.history.state",
+    ),  # --state checks, staged
+    (
+        "sealverify._internal.cli.verify_html",
+        "sealverify._internal.history.databases",
+    ),  # a --state URL, redacted
+    (
+        "sealverify._internal.cli.verify_report",
+        "sealverify._internal.receipts.verify",
+    ),  # streamed report tally
+    (
+        "sealverify._internal.cli.explain_cmd",
+        "sealverify._internal.catalogue",
+    ),  # the id catalogue it prints
+    (
+        "sealverify._internal.cli.github_action",
+        "sealverify._internal.catalogue",
+    ),  # SARIF links to the docs
+    (
+        "sealverify._internal.cli.github_action",
+        "sealverify._internal.wire.spelling",
+    ),  # HEX64, without click
+    (
+        "sealverify._internal.cli.partition_cmd",
+        "sealverify._internal.partition.records",
+    ),  # policies, key file
+    (
+        "sealverify._internal.cli.partition_cmd",
+        "sealverify._internal.primitives.signatures",
+    ),  # hex_key: pin parsing
+    ("sealverify._internal.cli.tools_cmd", "sealverify._internal.tools.digests"),  # profile names
     # signed verification summaries (the attest extra), imported only when asked for
-    ("sealverify.cli.attest_run", "sealverify.attest.envelope"),
-    ("sealverify.cli.attest_run", "sealverify.attest.keys"),
-    ("sealverify.cli.attest_run", "sealverify.attest.statement"),
-    ("sealverify.cli.attest_run", "sealverify.kernel.profiles"),  # verifier.version
-    ("sealverify.cli.attestation_cmd", "sealverify.attest.check"),
-    ("sealverify.cli.attestation_cmd", "sealverify.attest.keys"),
-    ("sealverify.cli.follow", "sealverify.follow.engine"),  # verify --follow's inputs
-    ("sealverify.cli.follow", "sealverify.follow.loop"),  # verify --follow's loop
-    ("sealverify.cli.follow", "sealverify.history.state"),  # --state errors
+    ("sealverify._internal.cli.attest_run", "sealverify._internal.attest.envelope"),
+    ("sealverify._internal.cli.attest_run", "sealverify._internal.attest.keys"),
+    ("sealverify._internal.cli.attest_run", "sealverify._internal.attest.statement"),
+    (
+        "sealverify._internal.cli.attest_run",
+        "sealverify._internal.kernel.profiles",
+    ),  # verifier.version
+    ("sealverify._internal.cli.attestation_cmd", "sealverify._internal.attest.check"),
+    ("sealverify._internal.cli.attestation_cmd", "sealverify._internal.attest.keys"),
+    (
+        "sealverify._internal.cli.follow",
+        "sealverify._internal.follow.engine",
+    ),  # verify --follow's inputs
+    (
+        "sealverify._internal.cli.follow",
+        "sealverify._internal.follow.loop",
+    ),  # verify --follow's loop
+    ("sealverify._internal.cli.follow", "sealverify._internal.history.state"),  # --state errors
 }
 
 
@@ -118,8 +169,10 @@ def imports_of(module: str) -> Iterator[str]:
 
 
 def package_of(module: str) -> str:
-    """The layer package of a module: ``sealverify.receipts.bindings.derived`` -> receipts."""
+    """The layer package of a module: ``sealverify._internal.receipts.verify`` -> receipts."""
     parts = module.split(".")
+    if parts[1:2] == ["_internal"]:  # the layers sit under sealverify/_internal/
+        parts = parts[1:]
     return parts[1] if len(parts) > 1 else ""
 
 
@@ -182,9 +235,13 @@ def test_the_checks_themselves_see_what_they_must() -> None:
     # An upward edge and a cycle in a made-up graph are caught, so the two tests above can fail.
     assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": ["b"], "b": []}) is None
-    assert "sealverify.receipts.verify" in GRAPH["sealverify.run.engine"]
-    assert "sealverify.receipts.spine" in GRAPH["sealverify.receipts.verify"]  # import_module
-    assert LEVEL[package_of("sealverify.wire.strictjson")] < LEVEL[package_of("sealverify")]
+    assert "sealverify._internal.receipts.verify" in GRAPH["sealverify._internal.run.engine"]
+    assert (
+        "sealverify._internal.receipts.spine" in GRAPH["sealverify._internal.receipts.verify"]
+    )  # import_module
+    assert (
+        LEVEL[package_of("sealverify._internal.wire.strictjson")] < LEVEL[package_of("sealverify")]
+    )
 
 
 def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
@@ -193,7 +250,7 @@ def test_the_cli_reaches_below_the_api_only_where_listed() -> None:
         for module, targets in GRAPH.items()
         if package_of(module) == "cli"
         for target in targets
-        if package_of(target) not in ("", "cli", "reports", "results", "run")
+        if package_of(target) not in ("", "cli", "formats", "reports", "results", "run")
     }
     assert reaches == CLI_BELOW_THE_API
 

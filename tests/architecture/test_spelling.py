@@ -1,6 +1,6 @@
 """One spelling of a 64-hex digest or key and one RFC 6901 pointer rule, for every layer.
 
-``sealverify/wire/spelling.py`` holds both; no other module writes the hex pattern or the
+``sealverify/_internal/wire/spelling.py`` holds both; no other module writes the hex pattern or the
 pointer escapes again (a second copy could drift into a different strictness).
 """
 
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sealverify.wire.spelling import HEX64, pointer, pointer_token, unescape_token
+from sealverify._internal.wire.spelling import HEX64, pointer, pointer_token, unescape_token
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sealverify"
-HOME = PACKAGE / "wire" / "spelling.py"
+HOME = PACKAGE / "_internal" / "wire" / "spelling.py"
 # The skill digest's "sha256:<hex>" is its own format (agentskills.io), not a key or digest
 # seal writes; it is spelled out where it is read.
-ELSEWHERE = {PACKAGE / "skills" / "identity.py"}
+ELSEWHERE = {PACKAGE / "_internal" / "skills" / "identity.py"}
 COPIES = {
     "the 64-hex pattern": re.compile(r"\[0-9a-f\]\{64\}"),
     "the pointer escape": re.compile(r"""replace\(\s*["']~["'],\s*["']~0["']\s*\)"""),
@@ -36,7 +36,7 @@ def test_each_rule_is_written_once(rule: str) -> None:
         if COPIES[rule].search(path.read_text(encoding="utf-8"))
     ]
     assert COPIES[rule].search(HOME.read_text(encoding="utf-8"))  # the pattern finds a copy
-    assert not found, f"{rule} is written again in {found}: use sealverify.wire.spelling"
+    assert not found, f"{rule} is written again in {found}: use sealverify._internal.wire.spelling"
 
 
 def test_pointers_escape_tilde_before_slash() -> None:

@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
 _UNUSED = (
     "tomllib",
-    "sealverify.catalogue",
-    "sealverify.partition.records",
-    "sealverify.mcp.frame",
+    "sealverify._internal.catalogue",
+    "sealverify._internal.partition.records",
+    "sealverify._internal.mcp.frame",
     "urllib.request",
     "xml.sax.saxutils",
-    "sealverify.attest",  # a signed summary's modules and securesystemslib: only --attest-key
+    # a signed summary's modules and securesystemslib: only --attest-key
+    "sealverify._internal.attest",
     "securesystemslib",
 )
 
@@ -32,7 +33,7 @@ def _loaded(fmt: str) -> set[str]:
     receipt = RECEIPT
     probe = (
         "import sys\n"
-        "from sealverify.cli.main import main\n"
+        "from sealverify._internal.cli.main import main\n"
         f"sys.argv = ['sealverify', 'verify', {str(receipt)!r}, '--format', {fmt!r}]\n"
         "try:\n"
         "    main()\n"
@@ -54,4 +55,4 @@ def test_a_verify_run_loads_nothing_it_does_not_use(fmt: str) -> None:
 
 def test_a_sarif_run_loads_the_catalogue_for_its_rules() -> None:
     # The probe can see a module load: SARIF's rules come from the catalogue.
-    assert "sealverify.catalogue" in _loaded("sarif")
+    assert "sealverify._internal.catalogue" in _loaded("sarif")

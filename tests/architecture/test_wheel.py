@@ -36,7 +36,7 @@ def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 def test_the_wheel_ships_the_package(wheel_names: list[str]) -> None:
     assert "sealverify/__init__.py" in wheel_names
-    assert "sealverify/catalogue/checks.toml" in wheel_names  # package data still travels
+    assert "sealverify/_internal/catalogue/checks.toml" in wheel_names  # package data still travels
     assert "sealverify/py.typed" in wheel_names
 
 

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.attest``."""
+"""Tests of ``sealverify._internal.attest``."""

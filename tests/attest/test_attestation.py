@@ -30,8 +30,8 @@ from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
-from sealverify.cli import github_action, verify_report
-from sealverify.cli.main import cli
+from sealverify._internal.cli import github_action, verify_report
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT
 from tests.helpers.fleet_services import S3, s3_server
 
@@ -605,7 +605,7 @@ def test_without_the_attest_extra_both_commands_say_how_to_install_it(tmp_path: 
         probe = (
             "import sys\n"
             "sys.modules['securesystemslib'] = None\n"
-            "from sealverify.cli.main import main\n"
+            "from sealverify._internal.cli.main import main\n"
             f"sys.argv = ['sealverify', *{[str(a) for a in args]!r}]\n"
             "main()\n"
         )

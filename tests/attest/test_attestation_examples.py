@@ -52,7 +52,7 @@ def test_the_round_trip_runs_as_written(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
     for text, expected, code in steps:
         done = subprocess.run(
-            [sys.executable, "-m", "sealverify.cli.main", *shlex.split(text)[1:]],
+            [sys.executable, "-m", "sealverify._internal.cli.main", *shlex.split(text)[1:]],
             capture_output=True,
             cwd=tmp_path,
             env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")},

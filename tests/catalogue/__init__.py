@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.catalogue``."""
+"""Tests of ``sealverify._internal.catalogue``."""

@@ -15,8 +15,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sealverify import catalogue
-from sealverify.cli.main import cli
+from sealverify._internal import catalogue
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT
 from tests.helpers.docs import emitted_ids
 
@@ -25,7 +25,9 @@ def test_every_id_the_code_can_emit_has_an_entry() -> None:
     found = emitted_ids()
     assert len(found) > 150
     missing = sorted(f"{i} ({where})" for i, where in found.items() if i not in catalogue.entries())
-    assert not missing, "add them to sealverify/catalogue/checks.toml: " + ", ".join(missing)
+    assert not missing, "add them to sealverify/_internal/catalogue/checks.toml: " + ", ".join(
+        missing
+    )
 
 
 def test_every_entry_names_an_id_the_code_holds_and_a_page_that_exists() -> None:
@@ -45,7 +47,7 @@ def test_every_entry_names_an_id_the_code_holds_and_a_page_that_exists() -> None
 
 def test_the_checks_md_table_is_generated_from_the_catalogue() -> None:
     text = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
-    stale = "run: python -m sealverify.catalogue docs/checks.md"
+    stale = "run: python -m sealverify._internal.catalogue docs/checks.md"
     assert catalogue.replace_table(text) == text, stale
     for check_id in catalogue.entries():
         assert f"| `{check_id}` |" in text
@@ -54,7 +56,7 @@ def test_the_checks_md_table_is_generated_from_the_catalogue() -> None:
 def test_the_regenerating_command_rewrites_a_stale_table(tmp_path: Path) -> None:
     stale = tmp_path / "checks.md"
     stale.write_text(f"# x\n\n{catalogue.TABLE_BEGIN}\n| old |\n{catalogue.TABLE_END}\n")
-    command = [sys.executable, "-m", "sealverify.catalogue"]
+    command = [sys.executable, "-m", "sealverify._internal.catalogue"]
     assert subprocess.run([*command, "--check", str(stale)], check=False).returncode == 1
     assert subprocess.run([*command, str(stale)], check=False).returncode == 0
     assert "| old |" not in stale.read_text()
@@ -68,7 +70,7 @@ def test_the_catalogue_is_package_data() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = pyproject["tool"]["setuptools"]["package-data"]["sealverify"]
     data = ROOT / "sealverify"
-    assert any((data / "catalogue" / "checks.toml") in data.glob(p) for p in patterns)
+    assert any((data / "_internal" / "catalogue" / "checks.toml") in data.glob(p) for p in patterns)
 
 
 def test_a_family_entry_covers_ids_made_at_run_time() -> None:
@@ -93,7 +95,7 @@ def test_each_entry_read_from_its_own_table_equals_the_whole_file_reading() -> N
 
 def test_a_lookup_in_a_fresh_process_reads_only_the_tables_it_needs() -> None:
     probe = (
-        "from sealverify import catalogue\n"
+        "from sealverify._internal import catalogue\n"
         "ids = ['binding.args-hash', 'diff.identity.request-sha256', 'tools.drift.added', 'x.y']\n"
         "found = [catalogue.lookup(i) for i in ids]\n"
         "print(catalogue.entries.cache_info().currsize)\n"
@@ -199,7 +201,9 @@ def test_help_texts_never_point_at_files_an_installed_copy_lacks() -> None:
 
 
 def test_the_catalogue_file_keeps_its_ids_sorted() -> None:
-    text = (ROOT / "sealverify" / "catalogue" / "checks.toml").read_text(encoding="utf-8")
+    text = (ROOT / "sealverify" / "_internal" / "catalogue" / "checks.toml").read_text(
+        encoding="utf-8"
+    )
     ids = re.findall(r'^\["([^"]+)"\]$', text, re.MULTILINE)
     assert ids == sorted(ids) and len(ids) == len(catalogue.entries())
 

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.cli``."""
+"""Tests of ``sealverify._internal.cli``."""

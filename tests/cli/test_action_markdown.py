@@ -1,8 +1,8 @@
 """The Action's run summary: evidence renders as the text it is, and the worst comes first.
 
 Every string from evidence (a file name, a finding reason quoting a member name) goes into the
-summary through ``sealverify.cli.markdown``. A corpus of hostile strings is rendered by a real
-CommonMark renderer (markdown-it-py, with the GFM table extension and linkify, as GitHub
+summary through ``sealverify._internal.cli.markdown``. A corpus of hostile strings is rendered by a
+real CommonMark renderer (markdown-it-py, with the GFM table extension and linkify, as GitHub
 renders a step summary) and the rendered text must equal what ``visible`` shows, with no
 link, image, HTML element or emphasis made from it. Then the Action itself runs on evidence
 named and written to attack its summary, and on a run whose FAILs come last.
@@ -18,9 +18,9 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from sealverify import catalogue
-from sealverify.cli import github_action, markdown
-from sealverify.reports.visible import visible
+from sealverify._internal import catalogue
+from sealverify._internal.cli import github_action, markdown
+from sealverify._internal.reports.visible import visible
 from tests.conftest import ROOT
 
 DEMO = "fixtures/demo"
@@ -260,7 +260,7 @@ def test_format_html_writes_verify_s_own_page(
 ) -> None:
     from click.testing import CliRunner
 
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     target = tmp_path / "page" / "report.html"
     env = {

@@ -12,8 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sealverify import DEFAULT_KERNEL_SHA256 as CURRENT
 from sealverify import KERNEL_PROFILES, MAX_FRAMES, what_if, what_if_report
-from sealverify.cli import decide_cmd
-from sealverify.cli.main import cli
+from sealverify._internal.cli import decide_cmd
+from sealverify._internal.cli.main import cli
 
 PAYLOAD = json.dumps(
     {

@@ -8,7 +8,7 @@ import sys
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli, command_modules
+from sealverify._internal.cli.main import cli, command_modules
 from tests.conftest import ROOT, shared_path
 
 FIXTURES = ROOT / "fixtures" / "frames"
@@ -54,7 +54,7 @@ def test_trace_only_difference_keeps_action_and_changes_invocation() -> None:
 
 def test_unreadable_input_exits_2() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "sealverify.cli.main", "frame", "/nonexistent"],
+        [sys.executable, "-m", "sealverify._internal.cli.main", "frame", "/nonexistent"],
         capture_output=True,
         text=True,
     )
@@ -64,7 +64,7 @@ def test_unreadable_input_exits_2() -> None:
 
 def test_bad_flag_exits_2() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "sealverify.cli.main", "frame", "--era", "bogus", "x"],
+        [sys.executable, "-m", "sealverify._internal.cli.main", "frame", "--era", "bogus", "x"],
         capture_output=True,
         text=True,
     )

@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT
 
 

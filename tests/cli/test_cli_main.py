@@ -8,7 +8,7 @@ import sys
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli, command_modules
+from sealverify._internal.cli.main import cli, command_modules
 
 
 def test_each_command_module_holds_the_command_it_is_named_after() -> None:
@@ -17,7 +17,7 @@ def test_each_command_module_holds_the_command_it_is_named_after() -> None:
         names
     )
     for name in names:
-        module = importlib.import_module(f"sealverify.cli.{name}_cmd")
+        module = importlib.import_module(f"sealverify._internal.cli.{name}_cmd")
         assert [command.name for command in module.COMMANDS] == [name]
 
 
@@ -36,15 +36,15 @@ def test_unknown_command_is_a_usage_error() -> None:
 def test_running_verify_does_not_import_the_other_commands() -> None:
     code = (
         "import sys\n"
-        "from sealverify.cli.main import cli\n"
+        "from sealverify._internal.cli.main import cli\n"
         "try:\n"
         "    cli.main(['verify', '--help'], standalone_mode=False)\n"
         "except SystemExit:\n"
         "    pass\n"
         "others = [m for m in ('diff', 'tools', 'skill', 'chain', 'partition')\n"
-        "          if f'sealverify.cli.{m}_cmd' in sys.modules]\n"
+        "          if f'sealverify._internal.cli.{m}_cmd' in sys.modules]\n"
         "assert others == [], others\n"
-        "assert 'sealverify.cli.verify_cmd' in sys.modules\n"
+        "assert 'sealverify._internal.cli.verify_cmd' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
@@ -69,7 +69,7 @@ def test_a_usage_error_is_one_line_naming_the_command_and_its_help() -> None:
         run = CliRunner().invoke(cli, list(args), prog_name="sealverify")
         assert run.exit_code == 2 and run.stderr == line + "\n", run.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "sealverify.cli.main", "verify", "--format", "xml", "x"],
+        [sys.executable, "-m", "sealverify._internal.cli.main", "verify", "--format", "xml", "x"],
         capture_output=True,
         text=True,
     )

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli import common
-from sealverify.cli.main import cli
+from sealverify._internal.cli import common
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT
 
 DEMO = ROOT / "fixtures" / "demo"
@@ -127,7 +127,7 @@ def test_a_summary_on_a_terminal_wraps_at_its_width_ids_whole(
     import shutil
     import sys
 
-    from sealverify.cli.common import say
+    from sealverify._internal.cli.common import say
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((40, 24)))

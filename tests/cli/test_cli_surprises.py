@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from sealverify_testkit import mint
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats import junit
-from sealverify.results.model import Report, Subject, passed
-from sealverify.wire.strictjson import JsonError, parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats import junit
+from sealverify._internal.results.model import Report, Subject, passed
+from sealverify._internal.wire.strictjson import JsonError, parse_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
@@ -75,7 +75,7 @@ def test_a_non_hex_pin_still_exits_2() -> None:
 
 
 def test_uppercase_key_in_a_library_call_says_to_lowercase_it() -> None:
-    from sealverify.primitives.signatures import hex_key
+    from sealverify._internal.primitives.signatures import hex_key
 
     with pytest.raises(ValueError, match="write it in lowercase"):
         hex_key("AB" * 32)
@@ -89,7 +89,7 @@ def test_control_character_message_says_at_once() -> None:
 
 
 def test_detail_table_prints_no_stray_braces(tmp_path: Path) -> None:
-    from sealverify.reports.formats import table
+    from sealverify._internal.reports.formats import table
 
     subject = Subject("a.json", "VERIFIED", (passed("x", "ok"),))
     report = Report("partition verify", (subject,), {}, 0, layout="detail")

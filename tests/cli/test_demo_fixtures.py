@@ -7,11 +7,11 @@ import pytest
 from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.primitives.trust import load_trust_file
-from sealverify.wire import strictjson
-from sealverify.wire.framing import raw_line
+from sealverify._internal.primitives.trust import load_trust_file
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.framing import raw_line
 from tests.helpers.demo_fixtures import DEMO_ALLOWED_OUTCOMES
-from tests.helpers.mint import _record, config_ok, object_b_ok
+from tests.helpers.mint import config_ok, object_b_ok, parsed_record
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
@@ -45,7 +45,7 @@ def test_trust_file_pins_the_demo_keys() -> None:
 def test_pinned_v3_receipts_verify_under_the_pinned_keys(name: str) -> None:
     data = _load(name)
     record = json.loads(data)
-    assert object_b_ok(data) and config_ok(_record(data))
+    assert object_b_ok(data) and config_ok(parsed_record(data))
     assert record["signature"]["public_key"] == mint.RECEIPT_KEY.public_hex
     assert record["signed_config"]["pubkey"] == mint.CONFIG_KEY.public_hex
     object_a = base64.b64decode(record["signed_artifacts"]["object_a"])
@@ -55,13 +55,13 @@ def test_pinned_v3_receipts_verify_under_the_pinned_keys(name: str) -> None:
 def test_fleet_receipt_config_pinned() -> None:
     data = _load("verified-fleet-v2.receipt.json")
     assert json.loads(data)["signed_config"]["pubkey"] == mint.CONFIG_KEY.public_hex
-    assert config_ok(_record(data))
+    assert config_ok(parsed_record(data))
 
 
 def test_other_signer_receipt_is_valid_under_other_keys() -> None:
     data = _load("other-signer.receipt.json")
     record = json.loads(data)
-    assert object_b_ok(data) and config_ok(_record(data))
+    assert object_b_ok(data) and config_ok(parsed_record(data))
     trusted = {mint.CONFIG_KEY.public_hex, mint.RECEIPT_KEY.public_hex}
     assert record["signature"]["public_key"] not in trusted
     assert record["signed_config"]["pubkey"] not in trusted
@@ -109,7 +109,7 @@ def _run_readme_command(command: str) -> tuple[int, dict]:
 
     from click.testing import CliRunner
 
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     argv = shlex.split(command.replace("\\\n", " "))
     assert Path(argv[0]).name == "sealverify"  # as installed in the README's .venv too

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli import main as cli_main
+from sealverify._internal.cli import main as cli_main
 from tests.conftest import ROOT, run_main
 
 CHAIN = ROOT / "fixtures" / "chain" / "host.stderr"
@@ -112,7 +112,7 @@ def test_no_command_writes_the_cannot_read_sentence_by_hand() -> None:
     # SourceError says "cannot read <path>: <why>" (sealverify/errors.py); a command that
     # spelled it again would drift from it, and from the library's error kinds.
     written = []
-    for path in sorted((ROOT / "sealverify" / "cli").glob("*.py")):
+    for path in sorted((ROOT / "sealverify" / "_internal" / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.JoinedStr) and ast.unparse(node).startswith("f'cannot read {"):
                 written.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")

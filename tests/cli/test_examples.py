@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sealverify.cli.main import command_modules
+from sealverify._internal.cli.main import command_modules
 from tests.helpers.examples import EXAMPLE_LIST, ROOT
 
 
@@ -25,7 +25,7 @@ def test_example_runs_as_written(text: str, argv: list[str], expected: list[str]
     # Tables are drawn 100 columns wide off a terminal unless $COLUMNS says otherwise.
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
     done = subprocess.run(
-        [sys.executable, "-m", "sealverify.cli.main", *argv[1:]],
+        [sys.executable, "-m", "sealverify._internal.cli.main", *argv[1:]],
         capture_output=True,
         cwd=ROOT,
         env=env,

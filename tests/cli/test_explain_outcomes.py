@@ -8,13 +8,13 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from sealverify import catalogue
-from sealverify.approvals import tokens as approval_tokens
-from sealverify.cli.main import cli
-from sealverify.forensics.verdict import VERDICTS
-from sealverify.mcp import frame_report
-from sealverify.results.model import Status
-from sealverify.results.outcomes import NOT_MEDIATED, RECEIPT_OUTCOMES
+from sealverify._internal import catalogue
+from sealverify._internal.approvals import tokens as approval_tokens
+from sealverify._internal.cli.main import cli
+from sealverify._internal.forensics.verdict import VERDICTS
+from sealverify._internal.mcp import frame_report
+from sealverify._internal.results.model import Status
+from sealverify._internal.results.outcomes import NOT_MEDIATED, RECEIPT_OUTCOMES
 from tests.conftest import ROOT
 
 

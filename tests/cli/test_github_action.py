@@ -21,11 +21,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from sealverify import catalogue
-from sealverify.cli import github_action
-from sealverify.cli.main import cli
-from sealverify.reports.formats import table
-from sealverify.results.model import Subject, fail, not_evaluated, passed
+from sealverify._internal import catalogue
+from sealverify._internal.cli import github_action
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats import table
+from sealverify._internal.results.model import Subject, fail, not_evaluated, passed
 from tests.conftest import ROOT
 
 DEMO = "fixtures/demo"
@@ -331,7 +331,9 @@ def test_action_yml_passes_every_input_and_maps_every_output() -> None:
     assert "inputs.format == 'html'" in upload["if"] and "!cancelled()" in upload["if"]
     assert re.fullmatch(r"actions/upload-artifact@[0-9a-f]{40}", upload["uses"])
     assert upload["with"]["path"] == "${{ steps.verify.outputs.report }}"
-    source = (ROOT / "sealverify" / "cli" / "github_action.py").read_text(encoding="utf-8")
+    source = (ROOT / "sealverify" / "_internal" / "cli" / "github_action.py").read_text(
+        encoding="utf-8"
+    )
     for name in passed:
         assert f'"{name}"' in source, f"the entry never reads input {name}"
     written = set(re.findall(r'"([a-z-]+)": ', source)) | {

@@ -29,7 +29,7 @@ def test_ctrl_c_during_a_run_is_a_clean_exit_130(jobs: str, tmp_path: Path) -> N
     (hook / "sitecustomize.py").write_text(
         "\n".join(
             [
-                "import multiprocessing, sys, sealverify.run.engine as r",
+                "import multiprocessing, sys, sealverify._internal.run.engine as r",
                 "real, said = r._run_task, []",
                 "def task(t, s):",
                 f"    if not said and ({jobs!r} == '1' or multiprocessing.parent_process()):",
@@ -44,7 +44,7 @@ def test_ctrl_c_during_a_run_is_a_clean_exit_130(jobs: str, tmp_path: Path) -> N
     code = "\n".join(
         [
             "import sys",
-            "from sealverify.cli.main import main",
+            "from sealverify._internal.cli.main import main",
             f"sys.argv = ['sealverify', 'verify', {str(log)!r}, '--jobs', {jobs!r}]",
             "main()",
         ]

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 from sealverify_testkit.keys import TestKey
 
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import load_trust_file
-from sealverify.receipts.inventory import InventoryBuilder, trust_template
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import load_trust_file
+from sealverify._internal.receipts.inventory import InventoryBuilder, trust_template
 from tests.conftest import ROOT, shared_path
 
 FRESH_CONFIG = TestKey("inventory-config", hashlib.sha256(b"inventory test config").digest())

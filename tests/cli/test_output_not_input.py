@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import pytest
 
-from sealverify.cli import main as cli_main
+from sealverify._internal.cli import main as cli_main
 from tests.conftest import ROOT, run_main
 
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
-SEALVERIFY = [sys.executable, "-m", "sealverify.cli.main"]
+SEALVERIFY = [sys.executable, "-m", "sealverify._internal.cli.main"]
 
 
 def _on_a_terminal(args: list[str]) -> tuple[int, str]:

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from sealverify import InputError, SourceError
-from sealverify.cli import main as cli_main
-from sealverify.run import engine
+from sealverify._internal.cli import main as cli_main
+from sealverify._internal.run import engine
 from tests.conftest import ROOT, run_main
 
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT, shared_path
 from tests.helpers.demo_fixtures import DEMO_ALLOWED_OUTCOMES
 
@@ -326,7 +326,7 @@ def test_output_is_written_only_when_the_run_completes(tmp_path: Path) -> None:
 
 def test_core_import_does_not_pull_click() -> None:
     code = (
-        "import sys, sealverify.receipts.verify, sealverify.receipts.bindings; "
+        "import sys, sealverify._internal.receipts.verify, sealverify._internal.receipts.bindings; "
         "sys.exit('click' in sys.modules or 'tabulate' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
@@ -358,7 +358,7 @@ def test_readme_setup_command_on_the_demo_fixtures() -> None:
 
 
 def test_progress_bar_only_when_stderr_is_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sealverify.cli import progress as progress_module
+    from sealverify._internal.cli import progress as progress_module
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

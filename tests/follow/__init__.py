@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.follow``."""
+"""Tests of ``sealverify._internal.follow``."""

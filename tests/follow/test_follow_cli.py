@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 KEY = str(Path(__file__).resolve().parents[2] / "fixtures" / "attest" / "key.pem")
 

@@ -1,6 +1,6 @@
 """The follower in one process: batch parity, sessions live, checkpoints, rotation, tampering.
 
-Each test drives :class:`~sealverify.follow.engine.Follower` step by step over files it
+Each test drives :class:`~sealverify._internal.follow.engine.Follower` step by step over files it
 writes, so what the follower sees at each step is exact; the outcomes are compared with one
 batch ``verify`` of the final files.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sealverify_testkit import auditlog
 
-from sealverify.follow.engine import FollowConfig, Follower
-from sealverify.follow.events import Event
-from sealverify.follow.tail import LineTooLarge
-from sealverify.history.state import HistoryError
+from sealverify._internal.follow.engine import FollowConfig, Follower
+from sealverify._internal.follow.events import Event
+from sealverify._internal.follow.tail import LineTooLarge
+from sealverify._internal.history.state import HistoryError
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import (
     OPTIONS,
@@ -337,7 +337,7 @@ def test_a_postgresql_store_keeps_the_checkpoint_and_the_sessions(
 
 def test_a_file_event_ends_the_wait_before_the_poll_interval(tmp_path: Path) -> None:
     pytest.importorskip("watchdog")
-    from sealverify.follow.waiting import open_waiter
+    from sealverify._internal.follow.waiting import open_waiter
 
     log = tmp_path / "r.jsonl"
     waiter = open_waiter([str(log)], interval=600.0, poll=False)

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit import auditlog
 
-from sealverify.follow.chain import ChainFollow
-from sealverify.follow.engine import _position_of
-from sealverify.follow.tail import Line
-from sealverify.results.model import Check
+from sealverify._internal.follow.chain import ChainFollow
+from sealverify._internal.follow.engine import _position_of
+from sealverify._internal.follow.tail import Line
+from sealverify._internal.results.model import Check
 
 _JSON: Any = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

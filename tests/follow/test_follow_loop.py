@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from sealverify.follow.events import Event
-from sealverify.follow.loop import LoopOptions, _Signals, _steps
-from sealverify.follow.waiting import Waiter
+from sealverify._internal.follow.events import Event
+from sealverify._internal.follow.loop import LoopOptions, _Signals, _steps
+from sealverify._internal.follow.waiting import Waiter
 
 
 class _Follower:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.follow.engine import FollowConfig, Follower
+from sealverify._internal.cli.main import cli
+from sealverify._internal.follow.engine import FollowConfig, Follower
 from tests.helpers.fleet_services import S3, s3_server
 from tests.helpers.follow_support import OPTIONS, PIN_ARGS, plain_receipts
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from sealverify.follow.engine import FollowConfig, Follower
-from sealverify.history.state import HistoryError
+from sealverify._internal.follow.engine import FollowConfig, Follower
+from sealverify._internal.history.state import HistoryError
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import LONG, OPTIONS, append, batch_outcomes, session_call
 

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.forensics``."""
+"""Tests of ``sealverify._internal.forensics``."""

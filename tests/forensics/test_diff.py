@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sealverify.cli.main import cli
-from sealverify.forensics import diff_report, json_diff, load_side, meta_key_rows
-from sealverify.mcp.keytable import KEY_TABLE
+from sealverify._internal.cli.main import cli
+from sealverify._internal.forensics import diff_report, json_diff, load_side, meta_key_rows
+from sealverify._internal.mcp.keytable import KEY_TABLE
 from tests.conftest import shared_path
 
 SDK = ("frames", "mcp-python-sdk-2.3.0")
@@ -343,7 +343,7 @@ def test_malformed_frames_are_a_finding_not_exit_2(tmp_path: Path) -> None:
 
 
 def test_meta_key_rows_never_say_inert() -> None:
-    from sealverify.forensics import Change
+    from sealverify._internal.forensics import Change
 
     changes = [
         Change(f"/params/_meta/{k.replace('/', '~1')}", "changed", "x", "y")
@@ -374,7 +374,7 @@ def test_meta_key_rows_never_say_inert() -> None:
 
 def test_core_imports_no_cli_libraries() -> None:
     code = (
-        "import sys, sealverify.forensics; assert 'click' not in sys.modules; "
+        "import sys, sealverify._internal.forensics; assert 'click' not in sys.modules; "
         "assert 'tabulate' not in sys.modules"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
@@ -505,7 +505,7 @@ def test_property_member_reorder_keeps_action_identities(
 
 
 def test_json_diff_names_member_order_and_number_spelling() -> None:
-    from sealverify.wire.strictjson import parse_bytes
+    from sealverify._internal.wire.strictjson import parse_bytes
 
     a = parse_bytes(b'{"x":1.0,"y":[1,2],"z":{"p":1,"q":2}}')
     b = parse_bytes(b'{"x":1.00,"y":[1],"z":{"q":2,"p":1},"w":true}')

@@ -16,10 +16,10 @@ from sealverify_testkit.mint import (
     tools_call_frame,
 )
 
-from sealverify.cli.main import cli
-from sealverify.mcp.keytable import KEY_TABLE
-from sealverify.primitives import identities
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.mcp.keytable import KEY_TABLE
+from sealverify._internal.primitives import identities
+from sealverify._internal.wire.strictjson import parse_bytes
 from tests.conftest import shared_path
 
 SDK = ("frames", "mcp-python-sdk-2.3.0")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 pytest.importorskip("mcp", reason="the MCP Python SDK (test extra mcp==2.3.0) is not installed")
 

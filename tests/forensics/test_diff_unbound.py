@@ -25,7 +25,7 @@ from sealverify import (
     load_side,
     verify_receipt,
 )
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

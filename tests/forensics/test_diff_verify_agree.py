@@ -18,11 +18,11 @@ import pytest
 from sealverify_testkit import mint
 
 from sealverify import load_side
-from sealverify.primitives.releaseframe import unsplice_operation_id
-from sealverify.receipts.verify import verify_receipt
-from sealverify.results.model import Check
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.primitives.releaseframe import unsplice_operation_id
+from sealverify._internal.receipts.verify import verify_receipt
+from sealverify._internal.results.model import Check
+from sealverify._internal.wire.framing import raw_line
+from sealverify._internal.wire.strictjson import JsonNumber
 from tests.helpers import adversarial_corpus as corpus
 from tests.helpers.adversarial_mutants import mutants
 from tests.helpers.adversarial_receipts import OPTIONS

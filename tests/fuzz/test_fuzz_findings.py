@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.skills.identity import FrontmatterError, parse_frontmatter
-from sealverify.wire import strictjson
-from sealverify.wire.strictjson import JsonError, parse_text
+from sealverify._internal.cli.main import cli
+from sealverify._internal.skills.identity import FrontmatterError, parse_frontmatter
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.strictjson import JsonError, parse_text
 
 
 def _run(*args: str):

@@ -14,7 +14,7 @@ from fuzz.mutate import mutate_json
 from fuzz.resign import resign
 from fuzz.run import mutant, run_quick
 from fuzz.seeds import FIXTURES, ROOT, files
-from sealverify.wire.strictjson import JsonError, parse_bytes
+from sealverify._internal.wire.strictjson import JsonError, parse_bytes
 
 ITERATIONS = 60  # per harness: the suite proves each harness runs; nox -s fuzz searches
 

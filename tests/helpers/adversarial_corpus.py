@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from sealverify_testkit import mint
 
-from sealverify.kernel.profiles import CURRENT
-from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.receipts.spine import commitments, signing_message
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
+from sealverify._internal.receipts.spine import commitments, signing_message
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 
 Record = dict[str, JsonValue]
 

@@ -16,10 +16,16 @@ import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sealverify.approvals import record as approvals
-from sealverify.wire import leanjson, serdejson
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes, parse_text
+from sealverify._internal.approvals import record as approvals
+from sealverify._internal.wire import leanjson, serdejson
+from sealverify._internal.wire.framing import raw_line
+from sealverify._internal.wire.strictjson import (
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    parse_bytes,
+    parse_text,
+)
 
 Record = dict[str, JsonValue]
 HEX = "0123456789abcdef"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sealverify_testkit import mint
 
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
 from tests.helpers import adversarial_corpus as corpus
 
 PINNED = TrustStore.from_pins(

@@ -10,7 +10,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify.wire.strictjson import parse_text
+from sealverify._internal.wire.strictjson import parse_text
 
 # The executed refusal in seal-host@099be66377052954e7c9381b7f29174b02266b6f docs/DEPLOY.md
 # ("Executed v0.1.5 SQLite and approval evidence"): framed_subject base64/length/sha256 and the

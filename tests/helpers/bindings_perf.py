@@ -10,7 +10,7 @@ from typing import Any
 from sealverify_testkit.mint import mint_many
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.wire.strictjson import (
+from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonNumber,
     JsonValue,
@@ -31,7 +31,7 @@ SCALAR = re.compile(r'(:\s*)("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|
 HOSTILE = ['"\\ud800"', "1e9999", "-0", '"QQ=="', '"AB=="', "{}", "[]", '"\\u0000"', "null"]
 
 
-def _docs() -> list[dict[str, JsonValue]]:
+def perf_documents() -> list[dict[str, JsonValue]]:
     """Minted v3 receipts (every verdict shape), the demo receipts, and hostile mutants."""
     raws = list(mint_many(9, seed=b"perf-bindings"))
     raws += [raw for name, raw in sorted(demo_receipts().items()) if name.endswith(".json")]

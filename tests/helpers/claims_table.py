@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from sealverify.wire.strictjson import JsonValue
+from sealverify._internal.wire.strictjson import JsonValue
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = ROOT / "docs" / "claims.md"

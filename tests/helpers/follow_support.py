@@ -19,11 +19,11 @@ from sealverify_testkit import mint
 from sealverify_testkit.kernel_model import overall_verdict
 from sealverify_testkit.records import Cert, emitted_bytes, parse_record, render_compact
 
-from sealverify.cli.main import cli
-from sealverify.kernel.ljson import parse
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal.cli.main import cli
+from sealverify._internal.kernel.ljson import parse
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 from tests.helpers.kernel_minting import CONFIG, HOST
 
 PINS = TrustStore.from_pins(

@@ -17,7 +17,7 @@ HOSTILE = [
 SCALAR = re.compile(r'(:\s*)("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)')
 
 
-def _mutants(text: str, every: int = 1) -> list[str]:
+def scalar_mutants(text: str, every: int = 1) -> list[str]:
     out = []
     for n, match in enumerate(SCALAR.finditer(text)):
         if n % every:

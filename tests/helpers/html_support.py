@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from sealverify_testkit.auditlog import demo_log
 from sealverify_testkit.browser import chromium_path, run_chromium
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"

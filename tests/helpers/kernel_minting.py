@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from sealverify_testkit import mint
 
-from sealverify.kernel.profiles import CURRENT
-from sealverify.wire.strictjson import JsonValue
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.wire.strictjson import JsonValue
 
 BUILD = CURRENT.wasm_sha256
 CONFIG = (

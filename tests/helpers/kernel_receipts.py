@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sealverify.wire.strictjson import JsonValue, parse_bytes
+from sealverify._internal.wire.strictjson import JsonValue, parse_bytes
 from tests.conftest import shared_path
 
 # seal-host Host/Audit.lean@099be66, golden vector (v2): the corpus line serde cannot parse
@@ -15,7 +15,7 @@ LINE_1E309 = (
 )
 
 
-def _receipts() -> list[tuple[str, dict[str, JsonValue]]]:
+def upstream_receipts() -> list[tuple[str, dict[str, JsonValue]]]:
     root = shared_path("fixtures", "seal")
     found = []
     for path in sorted(root.rglob("*.json")):

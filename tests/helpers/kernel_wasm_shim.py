@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
-from sealverify.kernel.profiles import CURRENT
-from sealverify.kernel.session import KernelSession, err_json
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.kernel.session import KernelSession, err_json
 
 
 def main() -> None:

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sealverify
-from sealverify.history.state import open_store
-from sealverify.receipts.pin_use import PinUse
-from sealverify.reports.formats import render
-from sealverify.skills.identity import ResourceFile
-from sealverify.skills.listing import SkillTree
+from sealverify._internal.history.state import open_store
+from sealverify._internal.receipts.pin_use import PinUse
+from sealverify._internal.skills.identity import ResourceFile
+from sealverify._internal.skills.listing import SkillTree
+from sealverify.formats import render
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -362,9 +362,9 @@ def other_cases() -> Iterator[Case]:
 
 
 def attestation_cases() -> Iterator[Case]:
-    from sealverify.attest import keys
-    from sealverify.attest.check import attestation_verify_report
-    from sealverify.attest.statement import Digested
+    from sealverify._internal.attest import keys
+    from sealverify._internal.attest.check import attestation_verify_report
+    from sealverify._internal.attest.statement import Digested
 
     def digested(relative: str) -> Digested:
         return Digested(relative, hashlib.sha256(_bytes(relative)).hexdigest())

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from sealverify.primitives.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
-from sealverify.primitives.signatures import (
+from sealverify._internal.primitives.objectb import OBJECT_B_V1, preimage_v1, preimage_v2
+from sealverify._internal.primitives.signatures import (
     b64_std_decode_canonical,
     b64url_nopad_decode,
     ed25519_verify,
     hex_key,
     key_id,
 )
-from sealverify.wire import serdejson, strictjson
+from sealverify._internal.wire import serdejson, strictjson
 
 
-def _record(data: bytes) -> dict[str, strictjson.JsonValue]:
+def parsed_record(data: bytes) -> dict[str, strictjson.JsonValue]:
     value = strictjson.parse_bytes(data)
     assert isinstance(value, dict)
     return value
@@ -21,7 +21,7 @@ def _record(data: bytes) -> dict[str, strictjson.JsonValue]:
 
 def object_b_ok(data: bytes) -> bool:
     """Verify a v3 receipt's Object B with the primitives only (independent of mint.py)."""
-    record = _record(data)
+    record = parsed_record(data)
     signature = record.pop("signature")
     assert isinstance(signature, dict)
     assert key_id(hex_key(str(signature["public_key"]))) == signature["key_id"]

@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from sealverify_testkit import mint
 
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions
 
 DEMO_WASM = mint.DEMO_WASM_SHA256  # the made-up build, pinned as a user may
 # The testkit keys are published keys: allowed here, as a test suite that knows it.

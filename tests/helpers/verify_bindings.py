@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.results.model import Subject
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.results.model import Subject
 from tests.conftest import shared_path
 
 KIT_V2_CONFIG = "88d2d0c0cbb47cfc637efda0d9dc2f4277dfc7d7e686049fae89ac2153b740c3"

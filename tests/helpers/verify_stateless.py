@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from sealverify_testkit.kernel_model import overall_verdict
 from sealverify_testkit.records import Cert, emitted_bytes
 
-from sealverify.kernel.ljson import parse
-from sealverify.wire.strictjson import JsonNumber, parse_bytes
+from sealverify._internal.kernel.ljson import parse
+from sealverify._internal.wire.strictjson import JsonNumber, parse_bytes
 from tests.helpers.kernel_minting import (
     Receipt,
 )
 
 
-def _doc(raw: bytes) -> Receipt:
+def parsed_receipt(raw: bytes) -> Receipt:
     doc = parse_bytes(raw)
     assert isinstance(doc, dict)
     return doc

@@ -1,12 +1,12 @@
-"""The wording rules as first written: the oracle the fast paths in `sealverify.wording` are
-tested against (tests/perf/test_wording_fast.py).
+"""The wording rules as first written: the oracle the fast paths
+in `sealverify._internal.wording` are tested against (tests/perf/test_wording_fast.py).
 
 These are the pre-optimisation `_phrase_hits`, `_not_present_hits`, `receipt_strings`,
 `lint_text` and `lint_receipt`, kept word for word: a phrase pattern compiled per call, the
 union of known and carried keys built per string, a pointer built for every node walked and
 every rule run on every string. The per-hit helpers (`_sentence`, `_quoted`, `_negated`,
 `_excluded_hits`, `_to_check`, `_line_of`) are kept here as first written too: each scanned
-the text or the sentence from its start for every hit (sealverify/wording/sentences.py now
+the text or the sentence from its start for every hit (sealverify/_internal/wording/sentences.py now
 cuts them once per text). The helpers still shared with the module (`_key_pattern`,
 `_c_declaration`, `_carried_keys`, `_blank_code_fences`) were not changed and are imported.
 """
@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from sealverify.mcp import keytable as metakeys
-from sealverify.results.model import Check, fail, passed
-from sealverify.wording.rules import (
+from sealverify._internal.mcp import keytable as metakeys
+from sealverify._internal.results.model import Check, fail, passed
+from sealverify._internal.wording.rules import (
     _HUMAN_KEYS,
     _IDENTITY_OBJECT,
     _LABELS,

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.history``."""
+"""Tests of ``sealverify._internal.history``."""

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.cli.main import cli
-from sealverify.history import chain
-from sealverify.history.chain import (
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import chain
+from sealverify._internal.history.chain import (
     Anchor,
     ReceiptAudit,
     bind_receipts,

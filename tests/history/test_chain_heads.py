@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.history import chain_heads
-from sealverify.history.chain_heads import Heads
+from sealverify._internal.history import chain_heads
+from sealverify._internal.history.chain_heads import Heads
 
 _HEADS = ["a" * 64, "b" * 64, "0" * 63 + "1", "A" * 64, "not hex", ""]
 

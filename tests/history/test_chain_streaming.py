@@ -21,9 +21,9 @@ from click.testing import CliRunner
 from sealverify_testkit.auditlog import audit_payload, chain_lines, record_line
 
 from sealverify import ChainOptions, ReceiptGroup, chain_report
-from sealverify.cli.main import cli
-from sealverify.history import chain, chain_log
-from sealverify.results.repeats import Findings
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import chain, chain_log
+from sealverify._internal.results.repeats import Findings
 
 
 def _valid_log(records: int) -> bytes:

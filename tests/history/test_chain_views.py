@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from sealverify.history import chain_views
-from sealverify.history.chain_views import FIELDS, RecordViews
+from sealverify._internal.history import chain_views
+from sealverify._internal.history.chain_views import FIELDS, RecordViews
 
 
 def _view(k: int) -> dict[str, Any]:

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.history import databases
-from sealverify.history.state import HistoryError, HistoryStore, ReceiptFacts
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import databases
+from sealverify._internal.history.state import HistoryError, HistoryStore, ReceiptFacts
 from tests.helpers.fleet_services import env, pg_database, pg_url
 from tests.helpers.history import host_log
 from tests.helpers.history_learning import unpublished_evidence
@@ -127,7 +127,13 @@ def test_concurrent_runs_creating_one_new_sqlite_file(tmp_path: Path) -> None:
 
 def _cli(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", "from sealverify.cli.main import main; main()", "verify", *args],
+        [
+            sys.executable,
+            "-c",
+            "from sealverify._internal.cli.main import main; main()",
+            "verify",
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env(),

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.history.state import (
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history.state import (
     MIGRATIONS,
     SCHEMA_VERSION,
     ChainFacts,
@@ -23,7 +23,7 @@ from sealverify.history.state import (
     ReceiptFacts,
     receipt_facts,
 )
-from sealverify.wire.strictjson import parse_bytes, parse_text
+from sealverify._internal.wire.strictjson import parse_bytes, parse_text
 from tests.conftest import ROOT, shared_path
 from tests.helpers.history import GEN, host_log
 
@@ -209,7 +209,7 @@ def test_chain_cli_detects_truncation_against_an_earlier_run(tmp_path: Path) -> 
 # line: the test kills the process there.
 _PAUSED_MAIN = """
 import sys
-from sealverify.history import databases
+from sealverify._internal.history import databases
 write = databases.SqliteDatabase._write
 def paused(self, db, run, writes):
     write(self, db, run, writes)
@@ -217,7 +217,7 @@ def paused(self, db, run, writes):
     sys.stderr.flush()
     sys.stdin.readline()
 databases.SqliteDatabase._write = paused
-from sealverify.cli.main import main
+from sealverify._internal.cli.main import main
 main()
 """
 

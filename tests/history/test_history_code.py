@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from sealverify.history import databases
-from sealverify.history.databases import SqliteDatabase
-from sealverify.history.state import MIGRATIONS, HistoryError, HistoryStore
+from sealverify._internal.history import databases
+from sealverify._internal.history.databases import SqliteDatabase
+from sealverify._internal.history.state import MIGRATIONS, HistoryError, HistoryStore
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.history import host_log
 

@@ -20,8 +20,8 @@ from click.testing import CliRunner, Result
 from sealverify_testkit import mint
 from sealverify_testkit.auditlog import audit_payload, chain_lines
 
-from sealverify.cli.main import cli
-from sealverify.history.state import MIGRATIONS, open_store
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history.state import MIGRATIONS, open_store
 from tests.helpers.history_learning import (
     APPROVER_KEY,
     CONFIG_KEY,

@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.history.state import MIGRATIONS, SCHEMA_VERSION, HistoryError, HistoryStore
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history.state import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    HistoryError,
+    HistoryStore,
+)
 from tests.helpers.history import host_log
 
 ROOT = Path(__file__).resolve().parents[2]

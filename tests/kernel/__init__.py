@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.kernel``."""
+"""Tests of ``sealverify._internal.kernel``."""

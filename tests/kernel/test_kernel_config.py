@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from sealverify.kernel.canonical import escape_string, is_canonical
-from sealverify.kernel.profiles import CURRENT, PROFILES
-from sealverify.kernel.session import KernelSession
+from sealverify._internal.kernel.canonical import escape_string, is_canonical
+from sealverify._internal.kernel.profiles import CURRENT, PROFILES
+from sealverify._internal.kernel.session import KernelSession
 
 SAFETY = {"approval": {"control_file": "/tmp/a", "ttl_seconds": 120}, "tools": []}
 

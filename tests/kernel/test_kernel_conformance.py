@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sealverify.kernel.profiles import CURRENT, PROFILES
-from sealverify.kernel.session import KernelSession
+from sealverify._internal.kernel.profiles import CURRENT, PROFILES
+from sealverify._internal.kernel.session import KernelSession
 from tests.helpers.kernel_upstream import (
     boundary_corpus,
     bridge_corpus,

@@ -1,7 +1,7 @@
 """The seven raw-wire guards against character-by-character transcriptions of the Lean folds.
 
-``sealverify.kernel.guards`` cuts string literals out with a regular expression and steps only
-through the text between them. The references below step through every character, exactly as
+``sealverify._internal.kernel.guards`` cuts string literals out with a regular expression and steps
+only through the text between them. The references below step through every character, exactly as
 the Lean ``List.foldl`` state machines do (seal-host ``Host/*.lean`` and mcp-seal-dev
 ``Seal/JsonUtil.lean`` at the pinned commits), and hypothesis compares the two on JSON-shaped
 and hostile text.
@@ -14,8 +14,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sealverify.kernel import guards
-from sealverify.kernel.unicode_nfd import nfd
+from sealverify._internal.kernel import guards
+from sealverify._internal.kernel.unicode_nfd import nfd
 
 
 def ref_numbers(text: str) -> bool:

@@ -9,15 +9,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sealverify.kernel.evidence import json_number_to_float, parse_forecasts
-from sealverify.kernel.hashes import audit_hash_parts
-from sealverify.kernel.kernels import Verdict
-from sealverify.kernel.ljson import parse
-from sealverify.kernel.principal import ENVELOPE_TAG, nacl_verify
-from sealverify.kernel.profiles import CURRENT
-from sealverify.kernel.session import KernelSession, audit_line
-from sealverify.primitives.signatures import ED25519_L
-from sealverify.wire.leanjson import lean_number
+from sealverify._internal.kernel.evidence import json_number_to_float, parse_forecasts
+from sealverify._internal.kernel.hashes import audit_hash_parts
+from sealverify._internal.kernel.kernels import Verdict
+from sealverify._internal.kernel.ljson import parse
+from sealverify._internal.kernel.principal import ENVELOPE_TAG, nacl_verify
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.kernel.session import KernelSession, audit_line
+from sealverify._internal.primitives.signatures import ED25519_L
+from sealverify._internal.wire.leanjson import lean_number
 
 APPROVAL = {"control_file": "/a", "ttl_seconds": 120}
 
@@ -354,13 +354,13 @@ lean_values = st.recursive(
 
 @given(lean_values)
 def test_compress_fast_path_equals_the_reference_printer(value: object) -> None:
-    from sealverify.kernel.ljson import compress
-    from sealverify.wire.leanjson import print_value
+    from sealverify._internal.kernel.ljson import compress
+    from sealverify._internal.wire.leanjson import print_value
 
     assert compress(value) == print_value(value)  # type: ignore[arg-type]
 
 
 def test_compress_spells_tab_like_lean() -> None:
-    from sealverify.kernel.ljson import compress
+    from sealverify._internal.kernel.ljson import compress
 
     assert compress({"b": "\t\b\f\x7f", "a": "é"}) == '{"a":"é","b":"\\u0009\\u0008\\u000c\x7f"}'

@@ -8,17 +8,17 @@ bindings fail elsewhere); the bypass receipt has no kernel output at all.
 
 from __future__ import annotations
 
-from sealverify.kernel.replay import rederive
-from sealverify.kernel.threads import rederive_log
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.wire.strictjson import JsonValue
+from sealverify._internal.kernel.replay import rederive
+from sealverify._internal.kernel.threads import rederive_log
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.wire.strictjson import JsonValue
 from tests.conftest import shared_path
-from tests.helpers.kernel_receipts import _receipts, argument_less_line, raw_line
+from tests.helpers.kernel_receipts import argument_less_line, raw_line, upstream_receipts
 
 
 def test_every_real_receipt() -> None:
-    outcomes = {name: rederive(doc, raw_line(doc)) for name, doc in _receipts()}
+    outcomes = {name: rederive(doc, raw_line(doc)) for name, doc in upstream_receipts()}
     passed = sorted(n for n, r in outcomes.items() if r.status == "pass")
     assert not [n for n, r in outcomes.items() if r.status == "fail"]
     assert len(passed) == 16, {n: r.reason for n, r in outcomes.items() if r.status != "pass"}
@@ -39,7 +39,7 @@ def test_every_real_receipt() -> None:
 
 
 def test_unparseable_receipts_need_their_line() -> None:
-    for name, doc in _receipts():
+    for name, doc in upstream_receipts():
         if "request_parse_error" in doc:
             result = rederive(doc)
             assert result.status == "not-evaluated", name
@@ -47,7 +47,7 @@ def test_unparseable_receipts_need_their_line() -> None:
 
 
 def test_a_wrong_raw_line_is_refused_before_use() -> None:
-    for name, doc in _receipts():
+    for name, doc in upstream_receipts():
         if "request_parse_error" in doc and "forged" not in name:
             wrong = argument_less_line(doc).replace(b'"id":', b'"id":1', 1)
             result = rederive(doc, wrong)
@@ -59,7 +59,7 @@ def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
     # The live-demo receipts were each the first call of their own session (trace ok (1
     # events)). SessionRederivation as one session, the second call claims the position the executed
     # first one took: the receipts contradict each other, so the log is not one session.
-    docs = [doc for name, doc in _receipts() if "receipts.jsonl" in name][:2]
+    docs = [doc for name, doc in upstream_receipts() if "receipts.jsonl" in name][:2]
     first, second = rederive_log([(doc, None) for doc in docs])
     assert first.status == "pass"
     assert second.status == "fail"
@@ -89,7 +89,7 @@ def _own_pins(doc: dict[str, JsonValue]) -> VerifyOptions:
 def test_no_real_receipt_is_verified_without_its_decision_re_derived() -> None:
     """seal-check's rule: exit 0 only when signature, replay, bindings and pin all agree."""
     outcomes = {}
-    for name, doc in _receipts():
+    for name, doc in upstream_receipts():
         if "#" in name:
             data = _live_line(name)
         else:

@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sealverify_testkit import mint
 
-from sealverify.kernel.hashes import audit_hash_parts
-from sealverify.kernel.ljson import compress, parse
-from sealverify.kernel.replay import first_difference, rederive
-from sealverify.kernel.threads import rederive_log
-from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.kernel.hashes import audit_hash_parts
+from sealverify._internal.kernel.ljson import compress, parse
+from sealverify._internal.kernel.replay import first_difference, rederive
+from sealverify._internal.kernel.threads import rederive_log
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.helpers.kernel_minting import (
     BUILD,
     CONFIG,

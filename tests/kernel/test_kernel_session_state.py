@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.kernel import session_state
-from sealverify.kernel.threads import SessionThread
+from sealverify._internal.kernel import session_state
+from sealverify._internal.kernel.threads import SessionThread
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 _VALUES = st.recursive(

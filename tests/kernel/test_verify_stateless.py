@@ -16,12 +16,12 @@ import pytest
 from sealverify_testkit import mint
 from sealverify_testkit.records import Cert
 
-from sealverify.kernel.profiles import CURRENT
-from sealverify.kernel.receipt_inputs import NotEvaluated
-from sealverify.kernel.replay import rederive
-from sealverify.kernel.stateless import AGREE, judged_alone
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.kernel.receipt_inputs import NotEvaluated
+from sealverify._internal.kernel.replay import rederive
+from sealverify._internal.kernel.stateless import AGREE, judged_alone
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
 from tests.helpers.kernel_minting import (
     CONFIG,
     DENIED,
@@ -32,7 +32,7 @@ from tests.helpers.kernel_minting import (
     TARGET,
     Receipt,
 )
-from tests.helpers.verify_stateless import _doc, restate
+from tests.helpers.verify_stateless import parsed_receipt, restate
 
 PINS = TrustStore.from_pins(
     config=(mint.CONFIG_KEY.public_key.hex(),), receipt=(mint.RECEIPT_KEY.public_key.hex(),)
@@ -42,12 +42,12 @@ LATER = dataclasses.replace(HOST, temporal_events=2)
 
 
 def _host(frame: bytes, approvals: Sequence[str] = (), config: str = CONFIG) -> Receipt:
-    return _doc(mint.mint_host_v3(frame, config, approvals=list(approvals), ctx=LATER))
+    return parsed_receipt(mint.mint_host_v3(frame, config, approvals=list(approvals), ctx=LATER))
 
 
 def _fleet(frame: bytes, config: str = CONFIG) -> Receipt:
     ctx = dataclasses.replace(FLEET, temporal_events=2)
-    return _doc(mint.mint_fleet_v2(frame, config, ctx=ctx))
+    return parsed_receipt(mint.mint_fleet_v2(frame, config, ctx=ctx))
 
 
 def _verify(doc: Receipt) -> tuple[str, str, str]:
@@ -230,9 +230,9 @@ def test_hostile_claims_never_crash_the_judgement(kernel: str, reason: str) -> N
 def test_no_golden_upstream_step_is_refuted_when_judged_alone() -> None:
     # seal-host's own 18 golden steps (every kernel, state carried) judged with no state and no
     # evidence: the judgement must never refute an output the real kernel emitted.
-    from sealverify.kernel.profiles import PROFILES
-    from sealverify.kernel.receipt_inputs import ReplayInput
-    from sealverify.kernel.stateless import contradiction
+    from sealverify._internal.kernel.profiles import PROFILES
+    from sealverify._internal.kernel.receipt_inputs import ReplayInput
+    from sealverify._internal.kernel.stateless import contradiction
     from tests.helpers.kernel_upstream import conformance_file, golden_scenarios
 
     golden = json.loads(conformance_file("wasm-spike_conformance_fixture.json").read_text())
@@ -263,12 +263,12 @@ def test_no_golden_upstream_step_is_refuted_when_judged_alone() -> None:
 
 
 def test_no_real_receipt_is_refuted_when_judged_alone() -> None:
-    from sealverify.kernel.receipt_inputs import prepare
-    from sealverify.kernel.stateless import contradiction
-    from tests.helpers.kernel_receipts import _receipts, raw_line
+    from sealverify._internal.kernel.receipt_inputs import prepare
+    from sealverify._internal.kernel.stateless import contradiction
+    from tests.helpers.kernel_receipts import raw_line, upstream_receipts
 
     judged = 0
-    for name, doc in _receipts():
+    for name, doc in upstream_receipts():
         inputs = prepare(doc, raw_line(doc))
         if isinstance(inputs, NotEvaluated):
             continue

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.mcp``."""
+"""Tests of ``sealverify._internal.mcp``."""

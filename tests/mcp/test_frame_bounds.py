@@ -8,9 +8,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.mcp.frame import FrameOptions, analyze_stream
-from sealverify.wire.framing import frame_of, split_stdio
+from sealverify._internal.cli.main import cli
+from sealverify._internal.mcp.frame import FrameOptions, analyze_stream
+from sealverify._internal.wire.framing import frame_of, split_stdio
 
 ROOT = Path(__file__).resolve().parents[2]
 CALL = (ROOT / "fixtures" / "frames" / "call.bin").read_bytes()

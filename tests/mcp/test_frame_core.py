@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from sealverify.mcp.frame import FrameOptions, analyze_frame, analyze_stream
-from sealverify.wire.framing import frame_of, raw_line, sha256_hex, split_stdio
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.mcp.frame import FrameOptions, analyze_frame, analyze_stream
+from sealverify._internal.wire.framing import frame_of, raw_line, sha256_hex, split_stdio
+from sealverify._internal.wire.strictjson import parse_bytes
 from tests.conftest import shared_path
 
 FRAMES = ("frames", "mcp-python-sdk-2.3.0")
@@ -179,9 +179,9 @@ def test_effect_commitment_vectors_and_their_staleness() -> None:
     """
     import hashlib
 
-    from sealverify.mcp.frame import analyze_frame as analyze
-    from sealverify.primitives import identities
-    from sealverify.wire import leanjson
+    from sealverify._internal.mcp.frame import analyze_frame as analyze
+    from sealverify._internal.primitives import identities
+    from sealverify._internal.wire import leanjson
 
     vectors = json.loads(
         shared_path(

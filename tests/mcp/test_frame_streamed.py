@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.cli.main import cli
-from sealverify.mcp.frame import FrameOptions, analyze_frame, iter_stream
-from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
-from sealverify.wire.streamed import read_http_frame, read_stdio_frames
+from sealverify._internal.cli.main import cli
+from sealverify._internal.mcp.frame import FrameOptions, analyze_frame, iter_stream
+from sealverify._internal.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify._internal.wire.streamed import read_http_frame, read_stdio_frames
 
 CALL = (Path(__file__).resolve().parents[2] / "fixtures" / "frames" / "call.bin").read_bytes()
 _BYTES = st.binary(max_size=60).map(

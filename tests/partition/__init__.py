@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.partition``."""
+"""Tests of ``sealverify._internal.partition``."""

@@ -17,11 +17,11 @@ import rfc8785
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sealverify.cli.main import cli
-from sealverify.mcp.frame import FrameOptions, analyze_frame
-from sealverify.partition import records as pt
-from sealverify.wire.framing import FrameBytes, frame_of, split_stdio
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.cli.main import cli
+from sealverify._internal.mcp.frame import FrameOptions, analyze_frame
+from sealverify._internal.partition import records as pt
+from sealverify._internal.wire.framing import FrameBytes, frame_of, split_stdio
+from sealverify._internal.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 
 GOLDEN = Path(__file__).parents[1] / "golden"
@@ -686,7 +686,7 @@ def test_cli_verify_usage_errors(files: dict[str, Path]) -> None:
 def test_partition_frame_is_short_for_partition_emit_frame(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     frame = Path(__file__).resolve().parents[2] / "fixtures" / "frames" / "call.bin"
     runner = CliRunner()

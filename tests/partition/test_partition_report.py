@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 import sealverify
-from sealverify.cli.main import cli
-from sealverify.reports.formats import render
+from sealverify._internal.cli.main import cli
+from sealverify.formats import render
 
 FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "partition"
 ATTESTATION = (FOLDER / "attestation.json").read_bytes()

@@ -8,19 +8,22 @@ import pstats
 
 from benchmarks import concerns as benchprofile
 from benchmarks.concerns import CATEGORIES, attribute, category_of, profile_calls
-from sealverify.wire import strictjson
+from sealverify._internal.wire import strictjson
 
 
 def test_modules_and_builtins_map_to_their_concern() -> None:
-    assert category_of("/x/sealverify/wire/strictjson.py", "parse_text") == CATEGORIES[1]
+    assert category_of("/x/sealverify/_internal/wire/strictjson.py", "parse_text") == CATEGORIES[1]
     assert category_of("/usr/lib/python3.11/json/decoder.py", "raw_decode") == CATEGORIES[1]
-    assert category_of("/x/sealverify/wire/serdejson.py", "compact") == CATEGORIES[2]
-    assert category_of("/x/sealverify/receipts/bindings/kernel_audit.py", "audit") == CATEGORIES[3]
+    assert category_of("/x/sealverify/_internal/wire/serdejson.py", "compact") == CATEGORIES[2]
+    assert (
+        category_of("/x/sealverify/_internal/receipts/bindings/kernel_audit.py", "audit")
+        == CATEGORIES[3]
+    )
     assert category_of("/x/site-packages/nacl/bindings/crypto_sign.py", "f") == CATEGORIES[0]
     assert category_of("~", "<built-in method _sodium.crypto_sign_open>") == CATEGORIES[0]
     assert category_of("~", "<built-in method _hashlib.openssl_sha256>") == CATEGORIES[2]
     assert category_of("~", "<method 'sub' of 're.Pattern' objects>") is None  # its caller's
-    assert category_of("/x/sealverify/forensics/compare.py", "diff") == "other"
+    assert category_of("/x/sealverify/_internal/forensics/compare.py", "diff") == "other"
 
 
 def _stats(work: object, *args: object) -> pstats.Stats:

@@ -18,18 +18,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mint import mint_many, parse_record
 
-from sealverify.primitives import identities, objectb, releaseframe, signatures
-from sealverify.receipts import bindings
-from sealverify.receipts.bindings import derived as bindings_derived
-from sealverify.receipts.bindings import releases as bindings_releases
-from sealverify.receipts.bindings import request as bindings_request
-from sealverify.receipts.bindings import signatures as bindings_signatures
-from sealverify.receipts.view import read_view
-from sealverify.results.model import Check, fail, info, passed
-from sealverify.wire import leanjson, serdejson
-from sealverify.wire.framing import raw_line
-from sealverify.wire.spelling import pointer as uncached_pointer
-from sealverify.wire.strictjson import (
+from sealverify._internal.primitives import identities, objectb, releaseframe, signatures
+from sealverify._internal.receipts import bindings
+from sealverify._internal.receipts.bindings import derived as bindings_derived
+from sealverify._internal.receipts.bindings import releases as bindings_releases
+from sealverify._internal.receipts.bindings import request as bindings_request
+from sealverify._internal.receipts.bindings import signatures as bindings_signatures
+from sealverify._internal.receipts.view import read_view
+from sealverify._internal.results.model import Check, fail, info, passed
+from sealverify._internal.wire import leanjson, serdejson
+from sealverify._internal.wire.framing import raw_line
+from sealverify._internal.wire.spelling import pointer as uncached_pointer
+from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonNumber,
     JsonValue,
@@ -37,7 +37,7 @@ from sealverify.wire.strictjson import (
     parse_bytes,
     parse_text,
 )
-from tests.helpers.bindings_perf import _docs, outcome
+from tests.helpers.bindings_perf import outcome, perf_documents
 
 # --- base64 -------------------------------------------------------------------------------
 
@@ -304,7 +304,7 @@ def _clear() -> None:
 
 
 def test_every_binding_gives_the_same_checks_with_cold_and_warm_caches() -> None:
-    docs = _docs()
+    docs = perf_documents()
     assert len(docs) > 120
     _clear()
     warm = [[binding(doc) for binding in _ALL] for doc in docs]
@@ -319,7 +319,7 @@ def test_every_binding_gives_the_same_checks_with_cold_and_warm_caches() -> None
 def test_the_shared_request_parse_is_left_unchanged_by_every_binding() -> None:
     """Every binding reads the view's one parse of the request line; none may change it."""
     shared = 0
-    for doc in _docs():
+    for doc in perf_documents():
         view = read_view(doc)
         derived = bindings.Derivations(doc, view)
         for binding in _ALL:

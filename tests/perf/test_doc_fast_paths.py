@@ -21,15 +21,15 @@ from hypothesis import strategies as st
 from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.receipts import embedded, members
-from sealverify.receipts.families import read_document
-from sealverify.wire import guards as wire_guards
-from sealverify.wire import strictjson
-from sealverify.wire.strictjson import JsonError, JsonValue, Limits
+from sealverify._internal.receipts import embedded, members
+from sealverify._internal.receipts.families import read_document
+from sealverify._internal.wire import guards as wire_guards
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.strictjson import JsonError, JsonValue, Limits
 from tests.helpers.adversarial_mutants import mutants
 
 # the module, not the binding function the package exports under the same name
-object_a = importlib.import_module("sealverify.receipts.bindings.object_a")
+object_a = importlib.import_module("sealverify._internal.receipts.bindings.object_a")
 
 # --- member sets ----------------------------------------------------------------------------
 

@@ -30,21 +30,21 @@ from hypothesis import strategies as st
 from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify import fastpath
-from sealverify.cli.main import cli
-from sealverify.kernel import guards, ljson, session, wirecue
-from sealverify.kernel.profiles import CURRENT
-from sealverify.receipts.bindings import signatures
-from sealverify.results import model
-from sealverify.wire import guards as wire_guards
-from sealverify.wire import strictjson
+from sealverify._internal import fastpath
+from sealverify._internal.cli.main import cli
+from sealverify._internal.kernel import guards, ljson, session, wirecue
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.receipts.bindings import signatures
+from sealverify._internal.results import model
+from sealverify._internal.wire import guards as wire_guards
+from sealverify._internal.wire import strictjson
 from tests.conftest import SHARED
 from tests.helpers.adversarial_mutants import mutants
-from tests.helpers.hostile import _mutants as hostile_mutants
+from tests.helpers.hostile import scalar_mutants as hostile_mutants
 
 FORMATS = ("table", "json", "jsonl", "sarif", "junit", "html")
 # the module, not the binding function the package exports under the same name
-object_a = importlib.import_module("sealverify.receipts.bindings.object_a")
+object_a = importlib.import_module("sealverify._internal.receipts.bindings.object_a")
 
 
 def _clear_caches() -> None:

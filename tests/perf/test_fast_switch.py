@@ -1,6 +1,6 @@
 """The fast-path switch: one flag selects the definitions, and both modes write the same reports.
 
-``SEALVERIFY_REFERENCE=1`` is read once, when ``sealverify.fastpath`` is imported, so the
+``SEALVERIFY_REFERENCE=1`` is read once, when ``sealverify._internal.fastpath`` is imported, so the
 first tests run fresh interpreters: one with the variable, one without. Each verifies the
 demo receipts in every format under a profile that records every Python function entered:
 the reports are byte for byte the same, under the switch no fast path is ever entered and no
@@ -25,16 +25,16 @@ from typing import Any
 
 import pytest
 
-from sealverify import fastpath
-from sealverify.kernel import ljson
-from sealverify.primitives import identities, objectb
-from sealverify.reports.formats import jsonfmt
-from sealverify.results import model
-from sealverify.results.effects import Effect
-from sealverify.results.model import Check, Compared, Subject
-from sealverify.results.outcomes import Outcome
-from sealverify.wire import leanjson, serdejson, strictjson
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal import fastpath
+from sealverify._internal.kernel import ljson
+from sealverify._internal.primitives import identities, objectb
+from sealverify._internal.reports.formats import jsonfmt
+from sealverify._internal.results import model
+from sealverify._internal.results.effects import Effect
+from sealverify._internal.results.model import Check, Compared, Subject
+from sealverify._internal.results.outcomes import Outcome
+from sealverify._internal.wire import leanjson, serdejson, strictjson
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -43,18 +43,18 @@ PACKAGE = ROOT / "sealverify"
 # The fast paths kept (docs/performance.md says what each is worth), by a function that runs
 # only on the fast side of its branch on ``fastpath.reference()``.
 FAST_ONLY = (
-    "sealverify.wire.serdejson._orjson_bytes",
-    "sealverify.wire.leanjson._orjson_text",
-    "sealverify.kernel.wirecue._object",
-    "sealverify.reports.formats.jsonfmt._subject_whole",
-    "sealverify.receipts.members._clean",
+    "sealverify._internal.wire.serdejson._orjson_bytes",
+    "sealverify._internal.wire.leanjson._orjson_text",
+    "sealverify._internal.kernel.wirecue._object",
+    "sealverify._internal.reports.formats.jsonfmt._subject_whole",
+    "sealverify._internal.receipts.members._clean",
 )
 # The definitions that stand in for them under the switch.
 DEFINITIONS = (
-    "sealverify.wire.serdejson._reference",
-    "sealverify.wire.leanjson.print_value",
-    "sealverify.kernel.guards.first_failed_guard",
-    "sealverify.reports.formats.jsonfmt.subject_text_reference",
+    "sealverify._internal.wire.serdejson._reference",
+    "sealverify._internal.wire.leanjson.print_value",
+    "sealverify._internal.kernel.guards.first_failed_guard",
+    "sealverify._internal.reports.formats.jsonfmt.subject_text_reference",
 )
 
 # Run in a fresh interpreter: verify the demo receipts in every format under a profile that
@@ -64,8 +64,8 @@ DEFINITIONS = (
 _PROFILED_RUN = r"""
 import hashlib, json, sys, types
 from click.testing import CliRunner
-from sealverify import fastpath
-from sealverify.cli.main import cli
+from sealverify._internal import fastpath
+from sealverify._internal.cli.main import cli
 from sealverify_testkit import mint
 
 def plain(value):  # a function with its own code (a cache wrapper's code is shared)
@@ -86,9 +86,9 @@ for fmt in ("json", "jsonl", "sarif", "junit", "table", "html"):
     digests[fmt] = [out.exit_code, hashlib.sha256(out.stdout_bytes).hexdigest()]
 sys.setprofile(None)
 names = {f"{module}.{name}" for module, name in entered}
-from sealverify.wording import rules as wording
-from sealverify.results import model
-from sealverify.wire import strictjson
+from sealverify._internal.wording import rules as wording
+from sealverify._internal.results import model
+from sealverify._internal.wire import strictjson
 kept = {
     "caches": sum(c.cache_info().currsize for c in fastpath.caches()),
     "passes": len(model._PASSES),
@@ -161,7 +161,7 @@ def test_under_the_switch_no_fast_path_runs_and_no_cache_keeps_anything(
 
 @pytest.mark.parametrize("switch", ["0", "", "yes"])
 def test_only_the_value_1_selects_the_references(tmp_path: Path, switch: str) -> None:
-    code = "from sealverify import fastpath; print(fastpath.REFERENCE)"
+    code = "from sealverify._internal import fastpath; print(fastpath.REFERENCE)"
     env = {**os.environ, fastpath.ENVIRONMENT: switch, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
@@ -220,10 +220,10 @@ LAYERS = (
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_a_layer_package_init_has_no_side_effects(layer: str) -> None:
-    tree = ast.parse((PACKAGE / layer / "__init__.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "_internal" / layer / "__init__.py").read_text(encoding="utf-8"))
     assert ast.get_docstring(tree)
-    assert len(tree.body) == 1, f"sealverify/{layer}/__init__.py does more than document"
-    assert not (PACKAGE / layer / "fast.py").exists()
+    assert len(tree.body) == 1, f"sealverify/_internal/{layer}/__init__.py does more than document"
+    assert not (PACKAGE / "_internal" / layer / "fast.py").exists()
 
 
 def _uses(tree: ast.AST, module: str, names: set[str]) -> list[str]:
@@ -241,11 +241,11 @@ def _uses(tree: ast.AST, module: str, names: set[str]) -> list[str]:
 
 # Memoized loads of constant package data (read once, whatever the mode).
 _CONSTANT_LOADS = {
-    "catalogue/__init__.py",  # the check catalogue, package data
-    "history/databases.py",  # the schema the project's own migrations make
-    "kernel/unicode_nfd.py",  # the Unicode decomposition tables, package data
-    "reports/formats/html/env.py",  # the HTML templates, package data
-    "reports/formats/html/page.py",
+    "_internal/catalogue/__init__.py",  # the check catalogue, package data
+    "_internal/history/databases.py",  # the schema the project's own migrations make
+    "_internal/kernel/unicode_nfd.py",  # the Unicode decomposition tables, package data
+    "_internal/reports/formats/html/env.py",  # the HTML templates, package data
+    "_internal/reports/formats/html/page.py",
 }
 
 
@@ -254,11 +254,11 @@ def test_every_cache_is_a_fastpath_cache() -> None:
     rebinding = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if name == "fastpath.py" or name in _CONSTANT_LOADS:
+        if name == "_internal/fastpath.py" or name in _CONSTANT_LOADS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         stray += [f"{name}: {c}" for c in _uses(tree, "functools", {"lru_cache", "cache"})]
-        rebound = _uses(tree, "sealverify.fastpath", {"register", "Pair"})
+        rebound = _uses(tree, "sealverify._internal.fastpath", {"register", "Pair"})
         rebinding += [f"{name}: {c}" for c in rebound]
     assert stray == []  # functools caches outside the switch
     assert rebinding == []  # names rebound at import

@@ -21,12 +21,12 @@ from typing import Literal
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.common import DEFAULT_MAX_INPUT_BYTES
-from sealverify.cli.main import cli
-from sealverify.cli.spooled import SubjectSpool
-from sealverify.reports.formats import render
-from sealverify.results.model import Report, Subject, fail, info, not_evaluated, passed
-from sealverify.results.repeats import KEEP, Findings
+from sealverify._internal.cli.common import DEFAULT_MAX_INPUT_BYTES
+from sealverify._internal.cli.main import cli
+from sealverify._internal.cli.spooled import SubjectSpool
+from sealverify._internal.results.model import Report, Subject, fail, info, not_evaluated, passed
+from sealverify._internal.results.repeats import KEEP, Findings
+from sealverify.formats import render
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1 << 20
@@ -243,7 +243,7 @@ def test_chain_whose_every_record_breaks_lists_the_first_breaks_and_counts(tmp_p
 def test_the_cap_travels_with_the_task_settings() -> None:
     # A worker on a cluster never parsed the command line: the cap comes with its settings.
     from sealverify import SealverifyError
-    from sealverify.run import engine
+    from sealverify._internal.run import engine
 
     receipt = ROOT / "fixtures" / "demo" / "receipts" / "verified-allow.receipt.json"
     task = next(engine.tasks([(receipt, False)]))

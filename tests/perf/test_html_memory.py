@@ -10,14 +10,14 @@ from pathlib import Path
 from sealverify_testkit.mint import mint_many
 from sealverify_testkit.records import parse_record, render_compact
 
-from sealverify.reports.formats.html.verify_page import DETAIL_CAP
+from sealverify._internal.reports.formats.html.verify_page import DETAIL_CAP
 
 # Run in a fresh interpreter: everything is imported and a run over other receipts fills the
 # verifier's bounded caches before tracemalloc starts, so the peak is what the measured run
 # itself holds at once.
 _MEASURE = """
 import sys, tracemalloc
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 log, warm, out = sys.argv[1:4]
 def run(path):
     try:

@@ -34,23 +34,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit import auditlog
 
-from sealverify.cli.main import cli
-from sealverify.history import chain
-from sealverify.kernel import guards, kernels, ljson, wirecue
-from sealverify.kernel import session as session_module
-from sealverify.kernel.config import TemporalPolicy, TrustedConfig
-from sealverify.kernel.evidence import Approval
-from sealverify.kernel.profiles import CURRENT
-from sealverify.kernel.session import KernelSession
-from sealverify.receipts import spine
-from sealverify.reports.formats.html import spans
-from sealverify.skills import identity as skills
-from sealverify.skills import listing as skill_listing
-from sealverify.tools import digests
-from sealverify.wire import guards as wire_guards
-from sealverify.wire import strictjson
-from sealverify.wording import rules as wording
-from sealverify.wording import sentences
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import chain
+from sealverify._internal.kernel import guards, kernels, ljson, wirecue
+from sealverify._internal.kernel import session as session_module
+from sealverify._internal.kernel.config import TemporalPolicy, TrustedConfig
+from sealverify._internal.kernel.evidence import Approval
+from sealverify._internal.kernel.profiles import CURRENT
+from sealverify._internal.kernel.session import KernelSession
+from sealverify._internal.receipts import spine
+from sealverify._internal.reports.formats.html import spans
+from sealverify._internal.skills import identity as skills
+from sealverify._internal.skills import listing as skill_listing
+from sealverify._internal.tools import digests
+from sealverify._internal.wire import guards as wire_guards
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wording import rules as wording
+from sealverify._internal.wording import sentences
 
 
 class _Counted(str):
@@ -339,7 +339,7 @@ def test_the_temporal_kernel_folds_one_tool_per_step(monkeypatch: pytest.MonkeyP
         return decide(act, counted[key], state)
 
     monkeypatch.setattr(kernels, "temporal_decide", counted_decide)
-    monkeypatch.setattr("sealverify.kernel.session.K.temporal_decide", counted_decide)
+    monkeypatch.setattr("sealverify._internal.kernel.session.K.temporal_decide", counted_decide)
     _CountedNames.asked = 0
     steps = 1_500
     reasons = []

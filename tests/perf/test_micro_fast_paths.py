@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.receipts.verify import VOCABULARY
-from sealverify.reports.formats import table
-from sealverify.results.effects import Effect
-from sealverify.results.model import (
+from sealverify._internal.receipts.verify import VOCABULARY
+from sealverify._internal.reports.formats import table
+from sealverify._internal.results.effects import Effect
+from sealverify._internal.results.model import (
     Check,
     Subject,
     fail,
@@ -32,9 +32,9 @@ from sealverify.results.model import (
     passed,
     sorted_among,
 )
-from sealverify.results.outcomes import NOT_MEDIATED, Outcome, decide
-from sealverify.wire import strictjson
-from sealverify.wire.strictjson import JsonNumber, JsonValue
+from sealverify._internal.results.outcomes import NOT_MEDIATED, Outcome, decide
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 
 _FACTORIES: list[tuple[Callable[..., Check], str]] = [
     (passed, "pass"),

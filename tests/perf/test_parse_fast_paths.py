@@ -20,13 +20,19 @@ from hypothesis import strategies as st
 from sealverify_testkit.mint import mint_many
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.receipts import families as receipts
-from sealverify.receipts.families import DISCRIMINATOR_NAMES
-from sealverify.results.model import Check, fail, passed
-from sealverify.wire import strictjson
-from sealverify.wire.spelling import pointer
-from sealverify.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, Limits, display
-from tests.helpers.hostile import _mutants
+from sealverify._internal.receipts import families as receipts
+from sealverify._internal.receipts.families import DISCRIMINATOR_NAMES
+from sealverify._internal.results.model import Check, fail, passed
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.spelling import pointer
+from sealverify._internal.wire.strictjson import (
+    DEFAULT_LIMITS,
+    JsonError,
+    JsonValue,
+    Limits,
+    display,
+)
+from tests.helpers.hostile import scalar_mutants
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,7 +177,7 @@ def test_container_depth_is_the_bracket_peak_for_strict_json(text: str) -> None:
 def test_parse_text_equals_the_reference_on_receipts_and_their_hostile_mutants() -> None:
     texts = [raw.decode() for raw in demo_receipts().values()]
     texts += [raw.decode() for raw in mint_many(5, seed=b"parse-fast")]
-    mutants = [m for text in texts[:3] for m in _mutants(text, every=3)]
+    mutants = [m for text in texts[:3] for m in scalar_mutants(text, every=3)]
     outcomes = {_assert_same_parse(t)[:2] for t in texts + mutants}
     deep = {o for o in outcomes if o[:2] == ("error", "json.too-deep")}
     assert deep, "no too-deep mutant: the deferred depth check was not exercised"

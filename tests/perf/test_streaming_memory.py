@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from sealverify_testkit import keys
 from sealverify_testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
-from sealverify.cli.main import cli
-from sealverify.history import chain_log
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import chain_log
 
 ROOT = Path(__file__).resolve().parents[2]
 CALL = ROOT / "fixtures" / "frames" / "call.bin"

@@ -14,17 +14,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mint import HostContext, mint_many, parse_record
 
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import TrustStore, load_trust_file
-from sealverify.receipts.bindings import signatures as bindings_signatures
-from sealverify.receipts.families import read_document
-from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
-from sealverify.reports.formats import jsonfmt, render
-from sealverify.reports.formats.table import receipt_row_subject
-from sealverify.results.model import Subject
-from sealverify.run import engine
-from sealverify.wire import serdejson, strictjson
-from sealverify.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_text
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import TrustStore, load_trust_file
+from sealverify._internal.receipts.bindings import signatures as bindings_signatures
+from sealverify._internal.receipts.families import read_document
+from sealverify._internal.receipts.verify import (
+    VerifyOptions,
+    build_report,
+    verify_jsonl,
+    verify_receipt,
+)
+from sealverify._internal.reports.formats import jsonfmt
+from sealverify._internal.reports.formats.table import receipt_row_subject
+from sealverify._internal.results.model import Subject
+from sealverify._internal.run import engine
+from sealverify._internal.wire import serdejson, strictjson
+from sealverify._internal.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_text
+from sealverify.formats import render
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log
 
 
@@ -314,10 +320,10 @@ def test_streamed_table_equals_the_in_memory_table(tmp_path: Path) -> None:
 
 
 def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
-    from sealverify.reports.formats import table, terminal
+    from sealverify._internal.reports.formats import table, terminal
 
     assert table.display_width("漢字x") == 5
-    from sealverify.reports.visible import visible
+    from sealverify._internal.reports.visible import visible
 
     # Cells reach the table made visible (table.receipt_cells): a line break or a tab in a
     # name is shown escaped, so the row stays on one line.
@@ -336,7 +342,7 @@ def test_display_width_is_one_column_a_character_and_two_for_east_asian_wide() -
     import random
     import unicodedata
 
-    from sealverify.reports.formats import table
+    from sealverify._internal.reports.formats import table
 
     def by_character(text: str) -> int:
         return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

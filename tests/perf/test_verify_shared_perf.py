@@ -20,12 +20,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.primitives import identities, signatures
-from sealverify.receipts import bindings
-from sealverify.receipts.bindings import derived as bindings_derived
-from sealverify.receipts.view import read_view
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import (
+from sealverify._internal.primitives import identities, signatures
+from sealverify._internal.receipts import bindings
+from sealverify._internal.receipts.bindings import derived as bindings_derived
+from sealverify._internal.receipts.view import read_view
+from sealverify._internal.wire.framing import raw_line
+from sealverify._internal.wire.strictjson import (
     DEFAULT_LIMITS,
     JsonError,
     JsonNumber,
@@ -34,7 +34,7 @@ from sealverify.wire.strictjson import (
     display,
     parse_text,
 )
-from tests.helpers.bindings_perf import _docs, outcome
+from tests.helpers.bindings_perf import outcome, perf_documents
 
 FRAMES = [
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\r\n',
@@ -169,22 +169,22 @@ def _refusing_docs() -> list[dict[str, JsonValue]]:
     """Receipts whose arguments, _meta or kernel_config hold a number serde refuses."""
     out = []
     for member in ("arguments", "_meta", "kernel_config"):
-        doc = _docs()[1]
+        doc = perf_documents()[1]
         holder = doc[member] if isinstance(doc.get(member), dict) else {}
         assert isinstance(holder, dict)
         holder["zz"] = JsonNumber("1e400")
         doc[member] = holder
         out.append(doc)
-    doc = _docs()[1]
+    doc = perf_documents()[1]
     doc["kernel_config"] = None
     out.append(doc)
-    doc = _docs()[1]
+    doc = perf_documents()[1]
     doc.pop("kernel_config")
     return [*out, doc]
 
 
 def _corpus() -> list[dict[str, JsonValue]]:
-    return _docs() + _refusing_docs()
+    return perf_documents() + _refusing_docs()
 
 
 def _line_reference(doc: dict[str, JsonValue]) -> tuple[str, object]:

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.wire.strictjson import JsonError, JsonNumber, parse_text
-from sealverify.wording import rules as wording
+from sealverify._internal.wire.strictjson import JsonError, JsonNumber, parse_text
+from sealverify._internal.wording import rules as wording
 from tests.conftest import shared_path
 from tests.helpers import wording_reference as reference
 

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.primitives``."""
+"""Tests of ``sealverify._internal.primitives``."""

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.primitives.objectb import OBJECT_B_V1
-from sealverify.wire import strictjson
-from sealverify.wire.framing import raw_line
+from sealverify._internal.primitives.objectb import OBJECT_B_V1
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.framing import raw_line
 from tests.conftest import shared_path
-from tests.helpers.mint import _record, config_ok, object_b_ok
+from tests.helpers.mint import config_ok, object_b_ok, parsed_record
 
 HOST_FIXTURES = [
     ("seal-check", "test", "fixtures", "host-v2-block.receipt.json"),
@@ -29,13 +29,13 @@ def _fixture(*parts: str) -> Path:
 @pytest.mark.parametrize("parts", HOST_FIXTURES)
 def test_pretty_rendering_reproduces_real_host_files(parts: tuple[str, ...]) -> None:
     raw = _fixture(*parts).read_bytes()
-    assert mint.render_pretty(_record(raw)) == raw
+    assert mint.render_pretty(parsed_record(raw)) == raw
     # ...and equals Python's json.dumps(indent=2, ensure_ascii=False) + "\n" on the same file.
     assert (json.dumps(json.loads(raw), indent=2, ensure_ascii=False) + "\n").encode() == raw
 
 
 def test_pretty_empty_containers_and_unicode() -> None:
-    value = _record('{"a":[],"b":{},"c":"é\\u0001","d":[1,{"e":null}]}'.encode())
+    value = parsed_record('{"a":[],"b":{},"c":"é\\u0001","d":[1,{"e":null}]}'.encode())
     expected = (
         json.dumps(
             json.loads(json.dumps({"a": [], "b": {}, "c": "é\x01", "d": [1, {"e": None}]})),
@@ -98,14 +98,14 @@ def _without_own_signatures(record: dict[str, strictjson.JsonValue]) -> dict[str
 
 def test_remint_real_object_b_v2_host_receipt() -> None:
     raw = _fixture("seal-assurance-kit", "fixtures", "object-b-v2-host-04f7ba83.json").read_bytes()
-    real = _record(raw)
+    real = parsed_record(raw)
     artifacts = real["signed_artifacts"]
     assert isinstance(artifacts, dict)
     frame = base64.b64decode(str(artifacts["object_a"]))
     signed = real["signed_config"]
     assert isinstance(signed, dict)
     minted_bytes = mint.mint_host_v3(frame, str(signed["payload"]), ctx=_host_ctx(real))
-    minted = _record(minted_bytes)
+    minted = parsed_record(minted_bytes)
     # Every member, in order, equals the real host's, except the signatures (other keys).
     assert list(minted) == list(real)
     assert _without_own_signatures(minted) == _without_own_signatures(real)
@@ -115,14 +115,14 @@ def test_remint_real_object_b_v2_host_receipt() -> None:
 
 def test_remint_real_object_b_v1_host_receipt() -> None:
     raw = _fixture("seal-check", "test", "fixtures", "host-v3-block.receipt.json").read_bytes()
-    real = _record(raw)
+    real = parsed_record(raw)
     frame = (str(real["canonical_request"]) + "\n").encode()
     assert len(frame) == int(str(real["framed_subject_length"]))
     signed = real["signed_config"]
     assert isinstance(signed, dict)
     ctx = _host_ctx(real, domain=OBJECT_B_V1)
     minted_bytes = mint.mint_host_v3(frame, str(signed["payload"]), ctx=ctx)
-    minted = _record(minted_bytes)
+    minted = parsed_record(minted_bytes)
     assert list(minted) == list(real)
     assert _without_own_signatures(minted) == _without_own_signatures(real)
     assert object_b_ok(minted_bytes)
@@ -156,7 +156,7 @@ def test_unparseable_matches_kit_receipt_hash_and_error() -> None:
     frame = mint.tools_call_frame(
         "db.execute", '{"database":"prod","sql":"drop table accounts","x":1e309}', request_id=90
     )
-    minted = _record(mint.mint_unparseable_v3(frame, mint.DEMO_KERNEL_CONFIG))
+    minted = parsed_record(mint.mint_unparseable_v3(frame, mint.DEMO_KERNEL_CONFIG))
     assert minted["request_sha256"] == kit["request_sha256"]
     assert minted["request_parse_error"] == kit["request_parse_error"]
     for absent in ("tool", "arguments", "args_hash", "effect_view", "canonical_request"):
@@ -218,7 +218,7 @@ def test_allow_bindings(allow: bytes) -> None:
     safety = record["certs"][0]
     assert safety["verdict"] == "allow"
     assert {"target": safety["reason"]} in record["granted_capabilities"]
-    assert object_b_ok(allow) and config_ok(_record(allow))
+    assert object_b_ok(allow) and config_ok(parsed_record(allow))
 
 
 def test_block_guard_target_is_the_challenge() -> None:

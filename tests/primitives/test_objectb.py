@@ -2,15 +2,21 @@ from pathlib import Path
 
 import pytest
 
-from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2, blob, preimage_v1, preimage_v2
-from sealverify.primitives.signatures import (
+from sealverify._internal.primitives.objectb import (
+    OBJECT_B_V1,
+    OBJECT_B_V2,
+    blob,
+    preimage_v1,
+    preimage_v2,
+)
+from sealverify._internal.primitives.signatures import (
     b64_std_decode_canonical,
     b64url_nopad_decode,
     ed25519_verify,
     hex_key,
     key_id,
 )
-from sealverify.wire import serdejson, strictjson
+from sealverify._internal.wire import serdejson, strictjson
 from tests.conftest import shared_path
 
 

@@ -22,12 +22,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from sealverify_testkit import keys, mint
 from sealverify_testkit.mintfixtures import _DEMO_META
 
-from sealverify.cli.main import cli
-from sealverify.partition import records as partition
-from sealverify.primitives import publishedkeys
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.spine import commitments, signing_message
-from sealverify.receipts.verify import (
+from sealverify._internal.cli.main import cli
+from sealverify._internal.partition import records as partition
+from sealverify._internal.primitives import publishedkeys
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.spine import commitments, signing_message
+from sealverify._internal.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
     VOCABULARY,
     VerifyOptions,
@@ -35,11 +35,11 @@ from sealverify.receipts.verify import (
     verify_found,
     verify_receipt,
 )
-from sealverify.reports.formats import render
-from sealverify.results.model import Check, Subject, fail, info, not_evaluated, passed
-from sealverify.results.outcomes import Outcome, decide
-from sealverify.wire.framing import frame_of
-from sealverify.wire.strictjson import JsonNumber, parse_bytes
+from sealverify._internal.results.model import Check, Subject, fail, info, not_evaluated, passed
+from sealverify._internal.results.outcomes import Outcome, decide
+from sealverify._internal.wire.framing import frame_of
+from sealverify._internal.wire.strictjson import JsonNumber, parse_bytes
+from sealverify.formats import render
 from tests.conftest import ROOT, shared_path
 
 RFC1 = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"

@@ -6,7 +6,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify.primitives.signatures import (
+from sealverify._internal.primitives.signatures import (
     ED25519_L,
     b64_std_decode_canonical,
     b64url_nopad_decode,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mint import CONFIG_KEY, RECEIPT_KEY
 
-from sealverify.primitives.signatures import (
+from sealverify._internal.primitives.signatures import (
     ED25519_L,
     ed25519_verify,
     ed25519_verify_openssl,

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from sealverify.primitives.trust import PinnedKey, TrustStore, load_trust_file
+from sealverify._internal.primitives.trust import PinnedKey, TrustStore, load_trust_file
 
 A = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
 B = "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"
@@ -168,7 +168,7 @@ def test_documented_example_loads() -> None:
 
 
 def test_trust_file_kernels_member() -> None:
-    from sealverify.primitives.trust import load_trust_file
+    from sealverify._internal.primitives.trust import load_trust_file
 
     build = "ab" * 32
     store = load_trust_file(

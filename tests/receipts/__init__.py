@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.receipts``."""
+"""Tests of ``sealverify._internal.receipts``."""

@@ -18,9 +18,13 @@ from collections.abc import Iterable
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
-from sealverify.results.model import Subject
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import (
+    DEFAULT_KERNEL_SHA256,
+    VerifyOptions,
+    verify_receipt,
+)
+from sealverify._internal.results.model import Subject
 from tests.conftest import shared_path
 from tests.helpers import adversarial_corpus as corpus
 from tests.helpers.adversarial_mutants import Mutant, mutants

@@ -20,31 +20,31 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sealverify_testkit import mint
 
-from sealverify.approvals.tokens import check_token
-from sealverify.cli.main import cli
-from sealverify.history import state as history
-from sealverify.history.chain import Anchor, verify_logs
-from sealverify.primitives import identities
-from sealverify.primitives.releaseframe import unsplice_operation_id
-from sealverify.primitives.signatures import (
+from sealverify._internal.approvals.tokens import check_token
+from sealverify._internal.cli.main import cli
+from sealverify._internal.history import state as history
+from sealverify._internal.history.chain import Anchor, verify_logs
+from sealverify._internal.primitives import identities
+from sealverify._internal.primitives.releaseframe import unsplice_operation_id
+from sealverify._internal.primitives.signatures import (
     ed25519_verify,
     ed25519_verify_openssl,
     ed25519_verify_sodium,
 )
-from sealverify.primitives.trust import PinnedKey, TrustStore
-from sealverify.receipts import claims
-from sealverify.receipts.verify import (
+from sealverify._internal.primitives.trust import PinnedKey, TrustStore
+from sealverify._internal.receipts import claims
+from sealverify._internal.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
     VOCABULARY,
     VerifyOptions,
     verify_receipt,
 )
-from sealverify.results.model import Check, Subject, fail, not_evaluated, passed, reduced
-from sealverify.results.outcomes import decide
-from sealverify.results.vocabulary import Family
-from sealverify.wire import leanjson
-from sealverify.wire.framing import raw_line, sha256_hex
-from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_text
+from sealverify._internal.results.model import Check, Subject, fail, not_evaluated, passed, reduced
+from sealverify._internal.results.outcomes import decide
+from sealverify._internal.results.vocabulary import Family
+from sealverify._internal.wire import leanjson
+from sealverify._internal.wire.framing import raw_line, sha256_hex
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_text
 from tests.conftest import shared_path
 from tests.helpers import adversarial_corpus as corpus
 from tests.helpers.chain import GEN, PAYLOADS, flat, session_pairs

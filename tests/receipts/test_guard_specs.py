@@ -19,13 +19,13 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 from sealverify_testkit.guard_specs import GUARD_SPECS, guarded_config
 
-from sealverify.cli.main import cli
-from sealverify.primitives import identities
-from sealverify.primitives.objectb import OBJECT_B_V2
-from sealverify.receipts.verify import verify_receipt
-from sealverify.results.model import Subject
-from sealverify.wire.netstring import hash_parts
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives import identities
+from sealverify._internal.primitives.objectb import OBJECT_B_V2
+from sealverify._internal.receipts.verify import verify_receipt
+from sealverify._internal.results.model import Subject
+from sealverify._internal.wire.netstring import hash_parts
+from sealverify._internal.wire.strictjson import parse_bytes
 
 # OPTS pins every testkit key and allows them as published keys.
 from tests.helpers.verify_approval_statement import OPTS, verify_with_approvals
@@ -302,9 +302,9 @@ def test_server_part_is_left_out_when_empty() -> None:
 
 @pytest.mark.parametrize("name", sorted(GUARD_SPECS))
 def test_the_kernel_rederivation_resolves_each_spec_alike(name: str) -> None:
-    # sealverify.kernel (the decision replay) has its own model of parseTargetPart and
+    # sealverify._internal.kernel (the decision replay) has its own model of parseTargetPart and
     # evalTargetParts over Lean values; the identities resolver over strict JSON must agree.
-    from sealverify.kernel import ljson, policy
+    from sealverify._internal.kernel import ljson, policy
 
     spec = ljson.parse(GUARD_SPECS[name])
     parts = tuple(policy.parse_target_part(item) for item in spec)  # type: ignore[union-attr]

@@ -6,14 +6,14 @@ import pytest
 from click.testing import CliRunner
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.cli.main import cli
-from sealverify.receipts.verify import verify_receipt
-from tests.helpers.hostile import _mutants
+from sealverify._internal.cli.main import cli
+from sealverify._internal.receipts.verify import verify_receipt
+from tests.helpers.hostile import scalar_mutants
 
 
 def test_verify_never_crashes_and_never_verifies_a_hostile_receipt() -> None:
     text = demo_receipts()["verified-allow.receipt.json"].decode()
-    mutants = _mutants(text)
+    mutants = scalar_mutants(text)
     assert len(mutants) > 500
     for mutant in mutants:
         subject = verify_receipt(mutant.encode(), "mutant")
@@ -33,7 +33,7 @@ def test_commands_report_hostile_receipts_without_internal_errors(
 ) -> None:
     text = demo_receipts()["verified-block.receipt.json"].decode()
     runner = CliRunner()
-    for mutant in _mutants(text, every=7):
+    for mutant in scalar_mutants(text, every=7):
         path = tmp_path / "m.json"
         path.write_text(mutant)
         result = runner.invoke(cli, [a.replace("@", str(path)) for a in args])
@@ -48,7 +48,7 @@ def test_hostile_tool_listing_is_a_finding(tmp_path) -> None:
         '"properties":{"n":{"type":"integer","maximum":10}}}}]}'
     )
     runner = CliRunner()
-    for mutant in _mutants(listing):
+    for mutant in scalar_mutants(listing):
         path = tmp_path / "tools.json"
         path.write_text(mutant)
         for profile in ("heldfast", "rugsnare"):

@@ -1,7 +1,7 @@
 """One reading per receipt: Object A is base64-decoded once and its request line parsed once.
 
-verify reads a received receipt into one view (``sealverify/receipts/view.py``) and hands it
-to the bindings, the approval token, the wording lint, the attestation check and the
+verify reads a received receipt into one view (``sealverify/_internal/receipts/view.py``) and hands
+it to the bindings, the approval token, the wording lint, the attestation check and the
 re-derivation. These tests count, with the decoder and the strict parser wrapped wherever the
 package holds them, how often each receipt's Object A text is decoded and its request line
 parsed: for one receipt verified end to end, and for a log of one session's receipts threaded
@@ -25,13 +25,13 @@ import pytest
 from click.testing import CliRunner
 from sealverify_testkit import mint
 
-from sealverify import fastpath
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
-from sealverify.wire import strictjson
-from sealverify.wire.framing import raw_line
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal import fastpath
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify._internal.wire import strictjson
+from sealverify._internal.wire.framing import raw_line
+from sealverify._internal.wire.strictjson import parse_bytes
 from tests.helpers.kernel_minting import CONFIG, HOST
 from tests.helpers.verify_sessions import PIN_ARGS
 

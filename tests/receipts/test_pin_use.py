@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 from sealverify_testkit.keys import TestKey
 
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.pin_use import PinUse, carry
-from sealverify.receipts.verify import VerifyOptions
-from sealverify.results.model import Subject, passed
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.pin_use import PinUse, carry
+from sealverify._internal.receipts.verify import VerifyOptions
+from sealverify._internal.results.model import Subject, passed
 from tests.conftest import ROOT
 
 DEMO = str(ROOT / "fixtures" / "demo" / "receipts")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.receipts.discovery import check_directory, parse_name, read_receipt_file
+from sealverify._internal.cli.main import cli
+from sealverify._internal.receipts.discovery import check_directory, parse_name, read_receipt_file
 from tests.conftest import shared_path
 
 HOST_V3 = ("fixtures", "seal", "seal-check", "test", "fixtures", "host-v3-block.receipt.json")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sealverify.receipts.session_index import RECORD, OperationLedger, SessionIndex
+from sealverify._internal.receipts.session_index import RECORD, OperationLedger, SessionIndex
 
 
 def test_an_operation_in_two_sessions_is_found_across_runs_written_to_disk() -> None:
@@ -53,7 +53,7 @@ def test_a_full_disk_keeps_the_records_in_memory(monkeypatch: pytest.MonkeyPatch
 
 _CHILD = """
 import resource, sys
-from sealverify.receipts.session_index import SessionIndex
+from sealverify._internal.receipts.session_index import SessionIndex
 index = SessionIndex()
 for receipt in range(int(sys.argv[1])):
     index.see(f"session-{receipt % 1000:04d}", receipt % 3, f"operation-{receipt}")

@@ -9,9 +9,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from sealverify.primitives.signatures import ED25519_L
-from sealverify.receipts import spine
-from sealverify.receipts.spine import (
+from sealverify._internal.primitives.signatures import ED25519_L
+from sealverify._internal.receipts import spine
+from sealverify._internal.receipts.spine import (
     SPINE_DISCRIMINATOR,
     NotReconstructable,
     SpineResult,
@@ -20,8 +20,8 @@ from sealverify.receipts.spine import (
     js_number_text,
     js_string,
 )
-from sealverify.results.model import Check
-from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.results.model import Check
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 
 EXAMPLES = ("fixtures", "seal", "seal-check", "examples")

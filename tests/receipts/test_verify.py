@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import (
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import (
     DEFAULT_KERNEL_SHA256,
     VerifyOptions,
     verify_jsonl,
     verify_receipt,
 )
-from sealverify.results.model import Subject
+from sealverify._internal.results.model import Subject
 from tests.conftest import shared_path
 
 SEAL = ("fixtures", "seal")
@@ -257,7 +257,7 @@ def test_every_receipt_carries_one_decision_rederivation() -> None:
 
 
 def test_spine_receipts_go_to_the_spine_checker_when_present() -> None:
-    pytest.importorskip("sealverify.receipts.spine")
+    pytest.importorskip("sealverify._internal.receipts.spine")
     allow = run("seal-check/examples/spine-allow.receipt.json", options())
     assert allow.outcome == "UNPINNED"
     tampered = run("seal-check/examples/spine-arguments-tampered.receipt.json", options())

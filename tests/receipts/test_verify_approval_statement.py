@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.primitives.objectb import OBJECT_B_V2
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.primitives.objectb import OBJECT_B_V2
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 from tests.helpers.verify_approval_statement import OPTS, verify_with_approvals
 from tests.helpers.verify_bindings import KIT, KIT_V2_CONFIG, assert_flip, fixture, flip, status_of
@@ -47,8 +47,8 @@ def statement_of(record: Doc) -> dict[str, Any]:
 
 
 def canonical(payload: dict[str, Any]) -> bytes:
-    # Independent of sealverify.approvals.render: for ASCII text without control characters
-    # the ApprovalRecord renderer equals sorted-key, separator-free json.dumps.
+    # Independent of sealverify._internal.approvals.render: for ASCII text without control
+    # characters the ApprovalRecord renderer equals sorted-key, separator-free json.dumps.
     return json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
 
 

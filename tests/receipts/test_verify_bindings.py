@@ -18,10 +18,14 @@ from typing import Any
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import DEFAULT_KERNEL_SHA256, VerifyOptions, verify_receipt
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.primitives.objectb import OBJECT_B_V1, OBJECT_B_V2
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import (
+    DEFAULT_KERNEL_SHA256,
+    VerifyOptions,
+    verify_receipt,
+)
+from sealverify._internal.wire.strictjson import JsonNumber
 from tests.conftest import shared_path
 from tests.helpers.verify_bindings import KIT, KIT_V2_CONFIG, assert_flip, fixture, flip, status_of
 

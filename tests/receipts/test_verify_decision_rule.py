@@ -16,11 +16,11 @@ import hashlib
 import pytest
 from sealverify_testkit import mint
 
-from sealverify.kernel.receipt_inputs import prepare, receipt_nat
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.results.model import Subject
-from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.kernel.receipt_inputs import prepare, receipt_nat
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.results.model import Subject
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.helpers.kernel_minting import BUILD, CONFIG, DENIED, GUARDED, HOST, SEARCH, TARGET
 
 Receipt = dict[str, JsonValue]
@@ -274,7 +274,7 @@ def test_denied_call_is_re_derived_in_every_host_domain() -> None:
 def test_explain_verified_and_reduced_state_the_rule() -> None:
     from click.testing import CliRunner
 
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     for outcome in ("VERIFIED", "REDUCED"):
         result = CliRunner().invoke(cli, ["explain", outcome])
@@ -291,7 +291,7 @@ def test_explain_verified_and_reduced_state_the_rule() -> None:
 
 
 def test_the_summary_line_says_an_unre_derived_decision_is_never_verified() -> None:
-    from sealverify.reports.formats.table import rederivation_summary
+    from sealverify._internal.reports.formats.table import rederivation_summary
 
     line = rederivation_summary({"decision_rederivation": {"pass": 1, "not-evaluated": 2}})
     assert line.endswith("2 not evaluated (a kernel decision not re-derived is never VERIFIED)")

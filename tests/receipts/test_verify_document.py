@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from sealverify.receipts.families import classify, read_document
-from sealverify.receipts.verify import VOCABULARY, verify_jsonl, verify_receipt
-from sealverify.results import outcomes
-from sealverify.results.model import Check, passed, reduced, unpinned
-from sealverify.results.outcomes import exit_code
-from sealverify.wire.strictjson import parse_text
+from sealverify._internal.receipts.families import classify, read_document
+from sealverify._internal.receipts.verify import VOCABULARY, verify_jsonl, verify_receipt
+from sealverify._internal.results import outcomes
+from sealverify._internal.results.model import Check, passed, reduced, unpinned
+from sealverify._internal.results.outcomes import exit_code
+from sealverify._internal.wire.strictjson import parse_text
 from tests.conftest import shared_path
 
 ALLOW = ("fixtures", "seal", "seal-check", "examples", "allow.receipt.json")

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, build_report, verify_receipt
-from sealverify.reports.formats import FORMATS, render
-from sealverify.results.outcomes import RECEIPT_OUTCOMES as OUTCOMES
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, build_report, verify_receipt
+from sealverify._internal.results.outcomes import RECEIPT_OUTCOMES as OUTCOMES
+from sealverify.formats import FORMATS, render
 from tests.conftest import shared_path
 
 RFC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"

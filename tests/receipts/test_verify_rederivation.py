@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner, Result
 from sealverify_testkit import mint
 
-from sealverify.cli.main import cli
-from sealverify.kernel.hashes import audit_hash_parts
-from sealverify.kernel.ljson import compress, parse
-from sealverify.primitives.trust import TrustStore
-from sealverify.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
-from sealverify.wire.strictjson import JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.kernel.hashes import audit_hash_parts
+from sealverify._internal.kernel.ljson import compress, parse
+from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.conftest import shared_path
 from tests.helpers.kernel_minting import CONFIG, DENIED, FLEET, GUARDED, HOST, SEARCH, Receipt
 
@@ -265,7 +265,7 @@ def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> No
 
 
 def test_may_need_threading_finds_a_session_name_cut_by_a_block_end() -> None:
-    from sealverify.receipts.sessions import may_need_threading
+    from sealverify._internal.receipts.sessions import may_need_threading
 
     text = b"x" * 10 + b'"session"' + b"y" * 10
     assert may_need_threading([text[:14], text[14:]])

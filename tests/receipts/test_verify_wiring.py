@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 from sealverify_testkit.mintfixtures import demo_receipts
 
-from sealverify.cli.main import cli
-from sealverify.partition import records as partition
-from sealverify.wire.framing import frame_of
+from sealverify._internal.cli.main import cli
+from sealverify._internal.partition import records as partition
+from sealverify._internal.wire.framing import frame_of
 from tests.helpers.history_learning import CONFIG_KEY as UNPUBLISHED_CONFIG
 from tests.helpers.history_learning import RECEIPT_KEY as UNPUBLISHED_RECEIPT
 from tests.helpers.verify_wiring import PINS, block_with_meta

@@ -7,16 +7,16 @@ import json
 import re
 from pathlib import Path
 
-from sealverify.primitives import trust
-from sealverify.receipts import families
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.results.vocabulary import Family, Role
-from sealverify.wire.spelling import HEX64, HEX128, hex64_any_case, sha256_uri
+from sealverify._internal.primitives import trust
+from sealverify._internal.receipts import families
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.results.vocabulary import Family, Role
+from sealverify._internal.wire.spelling import HEX64, HEX128, hex64_any_case, sha256_uri
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "sealverify"
 DEMO = ROOT / "fixtures" / "demo"
-_SPELLING = PACKAGE / "wire" / "spelling.py"
+_SPELLING = PACKAGE / "_internal" / "wire" / "spelling.py"
 
 
 def _sources() -> list[tuple[Path, str]]:

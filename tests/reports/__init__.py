@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.reports``."""
+"""Tests of ``sealverify._internal.reports``."""

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.reports.filenames import report_name, uri_path
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.filenames import report_name, uri_path
 from tests.helpers.skill_listing import listing, write_tree
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from sealverify.reports.formats.html.verify_page import VerifyPage, receipt_fragments
-from sealverify.results.model import Report, Subject, fail, passed
+from sealverify._internal.reports.formats.html.verify_page import VerifyPage, receipt_fragments
+from sealverify._internal.results.model import Report, Subject, fail, passed
 from tests.helpers.html_support import (
     Page,
     browser,

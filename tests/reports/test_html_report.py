@@ -11,10 +11,10 @@ from sealverify_testkit import mint
 from sealverify_testkit.auditlog import audit_payload, chain_lines
 
 from sealverify import Check, Report, Subject, VerifyOptions, verify_receipt
-from sealverify.reports.explain_text import describe, document_of
-from sealverify.reports.formats import FORMATS, render
-from sealverify.reports.formats.html import spans
-from sealverify.reports.formats.html.verify_page import DETAIL_CAP
+from sealverify._internal.reports.explain_text import describe, document_of
+from sealverify._internal.reports.formats.html import spans
+from sealverify._internal.reports.formats.html.verify_page import DETAIL_CAP
+from sealverify.formats import FORMATS, render
 from tests.helpers.html_support import (
     DEMO,
     FRAMES,
@@ -112,7 +112,7 @@ ATTRIBUTES = {
     "data-identity",
     "data-count",
 }
-FILTER_JS = (ROOT / "sealverify/reports/formats/html/templates/filter.js").read_text()
+FILTER_JS = (ROOT / "sealverify/_internal/reports/formats/html/templates/filter.js").read_text()
 
 
 def _json(args: list[str]) -> dict:
@@ -369,7 +369,7 @@ def test_html_is_a_registered_format_of_every_command() -> None:
 
 
 def test_explain_text_is_the_catalogue_entry() -> None:
-    from sealverify import catalogue
+    from sealverify._internal import catalogue
 
     entry = catalogue.lookup("binding.args-hash")
     assert entry is not None
@@ -414,7 +414,7 @@ def test_verify_page_is_the_same_with_workers_and_deterministic() -> None:
 
 
 def test_large_runs_bin_the_timeline_and_state_what_they_do_not_list() -> None:
-    from sealverify.reports.formats.html.verify_page import (
+    from sealverify._internal.reports.formats.html.verify_page import (
         DOT_CAP,
         VERIFIED_ROW_CAP,
         VerifyPage,
@@ -493,7 +493,7 @@ def test_head_anchor_not_reached_is_a_truncated_tail_of_unknown_size(tmp_path: P
 def test_a_check_s_doc_reference_is_a_link_when_the_source_tree_is_known() -> None:
     from click.testing import CliRunner
 
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     demo = str(Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "receipts")
     args = ["verify", demo, "--format", "html"]

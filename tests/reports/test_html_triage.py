@@ -11,17 +11,17 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sealverify import Report, Subject
-from sealverify._version import __version__
-from sealverify.cli.main import cli
-from sealverify.cli.verify_html import report_command
-from sealverify.reports.formats.html.env import anchor
-from sealverify.reports.formats.html.verify_page import (
+from sealverify._internal.cli.main import cli
+from sealverify._internal.cli.verify_html import report_command
+from sealverify._internal.reports.formats.html.env import anchor
+from sealverify._internal.reports.formats.html.verify_page import (
     DETAIL_CAP,
     VerifyPage,
     bare,
     receipt_fragments,
 )
-from sealverify.results.model import Check
+from sealverify._internal.results.model import Check
+from sealverify._version import __version__
 from tests.helpers.html_support import DEMO, Page
 
 PUBLISHED = Check("authority.published-key", "not-evaluated", "a published key", "/signature")

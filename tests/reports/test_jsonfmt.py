@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.reports.formats import jsonfmt
-from sealverify.results.model import Check, Subject, fail, passed
-from sealverify.results.outcomes import Outcome
-from sealverify.results.vocabulary import Family, Role
+from sealverify._internal.reports.formats import jsonfmt
+from sealverify._internal.results.model import Check, Subject, fail, passed
+from sealverify._internal.results.outcomes import Outcome
+from sealverify._internal.results.vocabulary import Family, Role
 
 
 def _reference(value: Any) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats import FORMATS, jsonl
-from sealverify.results.model import Report
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats import jsonl
+from sealverify._internal.results.model import Report
+from sealverify.formats import FORMATS
 from tests.conftest import ROOT
 
 DEMO = ROOT / "fixtures" / "demo"

@@ -12,9 +12,9 @@ from pathlib import Path
 import click
 import pytest
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats import junit
-from sealverify.results.model import Report, Subject, fail, not_evaluated
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats import junit
+from sealverify._internal.results.model import Report, Subject, fail, not_evaluated
 from tests.helpers.examples import EXAMPLE_LIST
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from sealverify_testkit import mint
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 from tests.conftest import ROOT
 from tests.helpers.sarif_schema import validator as shared_validator
 
@@ -97,7 +97,7 @@ def _demo_sarif() -> dict:
 def test_rules_carry_the_catalogue_for_code_scanning(
     validator: jsonschema.Draft4Validator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sealverify import catalogue
+    from sealverify._internal import catalogue
 
     monkeypatch.delenv(catalogue.SOURCE_URL_ENV, raising=False)
     plain = _demo_sarif()

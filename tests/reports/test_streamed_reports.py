@@ -17,11 +17,17 @@ from click.testing import CliRunner, Result
 from sealverify_testkit.mint import HostContext
 
 from sealverify import __version__
-from sealverify.cli.main import cli
-from sealverify.primitives.trust import TrustStore, load_trust_file
-from sealverify.receipts.verify import VerifyOptions, build_report, verify_jsonl, verify_receipt
-from sealverify.reports.formats import junit, render, sarif
-from sealverify.results.model import Check, Report, Subject
+from sealverify._internal.cli.main import cli
+from sealverify._internal.primitives.trust import TrustStore, load_trust_file
+from sealverify._internal.receipts.verify import (
+    VerifyOptions,
+    build_report,
+    verify_jsonl,
+    verify_receipt,
+)
+from sealverify._internal.reports.formats import junit, sarif
+from sealverify._internal.results.model import Check, Report, Subject
+from sealverify.formats import render
 from tests.conftest import shared_path
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log
 

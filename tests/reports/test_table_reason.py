@@ -6,9 +6,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats.table import WHY_WIDTH, decisive_reason, receipt_cells
-from sealverify.results.model import Subject, fail, not_evaluated
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats.table import WHY_WIDTH, decisive_reason, receipt_cells
+from sealverify._internal.results.model import Subject, fail, not_evaluated
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats.grid import View, grid, noted, wrap
-from sealverify.reports.formats.table import render
-from sealverify.results.model import Check, Report, Subject
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats.grid import View, grid, noted, wrap
+from sealverify._internal.reports.formats.table import render
+from sealverify._internal.results.model import Check, Report, Subject
 
 ROOT_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TRUST = ["--trust", "fixtures/demo/trust.json"]

@@ -222,7 +222,7 @@ def test_the_github_action_annotations_and_summary_escape_evidence(tmp: Path) ->
         "GITHUB_OUTPUT": str(outputs),
         "GITHUB_WORKSPACE": str(tmp),
     }
-    out, err, code = run_on_pty(["-m", "sealverify.cli.github_action"], env=env)
+    out, err, code = run_on_pty(["-m", "sealverify._internal.cli.github_action"], env=env)
     assert code == 1
     assert_inert(out)
     assert_inert(err)

@@ -9,8 +9,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.reports.formats.terminal import fit
+from sealverify._internal.cli.main import cli
+from sealverify._internal.reports.formats.terminal import fit
 from tests.helpers.terminal_injection import ROOT, run_on_pty
 
 DEMO = ["verify", "fixtures/demo/receipts", "--trust", "fixtures/demo/trust.json"]
@@ -19,7 +19,7 @@ _COLOUR = {"NO_COLOR": ""}  # set but empty: colour stays on (no-color.org)
 
 
 def _width(line: str) -> int:
-    from sealverify.reports.formats.table import display_width
+    from sealverify._internal.reports.formats.table import display_width
 
     return display_width(_SGR.sub("", line))
 
@@ -126,8 +126,8 @@ def test_fit_cuts_by_display_width_and_marks_the_cut() -> None:
 
 
 def test_passing_history_checks_are_counted_under_the_failing_findings() -> None:
-    from sealverify.reports.formats.terminal import lines
-    from sealverify.results.model import Check
+    from sealverify._internal.reports.formats.terminal import lines
+    from sealverify._internal.results.model import Check
 
     row = ("a.json", "VERIFIED", "v3", "ALLOW", "", "", "", "")
     findings = [

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sealverify.reports.formats.terminal import fit, lines
+from sealverify._internal.reports.formats.terminal import fit, lines
 
 
 def _fit_by_characters(text: str, width: int, keep_end: bool) -> str:

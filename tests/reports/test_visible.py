@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sealverify.reports.visible import visible
+from sealverify._internal.reports.visible import visible
 
 # Written here from the rule in docs/report-format.md, not from the module: left to right,
 # "\\" is one backslash, \xHH, \uHHHH and \UHHHHHHHH one character, any other "\" itself.
@@ -84,7 +84,7 @@ def test_every_escaped_character_is_one_python_calls_unprintable() -> None:
     """visible() returns printable text with no backslash as it is: that needs every
     character of ESCAPED to be unprintable for the running Python (checked for all of them),
     and the whole-string answer to equal the regular expression's on text that mixes them."""
-    from sealverify.reports.visible import ESCAPED
+    from sealverify._internal.reports.visible import ESCAPED
 
     pattern = re.compile(ESCAPED)
     escaped = [chr(c) for c in range(0x110000) if pattern.fullmatch(chr(c))]

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.results``."""
+"""Tests of ``sealverify._internal.results``."""

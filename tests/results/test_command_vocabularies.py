@@ -7,15 +7,15 @@ the words a report carries are ``decide(checks, vocabulary)`` over the checks it
 from __future__ import annotations
 
 from sealverify import DiffOptions, ToolsSource, compare_report, diff_inputs, digest_report
-from sealverify.forensics import verdict
-from sealverify.forensics.diff_run import DiffInput
-from sealverify.partition import emit_report as partition_report
-from sealverify.partition.emit_report import partition_emit
-from sealverify.results.model import Status, fail, passed
-from sealverify.results.outcomes import Outcome, decide
-from sealverify.tools import compare
-from sealverify.tools import report as tools_report
-from sealverify.wire.framing import frame_of
+from sealverify._internal.forensics import verdict
+from sealverify._internal.forensics.diff_run import DiffInput
+from sealverify._internal.partition import emit_report as partition_report
+from sealverify._internal.partition.emit_report import partition_emit
+from sealverify._internal.results.model import Status, fail, passed
+from sealverify._internal.results.outcomes import Outcome, decide
+from sealverify._internal.tools import compare
+from sealverify._internal.tools import report as tools_report
+from sealverify._internal.wire.framing import frame_of
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "fixtures"

@@ -22,15 +22,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sealverify import catalogue
-from sealverify.approvals.tokens import VOCABULARIES
-from sealverify.primitives.trust import load_trust_file
-from sealverify.receipts.verify import VOCABULARY as RECEIPT
-from sealverify.receipts.verify import VerifyOptions, verify_receipt
-from sealverify.reports import formats
-from sealverify.reports.formats import jsonfmt
-from sealverify.results import ids
-from sealverify.results.model import (
+from sealverify import formats
+from sealverify._internal import catalogue
+from sealverify._internal.approvals.tokens import VOCABULARIES
+from sealverify._internal.primitives.trust import load_trust_file
+from sealverify._internal.receipts.verify import VOCABULARY as RECEIPT
+from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
+from sealverify._internal.reports.formats import jsonfmt
+from sealverify._internal.results import ids
+from sealverify._internal.results.model import (
     Check,
     Report,
     fail,
@@ -40,7 +40,7 @@ from sealverify.results.model import (
     reduced,
     unpinned,
 )
-from sealverify.results.outcomes import (
+from sealverify._internal.results.outcomes import (
     EXIT_CODES,
     RECEIPTS_BY_SEVERITY,
     Effect,
@@ -110,7 +110,9 @@ def test_the_check_id_constants_are_catalogue_ids() -> None:
 
 
 def test_the_catalogue_declares_each_constant_once() -> None:
-    data = tomllib.loads((PACKAGE / "catalogue" / "checks.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads(
+        (PACKAGE / "_internal" / "catalogue" / "checks.toml").read_text(encoding="utf-8")
+    )
     values = [getattr(ids, name) for name in ids.__all__]
     assert len(values) == len(set(values))
     assert set(values) <= set(data)
@@ -140,8 +142,8 @@ def test_the_run_takes_its_worst_outcomes_code(outcomes: list[str], code: int) -
 
 
 def test_the_severity_order_is_the_exit_codes_order() -> None:
-    from sealverify.reports.formats import terminal
-    from sealverify.reports.formats.html import verify_page
+    from sealverify._internal.reports.formats import terminal
+    from sealverify._internal.reports.formats.html import verify_page
 
     assert RECEIPTS_BY_SEVERITY == ("VERIFIED", "UNPINNED", "REDUCED", "FAIL")
     assert [severity(o) for o in ("INTACT", "UNANCHORED", "REDUCED", "BROKEN")] == [0, 1, 2, 3]
@@ -154,7 +156,7 @@ def _json_run(argv: list[str]) -> tuple[dict[str, object], int]:
     if "--format" not in argv:
         argv = [*argv, "--format", "json"]
     done = subprocess.run(
-        [sys.executable, "-m", "sealverify.cli.main", *argv[1:]],
+        [sys.executable, "-m", "sealverify._internal.cli.main", *argv[1:]],
         capture_output=True,
         cwd=ROOT,
         timeout=300,
@@ -260,7 +262,7 @@ def test_tools_and_diff_exit_codes_come_from_the_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """tools digest, tools compare and diff as JSON: the table's code for what they report."""
-    from sealverify.cli.main import cli
+    from sealverify._internal.cli.main import cli
 
     monkeypatch.chdir(ROOT)
     if prepare is not None:
@@ -303,7 +305,7 @@ def test_every_summary_is_keyed_by_plain_words(
 
 
 # Where a subject's outcome may be compared with a literal word: the table's own module.
-_WORD_HOME = {Path("results/outcomes.py")}
+_WORD_HOME = {Path("_internal/results/outcomes.py")}
 
 
 def _mentions_outcome(node: ast.expr) -> bool:
@@ -511,7 +513,7 @@ def test_each_word_of_a_vocabulary_is_reached_in_the_rules_order() -> None:
 
 def test_the_rule_names_no_check_id() -> None:
     """decide reads statuses and effects: its source names no id, its module imports no ids."""
-    source = (PACKAGE / "results" / "outcomes.py").read_text(encoding="utf-8")
+    source = (PACKAGE / "_internal" / "results" / "outcomes.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
     assert "ids" not in imported

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.run``."""
+"""Tests of ``sealverify._internal.run``."""

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 from sealverify_testkit.mint import HostContext, mint_many, parse_record, render_compact
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 from tests.helpers.fleet_services import DaskCluster, dask_cluster, env
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log
 
@@ -47,7 +47,13 @@ def _corpus(tmp_path: Path, receipts: int) -> tuple[Path, Path]:
 
 def _cli(*args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", "from sealverify.cli.main import main; main()", "verify", *args],
+        [
+            sys.executable,
+            "-c",
+            "from sealverify._internal.cli.main import main; main()",
+            "verify",
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env(),
@@ -146,7 +152,7 @@ def test_leaving_early_silences_every_logger_distributed_configured() -> None:
     the family alone left its "Stream is closed" traceback on a Ctrl-C'd run's stderr."""
     import logging
 
-    from sealverify.run import cluster
+    from sealverify._internal.run import cluster
 
     distributed = pytest.importorskip("distributed")
     assert distributed.__name__ == "distributed"
@@ -173,7 +179,12 @@ def test_an_unreachable_scheduler_exits_2_and_writes_nothing(tmp_path: Path) -> 
     child["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "2s"
     proc = subprocess.run(
         [
-            *[sys.executable, "-c", "from sealverify.cli.main import main; main()", "verify"],
+            *[
+                sys.executable,
+                "-c",
+                "from sealverify._internal.cli.main import main; main()",
+                "verify",
+            ],
             *[str(DEMO / "receipts"), "--trust", str(TRUST), "--output", str(out)],
             *["--state", str(state), "--cluster", address],
         ],

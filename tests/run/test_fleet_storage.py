@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sealverify import SourceError
-from sealverify.cli.main import cli
-from sealverify.cli.verify_options import parse_storage_options
-from sealverify.run import engine, storage
+from sealverify._internal.cli.main import cli
+from sealverify._internal.cli.verify_options import parse_storage_options
+from sealverify._internal.run import engine, storage
 from tests.helpers.fleet_services import S3, s3_server
 from tests.helpers.verify_perf import DEMO, TRUST, mixed_log
 
@@ -182,8 +182,8 @@ def _attested_tree(root: Path) -> Path:
     """A receipt whose partition attestation beside it fails it (its raw line is not bound)."""
     from sealverify_testkit import mint
 
-    from sealverify.partition import records as partition
-    from sealverify.wire.framing import frame_of
+    from sealverify._internal.partition import records as partition
+    from sealverify._internal.wire.framing import frame_of
     from tests.helpers.verify_wiring import block_with_meta
 
     raw, frame = block_with_meta()

@@ -15,16 +15,16 @@ import pytest
 from click.testing import CliRunner
 from sealverify_testkit import mint
 
-from sealverify.cli.main import cli
-from sealverify.receipts.families import read_document
-from sealverify.receipts.sessions import glance
-from sealverify.receipts.verify import verify_log_line, verify_receipt
-from sealverify.run import engine
-from sealverify.run.handoff import DOCUMENT_WEIGHT, Handoff
-from tests.helpers.verify_sessions import OPTIONS, PIN_ARGS, _call, _line
+from sealverify._internal.cli.main import cli
+from sealverify._internal.receipts.families import read_document
+from sealverify._internal.receipts.sessions import glance
+from sealverify._internal.receipts.verify import verify_log_line, verify_receipt
+from sealverify._internal.run import engine
+from sealverify._internal.run.handoff import DOCUMENT_WEIGHT, Handoff
+from tests.helpers.verify_sessions import OPTIONS, PIN_ARGS, allowed_call, log_line_of
 
-FIRST = _line(_call(1, 1))
-SECOND = _line(_call(2, 2))
+FIRST = log_line_of(allowed_call(1, 1))
+SECOND = log_line_of(allowed_call(2, 2))
 
 # Bytes the strict parser and orjson read differently, or that only look like a session.
 SAMPLES = {
@@ -91,8 +91,8 @@ def test_one_process_reports_as_workers_do_over_files_and_logs(tmp_path: Path) -
     """Workers get no readings: a run in one process must report byte for byte the same."""
     files = tmp_path / "files"
     files.mkdir()
-    (files / "b.json").write_bytes(mint.render_pretty(_call(1, 1)))
-    (files / "a.json").write_bytes(mint.render_pretty(_call(3, 2)))
+    (files / "b.json").write_bytes(mint.render_pretty(allowed_call(1, 1)))
+    (files / "a.json").write_bytes(mint.render_pretty(allowed_call(3, 2)))
     (files / "c.json").write_bytes(SAMPLES["duplicate member"])
     log = tmp_path / "log.jsonl"
     log.write_bytes(b"\n".join([*SAMPLES.values(), FIRST, SECOND]) + b"\n")
@@ -146,7 +146,7 @@ def test_a_file_changed_after_the_session_pass_is_not_judged_by_its_replay(
         return found
 
     monkeypatch.setattr(engine, "session_rederivations_of_facts", then_changed)
-    monkeypatch.setattr("sealverify.run.sources._KEEP", 0)  # past the hand-over budget
+    monkeypatch.setattr("sealverify._internal.run.sources._KEEP", 0)  # past the hand-over budget
     result = CliRunner().invoke(cli, ["verify", str(directory), *PIN_ARGS, "--jobs", jobs])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.run import engine
-from sealverify.run.engine import _log_slices, _LogSlice
+from sealverify._internal.run import engine
+from sealverify._internal.run.engine import _log_slices, _LogSlice
 
 
 def _reference(path: Path) -> list[_LogSlice]:

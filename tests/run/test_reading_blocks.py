@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.run import reading
-from sealverify.run.refused import InputRefused
-from sealverify.wire.framing import iter_stdio, stdio_frame_count
+from sealverify._internal.run import reading
+from sealverify._internal.run.refused import InputRefused
+from sealverify._internal.wire.framing import iter_stdio, stdio_frame_count
 
 
 @settings(max_examples=400, deadline=None)

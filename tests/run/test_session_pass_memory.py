@@ -17,9 +17,9 @@ import pytest
 _CHILD = """
 import resource, sys, tempfile
 from pathlib import Path
-from sealverify.receipts.verify import VerifyOptions
-from sealverify.run import engine
-from sealverify.run.sources import verify_sources
+from sealverify._internal.receipts.verify import VerifyOptions
+from sealverify._internal.run import engine
+from sealverify._internal.run.sources import verify_sources
 
 mode, count = sys.argv[1], int(sys.argv[2])
 with tempfile.TemporaryDirectory() as folder:

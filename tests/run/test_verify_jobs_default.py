@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 from sealverify_testkit.mint import HostContext
 
-from sealverify.cli.main import cli
-from sealverify.run import engine, sources
+from sealverify._internal.cli.main import cli
+from sealverify._internal.run import engine, sources
 from tests.helpers.verify_perf import mixed_log
 
 ROOT = Path(__file__).resolve().parents[2]

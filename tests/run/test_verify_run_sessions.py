@@ -19,17 +19,17 @@ from click.testing import CliRunner
 from sealverify_testkit import mint
 from sealverify_testkit.records import Cert
 
-from sealverify.cli.main import cli
+from sealverify._internal.cli.main import cli
 from tests.helpers.kernel_minting import CONFIG, HOST, Receipt
-from tests.helpers.verify_sessions import ALLOW, PIN_ARGS, _call, _line
-from tests.helpers.verify_stateless import _doc, restate
+from tests.helpers.verify_sessions import ALLOW, PIN_ARGS, allowed_call, log_line_of
+from tests.helpers.verify_stateless import parsed_receipt, restate
 
 
 def _honest(index: int, position: int) -> Receipt:
     """Call ``index`` of the session at ``position``, under a policy with no budget."""
     frame = mint.tools_call_frame("search_notes", f'{{"q":"{index}"}}', request_id=index)
     ctx = dataclasses.replace(HOST, temporal_events=position, operation_seed=bytes([index]))
-    doc = _doc(mint.mint_host_v3(frame, CONFIG, ctx=ctx))
+    doc = parsed_receipt(mint.mint_host_v3(frame, CONFIG, ctx=ctx))
     doc = restate(doc, [ALLOW, Cert("temporal", "allow", f"trace ok ({position} events)")])
     return mint.resign_v3(doc, mint.RECEIPT_KEY, str(doc["signature"]["domain"]))  # type: ignore[index]
 
@@ -53,11 +53,11 @@ def _layouts(tmp_path: Path, first: list[Receipt], second: list[Receipt]) -> dic
     """The same receipts as two logs, a log and files, one directory, and a glob."""
     logs = tmp_path / "logs"
     logs.mkdir()
-    (logs / "a.jsonl").write_bytes(b"".join(_line(d) + b"\n" for d in first))
-    (logs / "b.jsonl").write_bytes(b"".join(_line(d) + b"\n" for d in second))
+    (logs / "a.jsonl").write_bytes(b"".join(log_line_of(d) + b"\n" for d in first))
+    (logs / "b.jsonl").write_bytes(b"".join(log_line_of(d) + b"\n" for d in second))
     mixed = tmp_path / "mixed"
     mixed.mkdir()
-    (mixed / "a.jsonl").write_bytes(b"".join(_line(d) + b"\n" for d in first))
+    (mixed / "a.jsonl").write_bytes(b"".join(log_line_of(d) + b"\n" for d in first))
     for n, doc in enumerate(second):
         (mixed / f"r{n}.json").write_bytes(mint.render_pretty(doc))
     return {
@@ -79,7 +79,7 @@ LAYOUTS = ["two logs", "log and files", "directory", "glob"]
 def test_two_receipts_claiming_one_position_in_two_inputs_fail(
     tmp_path: Path, layout: str, jobs: str
 ) -> None:
-    args = _layouts(tmp_path, [_call(1, 1)], [_call(2, 1)])[layout]
+    args = _layouts(tmp_path, [allowed_call(1, 1)], [allowed_call(2, 1)])[layout]
     statuses = sorted(status for status, _ in _verify(*args, jobs=jobs).values())
     assert statuses == ["fail", "pass"]
 
@@ -89,7 +89,7 @@ def test_two_receipts_claiming_one_position_in_two_inputs_fail(
 def test_an_over_budget_call_in_another_input_is_refuted(
     tmp_path: Path, layout: str, jobs: str
 ) -> None:
-    args = _layouts(tmp_path, [_call(1, 1)], [_call(2, 2)])[layout]
+    args = _layouts(tmp_path, [allowed_call(1, 1)], [allowed_call(2, 2)])[layout]
     replays = list(_verify(*args, jobs=jobs).values())
     assert [r[0] for r in replays] == ["pass", "fail"]
     assert "the model 'block'" in replays[1][1]
@@ -131,7 +131,7 @@ def test_a_missing_first_call_across_inputs_is_named(tmp_path: Path) -> None:
 
 
 def test_the_session_index_holds_one_entry_per_session_not_per_receipt() -> None:
-    from sealverify.receipts.session_index import SessionIndex
+    from sealverify._internal.receipts.session_index import SessionIndex
 
     index = SessionIndex()
     for receipt in range(100_000):
@@ -145,7 +145,7 @@ def test_the_session_index_holds_one_entry_per_session_not_per_receipt() -> None
 
 
 def test_the_index_refutes_an_operation_in_two_sessions_only() -> None:
-    from sealverify.receipts.session_index import SessionIndex
+    from sealverify._internal.receipts.session_index import SessionIndex
 
     index = SessionIndex()
     for copy in range(3):  # copies of one call, re-signed as its release status moves
@@ -160,7 +160,9 @@ def test_the_index_refutes_an_operation_in_two_sessions_only() -> None:
 
 def test_a_cluster_threads_a_session_across_inputs_the_same(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    args = _layouts(tmp_path, [_call(1, 1)], [_call(2, 1), _call(3, 2)])["log and files"]
+    args = _layouts(tmp_path, [allowed_call(1, 1)], [allowed_call(2, 1), allowed_call(3, 2)])[
+        "log and files"
+    ]
     local = CliRunner().invoke(cli, ["verify", *args, *PIN_ARGS, "--jobs", "1"])
     clustered = CliRunner().invoke(
         cli, ["verify", *args, *PIN_ARGS, "--cluster", "local:1", "--partition-size", "1"]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.cli.skill_cmd import read_tree
+from sealverify._internal.cli.main import cli
+from sealverify._internal.cli.skill_cmd import read_tree
+from sealverify._internal.run.walk import MAX_DEPTH, glob_matches, walk_tree
 from sealverify.errors import InputError
-from sealverify.run.walk import MAX_DEPTH, glob_matches, walk_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 RECEIPT = ROOT / "fixtures" / "demo" / "receipts" / "verified-block.receipt.json"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.run import storage
-from sealverify.run.worker_pool import worker_pool
+from sealverify._internal.cli.main import cli
+from sealverify._internal.run import storage
+from sealverify._internal.run.worker_pool import worker_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"

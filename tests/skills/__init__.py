@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.skills``."""
+"""Tests of ``sealverify._internal.skills``."""

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.skills.listing import SkillTree, read_listing_entries, verify_listing
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.skills.listing import SkillTree, read_listing_entries, verify_listing
+from sealverify._internal.wire.strictjson import parse_bytes
 from tests.helpers.sarif_schema import validator as sarif_validator
 from tests.helpers.skill_listing import (
     SKILLS,

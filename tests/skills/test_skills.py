@@ -11,9 +11,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.skills.identity import ResourceFile, check_name, parse_frontmatter, verify_skill
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.cli.main import cli
+from sealverify._internal.skills.identity import (
+    ResourceFile,
+    check_name,
+    parse_frontmatter,
+    verify_skill,
+)
+from sealverify._internal.wire.strictjson import parse_bytes
 
 NAME = "namespace-detection-demo"
 DESCRIPTION = "Demonstrates transport of MCP-reserved Agent Skills metadata."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sealverify.skills.uris import normalise, remove_dot_segments, uri_problem
+from sealverify._internal.skills.uris import normalise, remove_dot_segments, uri_problem
 
 # RFC 3986 §5.4.1 (normal) and §5.4.2 (abnormal) examples, base "http://a/b/c/d;p?q", those
 # without a query or fragment: (reference, the path of the RFC's resolved URI). The merge of

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.tools``."""
+"""Tests of ``sealverify._internal.tools``."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.tools.digests import one_value
-from sealverify.wire.strictjson import JsonError, JsonValue, parse_bytes
+from sealverify._internal.tools.digests import one_value
+from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_bytes
 
 _PIECES = [b"{", b"}", b"[", b"]", b'"a"', b"1", b":", b",", b" ", b"\n", b"\r\n", b"\t",
            b'{"a":1}', b"[1,2]", b"null", b'"x\\n"', b"\xef\xbb\xbf", b"{}"]  # fmt: skip

@@ -8,9 +8,9 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.tools.compare import Reading, capture_differences, compare, json_diff
-from sealverify.tools.digests import PROFILES
+from sealverify._internal.cli.main import cli
+from sealverify._internal.tools.compare import Reading, capture_differences, compare, json_diff
+from sealverify._internal.tools.digests import PROFILES
 from tests.conftest import shared_path
 
 HELDFAST = PROFILES["heldfast"]

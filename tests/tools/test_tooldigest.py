@@ -10,16 +10,16 @@ from typing import Any
 import rfc8785
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.tools.capture import build_capture, sanitize_declared
-from sealverify.tools.digests import (
+from sealverify._internal.cli.main import cli
+from sealverify._internal.tools.capture import build_capture, sanitize_declared
+from sealverify._internal.tools.digests import (
     PROFILES,
     digest_tool,
     js_value,
     read_listing,
     rugsnare_canonical,
 )
-from sealverify.wire.strictjson import parse_bytes
+from sealverify._internal.wire.strictjson import parse_bytes
 from tests.conftest import shared_path
 
 HELDFAST = PROFILES["heldfast"]

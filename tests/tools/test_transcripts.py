@@ -20,8 +20,8 @@ import pytest
 import rfc8785
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.tools.transcripts import read_any, sse_messages
+from sealverify._internal.cli.main import cli
+from sealverify._internal.tools.transcripts import read_any, sse_messages
 
 record = pytest.importorskip(
     "tests.helpers.sdk.record", reason="the mcp test extra is not installed"
@@ -313,10 +313,10 @@ def test_stdio_launch_transcript_equals_its_two_streams(
 @pytest.mark.parametrize(
     "doc",
     [
-        {"format": "sealverify.mcp-http-transcript/v1", "exchanges": {}},
-        {"format": "sealverify.mcp-http-transcript/v1", "exchanges": [{"request": {}}]},
+        {"format": "sealverify._internal.mcp-http-transcript/v1", "exchanges": {}},
+        {"format": "sealverify._internal.mcp-http-transcript/v1", "exchanges": [{"request": {}}]},
         {
-            "format": "sealverify.mcp-http-transcript/v1",
+            "format": "sealverify._internal.mcp-http-transcript/v1",
             "exchanges": [
                 {
                     "request": {"method": "POST", "headers": [], "body_base64": "%%"},
@@ -325,7 +325,7 @@ def test_stdio_launch_transcript_equals_its_two_streams(
             ],
         },
         {
-            "format": "sealverify.mcp-http-transcript/v1",
+            "format": "sealverify._internal.mcp-http-transcript/v1",
             "exchanges": [
                 {
                     "request": {"method": "POST", "headers": [["a"]]},
@@ -333,9 +333,9 @@ def test_stdio_launch_transcript_equals_its_two_streams(
                 }
             ],
         },
-        {"format": "sealverify.mcp-stdio-transcript/v1", "s2c_base64": 7},
-        {"format": "sealverify.mcp-stdio-transcript/v1", "s2c_base64": "", "launch": []},
-        {"format": "sealverify.mcp-other/v9"},
+        {"format": "sealverify._internal.mcp-stdio-transcript/v1", "s2c_base64": 7},
+        {"format": "sealverify._internal.mcp-stdio-transcript/v1", "s2c_base64": "", "launch": []},
+        {"format": "sealverify._internal.mcp-other/v9"},
         {"log": {"entries": [{"request": {"method": "POST", "headers": []}}]}},
     ],
 )
@@ -356,7 +356,7 @@ def _one_exchange(response_headers: list[list[str]], response_body: bytes) -> by
     request = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
     return json.dumps(
         {
-            "format": "sealverify.mcp-http-transcript/v1",
+            "format": "sealverify._internal.mcp-http-transcript/v1",
             "exchanges": [
                 {
                     "request": {

@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.wire``."""
+"""Tests of ``sealverify._internal.wire``."""

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sealverify.mcp.frame import FrameOptions, analyze_frame
-from sealverify.primitives import identities
-from sealverify.wire import leanjson, serdejson
-from sealverify.wire.framing import frame_of
-from sealverify.wire.netstring import encode_parts
-from sealverify.wire.strictjson import JsonNumber
+from sealverify._internal.mcp.frame import FrameOptions, analyze_frame
+from sealverify._internal.primitives import identities
+from sealverify._internal.wire import leanjson, serdejson
+from sealverify._internal.wire.framing import frame_of
+from sealverify._internal.wire.netstring import encode_parts
+from sealverify._internal.wire.strictjson import JsonNumber
 
 # serde_json 1.0.151 / zmij 1.0.21 renderings, from zmij's own unit tests (tests/test.rs) and
 # serde-rs/json src/de.rs semantics (u64/i64, -0 as f64, non-roundtrip f64 assembly).
@@ -125,7 +125,8 @@ def test_canonical_request_sorts_meta_and_keeps_argument_order() -> None:
 
 def test_import_does_not_pull_in_the_cli_stack() -> None:
     code = (
-        "import sys, sealverify, sealverify.mcp.frame, sealverify.primitives.identities;"
+        "import sys, sealverify, sealverify._internal.mcp.frame, "
+        "sealverify._internal.primitives.identities;"
         "print(sorted(m for m in ('click','tabulate') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

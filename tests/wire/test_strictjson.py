@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sealverify.wire.strictjson import (
+from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonNumber,
     Limits,

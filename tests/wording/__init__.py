@@ -1,1 +1,1 @@
-"""Tests of ``sealverify.wording``."""
+"""Tests of ``sealverify._internal.wording``."""

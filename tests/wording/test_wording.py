@@ -9,9 +9,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sealverify.cli.main import cli
-from sealverify.wire.framing import split_stdio
-from sealverify.wording import rules as wording
+from sealverify._internal.cli.main import cli
+from sealverify._internal.wire.framing import split_stdio
+from sealverify._internal.wording import rules as wording
 from tests.conftest import ROOT, shared_path
 
 

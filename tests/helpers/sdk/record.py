@@ -23,8 +23,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 SERVER = Path(__file__).with_name("server.py")
-HTTP_FORMAT = "sealverify.mcp-http-transcript/v1"
-STDIO_FORMAT = "sealverify.mcp-stdio-transcript/v1"
+HTTP_FORMAT = "sealverify._internal.mcp-http-transcript/v1"
+STDIO_FORMAT = "sealverify._internal.mcp-stdio-transcript/v1"
 
 
 def _b64(data: bytes) -> str:

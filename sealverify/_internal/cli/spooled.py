@@ -1,0 +1,72 @@
+"""Every command's report, written with flat memory: each subject's fragment spooled as it comes.
+
+The one spooler: a command adds each subject as it is made (``approval``: a token per line;
+``lint``: a file each; ``verify``: a receipt's fragment, made where it was verified) and no
+subject is held once its fragment is spooled: the fragment goes to a temporary file and only
+the format's small state stays (SARIF rule ids, JUnit counts, a table's notes). The report is
+then the format's head, the spool and its tail (``reports/formats/protocol.py``): byte for
+byte what ``render`` gives for the whole report (tests/perf/test_flat_memory.py holds that for
+every format). A format that needs the whole report (a table of rows fitted to their widths,
+an html page's charts) keeps the subjects instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Iterator
+from types import TracebackType
+from typing import IO, Literal
+
+from sealverify._internal.reports.formats.protocol import Context, Ending, Piece
+from sealverify._internal.results.model import Report, Subject
+from sealverify.formats import View, format_named
+
+__all__ = ["Ending", "SubjectSpool"]
+
+
+class SubjectSpool:
+    """Subjects of one report in ``fmt``, spooled as added; :meth:`pieces` writes the report."""
+
+    def __init__(
+        self,
+        fmt: str,
+        command: str,
+        layout: Literal["rows", "detail", "receipts"] = "detail",
+        view: View | None = None,
+    ) -> None:
+        self.format = format_named(fmt)
+        self.context = Context(command, layout, view or View())
+        self.stream = self.format.stream(self.context)
+        self.count = 0  # subjects added
+        self._kept: list[Subject] = []  # the subjects a format keeps whole
+        self._file: IO[bytes] = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (closed on exit)
+
+    def __enter__(self) -> SubjectSpool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._file.close()
+
+    def add(self, subject: Subject) -> None:
+        """One subject, its fragment made here."""
+        self.take(*self.format.fragment(subject, self.context))
+
+    def take(self, subject: Subject, piece: Piece) -> None:
+        """One subject whose fragment ``piece`` was made elsewhere (a worker, ``fragment``)."""
+        self.count += 1
+        data = self.stream.take(subject, piece)
+        if data is None:
+            self._kept.append(subject)
+        elif data:  # b"": the subject shows nothing here (a SARIF subject without results)
+            if self.stream.spooled:
+                self._file.write(self.stream.separator)
+            self._file.write(data)
+            self.stream.spooled += 1
+
+    def pieces(self, report: Report, ending: Ending | None = None) -> Iterator[str | bytes]:
+        """The whole report: ``report`` (its subjects left out) around the spooled ones."""
+        bare = dataclasses.replace(report, subjects=())
+        return self.stream.pieces(bare, tuple(self._kept), self._file, ending or Ending())

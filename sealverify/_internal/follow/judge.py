@@ -1,0 +1,441 @@
+"""Receipts judged as they land, with the same checks as a batch ``verify`` and sessions threaded.
+
+A log line is verified by :func:`~sealverify._internal.receipts.verify.verify_log_line`, a directory
+file by :func:`~sealverify._internal.receipts.verify.verify_found`, as a batch run verifies them. A
+receipt that names a session is fed, as it arrives, to its session's thread
+(:class:`~sealverify._internal.receipts.sessions.Threads`: one per log, one for every directory
+file, as a batch run threads them), so a later call is judged against the state of the calls
+before it. As in a batch run, the first receipt of a session that claims the first call is
+judged alone; only a session's later calls take the thread's result. Every receipt of a
+session is staged for the store; a session's thread is made when its second receipt arrives
+by feeding it the receipts before, in order, so a session of one call keeps nothing in
+memory. From then on the thread's state is staged for the store instead
+(``kernel/session_state.py``: one row a session, and one small entry a call for what grows
+with its calls), and a thread not in memory (after a restart, or dropped beyond
+:data:`OPEN_SESSIONS`, the least recently fed first) resumes from its state: no receipt is
+fed twice. A session one of whose operations is contested has its state forgotten and is fed
+again from its receipts, the refuted half now ``fail`` in its thread, as in a batch run.
+
+An operation is one call, in one session (``receipts/session_index.py``): each receipt's
+operation is staged for the store with its session and place, and a receipt whose operation
+another session named before (in this process or before a restart) is ``fail``, and so is
+every earlier receipt of it (:meth:`Judge.judged_operation` names them for the follower to
+judge again), as a batch run over the same files fails both halves.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import NamedTuple
+
+import orjson
+
+from sealverify._internal.kernel import session_state
+from sealverify._internal.kernel.replay import Rederivation
+from sealverify._internal.kernel.threads import Claim, SessionThread, session_of
+from sealverify._internal.receipts.session_index import contradiction, operation_digest
+from sealverify._internal.receipts.sessions import (
+    Glance,
+    Threads,
+    glance,
+    glance_document,
+    may_name_session,
+    refuted_by,
+)
+from sealverify._internal.receipts.verify import VerifyOptions, verify_found, verify_log_line
+from sealverify._internal.results.model import Check, Subject
+from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_bytes
+
+__all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged", "StagedState"]
+
+FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
+
+# What the judge stages for the store: (thread, seq, session, where, bytes).
+Staged = tuple[str, int, str, str, bytes]
+# A stored session's receipts in order, (where, bytes), read when the session comes back.
+Stored = Callable[[str, str], list[tuple[str, bytes]]]
+# Each (session, source, subject) that named an operation (by its digest's hex), stored.
+Operations = Callable[[str], list[tuple[str, str, str]]]
+# What the judge stages for the store of an operation: (digest, session, source, subject).
+StagedOperation = tuple[str, str, str, str]
+# A session's committed state and its calls' entries in order (JSON texts), or None.
+States = Callable[[str, str], "tuple[str, list[str]] | None"]
+# What the judge stages of session states: states (thread, session, state), calls' entries
+# (thread, session, seq, entry), and the sessions whose state is forgotten in every input.
+StagedState = tuple[list[tuple[str, str, bytes]], list[tuple[str, str, int, bytes]], list[str]]
+
+# Session threads held in memory; the least recently fed beyond this is rebuilt from the store
+# when its session comes back (a thread holds the model's state and its calls' digests).
+OPEN_SESSIONS = 4096
+
+_LOG_ORDER = "log order"
+_FILE_ORDER = "the order of the positions its receipts claim"
+
+
+class _Parked(NamedTuple):
+    """A session's thread out of :class:`Threads`: dropped until the commit, or loaded."""
+
+    thread: SessionThread
+    calls: dict[bytes, Rederivation]
+    alone: str | None  # where its first call, judged alone, was read
+    entries: int  # how many calls' entries the store holds of it
+
+    def dump(self) -> bytes:
+        """The row the session is checkpointed as: its thread's flat state, and these."""
+        row = {
+            "thread": session_state.dump(self.thread),
+            "alone": self.alone,
+            "entries": self.entries,
+        }
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+
+
+def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
+    """A session's stored row and calls' entries, read back or refused (``StateError``)."""
+    try:
+        row = orjson.loads(state)
+        parsed = [orjson.loads(entry) for entry in entries]
+    except orjson.JSONDecodeError as exc:
+        raise session_state.StateError(f"not JSON: {exc}") from None
+    if not isinstance(row, dict) or set(row) != {"thread", "alone", "entries"}:
+        raise session_state.StateError("a row of thread, alone and entries expected")
+    alone, count = row["alone"], row["entries"]
+    if not (alone is None or isinstance(alone, str)) or not isinstance(count, int):
+        raise session_state.StateError("alone: a location, entries: a count expected")
+    if len(parsed) != count:
+        raise session_state.StateError(f"{len(parsed)} calls' entries stored of {count}")
+    positions = [e for e in parsed if isinstance(e, dict) and "position" in e]
+    calls = [e for e in parsed if not (isinstance(e, dict) and "position" in e)]
+    thread, results = session_state.load(row["thread"], session, order, positions, calls)
+    return _Parked(thread, results, alone, count)
+
+
+def _later(claim: Claim | None) -> bool:
+    """A claim that needs the calls before it (what a batch run threads a lone receipt for)."""
+    return claim is not None and (claim.position is None or claim.position > 1)
+
+
+def _document(data: bytes) -> dict[str, JsonValue] | None:
+    try:
+        value = parse_bytes(data[:-1] if data.endswith(b"\r") else data)
+    except JsonError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Judge:
+    """Verifies receipts one at a time, each session's thread carried across them."""
+
+    def __init__(
+        self,
+        options: VerifyOptions,
+        stored: Stored,
+        sequences: dict[str, int],
+        operations: Operations | None = None,
+        states: States | None = None,
+    ) -> None:
+        self.options = options
+        self._stored = stored
+        self._states = states or (lambda _k, _s: None)
+        # How many calls' entries each session in memory has (the next entry's number), the
+        # entries and sessions staged since the last commit, the states of threads dropped
+        # since (read before the store's), and the sessions whose state was forgotten since.
+        self._entries: dict[tuple[str, str], int] = {}
+        self._staged_calls: list[tuple[str, str, int, bytes]] = []
+        self._fed: set[tuple[str, str]] = set()
+        self._parked: dict[tuple[str, str], _Parked] = {}
+        self._forgotten: set[str] = set()
+        self._operations = operations or (lambda _: [])
+        # The operations staged since the last commit, by digest: (session, source, subject).
+        self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
+        # The receipt judged last: its operation (text, digest), session, and who named the
+        # operation before it (read once: :meth:`judged_operation` needs them again).
+        self.operation: tuple[str, str, str, list[tuple[str, str, str]]] | None = None
+        self._seq = dict(sequences)  # the next sequence number of each thread's receipts
+        self._threads: dict[str, Threads] = {}
+        # The receipt each threaded session's first call was judged alone as: a rewritten
+        # form of it (a new release status, same name) is judged alone again, as in a batch.
+        self._alone: dict[tuple[str, str], str] = {}
+        # The sessions with a thread in memory, the most recently fed last.
+        self._open: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.open_sessions = OPEN_SESSIONS
+        self.staged: list[Staged] = []
+        # The staged receipts of each session, until the commit takes them (:meth:`take`).
+        self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
+        # The last receipt read strictly here, so its history facts need no second parse.
+        self.last: tuple[bytes, dict[str, JsonValue]] | None = None
+
+    def _thread(self, key: str) -> Threads:
+        threads = self._threads.get(key)
+        if threads is None:
+            order = _FILE_ORDER if key == FILES else _LOG_ORDER
+            threads = Threads(self.options.raw_lines, order, self._contradiction)
+            self._threads[key] = threads
+        return threads
+
+    def _named(self, digest: str) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) that named the operation: stored, then staged."""
+        return [*self._operations(digest), *self._staged_operations.get(digest, ())]
+
+    def _contradiction(self, session: str, operation: str | None) -> str | None:
+        """Why a receipt of ``session`` naming ``operation`` is refuted: another session's."""
+        if operation is None:
+            return None
+        named = self._named(operation_digest(operation).hex())
+        return contradiction(operation, session, (s for s, _, _ in named))
+
+    def judged_operation(self, source: str, subject: str) -> list[tuple[str, str, str]]:
+        """Record where the receipt judged last sits; the earlier receipts it now refutes.
+
+        When its operation was named in exactly one other session before, each receipt of
+        that session naming it is returned (source, subject, why) to be judged ``fail``
+        again: a batch run over the same files fails both halves. The session's thread is
+        dropped, so its next receipt rebuilds it from the store with the half refuted.
+        """
+        if self.operation is None:
+            return []
+        operation, digest, session, named = self.operation
+        self.operation = None
+        self._staged_operations.setdefault(digest, []).append((session, source, subject))
+        before = {s for s, _, _ in named}
+        if session in before or len(before) != 1:
+            return []  # copies of one call, or a contest already judged
+        (other,) = before
+        for key, threads in self._threads.items():
+            threads.drop(other)  # a copy must not be handed a result made before
+            self._alone.pop((key, other), None)
+            self._open.pop((key, other), None)
+        self._forget(other)
+        why = contradiction(operation, other, [session])
+        assert why is not None
+        return [(src, name, why) for _, src, name in named]
+
+    def take_operations(self) -> list[StagedOperation]:
+        """The operations staged since the last call, for the commit that stores them."""
+        staged = [(d, *row) for d, rows in self._staged_operations.items() for row in rows]
+        self._staged_operations.clear()
+        return staged
+
+    def _forget(self, session: str) -> None:
+        """The session's state no longer holds, in any input: it is fed again from its receipts."""
+        for place in [p for p in (*self._entries, *self._parked) if p[1] == session]:
+            self._entries.pop(place, None)
+            self._parked.pop(place, None)
+        self._fed = {p for p in self._fed if p[1] != session}
+        self._staged_calls = [c for c in self._staged_calls if c[1] != session]
+        self._forgotten.add(session)
+
+    def _feed(
+        self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
+    ) -> Rederivation | None:
+        threads = self._thread(key)
+        seq = self._seq.get(key, 0)
+        self._seq[key] = seq + 1
+        session = facts.session
+        if session not in threads.threads and not self._resume(threads, key, session):
+            before = self._before(key, session)
+            if not before and not _later(facts.claim):
+                # The session's first call, judged alone; its thread is made (from the store)
+                # only if the session comes back, so a session of one call costs one row.
+                self._stage(key, seq, session, where, data)
+                return None
+            for earlier, raw in before:
+                self._replay(threads, key, earlier, raw)
+            self._entries[key, session] = 0  # every entry of the thread written anew
+            self._new_entries(threads, key, session, 0, 0)
+        calls, executed = self._sizes(threads, session)
+        result = threads.feed(doc, facts, where)
+        self._new_entries(threads, key, session, calls, executed)
+        self._opened(key, session)
+        self._stage(key, seq, session, where, data)
+        if self._alone.get((key, facts.session)) == where:
+            return None  # another form of the call judged alone: judged alone again
+        return result
+
+    def _opened(self, key: str, session: str) -> None:
+        """Mark a session's thread the most recently fed; beyond the bound, drop the oldest.
+
+        A dropped thread is rebuilt from the store when its session's next receipt arrives,
+        as after a restart: memory holds :attr:`open_sessions` threads at most, however
+        many sessions the host ran.
+        """
+        self._open[key, session] = None
+        self._open.move_to_end((key, session))
+        while len(self._open) > self.open_sessions:
+            (old_key, old), _ = self._open.popitem(last=False)
+            threads = self._threads[old_key]
+            if (old_key, old) in self._fed:  # checkpointed by the next commit, as it is now
+                self._parked[old_key, old] = _Parked(
+                    threads.threads[old],
+                    threads.calls.get(old, {}),
+                    self._alone.get((old_key, old)),
+                    self._entries.get((old_key, old), 0),
+                )
+                self._fed.discard((old_key, old))
+            threads.drop(old)
+            self._alone.pop((old_key, old), None)
+            self._entries.pop((old_key, old), None)
+
+    # -- session states: staged, and resumed instead of fed again ----------------------------
+
+    @staticmethod
+    def _sizes(threads: Threads, session: str) -> tuple[int, int]:
+        thread = threads.threads.get(session)
+        return len(threads.calls.get(session, ())), len(thread.executed) if thread else 0
+
+    def _new_entries(
+        self, threads: Threads, key: str, session: str, calls: int, executed: int
+    ) -> None:
+        """Stage the calls' entries the thread gained since it held ``calls`` and ``executed``.
+
+        A thread only ever adds entries (a new call's result, a new executed position), in
+        order, so the ones past the counts are the new ones.
+        """
+        self._fed.add((key, session))
+        thread = threads.threads.get(session)
+        new = [
+            session_state.dump_position(p, w)
+            for p, w in list(thread.executed.items() if thread else ())[executed:]
+        ] + [
+            session_state.dump_call(c, r)
+            for c, r in list(threads.calls.get(session, {}).items())[calls:]
+        ]
+        number = self._entries.get((key, session), 0)
+        for entry in new:
+            self._staged_calls.append((key, session, number, orjson.dumps(entry)))
+            number += 1
+        self._entries[key, session] = number
+
+    def _held(self, key: str, session: str) -> _Parked:
+        threads = self._threads[key]
+        return _Parked(
+            threads.threads[session],
+            threads.calls.get(session, {}),
+            self._alone.get((key, session)),
+            self._entries.get((key, session), 0),
+        )
+
+    def _resume(self, threads: Threads, key: str, session: str) -> bool:
+        """Make a session's thread from its checkpointed state, if it has one.
+
+        A state that does not load is refused (:class:`~sealverify._internal.kernel.session_state.
+        StateError`): the store was changed by something other than a follower.
+        """
+        parked = self._parked.pop((key, session), None)
+        if parked is None and session not in self._forgotten:
+            stored = self._states(key, session)
+            try:
+                parked = None if stored is None else _load(*stored, session, threads.order)
+            except session_state.StateError as exc:
+                raise session_state.StateError(f"session {session!r} of {key}: {exc}") from None
+        if parked is None:
+            return False
+        threads.threads[session], threads.calls[session] = parked.thread, parked.calls
+        if parked.alone is not None:
+            self._alone[key, session] = parked.alone
+        self._entries[key, session] = parked.entries
+        self._fed.add((key, session))
+        return True
+
+    def _before(self, key: str, session: str) -> list[tuple[str, bytes]]:
+        """A session's receipts fed before: committed, then staged in this batch."""
+        return [*self._stored(key, session), *self._pending.get((key, session), ())]
+
+    def _stage(self, key: str, seq: int, session: str, where: str, data: bytes) -> None:
+        self.staged.append((key, seq, session, where, data))
+        self._pending.setdefault((key, session), []).append((where, data))
+
+    def take(self) -> list[Staged]:
+        """The receipts staged since the last call, for the commit that stores them."""
+        staged, self.staged = self.staged, []
+        self._pending.clear()
+        return staged
+
+    def take_states(self) -> StagedState:
+        """The session states, calls' entries and forgotten sessions staged since the last call.
+
+        Every session fed since is checkpointed as it is now (one row, rewritten), so the
+        store's state of a session is always the one its committed receipts left.
+        """
+        held = [(k, s, p) for (k, s), p in self._parked.items()]
+        held += [(k, s, self._held(k, s)) for k, s in self._fed]
+        states = [(k, s, p.dump()) for k, s, p in held]
+        staged = (states, self._staged_calls, sorted(self._forgotten))
+        self._parked, self._staged_calls = {}, []
+        self._fed, self._forgotten = set(), set()
+        return staged
+
+    def _replay(self, threads: Threads, key: str, where: str, raw: bytes) -> None:
+        doc = _document(raw)
+        facts = glance_document(doc) if doc is not None else None
+        if doc is None or facts is None:
+            return  # only receipts read as strict JSON naming a session were stored
+        if facts.session not in threads.threads and not _later(facts.claim):
+            self._alone[key, facts.session] = where
+        threads.feed(doc, facts, where)
+
+    def _session_receipt(
+        self, data: bytes, key: str, where: str, placed: bool
+    ) -> Rederivation | None:
+        if not self.options.rederive or not may_name_session(data):
+            return None
+        # Read strictly once: the session's facts, the thread and the history facts
+        # (:attr:`last`) read this; bytes the strict parser refuses are glanced as a batch
+        # run glances them (their operation is still held to the other sessions').
+        doc = _document(data)
+        if doc is not None:
+            self.last = (data, doc)
+        facts = glance_document(doc) if doc is not None else glance(data)
+        if facts is None:
+            return None
+        refuted = None
+        if facts.operation is not None:
+            digest = operation_digest(facts.operation).hex()
+            named = self._named(digest)
+            self.operation = (facts.operation, digest, facts.session, named)
+            refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
+        result = self._placed_receipt(data, doc, facts, key, where, placed)
+        if refuted is not None and (result is None or result.status != "fail"):
+            return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
+        return result
+
+    def _placed_receipt(
+        self,
+        data: bytes,
+        doc: dict[str, JsonValue] | None,
+        facts: Glance,
+        key: str,
+        where: str,
+        placed: bool,
+    ) -> Rederivation | None:
+        claim = facts.claim
+        if placed and (claim is None or claim.position is None):
+            return None  # a batch run places separate files by their claimed positions only
+        if doc is None or session_of(doc) != facts.session:
+            return None  # not strict JSON, or read differently: the receipt fails on its own
+        return self._feed(key, doc, facts, where, data)
+
+    @staticmethod
+    def placed(data: bytes) -> tuple[int, bool]:
+        """Where a batch run places a receipt file among its session's files.
+
+        By the claimed position (files claiming none last), a blocked call before the
+        executed one at the same position.
+        """
+        claim = facts.claim if (facts := glance(data)) is not None else None
+        if claim is None or claim.position is None:
+            return (1 << 62, False)
+        return (claim.position, claim.executed)
+
+    def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
+        """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
+        self.operation = None
+        session_rederivation = self._session_receipt(line, key, f"line {number}", placed=False)
+        return verify_log_line(line, number, name, self.options, session_rederivation)
+
+    def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
+        """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
+        self.operation = None
+        session_rederivation = self._session_receipt(data, FILES, name, placed=True)
+        return verify_found(data, name, self.options, attestation, session_rederivation)

@@ -1,0 +1,376 @@
+"""Follow checkpoints in the history store, committed in the same transaction as the history.
+
+``verify --follow`` keeps, beside the history tables (``history/state.py``), six tables of
+its own, each row keyed by the follower (a name for one set of followed inputs):
+
+* ``follow_checkpoints``: the follower's checkpoint, one JSON text (each input's fingerprint,
+  offset and line, each directory's inputs, the chain's head and carried lines);
+* ``follow_subjects``: each receipt judged (where it came from, its name, outcome, the
+  digest of its bytes) with how often it was judged: a log line is judged exactly once, a
+  directory file once per form;
+* ``follow_sessions``: each threaded session's state (``kernel/session_state.py``), one row
+  a session whose size does not grow with its calls, rewritten by each commit that fed it, so
+  a restart resumes the session from it without feeding any receipt again;
+* ``follow_calls``: what grows with a session's calls, one small entry a call appended once
+  (an executed call's position, a call's result for its copies), read with the state;
+* ``follow_threads``: the receipts each session thread was fed, in order: a session's first
+  receipt, fed to its thread only when the session comes back, and the receipts a session
+  is fed again from when one of its operations is contested (its state no longer holds);
+* ``follow_operations``: each operation a receipt named, with its session and where the
+  receipt sits (its source and subject), so an operation named in a second session, in this
+  process or after a restart, fails both halves as in a batch run.
+
+Everything a batch of events teaches (history rows, these rows) is written by ONE commit of
+:class:`~sealverify._internal.history.state.HistoryStore` (one transaction), so after a kill the
+store holds either all of a batch or none of it. The tables are made (``CREATE TABLE IF NOT
+EXISTS``) before the first batch; they are not steps of the history schema, whose version
+they leave unchanged, and an older sealverify ignores them.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sealverify._internal.history.databases import (
+    FOLLOW_TABLES as TABLES,
+)
+from sealverify._internal.history.databases import (
+    Database,
+    HistoryError,
+    Writes,
+    is_database_url,
+)
+from sealverify._internal.history.state import HistoryStore
+
+__all__ = ["TABLES", "FollowStore"]
+
+
+# One batch's writes; the run number is appended to every row (the last parameter).
+_WRITE_CHECKPOINT = (
+    "INSERT INTO follow_checkpoints (follower, body, run) VALUES (?, ?, ?)"
+    " ON CONFLICT(follower) DO UPDATE SET body = excluded.body, run = excluded.run"
+)
+_WRITE_SUBJECT = (
+    "INSERT INTO follow_subjects (follower, source, subject, outcome, digest, judged, run)"
+    " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT(follower, source, subject) DO UPDATE SET"
+    " outcome = excluded.outcome, digest = excluded.digest,"
+    " judged = follow_subjects.judged + 1, run = excluded.run"
+)
+_WRITE_THREAD = (
+    "INSERT INTO follow_threads (follower, thread, seq, session, location, data, run)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+_WRITE_SESSION = (
+    "INSERT INTO follow_sessions (follower, thread, session, state, run) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT(follower, thread, session) DO UPDATE SET state = excluded.state,"
+    " run = excluded.run"
+)
+_WRITE_CALL = (
+    "INSERT INTO follow_calls (follower, thread, session, seq, entry, run)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(follower, thread, session, seq) DO UPDATE SET"
+    " entry = excluded.entry, run = excluded.run"
+)
+# A session whose state no longer holds (an operation of it contested): fed again from its
+# receipts. The run number is appended to every row, so each statement reads it and drops it.
+_FORGET_SESSION = "DELETE FROM follow_sessions WHERE follower = ? AND session = ? AND ? > 0"
+_FORGET_CALLS = "DELETE FROM follow_calls WHERE follower = ? AND session = ? AND ? > 0"
+
+_WRITE_OPERATION = (
+    "INSERT INTO follow_operations (follower, operation, session, source, subject, run)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+)
+# An earlier receipt judged again (one half of a contested operation): its outcome only.
+_WRITE_OUTCOME = (
+    "INSERT INTO follow_subjects (follower, source, subject, outcome, digest, judged, run)"
+    " VALUES (?, ?, ?, ?, '', 0, ?) ON CONFLICT(follower, source, subject) DO UPDATE SET"
+    " outcome = excluded.outcome, run = excluded.run"
+)
+
+
+class _WithCheckpoint:
+    """The history database, with the follower's rows added to every commit's writes."""
+
+    def __init__(self, inner: Database, extra: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
+        self._inner = inner
+        self._extra = extra
+        self.where = inner.where
+
+    @property
+    def schema_version(self) -> int:
+        return self._inner.schema_version
+
+    def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+        return self._inner.one(sql, params)
+
+    def begin(self) -> None:
+        self._inner.begin()
+
+    def commit(self, run: tuple[str, int], writes: Writes) -> None:
+        self._inner.commit(run, [*writes, *((sql, rows) for sql, rows in self._extra if rows)])
+        self._extra.clear()
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _History(HistoryStore):
+    """A history store whose commit also writes what the follower staged."""
+
+    def __init__(self, where: str, tool_version: str) -> None:
+        super().__init__(where if is_database_url(where) else Path(where), tool_version)
+        self.extra: list[tuple[str, list[tuple[Any, ...]]]] = []
+        self._db = _WithCheckpoint(self._db, self.extra)
+
+
+class FollowStore:
+    """The history store of one follower: history checks, its checkpoint, one commit."""
+
+    def __init__(self, where: str, follower: str, tool_version: str = "") -> None:
+        self.follower = follower
+        self._url = is_database_url(where)
+        _make_tables(where, self._url, tool_version)
+        self.history = _History(where, tool_version)
+        # psycopg takes postgresql://; the history layer also accepts postgresql+psycopg://
+        self._path = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
+        self._subjects: list[tuple[Any, ...]] = []
+        self._threads: list[tuple[Any, ...]] = []
+        self._operations: list[tuple[Any, ...]] = []
+        self._outcomes: list[tuple[Any, ...]] = []
+        self._forgotten: list[tuple[Any, ...]] = []
+        self._sessions: list[tuple[Any, ...]] = []
+        self._calls: list[tuple[Any, ...]] = []
+        self._body: bytes | None = None
+        self._unseen: tuple[str, str] | None = None  # a session with no receipt stored
+        self._reader: Any = None
+
+    @property
+    def where(self) -> str:
+        return self.history.where
+
+    # -- reading, at start and when a session's thread is rebuilt --------------------------
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Rows read on a connection of the follower's own, outside the batch's transaction."""
+        try:
+            if self._reader is None:
+                self._reader = self._connect()
+            if self._url:
+                return [tuple(r) for r in self._reader.execute(sql.replace("?", "%s"), params)]
+            return [tuple(r) for r in self._reader.execute(sql, params).fetchall()]
+        except (sqlite3.Error, ImportError) as exc:
+            raise HistoryError(f"{self.where}: cannot read the follow checkpoint: {exc}") from None
+        except Exception as exc:  # psycopg's errors: the store cannot be used
+            raise HistoryError(f"{self.where}: cannot read the follow checkpoint: {exc}") from None
+
+    def _connect(self) -> Any:
+        if self._url:
+            import psycopg
+
+            return psycopg.connect(self._path, autocommit=True, connect_timeout=10)
+        uri = f"{Path(self._path).resolve().as_uri()}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=120, isolation_level=None)
+
+    def checkpoint(self) -> dict[str, Any] | None:
+        """The committed checkpoint body, or None before the first commit."""
+        rows = self._rows(
+            "SELECT body FROM follow_checkpoints WHERE follower = ?", (self.follower,)
+        )
+        if not rows:
+            return None
+        try:
+            body = orjson.loads(rows[0][0])
+        except (orjson.JSONDecodeError, TypeError):
+            body = None
+        if not isinstance(body, dict):
+            raise HistoryError(
+                f"{self.where}: the follow checkpoint of {self.follower} is not JSON"
+            )
+        return body
+
+    def digests(self, folder: str) -> dict[str, str]:
+        """The digest of each file's last judged bytes in a followed directory."""
+        rows = self._rows(
+            "SELECT subject, digest FROM follow_subjects WHERE follower = ? AND source = ?",
+            (self.follower, folder),
+        )
+        return {str(name): str(digest) for name, digest in rows}
+
+    def sequences(self) -> dict[str, int]:
+        """The next sequence number of each thread's stored receipts."""
+        rows = self._rows(
+            "SELECT thread, MAX(seq) FROM follow_threads WHERE follower = ? GROUP BY thread",
+            (self.follower,),
+        )
+        return {str(t): int(n) + 1 for t, n in rows}
+
+    def thread_rows(self, thread: str, session: str) -> list[tuple[str, bytes]]:
+        """The receipts a session's thread was fed, in order: where each was read, its bytes."""
+        if self._unseen == (thread, session):
+            self._unseen = None
+            return []  # :meth:`session_state` found none a moment ago
+        rows = self._rows(
+            "SELECT location, data FROM follow_threads WHERE follower = ? AND thread = ?"
+            " AND session = ? ORDER BY seq",
+            (self.follower, thread, session),
+        )
+        return [(str(where), str(data).encode()) for where, data in rows]
+
+    def session_state(self, thread: str, session: str) -> tuple[str, list[str]] | None:
+        """A session's committed state and its calls' entries in order, or None.
+
+        Asked before :meth:`thread_rows` of the same session, and answered in the same
+        statement whether it has any receipt stored: a session seen for the first time (most
+        receipts) costs one read, not two.
+        """
+        key = (self.follower, thread, session)
+        rows = self._rows(
+            "SELECT (SELECT state FROM follow_sessions WHERE follower = ? AND thread = ?"
+            " AND session = ?), EXISTS (SELECT 1 FROM follow_threads WHERE follower = ?"
+            " AND thread = ? AND session = ?)",
+            (*key, *key),
+        )
+        self._unseen = None if rows[0][1] else (thread, session)
+        if rows[0][0] is None:
+            return None
+        entries = self._rows(
+            "SELECT entry FROM follow_calls WHERE follower = ? AND thread = ? AND session = ?"
+            " ORDER BY seq",
+            (self.follower, thread, session),
+        )
+        return str(rows[0][0]), [str(entry) for (entry,) in entries]
+
+    def operations(self, operation: str) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) whose receipt named ``operation`` (its digest)."""
+        rows = self._rows(
+            "SELECT session, source, subject FROM follow_operations WHERE follower = ?"
+            " AND operation = ?",
+            (self.follower, operation),
+        )
+        return [(str(session), str(source), str(subject)) for session, source, subject in rows]
+
+    def judged(self) -> dict[tuple[str, str], tuple[str, int]]:
+        """Each stored subject's outcome and how often it was judged, by (source, subject).
+
+        The source is a followed directory, or a log's path and generation (``PATH#N``: the
+        Nth file under the name, so a rotated log's line 1 and the new file's are two).
+        """
+        rows = self._rows(
+            "SELECT source, subject, outcome, judged FROM follow_subjects WHERE follower = ?",
+            (self.follower,),
+        )
+        return {(str(src), str(s)): (str(o), int(n)) for src, s, o, n in rows}
+
+    # -- staging and the commit -------------------------------------------------------------
+
+    def stage_subject(self, source: str, subject: str, outcome: str, digest: str) -> None:
+        self._subjects.append((self.follower, source, subject, outcome, digest))
+
+    def stage_thread(self, thread: str, seq: int, session: str, where: str, data: bytes) -> None:
+        self._threads.append((self.follower, thread, seq, session, where, data.decode()))
+
+    def stage_session(self, thread: str, session: str, state: bytes) -> None:
+        self._sessions.append((self.follower, thread, session, state.decode()))
+
+    def stage_call(self, thread: str, session: str, seq: int, entry: bytes) -> None:
+        self._calls.append((self.follower, thread, session, seq, entry.decode()))
+
+    def stage_forget(self, session: str) -> None:
+        """A session's states and calls, deleted before this commit's own rows are written."""
+        self._forgotten.append((self.follower, session))
+
+    def stage_operation(self, operation: str, session: str, source: str, subject: str) -> None:
+        self._operations.append((self.follower, operation, session, source, subject))
+
+    def stage_outcome(self, source: str, subject: str, outcome: str) -> None:
+        """A subject judged again (its outcome changed, it was not read again)."""
+        self._outcomes.append((self.follower, source, subject, outcome))
+
+    def stage_checkpoint(self, body: dict[str, Any]) -> None:
+        self._body = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+
+    def commit(self) -> None:
+        """Write the history and the follower's rows in one transaction."""
+        self._unseen = None
+        extra: list[tuple[str, list[tuple[Any, ...]]]] = [
+            (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
+            (_WRITE_THREAD, list(self._threads)),
+            (_FORGET_SESSION, list(self._forgotten)),
+            (_FORGET_CALLS, list(self._forgotten)),
+            (_WRITE_CALL, list(self._calls)),
+            (_WRITE_SESSION, _last_per_session(self._sessions)),
+            (_WRITE_OPERATION, list(self._operations)),
+            (_WRITE_OUTCOME, list(self._outcomes)),  # after the subjects it changes
+        ]
+        if self._body is not None:
+            extra.append((_WRITE_CHECKPOINT, [(self.follower, self._body.decode())]))
+        self.history.extra[:] = extra
+        self.history.commit()
+        self._subjects.clear()
+        self._threads.clear()
+        self._operations.clear()
+        self._outcomes.clear()
+        for staged in (self._forgotten, self._sessions, self._calls):
+            staged.clear()
+        self._body = None
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self.history.close()
+
+
+def _last_per_subject(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One row per subject (its latest form), so one statement never upserts a row twice."""
+    latest: dict[tuple[Any, Any], tuple[Any, ...]] = {}
+    for row in rows:
+        latest[row[1], row[2]] = row
+    return list(latest.values())
+
+
+def _last_per_session(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One row per session (its latest state), so one statement never upserts a row twice."""
+    latest: dict[tuple[Any, Any], tuple[Any, ...]] = {}
+    for row in rows:
+        latest[row[1], row[2]] = row
+    return list(latest.values())
+
+
+def _make_tables(where: str, url: bool, tool_version: str) -> None:
+    """Make the follower's tables (and a new SQLite file, by an empty history commit)."""
+    if url:
+        HistoryStore(where, tool_version).close()  # refuses a database of a newer schema
+        try:
+            import psycopg
+        except ImportError:
+            raise HistoryError(
+                "a PostgreSQL --state needs the postgres extra: pip install 'sealverify[postgres]'"
+            ) from None
+        try:
+            dsn = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
+            with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as db:
+                for statement in TABLES:
+                    db.execute(statement.format(int="BIGINT"))
+        except psycopg.Error as exc:
+            raise HistoryError(f"cannot make the follow tables: {exc}") from None
+        return
+    path = Path(where)
+    with HistoryStore(path, tool_version) as first:  # refuses a file of another schema
+        if not path.exists():
+            first.commit()  # the history's own schema, made as any first run makes it
+    try:
+        made = sqlite3.connect(str(path), timeout=120, isolation_level=None)
+        try:
+            for statement in TABLES:
+                made.execute(statement.format(int="INTEGER"))
+        finally:
+            made.close()
+    except sqlite3.Error as exc:
+        raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None

@@ -1,0 +1,214 @@
+"""Ed25519 verification and the strict key, id and base64 spellings seal receipts use."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.bindings import crypto_sign_open
+from nacl.exceptions import BadSignatureError
+
+from sealverify._internal.wire.spelling import HEX64, hex64_any_case
+
+__all__ = [
+    "ED25519_L",
+    "b64_std_decode_canonical",
+    "b64url_nopad_decode",
+    "ed25519_verify",
+    "ed25519_verify_openssl",
+    "ed25519_verify_sodium",
+    "hex_key",
+    "key_id",
+    "s_below_order",
+    "weak_key_reason",
+]
+
+# Order of the Ed25519 base point (RFC 8032 §5.1). seal-host refuses signatures whose scalar
+# S = sig[32:64] (little-endian) is >= L (seal-host rust/src/ed25519.rs); so do we, explicitly,
+# instead of trusting whatever the backing library happens to do.
+ED25519_L = 2**252 + 27742317777372353535851937790883648493
+
+_B64URL_ALPHABET = re.compile(r"[A-Za-z0-9_-]*")
+_B64_STD_CANONICAL = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+_P = 2**255 - 19
+_Y_MASK = (1 << 255) - 1
+# The y coordinates of the eight points of small order (the identity y = 1, order 2 y = -1,
+# order 4 y = 0, order 8 y = +-Y8): on such a key, (R = identity, S = 0) verifies for many
+# messages under a cofactorless check, so anyone can forge for it. OpenSSL accepts these
+# keys, libsodium refuses them; sealverify refuses them whichever backend answers.
+_Y8 = 0x05FC536D880238B13933C6D305ACDFD5F098EFF289F4C345B027B2C28F95E826
+_SMALL_ORDER_Y = frozenset({0, 1, _P - 1, _Y8, _P - _Y8})
+
+
+def weak_key_reason(public_key: bytes) -> str | None:
+    """Why a raw Ed25519 key can never authenticate anything, or None for a usable one.
+
+    Refused: a key that is not 32 bytes, a non-canonical encoding (y >= p), and every
+    encoding of a point of small order (the identity included).
+    """
+    if len(public_key) != 32:
+        return f"public key is {len(public_key)} bytes, not 32"
+    y = int.from_bytes(public_key, "little") & _Y_MASK
+    if y >= _P:
+        return "public key is not canonically encoded (y >= p)"
+    if y in _SMALL_ORDER_Y:
+        return (
+            "public key is a point of small order (the identity or a torsion point): any "
+            "signature can be forged for it"
+        )
+    return None
+
+
+def s_below_order(signature: bytes) -> bool:
+    """Tell whether a 64-byte signature's scalar S (little-endian ``sig[32:]``) is below L."""
+    return len(signature) == 64 and int.from_bytes(signature[32:], "little") < ED25519_L
+
+
+def ed25519_verify_openssl(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The reference verdict: OpenSSL (via ``cryptography``) after seal's S < L and key rules.
+
+    False for a key that is not 32 bytes, a signature that is not 64 bytes, a scalar S >= L,
+    a small-order or non-canonically encoded key (:func:`weak_key_reason`), a key that is
+    not a curve point, or a signature that does not verify. Never raises.
+    """
+    if weak_key_reason(public_key) or len(signature) != 64 or not s_below_order(signature):
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def ed25519_verify_sodium(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The libsodium verdict (``crypto_sign_open``) after the same key, length and S < L rules.
+
+    libsodium is stricter than OpenSSL on some inputs (non-canonical R); docs/performance.md
+    lists the cases. Never raises.
+    """
+    if weak_key_reason(public_key) or len(signature) != 64 or not s_below_order(signature):
+        return False
+    try:
+        crypto_sign_open(signature + message, public_key)
+    except (BadSignatureError, ValueError):
+        return False
+    return True
+
+
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Return True only for a valid Ed25519 signature by the raw 32-byte key over ``message``.
+
+    The verdict is always :func:`ed25519_verify_openssl`'s. libsodium answers first
+    (docs/adr/0005-ed25519-libsodium-then-openssl.md): its acceptance is final, because every
+    signature libsodium accepts OpenSSL accepts too (proven over all of Wycheproof and seal's
+    S and encoding rules in tests/primitives/test_signatures_backends.py); a rejection is confirmed
+    by OpenSSL, since libsodium rejects some inputs (non-canonical R) that OpenSSL accepts.
+    Small-order and non-canonical keys are refused before either is asked
+    (:func:`weak_key_reason`): OpenSSL alone would accept forgeries for them. Invalid
+    signatures are rare in a real store, so they may cost both.
+    """
+    if ed25519_verify_sodium(public_key, message, signature):
+        return True
+    return ed25519_verify_openssl(public_key, message, signature)
+
+
+def b64url_nopad_decode(text: str) -> bytes:
+    """Decode strict, canonical base64url without padding; ValueError says what is wrong.
+
+    Only ``[A-Za-z0-9_-]`` is accepted (no ``=``, no whitespace, no ``+/``), a length of 1 mod 4
+    is impossible, and the unused low bits of the last character must be zero, so every byte
+    string has exactly one accepted spelling (as Rust's ``URL_SAFE_NO_PAD`` and seal-check's
+    ``base64Bytes`` require).
+    """
+    if text.isascii():
+        padded = text.encode("ascii").translate(_URL_TO_STD) + b"=" * (-len(text) % 4)
+        data = _b64_lenient(padded)
+        # Exact: the encoder's output is the one accepted spelling of its input, so a text
+        # equal to the re-encoding of what it decodes to passes every rule above, and decodes
+        # to those bytes (encoding is injective). Anything else gets the rules' own verdict.
+        if data is not None and _url_text(data) == text:
+            return data
+    return _b64url_nopad_decode_strict(text)
+
+
+def _b64_lenient(text: str | bytes) -> bytes | None:
+    """Whatever binascii makes of ``text`` (it may skip junk), or None; judged by the caller."""
+    try:
+        return binascii.a2b_base64(text)
+    except ValueError:  # binascii.Error, or a non-ASCII str
+        return None
+
+
+def _url_text(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).rstrip(b"=").translate(_STD_TO_URL).decode()
+
+
+_URL_TO_STD = bytes.maketrans(b"-_", b"+/")
+_STD_TO_URL = bytes.maketrans(b"+/", b"-_")
+
+
+def _b64url_nopad_decode_strict(text: str) -> bytes:
+    """The rule-by-rule reference for :func:`b64url_nopad_decode`, with its error messages."""
+    if not _B64URL_ALPHABET.fullmatch(text):
+        bad = next(ch for ch in text if not _B64URL_ALPHABET.fullmatch(ch))
+        raise ValueError(f"base64url-nopad: character {bad!r} is not in [A-Za-z0-9_-]")
+    if len(text) % 4 == 1:
+        raise ValueError(f"base64url-nopad: length {len(text)} is 1 mod 4, which no bytes encode")
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        data = base64.b64decode(padded.translate(str.maketrans("-_", "+/")), validate=True)
+    except binascii.Error as exc:  # pragma: no cover - alphabet and length already checked
+        raise ValueError(f"base64url-nopad: {exc}") from exc
+    if base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii") != text:
+        raise ValueError("base64url-nopad: non-zero trailing bits (not the canonical spelling)")
+    return data
+
+
+def b64_std_decode_canonical(text: str) -> bytes:
+    """Decode canonical padded standard base64 (RFC 4648 §4); ValueError says what is wrong.
+
+    Padding is required, and the trailing bits must be zero (the regex seal-assurance-kit
+    applies to ``signed_artifacts``, plus a re-encode check).
+    """
+    data = _b64_lenient(text)
+    # Exact for the same reason as in b64url_nopad_decode: the canonical spelling is the
+    # encoder's output, which the regex always matches and which decodes back to ``data``.
+    if data is not None and binascii.b2a_base64(data, newline=False).decode() == text:
+        return data
+    return _b64_std_decode_canonical_strict(text)
+
+
+def _b64_std_decode_canonical_strict(text: str) -> bytes:
+    """The rule-by-rule reference for :func:`b64_std_decode_canonical`, with its messages."""
+    if not _B64_STD_CANONICAL.fullmatch(text):
+        raise ValueError(
+            "base64: not canonical padded standard base64 "
+            "(alphabet [A-Za-z0-9+/], length a multiple of 4, '=' only as final padding)"
+        )
+    data = base64.b64decode(text, validate=True)
+    if base64.b64encode(data).decode("ascii") != text:
+        raise ValueError("base64: non-zero trailing bits (not the canonical spelling)")
+    return data
+
+
+def key_id(public_key: bytes) -> str:
+    """Return the receipt ``key_id``: sha256 hex of the raw 32 key bytes (not of the hex)."""
+    return hashlib.sha256(public_key).hexdigest()
+
+
+def hex_key(text: str) -> bytes:
+    """Parse a raw Ed25519 key spelled as exactly 64 lowercase hex digits; else ValueError."""
+    if not HEX64.fullmatch(text):
+        if hex64_any_case(text):
+            raise ValueError("public key has uppercase hex digits: write it in lowercase hex")
+        raise ValueError(
+            f"public key must be exactly 64 lowercase hex digits, got {len(text)} characters"
+            + ("" if re.fullmatch(r"[0-9a-f]*", text) else " including non-lowercase-hex")
+        )
+    return bytes.fromhex(text)

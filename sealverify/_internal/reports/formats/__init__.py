@@ -1,0 +1,1 @@
+"""The output formats, one module each; ``sealverify.formats`` is the registry that names them."""

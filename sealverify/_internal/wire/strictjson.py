@@ -1,0 +1,571 @@
+"""Strict RFC 8259 JSON parsing from received bytes: lexemes kept, ambiguity refused."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from sealverify._internal import fastpath
+from sealverify.errors import InputError
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "JsonError",
+    "JsonNumber",
+    "JsonValue",
+    "Limits",
+    "MemberSpan",
+    "display",
+    "holds_u_escape",
+    "member_spans",
+    "parse_bytes",
+    "parse_text",
+    "uint_value",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class JsonNumber:
+    """A JSON number kept as its exact received lexeme (never converted silently).
+
+    Conversion to a machine number is the job of each byte rule (serde, Lean), which decide
+    how a given spelling is rendered and refuse what they cannot render faithfully.
+    """
+
+    lexeme: str
+
+    @property
+    def is_integer_lexeme(self) -> bool:
+        """True when the lexeme has neither a fraction nor an exponent (``-12``, ``0``)."""
+        lexeme = self.lexeme  # three substring tests: a generator costs more than the scans
+        return "." not in lexeme and "e" not in lexeme and "E" not in lexeme
+
+    def as_int(self, max_digits: int = 40) -> int | None:
+        """The value of an integer lexeme of at most ``max_digits`` digits, else None.
+
+        The bound keeps hostile lexemes (thousands of digits) from ever reaching ``int()``.
+        """
+        if not self.is_integer_lexeme or len(self.lexeme.lstrip("-")) > max_digits:
+            return None
+        return int(self.lexeme)
+
+    def as_uint(self, max_digits: int = 40) -> int | None:
+        """Like :meth:`as_int`, for a bare non-negative integer lexeme (``-0`` is not one)."""
+        return None if self.lexeme.startswith("-") else self.as_int(max_digits)
+
+    def __str__(self) -> str:
+        return self.lexeme
+
+
+JsonValue: TypeAlias = bool | str | JsonNumber | list["JsonValue"] | dict[str, "JsonValue"] | None
+
+
+def uint_value(value: JsonValue) -> int | None:
+    """The value of a bare non-negative integer lexeme (at most 40 digits), else None."""
+    return value.as_uint() if isinstance(value, JsonNumber) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource bounds applied before any canonical work; each is configurable.
+
+    The defaults are sealverify policy (MCP sets none); ``max_meta_bytes`` follows AttestoMCP
+    Server v2.8.0 `RequestMeta`
+    (65,536 bytes of raw ``_meta``). See docs/limits.md.
+    """
+
+    max_document_bytes: int = 64 * 1024 * 1024
+    max_depth: int = 64
+    max_members: int = 1_000_000
+    max_string_bytes: int = 1_048_576
+    max_meta_bytes: int = 65_536
+    max_meta_depth: int = 32
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class JsonError(InputError, ValueError):
+    """A received document is not acceptable strict JSON; ``code`` is a stable finding id."""
+
+    def __init__(self, code: str, reason: str, offset: int | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.offset = offset
+
+    def __str__(self) -> str:
+        where = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"{self.reason}{where}"
+
+
+_BOM = b"\xef\xbb\xbf"
+_WS = re.compile(r"[ \t\r\n]*")
+# Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
+# A string left open runs to the end of the text (as the decoder reads it): every quote that
+# opens a token then matches at once, so a scan is linear; requiring the closing quote made
+# the engine retry from every later quote (``[``*65 + ``"`` + ``\\"``*n took quadratic time).
+# The repeats are possessive: a greedy one kept backtracking state for every escape (about
+# 150 bytes each: a 2 MB literal of escapes took 146 MiB), though no backtrack can match.
+_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)'
+_TOKEN = re.compile(_STRING + r"|[\[\]{}]", re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Duplicate(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+# Every object the strict decoder builds takes one number from this counter (a C-level
+# ``next``, atomic under the interpreter lock). The numbers drawn while a text is decoded
+# bound how many objects it holds from above, whatever other threads decode meanwhile.
+_OBJECTS = itertools.count()
+_NEXT_OBJECT = _OBJECTS.__next__
+
+
+def _pairs(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    _NEXT_OBJECT()
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return out
+
+
+def _constant(name: str) -> JsonValue:
+    raise ValueError(f"non-JSON constant {name}")
+
+
+class _Numbers(dict[str, JsonNumber]):
+    """The numbers of parsed texts, one frozen :class:`JsonNumber` per short lexeme.
+
+    A cache: the value is immutable, so sharing it is the same as building it afresh.
+    Bounded: lexemes over 64 characters are built every time, and at most 4,096 are kept; in
+    reference mode (:func:`sealverify._internal.fastpath.reference`) none is kept.
+    """
+
+    limit = 4096
+
+    def __missing__(self, lexeme: str) -> JsonNumber:
+        number = JsonNumber(lexeme)
+        if len(lexeme) <= 64 and len(self) < self.limit and not fastpath.reference():
+            self[lexeme] = number
+        return number
+
+
+NUMBERS = _Numbers()
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs,
+    parse_float=NUMBERS.__getitem__,
+    parse_int=NUMBERS.__getitem__,
+    parse_constant=_constant,
+    strict=True,
+)
+
+
+def _byte_offset(text: str, char_index: int) -> int:
+    return len(text[:char_index].encode("utf-8", "surrogatepass"))
+
+
+_STRING_TOKEN = re.compile(_STRING, re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _bracket_peak(text: str) -> int:
+    """The deepest bracket nesting outside string tokens (the same tokens _TOKEN finds)."""
+    depth = peak = 0
+    for bracket in _BRACKET.findall(_STRING_TOKEN.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            peak = max(peak, depth)
+        else:
+            depth -= 1
+    return peak
+
+
+def _too_deep(text: str, max_depth: int) -> JsonError | None:
+    """The finding for a document nested deeper than ``max_depth`` (None when it is not).
+
+    Fast exact pass first (strings dropped at C speed, brackets followed); only a document that
+    is too deep takes the slow pass, which locates the offending bracket for the finding.
+    """
+    if _bracket_peak(text) <= max_depth:
+        return None
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                return JsonError(
+                    "json.too-deep",
+                    f"nesting deeper than the limit of {max_depth} levels",
+                    _byte_offset(text, match.start()),
+                )
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    error = _too_deep(text, max_depth)
+    if error is not None:
+        raise error
+
+
+def _nesting_depth(value: JsonValue) -> int:
+    """How many containers deep a value straight from :func:`_decode` is (0 for a scalar).
+
+    For text that parsed as strict JSON this equals :func:`_bracket_peak`: outside strings the
+    only brackets are the containers' own, so the bracket peak is the deepest container chain.
+    Containers from the decoder are exactly ``dict`` (``_pairs``) and ``list`` (the scanner),
+    so type identity finds them all. A host whose recursion limit is too low for this
+    document gets the same number from the level walk.
+    """
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return 0
+    try:
+        return _container_height(value)
+    except RecursionError:
+        return _level_depth(value)
+
+
+def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
+    """Whether a decoded text provably holds at most ``max_depth`` containers in all.
+
+    ``objects`` bounds its objects from above (counter numbers drawn while it was decoded);
+    every array it holds opens with its own ``[`` outside strings, so ``arrays``, the text's
+    count of ``[``, bounds its arrays. A chain of nested containers is never longer than the
+    number of containers, so then the document is not too deep and no walk is needed.
+    """
+    return objects + arrays <= max_depth
+
+
+def _container_height(value: JsonValue) -> int:
+    """The nesting depth of a decoded ``dict`` or ``list``, by recursion over its containers."""
+    deepest = 0
+    for child in value.values() if type(value) is dict else value:  # type: ignore[union-attr]
+        kind = type(child)
+        if kind is dict or kind is list:
+            height = _container_height(child)
+            if height > deepest:
+                deepest = height
+    return deepest + 1
+
+
+def _level_depth(value: JsonValue) -> int:
+    """:func:`_nesting_depth` without recursion: one comprehension per level."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level:
+        depth += 1
+        level = [
+            child
+            for item in level
+            for child in (item.values() if type(item) is dict else item)
+            if type(child) is dict or type(child) is list
+        ]
+    return depth
+
+
+def _walk_limits(value: JsonValue, limits: Limits) -> None:
+    members = 0
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) * 4 > limits.max_string_bytes and (
+                len(item.encode("utf-8", "surrogatepass")) > limits.max_string_bytes
+            ):
+                raise JsonError(
+                    "json.string-too-long",
+                    f"a string is longer than the limit of {limits.max_string_bytes} bytes",
+                )
+        elif isinstance(item, list):
+            members += len(item)
+            stack.extend(item)
+        elif isinstance(item, dict):
+            members += len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        if members > limits.max_members:
+            raise JsonError(
+                "json.too-many-members",
+                f"more than {limits.max_members} object members and array elements",
+            )
+
+
+def _check_surrogates(value: JsonValue) -> None:
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise JsonError(
+                    "json.lone-surrogate",
+                    f"string {_preview(item)} holds an unpaired UTF-16 surrogate escape",
+                )
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+
+
+def _preview(text: str, width: int = 40) -> str:
+    shown = text if len(text) <= width else text[:width] + "…"
+    return json.dumps(shown, ensure_ascii=True)
+
+
+def decode_utf8(data: bytes) -> str:
+    """Decode received bytes as strict UTF-8, refusing a BOM and invalid sequences."""
+    global _U_MEMO
+    if data.startswith(_BOM):
+        raise JsonError("json.bom", "document starts with a UTF-8 byte order mark (EF BB BF)", 0)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonError(
+            "json.invalid-utf8",
+            f"invalid UTF-8 ({exc.reason}): bytes {data[exc.start : exc.end].hex(' ')}",
+            exc.start,
+        ) from None
+    if len(data) <= MEMO_BYTES and not fastpath.reference():
+        _U_MEMO = (data, text, None)  # one answer now serves the bytes and their text
+    return text
+
+
+# Texts and bytes over this size are never kept by the memo below (a hostile document of
+# megabytes is not held for the rest of the run).
+MEMO_BYTES = 1 << 16
+_U = re.compile(r"\\u")
+_U_BYTES = re.compile(rb"\\u")
+# The last document asked about: (its bytes, their text, whether they hold "\u"). Several
+# checks of one receipt ask it of the same bytes or text; both spell "\u" alike, since in
+# UTF-8 the bytes 5C 75 are only ever the characters "\" and "u". Kept by identity (the memo
+# holds them, so no other object can take their place), replaced whole, so it never mixes
+# two documents. Reference mode neither keeps nor reads it.
+_U_MEMO: tuple[bytes | None, str | None, bool | None] = (None, None, None)
+
+
+def holds_u_escape(data: str | bytes) -> bool:
+    """Whether ``data`` holds a backslash directly followed by ``u`` (as every ``\\uXXXX`` does).
+
+    Without one, each escape of the document is one of JSON's two-character escapes, which
+    stand for ``"``, ``\\``, ``/`` and four control characters: no letter, digit,
+    underscore or surrogate is then written with an escape.
+    """
+    global _U_MEMO
+    if fastpath.reference():  # no memo: every question searches afresh
+        return _search_u(data)
+    memo = _U_MEMO
+    if data is memo[0] or data is memo[1]:
+        if memo[2] is not None:
+            return memo[2]
+        answer = _search_u(data)
+        _U_MEMO = (memo[0], memo[1], answer)
+        return answer
+    answer = _search_u(data)
+    if len(data) <= MEMO_BYTES:
+        _U_MEMO = (data, None, answer) if isinstance(data, bytes) else (None, data, answer)
+    return answer
+
+
+def _search_u(data: str | bytes) -> bool:
+    if isinstance(data, bytes):
+        return _U_BYTES.search(data) is not None
+    return _U.search(data) is not None
+
+
+def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
+    """Parse one JSON document from its exact received bytes.
+
+    Refuses: a BOM, invalid UTF-8, syntax outside RFC 8259 (NaN, Infinity, trailing commas...),
+    trailing content, duplicate member names at any depth (after unescaping), unpaired
+    surrogate escapes, and documents beyond ``limits``. Numbers keep their lexeme.
+    Raises :class:`JsonError`; never returns a partially parsed value.
+    """
+    if len(data) > limits.max_document_bytes:
+        raise JsonError(
+            "json.too-large",
+            f"document is {len(data)} bytes, over the limit of {limits.max_document_bytes}",
+        )
+    return parse_text(decode_utf8(data), limits)
+
+
+# A document with more brackets than the depth limit is checked for depth before decoding when
+# it has more than this many brackets (as it always was); with fewer, it is decoded first and
+# the depth is read from the parsed containers (see parse_text). The bound keeps the C
+# scanner's recursion small whatever recursion limit the host has set.
+_DECODE_FIRST_MAX_BRACKETS = 512
+
+
+def _message(msg: str) -> str:
+    """The decoder's message without its own trailing "at": the offset is appended once."""
+    # json.decoder says "Invalid control character at" and then leaves the position to us.
+    return msg.removesuffix(" at")
+
+
+def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
+    """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
+    if text.startswith("\ufeff"):
+        raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
+    start = _WS.match(text).end()  # type: ignore[union-attr]
+    if start == len(text):
+        raise JsonError("json.empty", "document is empty", 0)
+    arrays = text.count("[")  # at least the number of arrays (each opens with one)
+    brackets = arrays + text.count("{")
+    # Only a document with more opening brackets than the limit can be too deep. The depth
+    # finding must win over every other refusal, as when the depth was checked first: a
+    # document decoded first is still checked for depth (exactly, by _too_deep) before any
+    # decoding error is raised, and a document that decodes is too deep exactly when its
+    # containers are (_nesting_depth equals the bracket peak for strict JSON), so the
+    # string-dropping pass runs only for the rare deep document.
+    deferred = brackets > limits.max_depth
+    if deferred and brackets > _DECODE_FIRST_MAX_BRACKETS:
+        _check_depth(text, limits.max_depth)
+        deferred = False
+    drawn = _NEXT_OBJECT() if deferred else 0
+    try:
+        value = _decode(text, start)
+    except Exception:
+        error = _too_deep(text, limits.max_depth) if deferred else None
+        if error is not None:
+            raise error from None
+        raise
+    if (
+        deferred
+        and not _few_containers(arrays, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
+        and _nesting_depth(value) > limits.max_depth
+    ):
+        _check_depth(text, limits.max_depth)
+    # Strict UTF-8 decoding never gives a surrogate: only a ``\u`` escape can write one.
+    if holds_u_escape(text) and _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(value)
+    if len(text) > limits.max_string_bytes // 4 or len(text) > limits.max_members:
+        _walk_limits(value, limits)
+    return value
+
+
+# The decoder's C scanner (json.scanner.c_make_scanner): (text, index) -> (value, end).
+_SCAN_ONCE: Callable[[str, int], tuple[JsonValue, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
+def _decode(text: str, start: int) -> JsonValue:
+    """``_DECODER.decode(text)`` with its errors mapped to findings, without its wrappers.
+
+    ``start`` is where the leading whitespace ends. Mirrors ``json.JSONDecoder.decode`` and
+    ``raw_decode`` (same scanner, same messages and positions).
+    """
+    try:
+        value, end = _SCAN_ONCE(text, start)
+    except StopIteration as stop:
+        raise JsonError(
+            "json.syntax", "not RFC 8259 JSON: Expecting value", _byte_offset(text, stop.value)
+        ) from None
+    except _Duplicate as dup:
+        raise JsonError(
+            "json.duplicate-member",
+            f"duplicate member name {_preview(dup.name)} in one object",
+        ) from None
+    except json.JSONDecodeError as exc:
+        code = "json.trailing-content" if exc.msg == "Extra data" else "json.syntax"
+        raise JsonError(
+            code, f"not RFC 8259 JSON: {_message(exc.msg)}", _byte_offset(text, exc.pos)
+        ) from None
+    except ValueError as exc:
+        raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
+    except RecursionError:
+        raise JsonError("json.too-deep", "nesting too deep to parse") from None
+    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise JsonError(
+            "json.trailing-content", "not RFC 8259 JSON: Extra data", _byte_offset(text, end)
+        )
+    return value
+
+
+def display(value: JsonValue) -> str:
+    """A compact rendering for reports only: member order kept, numbers as received.
+
+    Not a byte rule (nothing is hashed or signed over it), so it never refuses a value. It
+    walks the value with its own stack, not by recursion, so any depth renders.
+    """
+    out: list[str] = []
+    # (True, text) is output as it stands; (False, value) is a value still to render.
+    todo: list[tuple[bool, Any]] = [(False, value)]
+    while todo:
+        literal, item = todo.pop()
+        if literal:
+            out.append(item)
+        elif isinstance(item, JsonNumber):
+            out.append(item.lexeme)
+        elif isinstance(item, dict):
+            out.append("{")
+            todo.append((True, "}"))
+            members = list(item.items())
+            for index in range(len(members) - 1, -1, -1):
+                name, member = members[index]
+                todo.append((False, member))
+                name_text = json.dumps(name, ensure_ascii=False)
+                todo.append((True, f",{name_text}:" if index else f"{name_text}:"))
+        elif isinstance(item, list):
+            out.append("[")
+            todo.append((True, "]"))
+            for index in range(len(item) - 1, -1, -1):
+                todo.append((False, item[index]))
+                if index:
+                    todo.append((True, ","))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSpan:
+    """Where one member of an object sits in the text: name and value character spans."""
+
+    name: str
+    name_start: int
+    value_start: int
+    value_end: int
+
+
+_PLAIN = json.JSONDecoder(strict=True)
+
+
+def member_spans(text: str, start: int) -> list[MemberSpan]:
+    """List the members of the object whose ``{`` is at ``start`` with their raw value spans.
+
+    The text must already have passed :func:`parse_text`; this only locates members so that
+    raw byte sizes (for example of ``_meta``) can be measured as received.
+    """
+    if text[start] != "{":
+        raise ValueError("not an object")
+    spans: list[MemberSpan] = []
+    pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+    if text[pos] == "}":
+        return spans
+    while True:
+        name_start = pos
+        name, pos = _PLAIN.raw_decode(text, pos)
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # skip ':'
+        value_start = pos
+        _, value_end = _PLAIN.raw_decode(text, pos)
+        spans.append(MemberSpan(name, name_start, value_start, value_end))
+        pos = _WS.match(text, value_end).end()  # type: ignore[union-attr]
+        if text[pos] == "}":
+            return spans
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
