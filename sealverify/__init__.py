@@ -83,7 +83,7 @@ if TYPE_CHECKING:
         verify_receipt,
     )
     from sealverify._internal.results.effects import Effect
-    from sealverify._internal.results.model import Check, Report, Subject
+    from sealverify._internal.results.model import Check, Report, Status, Subject
     from sealverify._internal.results.outcomes import (
         EXIT_CODES,
         Outcome,
@@ -149,6 +149,7 @@ _EXPORTS: dict[str, str] = {
     # the report every check produces
     "Check": "sealverify._internal.results.model",
     "Report": "sealverify._internal.results.model",
+    "Status": "sealverify._internal.results.model",
     "Subject": "sealverify._internal.results.model",
     # outcomes, what a check does to them, the one exit-code table; families and trust roles
     "Outcome": "sealverify._internal.results.outcomes",
@@ -312,6 +313,7 @@ __all__ = [
     "Side",
     "SkillTree",
     "SourceError",
+    "Status",
     "StoreError",
     "Subject",
     "TokenResult",

@@ -1,9 +1,11 @@
-"""Output formats found through one registry: each a ``Report -> str`` and a streaming format.
+"""The output-format registry, public: each format a ``Report -> str`` and a streaming format.
 
-:data:`STREAMS` names each format's :class:`~sealverify._internal.reports.formats.protocol.Format`
-(its fragment per subject, its stream's head, separator, tail and state: ``protocol.py``); every
-command's report is written through it (``cli/spooled.py``). This module is the one place a
-format is chosen by its name: no other module compares one (tests/reports/test_format_registry.py).
+:data:`FORMATS` and :func:`render` write a whole report; :data:`STREAMS` names each format's
+:class:`~sealverify._internal.reports.formats.protocol.Format` (its fragment per subject, its
+stream's head, separator, tail and state), through which every command's report is written
+(``_internal/cli/spooled.py``). The formats themselves are modules of
+``sealverify._internal.reports.formats``. This module is the one place a format is chosen by
+its name: no other module compares one (tests/architecture/test_format_registry.py).
 """
 
 from __future__ import annotations
