@@ -48,6 +48,8 @@ class Verifier:
     label: str
     python: str
     flags: frozenset[str]
+    # the CLI's module: under sealverify/_internal/ since ADR 0009, at the top before it
+    cli: str = "sealverify._internal.cli.main"
 
     def command(self, target: Path, fmt: str, rederive: bool, jobs: int = 1) -> list[str]:
         """``verify`` over ``target`` (one core by default); flags this version lacks are left out.
@@ -59,7 +61,7 @@ class Verifier:
         args = [
             self.python,
             "-m",
-            "sealverify._internal.cli.main",
+            self.cli,
             "verify",
             str(target),
             "--config-pubkey",
@@ -97,10 +99,30 @@ def child_env(python: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def _flags(python: str) -> frozenset[str]:
+# The CLI's module in a revision from before ADR 0009, spelled in parts so that no rewrite of
+# this tree's module paths changes it.
+_CLI_BEFORE_INTERNAL = ".".join(("sealverify", "cli", "main"))
+
+
+def _cli(python: str) -> str:
+    """The CLI's module in the sealverify behind ``python`` (an older revision has no _internal)."""
+    probe = (
+        "import importlib.util, sys; "
+        "sys.exit(importlib.util.find_spec('sealverify._internal') is None)"
+    )
+    found = subprocess.run(
+        [python, "-c", probe],
+        capture_output=True,
+        env=child_env(python),
+        cwd=tempfile.gettempdir(),  # never import a checkout from the working directory
+    )
+    return "sealverify._internal.cli.main" if found.returncode == 0 else _CLI_BEFORE_INTERNAL
+
+
+def _flags(python: str, cli: str) -> frozenset[str]:
     """The long options ``verify --help`` lists for the sealverify behind ``python``."""
     shown = subprocess.run(
-        [python, "-m", "sealverify._internal.cli.main", "verify", "--help"],
+        [python, "-m", cli, "verify", "--help"],
         capture_output=True,
         text=True,
         check=True,
@@ -118,7 +140,8 @@ CURRENT = Verifier(
 
 def verifier(label: str, python: str) -> Verifier:
     """The verifier behind ``python``, with the flags its ``verify --help`` shows."""
-    return Verifier(label, python, _flags(python))
+    cli = _cli(python)
+    return Verifier(label, python, _flags(python, cli), cli)
 
 
 def expected_exit(args: Sequence[str]) -> int:
