@@ -32,8 +32,10 @@ from typing import NamedTuple
 import orjson
 
 from sealverify._internal.kernel import session_state
+from sealverify._internal.kernel.receipt_inputs import Frames
 from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.kernel.threads import Claim, SessionThread, session_of
+from sealverify._internal.receipts.families import ReceiptDocument, read_document
 from sealverify._internal.receipts.session_index import contradiction, operation_digest
 from sealverify._internal.receipts.sessions import (
     Glance,
@@ -43,9 +45,15 @@ from sealverify._internal.receipts.sessions import (
     may_name_session,
     refuted_by,
 )
-from sealverify._internal.receipts.verify import VerifyOptions, verify_found, verify_log_line
+from sealverify._internal.receipts.verify import (
+    VerifyOptions,
+    log_line_body,
+    verify_found,
+    verify_log_line,
+)
+from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.results.model import Check, Subject
-from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_bytes
+from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
 __all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged", "StagedState"]
 
@@ -114,6 +122,15 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
 def _later(claim: Claim | None) -> bool:
     """A claim that needs the calls before it (what a batch run threads a lone receipt for)."""
     return claim is not None and (claim.position is None or claim.position > 1)
+
+
+class _Reading(NamedTuple):
+    """One receipt read once: the verifier's reading and view, the session pass's document."""
+
+    read: ReceiptDocument
+    view: ReceiptView | None
+    strict: dict[str, JsonValue] | None  # the strict document (None: refused, or too large)
+    frames: Frames | None  # the frames the view decoded, when of ``strict``
 
 
 def _document(data: bytes) -> dict[str, JsonValue] | None:
@@ -227,7 +244,13 @@ class Judge:
         self._forgotten.add(session)
 
     def _feed(
-        self, key: str, doc: dict[str, JsonValue], facts: Glance, where: str, data: bytes
+        self,
+        key: str,
+        doc: dict[str, JsonValue],
+        facts: Glance,
+        where: str,
+        data: bytes,
+        frames: Frames | None = None,
     ) -> Rederivation | None:
         threads = self._thread(key)
         seq = self._seq.get(key, 0)
@@ -245,7 +268,7 @@ class Judge:
             self._entries[key, session] = 0  # every entry of the thread written anew
             self._new_entries(threads, key, session, 0, 0)
         calls, executed = self._sizes(threads, session)
-        result = threads.feed(doc, facts, where)
+        result = threads.feed(doc, facts, where, frames)
         self._new_entries(threads, key, session, calls, executed)
         self._opened(key, session)
         self._stage(key, seq, session, where, data)
@@ -376,16 +399,14 @@ class Judge:
         threads.feed(doc, facts, where)
 
     def _session_receipt(
-        self, data: bytes, key: str, where: str, placed: bool
+        self, data: bytes, reading: _Reading, key: str, where: str, placed: bool
     ) -> Rederivation | None:
         if not self.options.rederive or not may_name_session(data):
             return None
-        # Read strictly once: the session's facts, the thread and the history facts
-        # (:attr:`last`) read this; bytes the strict parser refuses are glanced as a batch
-        # run glances them (their operation is still held to the other sessions').
-        doc = _document(data)
-        if doc is not None:
-            self.last = (data, doc)
+        # Read strictly once (the verifier's reading): the session's facts, the thread and the
+        # history facts (:attr:`last`) read this; bytes the strict parser refuses are glanced
+        # as a batch run glances them (their operation is still held to the other sessions').
+        doc = reading.strict
         facts = glance_document(doc) if doc is not None else glance(data)
         if facts is None:
             return None
@@ -395,7 +416,7 @@ class Judge:
             named = self._named(digest)
             self.operation = (facts.operation, digest, facts.session, named)
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
-        result = self._placed_receipt(data, doc, facts, key, where, placed)
+        result = self._placed_receipt(data, reading, facts, key, where, placed)
         if refuted is not None and (result is None or result.status != "fail"):
             return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
         return result
@@ -403,7 +424,7 @@ class Judge:
     def _placed_receipt(
         self,
         data: bytes,
-        doc: dict[str, JsonValue] | None,
+        reading: _Reading,
         facts: Glance,
         key: str,
         where: str,
@@ -412,9 +433,10 @@ class Judge:
         claim = facts.claim
         if placed and (claim is None or claim.position is None):
             return None  # a batch run places separate files by their claimed positions only
+        doc = reading.strict
         if doc is None or session_of(doc) != facts.session:
             return None  # not strict JSON, or read differently: the receipt fails on its own
-        return self._feed(key, doc, facts, where, data)
+        return self._feed(key, doc, facts, where, data, reading.frames)
 
     @staticmethod
     def placed(data: bytes) -> tuple[int, bool]:
@@ -431,11 +453,39 @@ class Judge:
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
         """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
         self.operation = None
-        session_rederivation = self._session_receipt(line, key, f"line {number}", placed=False)
-        return verify_log_line(line, number, name, self.options, session_rederivation)
+        reading = self._read(line, log_line_body(line), line)
+        where = f"line {number}"
+        session_rederivation = self._session_receipt(line, reading, key, where, placed=False)
+        return verify_log_line(
+            line,
+            number,
+            name,
+            self.options,
+            session_rederivation,
+            read=reading.read,
+            view=reading.view,
+        )
 
     def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
         """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
         self.operation = None
-        session_rederivation = self._session_receipt(data, FILES, name, placed=True)
-        return verify_found(data, name, self.options, attestation, session_rederivation)
+        reading = self._read(data, data, data[:-1] if data.endswith(b"\r") else data)
+        rederivation = self._session_receipt(data, reading, FILES, name, placed=True)
+        return verify_found(
+            data, name, self.options, attestation, rederivation, reading.read, reading.view
+        )
+
+    def _read(self, data: bytes, verified: bytes, strict: bytes) -> _Reading:
+        """The one reading of a receipt, for the verifier and the session pass; also :attr:`last`.
+
+        ``verified`` as the verifier reads it; the strict document of ``strict`` (the bytes
+        less a final CR) the session pass reads, the same reading when they are the same bytes.
+        """
+        read = read_document(verified)
+        view = read_view(read.document, read.family) if read.document is not None else None
+        doc = read.document if strict is verified or strict == verified else _document(strict)
+        if doc is not None and len(strict) > DEFAULT_LIMITS.max_document_bytes:
+            doc = None  # the strict parser refuses it: it is never threaded
+        self.last = (data, doc) if doc is not None else None
+        frames = view.frames if view is not None and doc is read.document else None
+        return _Reading(read, view, doc, frames)

@@ -567,6 +567,7 @@ def verify_log_line(
     session_rederivation: Rederivation | None = None,
     read: ReceiptDocument | None = None,
     thread: _Thread | None = None,
+    view: ReceiptView | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
 
@@ -574,15 +575,16 @@ def verify_log_line(
     line, or one that is not strict JSON, is a finding with its line number.
     ``session_rederivation`` is the line's re-derivation in its session's log order, when one was
     made; ``read`` a :func:`read_document` of :func:`log_line_body` a caller already made (as in
-    :func:`verify_receipt`); ``thread`` the log's session pass, fed with this line's reading
+    :func:`verify_receipt`), and ``view`` the :func:`read_view` of its document (used only
+    with ``read``); ``thread`` the log's session pass, fed with this line's reading
     (:class:`sessions.LogSessions`) when the line is verified in log order.
     """
     where = f"{name}:{number}"
     body = log_line_body(line)
     if not body.strip(b" \t"):
         return fail("log.blank-line", "blank line in a receipt log", where)
-    read = _reading(body, read)  # parsed once: the strict-JSON test and the verification
-    if read.document is None:
+    reading = _reading(body, read)  # parsed once: the strict-JSON test and the verification
+    if reading.document is None:
         try:
             parse_text(decode_utf8(body))
         except JsonError as exc:  # the rare broken line pays a second parse for its message
@@ -596,7 +598,16 @@ def verify_log_line(
                     cut=True,
                 )
             return fail("log.broken-line", f"line is not a JSON receipt: {exc}", where)
-    return _verify_read(body, where, read, options, None, session_rederivation, thread)
+    return _verify_read(
+        body,
+        where,
+        reading,
+        options,
+        None,
+        session_rederivation,
+        thread,
+        view=_view(reading, read, view),
+    )
 
 
 def cut_short(body: bytes) -> str | None:
