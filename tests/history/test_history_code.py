@@ -110,6 +110,41 @@ def test_a_trigger_added_after_the_file_was_opened_is_refused_by_the_commit(
     assert sqlite3.connect(state).execute("SELECT count(*) FROM runs").fetchone() == (1,)
 
 
+@pytest.mark.parametrize(
+    ("made", "named"),
+    [
+        (
+            "CREATE TRIGGER ran AFTER INSERT ON runs BEGIN SELECT RAISE(ABORT, 'trigger ran'); END",
+            "trigger 'ran' on runs",
+        ),
+        ("CREATE VIEW spin AS SELECT * FROM runs", "view 'spin'"),
+        ("CREATE TABLE extra (x INTEGER)", "table 'extra' is not in the schema"),
+    ],
+)
+def test_code_added_between_two_commits_on_one_connection_is_refused_by_the_second(
+    made: str, named: str, tmp_path: Path
+) -> None:
+    """A process that commits again and again (``verify --follow``) still checks every commit.
+
+    The first commit's check passed on this connection; the object made after it moves the
+    schema cookie, so the next commit reads ``sqlite_master`` again and refuses the file.
+    """
+    state = _state(tmp_path / "s.sqlite", "")
+    store = HistoryStore(state)
+    try:
+        store.commit()
+        store.commit()  # nothing changed since: the check passes again
+        db = sqlite3.connect(state, isolation_level=None)
+        db.execute(made)
+        db.close()
+        with pytest.raises(HistoryError, match=named) as caught:
+            store.commit()
+        assert "trigger ran" not in str(caught.value)
+    finally:
+        store.close()
+    assert sqlite3.connect(state).execute("SELECT count(*) FROM runs").fetchone() == (3,)
+
+
 def test_a_table_swapped_for_a_view_before_the_lock_is_refused_under_it(tmp_path: Path) -> None:
     """The run's reads under the lock are of a file checked under the lock."""
     state = _state(tmp_path / "s.sqlite", "")

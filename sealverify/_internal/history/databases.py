@@ -15,8 +15,10 @@ The file is untrusted input, and SQLite runs code a file declares: a trigger fir
 insert, a view runs its query when read. The store refuses a file holding any trigger, view,
 table or index the schema does not make, or a table declared otherwise than the schema, before
 it reads a row and again under the run's write lock (where nothing can change the schema
-under it); every connection also turns ``trusted_schema`` off and runs each statement under a
-time budget (:data:`STATEMENT_SECONDS`), so anything left still ends.
+under it; a process that commits again and again on one connection, as ``verify --follow``
+does, reads the schema again only when SQLite's schema cookie has moved); every connection
+also turns ``trusted_schema`` off and runs each statement under a time budget
+(:data:`STATEMENT_SECONDS`), so anything left still ends.
 """
 
 from __future__ import annotations
@@ -119,6 +121,9 @@ class SqliteDatabase:
         self._file: sqlite3.Connection | None = None
         self._locked = False
         self._folder_lock: int | None = None  # held while this run may create the file
+        # The (version, schema cookie) of the file at the last check that passed under its
+        # write lock, on ``_file``: a commit that finds both unchanged has nothing new to check.
+        self._checked: tuple[int, int] | None = None
         try:
             if path.exists():
                 self._open_file()
@@ -132,6 +137,7 @@ class SqliteDatabase:
         """Read from the existing file, or from a migrated copy (the commit migrates the file)."""
         try:
             self._file = _connect(str(self.path))
+            self._checked = None
             version = self._version(self._file)
             _check_objects(self._file, self.path, self._migrations[:version])
             if version == len(self._migrations):
@@ -196,10 +202,24 @@ class SqliteDatabase:
             self._recheck(self._file)  # what the run reads under the lock was checked under it
 
     def _recheck(self, db: sqlite3.Connection) -> int:
-        """The file's objects checked again (``sqlite_master`` only); its schema version."""
+        """The file's objects checked again (``sqlite_master`` only); its schema version.
+
+        On the file's own connection, a commit after the first reads ``sqlite_master`` again
+        only when the file's schema cookie (``PRAGMA schema_version``, which SQLite raises on
+        every change to the schema: https://sqlite.org/pragma.html#pragma_schema_version)
+        has moved since the last check passed: a trigger or view made while this process
+        holds the file is refused at its next commit. An edit of ``sqlite_master`` that keeps
+        the cookie (``writable_schema``) does not reach this connection's schema, which SQLite
+        reloads when the cookie moves, and is refused by the next open's full check.
+        """
         version = self._version(db)
+        cookie = (version, int(db.execute("PRAGMA schema_version").fetchone()[0]))
+        if db is self._file and cookie == self._checked:
+            return version
         _check_objects(db, self.path, self._migrations[:version])
         _check_declarations(db, self.path, self._migrations[:version])
+        if db is self._file:
+            self._checked = cookie
         return version
 
     def _unlock_folder(self) -> None:
