@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from sealverify._internal.primitives.identities import sort_keys
 from sealverify._internal.wire import serdejson
 from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_text, uint_value
 
@@ -58,11 +57,11 @@ def _identity(doc: dict[str, JsonValue]) -> str:
     Those two members are all that the host's in-place re-signing changes.
     """
     rest = {k: v for k, v in doc.items() if k not in ("signature", "release_status")}
-    try:
-        text = serdejson.compact(sort_keys(rest))
+    try:  # the text of compacting identities.sort_keys(rest), without the sorted copy
+        data = serdejson.compact_bytes(rest, sort_keys=True)
     except ValueError:
-        text = repr(sorted(rest))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        data = repr(sorted(rest)).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
 
 
 def receipt_facts(
