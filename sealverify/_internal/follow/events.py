@@ -11,6 +11,7 @@ store's record exactly once.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +37,7 @@ class Event:
     finding: str | None  # a finding's check id
 
 
+@functools.lru_cache(maxsize=1)  # every event of a step carries the step's one time
 def stamp(when: float) -> str:
     """``when`` (seconds since the epoch) as RFC 3339 UTC with milliseconds."""
     moment = datetime.fromtimestamp(when, UTC)
