@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -573,3 +574,42 @@ def test_a_postgresql_store_fails_both_halves_of_a_contested_operation(
     assert again == [f"{log}:1", f"{log}:2"]
     assert {s: o for (_, s), (o, _) in judged.items()} == batch_outcomes(str(log))
     assert sorted(n for _, n in judged.values()) == [1, 1, 1]
+
+
+def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follower's strict reading of a session receipt is the one the verifier checks.
+
+    Counted where either reads a receipt's bytes strictly: the verifier's
+    ``read_document`` and the session pass's own parse; each receipt is read once.
+    """
+    from sealverify._internal.follow import judge
+    from sealverify._internal.receipts import families, verify
+    from sealverify._internal.wire import strictjson
+
+    lines = [session_call(3, 1, 1), session_call(4, 1, 1), session_call(4, 2, 2)]
+    reads: list[bytes] = []
+
+    def counted(read: Callable[..., object]) -> Callable[..., object]:
+        def wrapper(data: bytes, *rest: object) -> object:
+            reads.append(data.rstrip(b"\r\n"))
+            return read(data, *rest)
+
+        return wrapper
+
+    for module, name, read in (
+        (verify, "read_document", families.read_document),
+        (judge, "read_document", families.read_document),
+        (judge, "parse_bytes", strictjson.parse_bytes),
+    ):
+        monkeypatch.setattr(module, name, counted(read), raising=False)
+    log, folder = tmp_path / "r.jsonl", tmp_path / "receipts"
+    folder.mkdir()
+    follower = _follower(tmp_path, logs=(str(log),), folders=(str(folder),))
+    append(log, b"\n".join(lines[:2]) + b"\n")
+    assert list(_subjects(_events(follower)).values()) == ["VERIFIED", "VERIFIED"]
+    (folder / "a.json").write_bytes(lines[2])
+    assert len(_subjects(_events(follower))) == 1
+    follower.close()
+    assert sorted(reads) == sorted(lines)
