@@ -222,3 +222,21 @@ def test_frame_writes_each_frame_as_it_comes(tmp_path: Path) -> None:
         assert code == 1  # an empty object is no JSON-RPC request: every frame refused
         assert peak < 4 * MIB, f"{peak / MIB:.0f} MiB for 2,000 frames ({fmt})"
         assert out.read_text().count("stream.bin#1999") == 1
+
+
+def test_lint_holds_a_paragraph_not_the_document(tmp_path: Path) -> None:
+    """lint held the whole document (about 4.7 bytes of memory a byte) and every finding."""
+    paragraph = b"The traceparent value is inert.\n\nPlain words about nothing at all.\n \n"
+    peaks = []
+    for times in (MIB // len(paragraph), 4 * MIB // len(paragraph)):
+        note = tmp_path / f"note-{times}.md"
+        note.write_bytes(b"# Notes\n\n" + paragraph * times)
+        out = tmp_path / "o.json"
+        code, peak = _peak(["lint", str(note), "--format", "json", "--output", str(out)])
+        assert code == 1
+        report = out.read_text()
+        assert f'"violations": {times}' in report and f'"line {9 + 4 * (times - 1)}"' not in report
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 1.5 * small, f"{small} then {large} bytes for a document four times longer"
+    assert small < 4 * MIB, f"{small / MIB:.1f} MiB for a 1 MiB document"

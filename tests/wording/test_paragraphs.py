@@ -9,6 +9,8 @@ words a match can carry across a blank line.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -72,6 +74,16 @@ split_sentences = st.lists(
     max_size=4,
 ).map("".join)
 
+
+def by_paragraphs(
+    text: str, rules: wording.RuleSet, markdown: bool, lines: int = 1, keep: int = sys.maxsize
+) -> wording.Findings:
+    """``lint_lines`` given ``lines`` lines a chunk, cutting wherever it may (a window of 1)."""
+    each = list(cut.text_lines(text))
+    chunks = ("".join(each[i : i + lines]) for i in range(0, len(each), lines))
+    return wording.lint_lines(chunks, rules, markdown=markdown, keep=keep, window=1)
+
+
 rule_sets = st.sampled_from(
     [
         wording.DEFAULT_RULES,
@@ -86,24 +98,23 @@ rule_sets = st.sampled_from(
 )
 
 
-@given(texts, rule_sets, st.booleans())
+@given(texts, rule_sets, st.booleans(), st.integers(1, 4))
 @settings(max_examples=800, deadline=None)
 def test_paragraph_at_a_time_equals_the_whole_text(
-    text: str, rules: wording.RuleSet, markdown: bool
+    text: str, rules: wording.RuleSet, markdown: bool, lines: int
 ) -> None:
-    assert wording.lint_text(text, rules, markdown=markdown) == reference.lint_text(
-        text, rules, markdown=markdown
-    )
+    expected = reference.lint_text(text, rules, markdown=markdown)
+    assert list(by_paragraphs(text, rules, markdown, lines)) == expected
+    assert wording.lint_text(text, rules, markdown=markdown) == expected
 
 
-@given(split_sentences, rule_sets, st.booleans())
+@given(split_sentences, rule_sets, st.booleans(), st.integers(1, 4))
 @settings(max_examples=400, deadline=None)
 def test_matches_across_blank_lines_are_found_as_in_the_whole_text(
-    text: str, rules: wording.RuleSet, markdown: bool
+    text: str, rules: wording.RuleSet, markdown: bool, lines: int
 ) -> None:
-    assert wording.lint_text(text, rules, markdown=markdown) == reference.lint_text(
-        text, rules, markdown=markdown
-    )
+    expected = reference.lint_text(text, rules, markdown=markdown)
+    assert list(by_paragraphs(text, rules, markdown, lines)) == expected
 
 
 @given(texts, rule_sets, st.booleans(), st.integers(1, 3))
@@ -112,8 +123,7 @@ def test_kept_findings_are_those_the_whole_list_keeps(
     text: str, rules: wording.RuleSet, markdown: bool, keep: int
 ) -> None:
     whole = Findings(reference.lint_text(text, rules, markdown=markdown), keep=keep)
-    lines = cut.text_lines(text)
-    held = wording.lint_lines(lines, rules, markdown=markdown, keep=keep)
+    held = by_paragraphs(text, rules, markdown, keep=keep)
     assert held.checks() == whole.checks()
     assert held.counts == whole.counts
 
@@ -133,37 +143,39 @@ def test_a_match_across_blank_lines_holds_the_paragraphs_together(text: str, rul
     # Cut at every blank line, these matches would be lost: the paragraphs are held together.
     rules = wording.RuleSet(phrases=(wording.ExtraPhrase("house.a", "semantically inert", "r"),))
     expected = reference.lint_text(text, rules)
-    assert expected and wording.lint_text(text, rules) == expected
+    assert expected and list(by_paragraphs(text, rules, True)) == expected
     assert rule in {c.id for c in expected}
-    assert len(list(cut.paragraphs(cut.text_lines(text), lambda words: False))) > 1
+    assert len(list(cut.paragraphs(cut.text_lines(text), lambda words: False, 1))) > 1
 
 
 def test_paragraphs_end_at_blank_lines_and_keep_line_numbers() -> None:
     text = "\n\na b\nc\n \nd\n\t\n\ne\n"
-    got = list(cut.paragraphs(cut.text_lines(text), lambda words: False))
-    assert got == [("\n\na b\nc\n \n", 1), ("d\n\t\n\n", 6), ("e\n", 9)]
+    got = list(cut.paragraphs(cut.text_lines(text), lambda words: False, 1))
+    assert got == [("\n\n", 1), ("a b\nc\n \n", 3), ("d\n\t\n\n", 6), ("e\n", 9)]
+    assert list(cut.paragraphs([text], lambda words: False, 1)) == [(text[:15], 1), ("e\n", 9)]
     assert "".join(body for body, _ in got) == text
 
 
 def test_the_last_words_reach_back_over_lines_and_long_lines() -> None:
     seen: list[list[str]] = []
     text = "x " * 5000 + "a b\nc\nd e f g\n\nnext\n"
-    list(cut.paragraphs(cut.text_lines(text), lambda words: bool(seen.append(words))))
+    list(cut.paragraphs(cut.text_lines(text), lambda words: bool(seen.append(words)), 1))
     assert seen == [["b", "c", "d", "e", "f", "g"]]
 
 
 def test_fences_are_blanked_as_in_the_whole_text() -> None:
     text = "a\n```\ninert key\r\n~~~ x\n```\nb\rc\u2028```\nd\n"
-    blanked = "".join(cut.blanked_lines(cut.text_lines(text), True))
-    assert blanked == wording._blank_code_fences(text)
+    for lines in (cut.text_lines(text), [text], ["a\n", text[2:]]):
+        assert "".join(cut.blanked_lines(lines, True)) == wording._blank_code_fences(text)
 
 
 def test_a_subject_read_by_lines_equals_one_read_whole() -> None:
-    data = ("The traceparent value is inert.\n\n" * 150).encode()
-    lines = cut.text_lines(data.decode())
-    by_lines = lint_subject("n.md", (line.encode() for line in lines))
+    data = ("The traceparent value is inert.\n\n" * 3000).encode()
+    pieces = [data[i : i + 7] for i in range(0, len(data), 7)]  # cut anywhere, not at lines
+    by_lines = lint_subject("n.md", iter(pieces))
     assert by_lines == lint_subject("n.md", data)
-    assert by_lines.facts["violations"] == 150
+    assert by_lines.facts["violations"] == 3000
+    assert by_lines.checks[99].location == "line 199"
 
 
 @pytest.mark.parametrize("data", [b"ok\n\xe2\n", b"ok\n\xff", b"ok\n\xe2\x82"])
@@ -175,3 +187,13 @@ def test_a_text_not_utf8_is_refused_as_when_read_whole(data: bytes) -> None:
     with pytest.raises(InputError) as by_lines:
         lint_subject("n.txt", iter(data.splitlines(keepends=True)))
     assert str(by_lines.value) == str(whole.value)
+
+
+def test_the_last_cut_is_looked_for_further_back_when_the_nearest_join() -> None:
+    # Every run of blank lines near the end follows "not": the cut is found 12 kB back.
+    text = "a key\n\nb\n\n" + "The _meta key is not\n\n" * 600 + "present in its identity.\n"
+    joins = wording._joins(wording.DEFAULT_RULES)
+    assert list(cut.paragraphs([text], joins, 1)) == [(text[:10], 1), (text[10:], 5)]
+    expected = reference.lint_text(text)
+    assert [c.location for c in expected] == ["line 1203"]
+    assert list(by_paragraphs(text, wording.DEFAULT_RULES, True, lines=10_000)) == expected

@@ -72,7 +72,7 @@ def _read(path: Path) -> bytes:
 
 
 def _lines(path: Path) -> Iterator[bytes]:
-    """The file's lines, read a block at a time under --max-input-bytes: one line held.
+    """The file in blocks of whole lines, read under --max-input-bytes: one block held.
 
     A regular file past the cap is refused by its size first, as :func:`_read` refuses it.
     """
@@ -83,18 +83,16 @@ def _lines(path: Path) -> Iterator[bytes]:
     if stat.S_ISREG(info.st_mode) and info.st_size > max_input_bytes():
         raise too_large(str(path))
     with CappedFile(path, str(path), None) as file:
-        parts: list[bytes] = []  # the line being read, in the pieces its blocks brought
+        rest: list[bytes] = []  # the line being read, in the pieces its blocks brought
         while block := file.read(_BLOCK):
-            start = 0
-            while (end := block.find(b"\n", start)) >= 0:
-                yield (
-                    b"".join([*parts, block[start : end + 1]]) if parts else block[start : end + 1]
-                )
-                parts, start = [], end + 1
-            if start < len(block):
-                parts.append(block[start:])
-        if parts:
-            yield b"".join(parts)
+            cut = block.rfind(b"\n") + 1
+            if cut:
+                yield b"".join([*rest, block[:cut]]) if rest else block[:cut]
+                rest = []
+            if cut < len(block):
+                rest.append(block[cut:])
+        if rest:
+            yield b"".join(rest)
 
 
 @click.command(epilog=examples("sealverify lint fixtures/lint"))

@@ -38,6 +38,7 @@ parse_rules = wording.parse_rules
 VOCABULARY = Vocabulary(passed=Outcome.CLEAN, failed=Outcome.VIOLATIONS)
 # What a directory is searched for; a file named explicitly is linted whatever its suffix.
 LINTED_SUFFIXES = (".md", ".markdown", ".txt", ".json")
+_BLOCK = 1 << 16  # bytes of a text given on at a time
 
 
 def _checks(
@@ -61,22 +62,28 @@ def _checks(
 
 
 def _byte_lines(data: bytes) -> Iterator[bytes]:
+    """``data`` in blocks of whole lines (the last maybe without its line feed)."""
     start = 0
-    while (end := data.find(b"\n", start)) >= 0:
-        yield data[start : end + 1]
-        start = end + 1
-    if start < len(data):
-        yield data[start:]
+    while start < len(data):
+        end = data.find(b"\n", start + _BLOCK) + 1 or len(data)
+        yield data[start:end]
+        start = end
 
 
-def _decoded(lines: Iterable[bytes]) -> Iterator[str]:
-    """Each line decoded as UTF-8 (a line ends with a line feed, so no character is cut)."""
+def _decoded(chunks: Iterable[bytes]) -> Iterator[str]:
+    """``chunks`` decoded as UTF-8, given on in pieces of whole lines (a chunk cut anywhere)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    for line in lines:
-        if text := decoder.decode(line):
-            yield text
-    if text := decoder.decode(b"", True):  # a cut sequence at the end raises here
-        yield text
+    rest: list[str] = []  # the line being read, in the pieces its chunks brought
+    for chunk in chunks:
+        text = decoder.decode(chunk)
+        cut = text.rfind("\n") + 1
+        if cut:
+            yield "".join([*rest, text[:cut]]) if rest else text[:cut]
+            rest = []
+        if cut < len(text):
+            rest.append(text[cut:])
+    rest.append(decoder.decode(b"", True))  # a cut sequence at the end raises here
+    yield "".join(rest)
 
 
 def lint_subject(

@@ -14,7 +14,7 @@ from sealverify._internal.results.model import Check, fail, passed
 from sealverify._internal.results.repeats import KEEP, Findings
 from sealverify._internal.wire import spelling
 from sealverify._internal.wire.strictjson import JsonNumber
-from sealverify._internal.wording.paragraphs import blanked_lines, paragraphs, text_lines
+from sealverify._internal.wording.paragraphs import WINDOW, blanked_lines, paragraphs
 from sealverify._internal.wording.sentences import Sentence, Sentences, last_words, lines_of
 from sealverify.errors import InputFileError
 
@@ -318,27 +318,33 @@ def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = Tru
     "not present" only when said of an identity, commitment or target. A phrase inside
     quotation marks is a mention, never a violation. Fenced code blocks are skipped.
     """
-    return list(lint_lines(text_lines(text), rules, markdown=markdown, keep=sys.maxsize))
+    return list(lint_lines((text,), rules, markdown=markdown, keep=sys.maxsize))
 
 
 def lint_lines(
-    lines: Iterable[str], rules: RuleSet = DEFAULT_RULES, *, markdown: bool = True, keep: int = KEEP
+    chunks: Iterable[str],
+    rules: RuleSet = DEFAULT_RULES,
+    *,
+    markdown: bool = True,
+    keep: int = KEEP,
+    window: int = WINDOW,
 ) -> Findings:
-    """:func:`lint_text` of the text ``lines`` make, one paragraph held at a time.
+    """:func:`lint_text` of the text ``chunks`` make, held a window of paragraphs at a time.
 
-    ``lines`` end with their line feeds. The findings are :func:`lint_text`'s, in its order
-    (each rule's in turn), with the first ``keep`` of each rule kept and the rest counted:
-    what is held is one paragraph (wording/paragraphs.py) and ``keep`` findings per rule.
+    Each chunk holds whole lines (ends with a line feed; the last may not). The findings are
+    :func:`lint_text`'s, in its order (each rule's in turn), with the first ``keep`` of each
+    rule kept and the rest counted. What is held is about ``window`` characters, the
+    paragraph they end in and one chunk (wording/paragraphs.py), and ``keep`` findings a rule.
     """
     phrases = _phrase_patterns(rules)
     groups = [Findings(keep=keep) for _ in range(len(phrases) + 1)]
-    for body, first in paragraphs(blanked_lines(lines, markdown), _joins(rules)):
+    for body, first in paragraphs(blanked_lines(chunks, markdown), _joins(rules), window):
         sentences = Sentences(body)
         found = [list(_pattern_hits(body, phrase, sentences, True)) for phrase in phrases]
         found.append(list(_not_present_hits(body, rules, sentences, carried=None, receipt=False)))
-        lines = lines_of(body, [h.offset for hits in found for h in hits])
+        at = lines_of(body, [h.offset for hits in found for h in hits])
         for group, hits in zip(groups, found, strict=True):
-            group.extend(_to_checks((h, f"line {lines[h.offset] + first - 1}") for h in hits))
+            group.extend(_to_checks((h, f"line {at[h.offset] + first - 1}") for h in hits))
     findings = Findings(keep=keep)
     for group in groups:  # each rule's first ``keep`` kept, in order; the rest counted
         findings.extend(group)
