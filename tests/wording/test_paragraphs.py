@@ -50,8 +50,10 @@ FRAGMENTS = [
     "\u2028",
     "\x0c",
 ]
-# Blank lines of every kind (spaces, tabs, CR, form feeds), often, beside the usual gaps.
+# Blank lines of every kind (spaces, tabs, CR, form feeds), often, beside the usual gaps, and
+# line ends after a sentence end (a window is cut there too).
 GAPS = [" ", "\n", "\n\n", "\n \n", "\n\t\n  ", "\r\n\r\n", "\n\x0c\n", "\n\n\n", ". ", ", "]
+GAPS += [".\n", ",\n", "!) \n", '."\r\n', "?\n- ", ".\t\n"]  # a sentence ends at a line's end
 
 texts = st.lists(st.tuples(st.sampled_from(FRAGMENTS), st.sampled_from(GAPS)), max_size=24).map(
     lambda parts: "".join(fragment + gap for fragment, gap in parts)
@@ -197,3 +199,10 @@ def test_the_last_cut_is_looked_for_further_back_when_the_nearest_join() -> None
     expected = reference.lint_text(text)
     assert [c.location for c in expected] == ["line 1203"]
     assert list(by_paragraphs(text, wording.DEFAULT_RULES, True, lines=10_000)) == expected
+
+
+def test_a_line_that_ends_a_sentence_is_a_place_to_cut() -> None:
+    text = "One sentence.\nTwo, and\nthree!) \nfour\n"
+    got = list(cut.paragraphs(cut.text_lines(text), lambda words: False, 1))
+    assert got == [("One sentence.\n", 1), ("Two, and\nthree!) \n", 2), ("four\n", 4)]
+    assert list(cut.paragraphs([text], lambda words: False, 1)) == [(text[:-5], 1), ("four\n", 4)]

@@ -1,17 +1,20 @@
-"""A text cut into paragraphs as it is read, so ``lint`` holds a window of them, not the text.
+"""A text cut into windows as it is read, so ``lint`` holds a window of it, not the text.
 
 The wording rules judge a hit by its sentence, and a sentence ends at a blank line (a line of
 whitespace only): :data:`~sealverify._internal.wording.sentences.SENTENCE_END`'s ``\\n\\s*\\n``
-ends right after the last line feed of the blank lines, where the next paragraph starts.
-So the sentence scan of the whole text is, from there on, the scan of what follows alone;
-the text cut there is judged a piece at a time and gives the hits the whole text gives, at
-the same lines. What can still read across a blank line is a regular expression's ``\\s+``:
-a phrase of several words, "not present", or the identity object after it, broken by blank
-lines. A cut after words that could begin such a match is not made (``joins``).
+ends right after the last line feed of the blank lines, where the next paragraph starts. It
+also ends at a ``.``, ``!`` or ``?`` (and closing marks) before a line end, and the next
+sentence differs from the text after that line end only by the whitespace it starts with,
+which changes no answer (the excerpt folds it; a clause break it makes, before a leading
+"and", only leaves out a word that is no negation). So the sentence scan of the whole text is, from such a line start on,
+the scan of what follows alone: the text cut there is judged a piece at a time and gives the
+hits the whole text gives, at the same lines. What can still read across a line end is a
+regular expression's ``\\s+``: a phrase of several words, "not present", or the identity
+object after it. A cut after words that could begin such a match is not made (``joins``).
 
 The text comes as chunks of whole lines (each ends with a line feed, the last maybe not); a
 window is cut once it holds :data:`WINDOW` characters, at the last cut its newest chunk
-allows, so what is held is a window, the paragraph it ends in and one chunk.
+allows, so what is held is a window, the stretch it ends in and one chunk.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ __all__ = ["TAIL_WORDS", "WINDOW", "blanked_lines", "paragraphs", "text_lines"]
 # object after it (a preposition, an article and up to three words) fit in six.
 TAIL_WORDS = 6
 WINDOW = 1 << 16  # characters held before a cut is looked for
-# Blank lines, after a line feed and before a line that is not blank: a cut at its end.
-_BLANK_RUN = re.compile(r"\n(?:[^\S\n]*\n)+(?=[^\S\n]*\S)")
+# Where a line that is not blank starts after blank lines, or after a line that ends with a
+# sentence end (`SENTENCE_END`'s first alternative, then spaces): a cut at the match's end.
+_CUT = re.compile(r"(?:\n(?:[^\S\n]*\n)+|[.!?][\"'”’)\]]*[^\S\n]*\n)(?=[^\S\n]*\S)")
+_SENTENCE_ENDS = re.compile(r"[.!?][\"'”’)\]]*[^\S\n]*\n\Z")
 _FENCES = ("```", "~~~")
 
 
@@ -100,16 +105,18 @@ def paragraphs(
 
 
 def _lead(chunk: str, before: str) -> str:
-    """What the text ends with, after ``chunk``: a line feed and a blank line, one, or none.
+    """What of the text, after ``chunk``, a cut just after it may need to be seen (``_CUT``).
 
-    Only line feeds and blank lines count: a run of blank lines is cut at its end if it holds
-    two line feeds, so the region a cut is looked for in starts with this much of ``held``.
+    A line feed after a blank line after a line feed; a sentence end and its line feed; or
+    a line feed (none when the text does not end with one).
     """
     if not chunk.endswith("\n"):
         return ""
     start = chunk.rfind("\n", 0, len(chunk) - 1)
     if chunk[start + 1 :].isspace() and (start >= 0 or before):
         return "\n\n"
+    if _SENTENCE_ENDS.search(chunk, max(start + 1, len(chunk) - 256)):
+        return ".\n"  # as far as ``_CUT`` reads back: the closers and spaces are not needed
     return "\n"
 
 
@@ -119,9 +126,9 @@ def _last_cut(held: list[str], lead: str, chunk: str, joins: Callable[[list[str]
     width = 4096  # the runs are looked for near the end first: the last one is wanted
     while True:
         low = max(0, len(region) - width)
-        runs = [(m.start(), m.end()) for m in _BLANK_RUN.finditer(region, low)]
-        for start, end in reversed(runs):  # a run cut by ``low`` ends where the whole run does
-            words = _tail(region, start)
+        runs = [m.end() for m in _CUT.finditer(region, low)]
+        for end in reversed(runs):  # a run cut by ``low`` ends where the whole run does
+            words = _tail(chunk, end - len(lead))  # the words before the cut, whole
             for part in reversed(held):
                 if len(words) >= TAIL_WORDS:
                     break
