@@ -6,11 +6,12 @@ ends right after the last line feed of the blank lines, where the next paragraph
 also ends at a ``.``, ``!`` or ``?`` (and closing marks) before a line end, and the next
 sentence differs from the text after that line end only by the whitespace it starts with,
 which changes no answer (the excerpt folds it; a clause break it makes, before a leading
-"and", only leaves out a word that is no negation). So the sentence scan of the whole text is, from such a line start on,
-the scan of what follows alone: the text cut there is judged a piece at a time and gives the
-hits the whole text gives, at the same lines. What can still read across a line end is a
-regular expression's ``\\s+``: a phrase of several words, "not present", or the identity
-object after it. A cut after words that could begin such a match is not made (``joins``).
+"and", only leaves out a word that is no negation). So the sentence scan of the whole text
+is, from such a line start on, the scan of what follows alone: the text cut there is judged a
+piece at a time and gives the hits the whole text gives, at the same lines. What can still
+read across a line end is a regular expression's ``\\s+``: a phrase of several words, "not
+present", or the identity object after it. A cut after words that could begin such a match
+is not made (``joins``).
 
 The text comes as chunks of whole lines (each ends with a line feed, the last maybe not); a
 window is cut once it holds :data:`WINDOW` characters, at the last cut its newest chunk
