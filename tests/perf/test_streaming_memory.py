@@ -222,3 +222,22 @@ def test_frame_writes_each_frame_as_it_comes(tmp_path: Path) -> None:
         assert code == 1  # an empty object is no JSON-RPC request: every frame refused
         assert peak < 4 * MIB, f"{peak / MIB:.0f} MiB for 2,000 frames ({fmt})"
         assert out.read_text().count("stream.bin#1999") == 1
+
+
+def test_lint_holds_a_paragraph_not_the_document(tmp_path: Path) -> None:
+    """lint held the whole document (about 4.7 bytes of memory a byte) and every finding."""
+    paragraph = b"The traceparent value is inert.\n\nPlain words about nothing at all.\n \n"
+    peaks = []
+    for times in (MIB // 2 // len(paragraph), 2 * MIB // len(paragraph)):
+        note = tmp_path / f"note-{times}.md"
+        note.write_bytes(b"# Notes\n\n" + paragraph * times)
+        out = tmp_path / "o.json"
+        code, peak = _peak(["lint", str(note), "--format", "json", "--output", str(out)])
+        assert code == 1
+        report = out.read_text()
+        assert f'"violations": {times}' in report and '"line 3"' in report  # the first hit
+        assert f'"line {9 + 4 * (times - 1)}"' not in report  # the last: counted, not listed
+        peaks.append(peak)
+    small, large = peaks  # the document and every finding held: 18 then 71 MiB
+    assert large < 1.5 * small, f"{small} then {large} bytes for a document four times longer"
+    assert large < 8 * MIB, f"{large / MIB:.1f} MiB for a 2 MiB document"

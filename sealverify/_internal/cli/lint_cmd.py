@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import errno
 import re
+import stat
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import click
 
@@ -29,12 +30,14 @@ from sealverify._internal.cli.common import (
 from sealverify._internal.cli.helptext import examples
 from sealverify._internal.cli.spooled import SubjectSpool
 from sealverify._internal.reports.filenames import report_name
+from sealverify._internal.run.reading import CappedFile, max_input_bytes, too_large
 from sealverify._internal.run.refused import InputRefused, SourceUnreadable
 from sealverify._internal.run.walk import glob_matches, walk_tree
 
 __all__ = ["COMMANDS", "lint"]
 
 _GLOB = re.compile(r"[*?\[]")
+_BLOCK = 1 << 16  # bytes read at a time from a text
 
 
 def _expand(paths: tuple[str, ...]) -> Iterator[Path]:
@@ -66,6 +69,30 @@ def _read(path: Path) -> bytes:
         return read_file(path)  # held to --max-input-bytes
     except OSError as exc:
         raise SourceUnreadable.of(path, exc) from None
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    """The file in blocks of whole lines, read under --max-input-bytes: one block held.
+
+    A regular file past the cap is refused by its size first, as :func:`_read` refuses it.
+    """
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise SourceUnreadable.of(path, exc) from None
+    if stat.S_ISREG(info.st_mode) and info.st_size > max_input_bytes():
+        raise too_large(str(path))
+    with CappedFile(path, str(path), None) as file:
+        rest: list[bytes] = []  # the line being read, in the pieces its blocks brought
+        while block := file.read(_BLOCK):
+            cut = block.rfind(b"\n") + 1
+            if cut:
+                yield b"".join([*rest, block[:cut]]) if rest else block[:cut]
+                rest = []
+            if cut < len(block):
+                rest.append(block[cut:])
+        if rest:
+            yield b"".join(rest)
 
 
 @click.command(epilog=examples("sealverify lint fixtures/lint"))
@@ -100,7 +127,10 @@ def lint(paths: tuple[str, ...], rules_path: Path | None, fmt: str, output: Path
     tally = LintTally()
     for path in _expand(paths):
         # a name that is not UTF-8 shown escaped; an input refused raises its InputError
-        subject = lint_subject(report_name(path), _read(path), rules, where=str(path))
+        name = report_name(path)
+        # a receipt is read whole; a text a line at a time, held a paragraph at a time
+        data = _read(path) if PurePosixPath(name).suffix == ".json" else _lines(path)
+        subject = lint_subject(name, data, rules, where=str(path))
         spool.add(tally.add(subject))
     if not tally.files:  # nothing linted is no pass: as verify with no receipt
         raise InputRefused("no files to lint (*.md, *.markdown, *.txt, *.json): " + " ".join(paths))

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sealverify._internal import fastpath
 from sealverify._internal.mcp import keytable as metakeys
 from sealverify._internal.results.model import Check, fail, passed
+from sealverify._internal.results.repeats import KEEP, Findings
 from sealverify._internal.wire import spelling
 from sealverify._internal.wire.strictjson import JsonNumber
+from sealverify._internal.wording.paragraphs import WINDOW, blanked_lines, paragraphs
 from sealverify._internal.wording.sentences import Sentence, Sentences, last_words, lines_of
 from sealverify.errors import InputFileError
 
@@ -20,6 +23,7 @@ __all__ = [
     "RULES",
     "ExtraPhrase",
     "RuleSet",
+    "lint_lines",
     "lint_receipt",
     "lint_text",
     "parse_rules",
@@ -169,14 +173,25 @@ def _phrase_hits(
 ) -> Iterator[_Hit]:
     """``inert`` and the extra phrases: unquoted, not negated, (for documents) about metadata."""
     for rule, reason, pattern in _phrase_patterns(rules):
-        for match in pattern.finditer(text):
-            sentence = sentences.around(match.start(), match.end())
-            at = match.start() - sentence.begin
-            if sentence.quoted(at, at + len(match.group())) or _negated(sentence, at):
-                continue
-            if metadata_only and not sentence.search(_METADATA_CONTEXT):
-                continue
-            yield _Hit(rule, reason, match.start(), sentence.text)
+        yield from _pattern_hits(text, (rule, reason, pattern), sentences, metadata_only)
+
+
+def _pattern_hits(
+    text: str,
+    phrase: tuple[str, str, re.Pattern[str]],
+    sentences: Sentences,
+    metadata_only: bool,
+) -> Iterator[_Hit]:
+    """The hits of one phrase of `_phrase_patterns`, in order."""
+    rule, reason, pattern = phrase
+    for match in pattern.finditer(text):
+        sentence = sentences.around(match.start(), match.end())
+        at = match.start() - sentence.begin
+        if sentence.quoted(at, at + len(match.group())) or _negated(sentence, at):
+            continue
+        if metadata_only and not sentence.search(_METADATA_CONTEXT):
+            continue
+        yield _Hit(rule, reason, match.start(), sentence.text)
 
 
 @fastpath.cache(maxsize=64)  # pure in a frozenset: the same few key sets every receipt
@@ -303,14 +318,69 @@ def lint_text(text: str, rules: RuleSet = DEFAULT_RULES, *, markdown: bool = Tru
     "not present" only when said of an identity, commitment or target. A phrase inside
     quotation marks is a mention, never a violation. Fenced code blocks are skipped.
     """
-    body = _blank_code_fences(text) if markdown else text
-    sentences = Sentences(body)
-    hits = [
-        *_phrase_hits(body, rules, sentences, metadata_only=True),
-        *_not_present_hits(body, rules, sentences, carried=None, receipt=False),
-    ]
-    lines = lines_of(body, [h.offset for h in hits])
-    return _to_checks((h, f"line {lines[h.offset]}") for h in hits)
+    return list(lint_lines((text,), rules, markdown=markdown, keep=sys.maxsize))
+
+
+def lint_lines(
+    chunks: Iterable[str],
+    rules: RuleSet = DEFAULT_RULES,
+    *,
+    markdown: bool = True,
+    keep: int = KEEP,
+    window: int = WINDOW,
+) -> Findings:
+    """:func:`lint_text` of the text ``chunks`` make, held a window of paragraphs at a time.
+
+    Each chunk holds whole lines (ends with a line feed; the last may not). The findings are
+    :func:`lint_text`'s, in its order (each rule's in turn), with the first ``keep`` of each
+    rule kept and the rest counted. What is held is about ``window`` characters, the
+    paragraph they end in and one chunk (wording/paragraphs.py), and ``keep`` findings a rule.
+    """
+    phrases = _phrase_patterns(rules)
+    groups = [Findings(keep=keep) for _ in range(len(phrases) + 1)]
+    for body, first in paragraphs(blanked_lines(chunks, markdown), _joins(rules), window):
+        sentences = Sentences(body)
+        found = [list(_pattern_hits(body, phrase, sentences, True)) for phrase in phrases]
+        found.append(list(_not_present_hits(body, rules, sentences, carried=None, receipt=False)))
+        at = lines_of(body, [h.offset for hits in found for h in hits])
+        for group, hits in zip(groups, found, strict=True):
+            group.extend(_to_checks((h, f"line {at[h.offset] + first - 1}") for h in hits))
+    findings = Findings(keep=keep)
+    for group in groups:  # each rule's first ``keep`` kept, in order; the rest counted
+        findings.extend(group)
+        for key, total in group.counts.items():
+            findings.counts[key] += total - min(total, keep)
+    return findings
+
+
+# The words that end a paragraph and may go on, across blank lines, into a match: a phrase's
+# word before its last, and the negation of "not present" (`_NOT_PRESENT`).
+_NOT_WORDS = ("not", "isn't", "aren't", "wasn't", "weren't")
+_PRESENT = re.compile("present", re.IGNORECASE)
+
+
+@fastpath.cache(maxsize=32)  # keyed by the frozen RuleSet, which compares by value
+def _joins(rules: RuleSet) -> Callable[[list[str]], bool]:
+    """Whether a paragraph ending in these words must be held with the next (paragraphs.py).
+
+    A match that reads across the blank lines holds them in one ``\\s+``, so the word before
+    them ends a phrase's word that is not its last, or a negation; or "present" is one of
+    the last words and the identity object after it may go on. Case as the patterns' (each
+    ``re.IGNORECASE`` compares one character to one, so a suffix is as long as the word).
+    """
+    words = {w for _, phrase, _ in _phrases(rules) for w in phrase.split()[:-1]}
+    words.update(_NOT_WORDS)
+    longest = max(map(len, words))
+    ends = re.compile("(?:" + "|".join(map(re.escape, sorted(words))) + r")\Z", re.IGNORECASE)
+
+    def joins(last: list[str]) -> bool:
+        if not last:
+            return False
+        if ends.search(last[-1][-longest:]):
+            return True
+        return any(_PRESENT.search(word) for word in last)
+
+    return joins
 
 
 _HUMAN_KEYS = frozenset(
