@@ -121,6 +121,24 @@ def test_distinct_values_are_bounded_and_a_spine_signer_counts_as_a_match() -> N
     assert use.notes() == []
 
 
+def test_carry_keeps_every_field_of_the_slim_subject_and_adds_the_pin_facts() -> None:
+    full = Subject("r.json", "VERIFIED", facts={"config_key": "a" * 64, "family": "v3"})
+    check = passed("binding.x", "held")
+    slim = Subject("r.json", "VERIFIED", (check,), {"family": "v3"}, "label", {"time": 1})
+    carried = carry(full, slim)
+    assert carried == Subject(
+        "r.json",
+        "VERIFIED",
+        (check,),
+        {"family": "v3", "config_key": "a" * 64},
+        "label",
+        {"time": 1},
+    )
+    assert carried.display == {"time": 1} and slim.facts == {"family": "v3"}  # slim untouched
+    # nothing to add: the slim subject itself
+    assert carry(Subject("r.json", "FAIL"), slim) is slim
+
+
 def test_an_approver_pin_that_matched_no_token_is_named_with_the_ids_the_tokens_carry() -> None:
     fixtures = ROOT / "fixtures" / "approval"
     args = ["approval", str(fixtures / "tokens.ndjson"), "--frame", str(fixtures / "frame.bin")]

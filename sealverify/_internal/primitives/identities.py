@@ -52,10 +52,14 @@ def sort_keys(value: JsonValue, renumber: bool = False) -> JsonValue:
     With ``renumber``, each number is replaced by the spelling serde gives it after the
     host's extra render-and-reparse of ``_meta`` (``canonical_json`` then ``from_str``).
     """
+    # A text is its own sorted form: kept as is, without a call (most members of a ``_meta``).
     if isinstance(value, dict):
-        return {key: sort_keys(value[key], renumber) for key in sorted(value)}
+        return {
+            key: item if type(item) is str else sort_keys(item, renumber)
+            for key, item in sorted(value.items())  # keys are distinct: items never compared
+        }
     if isinstance(value, list):
-        return [sort_keys(item, renumber) for item in value]
+        return [item if type(item) is str else sort_keys(item, renumber) for item in value]
     if renumber and isinstance(value, JsonNumber):
         return _renumber(value)
     return value

@@ -11,7 +11,6 @@ receipt named a value no pin matched, naming what the receipts carry instead
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -53,7 +52,12 @@ def carry(full: Subject | Check, slim: _Sent) -> _Sent:
     if not (isinstance(full, Subject) and isinstance(slim, Subject)) or full is slim:
         return slim
     facts = _pin_facts(full)
-    return dataclasses.replace(slim, facts={**slim.facts, **facts}) if facts else slim
+    if not facts:
+        return slim
+    # Built field by field: ``dataclasses.replace`` would look every field up again per receipt.
+    return Subject(  # type: ignore[return-value]
+        slim.name, slim.outcome, slim.checks, {**slim.facts, **facts}, slim.label, slim.display
+    )
 
 
 # What a worker sends the parent in place of a result: a subject, a check, or what stopped it.
