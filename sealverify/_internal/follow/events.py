@@ -11,13 +11,13 @@ store's record exactly once.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
+from sealverify._internal import fastpath
 from sealverify._internal.reports.formats.jsonl import finding_line, subject_line
 from sealverify._internal.results.model import Check, Status, Subject
 from sealverify._internal.results.outcomes import Outcome
@@ -37,7 +37,7 @@ class Event:
     finding: str | None  # a finding's check id
 
 
-@functools.lru_cache(maxsize=1)  # every event of a step carries the step's one time
+@fastpath.cache(maxsize=1)  # every event of a step carries the step's one time
 def stamp(when: float) -> str:
     """``when`` (seconds since the epoch) as RFC 3339 UTC with milliseconds."""
     moment = datetime.fromtimestamp(when, UTC)
