@@ -591,6 +591,10 @@ def _many_lines_doc(n: int) -> bytes:
     return b"A line of plain text, one sentence.\n" * n
 
 
+def _blank_lines_doc(n: int) -> bytes:
+    return b"A line of plain text, one sentence.\n" + b"\n" * n
+
+
 def _inventory(data: bytes) -> int:
     return run_cli(["inventory", _write("receipts.jsonl", data), "--format", "json"])
 
@@ -885,6 +889,13 @@ CASES += (
         "lint: many lines",
         "sealverify lint: a document of many short sentences",
         _unit(2000, _many_lines_doc),
+        _lint,
+        _PASS,
+    ),
+    Case(
+        "lint: blank lines",
+        "sealverify lint: one sentence, then a run of blank lines longer than a window",
+        _unit(70000, _blank_lines_doc),
         _lint,
         _PASS,
     ),

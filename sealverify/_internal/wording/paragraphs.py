@@ -124,10 +124,14 @@ def _lead(chunk: str, before: str) -> str:
 def _last_cut(held: list[str], lead: str, chunk: str, joins: Callable[[list[str]], bool]) -> int:
     """The last offset in ``chunk`` where the text may be cut, or -1."""
     region = lead + chunk
+    # Every cut is followed by a character that is not whitespace, so none lies in the
+    # region's trailing whitespace; searching up to its last such character keeps every cut
+    # and never starts a blank-line run that cannot end in one (one per line feed of the run).
+    stop = len(region.rstrip())
     width = 4096  # the runs are looked for near the end first: the last one is wanted
     while True:
         low = max(0, len(region) - width)
-        runs = [m.end() for m in _CUT.finditer(region, low)]
+        runs = [m.end() for m in _CUT.finditer(region, low, stop)]
         for end in reversed(runs):  # a run cut by ``low`` ends where the whole run does
             words = _tail(chunk, end - len(lead))  # the words before the cut, whole
             for part in reversed(held):
