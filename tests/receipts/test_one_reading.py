@@ -16,6 +16,7 @@ import base64
 import binascii
 import dataclasses
 import json
+import pickle
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,6 +30,8 @@ from sealverify._internal import fastpath
 from sealverify._internal.cli.main import cli
 from sealverify._internal.primitives.trust import TrustStore
 from sealverify._internal.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify._internal.run import cluster as clusters
+from sealverify._internal.run import engine, worker_pool
 from sealverify._internal.wire import strictjson
 from sealverify._internal.wire.framing import raw_line
 from sealverify._internal.wire.strictjson import parse_bytes
@@ -150,6 +153,90 @@ def test_the_command_line_reads_a_threaded_session_once_a_receipt(
     parses.clear()
     result = CliRunner().invoke(
         cli, ["verify", str(target), *PIN_ARGS, "--jobs", "1"], catch_exceptions=False
+    )
+    subjects = json.loads(result.stdout)["subjects"]
+    assert [s["outcome"] for s in subjects] == ["VERIFIED"] * 3, result.output
+    reasons = [
+        next(c["reason"] for c in s["checks"] if c["id"] == "replay.decision") for s in subjects
+    ]
+    assert all(order in reason for reason in reasons[1:]), reasons  # threaded
+    assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
+
+
+class _Here:
+    """A worker pool that runs each task in this process, after a worker's round trip.
+
+    A task and the run's settings are pickled and unpickled as a worker's are, then run by
+    what a worker runs (``engine._run_task``), so the counters see the parent's readings and
+    the worker's alike.
+    """
+
+    def __init__(self, settings: engine.Settings) -> None:
+        self.settings = settings
+
+    def __enter__(self) -> _Here:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def apply_async(self, run: object, args: tuple[engine.Task]) -> _Done:
+        task, settings = pickle.loads(pickle.dumps((args[0], self.settings)))
+        return _Done(engine._run_task(task, settings))
+
+
+class _Done:
+    def __init__(self, value: list[engine.Result]) -> None:
+        self.value = value
+
+    def ready(self) -> bool:
+        return True
+
+    def get(self) -> list[engine.Result]:
+        return self.value
+
+
+def _cluster_here(
+    tasks: Iterator[engine.Task], settings: engine.Settings, address: object, size: int
+) -> Iterator[engine.Result]:
+    """A cluster's run in this process: each partition pickled as it is sent, then run."""
+    for part in clusters._partitions(tasks, size):
+        sent, shared = pickle.loads(pickle.dumps((part, settings)))
+        yield from clusters.run_partition(sent, shared, {})
+
+
+@pytest.mark.parametrize("runner", ["jobs", "cluster"])
+@pytest.mark.parametrize("layout", ["log", "files"])
+def test_workers_and_a_cluster_read_a_session_once_a_receipt(
+    tmp_path: Path,
+    layout: str,
+    runner: str,
+    mode: None,
+    counted: tuple[Counter[str], Counter[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under --jobs N and --cluster the session pass runs in the parent and the receipt's
+    # checks in a worker: the pass's reading travels with the task, so neither reads again.
+    monkeypatch.setattr(worker_pool, "worker_pool", lambda n, init, args: _Here(args[0]))
+    monkeypatch.setattr(clusters, "results_on_cluster", _cluster_here)
+    receipts = [_receipt(index) for index in (1, 2, 3)]
+    readings = [_object_a(raw) for raw in receipts]
+    if layout == "log":
+        target = tmp_path / "session.jsonl"
+        target.write_bytes(b"\n".join(receipts) + b"\n")
+        order = "log order"
+    else:
+        target = tmp_path / "session"
+        target.mkdir()
+        for index, raw in enumerate(receipts, start=1):
+            (target / f"{index}.json").write_bytes(raw)
+        order = "the order of the positions its receipts claim"
+    how = ["--jobs", "2"] if runner == "jobs" else ["--cluster", "local:1"]
+    decodes, parses = counted
+    decodes.clear()
+    parses.clear()
+    result = CliRunner().invoke(
+        cli, ["verify", str(target), *PIN_ARGS, *how], catch_exceptions=False
     )
     subjects = json.loads(result.stdout)["subjects"]
     assert [s["outcome"] for s in subjects] == ["VERIFIED"] * 3, result.output

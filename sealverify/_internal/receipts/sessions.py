@@ -24,8 +24,10 @@ from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.kernel.session import StepResult
 from sealverify._internal.kernel.stateless import judged_alone
 from sealverify._internal.kernel.threads import Claim, SessionThread, claim_of, session_of
+from sealverify._internal.receipts.families import ReceiptDocument, read_document
 from sealverify._internal.receipts.rederivation import raw_line_of
 from sealverify._internal.receipts.session_index import SessionIndex
+from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
 __all__ = [
@@ -150,16 +152,26 @@ class SessionRederivation(NamedTuple):
 
     It is handed from the session pass to the task that verifies the receipt, which reads the
     input again (past the hand-over budget, in a worker, on a cluster): the result holds only
-    for the very bytes it was computed from (:meth:`for_bytes`).
+    for the very bytes it was computed from (:meth:`for_bytes`). The session pass's own
+    reading of those bytes and the view it made of it (``receipts/view.py``) may travel with
+    it, so the task verifies with them rather than read the receipt again (:meth:`reading_for`).
     """
 
     sha256: bytes
     result: Rederivation
+    reading: ReceiptDocument | None = None
+    view: ReceiptView | None = None
 
     @classmethod
-    def of(cls, data: bytes, result: Rederivation) -> SessionRederivation:
-        """``result``, computed from ``data``, bound to it."""
-        return cls(hashlib.sha256(data).digest(), result)
+    def of(
+        cls,
+        data: bytes,
+        result: Rederivation,
+        made: tuple[ReceiptDocument, ReceiptView] | None = None,
+    ) -> SessionRederivation:
+        """``result``, computed from ``data``, bound to it (with the reading it was made from)."""
+        digest = hashlib.sha256(data).digest()
+        return cls(digest, result) if made is None else cls(digest, result, *made)
 
     def for_bytes(self, data: bytes) -> Rederivation:
         """The result when ``data`` are the bytes it was made of; else not evaluated, named.
@@ -171,6 +183,32 @@ class SessionRederivation(NamedTuple):
         if hashlib.sha256(data).digest() == self.sha256:
             return self.result
         return Rederivation("not-evaluated", CHANGED)
+
+    def reading_for(self, data: bytes) -> tuple[ReceiptDocument | None, ReceiptView | None]:
+        """The session pass's reading and view, when they are of exactly ``data``; else none."""
+        if self.reading is None or not self.reading.of(data):
+            return None, None
+        return self.reading, self.view
+
+    @property
+    def weight(self) -> int:
+        """About the bytes its reading and view hold (``run/handoff.py``'s charge), or 0."""
+        return 0 if self.reading is None else 5 * len(self.reading.raw)
+
+    def lean(self) -> SessionRederivation:
+        """The result alone, its reading and view let go (the task reads the receipt again)."""
+        return SessionRederivation(self.sha256, self.result)
+
+
+def read_receipt(data: bytes) -> tuple[ReceiptDocument, ReceiptView] | None:
+    """One receipt's reading (:func:`read_document`) and its view, or None when not strict JSON.
+
+    What the session pass threads a receipt from, made once for the receipt's own checks too.
+    """
+    read = read_document(data)
+    if read.document is None:
+        return None
+    return read, read_view(read.document, read.family)
 
 
 def _later(claim: Claim | None) -> bool:
@@ -321,6 +359,7 @@ def session_rederivations_of_log(
     contested: Contested | None = None,
     index: SessionIndex | None = None,
     copies: Callable[[str], bool] | None = None,
+    hand_on: bool = False,
 ) -> Iterator[tuple[int, SessionRederivation]]:
     """:func:`session_rederivations`, each bound to its line's bytes (:class:`SessionRederivation`).
 
@@ -328,7 +367,8 @@ def session_rederivations_of_log(
     not handed the result. Yielded by line number in log order, as the log is read the
     second time, so a caller can hand them on slice by slice and hold none of them for long.
     ``skip``, ``contested``, ``index`` and ``copies`` are :class:`LogSessions`'s (the one that
-    decides).
+    decides). With ``hand_on``, each line of a session is read once (:func:`read_receipt`):
+    the reading and view its session was fed from travel with its result, for its checks.
     """
     log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
     if log.idle:
@@ -337,12 +377,15 @@ def session_rederivations_of_log(
         facts = glance(line)
         if facts is None:
             continue
-        doc = strict_document(line) if facts.session in log.wanted else None
+        made = doc = None
+        if facts.session in log.wanted:
+            made = read_receipt(line[:-1] if line.endswith(b"\r") else line) if hand_on else None
+            doc = strict_document(line) if made is None else made[0].document
         if doc is not None and session_of(doc) != facts.session:
             continue  # read differently by the strict parser: the receipt fails on its own
-        result = log.judged(number, facts, doc, None)
+        result = log.judged(number, facts, doc, None if made is None else made[1].frames)
         if result is not None:
-            yield number, SessionRederivation.of(line, result)
+            yield number, SessionRederivation.of(line, result, made)
 
 
 class LogSessions:

@@ -27,6 +27,7 @@ from sealverify._internal.receipts.sessions import (
     ORDER_OF_POSITIONS,
     Contested,
     FileFact,
+    Reading,
     SessionRederivation,
     Threads,
     feed_file,
@@ -57,13 +58,15 @@ def session_rederivations_spanning(
     read_range: Callable[[str, int, int], bytes],
     raw_lines: Mapping[str, bytes],
     contested: Contested | None = None,
+    reading: Reading | None = None,
 ) -> tuple[dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]]:
     """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
 
     ``files`` are the separate files' facts with each file's place among the inputs; ``logs``
     each log's place, name and lines (each with its byte offset in the log). A file is read
-    again with ``read``, a log line with ``read_range``, in the session's order; each result
-    is bound to the bytes it was made of (:class:`SessionRederivation`).
+    again with ``read`` (its kept reading given by ``reading``, as :func:`feed_file` takes
+    it), a log line with ``read_range``, in the session's order; each result is bound to the
+    bytes it was made of (:class:`SessionRederivation`).
     """
     places: dict[str, list[Place]] = {}
     for source, fact in files:
@@ -88,7 +91,7 @@ def session_rederivations_spanning(
     for members in places.values():
         for place in sorted(members):
             if not place.line:
-                if (bound := feed_file(threads, place.name, read)) is not None:
+                if (bound := feed_file(threads, place.name, read, reading)) is not None:
                     by_file[place.name] = bound
                 continue
             data = read_range(place.name, place.start, place.end)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sealverify._internal.history import facts as history
-from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.receipts import pin_use
 from sealverify._internal.receipts.families import ReceiptDocument
 from sealverify._internal.receipts.session_index import FILES, SessionIndex
@@ -254,6 +253,11 @@ Result = tuple[
     history.ReceiptFacts | None,
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
+# What a log slice carries to its worker of the session pass's readings and views (each
+# charged five times its receipt's bytes, as run/handoff.py charges them): the receipts a
+# session was threaded from are verified from that reading, not read again; beyond it the
+# worker reads them again, so what a task carries stays bounded.
+_SHIP = 4 << 20
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
@@ -271,18 +275,20 @@ def tasks(
     So are the sessions among separate receipt files, in the order their claims give: every
     file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
     task carries its files' results, so workers and cluster tasks need no other task's
-    receipts. A run in one process passes ``keep``: up to that much of what is read here
-    is handed to the tasks (:class:`Handoff`) with the views the session pass made, so
-    those files are read, parsed and decoded once. A run whose tasks are all verified in
-    this process, in order, passes ``in_process``: a log's slices then carry its session
-    pass itself (:class:`LogSessions`), fed by each line's one reading as it is verified;
-    otherwise the pass is made here and its results are handed on slice by slice.
+    receipts. Up to ``keep`` bytes of what is read here are handed to the tasks
+    (:class:`Handoff`) with the readings and views the session pass made, so those files
+    are read, parsed and decoded once: every file, for a run whose tasks are all verified
+    in this process, in order (``in_process``); else the session files only. A run in one
+    process has a log's slices carry its session pass itself (:class:`LogSessions`), fed by
+    each line's one reading as it is verified; otherwise the pass is made here and its
+    results, with the readings they were made from (up to ``_SHIP`` a task), are handed on
+    slice by slice.
     """
     by_file: dict[str, SessionRederivation] = {}
     by_log: dict[str, dict[int, SessionRederivation]] = {}
     spanning: frozenset[str] = frozenset()
     index: SessionIndex | None = None  # the run's sessions, when more than one log's
-    read = Handoff(max_input, keep)
+    read = Handoff(max_input, keep, every=in_process)
     if options is not None and options.rederive:
         listed = list(files)
         names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
@@ -347,8 +353,11 @@ def _threaded_slices(
     for piece in _log_slices(path):
         last = piece.first + _CHUNK
         taken: dict[int, SessionRederivation] = {}
+        room = _SHIP
         while ahead is not None and ahead[0] < last:
-            taken[ahead[0]] = ahead[1]
+            number, bound = ahead
+            room -= bound.weight  # the session pass's readings travel within the task's room
+            taken[number] = bound if room >= 0 else bound.lean()
             ahead = next(threaded, None)
         if spans:
             taken.update(_rows(spans, piece.first))  # threaded across the run's inputs
@@ -445,10 +454,12 @@ def _threaded(
         return iter(())
     lines = functools.partial(_lines, path)
     if index is None:
-        return session_rederivations_of_log(lines, options.raw_lines, index=SessionIndex())
+        return session_rederivations_of_log(
+            lines, options.raw_lines, index=SessionIndex(), hand_on=True
+        )
     contested = index.contradiction if index.contested else None
     return session_rederivations_of_log(
-        lines, options.raw_lines, skip, contested, copies=index.repeated
+        lines, options.raw_lines, skip, contested, copies=index.repeated, hand_on=True
     )
 
 
@@ -508,7 +519,7 @@ def _spanning(
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
     span_files, span_logs = session_rederivations_spanning(
-        spanning, placed, lines, read, _read_range, options.raw_lines, contested
+        spanning, placed, lines, read, _read_range, options.raw_lines, contested, read.view
     )
     return index, span_files, span_logs
 
@@ -654,15 +665,13 @@ def _verify_line(
 ) -> Subject | Check:
     """One line: with its handed result when it has one, else fed to the log's ``live`` pass."""
     bound = threaded.get(number)
-    if bound is not None or live is None:
-        return verify_log_line(line, number, name, options, _for_line(bound, line))
+    if bound is not None:  # the session pass's result, and its reading when it travelled
+        read, view = bound.reading_for(log_line_body(line))
+        return verify_log_line(line, number, name, options, bound.for_bytes(line), read, view=view)
+    if live is None:
+        return verify_log_line(line, number, name, options)
     feed = live.line(number, len(log_line_body(line)))
     return verify_log_line(line, number, name, options, thread=feed)
-
-
-def _for_line(bound: SessionRederivation | None, line: bytes) -> Rederivation | None:
-    """A line's session result, only when the line holds the bytes it was made of."""
-    return None if bound is None else bound.for_bytes(line)
 
 
 _WORKER: Settings | None = None

@@ -41,12 +41,17 @@ class Handoff:
 
     An unreadable or too large file is None here: its own task reads it again and reports
     it. Up to ``keep`` bytes (a file's bytes, and three times them for its reading) are kept
-    until a task takes them (:meth:`hand_over`).
+    until a task takes them (:meth:`hand_over`). With ``every`` (a run in one process, which
+    verifies every file here), every file read is kept while there is room; without it (the
+    tasks run in workers or on a cluster, which read their own files), only the files the
+    session pass reads strictly (:meth:`view`), so a session's receipts are read once and
+    the rest are read by their workers.
     """
 
-    def __init__(self, limit: int, keep: int) -> None:
+    def __init__(self, limit: int, keep: int, every: bool = True) -> None:
         self.limit = limit
         self.room = keep
+        self.every = every
         self.kept: dict[str, bytes] = {}
         self.readings: dict[str, ReceiptDocument] = {}
         self.views: dict[str, ReceiptView] = {}  # made for the session pass, kept for the task
@@ -63,7 +68,7 @@ class Handoff:
                 data = read_file(name, None, self.limit)
         except (OSError, InputError):  # unreadable, or refused as too large
             return None
-        if len(data) <= self.room:
+        if self.every and len(data) <= self.room:
             self.kept[name] = data
             self.room -= len(data)
         return data
@@ -89,6 +94,8 @@ class Handoff:
         checks read the receipt once. None when no reading of ``data`` is kept.
         """
         read = self.readings.get(name)
+        if read is None and not self.every and name not in self.kept:
+            read = self._read_for_session(name, data)
         if read is None or read.document is None or not read.of(data):
             return None
         made = read_view(read.document, read.family)
@@ -96,6 +103,20 @@ class Handoff:
             self.room -= len(data)
             self.views[name] = made
         return read.document, made.frames
+
+    def _read_for_session(self, name: str, data: bytes) -> ReceiptDocument | None:
+        """A session file's strict reading, with its bytes, kept for its task while there is room.
+
+        Its view is made and charged by :meth:`view`; what is kept is charged as
+        :meth:`__call__` and :meth:`look` charge it.
+        """
+        weight = (1 + DOCUMENT_WEIGHT) * len(data)
+        if weight > self.room:
+            return None
+        self.room -= weight
+        self.kept[name] = data
+        read = self.readings[name] = read_document(data)
+        return read
 
     def hand_over(self, names: Iterable[str]) -> Handed:
         """The kept bytes, readings and views of these files, no longer kept (nor charged)."""

@@ -94,11 +94,11 @@ def run_results(
     """
     storage.configure(storage_options or {})
     # One process verifies what the session grouping read and parsed, up to _KEEP, rather
-    # than read each file twice; workers and cluster tasks read their own files.
+    # than read each file twice; workers and cluster tasks read their own files, but for the
+    # session files the session pass read strictly: those travel with their tasks (up to
+    # _KEEP), so every mode reads a session's receipt once.
     here = jobs == 1 and cluster is None
-    work: Iterator[Task] = tasks(
-        expand(sources), settings.options, settings.max_input, _KEEP if here else 0, here
-    )
+    work: Iterator[Task] = tasks(expand(sources), settings.options, settings.max_input, _KEEP, here)
     if jobs == "auto":
         count, work = (1, work) if cluster is not None else auto_jobs(work, os.cpu_count() or 1)
     else:
