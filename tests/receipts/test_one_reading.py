@@ -4,10 +4,11 @@ verify reads a received receipt into one view (``sealverify/_internal/receipts/v
 it to the bindings, the approval token, the wording lint, the attestation check and the
 re-derivation. These tests count, with the decoder and the strict parser wrapped wherever the
 package holds them, how often each receipt's Object A text is decoded and its request line
-parsed: for one receipt verified end to end, and for a log of one session's receipts threaded
-with re-derivation on, in the fast and the reference mode alike; and on the command line's
+parsed: for one receipt verified end to end, and for a log of one session's receipts through
+the session pass, in the fast and the reference mode alike; and on the command line's
 path (``verify`` in one process), where the session pass is fed by each receipt's one
-reading, for a log and for a directory of files.
+reading, for a log and for a directory of files; and under ``--jobs 2`` and ``--cluster``,
+where the pass runs in the parent and hands its reading to the worker with the task.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def test_one_receipt_is_decoded_and_parsed_once(
     assert (decodes[text], parses[line]) == (1, 1)
 
 
-def test_a_threaded_session_is_decoded_and_parsed_once_a_receipt(
+def test_a_session_is_decoded_and_parsed_once_a_receipt(
     mode: None, counted: tuple[Counter[str], Counter[str]]
 ) -> None:
     receipts = [_receipt(index) for index in (1, 2, 3)]
@@ -128,12 +129,12 @@ def test_a_threaded_session_is_decoded_and_parsed_once_a_receipt(
     subjects, findings = verify_jsonl(b"\n".join(receipts) + b"\n", "log.jsonl", OPTIONS)
     assert not findings and len(subjects) == 3
     reasons = [next(c.reason for c in s.checks if c.id == "replay.decision") for s in subjects]
-    assert all("log order" in reason for reason in reasons[1:]), reasons  # threaded
+    assert all("log order" in reason for reason in reasons[1:]), reasons  # the session pass
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
 
 
 @pytest.mark.parametrize("layout", ["log", "files"])
-def test_the_command_line_reads_a_threaded_session_once_a_receipt(
+def test_the_command_line_reads_a_session_once_a_receipt(
     tmp_path: Path, layout: str, mode: None, counted: tuple[Counter[str], Counter[str]]
 ) -> None:
     receipts = [_receipt(index) for index in (1, 2, 3)]
@@ -159,7 +160,7 @@ def test_the_command_line_reads_a_threaded_session_once_a_receipt(
     reasons = [
         next(c["reason"] for c in s["checks"] if c["id"] == "replay.decision") for s in subjects
     ]
-    assert all(order in reason for reason in reasons[1:]), reasons  # threaded
+    assert all(order in reason for reason in reasons[1:]), reasons  # the session pass
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
 
 
@@ -243,7 +244,7 @@ def test_workers_and_a_cluster_read_a_session_once_a_receipt(
     reasons = [
         next(c["reason"] for c in s["checks"] if c["id"] == "replay.decision") for s in subjects
     ]
-    assert all(order in reason for reason in reasons[1:]), reasons  # threaded
+    assert all(order in reason for reason in reasons[1:]), reasons  # the session pass
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
 
 

@@ -1,4 +1,4 @@
-"""Which receipts of a run form one session, in which order, and their threaded re-derivations.
+"""Which receipts of a run form one session, in which order, and their session re-derivations.
 
 A session is the receipts naming one ``effect_view.session``: the lines of a JSONL log (in log
 order) or separate receipt files (ordered by the position each claims). Membership and claims
@@ -6,7 +6,9 @@ are read from parsed values, never from byte patterns, so no spelling of a membe
 escape in a string (``"sess\\u0069on"``, ``trace ok \\u0028``) moves a receipt out of its
 session. The only byte test, :func:`may_name_session`, skips text it proves cannot name a
 session. Sessions with more than one receipt, or with a receipt claiming a later call, are
-threaded (:class:`sealverify._internal.kernel.threads.SessionThread`); the rest re-derive alone.
+re-derived in order, the model's state carried from one receipt to the next
+(:class:`sealverify._internal.kernel.threads.SessionThread`: the session pass); the rest
+re-derive alone.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ __all__ = [
     "glance",
     "glance_document",
     "may_name_session",
-    "may_need_threading",
+    "may_need_session_pass",
     "refuted_by",
     "session_rederivations",
     "session_rederivations_of_facts",
@@ -79,7 +81,7 @@ def may_name_session(data: bytes) -> bool:
     return b'"session"' in data or b"\\u" in data
 
 
-def may_need_threading(blocks: Iterable[bytes]) -> bool:
+def may_need_session_pass(blocks: Iterable[bytes]) -> bool:
     """Whether any line of these consecutive blocks of a log may name a session.
 
     A C-speed search per block (blocks overlap so no match is cut), so a log none of whose
@@ -203,7 +205,7 @@ class SessionRederivation(NamedTuple):
 def read_receipt(data: bytes) -> tuple[ReceiptDocument, ReceiptView] | None:
     """One receipt's reading (:func:`read_document`) and its view, or None when not strict JSON.
 
-    What the session pass threads a receipt from, made once for the receipt's own checks too.
+    What the session pass re-derives a receipt from, made once for the receipt's own checks too.
     """
     read = read_document(data)
     if read.document is None:
@@ -286,7 +288,7 @@ class Threads:
 def _held(result: Rederivation) -> Rederivation:
     """``result`` as it is held until its task takes it: the model's output less its text.
 
-    A threaded result waits for its task (and travels to a worker): of the model's output the
+    A session re-derivation waits for its task (and travels to a worker): of the model's output the
     report reads only the route (``receipts/rederivation.py`` ``check_of``), so the emitted
     text, a few KB a receipt, is not kept.
     """
@@ -324,9 +326,9 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> bytes | None:
 
     A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
     ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
-    every step input is another claim and is threaded as one. The session is part of the
+    every step input is another claim and is re-derived as one. The session is part of the
     call: a receipt relabelled to another session and re-signed is a claim in that session,
-    threaded there, never handed the first session's result.
+    re-derived there, never handed the first session's result.
     """
     if facts.operation is None:
         return None
@@ -341,15 +343,15 @@ def _glance_of(_: object, data: bytes) -> Glance | None:
 def session_rederivations(
     lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
 ) -> dict[int, Rederivation]:
-    """Re-derivations, in log order, of a log's sessions that need threading, by line number.
+    """Re-derivations, in log order, of a log's sessions that need the session pass, by line.
 
     ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
     For a log held in memory (its bytes cannot change between the two passes).
     """
-    threaded = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
-    return {n: t.result for n, t in threaded}
+    made = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
+    return {n: t.result for n, t in made}
 
 
 def session_rederivations_of_log(
@@ -389,10 +391,10 @@ def session_rederivations_of_log(
 
 
 class LogSessions:
-    """A log's session pass: which sessions are threaded, fed in log order, and what is refuted.
+    """A log's session pass: which sessions need it, fed in log order, and what is refuted.
 
-    The sessions that need threading are found up front (one glance a line; sessions in
-    ``skip`` are threaded elsewhere, their receipts sitting in other inputs too). With
+    The sessions that need the pass are found up front (one glance a line; sessions in
+    ``skip`` are re-derived elsewhere, their receipts sitting in other inputs too). With
     ``contested``, a receipt whose operation the run's other receipts place in another session
     is ``fail`` wherever it sits; a run of this one log (neither ``contested`` nor ``index``
     given, or an empty ``index``) indexes the log's own sessions and operations on this pass.
@@ -427,14 +429,14 @@ class LogSessions:
 
     @property
     def idle(self) -> bool:
-        """Whether no line of the log is threaded or refuted: every line re-derives alone."""
+        """Whether no line of the log is in the session pass or refuted: each re-derives alone."""
         return not self.wanted and self.contested is None
 
     def line(self, number: int, size: int) -> LineFeed | None:
         """Line ``number``'s feed of this pass for its verifier; None past the strict size limit.
 
         The pass reads a line as :func:`strict_document` does, which refuses a document over
-        the size limit (the verifier reads it, and it is never threaded).
+        the size limit (the verifier reads it, and it is never in the session pass).
         """
         if size > DEFAULT_LIMITS.max_document_bytes:
             return None
@@ -443,7 +445,7 @@ class LogSessions:
     def rederivation(
         self, number: int, doc: dict[str, JsonValue], frames: Frames
     ) -> Rederivation | None:
-        """Line ``number``'s re-derivation in its session, or None when it is not threaded."""
+        """Line ``number``'s re-derivation in its session, or None when it is not in the pass."""
         facts = glance_document(doc)
         return None if facts is None else self.judged(number, facts, doc, frames)
 
@@ -454,7 +456,7 @@ class LogSessions:
         doc: dict[str, JsonValue] | None,
         frames: Frames | None,
     ) -> Rederivation | None:
-        """A line's result from its facts and (for a threaded session) its strict document."""
+        """A line's result from its facts and (for a session in the pass) its strict document."""
         if facts.session not in self.wanted:
             refuted = self.contested(facts.session, facts.operation) if self.contested else None
             return refuted_by(refuted) if refuted is not None else None
@@ -552,12 +554,12 @@ def session_rederivations_of_files(
     """Re-derivations of the sessions among separate receipt files, by file name.
 
     Each file is read once to find its session and claim (:func:`file_facts`), and the files
-    of a session that needs threading are read again in the order their claims give: by
+    of a session that needs the session pass are read again in the order their claims give: by
     position, a blocked call before the executed one at the same position, then in input
     order. A receipt that claims no position (a temporal deny) cannot be placed and
     re-derives alone. Each result is bound to the bytes it was made of
-    (:class:`SessionRederivation`): the task reads again. Sessions in ``skip`` are threaded
-    elsewhere.
+    (:class:`SessionRederivation`): the task reads again. Sessions in ``skip`` are
+    re-derived elsewhere.
     """
     return session_rederivations_of_facts(file_facts(names, read, look), read, raw_lines, skip)
 
@@ -573,8 +575,8 @@ def session_rederivations_of_facts(
     """:func:`session_rederivations_of_files` from the facts :func:`file_facts` read.
 
     With ``contested``, a file whose operation the run's other receipts place in another
-    session is ``fail``, threaded or not (a file of a session in ``skip`` too). ``reading``
-    as :func:`feed_file`'s.
+    session is ``fail``, in the session pass or not (a file of a session in ``skip`` too).
+    ``reading`` as :func:`feed_file`'s.
     """
     kept = [f for f in facts if f.session not in skip]
     wanted = _wanted((f.session, f.claim) for f in kept)

@@ -1,9 +1,9 @@
-"""Sessions whose receipts sit in more than one input of a run, threaded across all of them.
+"""Sessions whose receipts sit in more than one input of a run, re-derived across all of them.
 
 Hosts rotate their logs, and auditors pass a log with loose files: one run is one body of
-evidence. A session's receipts in one log are threaded in log order and the separate receipt
+evidence. A session's receipts in one log are re-derived in log order and the separate receipt
 files in the order of the positions they claim (``receipts/sessions.py``); a session whose
-receipts sit in two inputs or more (two logs, a log and files) is threaded across them all in
+receipts sit in two inputs or more (two logs, a log and files) is re-derived across them all in
 the order of the positions its receipts claim (a blocked call before the executed one at one
 position, then input order, then line order), so two receipts claiming one position are a
 contradiction wherever they sit, and a gap or a missing first call leaves the later calls
@@ -13,7 +13,7 @@ cannot be placed and is judged alone, as among files.
 What is held: the run's :class:`~sealverify._internal.receipts.session_index.SessionIndex` (per
 session its name and the input it was first seen in; per operation a 20-byte record, on disk beyond
 a bound); per receipt of a
-spanning session that claims a position, one :class:`Place`; per threaded receipt, its
+spanning session that claims a position, one :class:`Place`; per receipt re-derived, its
 result (as for one log).
 """
 
@@ -39,7 +39,7 @@ __all__ = ["Place", "session_rederivations_spanning"]
 
 
 class Place(NamedTuple):
-    """Where a receipt of a spanning session sits, its fields in the order it is threaded in."""
+    """Where a receipt of a spanning session sits, its fields in the order it is re-derived in."""
 
     position: int
     executed: bool  # a blocked call before the executed one at the same position

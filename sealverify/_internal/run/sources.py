@@ -51,9 +51,9 @@ def verify_sources(
     ``*.ndjson``), a glob, a JSONL log, or a URL read through fsspec (``s3://``, ``file://``;
     ``storage_options`` are fsspec's); one source may be given alone. Each is held to
     ``max_input_bytes`` (a log, per slice of its lines). The receipts of one session are
-    threaded across all of them. ``jobs`` processes verify (``"auto"``: one per core, or
-    this one for a run of one task), or a Dask ``cluster`` (``tcp://host:8786`` or
-    ``local[:N]``, the dask extra).
+    re-derived as one session across all of them. ``jobs`` processes verify (``"auto"``: one
+    per core, or this one for a run of one task), or a Dask ``cluster`` (``tcp://host:8786``
+    or ``local[:N]``, the dask extra).
 
     Yields each receipt's :class:`Subject` and each run finding (:class:`Check`), then the
     notes on pins that matched nothing: ``build_report(subjects, findings)`` of them is the
