@@ -159,14 +159,14 @@ def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
     # handed the result of the bytes the pass read.
     log = tmp_path / "run.jsonl"
     log.write_bytes(FIRST + b"\n" + FIRST + b"\n")
-    real = engine._threaded
+    real = engine._session_pass
 
     def then_changed(*args: object) -> object:
         found = dict(real(*args))  # type: ignore[arg-type]
         log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
         return iter(found.items())
 
-    monkeypatch.setattr(engine, "_threaded", then_changed)
+    monkeypatch.setattr(engine, "_session_pass", then_changed)
     result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", "2"])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output
