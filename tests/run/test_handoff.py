@@ -172,6 +172,30 @@ def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
     assert result.exit_code == 4, result.output
 
 
+def test_a_reading_handed_with_a_log_line_is_used_only_for_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under --jobs 2 the session pass's reading of each line travels to the worker with its
+    # result. A line forged after the pass (changed, not re-signed) is verified from its own
+    # bytes, never from the reading of the bytes the pass read (which would pass).
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+    real = engine._session_pass
+
+    def then_forged(*args: object) -> object:
+        found = dict(real(*args))  # type: ignore[arg-type]
+        assert all(bound.reading is not None for bound in found.values())  # they travel
+        log.write_bytes(FIRST + b"\n" + SECOND.replace(b'"now":', b'"now":1', 1) + b"\n")
+        return iter(found.items())
+
+    monkeypatch.setattr(engine, "_session_pass", then_forged)
+    result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", "2"])
+    subjects = json.loads(result.stdout)["subjects"]
+    assert [s["outcome"] for s in subjects] == ["VERIFIED", "FAIL"], result.output
+    failed = [c["id"] for c in subjects[1]["checks"] if c["status"] == "fail"]
+    assert "signature.object-b" in failed
+
+
 def test_a_log_line_changed_after_the_glance_is_threaded_from_its_own_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
