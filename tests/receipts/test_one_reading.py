@@ -133,22 +133,30 @@ def test_a_session_is_decoded_and_parsed_once_a_receipt(
     assert [(decodes[text], parses[line]) for text, line in readings] == [(1, 1)] * 3
 
 
-@pytest.mark.parametrize("layout", ["log", "files"])
+def _laid_out(tmp_path: Path, layout: str, receipts: list[bytes]) -> tuple[Path, str]:
+    """One session's receipts as a log, as files, or spanning a log and a file; its order."""
+    if layout == "log":
+        target = tmp_path / "session.jsonl"
+        target.write_bytes(b"\n".join(receipts) + b"\n")
+        return target, "log order"
+    target = tmp_path / "session"
+    target.mkdir()
+    if layout == "files":
+        for index, raw in enumerate(receipts, start=1):
+            (target / f"{index}.json").write_bytes(raw)
+    else:  # the first calls in a log, the last a file beside it: one session, two inputs
+        (target / "calls.jsonl").write_bytes(b"\n".join(receipts[:-1]) + b"\n")
+        (target / "last.json").write_bytes(receipts[-1])
+    return target, "the order of the positions its receipts claim"
+
+
+@pytest.mark.parametrize("layout", ["log", "files", "spanning"])
 def test_the_command_line_reads_a_session_once_a_receipt(
     tmp_path: Path, layout: str, mode: None, counted: tuple[Counter[str], Counter[str]]
 ) -> None:
     receipts = [_receipt(index) for index in (1, 2, 3)]
     readings = [_object_a(raw) for raw in receipts]
-    if layout == "log":
-        target = tmp_path / "session.jsonl"
-        target.write_bytes(b"\n".join(receipts) + b"\n")
-        order = "log order"
-    else:
-        target = tmp_path / "session"
-        target.mkdir()
-        for index, raw in enumerate(receipts, start=1):
-            (target / f"{index}.json").write_bytes(raw)
-        order = "the order of the positions its receipts claim"
+    target, order = _laid_out(tmp_path, layout, receipts)
     decodes, parses = counted
     decodes.clear()
     parses.clear()
@@ -207,7 +215,7 @@ def _cluster_here(
 
 
 @pytest.mark.parametrize("runner", ["jobs", "cluster"])
-@pytest.mark.parametrize("layout", ["log", "files"])
+@pytest.mark.parametrize("layout", ["log", "files", "spanning"])
 def test_workers_and_a_cluster_read_a_session_once_a_receipt(
     tmp_path: Path,
     layout: str,
@@ -222,16 +230,7 @@ def test_workers_and_a_cluster_read_a_session_once_a_receipt(
     monkeypatch.setattr(clusters, "results_on_cluster", _cluster_here)
     receipts = [_receipt(index) for index in (1, 2, 3)]
     readings = [_object_a(raw) for raw in receipts]
-    if layout == "log":
-        target = tmp_path / "session.jsonl"
-        target.write_bytes(b"\n".join(receipts) + b"\n")
-        order = "log order"
-    else:
-        target = tmp_path / "session"
-        target.mkdir()
-        for index, raw in enumerate(receipts, start=1):
-            (target / f"{index}.json").write_bytes(raw)
-        order = "the order of the positions its receipts claim"
+    target, order = _laid_out(tmp_path, layout, receipts)
     how = ["--jobs", "2"] if runner == "jobs" else ["--cluster", "local:1"]
     decodes, parses = counted
     decodes.clear()

@@ -32,6 +32,7 @@ from sealverify._internal.receipts.sessions import (
     Threads,
     feed_file,
     glance,
+    read_receipt,
     strict_document,
 )
 
@@ -59,6 +60,7 @@ def session_rederivations_spanning(
     raw_lines: Mapping[str, bytes],
     contested: Contested | None = None,
     reading: Reading | None = None,
+    room: Callable[[int], bool] | None = None,
 ) -> tuple[dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]]:
     """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
 
@@ -66,7 +68,9 @@ def session_rederivations_spanning(
     each log's place, name and lines (each with its byte offset in the log). A file is read
     again with ``read`` (its kept reading given by ``reading``, as :func:`feed_file` takes
     it), a log line with ``read_range``, in the session's order; each result is bound to the
-    bytes it was made of (:class:`SessionRederivation`).
+    bytes it was made of (:class:`SessionRederivation`). A log line is read once
+    (:func:`read_receipt`) and its reading travels with its result while ``room`` grants the
+    weight it holds (:attr:`SessionRederivation.weight`); beyond, its task reads it again.
     """
     places: dict[str, list[Place]] = {}
     for source, fact in files:
@@ -96,11 +100,14 @@ def session_rederivations_spanning(
                 continue
             data = read_range(place.name, place.start, place.end)
             item = glance(data)
-            doc = strict_document(data) if item is not None else None
+            body = data[:-1] if data.endswith(b"\r") else data
+            made = read_receipt(body) if item and room and room(5 * len(body)) else None
+            doc = made[0].document if made else strict_document(data) if item else None
             if item is None or doc is None or session_of(doc) != item.session:
                 continue  # changed since, not strict JSON: the receipt is judged on its own
             where = f"{place.name} line {place.line}"
+            frames = made[1].frames if made else None
             by_log.setdefault(place.name, {})[place.line] = SessionRederivation.of(
-                data, threads.feed(doc, item, where)
+                data, threads.feed(doc, item, where, frames), made
             )
     return by_file, by_log

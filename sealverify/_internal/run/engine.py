@@ -318,10 +318,10 @@ def tasks(
                 batch = []
             spans = by_log.pop(path.as_posix(), {})  # its lines of sessions spanning inputs
             if in_process and options is not None:
-                yield from _live_slices(path, _live(path, options, spanning, index), spans)
+                yield from _live_slices(path, _live(path, options, spanning, index), spans, read)
             else:
                 made = _session_pass(path, options, spanning, index) if options else iter(())
-                yield from _slices_with_results(path, made, spans)
+                yield from _slices_with_results(path, made, spans, read)
             continue
         batch.append((path.as_posix(), walked))
         if len(batch) == _CHUNK:
@@ -332,11 +332,14 @@ def tasks(
 
 
 def _live_slices(
-    path: storage.Location, live: LogSessions | None, spans: dict[int, SessionRederivation]
+    path: storage.Location,
+    live: LogSessions | None,
+    spans: dict[int, SessionRederivation],
+    read: Handoff,
 ) -> Iterator[_LogSlice]:
     """A log's slices for this process, each carrying the log's session pass ``live``."""
     for piece in _log_slices(path):
-        rows = _rows(spans, piece.first) if spans else ()
+        rows = _rows(spans, piece.first, read) if spans else ()
         yield (
             dataclasses.replace(piece, session_rederivations=rows, live=live)
             if live or rows
@@ -348,6 +351,7 @@ def _slices_with_results(
     path: storage.Location,
     made: Iterator[tuple[int, SessionRederivation]],
     spans: dict[int, SessionRederivation],
+    read: Handoff,
 ) -> Iterator[_LogSlice]:
     """A log's slices, each with its lines' results, taken from ``made`` as it goes.
 
@@ -365,7 +369,7 @@ def _slices_with_results(
             taken[number] = bound if room >= 0 else bound.lean()
             ahead = next(made, None)
         if spans:
-            taken.update(_rows(spans, piece.first))  # their sessions span the run's inputs
+            taken.update(_rows(spans, piece.first, read))  # their sessions span the run's inputs
         yield (
             dataclasses.replace(piece, session_rederivations=tuple(taken.items()))
             if taken
@@ -374,10 +378,16 @@ def _slices_with_results(
 
 
 def _rows(
-    spans: dict[int, SessionRederivation], first: int
+    spans: dict[int, SessionRederivation], first: int, read: Handoff
 ) -> tuple[tuple[int, SessionRederivation], ...]:
+    """The spanning sessions' results of a slice's lines, taken out of ``spans``.
+
+    The readings they carry leave the hand-over budget they were granted from with them.
+    """
     last = first + _CHUNK
-    return tuple((n, r) for n, r in spans.items() if first <= n < last)
+    rows = tuple((n, spans.pop(n)) for n in [n for n in spans if first <= n < last])
+    read.refund(sum(bound.weight for _, bound in rows))
+    return rows
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -528,7 +538,15 @@ def _spanning(
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
     span_files, span_logs = session_rederivations_spanning(
-        spanning, placed, lines, read, _read_range, options.raw_lines, contested, read.view
+        spanning,
+        placed,
+        lines,
+        read,
+        _read_range,
+        options.raw_lines,
+        contested,
+        read.view,
+        read.grant,
     )
     return index, span_files, span_logs
 

@@ -118,6 +118,21 @@ class Handoff:
         read = self.readings[name] = read_document(data)
         return read
 
+    def grant(self, weight: int) -> bool:
+        """Whether the budget has room for ``weight`` more (then charged until :meth:`refund`).
+
+        For what the session pass keeps beside the files: the readings of log lines of
+        sessions spanning inputs, held until their slice takes them.
+        """
+        if weight > self.room:
+            return False
+        self.room -= weight
+        return True
+
+    def refund(self, weight: int) -> None:
+        """``weight`` granted by :meth:`grant` is no longer held."""
+        self.room += weight
+
     def hand_over(self, names: Iterable[str]) -> Handed:
         """The kept bytes, readings and views of these files, no longer kept (nor charged)."""
         if not self.kept:
