@@ -1,7 +1,8 @@
 """The grouping pass's readings handed to the tasks: the same facts, the same reports, bounded.
 
 A run in one process parses each receipt once: the strict reading the session grouping makes
-is the one the task verifies. It must give the grouping exactly the facts :func:`glance`
+is the one the task verifies; under ``--jobs N`` and ``--cluster`` the session pass's readings
+travel with their tasks to the workers, within a bound. It must give the grouping exactly the facts :func:`glance`
 gives, be used only for the very bytes it was made of (an attacker who can change a file
 between the two passes gets the new bytes verified), and never hold more than its budget.
 """
@@ -88,7 +89,7 @@ def _verify(*args: str) -> str:
 
 
 def test_one_process_reports_as_workers_do_over_files_and_logs(tmp_path: Path) -> None:
-    """Workers get no readings: a run in one process must report byte for byte the same."""
+    """Workers get only the session pass's readings: one process reports byte for byte the same."""
     files = tmp_path / "files"
     files.mkdir()
     (files / "b.json").write_bytes(mint.render_pretty(allowed_call(1, 1)))
@@ -194,6 +195,22 @@ def test_a_reading_handed_with_a_log_line_is_used_only_for_its_bytes(
     assert [s["outcome"] for s in subjects] == ["VERIFIED", "FAIL"], result.output
     failed = [c["id"] for c in subjects[1]["checks"] if c["status"] == "fail"]
     assert "signature.object-b" in failed
+
+
+def test_a_slice_carries_readings_within_its_room_and_reports_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a task carries of the session pass's readings is bounded: past the slice's room a
+    # line's result travels alone and its worker reads it again, with the same report.
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+    one = _verify(str(log), "--jobs", "1")
+    monkeypatch.setattr(engine, "_SHIP", 5 * len(FIRST))  # room for the first line's reading
+    (task,) = engine.tasks([(log, False)], OPTIONS)
+    assert isinstance(task, engine._LogSlice)
+    carried = [(n, bound.reading is not None) for n, bound in task.session_rederivations]
+    assert carried == [(1, True), (2, False)]
+    assert _verify(str(log), "--jobs", "2") == one
 
 
 def test_a_log_line_changed_after_the_glance_is_threaded_from_its_own_bytes(

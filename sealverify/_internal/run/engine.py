@@ -257,7 +257,7 @@ _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 # charged five times its receipt's bytes, as run/handoff.py charges them): the receipts a
 # session pass read are verified from that reading, not read again; beyond it the
 # worker reads them again, so what a task carries stays bounded.
-_SHIP = 4 << 20
+_SHIP = 2 << 20
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
