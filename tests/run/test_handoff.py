@@ -2,9 +2,10 @@
 
 A run in one process parses each receipt once: the strict reading the session grouping makes
 is the one the task verifies; under ``--jobs N`` and ``--cluster`` the session pass's readings
-travel with their tasks to the workers, within a bound. It must give the grouping exactly the facts :func:`glance`
-gives, be used only for the very bytes it was made of (an attacker who can change a file
-between the two passes gets the new bytes verified), and never hold more than its budget.
+travel with their tasks to the workers, within a bound. It must give the grouping exactly the
+facts :func:`glance` gives, be used only for the very bytes it was made of (an attacker who
+can change a file between the two passes gets the new bytes verified), and never hold more
+than its budget.
 """
 
 from __future__ import annotations
