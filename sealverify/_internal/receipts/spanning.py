@@ -101,13 +101,14 @@ def session_rederivations_spanning(
             data = read_range(place.name, place.start, place.end)
             item = glance(data)
             body = data[:-1] if data.endswith(b"\r") else data
-            made = read_receipt(body) if item and room and room(5 * len(body)) else None
+            made = read_receipt(body) if item else None
             doc = made[0].document if made else strict_document(data) if item else None
             if item is None or doc is None or session_of(doc) != item.session:
                 continue  # changed since, not strict JSON: the receipt is judged on its own
             where = f"{place.name} line {place.line}"
-            frames = made[1].frames if made else None
+            result = threads.feed(doc, item, where, made[1].frames if made else None)
+            kept = made if made and room and room(5 * len(body)) else None  # held: granted
             by_log.setdefault(place.name, {})[place.line] = SessionRederivation.of(
-                data, threads.feed(doc, item, where, frames), made
+                data, result, kept
             )
     return by_file, by_log
