@@ -292,23 +292,14 @@ def tasks(
     read = Handoff(max_input, keep, every=in_process)
     if options is not None and options.rederive:
         listed = list(files)
-        names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        facts = file_facts(names, read, read.look) if names else []
-        index, by_file, by_log = _spanning(listed, facts, read, options)
-        spanning = index.spanning() if index is not None else frozenset()
-        contested = index.contradiction if index is not None and index.contested else None
-        by_file.update(
-            session_rederivations_of_facts(
-                facts, read, options.raw_lines, spanning, contested, read.view
-            )
-        )
-        if index is not None:
-            index.close()  # its contested operations are held; the records on disk go
-        files = listed
+        index, spanning, by_file, by_log = _session_files(listed, read, options)
+        listed.reverse()
+        files = _taken(listed)  # each path let go as its task is cut
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
-        rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
+        # A file's result is let go as its task takes it.
+        rows = tuple((name, by_file.pop(name)) for name, _ in batch if name in by_file)
         return _Files(tuple(batch), rows, *read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
@@ -329,6 +320,45 @@ def tasks(
             batch = []
     if batch:
         yield cut()
+
+
+def _session_files(
+    listed: list[tuple[storage.Location, bool]], read: Handoff, options: VerifyOptions
+) -> tuple[
+    SessionIndex | None,
+    frozenset[str],
+    dict[str, SessionRederivation],
+    dict[str, dict[int, SessionRederivation]],
+]:
+    """The session pass over the run's separate files and its sessions spanning inputs.
+
+    Each separate file is read for its session facts (held only until this pass is done);
+    the sessions among the files are re-derived in the order their claims give, and those
+    spanning inputs across them all (:func:`_spanning`). Returns the run's index (when the
+    run has one; it keeps only its contested operations afterwards), the sessions spanning
+    inputs, and the results by file and by log line.
+    """
+    names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
+    facts = file_facts(names, read, read.look) if names else []
+    index, by_file, by_log = _spanning(listed, facts, read, options)
+    spanning = index.spanning() if index is not None else frozenset()
+    contested = index.contradiction if index is not None and index.contested else None
+    by_file.update(
+        session_rederivations_of_facts(
+            facts, read, options.raw_lines, spanning, contested, read.view
+        )
+    )
+    if index is not None:
+        index.close()  # its contested operations are held; the records on disk go
+    return index, spanning, by_file, by_log
+
+
+def _taken(
+    backwards: list[tuple[storage.Location, bool]],
+) -> Iterator[tuple[storage.Location, bool]]:
+    """The items of a reversed list in their first order, each let go as it is taken."""
+    while backwards:
+        yield backwards.pop()
 
 
 def _live_slices(
