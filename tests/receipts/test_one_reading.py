@@ -8,7 +8,7 @@ parsed: for one receipt verified end to end, and for a log of one session's rece
 the session pass, in the fast and the reference mode alike; and on the command line's
 path (``verify`` in one process), where the session pass is fed by each receipt's one
 reading, for a log and for a directory of files; and under ``--jobs 2`` and ``--cluster``,
-where the pass runs in the parent and hands its reading to the worker with the task.
+where the pass runs in the parent and hands the frames it decoded to the worker's view.
 """
 
 from __future__ import annotations
@@ -225,7 +225,8 @@ def test_workers_and_a_cluster_read_a_session_once_a_receipt(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Under --jobs N and --cluster the session pass runs in the parent and the receipt's
-    # checks in a worker: the pass's reading travels with the task, so neither reads again.
+    # checks in a worker: the frames the pass decoded travel with the task, and the worker's
+    # view takes them, so nothing is decoded twice.
     monkeypatch.setattr(worker_pool, "worker_pool", lambda n, init, args: _Here(args[0]))
     monkeypatch.setattr(clusters, "results_on_cluster", _cluster_here)
     receipts = [_receipt(index) for index in (1, 2, 3)]

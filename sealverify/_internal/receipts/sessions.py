@@ -41,10 +41,12 @@ __all__ = [
     "LineFeed",
     "LogSessions",
     "Reading",
+    "Room",
     "SessionRederivation",
     "Threads",
     "feed_file",
     "file_facts",
+    "frames_weight",
     "glance",
     "glance_document",
     "may_name_session",
@@ -154,26 +156,21 @@ class SessionRederivation(NamedTuple):
 
     It is handed from the session pass to the task that verifies the receipt, which reads the
     input again (past the hand-over budget, in a worker, on a cluster): the result holds only
-    for the very bytes it was computed from (:meth:`for_bytes`). The session pass's own
-    reading of those bytes and the view it made of it (``receipts/view.py``) may travel with
-    it, so the task verifies with them rather than read the receipt again (:meth:`reading_for`).
+    for the very bytes it was computed from (:meth:`for_bytes`). The frames the pass decoded
+    may travel with it, so the task's view of those bytes decodes nothing again
+    (:meth:`reading_for`).
     """
 
     sha256: bytes
     result: Rederivation
-    reading: ReceiptDocument | None = None
-    view: ReceiptView | None = None
+    frames: Frames | None = None
 
     @classmethod
     def of(
-        cls,
-        data: bytes,
-        result: Rederivation,
-        made: tuple[ReceiptDocument, ReceiptView] | None = None,
+        cls, data: bytes, result: Rederivation, frames: Frames | None = None
     ) -> SessionRederivation:
-        """``result``, computed from ``data``, bound to it (with the reading it was made from)."""
-        digest = hashlib.sha256(data).digest()
-        return cls(digest, result) if made is None else cls(digest, result, *made)
+        """``result``, computed from ``data``, bound to it (with the frames decoded of it)."""
+        return cls(hashlib.sha256(data).digest(), result, frames)
 
     def for_bytes(self, data: bytes) -> Rederivation:
         """The result when ``data`` are the bytes it was made of; else not evaluated, named.
@@ -186,31 +183,44 @@ class SessionRederivation(NamedTuple):
             return self.result
         return Rederivation("not-evaluated", CHANGED)
 
-    def reading_for(self, data: bytes) -> tuple[ReceiptDocument | None, ReceiptView | None]:
-        """The session pass's reading and view, when they are of exactly ``data``; else none."""
-        if self.reading is None or not self.reading.of(data):
+    def reading_for(
+        self, data: bytes, body: bytes | None = None
+    ) -> tuple[ReceiptDocument | None, ReceiptView | None]:
+        """The receipt's reading and view, made with the pass's frames; none without them.
+
+        Only when ``data`` are the bytes the pass read (``body``: the receipt within them, a
+        log line less its final CR); the view takes a frame only as the canonical decoding
+        of the text the document carries (``receipts/view.py``).
+        """
+        if self.frames is None or hashlib.sha256(data).digest() != self.sha256:
             return None, None
-        return self.reading, self.view
+        read = read_document(data if body is None else body)
+        if read.document is None:
+            return read, None
+        return read, read_view(read.document, read.family, self.frames)
 
     @property
     def weight(self) -> int:
-        """About the bytes its reading and view hold (``run/handoff.py``'s charge), or 0."""
-        return 0 if self.reading is None else 5 * len(self.reading.raw)
+        """The bytes its frames hold (what a task carries beside the result), or 0."""
+        return 0 if self.frames is None else frames_weight(self.frames)
 
     def lean(self) -> SessionRederivation:
-        """The result alone, its reading and view let go (the task reads the receipt again)."""
+        """The result alone, its frames let go (the task decodes the receipt again)."""
         return SessionRederivation(self.sha256, self.result)
 
 
-def read_receipt(data: bytes) -> tuple[ReceiptDocument, ReceiptView] | None:
-    """One receipt's reading (:func:`read_document`) and its view, or None when not strict JSON.
+def frames_weight(frames: Frames) -> int:
+    """The bytes decoded frames hold."""
+    return sum(len(f) for f in (frames.object_a, frames.release, frames.recovered) if f)
 
-    What the session pass re-derives a receipt from, made once for the receipt's own checks too.
-    """
-    read = read_document(data)
-    if read.document is None:
-        return None
-    return read, read_view(read.document, read.family)
+
+# Whether a budget has room for so many more bytes (then charged): ``run/handoff.py``.
+Room = Callable[[int], bool]
+
+
+def _kept(frames: Frames, room: Room | None) -> Frames | None:
+    """``frames``, when ``room`` grants what they hold, to travel with their result."""
+    return frames if room is not None and room(frames_weight(frames)) else None
 
 
 def _later(claim: Claim | None) -> bool:
@@ -369,8 +379,8 @@ def session_rederivations_of_log(
     not handed the result. Yielded by line number in log order, as the log is read the
     second time, so a caller can hand them on slice by slice and hold none of them for long.
     ``skip``, ``contested``, ``index`` and ``copies`` are :class:`LogSessions`'s (the one that
-    decides). With ``hand_on``, each line of a session is read once (:func:`read_receipt`):
-    the reading and view its session was fed from travel with its result, for its checks.
+    decides). With ``hand_on``, the frames each line's session pass decoded travel with its
+    result (:class:`SessionRederivation`), so its checks decode nothing again.
     """
     log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
     if log.idle:
@@ -379,15 +389,13 @@ def session_rederivations_of_log(
         facts = glance(line)
         if facts is None:
             continue
-        made = doc = None
-        if facts.session in log.wanted:
-            made = read_receipt(line[:-1] if line.endswith(b"\r") else line) if hand_on else None
-            doc = strict_document(line) if made is None else made[0].document
+        doc = strict_document(line) if facts.session in log.wanted else None
         if doc is not None and session_of(doc) != facts.session:
             continue  # read differently by the strict parser: the receipt fails on its own
-        result = log.judged(number, facts, doc, None if made is None else made[1].frames)
+        frames = carried_frames(doc) if doc is not None else None
+        result = log.judged(number, facts, doc, frames)
         if result is not None:
-            yield number, SessionRederivation.of(line, result, made)
+            yield number, SessionRederivation.of(line, result, frames if hand_on else None)
 
 
 class LogSessions:
@@ -522,11 +530,13 @@ def feed_file(
     name: str,
     read: Callable[[str], bytes | None],
     reading: Reading | None = None,
+    room: Room | None = None,
 ) -> SessionRederivation | None:
     """The next receipt of a session, a file read again, re-derived; None when unreadable.
 
     ``reading`` gives the caller's kept reading of the file, when it has one: its document
     and decoded frames are the ones the receipt's checks will read, so it is read once.
+    Without one, the frames decoded here travel with the result while ``room`` grants them.
     """
     data = read(name)
     if data is None:
@@ -540,8 +550,11 @@ def feed_file(
         doc = strict_document(data) if item is not None else None
     if item is None or doc is None or session_of(doc) != item.session:
         return None
-    frames = kept[1] if kept is not None else None
-    return SessionRederivation.of(data, threads.feed(doc, item, name, frames))
+    if kept is not None:
+        return SessionRederivation.of(data, threads.feed(doc, item, name, kept[1]))
+    frames = carried_frames(doc)
+    result = threads.feed(doc, item, name, frames)
+    return SessionRederivation.of(data, result, _kept(frames, room))
 
 
 def session_rederivations_of_files(
@@ -571,12 +584,13 @@ def session_rederivations_of_facts(
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
     reading: Reading | None = None,
+    room: Room | None = None,
 ) -> dict[str, SessionRederivation]:
     """:func:`session_rederivations_of_files` from the facts :func:`file_facts` read.
 
     With ``contested``, a file whose operation the run's other receipts place in another
     session is ``fail``, in the session pass or not (a file of a session in ``skip`` too).
-    ``reading`` as :func:`feed_file`'s.
+    ``reading`` and ``room`` as :func:`feed_file`'s.
     """
     kept = [f for f in facts if f.session not in skip]
     wanted = _wanted((f.session, f.claim) for f in kept)
@@ -589,7 +603,7 @@ def session_rederivations_of_facts(
     results: dict[str, SessionRederivation] = {}
     for members in sessions.values():
         for _, name in sorted(members):
-            if (bound := feed_file(threads, name, read, reading)) is not None:
+            if (bound := feed_file(threads, name, read, reading, room)) is not None:
                 results[name] = bound
     if contested is not None:  # a file no thread fed, its operation in another session
         for fact in facts:

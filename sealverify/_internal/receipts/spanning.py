@@ -22,17 +22,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from sealverify._internal.kernel.receipt_inputs import carried_frames
 from sealverify._internal.kernel.threads import session_of
 from sealverify._internal.receipts.sessions import (
     ORDER_OF_POSITIONS,
     Contested,
     FileFact,
     Reading,
+    Room,
     SessionRederivation,
     Threads,
     feed_file,
+    frames_weight,
     glance,
-    read_receipt,
     strict_document,
 )
 
@@ -60,7 +62,7 @@ def session_rederivations_spanning(
     raw_lines: Mapping[str, bytes],
     contested: Contested | None = None,
     reading: Reading | None = None,
-    room: Callable[[int], bool] | None = None,
+    room: Room | None = None,
 ) -> tuple[dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]]:
     """Re-derivations of the spanning sessions' receipts: by file name, and by log and line.
 
@@ -68,9 +70,9 @@ def session_rederivations_spanning(
     each log's place, name and lines (each with its byte offset in the log). A file is read
     again with ``read`` (its kept reading given by ``reading``, as :func:`feed_file` takes
     it), a log line with ``read_range``, in the session's order; each result is bound to the
-    bytes it was made of (:class:`SessionRederivation`). A log line is read once
-    (:func:`read_receipt`) and its reading travels with its result while ``room`` grants the
-    weight it holds (:attr:`SessionRederivation.weight`); beyond, its task reads it again.
+    bytes it was made of (:class:`SessionRederivation`). The frames decoded of a receipt
+    read again travel with its result while ``room`` grants what they hold; beyond, its
+    task decodes them again.
     """
     places: dict[str, list[Place]] = {}
     for source, fact in files:
@@ -95,19 +97,18 @@ def session_rederivations_spanning(
     for members in places.values():
         for place in sorted(members):
             if not place.line:
-                if (bound := feed_file(threads, place.name, read, reading)) is not None:
+                if (bound := feed_file(threads, place.name, read, reading, room)) is not None:
                     by_file[place.name] = bound
                 continue
             data = read_range(place.name, place.start, place.end)
             item = glance(data)
-            body = data[:-1] if data.endswith(b"\r") else data
-            made = read_receipt(body) if item else None
-            doc = made[0].document if made else strict_document(data) if item else None
+            doc = strict_document(data) if item is not None else None
             if item is None or doc is None or session_of(doc) != item.session:
                 continue  # changed since, not strict JSON: the receipt is judged on its own
             where = f"{place.name} line {place.line}"
-            result = threads.feed(doc, item, where, made[1].frames if made else None)
-            kept = made if made and room and room(5 * len(body)) else None  # held: granted
+            frames = carried_frames(doc)
+            result = threads.feed(doc, item, where, frames)
+            kept = frames if room is not None and room(frames_weight(frames)) else None
             by_log.setdefault(place.name, {})[place.line] = SessionRederivation.of(
                 data, result, kept
             )

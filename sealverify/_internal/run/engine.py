@@ -253,11 +253,10 @@ Result = tuple[
     history.ReceiptFacts | None,
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
-# What a log slice carries to its worker of the session pass's readings and views (each
-# charged five times its receipt's bytes, as run/handoff.py charges them): the receipts a
-# session pass read are verified from that reading, not read again; beyond it the
-# worker reads them again, so what a task carries stays bounded.
-_SHIP = 2 << 20
+# What a log slice carries to its worker of the frames the session pass decoded (a few KB
+# a receipt): the receipts it read are viewed with those frames, not decoded again; beyond
+# it the worker decodes them itself, so what a task carries stays bounded.
+_SHIP = 1 << 20
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
@@ -298,8 +297,9 @@ def tasks(
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
-        # A file's result is let go as its task takes it.
+        # A file's result is let go as its task takes it (the room its frames held with it).
         rows = tuple((name, by_file.pop(name)) for name, _ in batch if name in by_file)
+        read.refund(sum(bound.weight for _, bound in rows))
         return _Files(tuple(batch), rows, *read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
@@ -345,7 +345,7 @@ def _session_files(
     contested = index.contradiction if index is not None and index.contested else None
     by_file.update(
         session_rederivations_of_facts(
-            facts, read, options.raw_lines, spanning, contested, read.view
+            facts, read, options.raw_lines, spanning, contested, read.view, read.grant
         )
     )
     if index is not None:
@@ -661,6 +661,8 @@ def _verified(
 ) -> Result:
     # A session's result holds only for the bytes it was made of: these, read again, may not be.
     rederivation = None if bound is None else bound.for_bytes(data)
+    if bound is not None and reading is None:  # viewed with the frames the pass decoded
+        reading, view = bound.reading_for(data)
     if walked:
         if problem is not None:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -721,7 +723,7 @@ def _verify_line(
     """One line: with its handed result when it has one, else fed to the log's ``live`` pass."""
     bound = made.get(number)
     if bound is not None:  # the session pass's result, and its reading when it travelled
-        read, view = bound.reading_for(log_line_body(line))
+        read, view = bound.reading_for(line, log_line_body(line))
         return verify_log_line(line, number, name, options, bound.for_bytes(line), read, view=view)
     if live is None:
         return verify_log_line(line, number, name, options)

@@ -42,10 +42,10 @@ class Handoff:
     An unreadable or too large file is None here: its own task reads it again and reports
     it. Up to ``keep`` bytes (a file's bytes, and three times them for its reading) are kept
     until a task takes them (:meth:`hand_over`). With ``every`` (a run in one process, which
-    verifies every file here), every file read is kept while there is room; without it (the
-    tasks run in workers or on a cluster, which read their own files), only the files the
-    session pass reads strictly (:meth:`view`), so a session's receipts are read once and
-    the rest are read by their workers.
+    verifies every file here) every file read is kept while there is room; without it (the
+    tasks run in workers or on a cluster, which read their own files) none is, and the room
+    serves only what the session pass hands on beside its results (:meth:`grant`): the
+    frames it decoded, so a session's receipts are decoded once wherever they are verified.
     """
 
     def __init__(self, limit: int, keep: int, every: bool = True) -> None:
@@ -94,8 +94,6 @@ class Handoff:
         checks read the receipt once. None when no reading of ``data`` is kept.
         """
         read = self.readings.get(name)
-        if read is None and not self.every and name not in self.kept:
-            read = self._read_for_session(name, data)
         if read is None or read.document is None or not read.of(data):
             return None
         made = read_view(read.document, read.family)
@@ -104,25 +102,11 @@ class Handoff:
             self.views[name] = made
         return read.document, made.frames
 
-    def _read_for_session(self, name: str, data: bytes) -> ReceiptDocument | None:
-        """A session file's strict reading, with its bytes, kept for its task while there is room.
-
-        Its view is made and charged by :meth:`view`; what is kept is charged as
-        :meth:`__call__` and :meth:`look` charge it.
-        """
-        weight = (1 + DOCUMENT_WEIGHT) * len(data)
-        if weight > self.room:
-            return None
-        self.room -= weight
-        self.kept[name] = data
-        read = self.readings[name] = read_document(data)
-        return read
-
     def grant(self, weight: int) -> bool:
         """Whether the budget has room for ``weight`` more (then charged until :meth:`refund`).
 
-        For what the session pass keeps beside the files: the readings of log lines of
-        sessions spanning inputs, held until their slice takes them.
+        For what the session pass hands on beside its results (``receipts/sessions.py``
+        ``SessionRederivation``): the frames it decoded, held until their task takes them.
         """
         if weight > self.room:
             return False
