@@ -29,8 +29,11 @@ from sealverify_testkit import mint
 
 from sealverify._internal import fastpath
 from sealverify._internal.cli.main import cli
+from sealverify._internal.kernel.receipt_inputs import carried_frames
 from sealverify._internal.primitives.trust import TrustStore
+from sealverify._internal.receipts.families import read_document
 from sealverify._internal.receipts.verify import VerifyOptions, verify_jsonl, verify_receipt
+from sealverify._internal.receipts.view import Decoded, decode, read_view
 from sealverify._internal.run import cluster as clusters
 from sealverify._internal.run import engine, worker_pool
 from sealverify._internal.wire import strictjson
@@ -267,3 +270,33 @@ def test_an_object_b_v1_request_recovered_from_its_release_frame_is_parsed_once(
     replay = next(c for c in subject.checks if c.id == "replay.decision")
     assert replay.status == "pass" and "recovered from the release frame" in replay.reason
     assert parses[raw_line(wire).decode("utf-8")] == 1
+
+
+def test_a_view_takes_known_frames_only_as_the_decoding_of_its_own_texts() -> None:
+    # Frames handed from another reader (a run's session pass, in another process) are taken
+    # only when their canonical encoding is the very text the document carries: another
+    # receipt's frames, or the lenient decoding of a non-canonical text, change nothing.
+    raw, other = _receipt(1), _receipt(2)
+    read, read_other = read_document(raw), read_document(other)
+    assert read.document is not None and read_other.document is not None
+    alone = read_view(read.document, read.family)
+    assert read_view(read.document, read.family, carried_frames(read_other.document)) == alone
+    assert read_view(read.document, read.family, carried_frames(read.document)) == alone
+    assert decode("QQ==", b"B") == decode("QQ==") == Decoded(b"A", b"A", None)
+    refused = decode("QR==")  # non-zero trailing bits: standard base64 reads b"A" all the same
+    assert refused.error is not None and refused.lenient == b"A"
+    assert decode("QR==", b"A") == refused
+
+
+def test_known_frames_spare_the_view_its_decoding(
+    counted: tuple[Counter[str], Counter[str]],
+) -> None:
+    raw = _receipt(1)
+    text, _ = _object_a(raw)
+    read = read_document(raw)
+    assert read.document is not None
+    frames = carried_frames(read.document)
+    decodes, _ = counted
+    decodes.clear()
+    view = read_view(read.document, read.family, frames)
+    assert decodes[text] == 0 and view.frames.object_a == frames.object_a
