@@ -31,7 +31,8 @@ Jobs = int | Literal["auto"]
 # What a run in one process keeps of what the session grouping read, for the tasks: receipt
 # bytes and their strict readings (run/handoff.py charges a reading three times its bytes),
 # so about 1,000 receipts of 8 KB are read once and parsed once; the rest are read and
-# parsed again, and peak memory stays within this much of a run that keeps nothing.
+# parsed again, and peak memory stays within this much of a run that keeps nothing. A run
+# with workers keeps no bytes: the room holds the frames the session pass decoded.
 _KEEP = 32 << 20
 
 
@@ -94,9 +95,9 @@ def run_results(
     """
     storage.configure(storage_options or {})
     # One process verifies what the session grouping read and parsed, up to _KEEP, rather
-    # than read each file twice; workers and cluster tasks read their own files, but for the
-    # session files the session pass read strictly: those travel with their tasks (up to
-    # _KEEP), so every mode reads a session's receipt once.
+    # than read each file twice; workers and cluster tasks read their own files, with the
+    # frames the session pass decoded of a session's receipts (up to _KEEP), so no mode
+    # decodes a session's receipt twice.
     here = jobs == 1 and cluster is None
     work: Iterator[Task] = tasks(expand(sources), settings.options, settings.max_input, _KEEP, here)
     if jobs == "auto":
