@@ -264,10 +264,10 @@ def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> No
         }
 
 
-def test_may_need_threading_finds_a_session_name_cut_by_a_block_end() -> None:
-    from sealverify._internal.receipts.sessions import may_need_threading
+def test_may_need_session_pass_finds_a_session_name_cut_by_a_block_end() -> None:
+    from sealverify._internal.receipts.sessions import may_need_session_pass
 
     text = b"x" * 10 + b'"session"' + b"y" * 10
-    assert may_need_threading([text[:14], text[14:]])
-    assert may_need_threading([b'{"sess\\u0069on":1}'])  # an escape may spell the name
-    assert not may_need_threading([b'{"sessions":1,"trace ok (2 events)":2}', b"nothing"])
+    assert may_need_session_pass([text[:14], text[14:]])
+    assert may_need_session_pass([b'{"sess\\u0069on":1}'])  # an escape may spell the name
+    assert not may_need_session_pass([b'{"sessions":1,"trace ok (2 events)":2}', b"nothing"])

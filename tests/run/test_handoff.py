@@ -1,9 +1,11 @@
 """The grouping pass's readings handed to the tasks: the same facts, the same reports, bounded.
 
 A run in one process parses each receipt once: the strict reading the session grouping makes
-is the one the task verifies. It must give the grouping exactly the facts :func:`glance`
-gives, be used only for the very bytes it was made of (an attacker who can change a file
-between the two passes gets the new bytes verified), and never hold more than its budget.
+is the one the task verifies; under ``--jobs N`` and ``--cluster`` the frames the session pass
+decoded travel with their tasks to the workers, within a bound. It must give the grouping
+exactly the facts :func:`glance` gives, be used only for the very bytes it was made of (an
+attacker who can change a file between the two passes gets the new bytes verified), and
+never hold more than its budget.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def _verify(*args: str) -> str:
 
 
 def test_one_process_reports_as_workers_do_over_files_and_logs(tmp_path: Path) -> None:
-    """Workers get no readings: a run in one process must report byte for byte the same."""
+    """Workers get only the session pass's frames: one process reports byte for byte the same."""
     files = tmp_path / "files"
     files.mkdir()
     (files / "b.json").write_bytes(mint.render_pretty(allowed_call(1, 1)))
@@ -108,12 +110,14 @@ def test_tasks_hand_each_reading_to_the_task_of_its_file(tmp_path: Path) -> None
     log = tmp_path / "log.jsonl"
     log.write_bytes(b"\n".join([FIRST, SECOND]) + b"\n")
     found = list(engine.expand([str(tmp_path / "a.json"), str(log), str(tmp_path / "b.json")]))
-    cut = list(engine.tasks(iter(found), OPTIONS, keep=1 << 20))
+    cut = list(engine.tasks(iter(found), OPTIONS, keep=1 << 20, in_process=True))
     assert [type(task).__name__ for task in cut] == ["_Files", "_LogSlice", "_Files"]
     for task, name, data in ((cut[0], "a.json", FIRST), (cut[2], "b.json", SECOND)):
         assert isinstance(task, engine._Files)
         assert [(Path(n).name, r.raw) for n, r in task.readings] == [(name, data)]
-    none = list(engine.tasks(iter(found), OPTIONS, keep=0))
+    elsewhere = list(engine.tasks(iter(found), OPTIONS, keep=1 << 20))  # workers read theirs
+    assert all(not task.readings for task in elsewhere if isinstance(task, engine._Files))
+    none = list(engine.tasks(iter(found), OPTIONS, keep=0, in_process=True))
     assert all(not task.readings for task in none if isinstance(task, engine._Files))
 
 
@@ -159,17 +163,60 @@ def test_a_log_line_changed_after_the_session_pass_is_not_judged_by_its_replay(
     # handed the result of the bytes the pass read.
     log = tmp_path / "run.jsonl"
     log.write_bytes(FIRST + b"\n" + FIRST + b"\n")
-    real = engine._threaded
+    real = engine._session_pass
 
     def then_changed(*args: object) -> object:
         found = dict(real(*args))  # type: ignore[arg-type]
         log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
         return iter(found.items())
 
-    monkeypatch.setattr(engine, "_threaded", then_changed)
+    monkeypatch.setattr(engine, "_session_pass", then_changed)
     result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", "2"])
     assert _replay_statuses(result.stdout) == ["pass", "not-evaluated"]
     assert result.exit_code == 4, result.output
+
+
+def test_a_reading_handed_with_a_log_line_is_used_only_for_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under --jobs 2 the frames the session pass decoded of each line travel to the worker
+    # with its result. A line forged after the pass (changed, not re-signed) is verified from
+    # its own bytes, never from what the pass read of other bytes (which would pass).
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+    real = engine._session_pass
+
+    def then_forged(*args: object) -> object:
+        found = dict(real(*args))  # type: ignore[arg-type]
+        assert [bound.frames is not None for bound in found.values()] == [True, True]
+        log.write_bytes(FIRST + b"\n" + SECOND.replace(b'"now":', b'"now":1', 1) + b"\n")
+        return iter(found.items())
+
+    monkeypatch.setattr(engine, "_session_pass", then_forged)
+    result = CliRunner().invoke(cli, ["verify", str(log), *PIN_ARGS, "--jobs", "2"])
+    subjects = json.loads(result.stdout)["subjects"]
+    assert [s["outcome"] for s in subjects] == ["VERIFIED", "FAIL"], result.output
+    failed = [c["id"] for c in subjects[1]["checks"] if c["status"] == "fail"]
+    assert "signature.object-b" in failed
+
+
+def test_a_slice_carries_readings_within_its_room_and_reports_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a task carries of the session pass's frames is bounded: past the slice's room a
+    # line's result travels alone and its worker decodes it again, with the same report.
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(FIRST + b"\n" + SECOND + b"\n")
+    one = _verify(str(log), "--jobs", "1")
+    (task,) = engine.tasks([(log, False)], OPTIONS)
+    assert isinstance(task, engine._LogSlice)
+    first = dict(task.session_rederivations)[1].weight
+    monkeypatch.setattr(engine, "_SHIP", first)  # room for the first line's frames alone
+    (task,) = engine.tasks([(log, False)], OPTIONS)
+    assert isinstance(task, engine._LogSlice)
+    carried = [(n, bound.frames is not None) for n, bound in task.session_rederivations]
+    assert carried == [(1, True), (2, False)]
+    assert _verify(str(log), "--jobs", "2") == one
 
 
 def test_a_log_line_changed_after_the_glance_is_threaded_from_its_own_bytes(

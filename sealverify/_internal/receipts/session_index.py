@@ -1,9 +1,9 @@
-"""The sessions of one run and the operations each runs: what threading across inputs needs.
+"""The sessions of one run and the operations each runs: what a session pass across inputs needs.
 
 A verify run reads every receipt that names a session once more before its tasks are cut
 (``receipts/sessions.py``); this index remembers, per session, the input it was first seen in,
 and per operation the session that ran it, so that a session whose receipts sit in several
-inputs is threaded across all of them (``receipts/spanning.py``) and an operation named in two
+inputs is re-derived across all of them (``receipts/spanning.py``) and an operation named in two
 sessions is refuted wherever each half sits.
 
 Memory is per session, not per receipt: an operation is one 20-byte record (a 16-byte digest
@@ -33,7 +33,7 @@ __all__ = [
     "operation_digest",
 ]
 
-FILES = -1  # the group of every separate receipt file of the run (threaded together already)
+FILES = -1  # the group of every separate receipt file of the run (ordered together already)
 _SPANS = -2
 
 _DIGEST = 16

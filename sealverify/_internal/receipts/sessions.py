@@ -1,4 +1,4 @@
-"""Which receipts of a run form one session, in which order, and their threaded re-derivations.
+"""Which receipts of a run form one session, in which order, and their session re-derivations.
 
 A session is the receipts naming one ``effect_view.session``: the lines of a JSONL log (in log
 order) or separate receipt files (ordered by the position each claims). Membership and claims
@@ -6,7 +6,9 @@ are read from parsed values, never from byte patterns, so no spelling of a membe
 escape in a string (``"sess\\u0069on"``, ``trace ok \\u0028``) moves a receipt out of its
 session. The only byte test, :func:`may_name_session`, skips text it proves cannot name a
 session. Sessions with more than one receipt, or with a receipt claiming a later call, are
-threaded (:class:`sealverify._internal.kernel.threads.SessionThread`); the rest re-derive alone.
+re-derived in order, the model's state carried from one receipt to the next
+(:class:`sealverify._internal.kernel.threads.SessionThread`: the session pass); the rest
+re-derive alone.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.kernel.session import StepResult
 from sealverify._internal.kernel.stateless import judged_alone
 from sealverify._internal.kernel.threads import Claim, SessionThread, claim_of, session_of
+from sealverify._internal.receipts.families import ReceiptDocument, read_document
 from sealverify._internal.receipts.rederivation import raw_line_of
 from sealverify._internal.receipts.session_index import SessionIndex
+from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
 __all__ = [
@@ -37,14 +41,16 @@ __all__ = [
     "LineFeed",
     "LogSessions",
     "Reading",
+    "Room",
     "SessionRederivation",
     "Threads",
     "feed_file",
     "file_facts",
+    "frames_weight",
     "glance",
     "glance_document",
     "may_name_session",
-    "may_need_threading",
+    "may_need_session_pass",
     "refuted_by",
     "session_rederivations",
     "session_rederivations_of_facts",
@@ -77,7 +83,7 @@ def may_name_session(data: bytes) -> bool:
     return b'"session"' in data or b"\\u" in data
 
 
-def may_need_threading(blocks: Iterable[bytes]) -> bool:
+def may_need_session_pass(blocks: Iterable[bytes]) -> bool:
     """Whether any line of these consecutive blocks of a log may name a session.
 
     A C-speed search per block (blocks overlap so no match is cut), so a log none of whose
@@ -150,16 +156,21 @@ class SessionRederivation(NamedTuple):
 
     It is handed from the session pass to the task that verifies the receipt, which reads the
     input again (past the hand-over budget, in a worker, on a cluster): the result holds only
-    for the very bytes it was computed from (:meth:`for_bytes`).
+    for the very bytes it was computed from (:meth:`for_bytes`). The frames the pass decoded
+    may travel with it, so the task's view of those bytes decodes nothing again
+    (:meth:`reading_for`).
     """
 
     sha256: bytes
     result: Rederivation
+    frames: Frames | None = None
 
     @classmethod
-    def of(cls, data: bytes, result: Rederivation) -> SessionRederivation:
-        """``result``, computed from ``data``, bound to it."""
-        return cls(hashlib.sha256(data).digest(), result)
+    def of(
+        cls, data: bytes, result: Rederivation, frames: Frames | None = None
+    ) -> SessionRederivation:
+        """``result``, computed from ``data``, bound to it (with the frames decoded of it)."""
+        return cls(hashlib.sha256(data).digest(), result, frames)
 
     def for_bytes(self, data: bytes) -> Rederivation:
         """The result when ``data`` are the bytes it was made of; else not evaluated, named.
@@ -171,6 +182,45 @@ class SessionRederivation(NamedTuple):
         if hashlib.sha256(data).digest() == self.sha256:
             return self.result
         return Rederivation("not-evaluated", CHANGED)
+
+    def reading_for(
+        self, data: bytes, body: bytes | None = None
+    ) -> tuple[ReceiptDocument | None, ReceiptView | None]:
+        """The receipt's reading and view, made with the pass's frames; none without them.
+
+        Only when ``data`` are the bytes the pass read (``body``: the receipt within them, a
+        log line less its final CR); the view takes a frame only as the canonical decoding
+        of the text the document carries (``receipts/view.py``).
+        """
+        if self.frames is None or hashlib.sha256(data).digest() != self.sha256:
+            return None, None
+        read = read_document(data if body is None else body)
+        if read.document is None:
+            return read, None
+        return read, read_view(read.document, read.family, self.frames)
+
+    @property
+    def weight(self) -> int:
+        """The bytes its frames hold (what a task carries beside the result), or 0."""
+        return 0 if self.frames is None else frames_weight(self.frames)
+
+    def lean(self) -> SessionRederivation:
+        """The result alone, its frames let go (the task decodes the receipt again)."""
+        return SessionRederivation(self.sha256, self.result)
+
+
+def frames_weight(frames: Frames) -> int:
+    """The bytes decoded frames hold."""
+    return sum(len(f) for f in (frames.object_a, frames.release, frames.recovered) if f)
+
+
+# Whether a budget has room for so many more bytes (then charged): ``run/handoff.py``.
+Room = Callable[[int], bool]
+
+
+def _kept(frames: Frames, room: Room | None) -> Frames | None:
+    """``frames``, when ``room`` grants what they hold, to travel with their result."""
+    return frames if room is not None and room(frames_weight(frames)) else None
 
 
 def _later(claim: Claim | None) -> bool:
@@ -248,7 +298,7 @@ class Threads:
 def _held(result: Rederivation) -> Rederivation:
     """``result`` as it is held until its task takes it: the model's output less its text.
 
-    A threaded result waits for its task (and travels to a worker): of the model's output the
+    A session re-derivation waits for its task (and travels to a worker): of the model's output the
     report reads only the route (``receipts/rederivation.py`` ``check_of``), so the emitted
     text, a few KB a receipt, is not kept.
     """
@@ -286,9 +336,9 @@ def _same_call(doc: dict[str, JsonValue], facts: Glance) -> bytes | None:
 
     A copy of an ALLOW receipt re-signed as its release status moved (seal-host@099be66
     ``rust/src/release.rs``) is the same call; a receipt that shares the operation but not
-    every step input is another claim and is threaded as one. The session is part of the
+    every step input is another claim and is re-derived as one. The session is part of the
     call: a receipt relabelled to another session and re-signed is a claim in that session,
-    threaded there, never handed the first session's result.
+    re-derived there, never handed the first session's result.
     """
     if facts.operation is None:
         return None
@@ -303,15 +353,15 @@ def _glance_of(_: object, data: bytes) -> Glance | None:
 def session_rederivations(
     lines: Callable[[], Iterable[bytes]], raw_lines: Mapping[str, bytes]
 ) -> dict[int, Rederivation]:
-    """Re-derivations, in log order, of a log's sessions that need threading, by line number.
+    """Re-derivations, in log order, of a log's sessions that need the session pass, by line.
 
     ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
     one thread each. Only those sessions' results are kept, one small record per receipt.
     For a log held in memory (its bytes cannot change between the two passes).
     """
-    threaded = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
-    return {n: t.result for n, t in threaded}
+    made = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
+    return {n: t.result for n, t in made}
 
 
 def session_rederivations_of_log(
@@ -321,6 +371,7 @@ def session_rederivations_of_log(
     contested: Contested | None = None,
     index: SessionIndex | None = None,
     copies: Callable[[str], bool] | None = None,
+    hand_on: bool = False,
 ) -> Iterator[tuple[int, SessionRederivation]]:
     """:func:`session_rederivations`, each bound to its line's bytes (:class:`SessionRederivation`).
 
@@ -328,7 +379,8 @@ def session_rederivations_of_log(
     not handed the result. Yielded by line number in log order, as the log is read the
     second time, so a caller can hand them on slice by slice and hold none of them for long.
     ``skip``, ``contested``, ``index`` and ``copies`` are :class:`LogSessions`'s (the one that
-    decides).
+    decides). With ``hand_on``, the frames each line's session pass decoded travel with its
+    result (:class:`SessionRederivation`), so its checks decode nothing again.
     """
     log = LogSessions(lines(), raw_lines, skip, contested, index, copies)
     if log.idle:
@@ -340,16 +392,17 @@ def session_rederivations_of_log(
         doc = strict_document(line) if facts.session in log.wanted else None
         if doc is not None and session_of(doc) != facts.session:
             continue  # read differently by the strict parser: the receipt fails on its own
-        result = log.judged(number, facts, doc, None)
+        frames = carried_frames(doc) if doc is not None else None
+        result = log.judged(number, facts, doc, frames)
         if result is not None:
-            yield number, SessionRederivation.of(line, result)
+            yield number, SessionRederivation.of(line, result, frames if hand_on else None)
 
 
 class LogSessions:
-    """A log's session pass: which sessions are threaded, fed in log order, and what is refuted.
+    """A log's session pass: which sessions need it, fed in log order, and what is refuted.
 
-    The sessions that need threading are found up front (one glance a line; sessions in
-    ``skip`` are threaded elsewhere, their receipts sitting in other inputs too). With
+    The sessions that need the pass are found up front (one glance a line; sessions in
+    ``skip`` are re-derived elsewhere, their receipts sitting in other inputs too). With
     ``contested``, a receipt whose operation the run's other receipts place in another session
     is ``fail`` wherever it sits; a run of this one log (neither ``contested`` nor ``index``
     given, or an empty ``index``) indexes the log's own sessions and operations on this pass.
@@ -384,14 +437,14 @@ class LogSessions:
 
     @property
     def idle(self) -> bool:
-        """Whether no line of the log is threaded or refuted: every line re-derives alone."""
+        """Whether no line of the log is in the session pass or refuted: each re-derives alone."""
         return not self.wanted and self.contested is None
 
     def line(self, number: int, size: int) -> LineFeed | None:
         """Line ``number``'s feed of this pass for its verifier; None past the strict size limit.
 
         The pass reads a line as :func:`strict_document` does, which refuses a document over
-        the size limit (the verifier reads it, and it is never threaded).
+        the size limit (the verifier reads it, and it is never in the session pass).
         """
         if size > DEFAULT_LIMITS.max_document_bytes:
             return None
@@ -400,7 +453,7 @@ class LogSessions:
     def rederivation(
         self, number: int, doc: dict[str, JsonValue], frames: Frames
     ) -> Rederivation | None:
-        """Line ``number``'s re-derivation in its session, or None when it is not threaded."""
+        """Line ``number``'s re-derivation in its session, or None when it is not in the pass."""
         facts = glance_document(doc)
         return None if facts is None else self.judged(number, facts, doc, frames)
 
@@ -411,7 +464,7 @@ class LogSessions:
         doc: dict[str, JsonValue] | None,
         frames: Frames | None,
     ) -> Rederivation | None:
-        """A line's result from its facts and (for a threaded session) its strict document."""
+        """A line's result from its facts and (for a session in the pass) its strict document."""
         if facts.session not in self.wanted:
             refuted = self.contested(facts.session, facts.operation) if self.contested else None
             return refuted_by(refuted) if refuted is not None else None
@@ -477,11 +530,13 @@ def feed_file(
     name: str,
     read: Callable[[str], bytes | None],
     reading: Reading | None = None,
+    room: Room | None = None,
 ) -> SessionRederivation | None:
     """The next receipt of a session, a file read again, re-derived; None when unreadable.
 
     ``reading`` gives the caller's kept reading of the file, when it has one: its document
     and decoded frames are the ones the receipt's checks will read, so it is read once.
+    Without one, the frames decoded here travel with the result while ``room`` grants them.
     """
     data = read(name)
     if data is None:
@@ -495,8 +550,11 @@ def feed_file(
         doc = strict_document(data) if item is not None else None
     if item is None or doc is None or session_of(doc) != item.session:
         return None
-    frames = kept[1] if kept is not None else None
-    return SessionRederivation.of(data, threads.feed(doc, item, name, frames))
+    if kept is not None:
+        return SessionRederivation.of(data, threads.feed(doc, item, name, kept[1]))
+    frames = carried_frames(doc)
+    result = threads.feed(doc, item, name, frames)
+    return SessionRederivation.of(data, result, _kept(frames, room))
 
 
 def session_rederivations_of_files(
@@ -509,12 +567,12 @@ def session_rederivations_of_files(
     """Re-derivations of the sessions among separate receipt files, by file name.
 
     Each file is read once to find its session and claim (:func:`file_facts`), and the files
-    of a session that needs threading are read again in the order their claims give: by
+    of a session that needs the session pass are read again in the order their claims give: by
     position, a blocked call before the executed one at the same position, then in input
     order. A receipt that claims no position (a temporal deny) cannot be placed and
     re-derives alone. Each result is bound to the bytes it was made of
-    (:class:`SessionRederivation`): the task reads again. Sessions in ``skip`` are threaded
-    elsewhere.
+    (:class:`SessionRederivation`): the task reads again. Sessions in ``skip`` are
+    re-derived elsewhere.
     """
     return session_rederivations_of_facts(file_facts(names, read, look), read, raw_lines, skip)
 
@@ -526,12 +584,13 @@ def session_rederivations_of_facts(
     skip: Container[str] = frozenset(),
     contested: Contested | None = None,
     reading: Reading | None = None,
+    room: Room | None = None,
 ) -> dict[str, SessionRederivation]:
     """:func:`session_rederivations_of_files` from the facts :func:`file_facts` read.
 
     With ``contested``, a file whose operation the run's other receipts place in another
-    session is ``fail``, threaded or not (a file of a session in ``skip`` too). ``reading``
-    as :func:`feed_file`'s.
+    session is ``fail``, in the session pass or not (a file of a session in ``skip`` too).
+    ``reading`` and ``room`` as :func:`feed_file`'s.
     """
     kept = [f for f in facts if f.session not in skip]
     wanted = _wanted((f.session, f.claim) for f in kept)
@@ -544,7 +603,7 @@ def session_rederivations_of_facts(
     results: dict[str, SessionRederivation] = {}
     for members in sessions.values():
         for _, name in sorted(members):
-            if (bound := feed_file(threads, name, read, reading)) is not None:
+            if (bound := feed_file(threads, name, read, reading, room)) is not None:
                 results[name] = bound
     if contested is not None:  # a file no thread fed, its operation in another session
         for fact in facts:

@@ -54,8 +54,14 @@ class Decoded:
 _ABSENT = Decoded(None, None, None)
 
 
-def decode(text: str) -> Decoded:
-    """``text`` decoded once; a text the canonical rule refuses is decoded leniently as well."""
+def decode(text: str, known: bytes | None = None) -> Decoded:
+    """``text`` decoded once; a text the canonical rule refuses is decoded leniently as well.
+
+    ``known`` is what an earlier reader decoded the text to: taken, without decoding again,
+    when its canonical encoding is exactly ``text`` (the canonical rule's own re-encode test).
+    """
+    if known is not None and binascii.b2a_base64(known, newline=False).decode() == text:
+        return Decoded(known, known, None)
     try:
         data = b64_std_decode_canonical(text)
     except ValueError as exc:
@@ -147,13 +153,13 @@ def meta_keys(message: JsonValue) -> frozenset[str]:
     return frozenset(meta) if isinstance(meta, dict) else frozenset()
 
 
-def _object_a(doc: Doc) -> tuple[Decoded, bytes | None, str | None]:
+def _object_a(doc: Doc, known: bytes | None) -> tuple[Decoded, bytes | None, str | None]:
     """``signed_artifacts.object_a`` decoded, and Object A under the bindings' rules or why not."""
     artifacts = doc.get("signed_artifacts")
     if not isinstance(artifacts, dict):
         return _ABSENT, None, None
     text = artifacts.get("object_a")
-    decoded = decode(text) if isinstance(text, str) else _ABSENT
+    decoded = decode(text, known) if isinstance(text, str) else _ABSENT
     if set(artifacts) not in (
         {"encoding", "object_a"},
         {"encoding", "object_a", "approval_statement"},
@@ -166,14 +172,14 @@ def _object_a(doc: Doc) -> tuple[Decoded, bytes | None, str | None]:
     return decoded, decoded.canonical, None
 
 
-def _release(doc: Doc) -> Decoded | None:
+def _release(doc: Doc, known: bytes | None) -> Decoded | None:
     """``release_frame.base64`` decoded (a text that is no string: its refusal), or None."""
     frame = doc.get("release_frame")
     if not isinstance(frame, dict):
         return None
     text = frame.get("base64")
     if isinstance(text, str):
-        return decode(text)
+        return decode(text, known)
     return Decoded(None, None, "not a string" if "base64" in frame else "missing")
 
 
@@ -239,10 +245,15 @@ def _statement(doc: Doc) -> Decoded | None:
     return decode(text) if isinstance(text, str) else None
 
 
-def read_view(doc: Doc, family: str | None = None) -> ReceiptView:
-    """The view of one received receipt document (``family`` as the reader found it)."""
-    carried, object_a, object_a_error = _object_a(doc)
-    release = _release(doc)
+def read_view(doc: Doc, family: str | None = None, known: Frames | None = None) -> ReceiptView:
+    """The view of one received receipt document (``family`` as the reader found it).
+
+    ``known`` are frames an earlier reader of the same document decoded (a run's session
+    pass, in another process): a frame is taken from them only when it is the canonical
+    decoding of the text the document carries (:func:`decode`), so nothing is decoded twice.
+    """
+    carried, object_a, object_a_error = _object_a(doc, known.object_a if known else None)
+    release = _release(doc, known.release if known else None)
     parsed: dict[bytes, JsonValue] = {}  # a recovered request's body, as the splice read it
     frame, source = _request_frame(doc, object_a, release, parsed)
     request = _parse_line(frame, parsed)

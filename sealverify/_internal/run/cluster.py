@@ -1,7 +1,7 @@
 """``verify --cluster``: the runner's tasks verified on a Dask distributed cluster, in order.
 
 The same tasks as ``--jobs`` (``engine.tasks``: receipt files in groups, JSONL logs cut
-into byte ranges at line boundaries, sessions threaded first) are grouped into partitions and
+into byte ranges at line boundaries, the session pass made first) are grouped into partitions and
 submitted to the cluster; each worker runs ``engine._run_task`` over them, reading the
 bytes itself (local paths it can see, or object storage URLs). The client takes results as
 they complete and hands them on in input order, holding at most a bounded number of

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sealverify._internal.history import facts as history
-from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.receipts import pin_use
 from sealverify._internal.receipts.families import ReceiptDocument
 from sealverify._internal.receipts.session_index import FILES, SessionIndex
@@ -26,7 +25,7 @@ from sealverify._internal.receipts.sessions import (
     SessionRederivation,
     file_facts,
     glance,
-    may_need_threading,
+    may_need_session_pass,
     session_rederivations_of_facts,
     session_rederivations_of_log,
 )
@@ -206,7 +205,7 @@ class _Files:
     files: tuple[tuple[str, bool], ...]
     # Re-derivations of these files made in their session's order, by file name, each bound
     # to the bytes it was made of (the task uses it only for those bytes).
-    threaded: tuple[tuple[str, SessionRederivation], ...] = ()
+    session_rederivations: tuple[tuple[str, SessionRederivation], ...] = ()
     # Bytes the session grouping already read, by file name, for a run in one process
     # (``tasks(..., keep=...)``): verified as read then, so each file is read once; and the
     # strict readings it made of them (``run/handoff.py``), so each is parsed once.
@@ -226,9 +225,9 @@ class _LogSlice:
     first: int
     # Re-derivations of this slice's lines made in their session's log order, by line number,
     # each bound to the line's bytes it was made of.
-    threaded: tuple[tuple[int, SessionRederivation], ...] = ()
+    session_rederivations: tuple[tuple[int, SessionRederivation], ...] = ()
     # A run in one process: the log's session pass, fed in log order by the verifier's own
-    # reading of each line its ``threaded`` leaves out (never sent to a worker).
+    # reading of each line its ``session_rederivations`` leave out (never sent to a worker).
     live: LogSessions | None = None
 
 
@@ -254,6 +253,10 @@ Result = tuple[
     history.ReceiptFacts | None,
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
+# What a log slice carries to its worker of the frames the session pass decoded (a few KB
+# a receipt): the receipts it read are viewed with those frames, not decoded again; beyond
+# it the worker decodes them itself, so what a task carries stays bounded.
+_SHIP = 1 << 20
 _CHUNK = 64  # receipts per task: enough to amortise inter-process traffic, small to balance
 
 
@@ -267,41 +270,36 @@ def tasks(
     """Cut the inputs into tasks lazily; receipt bytes are read by whoever runs the task.
 
     A log whose sessions need their receipts re-derived in log order (``replay.decision`` of
-    a session's later calls) is threaded here first, in order; its slices carry the results.
+    a session's later calls) has its session pass here first, in log order; its slices carry
+    the results.
     So are the sessions among separate receipt files, in the order their claims give: every
     file is read once here first (``receipts/sessions.py``, held to ``max_input``), and each
     task carries its files' results, so workers and cluster tasks need no other task's
-    receipts. A run in one process passes ``keep``: up to that much of what is read here
-    is handed to the tasks (:class:`Handoff`) with the views the session pass made, so
-    those files are read, parsed and decoded once. A run whose tasks are all verified in
-    this process, in order, passes ``in_process``: a log's slices then carry its session
-    pass itself (:class:`LogSessions`), fed by each line's one reading as it is verified;
-    otherwise the pass is made here and its results are handed on slice by slice.
+    receipts. Up to ``keep`` bytes of what is read here are handed to the tasks
+    (:class:`Handoff`) with the readings and views the session pass made, so those files
+    are read, parsed and decoded once: every file, for a run whose tasks are all verified
+    in this process, in order (``in_process``); else the session files only. A run in one
+    process has a log's slices carry its session pass itself (:class:`LogSessions`), fed by
+    each line's one reading as it is verified; otherwise the pass is made here and its
+    results, with the readings they were made from (up to ``_SHIP`` a task), are handed on
+    slice by slice.
     """
     by_file: dict[str, SessionRederivation] = {}
     by_log: dict[str, dict[int, SessionRederivation]] = {}
     spanning: frozenset[str] = frozenset()
     index: SessionIndex | None = None  # the run's sessions, when more than one log's
-    read = Handoff(max_input, keep)
+    read = Handoff(max_input, keep, every=in_process)
     if options is not None and options.rederive:
         listed = list(files)
-        names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
-        facts = file_facts(names, read, read.look) if names else []
-        index, by_file, by_log = _spanning(listed, facts, read, options)
-        spanning = index.spanning() if index is not None else frozenset()
-        contested = index.contradiction if index is not None and index.contested else None
-        by_file.update(
-            session_rederivations_of_facts(
-                facts, read, options.raw_lines, spanning, contested, read.view
-            )
-        )
-        if index is not None:
-            index.close()  # its contested operations are held; the records on disk go
-        files = listed
+        index, spanning, by_file, by_log = _session_files(listed, read, options)
+        listed.reverse()
+        files = _taken(listed)  # each path let go as its task is cut
     batch: list[tuple[str, bool]] = []
 
     def cut() -> _Files:
-        rows = tuple((name, by_file[name]) for name, _ in batch if name in by_file)
+        # A file's result is let go as its task takes it (the room its frames held with it).
+        rows = tuple((name, by_file.pop(name)) for name, _ in batch if name in by_file)
+        read.refund(sum(bound.weight for _, bound in rows))
         return _Files(tuple(batch), rows, *read.hand_over(name for name, _ in batch))
 
     for path, walked in files:
@@ -311,10 +309,10 @@ def tasks(
                 batch = []
             spans = by_log.pop(path.as_posix(), {})  # its lines of sessions spanning inputs
             if in_process and options is not None:
-                yield from _live_slices(path, _live(path, options, spanning, index), spans)
+                yield from _live_slices(path, _live(path, options, spanning, index), spans, read)
             else:
-                threaded = _threaded(path, options, spanning, index) if options else iter(())
-                yield from _threaded_slices(path, threaded, spans)
+                made = _session_pass(path, options, spanning, index) if options else iter(())
+                yield from _slices_with_results(path, made, spans, read)
             continue
         batch.append((path.as_posix(), walked))
         if len(batch) == _CHUNK:
@@ -324,42 +322,102 @@ def tasks(
         yield cut()
 
 
+def _session_files(
+    listed: list[tuple[storage.Location, bool]], read: Handoff, options: VerifyOptions
+) -> tuple[
+    SessionIndex | None,
+    frozenset[str],
+    dict[str, SessionRederivation],
+    dict[str, dict[int, SessionRederivation]],
+]:
+    """The session pass over the run's separate files and its sessions spanning inputs.
+
+    Each separate file is read for its session facts (held only until this pass is done);
+    the sessions among the files are re-derived in the order their claims give, and those
+    spanning inputs across them all (:func:`_spanning`). Returns the run's index (when the
+    run has one; it keeps only its contested operations afterwards), the sessions spanning
+    inputs, and the results by file and by log line.
+    """
+    names = [p.as_posix() for p, _ in listed if p.suffix not in LOG_SUFFIXES]
+    facts = file_facts(names, read, read.look) if names else []
+    index, by_file, by_log = _spanning(listed, facts, read, options)
+    spanning = index.spanning() if index is not None else frozenset()
+    contested = index.contradiction if index is not None and index.contested else None
+    by_file.update(
+        session_rederivations_of_facts(
+            facts, read, options.raw_lines, spanning, contested, read.view, read.grant
+        )
+    )
+    if index is not None:
+        index.close()  # its contested operations are held; the records on disk go
+    return index, spanning, by_file, by_log
+
+
+def _taken(
+    backwards: list[tuple[storage.Location, bool]],
+) -> Iterator[tuple[storage.Location, bool]]:
+    """The items of a reversed list in their first order, each let go as it is taken."""
+    while backwards:
+        yield backwards.pop()
+
+
 def _live_slices(
-    path: storage.Location, live: LogSessions | None, spans: dict[int, SessionRederivation]
+    path: storage.Location,
+    live: LogSessions | None,
+    spans: dict[int, SessionRederivation],
+    read: Handoff,
 ) -> Iterator[_LogSlice]:
     """A log's slices for this process, each carrying the log's session pass ``live``."""
     for piece in _log_slices(path):
-        rows = _rows(spans, piece.first) if spans else ()
-        yield dataclasses.replace(piece, threaded=rows, live=live) if live or rows else piece
+        rows = _rows(spans, piece.first, read) if spans else ()
+        yield (
+            dataclasses.replace(piece, session_rederivations=rows, live=live)
+            if live or rows
+            else piece
+        )
 
 
-def _threaded_slices(
+def _slices_with_results(
     path: storage.Location,
-    threaded: Iterator[tuple[int, SessionRederivation]],
+    made: Iterator[tuple[int, SessionRederivation]],
     spans: dict[int, SessionRederivation],
+    read: Handoff,
 ) -> Iterator[_LogSlice]:
-    """A log's slices, each with its lines' results, taken from ``threaded`` as it goes.
+    """A log's slices, each with its lines' results, taken from ``made`` as it goes.
 
-    ``threaded`` yields in line order: each slice takes the results up to its last line, so
+    ``made`` yields in line order: each slice takes the results up to its last line, so
     no more than one slice's results are held, however long the log.
     """
-    ahead = next(threaded, None)
+    ahead = next(made, None)
     for piece in _log_slices(path):
         last = piece.first + _CHUNK
         taken: dict[int, SessionRederivation] = {}
+        room = _SHIP
         while ahead is not None and ahead[0] < last:
-            taken[ahead[0]] = ahead[1]
-            ahead = next(threaded, None)
+            number, bound = ahead
+            room -= bound.weight  # the session pass's readings travel within the task's room
+            taken[number] = bound if room >= 0 else bound.lean()
+            ahead = next(made, None)
         if spans:
-            taken.update(_rows(spans, piece.first))  # threaded across the run's inputs
-        yield dataclasses.replace(piece, threaded=tuple(taken.items())) if taken else piece
+            taken.update(_rows(spans, piece.first, read))  # their sessions span the run's inputs
+        yield (
+            dataclasses.replace(piece, session_rederivations=tuple(taken.items()))
+            if taken
+            else piece
+        )
 
 
 def _rows(
-    spans: dict[int, SessionRederivation], first: int
+    spans: dict[int, SessionRederivation], first: int, read: Handoff
 ) -> tuple[tuple[int, SessionRederivation], ...]:
+    """The spanning sessions' results of a slice's lines, taken out of ``spans``.
+
+    The readings they carry leave the hand-over budget they were granted from with them.
+    """
     last = first + _CHUNK
-    return tuple((n, r) for n, r in spans.items() if first <= n < last)
+    rows = tuple((n, spans.pop(n)) for n in [n for n in spans if first <= n < last])
+    read.refund(sum(bound.weight for _, bound in rows))
+    return rows
 
 
 def _log_slices(path: storage.Location) -> Iterator[_LogSlice]:
@@ -429,26 +487,28 @@ def _read_range(name: str, start: int, end: int) -> bytes:
         raise SourceUnreadable.of(name, exc) from None
 
 
-def _threaded(
+def _session_pass(
     path: storage.Location,
     options: VerifyOptions,
     skip: frozenset[str] = frozenset(),
     index: SessionIndex | None = None,
 ) -> Iterator[tuple[int, SessionRederivation]]:
-    """A log's sessions threaded in log order; those in ``skip`` span inputs (:func:`_spanning`).
+    """A log's session re-derivations in log order; sessions in ``skip`` span inputs.
 
     ``index`` is the run's, when it has more inputs than this log; a run of this one log
     indexes its sessions and operations on the log's own first pass. The results come by
     line as the log is read, for tasks that read the log again (workers, a cluster).
     """
-    if not options.rederive or not may_need_threading(_blocks(path)):
+    if not options.rederive or not may_need_session_pass(_blocks(path)):
         return iter(())
     lines = functools.partial(_lines, path)
     if index is None:
-        return session_rederivations_of_log(lines, options.raw_lines, index=SessionIndex())
+        return session_rederivations_of_log(
+            lines, options.raw_lines, index=SessionIndex(), hand_on=True
+        )
     contested = index.contradiction if index.contested else None
     return session_rederivations_of_log(
-        lines, options.raw_lines, skip, contested, copies=index.repeated
+        lines, options.raw_lines, skip, contested, copies=index.repeated, hand_on=True
     )
 
 
@@ -458,12 +518,12 @@ def _live(
     skip: frozenset[str] = frozenset(),
     index: SessionIndex | None = None,
 ) -> LogSessions | None:
-    """A log's session pass for this process, its sessions found (:func:`_threaded`'s rules).
+    """A log's session pass for this process, its sessions found (:func:`_session_pass`'s rules).
 
     The pass is fed as each line is verified, from the line's one reading; None when
     nothing in the log is re-derived in a session.
     """
-    if not options.rederive or not may_need_threading(_blocks(path)):
+    if not options.rederive or not may_need_session_pass(_blocks(path)):
         return None
     if index is None:
         log = LogSessions(_lines(path), options.raw_lines, index=SessionIndex())
@@ -481,9 +541,9 @@ def _spanning(
 ) -> tuple[
     SessionIndex | None, dict[str, SessionRederivation], dict[str, dict[int, SessionRederivation]]
 ]:
-    """The run's session index, and the sessions spanning inputs threaded across the run.
+    """The run's session index, and the re-derivations of the sessions spanning inputs.
 
-    Every separate file is one input here (they are threaded together by claimed position
+    Every separate file is one input here (they are ordered together by claimed position
     already), each log another. The index holds every session and operation the separate
     files name, and the logs' when there is more than one input with a log (each log that
     may name a session is then glanced once more, ``receipts/spanning.py``); a run of one
@@ -495,7 +555,7 @@ def _spanning(
     index = SessionIndex()
     for fact in facts:
         index.see(fact.session, FILES, fact.operation)
-    logs = [(i, p) for i, p in logs if may_need_threading(_blocks(p))]
+    logs = [(i, p) for i, p in logs if may_need_session_pass(_blocks(p))]
     for source, path in logs:
         for item in map(glance, _lines(path)):
             if item is not None:
@@ -508,7 +568,15 @@ def _spanning(
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
     span_files, span_logs = session_rederivations_spanning(
-        spanning, placed, lines, read, _read_range, options.raw_lines, contested
+        spanning,
+        placed,
+        lines,
+        read,
+        _read_range,
+        options.raw_lines,
+        contested,
+        read.view,
+        read.grant,
     )
     return index, span_files, span_logs
 
@@ -553,7 +621,7 @@ def _verify_file(
     path: storage.Location | str,
     walked: bool,
     settings: Settings,
-    threaded: SessionRederivation | None = None,
+    bound: SessionRederivation | None = None,
     read: bytes | None = None,
     reading: ReceiptDocument | None = None,
     view: ReceiptView | None = None,
@@ -567,7 +635,7 @@ def _verify_file(
     if isinstance(path, str):
         if read is not None and _absent(path + _SIDE_SUFFIX):
             name = report_name(path)
-            return _verified(read, name, walked, settings, threaded, None, None, reading, view)
+            return _verified(read, name, walked, settings, bound, None, None, reading, view)
         path = Path(path)
     try:
         data = _read(path, settings.max_input) if read is None else read
@@ -577,7 +645,7 @@ def _verify_file(
         return exc, None, None
     attestation, problem = _side_attestation(path)
     name = report_name(path.as_posix())  # where the name enters the report: any bytes shown
-    return _verified(data, name, walked, settings, threaded, attestation, problem, reading, view)
+    return _verified(data, name, walked, settings, bound, attestation, problem, reading, view)
 
 
 def _verified(
@@ -592,22 +660,24 @@ def _verified(
     view: ReceiptView | None = None,
 ) -> Result:
     # A session's result holds only for the bytes it was made of: these, read again, may not be.
-    threaded = None if bound is None else bound.for_bytes(data)
+    rederivation = None if bound is None else bound.for_bytes(data)
+    if bound is not None and reading is None:  # viewed with the frames the pass decoded
+        reading, view = bound.reading_for(data)
     if walked:
         if problem is not None:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
-        found = verify_found(data, name, settings.options, attestation, threaded, reading, view)
+        found = verify_found(data, name, settings.options, attestation, rederivation, reading, view)
         return _finish(_skipped(name) if found is None else found, data, settings)
     if problem is not None:
         return problem, None, None
-    subject = verify_receipt(data, name, settings.options, attestation, threaded, reading, view)
+    subject = verify_receipt(data, name, settings.options, attestation, rederivation, reading, view)
     return _finish(subject, data, settings)
 
 
 def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     """Verify one task; pure over the files, so a worker gives the same results as the parent."""
     if isinstance(task, _Files):
-        by_name = dict(task.threaded)
+        by_name = dict(task.session_rederivations)
         read = dict(task.read)
         readings = dict(task.readings)
         views = dict(task.views)
@@ -633,12 +703,10 @@ def _run_task(task: _Files | _LogSlice, settings: Settings) -> list[Result]:
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()  # the slice ends at a line terminator (or at the end of the file)
-    threaded = dict(task.threaded)
+    made = dict(task.session_rederivations)
     name = report_name(task.name)  # the log's name as its lines' subjects show it
     return [
-        _finish(
-            _verify_line(line, number, name, settings.options, threaded, task.live), body, settings
-        )
+        _finish(_verify_line(line, number, name, settings.options, made, task.live), body, settings)
         for number, line in enumerate(lines, start=task.first)
         for body in (log_line_body(line),)
     ]
@@ -649,20 +717,18 @@ def _verify_line(
     number: int,
     name: str,
     options: VerifyOptions,
-    threaded: dict[int, SessionRederivation],
+    made: dict[int, SessionRederivation],
     live: LogSessions | None,
 ) -> Subject | Check:
     """One line: with its handed result when it has one, else fed to the log's ``live`` pass."""
-    bound = threaded.get(number)
-    if bound is not None or live is None:
-        return verify_log_line(line, number, name, options, _for_line(bound, line))
+    bound = made.get(number)
+    if bound is not None:  # the session pass's result, and its reading when it travelled
+        read, view = bound.reading_for(line, log_line_body(line))
+        return verify_log_line(line, number, name, options, bound.for_bytes(line), read, view=view)
+    if live is None:
+        return verify_log_line(line, number, name, options)
     feed = live.line(number, len(log_line_body(line)))
     return verify_log_line(line, number, name, options, thread=feed)
-
-
-def _for_line(bound: SessionRederivation | None, line: bytes) -> Rederivation | None:
-    """A line's session result, only when the line holds the bytes it was made of."""
-    return None if bound is None else bound.for_bytes(line)
 
 
 _WORKER: Settings | None = None

@@ -41,12 +41,17 @@ class Handoff:
 
     An unreadable or too large file is None here: its own task reads it again and reports
     it. Up to ``keep`` bytes (a file's bytes, and three times them for its reading) are kept
-    until a task takes them (:meth:`hand_over`).
+    until a task takes them (:meth:`hand_over`). With ``every`` (a run in one process, which
+    verifies every file here) every file read is kept while there is room; without it (the
+    tasks run in workers or on a cluster, which read their own files) none is, and the room
+    serves only what the session pass hands on beside its results (:meth:`grant`): the
+    frames it decoded, so a session's receipts are decoded once wherever they are verified.
     """
 
-    def __init__(self, limit: int, keep: int) -> None:
+    def __init__(self, limit: int, keep: int, every: bool = True) -> None:
         self.limit = limit
         self.room = keep
+        self.every = every
         self.kept: dict[str, bytes] = {}
         self.readings: dict[str, ReceiptDocument] = {}
         self.views: dict[str, ReceiptView] = {}  # made for the session pass, kept for the task
@@ -63,7 +68,7 @@ class Handoff:
                 data = read_file(name, None, self.limit)
         except (OSError, InputError):  # unreadable, or refused as too large
             return None
-        if len(data) <= self.room:
+        if self.every and len(data) <= self.room:
             self.kept[name] = data
             self.room -= len(data)
         return data
@@ -96,6 +101,21 @@ class Handoff:
             self.room -= len(data)
             self.views[name] = made
         return read.document, made.frames
+
+    def grant(self, weight: int) -> bool:
+        """Whether the budget has room for ``weight`` more (then charged until :meth:`refund`).
+
+        For what the session pass hands on beside its results (``receipts/sessions.py``
+        ``SessionRederivation``): the frames it decoded, held until their task takes them.
+        """
+        if weight > self.room:
+            return False
+        self.room -= weight
+        return True
+
+    def refund(self, weight: int) -> None:
+        """``weight`` granted by :meth:`grant` is no longer held."""
+        self.room += weight
 
     def hand_over(self, names: Iterable[str]) -> Handed:
         """The kept bytes, readings and views of these files, no longer kept (nor charged)."""

@@ -31,7 +31,8 @@ Jobs = int | Literal["auto"]
 # What a run in one process keeps of what the session grouping read, for the tasks: receipt
 # bytes and their strict readings (run/handoff.py charges a reading three times its bytes),
 # so about 1,000 receipts of 8 KB are read once and parsed once; the rest are read and
-# parsed again, and peak memory stays within this much of a run that keeps nothing.
+# parsed again, and peak memory stays within this much of a run that keeps nothing. A run
+# with workers keeps no bytes: the room holds the frames the session pass decoded.
 _KEEP = 32 << 20
 
 
@@ -51,9 +52,9 @@ def verify_sources(
     ``*.ndjson``), a glob, a JSONL log, or a URL read through fsspec (``s3://``, ``file://``;
     ``storage_options`` are fsspec's); one source may be given alone. Each is held to
     ``max_input_bytes`` (a log, per slice of its lines). The receipts of one session are
-    threaded across all of them. ``jobs`` processes verify (``"auto"``: one per core, or
-    this one for a run of one task), or a Dask ``cluster`` (``tcp://host:8786`` or
-    ``local[:N]``, the dask extra).
+    re-derived as one session across all of them. ``jobs`` processes verify (``"auto"``: one
+    per core, or this one for a run of one task), or a Dask ``cluster`` (``tcp://host:8786``
+    or ``local[:N]``, the dask extra).
 
     Yields each receipt's :class:`Subject` and each run finding (:class:`Check`), then the
     notes on pins that matched nothing: ``build_report(subjects, findings)`` of them is the
@@ -94,11 +95,11 @@ def run_results(
     """
     storage.configure(storage_options or {})
     # One process verifies what the session grouping read and parsed, up to _KEEP, rather
-    # than read each file twice; workers and cluster tasks read their own files.
+    # than read each file twice; workers and cluster tasks read their own files, with the
+    # frames the session pass decoded of a session's receipts (up to _KEEP), so no mode
+    # decodes a session's receipt twice.
     here = jobs == 1 and cluster is None
-    work: Iterator[Task] = tasks(
-        expand(sources), settings.options, settings.max_input, _KEEP if here else 0, here
-    )
+    work: Iterator[Task] = tasks(expand(sources), settings.options, settings.max_input, _KEEP, here)
     if jobs == "auto":
         count, work = (1, work) if cluster is not None else auto_jobs(work, os.cpu_count() or 1)
     else:
