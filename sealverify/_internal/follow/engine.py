@@ -148,6 +148,7 @@ class Follower:
             self.store.operations,
             self.store.session_state,
         )
+        self.judge.names_inputs = len(config.logs) + len(config.folders) + len(config.remote) > 1
         self._changes = 0
         self.last_commit: float | None = None
 

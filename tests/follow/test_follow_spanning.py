@@ -1,0 +1,131 @@
+"""A session whose receipts sit in several followed inputs is one thread, as in a batch run.
+
+A batch ``verify`` threads a session across every input of the run (two logs, a log and a
+receipt directory: ``receipts/spanning.py``), so a forged later call is refuted against the
+earlier calls wherever they sit, and two receipts claiming one position are ``fail``. The
+follower judges each receipt as it lands; what it stores must equal one batch run over the
+final files, also when it restarts between the calls (the session resumed from its state).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sealverify._internal.follow.engine import FollowConfig, Follower
+from tests.helpers.follow_support import LONG, OPTIONS, append, batch_outcomes, session_call
+
+
+def _follower(root: Path, logs: tuple[Path, ...], folders: tuple[Path, ...] = ()) -> Follower:
+    config = FollowConfig(
+        tuple(map(str, logs)), tuple(map(str, folders)), (), OPTIONS, str(root / "state.db")
+    )
+    return Follower(config)
+
+
+class _Following:
+    """One follower kept up, or a new one at each look (a restart between every landing)."""
+
+    def __init__(
+        self, root: Path, logs: tuple[Path, ...], folders: tuple[Path, ...], restart: bool
+    ) -> None:
+        self.root, self.logs, self.folders, self.restart = root, logs, folders, restart
+        self.follower: Follower | None = None
+
+    def look(self) -> None:
+        if self.follower is None or self.restart:
+            if self.follower is not None:
+                self.follower.close()
+            self.follower = _follower(self.root, self.logs, self.folders)
+        self.follower.step()
+        self.follower.commit()
+
+    def batch(self, folders_first: bool = False) -> dict[str, str]:
+        """Each receipt's outcome in one batch run over the followed inputs that exist.
+
+        A batch run places two receipts claiming one position in input order: the inputs
+        are given in the order their receipts landed.
+        """
+        inputs = (*self.folders, *self.logs) if folders_first else (*self.logs, *self.folders)
+        return batch_outcomes(*(str(p) for p in inputs if p.exists()))
+
+    def stored(self) -> dict[str, str]:
+        """Each stored receipt's outcome by its name."""
+        assert self.follower is not None
+        judged = self.follower.store.judged()
+        self.follower.close()
+        assert {n for _, n in judged.values()} == {1}  # each judged into the store once
+        return {subject: outcome for (_, subject), (outcome, _) in judged.items()}
+
+
+def _setup(tmp_path: Path, restart: bool) -> tuple[_Following, Path, Path, Path]:
+    root = tmp_path / ("restarted" if restart else "kept")
+    folder = root / "receipts"
+    folder.mkdir(parents=True)
+    first, second = root / "a.jsonl", root / "b.jsonl"
+    return _Following(root, (first, second), (folder,), restart), first, second, folder
+
+
+def test_a_forged_call_in_a_directory_is_refuted_by_the_call_in_a_log(tmp_path: Path) -> None:
+    # The attacker holds the keys and writes an over-budget second call as a receipt file:
+    # alone it is a session missing its first call (not evaluated); a batch run over the log
+    # and the directory threads the session across both and refutes it.
+    for restart in (False, True):
+        following, log, other, folder = _setup(tmp_path, restart)
+        append(log, session_call(7, 1, 1) + b"\n")
+        following.look()
+        (folder / "forged.json").write_bytes(session_call(7, 2, 2))
+        following.look()
+        stored = following.stored()
+        assert stored[str(folder / "forged.json")] == "FAIL", restart
+        assert stored == following.batch(), restart
+
+
+def test_a_forged_call_in_a_second_log_is_refuted_by_the_call_in_the_first(
+    tmp_path: Path,
+) -> None:
+    # Two logs (a host's log rotated into a new name): the session's calls in both.
+    for restart in (False, True):
+        following, log, other, folder = _setup(tmp_path, restart)
+        append(log, session_call(8, 1, 1) + b"\n")
+        following.look()
+        append(other, session_call(8, 2, 2) + b"\n")
+        following.look()
+        stored = following.stored()
+        assert stored[f"{other}:1"] == "FAIL", restart
+        assert stored == following.batch(), restart
+
+
+def test_two_receipts_claiming_one_position_in_two_inputs_fail(tmp_path: Path) -> None:
+    # An honest session of a long budget (its calls pass), then a second receipt claiming
+    # the position of call 2, re-signed, in a receipt file; after a restart the session is
+    # resumed from its checkpointed state (made in a log) by a receipt of the directory.
+    for restart in (False, True):
+        following, log, other, folder = _setup(tmp_path, restart)
+        append(log, session_call(9, 1, 1, config=LONG) + b"\n")
+        following.look()
+        append(log, session_call(9, 2, 2, config=LONG) + b"\n")
+        following.look()
+        (folder / "again.json").write_bytes(session_call(9, 3, 2, config=LONG))
+        following.look()
+        append(other, session_call(9, 4, 3, config=LONG) + b"\n")
+        following.look()
+        stored = following.stored()
+        assert stored[str(folder / "again.json")] == "FAIL", restart
+        assert stored[f"{log}:2"] == "VERIFIED", restart
+        assert stored == following.batch(), restart
+
+
+def test_a_session_begun_in_a_directory_goes_on_in_a_log(tmp_path: Path) -> None:
+    # The reverse: the session's thread is made from directory files, then a log's line
+    # (a forged over-budget call) is judged against it.
+    for restart in (False, True):
+        following, log, other, folder = _setup(tmp_path, restart)
+        (folder / "1.json").write_bytes(session_call(10, 1, 1, config=LONG))
+        following.look()
+        (folder / "2.json").write_bytes(session_call(10, 2, 2, config=LONG))
+        following.look()
+        append(log, session_call(10, 3, 2, config=LONG) + b"\n")
+        following.look()
+        stored = following.stored()
+        assert stored[f"{log}:1"] == "FAIL", restart
+        assert stored == following.batch(folders_first=True), restart
