@@ -70,7 +70,7 @@ def test_a_forged_call_in_a_directory_is_refuted_by_the_call_in_a_log(tmp_path: 
     # alone it is a session missing its first call (not evaluated); a batch run over the log
     # and the directory threads the session across both and refutes it.
     for restart in (False, True):
-        following, log, other, folder = _setup(tmp_path, restart)
+        following, log, _, folder = _setup(tmp_path, restart)
         append(log, session_call(7, 1, 1) + b"\n")
         following.look()
         (folder / "forged.json").write_bytes(session_call(7, 2, 2))
@@ -85,7 +85,7 @@ def test_a_forged_call_in_a_second_log_is_refuted_by_the_call_in_the_first(
 ) -> None:
     # Two logs (a host's log rotated into a new name): the session's calls in both.
     for restart in (False, True):
-        following, log, other, folder = _setup(tmp_path, restart)
+        following, log, other, _ = _setup(tmp_path, restart)
         append(log, session_call(8, 1, 1) + b"\n")
         following.look()
         append(other, session_call(8, 2, 2) + b"\n")
@@ -119,7 +119,7 @@ def test_a_session_begun_in_a_directory_goes_on_in_a_log(tmp_path: Path) -> None
     # The reverse: the session's thread is made from directory files, then a log's line
     # (a forged over-budget call) is judged against it.
     for restart in (False, True):
-        following, log, other, folder = _setup(tmp_path, restart)
+        following, log, _, folder = _setup(tmp_path, restart)
         (folder / "1.json").write_bytes(session_call(10, 1, 1, config=LONG))
         following.look()
         (folder / "2.json").write_bytes(session_call(10, 2, 2, config=LONG))
@@ -129,3 +129,22 @@ def test_a_session_begun_in_a_directory_goes_on_in_a_log(tmp_path: Path) -> None
         stored = following.stored()
         assert stored[f"{log}:1"] == "FAIL", restart
         assert stored == following.batch(folders_first=True), restart
+
+
+def test_calls_landing_in_two_inputs_at_one_look_are_judged_in_their_order(
+    tmp_path: Path,
+) -> None:
+    # A follower catching up (after a restart) finds a session's first call as a receipt
+    # file and its forged second call in a log at one look: the file's call is judged first,
+    # by the positions they claim, as a batch run threads them; and the reverse, the first
+    # call in a log and the second in a directory.
+    following, log, other, folder = _setup(tmp_path, False)
+    (folder / "1.json").write_bytes(session_call(11, 1, 1))
+    append(log, session_call(11, 2, 2) + b"\n")
+    append(other, session_call(12, 1, 1) + b"\n")
+    (folder / "2.json").write_bytes(session_call(12, 2, 2))
+    following.look()
+    stored = following.stored()
+    assert stored[f"{log}:1"] == "FAIL"
+    assert stored[str(folder / "2.json")] == "FAIL"
+    assert stored == following.batch()

@@ -14,8 +14,9 @@ handles signals: ``loop`` does.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from sealverify._internal.follow.chain import ChainFollow
 from sealverify._internal.follow.events import Event, finding_event, subject_event
 from sealverify._internal.follow.folders import Folder, Found
-from sealverify._internal.follow.judge import Judge
+from sealverify._internal.follow.judge import UNPLACED, Judge
 from sealverify._internal.follow.remote import RemoteFolder
 from sealverify._internal.follow.store import FollowStore
 from sealverify._internal.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
@@ -204,23 +205,30 @@ class Follower:
             ) from None
 
     def _step(self) -> list[Event]:
+        """Look at every input, then judge what landed in the order :func:`_in_order` gives."""
         now = self.clock()
         events: list[Event] = []
         facts: list[tuple[ReceiptFacts, dict[str, Any]]] = []
-        for path, position in list(self._state.logs.items()):
+        streams: list[list[tuple[int, Line | Found]]] = []
+        paths = list(self._state.logs)
+        for index, path in enumerate(paths):
+            position = self._state.logs[path]
             found = look(position, self.config.batch_bytes, self.config.max_input)
             self._state.logs[path] = found.position
             self._changes += found.position != position
             events.extend(finding_event(c, now, {"path": path}) for c in found.findings)
-            for line in found.lines:
-                events.extend(self._log_line(path, line, now, facts))
-        for folder in self.folders:
+            streams.append([(index, line) for line in found.lines])
+        for index, folder in enumerate(self.folders, start=len(paths)):
             landed = folder.look(self.config.batch_files, self.config.max_input)
             # Files that landed together are judged as a batch run orders a session's files:
             # by the positions they claim (stable: otherwise in the order written).
             landed.sort(key=lambda item: self.judge.placed(item.data))
-            for item in landed:
-                events.extend(self._file(folder, item, now, facts))
+            streams.append([(index, item) for item in landed])
+        for index, item in _in_order(streams, self.judge.placed):
+            if isinstance(item, Line):
+                events.extend(self._log_line(paths[index], item, now, facts))
+            else:
+                events.extend(self._file(self.folders[index - len(paths)], item, now, facts))
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
         return events
@@ -355,6 +363,30 @@ class Follower:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _in_order(
+    streams: list[list[tuple[int, Line | Found]]], placed: Callable[[bytes], tuple[int, bool]]
+) -> Iterable[tuple[int, Line | Found]]:
+    """What landed in several inputs at one look, each input's receipts in their own order.
+
+    A batch run threads a session whose receipts sit in several inputs in the order of the
+    positions they claim (``receipts/spanning.py``); a follower that finds a session's call
+    in a log and its next call in a directory at one look (catching up after a restart)
+    must not judge the later one first. So the inputs' receipts are merged, each input's
+    kept in its order, by the position each claims (a receipt claiming none first: it
+    holds no place), an earlier input first at equal positions. One input's receipts are
+    judged as they are, unread here.
+    """
+    busy = [stream for stream in streams if stream]
+    if len(busy) < 2:
+        return busy[0] if busy else []
+
+    def claimed(item: tuple[int, Line | Found]) -> tuple[int, bool]:
+        position, executed = placed(item[1].data)
+        return (0, False) if position == UNPLACED else (position, executed)
+
+    return heapq.merge(*busy, key=claimed)
 
 
 def _facts(data: bytes, name: str) -> ReceiptFacts | None:

@@ -57,12 +57,13 @@ from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.results.model import Check, Subject
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
-__all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "Judge", "Staged", "StagedState"]
+__all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "UNPLACED", "Judge", "Staged", "StagedState"]
 
 FILES = "files"  # the input of every followed directory's files, as a batch run has one
 # The thread key of every session (the store's ``thread`` column): one thread a session across
 # every followed input, as a batch run threads a session whose receipts span its inputs.
 SESSIONS = "sessions"
+UNPLACED = 1 << 62  # the place :meth:`Judge.placed` gives a receipt that claims no position
 
 # What the judge stages for the store: (thread, seq, session, where, bytes).
 Staged = tuple[str, int, str, str, bytes]
@@ -472,7 +473,7 @@ class Judge:
         """
         claim = facts.claim if (facts := glance(data)) is not None else None
         if claim is None or claim.position is None:
-            return (1 << 62, False)
+            return (UNPLACED, False)
         return (claim.position, claim.executed)
 
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
