@@ -148,3 +148,20 @@ def test_calls_landing_in_two_inputs_at_one_look_are_judged_in_their_order(
     assert stored[f"{log}:1"] == "FAIL"
     assert stored[str(folder / "2.json")] == "FAIL"
     assert stored == following.batch()
+
+
+def test_a_call_waits_only_for_the_earlier_calls_of_its_own_session(tmp_path: Path) -> None:
+    # At one look the log holds another session's third call, then session 14's first call;
+    # the directory session 14's forged second call. It waits for its session's first call,
+    # not for the other session's higher position ahead of it in the log.
+    following, log, _, folder = _setup(tmp_path, False)
+    append(log, session_call(13, 1, 1, config=LONG) + b"\n" + session_call(13, 2, 2, config=LONG))
+    append(log, b"\n")
+    following.look()
+    append(log, session_call(13, 3, 3, config=LONG) + b"\n" + session_call(14, 1, 1) + b"\n")
+    (folder / "forged.json").write_bytes(session_call(14, 2, 2))
+    following.look()
+    stored = following.stored()
+    assert stored[str(folder / "forged.json")] == "FAIL"
+    assert stored[f"{log}:3"] == stored[f"{log}:4"] == "VERIFIED"
+    assert stored == following.batch()

@@ -14,9 +14,8 @@ handles signals: ``loop`` does.
 from __future__ import annotations
 
 import hashlib
-import heapq
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 from sealverify._internal.follow.chain import ChainFollow
 from sealverify._internal.follow.events import Event, finding_event, subject_event
 from sealverify._internal.follow.folders import Folder, Found
-from sealverify._internal.follow.judge import UNPLACED, Judge
+from sealverify._internal.follow.judge import Judge
 from sealverify._internal.follow.remote import RemoteFolder
 from sealverify._internal.follow.store import FollowStore
 from sealverify._internal.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
@@ -224,7 +223,7 @@ class Follower:
             # by the positions they claim (stable: otherwise in the order written).
             landed.sort(key=lambda item: self.judge.placed(item.data))
             streams.append([(index, item) for item in landed])
-        for index, item in _in_order(streams, self.judge.placed):
+        for index, item in _in_order(streams, self.judge.claimed):
             if isinstance(item, Line):
                 events.extend(self._log_line(paths[index], item, now, facts))
             else:
@@ -366,27 +365,53 @@ class Follower:
 
 
 def _in_order(
-    streams: list[list[tuple[int, Line | Found]]], placed: Callable[[bytes], tuple[int, bool]]
-) -> Iterable[tuple[int, Line | Found]]:
+    streams: list[list[tuple[int, Line | Found]]],
+    claimed: Callable[[bytes], tuple[str, int, bool] | None],
+) -> Iterator[tuple[int, Line | Found]]:
     """What landed in several inputs at one look, each input's receipts in their own order.
 
     A batch run threads a session whose receipts sit in several inputs in the order of the
     positions they claim (``receipts/spanning.py``); a follower that finds a session's call
     in a log and its next call in a directory at one look (catching up after a restart)
-    must not judge the later one first. So the inputs' receipts are merged, each input's
-    kept in its order, by the position each claims (a receipt claiming none first: it
-    holds no place), an earlier input first at equal positions. One input's receipts are
-    judged as they are, unread here.
+    must not judge the later one first. So the inputs are taken in their order, each input's
+    receipts in theirs, but a receipt waits while another input still holds a receipt of
+    its session claiming an earlier place (``claimed``: the session, the position, whether
+    executed); when every input's next receipt waits (claims that cross), the first input's
+    goes. One input's receipts are judged as they are, unread here.
     """
     busy = [stream for stream in streams if stream]
     if len(busy) < 2:
-        return busy[0] if busy else []
+        yield from (busy[0] if busy else [])
+        return
+    places = [[claimed(item.data) for _, item in stream] for stream in busy]
+    # Per session, the places still to come in each input.
+    waiting: dict[str, list[list[tuple[int, bool]]]] = {}
+    for number, stream_places in enumerate(places):
+        for place in stream_places:
+            if place is not None:
+                lists = waiting.setdefault(place[0], [[] for _ in busy])
+                lists[number].append(place[1:])
+    heads = [0] * len(busy)
 
-    def claimed(item: tuple[int, Line | Found]) -> tuple[int, bool]:
-        position, executed = placed(item[1].data)
-        return (0, False) if position == UNPLACED else (position, executed)
+    def free(number: int) -> bool:
+        place = places[number][heads[number]]
+        if place is None:
+            return True
+        lists = waiting[place[0]]
+        return not any(
+            other != number and rest and min(rest) < place[1:] for other, rest in enumerate(lists)
+        )
 
-    return heapq.merge(*busy, key=claimed)
+    while True:
+        open_ = [n for n in range(len(busy)) if heads[n] < len(busy[n])]
+        if not open_:
+            return
+        number = next((n for n in open_ if free(n)), open_[0])
+        place = places[number][heads[number]]
+        if place is not None:
+            waiting[place[0]][number].remove(place[1:])
+        yield busy[number][heads[number]]
+        heads[number] += 1
 
 
 def _facts(data: bytes, name: str) -> ReceiptFacts | None:

@@ -476,6 +476,15 @@ class Judge:
             return (UNPLACED, False)
         return (claim.position, claim.executed)
 
+    @staticmethod
+    def claimed(data: bytes) -> tuple[str, int, bool] | None:
+        """The session a receipt names, the position it claims and whether it executed."""
+        facts = glance(data)
+        claim = facts.claim if facts is not None else None
+        if facts is None or claim is None or claim.position is None:
+            return None
+        return facts.session, claim.position, claim.executed
+
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
         """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it."""
         self.operation = None
