@@ -12,7 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify._internal.follow.engine import FollowConfig, Follower
-from tests.helpers.follow_support import LONG, OPTIONS, append, batch_outcomes, session_call
+from tests.helpers.follow_support import (
+    LONG,
+    OPTIONS,
+    append,
+    batch_outcomes,
+    plain_receipts,
+    session_call,
+)
 
 
 def _follower(root: Path, logs: tuple[Path, ...], folders: tuple[Path, ...] = ()) -> Follower:
@@ -165,3 +172,29 @@ def test_a_call_waits_only_for_the_earlier_calls_of_its_own_session(tmp_path: Pa
     assert stored[str(folder / "forged.json")] == "FAIL"
     assert stored[f"{log}:3"] == stored[f"{log}:4"] == "VERIFIED"
     assert stored == following.batch()
+
+
+def test_files_wait_while_a_log_catches_up_from_further_back_than_one_look(
+    tmp_path: Path,
+) -> None:
+    # A follower that reads a log 4 KiB a look finds, at its first look, the directory's
+    # forged second call of a session whose first call is further down the log: the file
+    # is held until the log is read to its end, then refuted as a batch run refutes it.
+    log, folder = tmp_path / "a.jsonl", tmp_path / "receipts"
+    folder.mkdir()
+    append(log, b"".join(line + b"\n" for line in plain_receipts(6)))
+    append(log, session_call(15, 1, 1) + b"\n")
+    (folder / "forged.json").write_bytes(session_call(15, 2, 2))
+    config = FollowConfig(
+        (str(log),), (str(folder),), (), OPTIONS, str(tmp_path / "state.db"), batch_bytes=4096
+    )
+    follower = Follower(config)
+    for _ in range(20):
+        follower.step()
+        follower.commit()
+    judged = follower.store.judged()
+    follower.close()
+    stored = {subject: outcome for (_, subject), (outcome, _) in judged.items()}
+    assert len(stored) == 8
+    assert stored[str(folder / "forged.json")] == "FAIL"
+    assert stored == batch_outcomes(str(log), str(folder))

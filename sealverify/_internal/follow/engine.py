@@ -42,6 +42,10 @@ _PASS = Status.PASS
 __all__ = ["CHECKPOINT_VERSION", "FollowConfig", "Follower", "follower_name"]
 
 CHECKPOINT_VERSION = 1
+# Directory files held while a log catches up, per directory: at most so many, and so many
+# bytes (beyond either, they are judged).
+HELD_FILES = 4096
+HELD_BYTES = 64 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +155,9 @@ class Follower:
         self.judge.names_inputs = len(config.logs) + len(config.folders) + len(config.remote) > 1
         self._changes = 0
         self.last_commit: float | None = None
+        # Directory files looked at but not judged yet, by folder: held while a log is
+        # read on from further back than one step reads (:meth:`_landed`).
+        self._held: dict[int, list[Found]] = {}
 
     def _load(self, body: dict[str, Any] | None) -> _State:
         state = _State()
@@ -210,18 +217,17 @@ class Follower:
         facts: list[tuple[ReceiptFacts, dict[str, Any]]] = []
         streams: list[list[tuple[int, Line | Found]]] = []
         paths = list(self._state.logs)
+        behind = False
         for index, path in enumerate(paths):
             position = self._state.logs[path]
             found = look(position, self.config.batch_bytes, self.config.max_input)
             self._state.logs[path] = found.position
             self._changes += found.position != position
+            behind = behind or found.more
             events.extend(finding_event(c, now, {"path": path}) for c in found.findings)
             streams.append([(index, line) for line in found.lines])
         for index, folder in enumerate(self.folders, start=len(paths)):
-            landed = folder.look(self.config.batch_files, self.config.max_input)
-            # Files that landed together are judged as a batch run orders a session's files:
-            # by the positions they claim (stable: otherwise in the order written).
-            landed.sort(key=lambda item: self.judge.placed(item.data))
+            landed = self._landed(index, folder, behind)
             streams.append([(index, item) for item in landed])
         for index, item in _in_order(streams, self.judge.claimed):
             if isinstance(item, Line):
@@ -231,6 +237,27 @@ class Follower:
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
         return events
+
+    def _landed(self, index: int, folder: Folder | RemoteFolder, behind: bool) -> list[Found]:
+        """A directory's files to judge at this look, in the order a batch run places them.
+
+        Files that landed together are judged as a batch run orders a session's files: by
+        the positions they claim (stable: otherwise in the order written). While a log is
+        further behind than one look reads (``behind``: catching up after a restart), the
+        files are held for the next look (up to :data:`HELD_FILES` and :data:`HELD_BYTES`):
+        a file may be the next call of a session whose earlier call sits in the log's unread
+        part.
+        """
+        latest = {item.name: item for item in self._held.pop(index, [])}
+        for item in folder.look(self.config.batch_files, self.config.max_input):
+            latest.pop(item.name, None)  # a newer form of a held file: only it is judged
+            latest[item.name] = item
+        landed = list(latest.values())
+        if behind and len(landed) < HELD_FILES and sum(len(f.data) for f in landed) < HELD_BYTES:
+            self._held[index] = landed
+            return []
+        landed.sort(key=lambda item: self.judge.placed(item.data))
+        return landed
 
     def _log_line(
         self, path: str, line: Line, now: float, facts: list[tuple[ReceiptFacts, dict[str, Any]]]

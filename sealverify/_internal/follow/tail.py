@@ -94,6 +94,7 @@ class Look:
     position: Position
     lines: list[Line] = field(default_factory=list)
     findings: list[Check] = field(default_factory=list)
+    more: bool = False  # the read stopped at its limit: more lines may be there already
 
 
 def read_head(path: str, length: int) -> bytes:
@@ -286,6 +287,7 @@ def _read_on(found: Look, limit: int, cap: int) -> None:
                 break
             data += more
     found.position = replace(found.position, mtime=st.st_mtime, size=st.st_size)
+    found.more = len(data) >= limit
     _split(found, data, final=False)
     if fp.head_len < HEAD_BYTES and found.position.offset > fp.head_len:
         grown = _fingerprint(position.path, st)
