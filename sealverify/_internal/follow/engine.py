@@ -158,6 +158,7 @@ class Follower:
         # Directory files looked at but not judged yet, by folder: held while a log is
         # read on from further back than one step reads (:meth:`_landed`).
         self._held: dict[int, list[Found]] = {}
+        self._names: dict[str, str] = {}
 
     def _load(self, body: dict[str, Any] | None) -> _State:
         state = _State()
@@ -268,7 +269,9 @@ class Follower:
             "offset": line.offset,
             "line": line.number,
         }
-        name = report_name(Path(line.source).as_posix())
+        name = self._names.get(line.source)
+        if name is None:  # one name a followed log (its lines are named NAME:LINE)
+            name = self._names[line.source] = report_name(Path(line.source).as_posix())
         result = self.judge.log_line(line.data, line.number, name, "log:" + path)
         if isinstance(result, Check):
             return [finding_event(result, now, where)]

@@ -69,8 +69,9 @@ UNPLACED = 1 << 62  # the place :meth:`Judge.placed` gives a receipt that claims
 Staged = tuple[str, int, str, str, bytes]
 # A stored session's receipts in order, (where, bytes), read when the session comes back.
 Stored = Callable[[str, str], list[tuple[str, bytes]]]
-# Each (session, source, subject) that named an operation (by its digest's hex), stored.
-Operations = Callable[[str], list[tuple[str, str, str]]]
+# Each (session, source, subject) that named an operation (by its digest's hex), stored; with
+# a (thread, session), whose state the :data:`States` asked next may answer from the same read.
+Operations = Callable[[str, "tuple[str, str] | None"], list[tuple[str, str, str]]]
 # What the judge stages for the store of an operation: (digest, session, source, subject).
 StagedOperation = tuple[str, str, str, str]
 # A session's committed state and its calls' entries in order (JSON texts), or None.
@@ -177,7 +178,7 @@ class Judge:
         self._fed: set[tuple[str, str]] = set()
         self._parked: dict[tuple[str, str], _Parked] = {}
         self._forgotten: set[str] = set()
-        self._operations = operations or (lambda _: [])
+        self._operations = operations or (lambda _o, _s: [])
         # The operations staged since the last commit, by digest: (session, source, subject).
         self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
         # The receipt judged last: its operation (text, digest), session, and who named the
@@ -209,9 +210,13 @@ class Judge:
         threads.order = order
         return threads
 
-    def _named(self, digest: str) -> list[tuple[str, str, str]]:
-        """Each (session, source, subject) that named the operation: stored, then staged."""
-        return [*self._operations(digest), *self._staged_operations.get(digest, ())]
+    def _named(self, digest: str, session: str | None = None) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) that named the operation: stored, then staged.
+
+        With ``session``, whose state is asked next, the store may read both at once.
+        """
+        stored = self._operations(digest, None if session is None else (SESSIONS, session))
+        return [*stored, *self._staged_operations.get(digest, ())]
 
     def _contradiction(self, session: str, operation: str | None) -> str | None:
         """Why a receipt of ``session`` naming ``operation`` is refuted: another session's."""
@@ -439,7 +444,9 @@ class Judge:
         refuted = None
         if facts.operation is not None:
             digest = operation_digest(facts.operation).hex()
-            named = self._named(digest)
+            threads = self._threads.get(SESSIONS)
+            held = threads is not None and facts.session in threads.threads
+            named = self._named(digest, None if held else facts.session)
             self.operation = (facts.operation, digest, facts.session, named)
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
         result = self._placed_receipt(data, reading, facts, key, where, placed)
