@@ -310,7 +310,8 @@ def _read_from(found: Look, handle: BinaryIO, st: os.stat_result, limit: int, ca
     fp = position.fingerprint
     assert fp is not None
     handle.seek(position.offset)
-    data = handle.read(limit)
+    # What is there at most: a read of ``limit`` would allocate all of it (1 MiB) every look.
+    data = handle.read(max(0, min(limit, st.st_size - position.offset)))
     while data and b"\n" not in data and len(data) % limit == 0:
         if len(data) > cap:
             raise LineTooLarge(
