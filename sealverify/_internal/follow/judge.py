@@ -86,7 +86,7 @@ OPEN_SESSIONS = 4096
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
-# A thread's order is the one of the input its session began in; a state says which.
+# A thread's order is the one of the input whose receipt made it; a state says which.
 _ORDERS = (_LOG_ORDER, _FILE_ORDER)
 
 
@@ -112,7 +112,7 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
     """A session's stored row and calls' entries, read back or refused (``StateError``).
 
     The state's order is ``order``, or the other order a follower threads in: a session
-    that began in a log and comes back in a directory (or the reverse) keeps its thread's.
+    threaded from a log that comes back in a directory (or the reverse) keeps its thread's.
     """
     try:
         row = orjson.loads(state)
@@ -280,7 +280,7 @@ class Judge:
         A batch run threads a session whose receipts sit in two inputs or more across them
         all (``receipts/spanning.py``): a later call is judged against the earlier ones and
         two receipts claiming one position are ``fail``, wherever each sits. A thread is in
-        the order of the input its session began in (a log's, or the claimed positions').
+        the order of the input whose receipt makes it (a log's, or the claimed positions').
         """
         key = SESSIONS
         threads = self._thread(key, _FILE_ORDER if source == FILES else _LOG_ORDER)
