@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sealverify._internal.follow.engine import FollowConfig, Follower
+from sealverify._internal.follow.folders import Found
 from tests.helpers.follow_support import (
     LONG,
     OPTIONS,
@@ -198,3 +199,29 @@ def test_files_wait_while_a_log_catches_up_from_further_back_than_one_look(
     assert len(stored) == 8
     assert stored[str(folder / "forged.json")] == "FAIL"
     assert stored == batch_outcomes(str(log), str(folder))
+
+
+def test_the_merge_of_inputs_keeps_each_input_s_order_and_ends_on_crossed_claims() -> None:
+    from sealverify._internal.follow.engine import _in_order
+    from sealverify._internal.follow.tail import Line
+
+    places = {
+        b"a3": ("s", 3, True),
+        b"a1": ("s", 1, True),
+        b"b2": ("s", 2, True),
+        b"b-other": ("t", 9, True),
+        b"plain": None,
+    }
+
+    def stream(index: int, *names: bytes) -> list[tuple[int, Line | Found]]:
+        return [(index, Line("log", n, 0, name)) for n, name in enumerate(names, start=1)]
+
+    def order(*streams: list[tuple[int, Line | Found]]) -> list[bytes]:
+        return [item.data for _, item in _in_order(list(streams), places.__getitem__)]
+
+    # Each input's own order is kept; a receipt waits for an earlier place of its session.
+    assert order(stream(0, b"plain", b"b2"), stream(1, b"a1")) == [b"plain", b"a1", b"b2"]
+    assert order(stream(0, b"b-other", b"b2"), stream(1, b"a1")) == [b"b-other", b"a1", b"b2"]
+    # Claims that cross (each input's next waits for the other's): the first input's goes.
+    assert order(stream(0, b"a3", b"a1"), stream(1, b"b2")) == [b"a3", b"a1", b"b2"]
+    assert order(stream(0), stream(1, b"a1", b"a3")) == [b"a1", b"a3"]

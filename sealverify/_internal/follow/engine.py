@@ -414,22 +414,28 @@ def _in_order(
         yield from (busy[0] if busy else [])
         return
     places = [[claimed(item.data) for _, item in stream] for stream in busy]
-    # Per session, the places still to come in each input.
-    waiting: dict[str, list[list[tuple[int, bool]]]] = {}
+    # Per session and input, the least place still to come from each of its receipts on
+    # (suffix minima), and how many of them were judged: a look-up a receipt, not a scan.
+    least: dict[str, list[list[tuple[int, bool]]]] = {}
     for number, stream_places in enumerate(places):
         for place in stream_places:
             if place is not None:
-                lists = waiting.setdefault(place[0], [[] for _ in busy])
-                lists[number].append(place[1:])
+                least.setdefault(place[0], [[] for _ in busy])[number].append(place[1:])
+    for lists in least.values():
+        for rest in lists:
+            for at in range(len(rest) - 2, -1, -1):
+                rest[at] = min(rest[at], rest[at + 1])
+    judged = {session: [0] * len(busy) for session in least}
     heads = [0] * len(busy)
 
     def free(number: int) -> bool:
         place = places[number][heads[number]]
         if place is None:
             return True
-        lists = waiting[place[0]]
+        lists, done = least[place[0]], judged[place[0]]
         return not any(
-            other != number and rest and min(rest) < place[1:] for other, rest in enumerate(lists)
+            other != number and done[other] < len(rest) and rest[done[other]] < place[1:]
+            for other, rest in enumerate(lists)
         )
 
     while True:
@@ -439,7 +445,7 @@ def _in_order(
         number = next((n for n in open_ if free(n)), open_[0])
         place = places[number][heads[number]]
         if place is not None:
-            waiting[place[0]][number].remove(place[1:])
+            judged[place[0]][number] += 1
         yield busy[number][heads[number]]
         heads[number] += 1
 
