@@ -12,6 +12,11 @@ percentiles, and memory over the run (docs/performance.md keeps the figures).
 of ``--n``. A least-squares line through the samples after the first fifth gives the growth
 per receipt, and the resident size at 10 million receipts is that line extrapolated: a
 measured slope, not a measured run.
+
+``--pair TREE`` runs the same benchmark twice, one run after the other in the same minutes:
+the follower of this checkout, then the follower of the source tree TREE (a directory holding
+a ``sealverify`` package, e.g. ``git archive main sealverify | tar -x -C TREE``), each run
+from its tree with ``PYTHONPATH``, so two versions are compared under one machine's load.
 """
 
 from __future__ import annotations
@@ -67,7 +72,20 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
+def _spawn(command: list[str], tree: Path | None) -> subprocess.Popen[bytes]:
+    """The follower, run from the source tree ``tree`` (None: as this process imports it)."""
+    env, cwd = None, None
+    if tree is not None:
+        env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
+        cwd = tree.resolve()  # ``-m`` puts the working directory first on the path
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
+
+
+def run(
+    n: int, rate: float, root: Path, extra: Sequence[str], tree: Path | None = None
+) -> list[str]:
     """Append ``n`` receipts at ``rate`` per second under ``root``; the report's lines."""
     lines = [render_compact(parse_record(r)) for r in mint_many(n, seed=b"follow-bench")]
     log = root / "receipts.jsonl"
@@ -76,7 +94,7 @@ def run(n: int, rate: float, root: Path, extra: Sequence[str]) -> list[str]:
         sys.executable, "-m", "sealverify", "verify", "--follow", str(log),
         "--state", str(root / "state.db"), "--allow-published-keys", *extra,
     ]  # fmt: skip
-    follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    follower = _spawn(command, tree)
     arrived: dict[int, float] = {}
     reader = threading.Thread(target=_reader, args=(follower.stdout, arrived), daemon=True)
     reader.start()
@@ -233,6 +251,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--flat", action="store_true", help="memory by count: no rate, a slope per receipt"
     )
     parser.add_argument(
+        "--pair",
+        type=Path,
+        default=None,
+        metavar="TREE",
+        help="also run the follower of the source tree TREE, right after this checkout's",
+    )
+    parser.add_argument(
         "extra", nargs="*", help="more verify options for the follower (after --), e.g. --poll"
     )
     args = parser.parse_args(argv)
@@ -240,8 +265,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cpu: {os.cpu_count()} core(s), python {sys.version.split()[0]}")
         if args.flat:
             print("\n".join(flat(args.n, Path(tmp), args.extra)))
-        else:
+        elif args.pair is None:
             print("\n".join(run(args.n, args.rate, Path(tmp), args.extra)))
+        else:
+            here = Path(__file__).resolve().parents[1]
+            for label, tree in (("this checkout", here), (str(args.pair), args.pair)):
+                root = Path(tmp) / str(len(os.listdir(tmp)))
+                root.mkdir()
+                print(f"\n### {label}\n")
+                print("\n".join(run(args.n, args.rate, root, args.extra, tree)), flush=True)
     return 0
 
 

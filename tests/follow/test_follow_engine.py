@@ -582,7 +582,9 @@ def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
     """The follower's strict reading of a session receipt is the one the verifier checks.
 
     Counted where either reads a receipt's bytes strictly: the verifier's
-    ``read_document`` and the session pass's own parse; each receipt is read once.
+    ``read_document`` and the session pass's own parse; each receipt is read once, but a
+    session's first call, judged alone, which is read once more from the store when the
+    session's second call lands (here in the directory: one thread across the inputs).
     """
     from sealverify._internal.follow import judge
     from sealverify._internal.receipts import families, verify
@@ -612,4 +614,4 @@ def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
     (folder / "a.json").write_bytes(lines[2])
     assert len(_subjects(_events(follower))) == 1
     follower.close()
-    assert sorted(reads) == sorted(lines)
+    assert sorted(reads) == sorted([*lines, lines[1]])

@@ -117,17 +117,20 @@ def _chain_head(tmp_path: Path) -> str | None:
 
 def _source(tmp_path: Path, count: int) -> list[bytes]:
     """Receipts in the order written: plain ones, sessions whose second call is forged, and
-    sessions of four honest calls spread out (a kill between them resumes a session state)."""
+    sessions of four honest calls spread out (a kill between them resumes a session state).
+
+    Each session spans the log and the directory (the writer makes every fifth line, index 4
+    modulo 5, a directory file), as a batch run threads it across both: a forged second call
+    is a directory file, and so is an honest session's fourth call.
+    """
     sessions = max(1, count // 80)  # of four honest calls each
     lines = plain_receipts(count + 16 * sessions)
     lines, spacers = lines[:count], lines[count:]
     for session in range(count // 20):
         at = 3 + session * 20
         lines.insert(at, session_call(session, 1, 1))
-        lines.insert(at + 7, session_call(session, 2, 2))
-    # Into the log only, in blocks of five so no other receipt changes its place (the writer
-    # makes every fifth line a directory file): the follower threads a log's sessions and a
-    # directory's apart, where a batch run threads a session across its inputs.
+        lines.insert(at + 6, session_call(session, 2, 2))  # a directory file
+    # In blocks of five so no other receipt changes its place (file or log line).
     honest = [
         session_call(session, call, call, config=LONG)
         for call in range(1, 5)
@@ -135,7 +138,9 @@ def _source(tmp_path: Path, count: int) -> list[bytes]:
     ]
     for block, line in enumerate(honest):
         at = min(5 * (1 + 3 * block), len(lines) - len(lines) % 5)
-        lines[at:at] = [line, *spacers[4 * block : 4 * block + 4]]
+        last = block >= len(honest) - sessions  # a fourth call: into the directory
+        spaced = spacers[4 * block : 4 * block + 4]
+        lines[at:at] = [*spaced, line] if last else [line, *spaced]
     (tmp_path / "source.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
     (tmp_path / "receipts").mkdir()
     return lines
@@ -176,6 +181,9 @@ def test_kill_and_resume_stores_exactly_the_batch_outcomes(tmp_path: Path) -> No
     assert {name: outcome for name, (outcome, _) in stored.items()} == expected, seed
     assert {judged for _, judged in stored.values()} == {1}, seed
     assert "FAIL" in expected.values()  # the forged later calls
+    folder = str(tmp_path / "receipts")
+    spanning = [o for name, o in expected.items() if name.startswith(folder)]
+    assert spanning.count("FAIL") == 4 * KILLS // 20, seed  # each forged call, a file
 
 
 def test_sigterm_commits_and_exits_zero_and_a_restart_emits_nothing_again(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,10 @@ _PASS = Status.PASS
 __all__ = ["CHECKPOINT_VERSION", "FollowConfig", "Follower", "follower_name"]
 
 CHECKPOINT_VERSION = 1
+# Directory files held while a log catches up, per directory: at most so many, and so many
+# bytes (beyond either, they are judged).
+HELD_FILES = 4096
+HELD_BYTES = 64 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +152,13 @@ class Follower:
             self.store.operations,
             self.store.session_state,
         )
+        self.judge.names_inputs = len(config.logs) + len(config.folders) + len(config.remote) > 1
         self._changes = 0
         self.last_commit: float | None = None
+        # Directory files looked at but not judged yet, by folder: held while a log is
+        # read on from further back than one step reads (:meth:`_landed`).
+        self._held: dict[int, list[Found]] = {}
+        self._names: dict[str, str] = {}
 
     def _load(self, body: dict[str, Any] | None) -> _State:
         state = _State()
@@ -203,26 +212,53 @@ class Follower:
             ) from None
 
     def _step(self) -> list[Event]:
+        """Look at every input, then judge what landed in the order :func:`_in_order` gives."""
         now = self.clock()
         events: list[Event] = []
         facts: list[tuple[ReceiptFacts, dict[str, Any]]] = []
-        for path, position in list(self._state.logs.items()):
+        streams: list[list[tuple[int, Line | Found]]] = []
+        paths = list(self._state.logs)
+        behind = False
+        for index, path in enumerate(paths):
+            position = self._state.logs[path]
             found = look(position, self.config.batch_bytes, self.config.max_input)
             self._state.logs[path] = found.position
             self._changes += found.position != position
+            behind = behind or found.more
             events.extend(finding_event(c, now, {"path": path}) for c in found.findings)
-            for line in found.lines:
-                events.extend(self._log_line(path, line, now, facts))
-        for folder in self.folders:
-            landed = folder.look(self.config.batch_files, self.config.max_input)
-            # Files that landed together are judged as a batch run orders a session's files:
-            # by the positions they claim (stable: otherwise in the order written).
-            landed.sort(key=lambda item: self.judge.placed(item.data))
-            for item in landed:
-                events.extend(self._file(folder, item, now, facts))
+            streams.append([(index, line) for line in found.lines])
+        for index, folder in enumerate(self.folders, start=len(paths)):
+            landed = self._landed(index, folder, behind)
+            streams.append([(index, item) for item in landed])
+        for index, item in _in_order(streams, self.judge.claimed):
+            if isinstance(item, Line):
+                events.extend(self._log_line(paths[index], item, now, facts))
+            else:
+                events.extend(self._file(self.folders[index - len(paths)], item, now, facts))
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
         return events
+
+    def _landed(self, index: int, folder: Folder | RemoteFolder, behind: bool) -> list[Found]:
+        """A directory's files to judge at this look, in the order a batch run places them.
+
+        Files that landed together are judged as a batch run orders a session's files: by
+        the positions they claim (stable: otherwise in the order written). While a log is
+        further behind than one look reads (``behind``: catching up after a restart), the
+        files are held for the next look (up to :data:`HELD_FILES` and :data:`HELD_BYTES`):
+        a file may be the next call of a session whose earlier call sits in the log's unread
+        part.
+        """
+        latest = {item.name: item for item in self._held.pop(index, [])}
+        for item in folder.look(self.config.batch_files, self.config.max_input):
+            latest.pop(item.name, None)  # a newer form of a held file: only it is judged
+            latest[item.name] = item
+        landed = list(latest.values())
+        if behind and len(landed) < HELD_FILES and sum(len(f.data) for f in landed) < HELD_BYTES:
+            self._held[index] = landed
+            return []
+        landed.sort(key=lambda item: self.judge.placed(item.data))
+        return landed
 
     def _log_line(
         self, path: str, line: Line, now: float, facts: list[tuple[ReceiptFacts, dict[str, Any]]]
@@ -233,7 +269,9 @@ class Follower:
             "offset": line.offset,
             "line": line.number,
         }
-        name = report_name(Path(line.source).as_posix())
+        name = self._names.get(line.source)
+        if name is None:  # one name a followed log (its lines are named NAME:LINE)
+            name = self._names[line.source] = report_name(Path(line.source).as_posix())
         result = self.judge.log_line(line.data, line.number, name, "log:" + path)
         if isinstance(result, Check):
             return [finding_event(result, now, where)]
@@ -354,6 +392,62 @@ class Follower:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _in_order(
+    streams: list[list[tuple[int, Line | Found]]],
+    claimed: Callable[[bytes], tuple[str, int, bool] | None],
+) -> Iterator[tuple[int, Line | Found]]:
+    """What landed in several inputs at one look, each input's receipts in their own order.
+
+    A batch run threads a session whose receipts sit in several inputs in the order of the
+    positions they claim (``receipts/spanning.py``); a follower that finds a session's call
+    in a log and its next call in a directory at one look (catching up after a restart)
+    must not judge the later one first. So the inputs are taken in their order, each input's
+    receipts in theirs, but a receipt waits while another input still holds a receipt of
+    its session claiming an earlier place (``claimed``: the session, the position, whether
+    executed); when every input's next receipt waits (claims that cross), the first input's
+    goes. One input's receipts are judged as they are, unread here.
+    """
+    busy = [stream for stream in streams if stream]
+    if len(busy) < 2:
+        yield from (busy[0] if busy else [])
+        return
+    places = [[claimed(item.data) for _, item in stream] for stream in busy]
+    # Per session and input, the least place still to come from each of its receipts on
+    # (suffix minima), and how many of them were judged: a look-up a receipt, not a scan.
+    least: dict[str, list[list[tuple[int, bool]]]] = {}
+    for number, stream_places in enumerate(places):
+        for place in stream_places:
+            if place is not None:
+                least.setdefault(place[0], [[] for _ in busy])[number].append(place[1:])
+    for lists in least.values():
+        for rest in lists:
+            for at in range(len(rest) - 2, -1, -1):
+                rest[at] = min(rest[at], rest[at + 1])
+    judged = {session: [0] * len(busy) for session in least}
+    heads = [0] * len(busy)
+
+    def free(number: int) -> bool:
+        place = places[number][heads[number]]
+        if place is None:
+            return True
+        lists, done = least[place[0]], judged[place[0]]
+        return not any(
+            other != number and done[other] < len(rest) and rest[done[other]] < place[1:]
+            for other, rest in enumerate(lists)
+        )
+
+    while True:
+        open_ = [n for n in range(len(busy)) if heads[n] < len(busy[n])]
+        if not open_:
+            return
+        number = next((n for n in open_ if free(n)), open_[0])
+        place = places[number][heads[number]]
+        if place is not None:
+            judged[place[0]][number] += 1
+        yield busy[number][heads[number]]
+        heads[number] += 1
 
 
 def _facts(data: bytes, name: str) -> ReceiptFacts | None:

@@ -3,9 +3,11 @@
 A log line is verified by :func:`~sealverify._internal.receipts.verify.verify_log_line`, a directory
 file by :func:`~sealverify._internal.receipts.verify.verify_found`, as a batch run verifies them. A
 receipt that names a session is fed, as it arrives, to its session's thread
-(:class:`~sealverify._internal.receipts.sessions.Threads`: one per log, one for every directory
-file, as a batch run threads them), so a later call is judged against the state of the calls
-before it. As in a batch run, the first receipt of a session that claims the first call is
+(:class:`~sealverify._internal.receipts.sessions.Threads`), one thread a session whatever input
+each receipt sits in (logs, a log's rotated files, directories), as a batch run threads a
+session across all its inputs (``receipts/spanning.py``), so a later call is judged against
+the state of the calls before it wherever they sit. As in a batch run, the first receipt of a
+session that claims the first call is
 judged alone; only a session's later calls take the thread's result. Every receipt of a
 session is staged for the store; a session's thread is made when its second receipt arrives
 by feeding it the receipts before, in order, so a session of one call keeps nothing in
@@ -55,16 +57,21 @@ from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.results.model import Check, Subject
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
-__all__ = ["FILES", "OPEN_SESSIONS", "Judge", "Staged", "StagedState"]
+__all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "UNPLACED", "Judge", "Staged", "StagedState"]
 
-FILES = "files"  # the thread key of every followed directory's files, as a batch run has one
+FILES = "files"  # the input of every followed directory's files, as a batch run has one
+# The thread key of every session (the store's ``thread`` column): one thread a session across
+# every followed input, as a batch run threads a session whose receipts span its inputs.
+SESSIONS = "sessions"
+UNPLACED = 1 << 62  # the place :meth:`Judge.placed` gives a receipt that claims no position
 
 # What the judge stages for the store: (thread, seq, session, where, bytes).
 Staged = tuple[str, int, str, str, bytes]
 # A stored session's receipts in order, (where, bytes), read when the session comes back.
 Stored = Callable[[str, str], list[tuple[str, bytes]]]
-# Each (session, source, subject) that named an operation (by its digest's hex), stored.
-Operations = Callable[[str], list[tuple[str, str, str]]]
+# Each (session, source, subject) that named an operation (by its digest's hex), stored; with
+# a (thread, session), whose state the :data:`States` asked next may answer from the same read.
+Operations = Callable[[str, "tuple[str, str] | None"], list[tuple[str, str, str]]]
 # What the judge stages for the store of an operation: (digest, session, source, subject).
 StagedOperation = tuple[str, str, str, str]
 # A session's committed state and its calls' entries in order (JSON texts), or None.
@@ -79,6 +86,8 @@ OPEN_SESSIONS = 4096
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
+# A thread's order is the one of the input whose receipt made it; a state says which.
+_ORDERS = (_LOG_ORDER, _FILE_ORDER)
 
 
 class _Parked(NamedTuple):
@@ -100,7 +109,11 @@ class _Parked(NamedTuple):
 
 
 def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
-    """A session's stored row and calls' entries, read back or refused (``StateError``)."""
+    """A session's stored row and calls' entries, read back or refused (``StateError``).
+
+    The state's order is ``order``, or the other order a follower threads in: a session
+    threaded from a log that comes back in a directory (or the reverse) keeps its thread's.
+    """
     try:
         row = orjson.loads(state)
         parsed = [orjson.loads(entry) for entry in entries]
@@ -113,6 +126,8 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
         raise session_state.StateError("alone: a location, entries: a count expected")
     if len(parsed) != count:
         raise session_state.StateError(f"{len(parsed)} calls' entries stored of {count}")
+    stored = row["thread"].get("order") if isinstance(row["thread"], dict) else None
+    order = stored if stored in _ORDERS else order  # any other order is refused by load
     positions = [e for e in parsed if isinstance(e, dict) and "position" in e]
     calls = [e for e in parsed if not (isinstance(e, dict) and "position" in e)]
     thread, results = session_state.load(row["thread"], session, order, positions, calls)
@@ -163,7 +178,7 @@ class Judge:
         self._fed: set[tuple[str, str]] = set()
         self._parked: dict[tuple[str, str], _Parked] = {}
         self._forgotten: set[str] = set()
-        self._operations = operations or (lambda _: [])
+        self._operations = operations or (lambda _o, _s: [])
         # The operations staged since the last commit, by digest: (session, source, subject).
         self._staged_operations: dict[str, list[tuple[str, str, str]]] = {}
         # The receipt judged last: its operation (text, digest), session, and who named the
@@ -177,23 +192,31 @@ class Judge:
         # The sessions with a thread in memory, the most recently fed last.
         self._open: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.open_sessions = OPEN_SESSIONS
+        # Whether a log line's place names its log (``r.jsonl line 7``, as a batch run names
+        # the receipts of a session spanning inputs): when more than one input is followed.
+        self.names_inputs = False
         self.staged: list[Staged] = []
         # The staged receipts of each session, until the commit takes them (:meth:`take`).
         self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
         # The last receipt read strictly here, so its history facts need no second parse.
         self.last: tuple[bytes, dict[str, JsonValue]] | None = None
 
-    def _thread(self, key: str) -> Threads:
+    def _thread(self, key: str, order: str) -> Threads:
+        """The threads of ``key``, a thread made now to be in ``order`` (its input's)."""
         threads = self._threads.get(key)
         if threads is None:
-            order = _FILE_ORDER if key == FILES else _LOG_ORDER
             threads = Threads(self.options.raw_lines, order, self._contradiction)
             self._threads[key] = threads
+        threads.order = order
         return threads
 
-    def _named(self, digest: str) -> list[tuple[str, str, str]]:
-        """Each (session, source, subject) that named the operation: stored, then staged."""
-        return [*self._operations(digest), *self._staged_operations.get(digest, ())]
+    def _named(self, digest: str, session: str | None = None) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) that named the operation: stored, then staged.
+
+        With ``session``, whose state is asked next, the store may read both at once.
+        """
+        stored = self._operations(digest, None if session is None else (SESSIONS, session))
+        return [*stored, *self._staged_operations.get(digest, ())]
 
     def _contradiction(self, session: str, operation: str | None) -> str | None:
         """Why a receipt of ``session`` naming ``operation`` is refuted: another session's."""
@@ -245,14 +268,22 @@ class Judge:
 
     def _feed(
         self,
-        key: str,
+        source: str,
         doc: dict[str, JsonValue],
         facts: Glance,
         where: str,
         data: bytes,
         frames: Frames | None = None,
     ) -> Rederivation | None:
-        threads = self._thread(key)
+        """Feed a receipt of input ``source`` to its session's thread, one for every input.
+
+        A batch run threads a session whose receipts sit in two inputs or more across them
+        all (``receipts/spanning.py``): a later call is judged against the earlier ones and
+        two receipts claiming one position are ``fail``, wherever each sits. A thread is in
+        the order of the input whose receipt makes it (a log's, or the claimed positions').
+        """
+        key = SESSIONS
+        threads = self._thread(key, _FILE_ORDER if source == FILES else _LOG_ORDER)
         seq = self._seq.get(key, 0)
         self._seq[key] = seq + 1
         session = facts.session
@@ -272,7 +303,7 @@ class Judge:
         self._new_entries(threads, key, session, calls, executed)
         self._opened(key, session)
         self._stage(key, seq, session, where, data)
-        if self._alone.get((key, facts.session)) == where:
+        if source == FILES and self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
 
@@ -413,7 +444,9 @@ class Judge:
         refuted = None
         if facts.operation is not None:
             digest = operation_digest(facts.operation).hex()
-            named = self._named(digest)
+            threads = self._threads.get(SESSIONS)
+            held = threads is not None and facts.session in threads.threads
+            named = self._named(digest, None if held else facts.session)
             self.operation = (facts.operation, digest, facts.session, named)
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
         result = self._placed_receipt(data, reading, facts, key, where, placed)
@@ -447,14 +480,23 @@ class Judge:
         """
         claim = facts.claim if (facts := glance(data)) is not None else None
         if claim is None or claim.position is None:
-            return (1 << 62, False)
+            return (UNPLACED, False)
         return (claim.position, claim.executed)
 
+    @staticmethod
+    def claimed(data: bytes) -> tuple[str, int, bool] | None:
+        """The session a receipt names, the position it claims and whether it executed."""
+        facts = glance(data)
+        claim = facts.claim if facts is not None else None
+        if facts is None or claim is None or claim.position is None:
+            return None
+        return facts.session, claim.position, claim.executed
+
     def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
-        """Line ``number`` of the log ``name`` (thread ``key``), as a batch run verifies it."""
+        """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it."""
         self.operation = None
         reading = self._read(line, log_line_body(line), line)
-        where = f"line {number}"
+        where = f"{name} line {number}" if self.names_inputs else f"line {number}"
         session_rederivation = self._session_receipt(line, reading, key, where, placed=False)
         return verify_log_line(
             line,

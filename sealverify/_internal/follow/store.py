@@ -94,6 +94,24 @@ _WRITE_OUTCOME = (
 )
 
 
+# A session's state and whether it has receipts stored (key: follower, thread, session twice).
+_READ_SESSION = (
+    "SELECT (SELECT state FROM follow_sessions WHERE follower = ? AND thread = ?"
+    " AND session = ?), EXISTS (SELECT 1 FROM follow_threads WHERE follower = ?"
+    " AND thread = ? AND session = ?)"
+)
+_READ_OPERATION = (
+    "SELECT session, source, subject FROM follow_operations WHERE follower = ? AND operation = ?"
+)
+# Both in one statement: the operation's rows, then one row with no session holding the
+# session's state and 'y' when it has receipts stored.
+_READ_OPERATION_AND_SESSION = (
+    _READ_OPERATION + " UNION ALL SELECT NULL, (SELECT state FROM follow_sessions WHERE"
+    " follower = ? AND thread = ? AND session = ?), CASE WHEN EXISTS (SELECT 1 FROM"
+    " follow_threads WHERE follower = ? AND thread = ? AND session = ?) THEN 'y' ELSE '' END"
+)
+
+
 class _WithCheckpoint:
     """The history database, with the follower's rows added to every commit's writes."""
 
@@ -148,6 +166,9 @@ class FollowStore:
         self._calls: list[tuple[Any, ...]] = []
         self._body: bytes | None = None
         self._unseen: tuple[str, str] | None = None  # a session with no receipt stored
+        # A session's state and whether it has receipts, read with an operation's names for
+        # :meth:`session_state` to answer next (``operations(..., session=)``).
+        self._peeked: tuple[tuple[str, str], Any, bool] | None = None
         self._reader: Any = None
 
     @property
@@ -229,31 +250,42 @@ class FollowStore:
         statement whether it has any receipt stored: a session seen for the first time (most
         receipts) costs one read, not two.
         """
-        key = (self.follower, thread, session)
-        rows = self._rows(
-            "SELECT (SELECT state FROM follow_sessions WHERE follower = ? AND thread = ?"
-            " AND session = ?), EXISTS (SELECT 1 FROM follow_threads WHERE follower = ?"
-            " AND thread = ? AND session = ?)",
-            (*key, *key),
-        )
-        self._unseen = None if rows[0][1] else (thread, session)
-        if rows[0][0] is None:
+        peeked, self._peeked = self._peeked, None
+        if peeked is not None and peeked[0] == (thread, session):
+            state, stored = peeked[1], peeked[2]
+        else:
+            key = (self.follower, thread, session)
+            rows = self._rows(_READ_SESSION, (*key, *key))
+            state, stored = rows[0][0], bool(rows[0][1])
+        self._unseen = None if stored else (thread, session)
+        if state is None:
             return None
         entries = self._rows(
             "SELECT entry FROM follow_calls WHERE follower = ? AND thread = ? AND session = ?"
             " ORDER BY seq",
             (self.follower, thread, session),
         )
-        return str(rows[0][0]), [str(entry) for (entry,) in entries]
+        return str(state), [str(entry) for (entry,) in entries]
 
-    def operations(self, operation: str) -> list[tuple[str, str, str]]:
-        """Each (session, source, subject) whose receipt named ``operation`` (its digest)."""
-        rows = self._rows(
-            "SELECT session, source, subject FROM follow_operations WHERE follower = ?"
-            " AND operation = ?",
-            (self.follower, operation),
-        )
-        return [(str(session), str(source), str(subject)) for session, source, subject in rows]
+    def operations(
+        self, operation: str, session: tuple[str, str] | None = None
+    ) -> list[tuple[str, str, str]]:
+        """Each (session, source, subject) whose receipt named ``operation`` (its digest).
+
+        With ``session`` (a thread and a session), that session's state is read in the same
+        statement and kept for the :meth:`session_state` of it that follows: one read of the
+        store a receipt, not two.
+        """
+        self._peeked = None
+        if session is None:
+            rows = self._rows(_READ_OPERATION, (self.follower, operation))
+            return [(str(s), str(source), str(subject)) for s, source, subject in rows]
+        key = (self.follower, *session)
+        rows = self._rows(_READ_OPERATION_AND_SESSION, (self.follower, operation, *key, *key))
+        named = [(str(s), str(src), str(subject)) for s, src, subject in rows if s is not None]
+        peeked = next(row for row in rows if row[0] is None)
+        self._peeked = (session, peeked[1], peeked[2] == "y")
+        return named
 
     def judged(self) -> dict[tuple[str, str], tuple[str, int]]:
         """Each stored subject's outcome and how often it was judged, by (source, subject).
@@ -297,7 +329,7 @@ class FollowStore:
 
     def commit(self) -> None:
         """Write the history and the follower's rows in one transaction."""
-        self._unseen = None
+        self._unseen = self._peeked = None
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
             (_WRITE_THREAD, list(self._threads)),

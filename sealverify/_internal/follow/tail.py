@@ -26,7 +26,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from sealverify._internal.results.model import Check, fail
 from sealverify.errors import InputError
@@ -94,6 +94,7 @@ class Look:
     position: Position
     lines: list[Line] = field(default_factory=list)
     findings: list[Check] = field(default_factory=list)
+    more: bool = False  # the read stopped at its limit: more lines may be there already
 
 
 def read_head(path: str, length: int) -> bytes:
@@ -122,9 +123,11 @@ def look(position: Position, limit: int, cap: int = 256 << 20) -> Look:
     line longer than ``cap`` bytes is refused (:class:`LineTooLarge`), as a batch run refuses
     an input larger than ``--max-input-bytes``.
     """
-    st = _stat(position.path)
     found = Look(position)
     fp = position.fingerprint
+    if fp is not None and _read_on_same(found, fp, limit, cap):
+        return found
+    st = _stat(position.path)
     if fp is None:
         if st is None:
             return found
@@ -264,6 +267,31 @@ def _drain(found: Look, moved: Path) -> None:
     _split(found, rest, final=True)
 
 
+def _read_on_same(found: Look, fp: Fingerprint, limit: int, cap: int) -> bool:
+    """The common look, from one open: the same file under the name, as long, same first bytes.
+
+    Then the lines appended since the offset are read on (none when neither its size nor its
+    time moved); False when anything else holds, for :func:`look` to decide.
+    """
+    position = found.position
+    try:
+        handle = open(position.path, "rb")  # noqa: SIM115 (closed by the with below)
+    except OSError:
+        return False
+    with handle:
+        st = os.fstat(handle.fileno())
+        same = (st.st_dev, st.st_ino) == (fp.dev, fp.ino) and stat.S_ISREG(st.st_mode)
+        if not same or st.st_size < position.offset:
+            return False
+        head = os.pread(handle.fileno(), fp.head_len, 0)
+        if len(head) != fp.head_len or hashlib.sha256(head).hexdigest() != fp.head_sha256:
+            return False
+        if st.st_size == position.offset == position.size and st.st_mtime == position.mtime:
+            return True  # nothing appended since the last look
+        _read_from(found, handle, st, limit, cap)
+    return True
+
+
 def _read_on(found: Look, limit: int, cap: int) -> None:
     """The complete lines appended after the offset, about ``limit`` bytes of them at most."""
     position = found.position
@@ -273,19 +301,29 @@ def _read_on(found: Look, limit: int, cap: int) -> None:
         st = os.fstat(handle.fileno())
         if (st.st_dev, st.st_ino) != (fp.dev, fp.ino):
             return  # replaced between the stat and the open: the next look drains it
-        handle.seek(position.offset)
-        data = handle.read(limit)
-        while data and b"\n" not in data and len(data) % limit == 0:
-            if len(data) > cap:
-                raise LineTooLarge(
-                    f"{position.path}: line {position.line + 1} is longer than {cap} bytes "
-                    "(--max-input-bytes)"
-                )
-            more = handle.read(limit)  # one line longer than the limit: read to its end
-            if not more:
-                break
-            data += more
+        _read_from(found, handle, st, limit, cap)
+
+
+def _read_from(found: Look, handle: BinaryIO, st: os.stat_result, limit: int, cap: int) -> None:
+    """:func:`_read_on` from the file open as ``handle``, whose status is ``st``."""
+    position = found.position
+    fp = position.fingerprint
+    assert fp is not None
+    handle.seek(position.offset)
+    # What is there at most: a read of ``limit`` would allocate all of it (1 MiB) every look.
+    data = handle.read(max(0, min(limit, st.st_size - position.offset)))
+    while data and b"\n" not in data and len(data) % limit == 0:
+        if len(data) > cap:
+            raise LineTooLarge(
+                f"{position.path}: line {position.line + 1} is longer than {cap} bytes "
+                "(--max-input-bytes)"
+            )
+        more = handle.read(limit)  # one line longer than the limit: read to its end
+        if not more:
+            break
+        data += more
     found.position = replace(found.position, mtime=st.st_mtime, size=st.st_size)
+    found.more = len(data) >= limit
     _split(found, data, final=False)
     if fp.head_len < HEAD_BYTES and found.position.offset > fp.head_len:
         grown = _fingerprint(position.path, st)
