@@ -92,19 +92,26 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         raise ValueError("mediated request lacks params.name")
     if not isinstance(arguments, dict):
         raise ValueError("mediated request lacks object params.arguments")
-    inner: dict[str, JsonValue] = {"name": name, "arguments": arguments}
-    if "_meta" in params:
-        inner["_meta"] = sort_keys(params["_meta"], renumber=True)
+    # Written member by member: each member's text is what compacting the whole request
+    # writes there. ``_meta`` first, as the host renders it (sorted, numbers twice) before the
+    # request: a number serde refuses there is the refusal, even when arguments hold one too
+    # (a second render never refuses: tests/perf/test_bindings_perf.py).
+    meta = (
+        serdejson.compact(params["_meta"], sort_keys=True, renumber=True)
+        if "_meta" in params
+        else None
+    )
+    line = [_REQUEST_HEAD, serdejson.compact(name), ',"arguments":', serdejson.compact(arguments)]
+    if meta is not None:
+        line += [',"_meta":', meta]
     for member in ("requestState", "inputResponses"):
         if member in params:
-            inner[member] = params[member]
-    request: dict[str, JsonValue] = {
-        "jsonrpc": "2.0",
-        "id": JsonNumber("1"),
-        "method": "tools/call",
-        "params": inner,
-    }
-    return serdejson.compact(request)
+            line += [f',"{member}":', serdejson.compact(params[member])]
+    line.append("}}")
+    return "".join(line)
+
+
+_REQUEST_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
 
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:
