@@ -31,6 +31,7 @@ __all__ = [
     "guard_target",
     "legacy_canonical_request",
     "legacy_guard_target",
+    "parts_guard_target",
     "sort_keys",
     "spec_guard_target",
     "target_spec_parts",
@@ -253,6 +254,18 @@ def spec_guard_target(
     parts = target_spec_parts(spec, arguments)
     if parts is None:
         return None
+    return parts_guard_target(tool, parts, server, legacy=legacy, context=context)
+
+
+def parts_guard_target(
+    tool: str,
+    parts: list[str],
+    server: str,
+    *,
+    legacy: bool = False,
+    context: dict[str, JsonValue] | None = None,
+) -> str:
+    """:func:`spec_guard_target` of a spec already resolved to ``parts`` (resolved once)."""
     prefix = ([server] if server else []) + [tool]
     if legacy:
         return hash_parts([*prefix, *parts])
