@@ -106,6 +106,14 @@ def parse_number(lexeme: str) -> int | float:
     if match is None:
         raise NumberNotRepresentable(f"{lexeme[:40]!r} is not a JSON number")
     negative, whole, fraction, exp_sign, exp_digits = match.groups()
+    if fraction is None and exp_digits is None and len(whole) <= 19:
+        # Below 10^19 < 2^64: the digit loop would never overflow, so it reads int(whole).
+        significand = int(whole)
+        if not negative:
+            return significand
+        if 0 < significand <= 2**63:
+            return -significand
+        return -float(significand)
     significand = 0
     exponent = 0
     overflowed = False
