@@ -258,7 +258,8 @@ def _parse_wire_decimal(literal: str) -> tuple[str, int, bool] | None:
 
 
 def _all_digits(text: str) -> bool:
-    return all("0" <= c <= "9" for c in text)
+    # Every character "0".."9" (vacuously for ""): for an ASCII text, what isdigit() says.
+    return not text or (text.isascii() and text.isdigit())
 
 
 def _valid_integer_part(part: str) -> bool:
