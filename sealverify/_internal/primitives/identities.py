@@ -102,7 +102,8 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         if "_meta" in params
         else None
     )
-    line = [_REQUEST_HEAD, serdejson.compact(name), ',"arguments":', serdejson.compact(arguments)]
+    called = serdejson.compact({"name": name, "arguments": arguments})  # '{"name":…}'
+    line = [_REQUEST_HEAD, called[:-1]]
     if meta is not None:
         line += [',"_meta":', meta]
     for member in ("requestState", "inputResponses"):
@@ -112,7 +113,7 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
     return "".join(line)
 
 
-_REQUEST_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+_REQUEST_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
 
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:
