@@ -10,6 +10,7 @@ and hostile text.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -278,6 +279,29 @@ def test_binary64_agreement() -> None:
     assert guards.number_literal_agreement_safe("1-2") is None  # not a number: left to parse
     # Integer syntax is bounded at 16 significant digits before any conversion.
     assert guards.number_literal_agreement_safe("18446744073709551616") is False
+
+
+def _integer_agrees(literal: str) -> bool | None:
+    """The rule for integer syntax, from its statement: None off the JSON integer grammar,
+    else at most 16 significant digits and exactly a binary64."""
+    body = literal.removeprefix("-")
+    if not (body.isascii() and body.isdigit()) or (body[0] == "0" and body != "0"):
+        return None
+    significant = body.lstrip("0").rstrip("0")
+    return len(significant) <= 16 and Fraction(float(int(literal))) == int(literal)
+
+
+@given(
+    st.integers(-(10**17), 10**17).map(str)
+    | st.from_regex(r"-?[0-9\uff10\u0660]{1,18}", fullmatch=True)
+)
+def test_integer_literals_agree_as_the_rule_says(literal: str) -> None:
+    # Short integers are answered without the decimal-to-binary conversion; the answer is
+    # the rule's for every integer spelling, and None for what is not one (other digits,
+    # leading zeros).
+    expected = _integer_agrees(literal)
+    got = guards.number_literal_agreement_safe(literal)
+    assert got is expected or (expected is None and got is None), (literal, got, expected)
 
 
 def test_keys_escaped_duplicate_and_unicode_equivalent() -> None:

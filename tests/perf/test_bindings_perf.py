@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 
 import orjson
 import pytest
@@ -286,6 +287,47 @@ def test_canonical_request_renders_meta_numbers_exactly_as_the_reference() -> No
     # The first refusal is the reference's: _meta (sorted) before arguments.
     assert outcome(identities.canonical_request, bad) == outcome(_reference_request, bad)
     assert "1e401" in str(outcome(identities.canonical_request, bad)[1])
+
+
+def _second_render_refusal(lexeme: str) -> str | None:
+    """None unless serde accepts ``lexeme`` and then refuses the text it wrote for it."""
+    try:
+        first = serdejson.number_text(JsonNumber(lexeme))
+    except serdejson.NumberNotRepresentable:
+        return None
+    try:
+        serdejson.number_text(JsonNumber(first))
+    except serdejson.NumberNotRepresentable as exc:
+        return f"{lexeme} -> {first}: {exc}"
+    return None
+
+
+def test_a_second_render_never_refuses() -> None:
+    # canonical_request writes _meta (both renders) before arguments; the host refuses at the
+    # first render of _meta, then arguments, then the second render of _meta. The orders agree
+    # because a text serde wrote always parses again: checked at the top of the range, where
+    # serde's assembly (not correctly rounded) could overflow, on both signs and both spellings.
+    largest = float.fromhex("0x1.fffffffffffffp+1023")
+    lexemes: list[str] = []
+    value = largest
+    for _ in range(3000):
+        lexemes += [repr(value), f"{value:.17e}", str(int(value))]
+        value = math.nextafter(value, 0.0)
+    lexemes += ["1.7976931348623158e308", "1.797693134862316e308", "18446744073709551616"]
+    refused = [
+        r
+        for lex in lexemes
+        for r in (_second_render_refusal(lex), _second_render_refusal("-" + lex))
+        if r is not None
+    ]
+    assert refused == []
+
+
+@settings(max_examples=600)
+@given(number=st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**70), 2**70))
+def test_a_second_render_never_refuses_any_number(number: float | int) -> None:
+    for lexeme in {repr(number), str(number), f"{number:.17e}"}:
+        assert _second_render_refusal(lexeme) is None
 
 
 # --- bindings: caches change no check --------------------------------------------------------

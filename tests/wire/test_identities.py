@@ -48,6 +48,27 @@ def test_serde_number_rendering(lexeme: str, text: str) -> None:
     assert serdejson.number_text(JsonNumber(lexeme)) == text
 
 
+def _serde_integer(lexeme: str) -> int | float:
+    """serde_json's value for integer syntax of at most 19 digits (src/de.rs, no overflow):
+    u64 when not negative, i64 when a negative fits, else f64 (``-0`` is -0.0)."""
+    value = int(lexeme)
+    if not lexeme.startswith("-"):
+        return value
+    return value if 0 < -value <= 2**63 else -float(-value)
+
+
+@settings(max_examples=500)
+@given(
+    st.integers(-(10**19) + 1, 10**19 - 1).map(str)
+    | st.integers(0, 10**19 - 1).map(lambda i: f"-{i}")
+    | st.sampled_from(["0", "-0", "9" * 19, "-" + "9" * 19, f"-{2**63}", f"-{2**63 + 1}"])
+)
+def test_serde_integers_parse_as_u64_i64_or_f64(lexeme: str) -> None:
+    got = serdejson.parse_number(lexeme)
+    expected = _serde_integer(lexeme)
+    assert (type(got), repr(got)) == (type(expected), repr(expected)), lexeme
+
+
 @pytest.mark.parametrize("lexeme", ["1e400", "-1e400", "1e9999999999", "1" + "0" * 400])
 def test_serde_out_of_range_is_refused_not_guessed(lexeme: str) -> None:
     with pytest.raises(serdejson.NumberNotRepresentable):

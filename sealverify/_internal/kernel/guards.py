@@ -258,7 +258,8 @@ def _parse_wire_decimal(literal: str) -> tuple[str, int, bool] | None:
 
 
 def _all_digits(text: str) -> bool:
-    return all("0" <= c <= "9" for c in text)
+    # Every character "0".."9" (vacuously for ""): for an ASCII text, what isdigit() says.
+    return not text or (text.isascii() and text.isdigit())
 
 
 def _valid_integer_part(part: str) -> bool:
@@ -380,6 +381,10 @@ def number_literal_agreement_safe(literal: str) -> bool | None:
     Fraction or exponent syntax: at most 17 significant digits and exactly the shortest
     decimal that round-trips through binary64.
     """
+    body = literal[1:] if literal[:1] == "-" else literal
+    if 0 < len(body) <= 15 and body.isascii() and body.isdigit() and body[0] != "0":
+        # Integer syntax below 10^15 < 2^53: at most 15 significant digits, exactly a binary64.
+        return True
     parsed = _parse_wire_decimal(literal)
     if parsed is None:
         return None

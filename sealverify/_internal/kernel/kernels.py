@@ -88,7 +88,7 @@ class Verdict:
 
 def verdict(kernel: str, allow: bool, reason: str) -> Verdict:
     kind = "allow" if allow else "deny"
-    return Verdict(kernel, kind, reason, audit_hash_parts([kernel, kind, reason]))
+    return Verdict(kernel, kind, reason, audit_hash_parts((kernel, kind, reason)))
 
 
 # --- S: safety (SealCore automaton over the classified event) ---------------------------------

@@ -31,6 +31,7 @@ __all__ = [
     "guard_target",
     "legacy_canonical_request",
     "legacy_guard_target",
+    "parts_guard_target",
     "sort_keys",
     "spec_guard_target",
     "target_spec_parts",
@@ -92,19 +93,27 @@ def canonical_request(params: dict[str, JsonValue]) -> str:
         raise ValueError("mediated request lacks params.name")
     if not isinstance(arguments, dict):
         raise ValueError("mediated request lacks object params.arguments")
-    inner: dict[str, JsonValue] = {"name": name, "arguments": arguments}
-    if "_meta" in params:
-        inner["_meta"] = sort_keys(params["_meta"], renumber=True)
+    # Written member by member: each member's text is what compacting the whole request
+    # writes there. ``_meta`` first, as the host renders it (sorted, numbers twice) before the
+    # request: a number serde refuses there is the refusal, even when arguments hold one too
+    # (a second render never refuses: tests/perf/test_bindings_perf.py).
+    meta = (
+        serdejson.compact(params["_meta"], sort_keys=True, renumber=True)
+        if "_meta" in params
+        else None
+    )
+    called = serdejson.compact({"name": name, "arguments": arguments})  # '{"name":…}'
+    line = [_REQUEST_HEAD, called[:-1]]
+    if meta is not None:
+        line += [',"_meta":', meta]
     for member in ("requestState", "inputResponses"):
         if member in params:
-            inner[member] = params[member]
-    request: dict[str, JsonValue] = {
-        "jsonrpc": "2.0",
-        "id": JsonNumber("1"),
-        "method": "tools/call",
-        "params": inner,
-    }
-    return serdejson.compact(request)
+            line += [f',"{member}":', serdejson.compact(params[member])]
+    line.append("}}")
+    return "".join(line)
+
+
+_REQUEST_HEAD = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
 
 
 def legacy_canonical_request(params: dict[str, JsonValue]) -> str:
@@ -246,6 +255,18 @@ def spec_guard_target(
     parts = target_spec_parts(spec, arguments)
     if parts is None:
         return None
+    return parts_guard_target(tool, parts, server, legacy=legacy, context=context)
+
+
+def parts_guard_target(
+    tool: str,
+    parts: list[str],
+    server: str,
+    *,
+    legacy: bool = False,
+    context: dict[str, JsonValue] | None = None,
+) -> str:
+    """:func:`spec_guard_target` of a spec already resolved to ``parts`` (resolved once)."""
     prefix = ([server] if server else []) + [tool]
     if legacy:
         return hash_parts([*prefix, *parts])

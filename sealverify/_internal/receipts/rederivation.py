@@ -57,9 +57,12 @@ def raw_line_of(doc: dict[str, JsonValue], raw_lines: Mapping[str, bytes]) -> by
     return raw_lines.get(request_sha) if isinstance(request_sha, str) else None
 
 
+_WHERE = pointer("emitted_bytes")
+
+
 def check_of(result: Rederivation) -> Check:
     """The ``replay.decision`` check for one re-derivation."""
-    where = pointer("emitted_bytes")
+    where = _WHERE
     data: dict[str, object] = {}
     if result.build:
         data["build"] = result.build

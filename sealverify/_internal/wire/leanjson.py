@@ -122,7 +122,9 @@ def _orjson_text(value: object) -> str | None:
         data = orjson.dumps(value, default=_number_fragment, option=_OPTIONS)
     except orjson.JSONEncodeError:
         return None
-    return None if _SHORT_ESCAPE.search(data) else data.decode("utf-8")
+    if b"\\" in data and _SHORT_ESCAPE.search(data):
+        return None
+    return data.decode("utf-8")
 
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS

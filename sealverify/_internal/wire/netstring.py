@@ -15,7 +15,7 @@ __all__ = ["encode_parts", "hash_parts"]
 
 def encode_parts(parts: Sequence[str]) -> str:
     """Concatenate ``len(part):part`` for each part, lengths in Unicode scalars."""
-    return "".join(f"{len(part)}:{part}" for part in parts)
+    return "".join([f"{len(part)}:{part}" for part in parts])
 
 
 def hash_parts(parts: Sequence[str]) -> str:

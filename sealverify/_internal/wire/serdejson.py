@@ -106,6 +106,14 @@ def parse_number(lexeme: str) -> int | float:
     if match is None:
         raise NumberNotRepresentable(f"{lexeme[:40]!r} is not a JSON number")
     negative, whole, fraction, exp_sign, exp_digits = match.groups()
+    if fraction is None and exp_digits is None and len(whole) <= 19:
+        # Below 10^19 < 2^64: the digit loop would never overflow, so it reads int(whole).
+        significand = int(whole)
+        if not negative:
+            return significand
+        if 0 < significand <= 2**63:
+            return -significand
+        return -float(significand)
     significand = 0
     exponent = 0
     overflowed = False
@@ -184,16 +192,24 @@ def _lexeme_text(lexeme: str) -> str:
     return str(value) if isinstance(value, int) else float_text(value)
 
 
-def compact(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -> str:
+def compact(
+    value: JsonValue, *, exact: bool = False, sort_keys: bool = False, renumber: bool = False
+) -> str:
     """Serialize ``value`` compactly in producer member order, as serde_json would.
 
     With ``exact``, every number must already be spelled as serde writes it (we are rebuilding
     bytes that serde produced and someone signed); otherwise :class:`NumberNotRepresentable`.
     With ``sort_keys``, every object's members are written in Unicode scalar (= UTF-8 byte)
     order instead, arrays kept: the same text as compacting ``identities.sort_keys(value)``.
+    With ``renumber`` (not with ``exact``), each number is rendered twice, the text of the
+    text: the same as compacting ``identities.sort_keys(value, renumber=True)`` when sorted.
     """
-    data = None if fastpath.reference() else _orjson_bytes(value, exact, sort_keys)
-    return data.decode("utf-8") if data is not None else _reference(value, exact, sort_keys)
+    if fastpath.reference():
+        return _reference(value, exact, sort_keys, renumber)
+    data = _orjson_bytes(value, exact, sort_keys, renumber)
+    if data is None:
+        return _reference(value, exact, sort_keys, renumber)
+    return data.decode("utf-8")
 
 
 def compact_bytes(value: JsonValue, *, exact: bool = False, sort_keys: bool = False) -> bytes:
@@ -202,9 +218,14 @@ def compact_bytes(value: JsonValue, *, exact: bool = False, sort_keys: bool = Fa
     return data if data is not None else _reference(value, exact, sort_keys).encode("utf-8")
 
 
-def _reference(value: JsonValue, exact: bool, sort_keys: bool) -> str:
+def _reference(value: JsonValue, exact: bool, sort_keys: bool, renumber: bool = False) -> str:
     parts: list[str] = []
-    _write(value, parts, exact, sort_keys)
+    _write(
+        value,
+        parts,
+        _rendered_twice if renumber else _exact_text if exact else number_text,
+        sort_keys,
+    )
     return "".join(parts)
 
 
@@ -237,11 +258,24 @@ def _exact_lexeme_fragment(lexeme: str) -> orjson.Fragment:
     return orjson.Fragment(_exact_text(JsonNumber(lexeme)))
 
 
+def _rendered_twice(number: JsonNumber) -> str:
+    # The host renders _meta, parses that text and renders it again (identities._renumber).
+    return _lexeme_text(_lexeme_text(number.lexeme))
+
+
+@fastpath.cache(maxsize=4096)
+def _twice_lexeme_fragment(lexeme: str) -> orjson.Fragment:
+    return orjson.Fragment(_rendered_twice(JsonNumber(lexeme)))
+
+
 _DEFAULT = number_default(_lexeme_fragment)
 _EXACT_DEFAULT = number_default(_exact_lexeme_fragment)
+_TWICE_DEFAULT = number_default(_twice_lexeme_fragment)
 
 
-def _orjson_bytes(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | None:
+def _orjson_bytes(
+    value: JsonValue, exact: bool, sort_keys: bool, renumber: bool = False
+) -> bytes | None:
     """:func:`compact_bytes` by orjson, or None where only :func:`_reference` can say."""
     # orjson writes strings exactly as serde does (only ``"``, ``\\`` and C0 escaped, the
     # rest raw; tests/perf/test_verify_perf.py compares every code point) and keeps dict order;
@@ -253,7 +287,7 @@ def _orjson_bytes(value: JsonValue, exact: bool, sort_keys: bool) -> bytes | Non
     try:
         return orjson.dumps(
             value,
-            default=_EXACT_DEFAULT if exact else _DEFAULT,
+            default=_TWICE_DEFAULT if renumber else _EXACT_DEFAULT if exact else _DEFAULT,
             option=option | orjson.OPT_SORT_KEYS if sort_keys else option,
         )
     except orjson.JSONEncodeError as exc:
@@ -271,7 +305,9 @@ def _exact_text(value: JsonNumber) -> str:
     return text
 
 
-def _write(value: JsonValue, out: list[str], exact: bool, sort_keys: bool = False) -> None:
+def _write(
+    value: JsonValue, out: list[str], number: Callable[[JsonNumber], str], sort_keys: bool
+) -> None:
     # Most frequent types first; the output is the same as testing them in any order.
     if isinstance(value, str):
         out.append(_string(value))
@@ -285,10 +321,10 @@ def _write(value: JsonValue, out: list[str], exact: bool, sort_keys: bool = Fals
                 out.append(",")
             out.append(_string(key))
             out.append(":")
-            _write(value[key], out, exact, sort_keys)
+            _write(value[key], out, number, sort_keys)
         out.append("}")
     elif isinstance(value, JsonNumber):
-        out.append(_exact_text(value) if exact else _lexeme_text(value.lexeme))
+        out.append(number(value))
     elif isinstance(value, list):
         out.append("[")
         first = True
@@ -297,7 +333,7 @@ def _write(value: JsonValue, out: list[str], exact: bool, sort_keys: bool = Fals
                 first = False
             else:
                 out.append(",")
-            _write(item, out, exact, sort_keys)
+            _write(item, out, number, sort_keys)
         out.append("]")
     elif value is None:
         out.append("null")

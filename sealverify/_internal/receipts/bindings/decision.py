@@ -109,11 +109,11 @@ def cert_hashes(doc: Doc, derived: Derivations | None = None) -> list[Check]:
         if not isinstance(cert, dict):
             bad.append(f"cert {index} is not an object")
             continue
-        parts = [cert.get("kernel"), cert.get("verdict"), cert.get("reason")]
-        if not all(isinstance(p, str) for p in parts):
+        kernel, verdict, reason = cert.get("kernel"), cert.get("verdict"), cert.get("reason")
+        if not (isinstance(kernel, str) and isinstance(verdict, str) and isinstance(reason, str)):
             bad.append(f"cert {index}: kernel, verdict and reason must be strings")
             continue
-        expected = str(audit_hash_parts([str(p) for p in parts]))
+        expected = str(audit_hash_parts((kernel, verdict, reason)))
         if cert.get("certHash") != expected:
             bad.append(f"cert {index}: certHash is not {expected}")
     if bad:

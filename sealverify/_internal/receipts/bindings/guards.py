@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from sealverify._internal.primitives import identities
 from sealverify._internal.receipts.bindings.derived import (
     Derivations,
@@ -77,22 +79,18 @@ def _targets(
     if kernel_number_refusal(arguments) is not None:
         return {}
     try:
-        absent = identities.spec_guard_target(tool, arguments, server, spec)
-        untagged = identities.spec_guard_target(tool, arguments, server, spec, legacy=True)
-        # A _meta that is not an object has no ruled target: the kernel refuses such a call.
-        try:
-            ruled = identities.spec_guard_target(
-                tool, arguments, server, spec, context=context or {}
-            )
-        except ValueError:
-            ruled = None
+        parts = identities.target_spec_parts(spec, arguments)  # resolved once for every form
     except identities.TargetSpecError:
         return {}
-    if absent is None or untagged is None:
+    if parts is None:
         return {}
-    found = {"absent": absent, "untagged": untagged}
-    if ruled is not None:
-        found["ruled"] = ruled
+    found = {
+        "absent": identities.parts_guard_target(tool, parts, server),
+        "untagged": identities.parts_guard_target(tool, parts, server, legacy=True),
+    }
+    # A _meta that is not an object has no ruled target: the kernel refuses such a call.
+    with contextlib.suppress(ValueError):
+        found["ruled"] = identities.parts_guard_target(tool, parts, server, context=context or {})
     return found
 
 
