@@ -292,3 +292,28 @@ def test_lint_holds_a_window_of_a_text_without_blank_lines(tmp_path: Path, line:
         assert f'"violations": {mib * (MIB // len(line))}' in out_path.read_text()
     small, large = peaks
     assert large - small < 8 * 1024, f"{small} then {large} KiB for a text four times longer"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM of /proc/self/status")
+def test_tools_compare_copies_no_dropped_capture_member(tmp_path: Path) -> None:
+    """A capture's members the block drops were copied whole with the rest (22 bytes a byte).
+
+    The capture is still parsed whole (about 14 bytes of memory a byte of many small notes,
+    within the strict JSON limits); only the copy of what is dropped is gone.
+    """
+    listing = tmp_path / "tools.json"
+    listing.write_bytes(b'{"tools":[{"name":"a","inputSchema":{}}]}')
+    sizes, peaks = [], []
+    for notes in (100_000, 400_000):
+        capture = tmp_path / f"capture-{notes}.json"
+        with capture.open("w") as out:
+            out.write('{"observedAt": "2025-01-01", "notes": [')
+            out.write(", ".join(f'{{"note": "n{i}"}}' for i in range(notes)))
+            out.write("]}")
+        sizes.append(capture.stat().st_size)
+        peaks.append(_child_peak_kib(["tools", "compare", str(listing), str(listing),
+                                      "--capture-a", str(capture), "--format", "json",
+                                      "-o", str(tmp_path / "o.json")]))  # fmt: skip
+        assert "notes dropped: not a member" in (tmp_path / "o.json").read_text()
+    per_byte = (peaks[1] - peaks[0]) * 1024 / (sizes[1] - sizes[0])
+    assert per_byte < 18, f"{per_byte:.1f} bytes of memory per byte of capture"
