@@ -595,6 +595,11 @@ def _blank_lines_doc(n: int) -> bytes:
     return b"A line of plain text, one sentence.\n" + b"\n" * n
 
 
+def _list_doc(n: int) -> bytes:
+    """A list of ``n`` items, each a hit: no blank line, no sentence end at a line's end."""
+    return b"- the value is inert\n" * n
+
+
 def _inventory(data: bytes) -> int:
     return run_cli(["inventory", _write("receipts.jsonl", data), "--format", "json"])
 
@@ -898,6 +903,17 @@ CASES += (
         _unit(70000, _blank_lines_doc),
         _lint,
         _PASS,
+    ),
+    Case(
+        "lint: a long list",
+        "wording/paragraphs.py: a window cut at list markers; streamed bound",
+        _unit(4000, _list_doc),
+        _lint,
+        _FAIL,
+        bytes_factor=_STREAMED_BYTES,
+        # A window of 64 KiB whose every line is a hit keeps each sentence's quotes and clause
+        # breaks located (wording/sentences.py): about 9 MiB, whatever the text's length.
+        fixed=2 * _STREAMED_FIXED,
     ),
     Case(
         "inventory: receipt log",

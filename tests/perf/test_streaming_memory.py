@@ -241,3 +241,79 @@ def test_lint_holds_a_paragraph_not_the_document(tmp_path: Path) -> None:
     small, large = peaks  # the document and every finding held: 18 then 71 MiB
     assert large < 1.5 * small, f"{small} then {large} bytes for a document four times longer"
     assert large < 8 * MIB, f"{large / MIB:.1f} MiB for a 2 MiB document"
+
+
+# A child's peak resident memory (VmHWM is its own: ru_maxrss would carry the parent's).
+_CHILD_PEAK = """
+import sys
+from sealverify._internal.cli.main import main
+sys.argv = ["sealverify", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+peak = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(peak[0].split()[1], file=sys.stderr)
+"""
+
+
+def _child_peak_kib(args: list[str]) -> int:
+    """The peak resident memory (KiB) of one ``sealverify`` run of ``args`` in a child."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD_PEAK, *args], capture_output=True, text=True, cwd=ROOT
+    )
+    return int(done.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM of /proc/self/status")
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"- the value is inert\n",  # a list: a marker starts each line
+        b"The meta value is inert. And\n",  # a sentence ends inside each line
+        b"the value\tis meta inert\n",  # a tab parts each line
+    ],
+)
+def test_lint_holds_a_window_of_a_text_without_blank_lines(tmp_path: Path, line: bytes) -> None:
+    """A text with no blank line and no sentence end at a line's end was held whole.
+
+    Its window was only cut there; `SENTENCE_END` also ends a sentence at a list marker, a
+    tab or a sentence end inside a line, and the window is cut there now. Held whole, 1 MiB
+    of such a text took 100 to 131 MiB and 4 MiB 344 to 468 MiB.
+    """
+    peaks = []
+    for mib in (1, 4):
+        note = tmp_path / f"note-{mib}.md"
+        with note.open("wb") as out:
+            for _ in range(mib):
+                out.write(line * (MIB // len(line)))
+        out_path = tmp_path / f"o-{mib}.json"
+        peaks.append(_child_peak_kib(["lint", str(note), "--format", "json", "-o", str(out_path)]))
+        assert f'"violations": {mib * (MIB // len(line))}' in out_path.read_text()
+    small, large = peaks
+    assert large - small < 8 * 1024, f"{small} then {large} KiB for a text four times longer"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM of /proc/self/status")
+def test_tools_compare_copies_no_dropped_capture_member(tmp_path: Path) -> None:
+    """A capture's members the block drops were copied whole with the rest (22 bytes a byte).
+
+    The capture is still parsed whole (about 14 bytes of memory a byte of many small notes,
+    within the strict JSON limits); only the copy of what is dropped is gone.
+    """
+    listing = tmp_path / "tools.json"
+    listing.write_bytes(b'{"tools":[{"name":"a","inputSchema":{}}]}')
+    sizes, peaks = [], []
+    for notes in (100_000, 400_000):
+        capture = tmp_path / f"capture-{notes}.json"
+        with capture.open("w") as out:
+            out.write('{"observedAt": "2025-01-01", "notes": [')
+            out.write(", ".join(f'{{"note": "n{i}"}}' for i in range(notes)))
+            out.write("]}")
+        sizes.append(capture.stat().st_size)
+        peaks.append(_child_peak_kib(["tools", "compare", str(listing), str(listing),
+                                      "--capture-a", str(capture), "--format", "json",
+                                      "-o", str(tmp_path / "o.json")]))  # fmt: skip
+        assert "notes dropped: not a member" in (tmp_path / "o.json").read_text()
+    per_byte = (peaks[1] - peaks[0]) * 1024 / (sizes[1] - sizes[0])
+    assert per_byte < 18, f"{per_byte:.1f} bytes of memory per byte of capture"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from sealverify._internal.cli.main import cli
@@ -313,3 +314,44 @@ def test_cli_compare_failing_input_finding_is_never_a_quiet_0(tmp_path: Path) ->
     assert report["summary"]["state"] == "no-drift"
     assert result.exit_code == 1
     assert any(f["id"] == "tools.list.duplicate-name" for f in report["findings"])
+
+
+def test_a_declared_capture_is_read_as_its_whole_js_value_was() -> None:
+    # The members a capture block drops are no longer copied; what is kept, dropped and
+    # refused is what the copy of the whole parsed value gave.
+    from sealverify._internal.tools.capture import declared_members, sanitize_declared
+    from sealverify._internal.tools.digests import Unrepresentable, js_value
+    from sealverify._internal.wire.strictjson import parse_bytes
+
+    for text in [
+        b'{"observedAt": "2025-01-01", "notes": [{"n": 1}], "launch": {"args": ["a"], "x": 2}}',
+        b'{"pages": {"read": 1.0, "complete": true}, "protocol": {"requested": 3}, "z": null}',
+        b'{"launch": {"env": {"B": "1", "A": "2"}}, "transport": "stdio"}',
+        b"[1, 2]",
+        b"null",
+        b"12",
+    ]:
+        parsed = parse_bytes(text)
+        assert sanitize_declared(declared_members(parsed), "c") == sanitize_declared(
+            js_value(parsed), "c"
+        ), text
+    for text in [b'{"notes": [1, 1e999]}', b'{"launch": {"x": -1e400}}', b"[1e999]"]:
+        with pytest.raises(Unrepresentable) as whole:
+            js_value(parse_bytes(text))
+        with pytest.raises(Unrepresentable) as kept:
+            declared_members(parse_bytes(text))
+        assert str(kept.value) == str(whole.value)
+
+
+def test_a_huge_number_in_a_dropped_capture_member_is_still_a_finding(tmp_path: Path) -> None:
+    capture = tmp_path / "capture.json"
+    capture.write_text('{"notes": [{"n": 1e999}], "observedAt": "2025-01-01"}')
+    listing = tmp_path / "tools.json"
+    listing.write_text(json.dumps({"tools": TOOLS}))
+    result = CliRunner().invoke(
+        cli, ["tools", "compare", str(listing), str(listing), "--capture-a", str(capture),
+              "--format", "json"],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "tools.input.bad-capture" in result.output
+    assert "number 1e999 is beyond the largest double" in result.output

@@ -54,6 +54,10 @@ FRAGMENTS = [
 # line ends after a sentence end (a window is cut there too).
 GAPS = [" ", "\n", "\n\n", "\n \n", "\n\t\n  ", "\r\n\r\n", "\n\x0c\n", "\n\n\n", ". ", ", "]
 GAPS += [".\n", ",\n", "!) \n", '."\r\n', "?\n- ", ".\t\n"]  # a sentence ends at a line's end
+# Lines that `SENTENCE_END` cuts without a blank line or a sentence end at the line's end: a
+# marker or a tab starts the next line, a tab ends this one, a sentence ends inside a line.
+GAPS += ["\n- ", "\n  * ", "\n#", "\n> ", "\n| ", "\n2) ", "\n10.\n", "\n\t", "\n \t ", "\t\n"]
+GAPS += ["\t", " \t ", ". ", "?\u2028", '!" ', ".) \x0c", "\n\u2022 ", "\n1.x"]
 
 texts = st.lists(st.tuples(st.sampled_from(FRAGMENTS), st.sampled_from(GAPS)), max_size=24).map(
     lambda parts: "".join(fragment + gap for fragment, gap in parts)

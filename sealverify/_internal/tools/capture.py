@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 from sealverify._internal.results.model import Check, fail, info
-from sealverify._internal.tools.digests import Listing
+from sealverify._internal.tools.digests import Listing, check_numbers, js_value
+from sealverify._internal.wire.strictjson import JsonValue
 
-__all__ = ["LAUNCH_MEMBERS", "build_capture", "sanitize_declared"]
+__all__ = ["LAUNCH_MEMBERS", "build_capture", "declared_members", "sanitize_declared"]
 
 # The capture-conditions proposal (§2) names exactly these members. Anything else a user declares
 # is dropped (and said
@@ -18,6 +19,19 @@ _PROTOCOL = ("requested", "negotiated", "versionHeader")
 LAUNCH_MEMBERS = ("package", "resolvedVersion", "args", "envNames", "envValues", "network", "home")
 _ENUMS = {"envValues": ("none", "placeholder", "real"), "network": ("none", "full")}
 _TRANSPORTS = ("stdio", "streamable-http", "sse")
+
+
+def declared_members(parsed: JsonValue) -> Any:
+    """What :func:`sanitize_declared` reads of a parsed declared capture, as numbers in JS.
+
+    As ``js_value(parsed)`` for it: a bad number anywhere raises the same ``Unrepresentable``,
+    and only the members of the capture block are copied. A member it drops is named, its
+    value never read, so it is not copied (a capture of many notes took twice its tree).
+    """
+    check_numbers(parsed)
+    if not isinstance(parsed, dict):
+        return parsed  # not an object (a finding), or null (no capture): nothing is read
+    return {key: js_value(value) if key in _TOP else None for key, value in parsed.items()}
 
 
 def _typed(key: str, value: Any) -> bool:

@@ -60,6 +60,18 @@ def js_number(lexeme: str) -> int | float:
     return value
 
 
+def check_numbers(value: JsonValue) -> None:
+    """Raise what :func:`js_value` raises for ``value`` (its first bad number), copying nothing."""
+    if isinstance(value, JsonNumber):
+        js_number(value.lexeme)
+    elif isinstance(value, list):
+        for item in value:
+            check_numbers(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            check_numbers(item)
+
+
 def js_value(value: JsonValue) -> Any:
     """A strict-parsed value with every :class:`JsonNumber` replaced by its JavaScript number."""
     if isinstance(value, JsonNumber):

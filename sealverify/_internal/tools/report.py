@@ -14,7 +14,7 @@ from typing import Any
 
 from sealverify._internal.results.model import Check, Report, Status, Subject, fail, info, passed
 from sealverify._internal.results.outcomes import Outcome, Vocabulary, decide, exit_code
-from sealverify._internal.tools.capture import build_capture
+from sealverify._internal.tools.capture import build_capture, declared_members
 from sealverify._internal.tools.compare import Reading, compare, reader_environment
 from sealverify._internal.tools.digests import (
     PROFILES,
@@ -22,7 +22,6 @@ from sealverify._internal.tools.digests import (
     Profile,
     Unrepresentable,
     digest_tool,
-    js_value,
     listing_findings,
     toolset_digest,
     unevaluated,
@@ -82,7 +81,7 @@ def _declared(source: ToolsSource) -> tuple[Any, list[Check]]:
     except JsonError as exc:
         raise InputError(f"--capture {source.capture_name}: not strict JSON: {exc}") from None
     try:
-        return js_value(parsed), []
+        return declared_members(parsed), []
     except Unrepresentable as exc:
         where = source.capture_name
         return None, [fail("tools.input.bad-capture", f"declared capture unreadable: {exc}", where)]

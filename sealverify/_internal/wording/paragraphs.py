@@ -11,7 +11,9 @@ is, from such a line start on, the scan of what follows alone: the text cut ther
 piece at a time and gives the hits the whole text gives, at the same lines. What can still
 read across a line end is a regular expression's ``\\s+``: a phrase of several words, "not
 present", or the identity object after it. A cut after words that could begin such a match
-is not made (``joins``).
+is not made (``joins``). The same holds where `SENTENCE_END` ends a sentence at a tab, at a
+line that starts with a marker (the sentence before then keeps the line feed, which no answer
+reads), or at a sentence end inside a line: a window is cut there too.
 
 The text comes as chunks of whole lines (each ends with a line feed, the last maybe not); a
 window is cut once it holds :data:`WINDOW` characters, at the last cut its newest chunk
@@ -30,9 +32,16 @@ __all__ = ["TAIL_WORDS", "WINDOW", "blanked_lines", "paragraphs", "text_lines"]
 TAIL_WORDS = 6
 WINDOW = 1 << 16  # characters held before a cut is looked for
 # Where a line that is not blank starts after blank lines, or after a line that ends with a
-# sentence end (`SENTENCE_END`'s first alternative, then spaces): a cut at the match's end.
-_CUT = re.compile(r"(?:\n(?:[^\S\n]*\n)+|[.!?][\"'”’)\]]*[^\S\n]*\n)(?=[^\S\n]*\S)")
-_SENTENCE_ENDS = re.compile(r"[.!?][\"'”’)\]]*[^\S\n]*\n\Z")
+# sentence end (`SENTENCE_END`'s first alternative, or a tab, then spaces); where a line
+# starts that `SENTENCE_END` cuts before (a list, heading, table or quote marker, or a tab in
+# its indent: the previous sentence then holds the line feed, which no answer reads); or where
+# a word starts after a sentence end and spaces inside a line: a cut at the match's end.
+_CUT = re.compile(
+    r"(?:\n(?:[^\S\n]*\n)+|(?:[.!?][\"'”’)\]]*|\t)[^\S\n]*\n)(?=[^\S\n]*\S)"
+    r"|\n(?=[^\S\n]*(?:[-*+•|#>]|\d+[.)]\s|\t[^\S\n]*\S))"
+    r"|(?:[.!?][\"'”’)\]]*[^\S\n]|\t)[^\S\n]*(?=\S)"
+)
+_SENTENCE_ENDS = re.compile(r"(?:[.!?][\"'”’)\]]*|\t)[^\S\n]*\n\Z")
 _FENCES = ("```", "~~~")
 
 
