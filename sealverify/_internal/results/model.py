@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
@@ -233,6 +233,28 @@ def _in_report_order(check: Check) -> tuple[int, str, str]:
     return _STATUS_ORDER[check.status], check.id, check.location
 
 
+_BY_ID_LOCATION = attrgetter("id", "location")
+_RANKS = len(_STATUS_ORDER)
+
+
+def _report_order(checks: Iterable[Check]) -> list[Check]:
+    """``sorted(checks, key=_in_report_order)``: by status, then each status by id and location.
+
+    The checks of one status keep their input order in their group, and each group is sorted
+    stably by (id, location), so equal keys keep their input order as in the one sort; a
+    status the order lacks raises KeyError, as the key does.
+    """
+    groups: list[list[Check]] = [[] for _ in range(_RANKS)]
+    for check in checks:
+        groups[_STATUS_ORDER[check.status]].append(check)
+    out: list[Check] = []
+    for group in groups:
+        if group:
+            group.sort(key=_BY_ID_LOCATION)
+            out += group
+    return out
+
+
 def sorted_among(checks: tuple[Check, ...], statuses: Collection[str]) -> list[Check]:
     """``[c for c in subject.sorted_checks() if c.status in statuses]``, sorting only those.
 
@@ -240,8 +262,8 @@ def sorted_among(checks: tuple[Check, ...], statuses: Collection[str]) -> list[C
     gives the same sequence; a status the order lacks fails as the full sort does (KeyError).
     """
     if not _STATUS_ORDER.keys() >= set(map(_STATUS, checks)):
-        return [c for c in sorted(checks, key=_in_report_order) if c.status in statuses]
-    return sorted([c for c in checks if c.status in statuses], key=_in_report_order)
+        return [c for c in _report_order(checks) if c.status in statuses]
+    return _report_order([c for c in checks if c.status in statuses])
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +281,7 @@ class Subject:
 
     def sorted_checks(self) -> list[Check]:
         """Checks in a deterministic order: failures first, then by id and location."""
-        return sorted(self.checks, key=_in_report_order)
+        return _report_order(self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
