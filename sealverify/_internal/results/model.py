@@ -229,20 +229,16 @@ def waived(check: Check, why: str) -> Check:
     )
 
 
-def _in_report_order(check: Check) -> tuple[int, str, str]:
-    return _STATUS_ORDER[check.status], check.id, check.location
-
-
 _BY_ID_LOCATION = attrgetter("id", "location")
 _RANKS = len(_STATUS_ORDER)
 
 
 def _report_order(checks: Iterable[Check]) -> list[Check]:
-    """``sorted(checks, key=_in_report_order)``: by status, then each status by id and location.
+    """``checks`` sorted stably by (status rank, id, location): failures first.
 
     The checks of one status keep their input order in their group, and each group is sorted
-    stably by (id, location), so equal keys keep their input order as in the one sort; a
-    status the order lacks raises KeyError, as the key does.
+    stably by (id, location), so checks with equal keys keep their input order; a status the
+    order lacks raises KeyError.
     """
     groups: list[list[Check]] = [[] for _ in range(_RANKS)]
     for check in checks:

@@ -78,10 +78,7 @@ def _plain(value: Any) -> bool:
                 return False
         return True
     if kind is list or kind is tuple:
-        for item in value:
-            if type(item) not in _LEAVES and not _plain(item):
-                return False
-        return True
+        return all(type(item) in _LEAVES or _plain(item) for item in value)
     return False
 
 
