@@ -14,7 +14,6 @@ tests/architecture/test_claims_doc.py holds the two to each other.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -495,8 +494,11 @@ def _level_objects(doc: Doc, steps: tuple[str, ...]) -> list[JsonValue]:
                     found.extend(value)
             elif step == "#":
                 if isinstance(value, str):
-                    with contextlib.suppress(JsonError):  # _objects skips it too
-                        found.append(parse_embedded(value))
+                    try:
+                        inner = parse_embedded(value)
+                    except JsonError:  # _objects skips it too
+                        continue
+                    found.append(inner)
             elif isinstance(value, dict) and step in value:
                 found.append(value[step])
         values = found

@@ -12,6 +12,7 @@ import importlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -69,6 +70,7 @@ from sealverify._internal.wire.strictjson import (
 from sealverify._internal.wording import rules as wording
 
 _FAIL, _WAIVED = Status.FAIL, Status.WAIVED
+_STATUS = attrgetter("status")
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
@@ -303,7 +305,7 @@ def _subject(
     signed_at: int | None = None,
 ) -> Subject:
     checks[:] = apply_waivers(checks, waive)
-    if any(c.status == _WAIVED for c in checks):
+    if _WAIVED in map(_STATUS, checks):
         facts["waived"] = waived_ids(checks)
     checks.append(replay)
     facts["rederivation"] = str(replay.status)  # the plain word, as the report writes it

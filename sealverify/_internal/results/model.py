@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
@@ -229,8 +229,26 @@ def waived(check: Check, why: str) -> Check:
     )
 
 
-def _in_report_order(check: Check) -> tuple[int, str, str]:
-    return _STATUS_ORDER[check.status], check.id, check.location
+_BY_ID_LOCATION = attrgetter("id", "location")
+_RANKS = len(_STATUS_ORDER)
+
+
+def _report_order(checks: Iterable[Check]) -> list[Check]:
+    """``checks`` sorted stably by (status rank, id, location): failures first.
+
+    The checks of one status keep their input order in their group, and each group is sorted
+    stably by (id, location), so checks with equal keys keep their input order; a status the
+    order lacks raises KeyError.
+    """
+    groups: list[list[Check]] = [[] for _ in range(_RANKS)]
+    for check in checks:
+        groups[_STATUS_ORDER[check.status]].append(check)
+    out: list[Check] = []
+    for group in groups:
+        if group:
+            group.sort(key=_BY_ID_LOCATION)
+            out += group
+    return out
 
 
 def sorted_among(checks: tuple[Check, ...], statuses: Collection[str]) -> list[Check]:
@@ -240,8 +258,8 @@ def sorted_among(checks: tuple[Check, ...], statuses: Collection[str]) -> list[C
     gives the same sequence; a status the order lacks fails as the full sort does (KeyError).
     """
     if not _STATUS_ORDER.keys() >= set(map(_STATUS, checks)):
-        return [c for c in sorted(checks, key=_in_report_order) if c.status in statuses]
-    return sorted([c for c in checks if c.status in statuses], key=_in_report_order)
+        return [c for c in _report_order(checks) if c.status in statuses]
+    return _report_order([c for c in checks if c.status in statuses])
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +277,7 @@ class Subject:
 
     def sorted_checks(self) -> list[Check]:
         """Checks in a deterministic order: failures first, then by id and location."""
-        return sorted(self.checks, key=_in_report_order)
+        return _report_order(self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
