@@ -20,6 +20,7 @@ import pytest
 
 from sealverify._internal.follow.engine import FollowConfig, Follower
 from sealverify._internal.history.state import HistoryError
+from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import (
     LONG,
     OPTIONS,
@@ -29,12 +30,20 @@ from tests.helpers.follow_support import (
     session_call,
 )
 
+__all__ = ["pg_database", "pg_url"]  # the fixtures, imported for their tests
+
 _PLACE = re.compile(r"^\S+ (line \d+)$")  # a log line's place when several inputs are followed
+
+
+def _state(root: Path) -> str:
+    """The store of the follower of ``root``: a SQLite file, or the database named there."""
+    named = root / "database"
+    return named.read_text() if named.exists() else str(root / "state.db")
 
 
 def _follower(root: Path) -> Follower:
     logs, folders = (str(root / "r.jsonl"),), (str(root / "receipts"),)
-    return Follower(FollowConfig(logs, folders, (), OPTIONS, str(root / "state.db")))
+    return Follower(FollowConfig(logs, folders, (), OPTIONS, _state(root)))
 
 
 def _look(root: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -49,7 +58,14 @@ def _look(root: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
 
 
 def _sql(root: Path, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    db = sqlite3.connect(root / "state.db", isolation_level=None)
+    where = _state(root)
+    if where.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(where, autocommit=True) as pg:
+            cursor = pg.execute(statement.replace("?", "%s"), params)
+            return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+    db = sqlite3.connect(where, isolation_level=None)
     try:
         return list(db.execute(statement, params).fetchall())
     finally:
@@ -105,8 +121,13 @@ def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
     return tmp_path, tmp_path / "r.jsonl", folder
 
 
-def test_sessions_of_the_previous_layout_resume_as_one_batch_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_sessions_of_the_previous_layout_resume_as_one_batch_run(
+    tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
     root, log, folder = _setup(tmp_path)
+    if store == "postgresql":
+        (root / "database").write_text(request.getfixturevalue("pg_database"))
     # Before the upgrade: a log session of two calls (a thread and state), a directory
     # session of two, and a log session of one call (its receipt only, no state).
     append(log, session_call(1, 1, 1, config=LONG) + b"\n" + session_call(1, 2, 2, config=LONG))
