@@ -10,6 +10,7 @@ are not evaluated (never a pass), and the follower says so in one line.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sqlite3
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from sealverify._internal.follow.engine import FollowConfig, Follower
+from sealverify._internal.follow.loop import LoopOptions, run
 from sealverify._internal.history.state import HistoryError
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import (
@@ -41,14 +43,14 @@ def _state(root: Path) -> str:
     return named.read_text() if named.exists() else str(root / "state.db")
 
 
-def _follower(root: Path) -> Follower:
+def _config(root: Path) -> FollowConfig:
     logs, folders = (str(root / "r.jsonl"),), (str(root / "receipts"),)
-    return Follower(FollowConfig(logs, folders, (), OPTIONS, _state(root)))
+    return FollowConfig(logs, folders, (), OPTIONS, _state(root))
 
 
 def _look(root: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """One follower started, one step and commit: its subject events by name, its notes."""
-    follower = _follower(root)
+    follower = Follower(_config(root))
     try:
         events = [json.loads(e.line) for e in follower.step()]
         follower.commit()
@@ -89,7 +91,7 @@ def _to_previous_layout(root: Path) -> None:
     _sql(root, "DELETE FROM follow_threads")
     numbers: dict[str, int] = {}
     last: dict[str, str] = {}
-    for _, session, location, data, run in rows:
+    for _, session, location, data, number in rows:
         key, place = _old_key(root, location)
         numbers[key] = numbers.get(key, -1) + 1
         last[session] = key
@@ -97,7 +99,7 @@ def _to_previous_layout(root: Path) -> None:
             root,
             "INSERT INTO follow_threads (follower, thread, seq, session, location, data, run)"
             " SELECT follower, ?, ?, ?, ?, ?, ? FROM follow_checkpoints",
-            (key, numbers[key], session, place, data, run),
+            (key, numbers[key], session, place, data, number),
         )
     for session, state in _sql(root, "SELECT session, state FROM follow_sessions"):
         row = json.loads(state)
@@ -185,6 +187,22 @@ def test_a_session_the_previous_follower_threaded_apart_is_dropped_not_merged(
     events, notes = _look(root)
     assert notes == []
     assert [replay_status(e) for e in events.values()] == ["pass"]
+
+
+def test_the_operator_is_told_on_stderr_which_sessions_were_dropped(tmp_path: Path) -> None:
+    root, log, folder = _setup(tmp_path)
+    append(log, session_call(4, 1, 1, config=LONG) + b"\n")
+    (folder / "a.json").write_bytes(session_call(4, 2, 2, config=LONG))
+    _look(root)
+    _to_previous_layout(root)
+    said: list[str] = []
+    config = _config(root)
+    assert run(config, LoopOptions(poll=True, once=True), io.BytesIO(), said.append) == 0
+    assert len(said) == 2 and said[0].startswith("sealverify verify --follow: following")
+    assert "9004" in said[1] and "not evaluated" in said[1]
+    said.clear()
+    assert run(config, LoopOptions(poll=True, once=True), io.BytesIO(), said.append) == 0
+    assert len(said) == 1  # said once: the store holds no row of the earlier layout now
 
 
 @pytest.mark.parametrize(
