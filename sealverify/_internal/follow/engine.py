@@ -23,7 +23,7 @@ from typing import Any
 from sealverify._internal.follow.chain import ChainFollow
 from sealverify._internal.follow.events import Event, finding_event, subject_event
 from sealverify._internal.follow.folders import Folder, Found
-from sealverify._internal.follow.judge import Judge
+from sealverify._internal.follow.judge import SESSIONS, Judge
 from sealverify._internal.follow.remote import RemoteFolder
 from sealverify._internal.follow.store import FollowStore
 from sealverify._internal.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
@@ -131,6 +131,7 @@ class Follower:
         self.store = FollowStore(config.state, self.name, config.tool_version)
         try:
             self._state = self._load(self.store.checkpoint())
+            split = self.store.carry_over(SESSIONS)
         except HistoryError:
             self.store.close()
             raise
@@ -139,6 +140,9 @@ class Follower:
             raise HistoryError(
                 f"{self.store.where}: the follow checkpoint of {self.name} is not usable: {exc}"
             ) from None
+        # Notes for the operator (stderr): sessions an earlier sealverify threaded in two
+        # inputs apart, whose states were dropped rather than merged (``carry_over``).
+        self.notes = [_split_note(split)] if split else []
         self.folders: list[Folder | RemoteFolder] = [
             Folder(root, self.store.digests(root)) for root in config.folders
         ]
@@ -392,6 +396,17 @@ class Follower:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _split_note(sessions: list[str]) -> str:
+    """One line saying which sessions of an earlier follower's store were not carried over."""
+    shown = ", ".join(repr(s) for s in sessions[:5])
+    more = f" and {len(sessions) - 5} more" if len(sessions) > 5 else ""
+    return (
+        f"sealverify verify --follow: {len(sessions)} session(s) of the store were threaded"
+        f" apart in two inputs by an earlier sealverify; their states were dropped, not"
+        f" merged, so their later calls are not evaluated: {shown}{more}"
+    )
 
 
 def _in_order(

@@ -118,6 +118,8 @@ def run(
         f"({waiter.kind}), "
         f"checkpoints in {follower.store.where} as {follower.name}"
     )
+    for note in follower.notes:
+        err(note)
     try:
         return _turns(follower, options, out, err, signals, metrics)
     finally:

@@ -299,6 +299,47 @@ class FollowStore:
         )
         return {(str(src), str(s)): (str(o), int(n)) for src, s, o, n in rows}
 
+    # -- a store of the previous layout -----------------------------------------------------
+
+    def carry_over(self, thread: str) -> list[str]:
+        """Move the session rows an earlier follower keyed by input to ``thread``, in one commit.
+
+        A follower before one thread a session keyed its rows by input (``log:PATH``, one
+        key a followed log, and ``files`` for every directory's files). A session under one
+        such key is moved as it is (its receipts renumbered after the ones ``thread``
+        holds, in their order). A session under two keys or more was threaded separately in
+        each input, so no stored state is the state of all its calls: its rows are deleted
+        (its later calls are then not evaluated, never merged) and it is returned, sorted.
+        A store holding only ``thread`` is read, not written.
+        """
+        probe = " UNION ALL ".join(
+            f"SELECT 1 FROM (SELECT 1 FROM {t} WHERE follower = ? AND thread <> ? LIMIT 1) AS {t}"
+            for t in _SESSION_TABLES
+        )
+        if not self._rows(probe, (self.follower, thread) * len(_SESSION_TABLES)):
+            return []
+        try:
+            db = self._connect_writer()
+        except (sqlite3.Error, ImportError) as exc:
+            raise HistoryError(
+                f"{self.where}: cannot carry the follow sessions over: {exc}"
+            ) from None
+        try:
+            return _carry_over(_Writer(db, self._url), self.follower, thread)
+        except Exception as exc:  # sqlite3's or psycopg's errors: nothing was changed
+            raise HistoryError(
+                f"{self.where}: cannot carry the follow sessions over: {exc}"
+            ) from None
+        finally:
+            db.close()
+
+    def _connect_writer(self) -> Any:
+        if self._url:
+            import psycopg
+
+            return psycopg.connect(self._path, connect_timeout=10)
+        return sqlite3.connect(self._path, timeout=120, isolation_level=None)
+
     # -- staging and the commit -------------------------------------------------------------
 
     def stage_subject(self, source: str, subject: str, outcome: str, digest: str) -> None:
@@ -406,3 +447,66 @@ def _make_tables(where: str, url: bool, tool_version: str) -> None:
             made.close()
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: not a usable sealverify state database: {exc}") from None
+
+
+_SESSION_TABLES = ("follow_threads", "follow_sessions", "follow_calls")
+
+
+class _Writer:
+    """One write transaction on a SQLite or PostgreSQL connection, ``?`` for a parameter."""
+
+    def __init__(self, db: Any, url: bool) -> None:
+        self._db, self._url = db, url
+
+    def __call__(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        cursor = self._db.execute(sql.replace("?", "%s") if self._url else sql, params)
+        return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+
+    def begin(self) -> None:
+        if not self._url:
+            self._db.execute("BEGIN IMMEDIATE")  # PostgreSQL's connection begins by itself
+
+    def commit(self) -> None:
+        self._db.execute("COMMIT") if not self._url else self._db.commit()
+
+    def rollback(self) -> None:
+        self._db.execute("ROLLBACK") if not self._url else self._db.rollback()
+
+
+def _carry_over(sql: _Writer, follower: str, thread: str) -> list[str]:
+    """:meth:`FollowStore.carry_over` in one transaction: the sessions whose rows it deleted."""
+    sql.begin()
+    try:
+        keys: dict[str, set[str]] = {}
+        for table in _SESSION_TABLES:
+            found = sql(
+                f"SELECT DISTINCT thread, session FROM {table} WHERE follower = ?", (follower,)
+            )
+            for key, session in found:
+                keys.setdefault(str(session), set()).add(str(key))
+        split = sorted(s for s, held in keys.items() if len(held) > 1)
+        for session in split:
+            for table in _SESSION_TABLES:
+                sql(f"DELETE FROM {table} WHERE follower = ? AND session = ?", (follower, session))
+        ends = sql(
+            "SELECT thread, MAX(seq) FROM follow_threads WHERE follower = ? GROUP BY thread",
+            (follower,),
+        )
+        following = max((int(end) + 1 for key, end in ends if key == thread), default=0)
+        for key, end in sorted((str(k), int(e)) for k, e in ends if k != thread):
+            sql(
+                "UPDATE follow_threads SET thread = ?, seq = seq + ? WHERE follower = ?"
+                " AND thread = ?",
+                (thread, following, follower, key),
+            )
+            following += end + 1
+        for table in _SESSION_TABLES[1:]:
+            sql(
+                f"UPDATE {table} SET thread = ? WHERE follower = ? AND thread <> ?",
+                (thread, follower, thread),
+            )
+    except BaseException:
+        sql.rollback()
+        raise
+    sql.commit()
+    return split
