@@ -405,10 +405,11 @@ def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
 
 # Every document is decoded first and its depth read from the parsed containers (see
 # parse_text) while the C scanner's recursion stays small: the scanner counts its levels
-# against the interpreter's recursion limit (a RecursionError at the limit, mapped to the
-# depth finding), so under a limit of at most this many levels it can never recurse deeper.
-# A host that raised the limit above it gets the depth checked before decoding a document
-# with more than _DECODE_FIRST_MAX_BRACKETS brackets, as it always was.
+# against a recursion limit (a RecursionError at the limit, mapped to the depth finding):
+# on CPython 3.11 the interpreter's, so under a limit of at most this many levels it never
+# recurses deeper; from 3.12 on CPython's own C limit. A host that raised the interpreter's
+# limit above it gets the depth checked before decoding a document with more than
+# _DECODE_FIRST_MAX_BRACKETS brackets, as it always was.
 _DECODE_FIRST_MAX_RECURSION = 1000
 _DECODE_FIRST_MAX_BRACKETS = 512
 
