@@ -91,7 +91,7 @@ from sealverify._internal.results import model
 from sealverify._internal.wire import strictjson
 kept = {
     "caches": sum(c.cache_info().currsize for c in fastpath.caches()),
-    "passes": len(model._PASSES),
+    "passes": model._pass.cache_info().currsize,
     "roles": len(wording._KEY_ROLES),
     "numbers": len(strictjson.NUMBERS),
     "u memo": strictjson._U_MEMO != (None, None, None),

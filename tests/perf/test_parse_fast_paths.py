@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,8 +196,8 @@ def test_parse_text_equals_the_reference_on_receipts_and_their_hostile_mutants()
         "[" * 70,  # too deep, unterminated
         '{"a": "' + "[" * 70 + '"}',  # brackets only inside a string: not deep
         '{"a": "' + "[" * 70 + '", "b": [[[]]]}',
-        "[" * 400 + "]" * 400,  # deferred: decoded first (may hit the recursion guard)
-        "[" * 600 + "]" * 600,  # over _DECODE_FIRST_MAX_BRACKETS: checked before decoding
+        "[" * 400 + "]" * 400,  # decoded first (may hit the recursion guard)
+        "[" * 600 + "]" * 600,  # many brackets: decoded first under the default recursion limit
         "[" * 600 + "1," + "]" * 600,
         "[" + "[]," * 600 + "[]]",  # many brackets, shallow: valid
         "[" * 64 + "]" * 64,
@@ -210,6 +211,30 @@ def test_parse_text_equals_the_reference_on_receipts_and_their_hostile_mutants()
 def test_depth_precedence_matches_the_reference(text: str) -> None:
     _assert_same_parse(text)
     _assert_same_parse(text, Limits(max_depth=3))
+
+
+def test_depth_precedence_matches_the_reference_under_a_raised_recursion_limit() -> None:
+    """A host whose recursion limit lets the scanner recurse far: the depth is checked first.
+
+    Under the default limit every document is decoded first; above
+    ``_DECODE_FIRST_MAX_RECURSION`` a text with many brackets takes the check before decoding.
+    Both give the reference's outcome.
+    """
+    texts = [
+        "[" * 600 + "]" * 600,
+        "[" * 600 + "1," + "]" * 600,
+        '{"a": 1, "a": ' + "[" * 600 + "]" * 600 + "}",
+        "[" + "[]," * 600 + "[]]",
+        '{"a": "' + "{" * 600 + '", "b": [[[]]]}',
+    ]
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(strictjson._DECODE_FIRST_MAX_RECURSION + 2000)
+    try:
+        for text in texts:
+            _assert_same_parse(text)
+            _assert_same_parse(text, Limits(max_depth=3))
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def test_deep_nesting_beyond_a_raised_depth_limit_is_the_recursion_refusal() -> None:

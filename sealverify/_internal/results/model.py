@@ -161,30 +161,29 @@ def _check(
 # Passing checks without data, kept by (id, reason, location): most of a receipt's checks
 # pass with a fixed text, and a check is immutable (frozen, and nothing writes to its data),
 # so one object serves every receipt that passes that check that way. Only exact ``str``
-# texts are kept and looked up (a ``str`` subclass, such as markup, gets its own check); at
-# most ``_PASSES_KEPT`` of them, emptied when full, none with a reason over ``_PASS_LONGEST``;
-# none in reference mode (:func:`sealverify._internal.fastpath.reference`).
-_PASSES: dict[tuple[str, str, str], Check] = {}
+# texts are kept and looked up (a ``str`` subclass, such as markup, gets its own check),
+# none with a reason over ``_PASS_LONGEST``; at most ``_PASSES_KEPT`` (least recently used
+# first out), none in a process started in reference mode (:func:`fastpath.cache`).
 _PASSES_KEPT = 2048
 _PASS_LONGEST = 1024
+
+
+@fastpath.cache(maxsize=_PASSES_KEPT)
+def _pass(check_id: str, reason: str, location: str) -> Check:
+    """The passing check without data for exact ``str`` texts, one object per key."""
+    return _check(check_id, _PASS, reason, location, {})
 
 
 def passed(check_id: str, reason: str, location: str = "", **data: Any) -> Check:
     if (
         data
-        or not (type(check_id) is str and type(reason) is str and type(location) is str)
-        or fastpath.reference()
+        or type(check_id) is not str
+        or type(reason) is not str
+        or type(location) is not str
+        or len(reason) > _PASS_LONGEST
     ):
         return _check(check_id, _PASS, reason, location, data)
-    key = (check_id, reason, location)
-    check = _PASSES.get(key)
-    if check is None:
-        check = _check(check_id, _PASS, reason, location, data)
-        if len(reason) <= _PASS_LONGEST:
-            if len(_PASSES) >= _PASSES_KEPT:
-                _PASSES.clear()
-            _PASSES[key] = check
-    return check
+    return _pass(check_id, reason, location)
 
 
 def fail(check_id: str, reason: str, location: str = "", **data: Any) -> Check:

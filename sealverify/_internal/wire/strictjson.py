@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -402,10 +403,14 @@ def parse_bytes(data: bytes, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     return parse_text(decode_utf8(data), limits)
 
 
-# A document with more brackets than the depth limit is checked for depth before decoding when
-# it has more than this many brackets (as it always was); with fewer, it is decoded first and
-# the depth is read from the parsed containers (see parse_text). The bound keeps the C
-# scanner's recursion small whatever recursion limit the host has set.
+# Every document is decoded first and its depth read from the parsed containers (see
+# parse_text) while the C scanner's recursion stays small: the scanner counts its levels
+# against a recursion limit (a RecursionError at the limit, mapped to the depth finding):
+# on CPython 3.11 the interpreter's, so under a limit of at most this many levels it never
+# recurses deeper; from 3.12 on CPython's own C limit. A host that raised the interpreter's
+# limit above it gets the depth checked before decoding a document with more than
+# _DECODE_FIRST_MAX_BRACKETS brackets, as it always was.
+_DECODE_FIRST_MAX_RECURSION = 1000
 _DECODE_FIRST_MAX_BRACKETS = 512
 
 
@@ -423,18 +428,22 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
     arrays = text.count("[")  # at least the number of arrays (each opens with one)
-    brackets = arrays + text.count("{")
-    # Only a document with more opening brackets than the limit can be too deep. The depth
-    # finding must win over every other refusal, as when the depth was checked first: a
-    # document decoded first is still checked for depth (exactly, by _too_deep) before any
-    # decoding error is raised, and a document that decodes is too deep exactly when its
-    # containers are (_nesting_depth equals the bracket peak for strict JSON), so the
-    # string-dropping pass runs only for the rare deep document.
-    deferred = brackets > limits.max_depth
-    if deferred and brackets > _DECODE_FIRST_MAX_BRACKETS:
+    # The depth finding must win over every other refusal, as when the depth was checked
+    # first: a document decoded first is still checked for depth (exactly, by _too_deep)
+    # before any decoding error is raised, and a document that decodes is too deep exactly
+    # when its containers are (_nesting_depth equals the bracket peak for strict JSON); the
+    # objects it holds are counted as they are built (_pairs), its arrays bounded by its
+    # ``[``, so the walk and the string-dropping pass run only for a document with more
+    # containers than the limit. The text's ``{`` are counted only for the guard below.
+    deferred = True
+    if (
+        sys.getrecursionlimit() > _DECODE_FIRST_MAX_RECURSION
+        and len(text) > _DECODE_FIRST_MAX_BRACKETS
+        and arrays + text.count("{") > _DECODE_FIRST_MAX_BRACKETS
+    ):
         _check_depth(text, limits.max_depth)
         deferred = False
-    drawn = _NEXT_OBJECT() if deferred else 0
+    drawn = _NEXT_OBJECT()
     try:
         value = _decode(text, start)
     except Exception:
