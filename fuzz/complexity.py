@@ -595,6 +595,11 @@ def _blank_lines_doc(n: int) -> bytes:
     return b"A line of plain text, one sentence.\n" + b"\n" * n
 
 
+def _tab_run_doc(n: int) -> bytes:
+    """A run of ``n`` tabs and spaces after "not" and before blank lines: no cut is taken."""
+    return b"not" + b"\t " * n + b"\n\nnot present\n"
+
+
 def _list_doc(n: int) -> bytes:
     """A list of ``n`` items, each a hit: no blank line, no sentence end at a line's end."""
     return b"- the value is inert\n" * n
@@ -901,6 +906,14 @@ CASES += (
         "lint: blank lines",
         "sealverify lint: one sentence, then a run of blank lines longer than a window",
         _unit(70000, _blank_lines_doc),
+        _lint,
+        _PASS,
+    ),
+    Case(
+        "lint: a run of tabs",
+        "wording/paragraphs.py: a run of tabs and spaces, then blank lines after a word a "
+        "phrase may start with, longer than a window",
+        _unit(40000, _tab_run_doc),
         _lint,
         _PASS,
     ),

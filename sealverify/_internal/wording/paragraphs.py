@@ -36,10 +36,14 @@ WINDOW = 1 << 16  # characters held before a cut is looked for
 # starts that `SENTENCE_END` cuts before (a list, heading, table or quote marker, or a tab in
 # its indent: the previous sentence then holds the line feed, which no answer reads); or where
 # a word starts after a sentence end and spaces inside a line: a cut at the match's end.
+# A run of spaces and tabs is tried once, from its start, and never given back (atomic and
+# possessive parts): tried from each of its tabs, a run that ends in no word took time
+# quadratic in its length.
 _CUT = re.compile(
-    r"(?:\n(?:[^\S\n]*\n)+|(?:[.!?][\"'”’)\]]*|\t)[^\S\n]*\n)(?=[^\S\n]*\S)"
-    r"|\n(?=[^\S\n]*(?:[-*+•|#>]|\d+[.)]\s|\t[^\S\n]*\S))"
-    r"|(?:[.!?][\"'”’)\]]*[^\S\n]|\t)[^\S\n]*(?=\S)"
+    r"(?:\n(?:[^\S\n]*\n)+|[.!?][\"'”’)\]]*[^\S\n]*\n)(?=[^\S\n]*\S)"
+    r"|\n(?=(?>[^\S\n]*)(?:[-*+•|#>]|\d+[.)]\s)|[^\S\n\t]*+\t(?>[^\S\n]*)\S)"
+    r"|[.!?][\"'”’)\]]*[^\S\n][^\S\n]*(?=\S)"
+    r"|(?<![^\S\n])(?>[^\S\n]*?\t)[^\S\n]*+(?:\n(?=[^\S\n]*\S)|(?=\S))"
 )
 _SENTENCE_ENDS = re.compile(r"(?:[.!?][\"'”’)\]]*|\t)[^\S\n]*\n\Z")
 _FENCES = ("```", "~~~")
