@@ -157,8 +157,7 @@ class SessionRederivation(NamedTuple):
     It is handed from the session pass to the task that verifies the receipt, which reads the
     input again (past the hand-over budget, in a worker, on a cluster): the result holds only
     for the very bytes it was computed from (:meth:`for_bytes`). The frames the pass decoded
-    may travel with it, so the task's view of those bytes decodes nothing again
-    (:meth:`reading_for`).
+    may travel with it, so the task's view of those bytes decodes nothing again.
     """
 
     sha256: bytes
@@ -172,32 +171,26 @@ class SessionRederivation(NamedTuple):
         """``result``, computed from ``data``, bound to it (with the frames decoded of it)."""
         return cls(hashlib.sha256(data).digest(), result, frames)
 
-    def for_bytes(self, data: bytes) -> Rederivation:
+    def for_bytes(
+        self, data: bytes, body: bytes | None = None
+    ) -> tuple[Rederivation, ReceiptDocument | None, ReceiptView | None]:
         """The result when ``data`` are the bytes it was made of; else not evaluated, named.
 
         Bytes that changed since the session pass are another receipt: handing them this
         result would judge them by another receipt's replay, and their place in the session
-        is unknown, so the decision is not re-derived.
+        is unknown, so the decision is not re-derived. With the result come the receipt's
+        reading and view made with the pass's frames, when they travelled (``body``: the
+        receipt within ``data``, a log line less its final CR); the view takes a frame only
+        as the canonical decoding of the text the document carries (``receipts/view.py``).
         """
-        if hashlib.sha256(data).digest() == self.sha256:
-            return self.result
-        return Rederivation("not-evaluated", CHANGED)
-
-    def reading_for(
-        self, data: bytes, body: bytes | None = None
-    ) -> tuple[ReceiptDocument | None, ReceiptView | None]:
-        """The receipt's reading and view, made with the pass's frames; none without them.
-
-        Only when ``data`` are the bytes the pass read (``body``: the receipt within them, a
-        log line less its final CR); the view takes a frame only as the canonical decoding
-        of the text the document carries (``receipts/view.py``).
-        """
-        if self.frames is None or hashlib.sha256(data).digest() != self.sha256:
-            return None, None
+        if hashlib.sha256(data).digest() != self.sha256:
+            return Rederivation("not-evaluated", CHANGED), None, None
+        if self.frames is None:
+            return self.result, None, None
         read = read_document(data if body is None else body)
         if read.document is None:
-            return read, None
-        return read, read_view(read.document, read.family, self.frames)
+            return self.result, read, None
+        return self.result, read, read_view(read.document, read.family, self.frames)
 
     @property
     def weight(self) -> int:

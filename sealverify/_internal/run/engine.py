@@ -660,9 +660,11 @@ def _verified(
     view: ReceiptView | None = None,
 ) -> Result:
     # A session's result holds only for the bytes it was made of: these, read again, may not be.
-    rederivation = None if bound is None else bound.for_bytes(data)
-    if bound is not None and reading is None:  # viewed with the frames the pass decoded
-        reading, view = bound.reading_for(data)
+    rederivation = None
+    if bound is not None and reading is not None:  # read already: the result alone
+        rederivation = bound.lean().for_bytes(data)[0]
+    elif bound is not None:  # viewed with the frames the pass decoded
+        rederivation, reading, view = bound.for_bytes(data)
     if walked:
         if problem is not None:
             return (problem if is_receipt_like(data) else _skipped(name)), None, None
@@ -723,8 +725,8 @@ def _verify_line(
     """One line: with its handed result when it has one, else fed to the log's ``live`` pass."""
     bound = made.get(number)
     if bound is not None:  # the session pass's result, and its reading when it travelled
-        read, view = bound.reading_for(line, log_line_body(line))
-        return verify_log_line(line, number, name, options, bound.for_bytes(line), read, view=view)
+        rederivation, read, view = bound.for_bytes(line, log_line_body(line))
+        return verify_log_line(line, number, name, options, rederivation, read, view=view)
     if live is None:
         return verify_log_line(line, number, name, options)
     feed = live.line(number, len(log_line_body(line)))
