@@ -304,6 +304,27 @@ def _read_on(found: Look, limit: int, cap: int) -> None:
         _read_from(found, handle, st, limit, cap)
 
 
+def _rest_of_line(data: bytes, handle: BinaryIO, limit: int, cap: int, position: Position) -> bytes:
+    """``data``, a full read with no line feed, and what follows it to its line's end.
+
+    One line longer than the limit: read on ``limit`` bytes at a time while each read is
+    full and has no line feed, each read searched once and the reads joined once.
+    """
+    parts = [data]
+    held = len(data)
+    more = data
+    while len(more) == limit and b"\n" not in more:
+        if held > cap:
+            raise LineTooLarge(
+                f"{position.path}: line {position.line + 1} is longer than {cap} bytes "
+                "(--max-input-bytes)"
+            )
+        more = handle.read(limit)
+        parts.append(more)
+        held += len(more)
+    return b"".join(parts)
+
+
 def _read_from(found: Look, handle: BinaryIO, st: os.stat_result, limit: int, cap: int) -> None:
     """:func:`_read_on` from the file open as ``handle``, whose status is ``st``."""
     position = found.position
@@ -312,16 +333,8 @@ def _read_from(found: Look, handle: BinaryIO, st: os.stat_result, limit: int, ca
     handle.seek(position.offset)
     # What is there at most: a read of ``limit`` would allocate all of it (1 MiB) every look.
     data = handle.read(max(0, min(limit, st.st_size - position.offset)))
-    while data and b"\n" not in data and len(data) % limit == 0:
-        if len(data) > cap:
-            raise LineTooLarge(
-                f"{position.path}: line {position.line + 1} is longer than {cap} bytes "
-                "(--max-input-bytes)"
-            )
-        more = handle.read(limit)  # one line longer than the limit: read to its end
-        if not more:
-            break
-        data += more
+    if data and b"\n" not in data and len(data) == limit:
+        data = _rest_of_line(data, handle, limit, cap, position)
     found.position = replace(found.position, mtime=st.st_mtime, size=st.st_size)
     found.more = len(data) >= limit
     _split(found, data, final=False)
