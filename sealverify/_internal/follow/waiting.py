@@ -25,17 +25,32 @@ class Waiter:
     def __init__(self, interval: float) -> None:
         self.interval = interval
         self._changed = threading.Event()
+        self._urgent = threading.Event()  # a signal: a gathering wait ends at once
 
     def wait(self, seconds: float | None = None) -> None:
         """Until something may have changed (or ``interval``, or ``seconds``, passed); reset."""
         self._changed.wait(self.interval if seconds is None else min(seconds, self.interval))
         self._changed.clear()
 
+    def gather(self, seconds: float) -> None:
+        """Let what lands in the next ``seconds`` gather, unless :meth:`interrupt` ends it.
+
+        File events do not end it: a writer appending a line at a time would otherwise make
+        one step a line.
+        """
+        self._urgent.wait(seconds)
+        self._urgent.clear()
+
     def wake(self) -> None:
         self._changed.set()
 
+    def interrupt(self) -> None:
+        """End any wait, a gathering one too (a signal, or closing)."""
+        self._urgent.set()
+        self._changed.set()
+
     def close(self) -> None:
-        self.wake()
+        self.interrupt()
 
 
 class _EventWaiter(Waiter):
