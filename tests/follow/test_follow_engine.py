@@ -353,6 +353,53 @@ def test_a_file_event_ends_the_wait_before_the_poll_interval(tmp_path: Path) -> 
     assert open_waiter([str(log)], interval=0.5, poll=True).kind == "poll"
 
 
+def test_the_followers_own_reads_end_no_wait(tmp_path: Path) -> None:
+    """Opening and reading an input raises file events that must not wake the follower.
+
+    Each look at a log opens it: were those events a change, each look would end the next
+    wait and an idle follower would look again and again. A file made after the reads
+    (inotify keeps one instance's events in order) says every event of them was delivered.
+    """
+    pytest.importorskip("watchdog")
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    from sealverify._internal.follow.waiting import changes
+
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"{}\n")
+    seen: list[object] = []
+
+    class _Record(FileSystemEventHandler):
+        def on_any_event(self, event: object) -> None:
+            seen.append(event)
+
+    observer = Observer()
+    observer.schedule(_Record(), str(tmp_path), recursive=True)
+    observer.start()
+    try:
+        until(lambda: _touched(tmp_path / "ready", seen), "the observer to start")
+        seen.clear()
+        for _ in range(3):
+            with log.open("rb") as handle:
+                handle.read()
+        (tmp_path / "done").touch()
+        until(lambda: any(str(getattr(e, "src_path", "")).endswith("done") for e in seen), "it")
+        reads = [e for e in seen if str(getattr(e, "src_path", "")) == str(log)]
+        assert reads  # opened and closed, three times
+        assert not any(changes(e) for e in reads)
+        append(log, b"{}\n")
+        until(lambda: any(changes(e) and str(e.src_path) == str(log) for e in seen), "a change")
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
+
+
+def _touched(path: Path, seen: list[object]) -> bool:
+    path.touch()  # again until the observer, started in the background, sees one
+    return any(str(getattr(e, "src_path", "")) == str(path) for e in seen)
+
+
 def _appended(log: Path, done: threading.Event) -> bool:
     append(log, b"\n")  # again until the observer, started in the background, sees one
     return done.wait(0.05)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Waiter", "open_waiter"]
+__all__ = ["Waiter", "changes", "open_waiter"]
 
 
 class Waiter:
@@ -65,7 +65,8 @@ class _EventWaiter(Waiter):
 
         class _Wake(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
-                waiter.wake()
+                if changes(event):
+                    waiter.wake()
 
         self._observer: Any = Observer()
         handler = _Wake()
@@ -78,6 +79,18 @@ class _EventWaiter(Waiter):
         super().close()
         self._observer.stop()
         self._observer.join(timeout=5)
+
+
+def changes(event: object) -> bool:
+    """Whether a watchdog event may mean an input changed: not a file opened or read."""
+    from watchdog import events
+
+    quiet = tuple(
+        getattr(events, name)
+        for name in ("FileOpenedEvent", "FileClosedNoWriteEvent")
+        if hasattr(events, name)  # watchdog >= 2.3 and >= 4: older ones raise neither
+    )
+    return not isinstance(event, quiet)
 
 
 def open_waiter(paths: Iterable[str], interval: float, poll: bool) -> Waiter:
