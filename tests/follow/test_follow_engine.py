@@ -15,15 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sealverify_testkit import auditlog
 
+from sealverify._internal.cli.main import cli
 from sealverify._internal.follow.engine import FollowConfig, Follower
 from sealverify._internal.follow.events import Event
 from sealverify._internal.follow.tail import LineTooLarge
 from sealverify._internal.history.state import HistoryError
+from sealverify._internal.receipts.verify import VerifyOptions
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import (
     OPTIONS,
+    PIN_ARGS,
     append,
     batch_outcomes,
     plain_receipts,
@@ -662,3 +666,35 @@ def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
     assert len(_subjects(_events(follower))) == 1
     follower.close()
     assert sorted(reads) == sorted([*lines, lines[1]])
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_history_learns_live_only_what_a_batch_run_learns(tmp_path: Path, pinned: bool) -> None:
+    """Only an established receipt (VERIFIED under pinned, unpublished keys) teaches history.
+
+    The minted receipts cycle config epochs: were each UNPINNED receipt (or one verified
+    only under ``--allow-published-keys``) to raise the epoch's high water, the later lower
+    epochs would fail as rollbacks live, where a batch ``verify --state`` of the same log
+    finds none: a receipt nobody vouches for must not mark an honest one as replayed.
+    """
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"".join(line + b"\n" for line in plain_receipts(8)))
+    options = OPTIONS if pinned else VerifyOptions(allow_published_keys=True)
+    config = FollowConfig((str(log),), (), (), options, str(tmp_path / "follow.db"))
+    follower = Follower(config)
+    live = _events(follower)
+    follower.close()
+    args = [*PIN_ARGS] if pinned else ["--allow-published-keys"]
+    done = CliRunner().invoke(
+        cli,
+        ["verify", str(log), *args, "--state", str(tmp_path / "batch.db"), "--format", "jsonl"],
+    )
+    assert done.exit_code in (0, 1, 3, 4), done.output
+    batch = [json.loads(line) for line in done.stdout.splitlines()]
+
+    def failed(events: list[dict[str, object]]) -> list[tuple[str, str]]:
+        found = [e for e in events if e["type"] == "finding" and e["status"] == "fail"]
+        return sorted((str(e["id"]), str(e["location"]).rsplit(":", 1)[-1]) for e in found)
+
+    assert len(_subjects(live)) == 8
+    assert failed(live) == failed(batch)
