@@ -15,15 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sealverify_testkit import auditlog
 
+from sealverify._internal.cli.main import cli
 from sealverify._internal.follow.engine import FollowConfig, Follower
 from sealverify._internal.follow.events import Event
 from sealverify._internal.follow.tail import LineTooLarge
 from sealverify._internal.history.state import HistoryError
+from sealverify._internal.receipts.verify import VerifyOptions
 from tests.helpers.fleet_services import pg_database, pg_url
 from tests.helpers.follow_support import (
     OPTIONS,
+    PIN_ARGS,
     append,
     batch_outcomes,
     plain_receipts,
@@ -353,6 +357,53 @@ def test_a_file_event_ends_the_wait_before_the_poll_interval(tmp_path: Path) -> 
     assert open_waiter([str(log)], interval=0.5, poll=True).kind == "poll"
 
 
+def test_the_followers_own_reads_end_no_wait(tmp_path: Path) -> None:
+    """Opening and reading an input raises file events that must not wake the follower.
+
+    Each look at a log opens it: were those events a change, each look would end the next
+    wait and an idle follower would look again and again. A file made after the reads
+    (inotify keeps one instance's events in order) says every event of them was delivered.
+    """
+    pytest.importorskip("watchdog")
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    from sealverify._internal.follow.waiting import changes
+
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"{}\n")
+    seen: list[object] = []
+
+    class _Record(FileSystemEventHandler):
+        def on_any_event(self, event: object) -> None:
+            seen.append(event)
+
+    observer = Observer()
+    observer.schedule(_Record(), str(tmp_path), recursive=True)
+    observer.start()
+    try:
+        until(lambda: _touched(tmp_path / "ready", seen), "the observer to start")
+        seen.clear()
+        for _ in range(3):
+            with log.open("rb") as handle:
+                handle.read()
+        (tmp_path / "done").touch()
+        until(lambda: any(str(getattr(e, "src_path", "")).endswith("done") for e in seen), "it")
+        reads = [e for e in seen if str(getattr(e, "src_path", "")) == str(log)]
+        assert reads  # opened and closed, three times
+        assert not any(changes(e) for e in reads)
+        append(log, b"{}\n")
+        until(lambda: any(changes(e) and str(e.src_path) == str(log) for e in seen), "a change")
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
+
+
+def _touched(path: Path, seen: list[object]) -> bool:
+    path.touch()  # again until the observer, started in the background, sees one
+    return any(str(getattr(e, "src_path", "")) == str(path) for e in seen)
+
+
 def _appended(log: Path, done: threading.Event) -> bool:
     append(log, b"\n")  # again until the observer, started in the background, sees one
     return done.wait(0.05)
@@ -615,3 +666,35 @@ def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
     assert len(_subjects(_events(follower))) == 1
     follower.close()
     assert sorted(reads) == sorted([*lines, lines[1]])
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_history_learns_live_only_what_a_batch_run_learns(tmp_path: Path, pinned: bool) -> None:
+    """Only an established receipt (VERIFIED under pinned, unpublished keys) teaches history.
+
+    The minted receipts cycle config epochs: were each UNPINNED receipt (or one verified
+    only under ``--allow-published-keys``) to raise the epoch's high water, the later lower
+    epochs would fail as rollbacks live, where a batch ``verify --state`` of the same log
+    finds none: a receipt nobody vouches for must not mark an honest one as replayed.
+    """
+    log = tmp_path / "r.jsonl"
+    log.write_bytes(b"".join(line + b"\n" for line in plain_receipts(8)))
+    options = OPTIONS if pinned else VerifyOptions(allow_published_keys=True)
+    config = FollowConfig((str(log),), (), (), options, str(tmp_path / "follow.db"))
+    follower = Follower(config)
+    live = _events(follower)
+    follower.close()
+    args = [*PIN_ARGS] if pinned else ["--allow-published-keys"]
+    done = CliRunner().invoke(
+        cli,
+        ["verify", str(log), *args, "--state", str(tmp_path / "batch.db"), "--format", "jsonl"],
+    )
+    assert done.exit_code in (0, 1, 3, 4), done.output
+    batch = [json.loads(line) for line in done.stdout.splitlines()]
+
+    def failed(events: list[dict[str, object]]) -> list[tuple[str, str]]:
+        found = [e for e in events if e["type"] == "finding" and e["status"] == "fail"]
+        return sorted((str(e["id"]), str(e["location"]).rsplit(":", 1)[-1]) for e in found)
+
+    assert len(_subjects(live)) == 8
+    assert failed(live) == failed(batch)

@@ -68,3 +68,47 @@ def test_steps_share_a_commit_until_it_is_due_and_a_stop_commits(
     assert out.getvalue() == b"{}\n" * 3  # every event written at once, whatever the commits
     assert (follower.commits, follower.changes) == (commits, 0)
     assert len(waiter.waits) == (1 if seconds else 0)
+
+
+class _Gathering(Waiter):
+    """Records the gathering waits between steps; returns at once."""
+
+    def __init__(self) -> None:
+        super().__init__(1.0)
+        self.gathered: list[float] = []
+        self.waits: list[float | None] = []
+
+    def gather(self, seconds: float) -> None:
+        self.gathered.append(seconds)
+
+    def wait(self, seconds: float | None = None) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.mark.parametrize(
+    ("gather", "once", "gathered"), [(3600.0, False, 3), (0.0, False, 0), (3600.0, True, 0)]
+)
+def test_steps_let_lines_gather_between_steps(gather: float, once: bool, gathered: int) -> None:
+    """A step starts ``gather_seconds`` after the one before at the soonest; the first at once.
+
+    Three steps find a receipt each, the fourth nothing: with a gathering time, each step
+    after the first waits for what lands meanwhile (a writer's lines, read in one step).
+    """
+    follower = _Follower()
+    waiter = _Gathering()
+    signals = _Signals(waiter)
+    try:
+        options = LoopOptions(commit_seconds=0.0, gather_seconds=gather, once=once)
+        assert _steps(follower, options, io.BytesIO(), print, signals, None) is False  # type: ignore[arg-type]
+    finally:
+        signals.restore()
+    assert len(waiter.gathered) == gathered
+    assert all(0 < seconds <= gather for seconds in waiter.gathered)
+    assert follower.commits == 3
+
+
+def test_a_signal_ends_a_gathering_wait() -> None:
+    """SIGTERM's handler interrupts the waiter: a gathering wait must not outlast it."""
+    waiter = Waiter(1.0)
+    waiter.interrupt()
+    waiter.gather(30.0)  # returns at once: the interrupt came first (else, after 30 s)

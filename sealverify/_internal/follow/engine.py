@@ -28,6 +28,7 @@ from sealverify._internal.follow.remote import RemoteFolder
 from sealverify._internal.follow.store import FollowStore
 from sealverify._internal.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
 from sealverify._internal.history.facts import ReceiptFacts, receipt_facts
+from sealverify._internal.history.facts import established as history_established
 from sealverify._internal.history.state import HistoryError
 from sealverify._internal.kernel.session_state import StateError
 from sealverify._internal.receipts.verify import VerifyOptions, log_line_body
@@ -330,10 +331,11 @@ class Follower:
             again.append((check, {"path": src, "subject": name}))
         if subject.outcome != Outcome.FAIL:  # a forged receipt must not teach the history
             last = self.judge.last
+            established = history_established(subject)  # as a batch run: only these teach
             found = (
-                receipt_facts(last[1], subject.name)
+                receipt_facts(last[1], subject.name, established=established)
                 if last is not None and log_line_body(last[0]) == data
-                else _facts(data, subject.name)
+                else _facts(data, subject.name, established)
             )
             if found is not None:
                 facts.append((found, where))
@@ -465,9 +467,9 @@ def _in_order(
         heads[number] += 1
 
 
-def _facts(data: bytes, name: str) -> ReceiptFacts | None:
+def _facts(data: bytes, name: str, established: bool) -> ReceiptFacts | None:
     try:
         doc = parse_bytes(data)
     except JsonError:
         return None
-    return receipt_facts(doc, name) if isinstance(doc, dict) else None
+    return receipt_facts(doc, name, established=established) if isinstance(doc, dict) else None

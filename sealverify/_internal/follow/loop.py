@@ -29,10 +29,14 @@ from sealverify._internal.follow.engine import FollowConfig, Follower
 from sealverify._internal.follow.events import Event
 from sealverify._internal.follow.waiting import Waiter, open_waiter
 
-__all__ = ["COMMIT_SECONDS", "LoopOptions", "run"]
+__all__ = ["COMMIT_SECONDS", "GATHER_SECONDS", "LoopOptions", "run"]
 
 # The longest a step's staged work waits for the commit it shares with the steps after it.
 COMMIT_SECONDS = 0.25
+# The least time from one step's start to the next's: what lands meanwhile is read in one
+# step, as log shippers batch, rather than a step a line while a writer appends line by line
+# (each step looks at every input, writes and flushes its events, and pays the loop's own).
+GATHER_SECONDS = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,7 @@ class LoopOptions:
     interval: float = 1.0
     once: bool = False  # one turn, then exit (a catch-up run, and tests)
     commit_seconds: float = COMMIT_SECONDS  # 0: a commit after every step
+    gather_seconds: float = GATHER_SECONDS  # 0: a step as soon as an input changes
 
 
 class _Signals:
@@ -67,11 +72,11 @@ class _Signals:
 
     def _on_stop(self, number: int, frame: FrameType | None) -> None:
         self.stop = True
-        self.waiter.wake()
+        self.waiter.interrupt()
 
     def _on_reopen(self, number: int, frame: FrameType | None) -> None:
         self.reopen = True
-        self.waiter.wake()
+        self.waiter.interrupt()
 
     def restore(self) -> None:
         for number, handler in self._before.items():
@@ -163,12 +168,20 @@ def _steps(
     """Step until a step finds nothing new and the staged work is committed; True to exit 1.
 
     A step's work is committed once it is :attr:`LoopOptions.commit_seconds` old, or when
-    the loop stops or exits; until then the loop waits for more (at most that long).
+    the loop stops or exits; until then the loop waits for more (at most that long). A step
+    starts :attr:`LoopOptions.gather_seconds` after the one before at the soonest (the
+    first at once), so a writer's lines gather into steps of many.
     """
     from sealverify._internal.follow.metrics import Metrics
 
     staged_at = time.monotonic()
+    began: float | None = None
     while True:
+        if began is not None and not (signals.stop or options.once):
+            rest = began + options.gather_seconds - time.monotonic()
+            if rest > 0:
+                signals.waiter.gather(rest)
+        began = time.monotonic()
         before = follower.changes
         events = follower.step()
         for event in events:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Waiter", "open_waiter"]
+__all__ = ["Waiter", "changes", "open_waiter"]
 
 
 class Waiter:
@@ -25,17 +25,32 @@ class Waiter:
     def __init__(self, interval: float) -> None:
         self.interval = interval
         self._changed = threading.Event()
+        self._urgent = threading.Event()  # a signal: a gathering wait ends at once
 
     def wait(self, seconds: float | None = None) -> None:
         """Until something may have changed (or ``interval``, or ``seconds``, passed); reset."""
         self._changed.wait(self.interval if seconds is None else min(seconds, self.interval))
         self._changed.clear()
 
+    def gather(self, seconds: float) -> None:
+        """Let what lands in the next ``seconds`` gather, unless :meth:`interrupt` ends it.
+
+        File events do not end it: a writer appending a line at a time would otherwise make
+        one step a line.
+        """
+        self._urgent.wait(seconds)
+        self._urgent.clear()
+
     def wake(self) -> None:
         self._changed.set()
 
+    def interrupt(self) -> None:
+        """End any wait, a gathering one too (a signal, or closing)."""
+        self._urgent.set()
+        self._changed.set()
+
     def close(self) -> None:
-        self.wake()
+        self.interrupt()
 
 
 class _EventWaiter(Waiter):
@@ -50,7 +65,8 @@ class _EventWaiter(Waiter):
 
         class _Wake(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
-                waiter.wake()
+                if changes(event):
+                    waiter.wake()
 
         self._observer: Any = Observer()
         handler = _Wake()
@@ -63,6 +79,18 @@ class _EventWaiter(Waiter):
         super().close()
         self._observer.stop()
         self._observer.join(timeout=5)
+
+
+def changes(event: object) -> bool:
+    """Whether a watchdog event may mean an input changed: not a file opened or read."""
+    from watchdog import events
+
+    quiet = tuple(
+        getattr(events, name)
+        for name in ("FileOpenedEvent", "FileClosedNoWriteEvent")
+        if hasattr(events, name)  # watchdog >= 2.3 and >= 4: older ones raise neither
+    )
+    return not isinstance(event, quiet)
 
 
 def open_waiter(paths: Iterable[str], interval: float, poll: bool) -> Waiter:

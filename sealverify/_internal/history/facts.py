@@ -9,10 +9,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from sealverify._internal.results import ids
+from sealverify._internal.results.model import Subject
+from sealverify._internal.results.outcomes import Outcome
 from sealverify._internal.wire import serdejson
 from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_text, uint_value
 
-__all__ = ["ChainFacts", "ReceiptFacts", "receipt_facts"]
+__all__ = ["ChainFacts", "ReceiptFacts", "established", "receipt_facts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,18 @@ class ChainFacts:
     # The number of records, when ``heads`` holds only those a check asks about (the head an
     # earlier run recorded, when the log holds it, then the final one): a streamed walk.
     records: int | None = None
+
+
+def established(subject: Subject) -> bool:
+    """VERIFIED under pinned keys none of which is published: what history may learn from.
+
+    An UNPINNED receipt (no pin, or a published key), a REDUCED one (a claim nothing binds,
+    such as a fleet approval's nonce) and one verified only under ``--allow-published-keys``
+    are checked against history but teach it nothing (a batch run and a follower alike).
+    """
+    return subject.outcome == Outcome.VERIFIED and not any(
+        c.id == ids.AUTHORITY_PUBLISHED_KEY and c.status != "pass" for c in subject.checks
+    )
 
 
 def _identity(doc: dict[str, JsonValue]) -> str:

@@ -41,7 +41,6 @@ from sealverify._internal.receipts.verify import (
 from sealverify._internal.receipts.view import ReceiptView
 from sealverify._internal.reports.filenames import report_name
 from sealverify._internal.reports.formats.protocol import Context
-from sealverify._internal.results import ids
 from sealverify._internal.results.model import Check, Subject, info
 from sealverify._internal.results.outcomes import Outcome
 from sealverify._internal.run import storage
@@ -128,18 +127,6 @@ def history_facts(raw: bytes, name: str, established: bool = True) -> history.Re
     if not isinstance(doc, dict):
         return None
     return history.receipt_facts(doc, name, established=established)
-
-
-def _established(subject: Subject) -> bool:
-    """VERIFIED under pinned keys none of which is published: what history may learn from.
-
-    An UNPINNED receipt (no pin, or a published key), a REDUCED one (a claim nothing binds,
-    such as a fleet approval's nonce) and one verified only under ``--allow-published-keys``
-    are checked against history but teach it nothing.
-    """
-    return subject.outcome == Outcome.VERIFIED and not any(
-        c.id == ids.AUTHORITY_PUBLISHED_KEY and c.status != "pass" for c in subject.checks
-    )
 
 
 def expand(paths: Iterable[str]) -> Iterator[tuple[storage.Location, bool]]:
@@ -600,7 +587,7 @@ def _slim(
     # teach it: a forged or unpinned receipt must not mark a real nonce as spent.
     facts = None
     if settings.want_facts and result.outcome != Outcome.FAIL:
-        facts = history_facts(raw, result.name, _established(result))
+        facts = history_facts(raw, result.name, history.established(result))
     made = STREAMS.get(settings.fmt)  # "": a library run, no report written
     if made is None:
         return result, None, facts
