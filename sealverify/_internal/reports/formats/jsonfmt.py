@@ -149,8 +149,7 @@ def subject_bytes(subject: Subject) -> bytes:
 
 
 def _subject_indented(subject: Subject) -> bytes | None:
-    data = _subject_whole(subject, _ORJSON)
-    return None if data is None else data.replace(b"\n", b"\n    ")  # no 0x0A but newlines
+    return _subject_whole(subject, _ORJSON, in_report=True)
 
 
 def subject_text_reference(subject: Subject) -> str:
@@ -178,17 +177,54 @@ def subject_body_reference(subject: Subject) -> str:
 
 # A subject's JSON text is one orjson call over ``subject.to_dict()`` once the subject passes
 # ``_subject_plain``'s test. Both are made here in one pass over the sorted checks: each
-# check's texts are tested and its ``Check.to_dict`` built in place (the same members, the
-# status as its plain word), with no call per check.
+# check's texts are tested and its ``Check.to_dict`` built (the same members, the status as
+# its plain word), or, for a check without data, its row's text taken (``_row_text``).
 _WORD_OF: dict[str, str] = {status: str(status) for status in Status}
 
 
-def _subject_whole(subject: Subject, option: int) -> bytes | None:
-    """``subject.to_dict()`` encoded by orjson with ``option``, or None to leave it to json."""
+def _row(check_id: str, status: str, reason: str, location: str) -> dict[str, Any]:
+    """``Check.to_dict`` without its data, the status as its plain word."""
+    row: dict[str, Any] = {"id": check_id, "status": _WORD_OF.get(status, status), "reason": reason}
+    if location:
+        row["location"] = location
+    return row
+
+
+# A check without data is a row of four texts, and most of a receipt's checks pass with a
+# fixed text: each such row is encoded once, laid out at the depth it takes (a row of a
+# subject's ``checks``, two levels below the subject, which sits two levels into a report),
+# and orjson writes the kept text where the row goes. A pure function of its texts, bounded
+# in entries like the passing checks it mirrors (results/model.py ``_pass``); none kept in
+# reference mode, which never comes here.
+_ROW_INDENT = b"\n    "  # the two levels a row sits below a subject's top, two spaces each
+_REPORT_INDENT = b"\n        "  # and a subject's two levels in a report
+# A subject as it sits in a report is encoded two levels down, as the only item of a list
+# in a list, and cut out of it: the indented text holds these bytes around the subject.
+_NESTED_HEAD = b"[\n  [\n    "
+_NESTED_TAIL = b"\n  ]\n]"
+
+
+@fastpath.cache(maxsize=4096)
+def _row_text(
+    check_id: str, status: str, reason: str, location: str, option: int, in_report: bool
+) -> orjson.Fragment:
+    """The row of a check without data as :func:`_subject_whole` writes it under ``option``."""
+    data = orjson.dumps(_row(check_id, status, reason, location), option=option)
+    if option & orjson.OPT_INDENT_2:
+        data = data.replace(b"\n", _REPORT_INDENT if in_report else _ROW_INDENT)
+    return orjson.Fragment(data)
+
+
+def _subject_whole(subject: Subject, option: int, in_report: bool = False) -> bytes | None:
+    """``subject.to_dict()`` encoded by orjson with ``option``, or None to leave it to json.
+
+    ``in_report`` (with ``OPT_INDENT_2``): every line after the first indented four spaces
+    more, as the subject sits in a report's ``subjects`` list.
+    """
     own = (subject.name, subject.outcome, subject.label)
     if not _TEXTS.issuperset(map(type, own)) or not _plain(subject.facts):
         return None
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any] | orjson.Fragment] = []
     for check in subject.sorted_checks():
         check_id, status, reason, location = check.id, check.status, check.reason, check.location
         if (
@@ -198,18 +234,17 @@ def _subject_whole(subject: Subject, option: int) -> bytes | None:
             or type(status) not in _STATUSES
         ):
             return None
-        row: dict[str, Any] = {
-            "id": check_id,
-            "status": _WORD_OF.get(status, status),
-            "reason": reason,
-        }
-        if location:
-            row["location"] = location
         data = check.data
-        if data:
-            if not _plain(data):
+        if not data:  # most checks: their row is the same text in every subject
+            try:
+                rows.append(_row_text(check_id, status, reason, location, option, in_report))
+            except orjson.JSONEncodeError:  # a lone surrogate: the standard library writes it
                 return None
-            row["data"] = data
+            continue
+        if not _plain(data):
+            return None
+        row = _row(check_id, status, reason, location)
+        row["data"] = data
         rows.append(row)
     whole: dict[str, Any] = {
         "name": subject.name,
@@ -220,9 +255,12 @@ def _subject_whole(subject: Subject, option: int) -> bytes | None:
     if subject.label:
         whole["label"] = subject.label
     try:
-        return orjson.dumps(whole, option=option)
+        if not in_report:
+            return orjson.dumps(whole, option=option)
+        nested = orjson.dumps([[whole]], option=option)
     except orjson.JSONEncodeError:  # a lone surrogate: the standard library writes it
         return None
+    return nested[len(_NESTED_HEAD) : -len(_NESTED_TAIL)]
 
 
 def render_around_subjects(report: Report) -> tuple[str, str]:
