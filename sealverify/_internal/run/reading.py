@@ -21,6 +21,7 @@ __all__ = [
     "open_capped",
     "read_capped",
     "read_file",
+    "reopenable_input",
     "set_max_input_bytes",
     "spool_capped",
     "stdio_frame",
@@ -274,5 +275,36 @@ def stdio_frame_of(source: str, index: int) -> tuple[bytes | None, int]:
             return stdio_frame(sys.stdin.buffer, "standard input", index)
         with open(source, "rb") as stream:
             return stdio_frame(stream, source, index)
+    except OSError as exc:
+        raise SourceUnreadable.of(source, exc) from None
+
+
+def reopenable_input(source: str) -> bytes | Callable[[], CappedFile | SpooledInput]:
+    """A named file, or standard input for ``-``, to read more than once, never held whole.
+
+    A regular file gives a call that opens it afresh, each reading held to
+    ``--max-input-bytes`` (a file already past it is refused now, by its size); standard
+    input, a pipe or a character device, which can be read only once, is copied a block at a
+    time to an unnamed temporary file (:func:`spool_capped`). Anything else is read whole,
+    so an unreadable path is refused as :func:`read_file` refuses it.
+    """
+    if source == "-":
+        return spool_capped(sys.stdin.buffer, "standard input")
+    try:
+        mode, size = (info := os.stat(source)).st_mode, info.st_size
+    except OSError:
+        mode, size = 0, 0
+    if stat.S_ISREG(mode):
+        if size > max_input_bytes():
+            raise too_large(source)
+        return open_capped(Path(source), source)
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        try:
+            with open(source, "rb") as stream:
+                return spool_capped(stream, source)
+        except OSError as exc:
+            raise SourceUnreadable.of(source, exc) from None
+    try:
+        return read_file(Path(source), source)
     except OSError as exc:
         raise SourceUnreadable.of(source, exc) from None

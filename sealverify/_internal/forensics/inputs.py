@@ -1,0 +1,174 @@
+"""A side's input read a block at a time: its blocks, its one JSON document, its frames.
+
+``diff`` reads each input more than once (is it a receipt document, a JSON-lines receipt
+file, which frame is chosen), each time as a stream: what is held is one block, one line, or
+the one document the input is, never the input beside its copies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Generator
+from types import TracebackType
+from typing import Protocol
+
+from sealverify._internal.wire.framing import WHITESPACE, FrameBytes, iter_stdio_blocks
+from sealverify._internal.wire.strictjson import Limits
+
+__all__ = [
+    "BLOCK",
+    "Opener",
+    "Reader",
+    "Source",
+    "frame_count",
+    "read_blocks",
+    "read_lines",
+    "read_whole",
+    "whole_document",
+]
+
+BLOCK = 1 << 16  # bytes read at a time
+
+
+class Reader(Protocol):
+    """What an opener gives: ``read(size)`` (empty at the end), used as a context manager."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def __enter__(self) -> Reader: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
+    ) -> object: ...
+
+
+Opener = Callable[[], Reader]
+Source = bytes | Opener  # an input's bytes, or a call that opens them afresh for each pass
+
+
+def read_blocks(source: Source) -> Generator[bytes, None, None]:
+    """The input's bytes, one block (at most :data:`BLOCK` bytes) at a time."""
+    if isinstance(source, bytes):
+        yield from (source[at : at + BLOCK] for at in range(0, len(source), BLOCK))
+        return
+    with source() as stream:
+        while block := stream.read(BLOCK):
+            yield block
+
+
+def read_whole(source: Source) -> bytes:
+    """All of the input: for an http body, which is one frame."""
+    return source if isinstance(source, bytes) else b"".join(read_blocks(source))
+
+
+def read_lines(source: Source) -> Generator[FrameBytes, None, None]:
+    """The stdio frames of the input, one line held at a time (``iter_stdio`` of its bytes).
+
+    Closing the generator closes the input.
+    """
+    blocks = read_blocks(source)
+    try:
+        yield from iter_stdio_blocks(blocks)
+    finally:
+        blocks.close()
+
+
+def frame_count(source: Source) -> int:
+    """How many stdio frames the input holds (``stdio_frame_count`` of its bytes)."""
+    count, last = 0, b"\n"
+    for block in read_blocks(source):
+        count, last = count + block.count(b"\n"), block
+    return count + (0 if last.endswith(b"\n") else 1)
+
+
+# Outside a string, the next quote or bracket; inside one, the rest of it up to its closing
+# quote (an escape skips the byte after its backslash), in one possessive match.
+_TOKEN = re.compile(rb'["\[\]{}]')
+_IN_STRING = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
+
+
+class _Scan:
+    """Where the JSON value that opens the input ends, read on block by block.
+
+    Counts brackets outside strings: on strict JSON the first value ends where its depth
+    first comes back to 0, so an input that parses whole as one value ends there too, and
+    whitespace only follows. Strings are scanned as strict JSON lexes them (``"`` and ``\\``
+    are ASCII, never part of a longer UTF-8 sequence).
+    """
+
+    def __init__(self, max_depth: int) -> None:
+        self.depth, self.max_depth = 0, max_depth
+        self.in_string = self.escaped = self.too_deep = False
+
+    def feed(self, block: bytes) -> int | None:
+        """Where in ``block`` the value ends (just past it), or None when it goes on."""
+        at = 0
+        if self.escaped:  # the block before ended in a backslash: this byte is escaped
+            at, self.escaped = 1, False
+        while at < len(block):
+            if self.in_string:
+                at = _IN_STRING.match(block, at).end()  # type: ignore[union-attr]
+                if at == len(block):
+                    return None
+                if block[at] == 0x5C:  # a backslash, the block's last byte
+                    self.escaped = True
+                    return None
+                self.in_string, at = False, at + 1
+                continue
+            found = _TOKEN.search(block, at)
+            if found is None:
+                return None
+            at, byte = found.end(), block[found.start()]
+            if byte == 0x22:  # "
+                self.in_string = True
+            elif byte in b"{[":
+                self.depth += 1
+                if self.depth > self.max_depth:  # parse_bytes refuses it: json.too-deep
+                    self.too_deep = True
+                    return None
+            else:
+                self.depth -= 1
+                if self.depth <= 0:
+                    return at
+        return None
+
+
+def whole_document(source: Source, limits: Limits) -> tuple[bool, bytes | None]:
+    """Whether the input is blank, and, when it may parse whole as one JSON object, its bytes.
+
+    The bytes are ``data.strip(WHITESPACE)`` exactly, given only when the input opens with
+    ``{`` and the value that opens it is followed by whitespace alone: otherwise
+    ``parse_bytes`` of the stripped input can give no object (trailing content, a value left
+    open, over ``limits``' size or depth), and None says so without holding the input. What
+    is held is the document, at most ``limits.max_document_bytes`` plus a block.
+    """
+    scan = _Scan(limits.max_depth)
+    held: list[bytes] = []
+    size, end = 0, None
+    blocks = read_blocks(source)
+    for block in blocks:
+        if not held:
+            block = block.lstrip(WHITESPACE)
+            if not block:
+                continue
+            if block[0] != 0x7B:  # {
+                return False, None
+        if end is None:
+            end = scan.feed(block)
+            if scan.too_deep:
+                return False, None
+            piece = block if end is None else block[:end]
+            held.append(piece)
+            size += len(piece)
+            if size > limits.max_document_bytes:  # parse_bytes refuses it: json.too-large
+                return False, None
+            block = block[len(piece) :]
+        if end is not None and block.strip(WHITESPACE):
+            return False, None  # trailing content: json.trailing-content
+    if not held:
+        return True, None
+    return False, (b"".join(held) if end is not None else None)
