@@ -8,7 +8,9 @@ the one document the input is, never the input beside its copies.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
+from itertools import chain
 from types import TracebackType
 from typing import Protocol
 
@@ -141,15 +143,25 @@ def whole_document(source: Source, limits: Limits) -> tuple[bool, bytes | None]:
     """Whether the input is blank, and, when it may parse whole as one JSON object, its bytes.
 
     The bytes are ``data.strip(WHITESPACE)`` exactly, given only when the input opens with
-    ``{`` and the value that opens it is followed by whitespace alone: otherwise
-    ``parse_bytes`` of the stripped input can give no object (trailing content, a value left
-    open, over ``limits``' size or depth), and None says so without holding the input. What
-    is held is the document, at most ``limits.max_document_bytes`` plus a block.
+    ``{`` and, past one block, the value that opens it is followed by whitespace alone:
+    otherwise ``parse_bytes`` of the stripped input can give no object (trailing content, a
+    value left open, over ``limits``' size or depth), and None says so without holding the
+    input. What is held is the document, at most ``limits.max_document_bytes`` plus a block.
     """
+    with closing(read_blocks(source)) as blocks:
+        first = next(blocks, b"")
+        second = next(blocks, None)
+        if second is None:  # one block (a receipt, a frame): no longer than a block to hold
+            stripped = first.strip(WHITESPACE)
+            return not stripped, (stripped if stripped[:1] == b"{" else None)
+        return _scanned(chain((first, second), blocks), limits)
+
+
+def _scanned(blocks: Iterator[bytes], limits: Limits) -> tuple[bool, bytes | None]:
+    """:func:`whole_document` of an input of more than one block, its first value scanned."""
     scan = _Scan(limits.max_depth)
     held: list[bytes] = []
     size, end = 0, None
-    blocks = read_blocks(source)
     for block in blocks:
         if not held:
             block = block.lstrip(WHITESPACE)

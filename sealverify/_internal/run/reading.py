@@ -279,11 +279,13 @@ def stdio_frame_of(source: str, index: int) -> tuple[bytes | None, int]:
         raise SourceUnreadable.of(source, exc) from None
 
 
-def reopenable_input(source: str) -> bytes | Callable[[], CappedFile | SpooledInput]:
+def reopenable_input(source: str, hold: int = 0) -> bytes | Callable[[], CappedFile | SpooledInput]:
     """A named file, or standard input for ``-``, to read more than once, never held whole.
 
-    A regular file gives a call that opens it afresh, each reading held to
-    ``--max-input-bytes`` (a file already past it is refused now, by its size); standard
+    A regular file of at most ``hold`` bytes is read once and held (no more than a reader's
+    block: opening it for each reading would cost more than holding it). A longer one
+    gives a call that opens it afresh, each reading held to ``--max-input-bytes`` (a file
+    already past it is refused now, by its size); standard
     input, a pipe or a character device, which can be read only once, is copied a block at a
     time to an unnamed temporary file (:func:`spool_capped`). Anything else is read whole,
     so an unreadable path is refused as :func:`read_file` refuses it.
@@ -294,7 +296,7 @@ def reopenable_input(source: str) -> bytes | Callable[[], CappedFile | SpooledIn
         mode, size = (info := os.stat(source)).st_mode, info.st_size
     except OSError:
         mode, size = 0, 0
-    if stat.S_ISREG(mode):
+    if stat.S_ISREG(mode) and size > hold:
         if size > max_input_bytes():
             raise too_large(source)
         return open_capped(Path(source), source)
