@@ -93,6 +93,32 @@ HOSTILE: dict[str, bytes] = {
     "escapes": b'{"record_type":"a\\\\\\"}"}',
     "tab line, then a call": b"\t\n" + CALL,
     "CR inside a line": CALL.replace(b",", b",\r", 1),
+    # past one block, so read by the bracket scan even at the largest block size
+    "long receipt": RECEIPT.replace(b"{", b'{"pad": "' + b"p" * 70_000 + b'", ', 1),
+    "long receipt, trailing object": RECEIPT.replace(
+        b"{", b'{"pad": ' + b"[1]," * 20_000 + b'"", ', 1
+    )
+    + b"\n{}",
+    "long receipt left open": RECEIPT.replace(b"{", b'{"pad": "' + b"p\\" * 40_000 + b'", ', 1)[
+        :-3
+    ],
+    "depth 256, long": b'{"record_type":' * 256 + b'"' + b"x" * 70_000 + b'"' + b"}" * 256,
+    "depth 257, long": b'{"record_type":' * 257 + b'"' + b"x" * 70_000 + b'"' + b"}" * 257,
+    "deep pairs, long": b'{"a":"' + b"x" * 70_000 + b'","b":' + b"[" * 300 + b"]" * 300 + b"}",
+    "pairs at 256, long": b'{"a":"' + b"x" * 70_000 + b'","b":' + b"[" * 255 + b"]" * 255 + b"}",
+    "pairs at 257, long": b'{"a":"' + b"x" * 70_000 + b'","b":' + b"[" * 256 + b"]" * 256 + b"}",
+    "depth 256, then whitespace": b'{"record_type":'
+    + b"[" * 255
+    + b"]" * 255
+    + b"}"
+    + b" " * 70_000,
+    "depth 257, then whitespace": b'{"record_type":'
+    + b"[" * 256
+    + b"]" * 256
+    + b"}"
+    + b" " * 70_000,
+    "deep after the value, long": b'{"a":"' + b"x" * 70_000 + b'"}' + b"[" * 300 + b"]" * 300,
+    "lines of brackets, long": b'{"record_type":[' + b"[],\n" * 30_000 + b"[]]}",
 }
 BLOCKS = [1, 2, 3, 7, 64, 1 << 16]
 

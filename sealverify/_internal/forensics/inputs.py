@@ -87,10 +87,16 @@ def frame_count(source: Source) -> int:
     return count + (0 if last.endswith(b"\n") else 1)
 
 
-# Outside a string, the next quote or bracket; inside one, the rest of it up to its closing
-# quote (an escape skips the byte after its backslash), in one possessive match.
-_TOKEN = re.compile(rb'["\[\]{}]')
+# Outside a string, each token: a string (group 1, closed when group 2 matched: else it runs
+# to the block's end, or to a backslash that is the block's last byte), an opening bracket
+# (group 3) or a closing one. Inside a string left open, the rest of it up to its closing
+# quote. The repeats are possessive, so an escape is never tried twice.
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+'
+_TOKENS = re.compile(rb"(" + _STRING + rb')(")?|([\[{])|[\]}]', re.DOTALL)
 _IN_STRING = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
+_CLOSED_STRING = re.compile(_STRING + rb'"', re.DOTALL)
+_PARENS = bytes.maketrans(b"{[}]", b"(())")
+_NOT_BRACKET = bytes(set(range(256)) - set(b"{[}]"))
 
 
 class _Scan:
@@ -111,32 +117,60 @@ class _Scan:
         at = 0
         if self.escaped:  # the block before ended in a backslash: this byte is escaped
             at, self.escaped = 1, False
-        while at < len(block):
-            if self.in_string:
-                at = _IN_STRING.match(block, at).end()  # type: ignore[union-attr]
-                if at == len(block):
-                    return None
-                if block[at] == 0x5C:  # a backslash, the block's last byte
-                    self.escaped = True
-                    return None
-                self.in_string, at = False, at + 1
-                continue
-            found = _TOKEN.search(block, at)
-            if found is None:
+        if self.in_string:
+            at = _IN_STRING.match(block, at).end()  # type: ignore[union-attr]
+            if at >= len(block):
                 return None
-            at, byte = found.end(), block[found.start()]
-            if byte == 0x22:  # "
-                self.in_string = True
-            elif byte in b"{[":
-                self.depth += 1
-                if self.depth > self.max_depth:  # parse_bytes refuses it: json.too-deep
+            if block[at] == 0x5C:  # a backslash, the block's last byte
+                self.escaped = True
+                return None
+            self.in_string, at = False, at + 1
+        if self._skipped(block[at:]):
+            return None
+        depth = self.depth
+        for token in _TOKENS.finditer(block, at):
+            kind = token.lastindex
+            if kind == 2:  # a string, closed
+                continue
+            if kind == 3:
+                depth += 1
+                if depth > self.max_depth:  # parse_bytes refuses it: json.too-deep
                     self.too_deep = True
                     return None
-            else:
-                self.depth -= 1
-                if self.depth <= 0:
-                    return at
+            elif kind is None:
+                depth -= 1
+                if depth <= 0:
+                    self.depth = depth
+                    return token.end()
+            else:  # a string left open at the block's end
+                self.in_string, self.escaped = True, token.end() < len(block)
+        self.depth = depth
         return None
+
+    def _skipped(self, rest: bytes) -> bool:
+        """Whether ``rest`` (outside a string at its start) was read by counting alone.
+
+        Its strings are dropped and its brackets kept; balanced pairs are dropped until none
+        is left. When fewer closing brackets than the depth remain first, the value does not
+        end in ``rest`` and the depth moves by the count; otherwise (or when a string is left
+        open) each token is read. A pair nested past ``max_depth`` is too deep.
+        """
+        kept = _CLOSED_STRING.sub(b"", rest)
+        if b'"' in kept:
+            return False
+        brackets = kept.translate(_PARENS, _NOT_BRACKET)
+        opens = brackets.count(b"(")
+        left, passes = brackets, 0
+        while b"()" in left:
+            left, passes = left.replace(b"()", b""), passes + 1
+            if passes > self.max_depth:  # pairs nested this deep, at depth 0 or more
+                self.too_deep = True
+                return True
+        if len(left) - len(left.lstrip(b")")) >= self.depth:
+            return False
+        self.depth += 2 * opens - len(brackets)
+        self.too_deep = self.depth > self.max_depth
+        return True
 
 
 def whole_document(source: Source, limits: Limits) -> tuple[bool, bytes | None]:
