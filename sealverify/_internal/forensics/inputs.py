@@ -2,7 +2,8 @@
 
 ``diff`` reads each input more than once (is it a receipt document, a JSON-lines receipt
 file, which frame is chosen), each time as a stream: what is held is one block, one line, or
-the one document the input is, never the input beside its copies.
+the one document the input is, never the whole input. Given as bytes (a library call), the
+input is split where it lies, without copies.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from itertools import chain
 from types import TracebackType
 from typing import Protocol
 
-from sealverify._internal.wire.framing import WHITESPACE, FrameBytes, iter_stdio_blocks
+from sealverify._internal.wire.framing import (
+    WHITESPACE,
+    FrameBytes,
+    iter_stdio,
+    iter_stdio_blocks,
+    stdio_frame_count,
+)
 from sealverify._internal.wire.strictjson import Limits
 
 __all__ = [
@@ -72,6 +79,9 @@ def read_lines(source: Source) -> Generator[FrameBytes, None, None]:
 
     Closing the generator closes the input.
     """
+    if isinstance(source, bytes):
+        yield from iter_stdio(source)
+        return
     blocks = read_blocks(source)
     try:
         yield from iter_stdio_blocks(blocks)
@@ -81,6 +91,8 @@ def read_lines(source: Source) -> Generator[FrameBytes, None, None]:
 
 def frame_count(source: Source) -> int:
     """How many stdio frames the input holds (``stdio_frame_count`` of its bytes)."""
+    if isinstance(source, bytes):
+        return stdio_frame_count(source)
     count, last = 0, b"\n"
     for block in read_blocks(source):
         count, last = count + block.count(b"\n"), block
