@@ -117,6 +117,8 @@ HOSTILE: dict[str, bytes] = {
     + b"]" * 256
     + b"}"
     + b" " * 70_000,
+    "escaped quotes, long": b'{"record_type":"' + b'\\"' * 40_000 + b'"}\n',
+    "escaped quotes left open, long": b'{"record_type":"' + b'\\"' * 40_000,
     "deep after the value, long": b'{"a":"' + b"x" * 70_000 + b'"}' + b"[" * 300 + b"]" * 300,
     "lines of brackets, long": b'{"record_type":[' + b"[],\n" * 30_000 + b"[]]}",
 }

@@ -106,7 +106,10 @@ def frame_count(source: Source) -> int:
 _STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+'
 _TOKENS = re.compile(rb"(" + _STRING + rb')(")?|([\[{])|[\]}]', re.DOTALL)
 _IN_STRING = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
-_CLOSED_STRING = re.compile(_STRING + rb'"', re.DOTALL)
+# A closed string, dropped; a string left open is kept whole (its quote tells). Every quote
+# that opens a token is matched to its close or to the end, never tried again from a quote
+# inside it: a literal of n escaped quotes would cost n^2 otherwise.
+_CLOSED_STRING = re.compile(rb"(?:" + _STRING + rb'")|(' + _STRING + rb")", re.DOTALL)
 _PARENS = bytes.maketrans(b"{[}]", b"(())")
 _NOT_BRACKET = bytes(set(range(256)) - set(b"{[}]"))
 
@@ -167,7 +170,7 @@ class _Scan:
         end in ``rest`` and the depth moves by the count; otherwise (or when a string is left
         open) each token is read. A pair nested past ``max_depth`` is too deep.
         """
-        kept = _CLOSED_STRING.sub(b"", rest)
+        kept = _CLOSED_STRING.sub(rb"\1", rest)
         if b'"' in kept:
             return False
         brackets = kept.translate(_PARENS, _NOT_BRACKET)
