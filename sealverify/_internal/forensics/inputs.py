@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
-from itertools import chain
+from itertools import accumulate, chain
 from types import TracebackType
 from typing import Protocol
 
@@ -110,7 +110,7 @@ _IN_STRING = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
 # that opens a token is matched to its close or to the end, never tried again from a quote
 # inside it: a literal of n escaped quotes would cost n^2 otherwise.
 _CLOSED_STRING = re.compile(rb"(?:" + _STRING + rb'")|(' + _STRING + rb")", re.DOTALL)
-_PARENS = bytes.maketrans(b"{[}]", b"(())")
+_STEPS = bytes.maketrans(b"{[}]", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
 _NOT_BRACKET = bytes(set(range(256)) - set(b"{[}]"))
 
 
@@ -165,26 +165,19 @@ class _Scan:
     def _skipped(self, rest: bytes) -> bool:
         """Whether ``rest`` (outside a string at its start) was read by counting alone.
 
-        Its strings are dropped and its brackets kept; balanced pairs are dropped until none
-        is left. When fewer closing brackets than the depth remain first, the value does not
-        end in ``rest`` and the depth moves by the count; otherwise (or when a string is left
-        open) each token is read. A pair nested past ``max_depth`` is too deep.
+        Its strings are dropped and each bracket becomes a step of +1 or -1, summed in C.
+        When the depth stays above 0 the value does not end in ``rest``, and the depth moves
+        on (past ``max_depth`` it is too deep); otherwise, or when a string is left open,
+        each token is read.
         """
         kept = _CLOSED_STRING.sub(rb"\1", rest)
         if b'"' in kept:
             return False
-        brackets = kept.translate(_PARENS, _NOT_BRACKET)
-        opens = brackets.count(b"(")
-        left, passes = brackets, 0
-        while b"()" in left:
-            left, passes = left.replace(b"()", b""), passes + 1
-            if passes > self.max_depth:  # pairs nested this deep, at depth 0 or more
-                self.too_deep = True
-                return True
-        if len(left) - len(left.lstrip(b")")) >= self.depth:
+        steps = memoryview(kept.translate(_STEPS, _NOT_BRACKET)).cast("b")
+        depths = list(accumulate(steps, initial=self.depth))
+        if min(depths) <= 0:
             return False
-        self.depth += 2 * opens - len(brackets)
-        self.too_deep = self.depth > self.max_depth
+        self.depth, self.too_deep = depths[-1], max(depths) > self.max_depth
         return True
 
 
