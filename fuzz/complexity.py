@@ -580,6 +580,12 @@ def _diff_sides(data: bytes) -> int:
     return run_cli(["diff", a, a, "--format", "json", "--output", out])
 
 
+def _nested_pairs(n: int) -> bytes:
+    """An object past one block: ``n`` runs of brackets nested 250 deep, then escaped quotes."""
+    pairs = (b"[" * 250 + b"]" * 250 + b",") * n
+    return b'{"record_type":[' + pairs + b'"' + b'\\"' * (200 * n) + b'"]}\n'
+
+
 _TOOLS_REPLY = (
     b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}\n'
 )
@@ -904,6 +910,13 @@ CASES += (
         _PASS,
         bytes_factor=1,  # not even the input once: it was held whole and copied (3x)
         fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "diff: bracket scan",
+        "forensics/inputs.py _Scan: whether a side past one block is one JSON object",
+        _unit(64, _nested_pairs),
+        _diff_sides,
+        frozenset({0, 1}),
     ),
     Case(
         "tools digest: transcript",
