@@ -106,10 +106,10 @@ def frame_count(source: Source) -> int:
 _STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+'
 _TOKENS = re.compile(rb"(" + _STRING + rb')(")?|([\[{])|[\]}]', re.DOTALL)
 _IN_STRING = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
-# A closed string, dropped; a string left open is kept whole (its quote tells). Every quote
-# that opens a token is matched to its close or to the end, never tried again from a quote
-# inside it: a literal of n escaped quotes would cost n^2 otherwise.
-_CLOSED_STRING = re.compile(rb"(?:" + _STRING + rb'")|(' + _STRING + rb")", re.DOTALL)
+# Each string to its close (the group: its closing quote) or, left open, to the end: every
+# quote that opens a token is matched once, never tried again from a quote inside it (a
+# literal of n escaped quotes would cost n^2 otherwise). Split on it, in C.
+_STRINGS = re.compile(_STRING + rb'(")?', re.DOTALL)
 _STEPS = bytes.maketrans(b"{[}]", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
 _NOT_BRACKET = bytes(set(range(256)) - set(b"{[}]"))
 
@@ -170,10 +170,10 @@ class _Scan:
         on (past ``max_depth`` it is too deep); otherwise, or when a string is left open,
         each token is read.
         """
-        kept = _CLOSED_STRING.sub(rb"\1", rest)
-        if b'"' in kept:
+        parts = _STRINGS.split(rest)  # text, closing quote (None: left open), text, ...
+        if len(parts) > 1 and parts[-2] is None:
             return False
-        steps = memoryview(kept.translate(_STEPS, _NOT_BRACKET)).cast("b")
+        steps = memoryview(b"".join(parts[::2]).translate(_STEPS, _NOT_BRACKET)).cast("b")
         depths = list(accumulate(steps, initial=self.depth))
         if min(depths) <= 0:
             return False
