@@ -237,3 +237,13 @@ def test_index_and_reply_read_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None
     assert _report(CALL, CALL, reply=_opener(b"{}\n" + reply)) == _report(
         CALL, CALL, reply=b"{}\n" + reply
     )
+
+
+def test_an_input_cut_short_between_readings_is_refused_not_a_crash() -> None:
+    readings = iter([b"{}\n" * 3, b"{}\n" * 3, b"{}\n" * 3, b""])  # empty when analysed
+
+    def opened() -> Reader:
+        return io.BytesIO(next(readings))
+
+    with pytest.raises(ValueError, match=r"s\.bin: empty input"):
+        load_side(opened, "A", "s.bin")

@@ -97,3 +97,12 @@ def test_an_input_to_read_again_is_refused_as_a_whole_read_refuses_it(
         reading.reopenable_input(str(tmp_path / "missing"))
     with pytest.raises(OSError, match=r"cannot read .*Is a directory"):
         reading.reopenable_input(str(tmp_path))
+
+
+def test_each_reading_of_a_file_gets_the_bytes_it_held_when_first_seen(tmp_path: Path) -> None:
+    capture = tmp_path / "capture.bin"
+    capture.write_bytes(b"a\n" * 100)
+    opened = reading.reopenable_input(str(capture), hold=20)
+    with capture.open("ab") as out:
+        out.write(b"written later\n")  # a capture still being written
+    assert _all(opened) == _all(opened) == b"a\n" * 100

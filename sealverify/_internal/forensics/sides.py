@@ -137,7 +137,8 @@ def _pick_frame(
                 chosen = (position, result)
                 break
     if chosen is None:  # no tools/call: the first frame (the era comes from frames before)
-        assert first is not None
+        if first is None:  # an input cut short between its readings: nothing to compare
+            raise DiffInputError(f"{source}: empty input")
         chosen = (0, first)
     if index is None and count > 1:
         what = (
