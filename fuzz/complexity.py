@@ -565,6 +565,27 @@ def _diff_capture(data: bytes) -> int:
     return run_cli(["diff", _write("a.bin", data), str(_CALL), "--format", "json"])
 
 
+def _long_lines_then_call(n: int) -> bytes:
+    """``n`` lines of 64 KiB, then the fixture tools/call: much input, few frames."""
+    return (b'{"a":"' + b"x" * (_LONG_LINE - 9) + b'"}\n') * n + _CALL.read_bytes()
+
+
+_LONG_LINE = 64 * 1024
+
+
+def _diff_sides(data: bytes) -> int:
+    # Both sides long (B the same bytes, so the report is short): each read a block at a time.
+    a = _write("a.bin", data)
+    out = _write("diff.json", b"")
+    return run_cli(["diff", a, a, "--format", "json", "--output", out])
+
+
+def _nested_pairs(n: int) -> bytes:
+    """An object past one block: ``n`` runs of brackets nested 250 deep, then escaped quotes."""
+    pairs = (b"[" * 250 + b"]" * 250 + b",") * n
+    return b'{"record_type":[' + pairs + b'"' + b'\\"' * (200 * n) + b'"]}\n'
+
+
 _TOOLS_REPLY = (
     b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}\n'
 )
@@ -880,6 +901,22 @@ CASES += (
         _PASS,
         bytes_factor=_STREAMED_BYTES,
         fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "diff: held memory",
+        "forensics/inputs.py: each side read a block at a time, one line held, never the side",
+        _unit(16, _long_lines_then_call),
+        _diff_sides,
+        _PASS,
+        bytes_factor=1,  # not even the input once: it was held whole and copied (3x)
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "diff: bracket scan",
+        "forensics/inputs.py _Scan: whether a side past one block is one JSON object",
+        _unit(64, _nested_pairs),
+        _diff_sides,
+        frozenset({0, 1}),
     ),
     Case(
         "tools digest: transcript",

@@ -14,8 +14,17 @@ from sealverify_testkit import keys
 from fuzz import seeds, shapes
 from fuzz.base import Harness, run_cli, workspace, write
 from sealverify._internal.cli.main import cli
+from sealverify._internal.forensics import inputs
+from sealverify._internal.forensics.integrity import RECEIPT_LIMITS
 from sealverify._internal.wire import leanjson, serdejson
-from sealverify._internal.wire.strictjson import JsonError, display, member_spans, parse_bytes
+from sealverify._internal.wire.framing import WHITESPACE
+from sealverify._internal.wire.strictjson import (
+    JsonError,
+    JsonValue,
+    display,
+    member_spans,
+    parse_bytes,
+)
 
 __all__ = ["HARNESSES", "Harness", "run_cli", "workspace_file"]
 
@@ -129,6 +138,32 @@ def _diff(data: bytes) -> None:
         str(seeds.FIXTURES / "demo" / "receipts" / "verified-allow.receipt.json"),
     ]
     run_cli(["diff", a, other[len(data) % 3], "--format", "json"])
+    _diff_reads_as_whole(data)
+
+
+def _diff_reads_as_whole(data: bytes) -> None:
+    """The diff reading in blocks of 1 to 13 bytes finds the document the whole bytes give.
+
+    A fuzz input is shorter than the 64 KiB block ``diff`` reads, so its bracket scan (which
+    decides past one block whether a side is one JSON object) is reached only here.
+    """
+    stripped = data.strip(WHITESPACE)
+
+    def whole_object(document: bytes | None) -> JsonValue:
+        try:
+            value = parse_bytes(document, RECEIPT_LIMITS) if document is not None else None
+        except JsonError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    saved, inputs.BLOCK = inputs.BLOCK, 1 + len(data) % 13
+    try:
+        blank, document = inputs.whole_document(lambda: io.BytesIO(data), RECEIPT_LIMITS)
+    finally:
+        inputs.BLOCK = saved
+    assert blank == (not stripped), "blank input read otherwise in blocks"
+    assert document is None or document == stripped, "another document read in blocks"
+    assert whole_object(document) == whole_object(stripped), "the one object read otherwise"
 
 
 def _diff_seeds() -> list[bytes]:

@@ -12,13 +12,15 @@ from sealverify._internal.cli.common import (
     era_option,
     format_option,
     output_option,
-    read_input,
     transport_option,
 )
 from sealverify._internal.cli.helptext import examples
 from sealverify._internal.reports.filenames import report_name
+from sealverify._internal.run.reading import reopenable_input
 
 __all__ = ["COMMANDS", "diff"]
+
+_HELD = 1 << 16  # a file no longer than the block diff reads at a time is read once and held
 
 
 @click.command(
@@ -108,8 +110,10 @@ def diff(
     """
     if source_a == "-" and source_b == "-":
         raise click.UsageError("only one of A and B can be standard input")
+    # Each input is read a block at a time at each pass (a pipe or standard input copied to
+    # a temporary file first), never held whole: memory is bounded by its largest frame.
     a, b = (
-        DiffInput(read_input(source), _name(source), index, own)
+        DiffInput(reopenable_input(source, _HELD), _name(source), index, own)
         for source, index, own in ((source_a, index_a, server_a), (source_b, index_b, server_b))
     )
     options = DiffOptions(
@@ -117,7 +121,7 @@ def diff(
         era=era,
         server=server,
         unknown_keys=unknown_keys,
-        reply=read_input(reply_a) if reply_a is not None else None,
+        reply=reopenable_input(reply_a, _HELD) if reply_a is not None else None,
         reply_name=reply_a or "",
     )
     # an input refused raises its InputError: one line, exit 2 (cli/main.py)

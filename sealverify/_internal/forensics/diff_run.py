@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sealverify._internal.forensics.inputs import Source
 from sealverify._internal.forensics.retry import input_required_reply
 from sealverify._internal.forensics.sides import DiffInputError, Side, load_side
 from sealverify._internal.forensics.verdict import diff_report
@@ -22,13 +23,15 @@ _DEFAULT = "default (empty)"
 
 @dataclass(frozen=True, slots=True)
 class DiffInput:
-    """One side as read: its bytes and the name the report gives it.
+    """One side as read: its bytes (or a call that opens them) and the name the report gives it.
 
-    ``index`` is its frame (or receipt line) index (None: the first tools/call), ``server``
-    its own server (``--server-a``/``--server-b``).
+    ``data`` given as a call is opened afresh for each pass and read a block at a time, so
+    the input is never held whole (``load_side``). ``index`` is its frame (or receipt line)
+    index (None: the first tools/call), ``server`` its own server
+    (``--server-a``/``--server-b``).
     """
 
-    data: bytes
+    data: Source
     name: str
     index: int | None = None
     server: str | None = None
@@ -47,7 +50,7 @@ class DiffOptions:
     era: str = "auto"
     server: str | None = None
     unknown_keys: str = "refuse"
-    reply: bytes | None = None
+    reply: Source | None = None
     reply_name: str = "reply"
 
 

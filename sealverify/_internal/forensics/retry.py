@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 from sealverify._internal.forensics.changes import (
     json_diff,
 )
+from sealverify._internal.forensics.inputs import Source, read_lines
 from sealverify._internal.forensics.integrity import (
     RECEIPT_LIMITS,
 )
@@ -14,7 +16,6 @@ from sealverify._internal.forensics.sides import (
     Side,
 )
 from sealverify._internal.mcp.keytable import VOLATILE_RETRY_KEYS
-from sealverify._internal.wire.framing import iter_stdio
 from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -27,22 +28,27 @@ __all__ = [
 ]
 
 
-def input_required_reply(stream: bytes, request_id: JsonValue) -> dict[str, JsonValue] | None:
-    """The ``result`` of the server's response to ``request_id`` in a server-to-client capture."""
-    for frame in iter_stdio(stream):
-        try:
-            message = parse_bytes(frame.line, RECEIPT_LIMITS)
-        except JsonError:
-            continue
-        if (
-            isinstance(message, dict)
-            and "method" not in message
-            and message.get("id") == request_id
-            and isinstance(message.get("result"), dict)
-        ):
-            result = message["result"]
-            assert isinstance(result, dict)
-            return result
+def input_required_reply(stream: Source, request_id: JsonValue) -> dict[str, JsonValue] | None:
+    """The ``result`` of the server's response to ``request_id`` in a server-to-client capture.
+
+    ``stream`` is the capture's bytes or a call that opens them (see ``load_side``); it is
+    read a line at a time.
+    """
+    with closing(read_lines(stream)) as frames:
+        for frame in frames:
+            try:
+                message = parse_bytes(frame.line, RECEIPT_LIMITS)
+            except JsonError:
+                continue
+            if (
+                isinstance(message, dict)
+                and "method" not in message
+                and message.get("id") == request_id
+                and isinstance(message.get("result"), dict)
+            ):
+                result = message["result"]
+                assert isinstance(result, dict)
+                return result
     return None
 
 

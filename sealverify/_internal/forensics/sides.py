@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sealverify._internal.approvals.consumed import receipt_server
+from sealverify._internal.forensics.inputs import (
+    Source,
+    frame_count,
+    read_lines,
+    read_whole,
+    whole_document,
+)
 from sealverify._internal.forensics.integrity import (
     RECEIPT_LIMITS,
     decode_b64,
@@ -16,7 +24,7 @@ from sealverify._internal.mcp.frame import FrameAnalysis, FrameOptions, analyze_
 from sealverify._internal.primitives import identities
 from sealverify._internal.primitives.releaseframe import unsplice_operation_id
 from sealverify._internal.results.model import Check
-from sealverify._internal.wire.framing import FrameBytes, frame_of, iter_stdio, stdio_frame_count
+from sealverify._internal.wire.framing import FrameBytes, frame_of
 from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonValue,
@@ -102,7 +110,7 @@ def _frame_side(
 
 
 def _pick_frame(
-    data: bytes,
+    data: Source,
     label: str,
     source: str,
     index: int | None,
@@ -111,24 +119,26 @@ def _pick_frame(
     server_from: str,
 ) -> Side:
     if transport == "http":
-        frame = frame_of(data, "http")
+        frame = frame_of(read_whole(data), "http")
         analysis = analyze_frame(frame, options)
         return _frame_side(label, source, frame, analysis, "http body", [], options, server_from)
     notes: list[str] = []
-    count = stdio_frame_count(data)  # the frames are analysed one at a time, never all held
+    count = frame_count(data)  # the frames are read and analysed one at a time, never all held
     if index is not None and index >= count:
         raise DiffInputError(
             f"{source}: --index-{label.lower()} {index}: the input has {count} frame(s)"
         )
     first: FrameAnalysis | None = None
     chosen: tuple[int, FrameAnalysis] | None = None
-    for position, result in enumerate(iter_stream(iter_stdio(data), options)):
-        first = first or result
-        if position == index or (index is None and result.method == "tools/call"):
-            chosen = (position, result)
-            break
+    with closing(read_lines(data)) as frames:
+        for position, result in enumerate(iter_stream(frames, options)):
+            first = first or result
+            if position == index or (index is None and result.method == "tools/call"):
+                chosen = (position, result)
+                break
     if chosen is None:  # no tools/call: the first frame (the era comes from frames before)
-        assert first is not None
+        if first is None:  # an input cut short between its readings: nothing to compare
+            raise DiffInputError(f"{source}: empty input")
         chosen = (0, first)
     if index is None and count > 1:
         what = (
@@ -244,7 +254,7 @@ def _receipt_side(
 
 
 def load_side(
-    data: bytes,
+    data: Source,
     label: str,
     source: str,
     *,
@@ -256,6 +266,10 @@ def load_side(
 ) -> Side:
     """Resolve one input: a raw frame (or capture), a receipt, or a JSON-lines receipt file.
 
+    ``data`` is the input's bytes, or a call that opens them (a reader with ``read(size)``,
+    used as a context manager) afresh for each pass: it is read a block at a time, and what
+    is held is the one receipt document, line or frame it is judged by, never the input.
+
     A receipt is a JSON object with one of the members ``record_type``, ``seal_receipt`` or
     ``seal_live_receipt``. Raises :class:`DiffInputError` when there is nothing to compare.
 
@@ -264,10 +278,11 @@ def load_side(
     ``kernel_config`` is judged under its own server unless ``server_from_receipt`` is False
     (a server given for that side explicitly), and a differing given server is noted.
     """
-    if not data.strip(b" \t\r\n"):
+    blank, document = whole_document(data, RECEIPT_LIMITS)
+    if blank:
         raise DiffInputError(f"{source}: empty input")
     try:
-        whole = parse_bytes(data.strip(b" \t\r\n"), RECEIPT_LIMITS)
+        whole = parse_bytes(document, RECEIPT_LIMITS) if document is not None else None
     except JsonError:
         whole = None
     if isinstance(whole, dict) and _receipt_kind(whole):
@@ -283,7 +298,7 @@ def load_side(
 
 
 def _receipt_line_side(
-    data: bytes,
+    data: Source,
     label: str,
     source: str,
     index: int | None,
@@ -303,17 +318,18 @@ def _receipt_line_side(
         except JsonError:
             return None
 
-    lines = (f for f in iter_stdio(data) if f.line.strip(b" \t"))
-    first = next(lines, None)
-    chosen = parsed(first) if first is not None else None
-    if not _receipt_kind(chosen):
-        return None
+    with closing(read_lines(data)) as frames:
+        lines = (f for f in frames if f.line.strip(b" \t"))
+        first = next(lines, None)
+        chosen = parsed(first) if first is not None else None
+        if not _receipt_kind(chosen):
+            return None
+        count = 1
+        for line in lines:
+            if count == index:
+                chosen = parsed(line)
+            count += 1
     notes: list[str] = []
-    count = 1
-    for line in lines:
-        if count == index:
-            chosen = parsed(line)
-        count += 1
     if index is None:
         index = 0
         if count > 1:

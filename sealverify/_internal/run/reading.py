@@ -16,11 +16,13 @@ from sealverify._internal.run.refused import InputRefused, SourceUnreadable
 __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "CappedFile",
+    "FilePrefix",
     "SpooledInput",
     "max_input_bytes",
     "open_capped",
     "read_capped",
     "read_file",
+    "reopenable_input",
     "set_max_input_bytes",
     "spool_capped",
     "stdio_frame",
@@ -274,5 +276,67 @@ def stdio_frame_of(source: str, index: int) -> tuple[bytes | None, int]:
             return stdio_frame(sys.stdin.buffer, "standard input", index)
         with open(source, "rb") as stream:
             return stdio_frame(stream, source, index)
+    except OSError as exc:
+        raise SourceUnreadable.of(source, exc) from None
+
+
+class FilePrefix:
+    """A regular file's first ``size`` bytes: what it held when first seen, each reading alike.
+
+    A file read more than once (a capture still being written, say) gives every reading the
+    same bytes; an unreadable file is ``cannot read <name>: <why>``.
+    """
+
+    def __init__(self, path: str, size: int) -> None:
+        self.name, self._left = path, size
+        try:
+            self._file: BinaryIO = open(path, "rb")  # noqa: SIM115 (closed by __exit__)
+        except OSError as exc:
+            raise SourceUnreadable.of(path, exc) from None
+
+    def read(self, size: int, /) -> bytes:
+        try:
+            block = self._file.read(min(size, self._left))
+        except OSError as exc:
+            raise SourceUnreadable.of(self.name, exc) from None
+        self._left -= len(block)
+        return block
+
+    def __enter__(self) -> FilePrefix:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+
+def reopenable_input(source: str, hold: int = 0) -> bytes | Callable[[], FilePrefix | SpooledInput]:
+    """A named file, or standard input for ``-``, to read more than once, never held whole.
+
+    A regular file of at most ``hold`` bytes is read once and held (no more than a reader's
+    block: opening it for each reading would cost more than holding it). A longer one
+    gives a call that opens it afresh, each reading its first bytes up to the size it had
+    now (:class:`FilePrefix`; a file already past ``--max-input-bytes`` is refused now, by its
+    size); standard input, a pipe or a character device, which can be read only once, is
+    copied a block at a time to an unnamed temporary file (:func:`spool_capped`). Anything
+    else is read whole, so an unreadable path is refused as :func:`read_file` refuses it.
+    """
+    if source == "-":
+        return spool_capped(sys.stdin.buffer, "standard input")
+    try:
+        mode, size = (info := os.stat(source)).st_mode, info.st_size
+    except OSError:
+        mode, size = 0, 0
+    if stat.S_ISREG(mode) and size > hold:
+        if size > max_input_bytes():
+            raise too_large(source)
+        return lambda: FilePrefix(source, size)
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        try:
+            with open(source, "rb") as stream:
+                return spool_capped(stream, source)
+        except OSError as exc:
+            raise SourceUnreadable.of(source, exc) from None
+    try:
+        return read_file(Path(source), source)
     except OSError as exc:
         raise SourceUnreadable.of(source, exc) from None

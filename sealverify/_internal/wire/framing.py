@@ -10,7 +10,7 @@ the ApprovalRecord v2 subject) cover the exact frame with its delimiter
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,6 +21,7 @@ __all__ = [
     "Terminator",
     "frame_of",
     "iter_stdio",
+    "iter_stdio_blocks",
     "newline_inside",
     "raw_line",
     "sha256_hex",
@@ -143,6 +144,29 @@ def iter_stdio(stream: bytes) -> Iterator[FrameBytes]:
         stop = len(stream) if end < 0 else end + 1
         yield frame_of(stream[start:stop], "stdio", start)
         start = stop
+
+
+def iter_stdio_blocks(blocks: Iterable[bytes]) -> Iterator[FrameBytes]:
+    """:func:`iter_stdio` of the blocks' bytes joined, read a block at a time.
+
+    The same frames at the same offsets, whatever the blocks' sizes; what is held is one
+    block and the line being read, never the stream.
+    """
+    offset = 0
+    parts: list[bytes] = []  # the line being read, in the pieces its blocks brought
+    for block in blocks:
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            line = block[start : end + 1]
+            if parts:
+                line = b"".join([*parts, line])
+                parts = []
+            yield frame_of(line, "stdio", offset)
+            offset, start = offset + len(line), end + 1
+        if start < len(block):
+            parts.append(block[start:])
+    if parts:
+        yield frame_of(b"".join(parts), "stdio", offset)
 
 
 def split_stdio(stream: bytes) -> list[FrameBytes]:
