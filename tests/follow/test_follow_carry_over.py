@@ -159,7 +159,7 @@ def test_sessions_of_the_previous_layout_resume_as_one_batch_run(
     assert stored == batch_outcomes(str(log), str(folder))
 
 
-def test_a_session_the_previous_follower_threaded_apart_is_dropped_not_merged(
+def test_a_session_the_previous_follower_passed_apart_is_dropped_not_merged(
     tmp_path: Path,
 ) -> None:
     # Session 4's first call in the log, its second in the directory: the earlier follower

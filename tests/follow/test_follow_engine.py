@@ -228,7 +228,7 @@ def test_a_directory_file_rewritten_for_its_release_status_counts_once(tmp_path:
     assert _subjects(events) == batch_outcomes(str(folder))
 
 
-def test_directory_sessions_are_threaded_as_a_batch_threads_them(tmp_path: Path) -> None:
+def test_directory_sessions_are_re_derived_in_order_as_in_a_batch(tmp_path: Path) -> None:
     folder = tmp_path / "receipts"
     folder.mkdir()
     follower = _follower(tmp_path, folders=(str(folder),))
@@ -568,7 +568,7 @@ def _replays(events: list[dict[str, object]]) -> dict[str, tuple[str, str]]:
     }
 
 
-def test_a_session_thread_dropped_from_memory_is_rebuilt_the_same(tmp_path: Path) -> None:
+def test_a_session_pass_dropped_from_memory_is_rebuilt_the_same(tmp_path: Path) -> None:
     # Threads beyond the bound are dropped and rebuilt from the store when their session
     # comes back: the same re-derivations as a follower that kept every thread.
     calls = [(3, 1, 1), (3, 2, 2), (4, 1, 1), (4, 2, 2), (3, 3, 3), (4, 3, 3), (3, 4, 2)]

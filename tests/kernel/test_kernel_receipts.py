@@ -9,7 +9,7 @@ bindings fail elsewhere); the bypass receipt has no kernel output at all.
 from __future__ import annotations
 
 from sealverify._internal.kernel.replay import rederive
-from sealverify._internal.kernel.threads import rederive_log
+from sealverify._internal.kernel.session_pass import rederive_log
 from sealverify._internal.primitives.trust import TrustStore
 from sealverify._internal.receipts.verify import VerifyOptions, verify_receipt
 from sealverify._internal.wire.strictjson import JsonValue
@@ -55,7 +55,7 @@ def test_a_wrong_raw_line_is_refused_before_use() -> None:
             assert "does not hash" in result.reason
 
 
-def test_threading_the_live_demo_as_one_session_exposes_the_trace() -> None:
+def test_the_live_demo_in_one_session_pass_exposes_the_trace() -> None:
     # The live-demo receipts were each the first call of their own session (trace ok (1
     # events)). SessionRederivation as one session, the second call claims the position the executed
     # first one took: the receipts contradict each other, so the log is not one session.

@@ -21,7 +21,7 @@ from sealverify_testkit import mint
 from sealverify._internal.kernel.hashes import audit_hash_parts
 from sealverify._internal.kernel.ljson import compress, parse
 from sealverify._internal.kernel.replay import first_difference, rederive
-from sealverify._internal.kernel.threads import rederive_log
+from sealverify._internal.kernel.session_pass import rederive_log
 from sealverify._internal.wire.strictjson import JsonNumber, JsonValue, parse_bytes
 from tests.helpers.kernel_minting import (
     BUILD,
@@ -205,7 +205,7 @@ def test_evidence_kernels_are_not_evaluated() -> None:
     assert "consensus kernel gates db.execute on votes" in result.reason
 
 
-def test_a_session_log_threads_state() -> None:
+def test_a_session_log_carries_state() -> None:
     # Two calls of one session: the second follows an executed call, so its temporal cert
     # says 2 events; alone it is not evaluated, threaded it re-derives.
     first = _fleet(mint.tools_call_frame("search_notes", '{"q":"a"}'), [])

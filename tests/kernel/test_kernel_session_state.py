@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify._internal.kernel import session_state
-from sealverify._internal.kernel.threads import SessionThread
+from sealverify._internal.kernel.session_pass import SessionPass
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 _VALUES = st.recursive(
@@ -52,13 +52,19 @@ _STATE = st.fixed_dictionaries(
 )
 
 
-def test_a_thread_that_never_ran_a_step_round_trips() -> None:
-    thread = SessionThread("s", "log order")
-    thread.count, thread.stopped = 2, "an earlier receipt (line 1) was not re-derived"
-    thread.executed = {1: "line 1", 3: "line 2"}
-    positions = [session_state.dump_position(p, w) for p, w in thread.executed.items()]
-    loaded, calls = session_state.load(session_state.dump(thread), "s", "log order", positions)
-    assert (loaded.count, loaded.stopped, loaded.executed) == (2, thread.stopped, thread.executed)
+def test_a_session_pass_that_never_ran_a_step_round_trips() -> None:
+    session_pass = SessionPass("s", "log order")
+    session_pass.count, session_pass.stopped = 2, "an earlier receipt (line 1) was not re-derived"
+    session_pass.executed = {1: "line 1", 3: "line 2"}
+    positions = [session_state.dump_position(p, w) for p, w in session_pass.executed.items()]
+    loaded, calls = session_state.load(
+        session_state.dump(session_pass), "s", "log order", positions
+    )
+    assert (loaded.count, loaded.stopped, loaded.executed) == (
+        2,
+        session_pass.stopped,
+        session_pass.executed,
+    )
     assert (loaded.session, loaded.key, calls) == (None, None, {})
 
 
@@ -74,14 +80,14 @@ def test_a_thread_that_never_ran_a_step_round_trips() -> None:
     ],
 )
 def test_an_odd_member_is_refused_by_name(member: str, value: Any, why: str) -> None:
-    state = session_state.dump(SessionThread("s", "log order"))
+    state = session_state.dump(SessionPass("s", "log order"))
     state[member] = value
     with pytest.raises(session_state.StateError, match=why):
         session_state.load(state, "s", "log order")
 
 
-def test_positions_a_thread_that_never_stopped_cannot_hold_are_refused() -> None:
-    state = session_state.dump(SessionThread("s", "log order"))
+def test_positions_a_pass_that_never_stopped_cannot_hold_are_refused() -> None:
+    state = session_state.dump(SessionPass("s", "log order"))
     state["count"] = "1"
     with pytest.raises(session_state.StateError, match="the trace counts 0"):
         session_state.load(state, "s", "log order", [session_state.dump_position(1, "line 1")])

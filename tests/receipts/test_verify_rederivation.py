@@ -201,7 +201,7 @@ def _pins() -> list[str]:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_cli_threads_a_log_the_same_with_workers(tmp_path: Path, jobs: str) -> None:
+def test_cli_re_derives_a_log_the_same_with_workers(tmp_path: Path, jobs: str) -> None:
     log = _session_log(tmp_path, 2)
     result = _cli(str(log), *_pins(), "--jobs", jobs, "--format", "json")
     report = json.loads(result.stdout)
@@ -246,7 +246,7 @@ def test_cli_reports_a_forged_decision(tmp_path: Path) -> None:
     assert any(c["id"] == "replay.decision" and c["status"] == "fail" for c in checks)
 
 
-def test_a_long_session_log_is_threaded_across_task_slices(tmp_path: Path) -> None:
+def test_a_long_session_log_is_re_derived_across_task_slices(tmp_path: Path) -> None:
     # More lines than one task slice holds (64): the threaded results must reach every slice.
     lines = []
     for index in range(70):

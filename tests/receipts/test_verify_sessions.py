@@ -132,7 +132,7 @@ def _files(directory: Path, calls: dict[str, Receipt]) -> Path:
     return directory
 
 
-def test_a_session_in_separate_files_is_threaded_by_claimed_position(tmp_path: Path) -> None:
+def test_a_session_in_separate_files_is_re_derived_by_claimed_position(tmp_path: Path) -> None:
     # Names sort against the call order: the positions the receipts claim give it.
     honest = _files(
         tmp_path / "honest", {"b.json": allowed_call(1, 1), "a.json": allowed_call(3, 2)}
@@ -227,7 +227,7 @@ def test_one_operation_in_two_sessions_fails_even_when_each_is_alone() -> None:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_relabelled_copy_among_files_is_threaded_in_its_own_session(
+def test_a_relabelled_copy_among_files_is_re_derived_in_its_own_session(
     tmp_path: Path, jobs: str
 ) -> None:
     first, second, other, copy = relabel_attack()

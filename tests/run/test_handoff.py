@@ -219,7 +219,7 @@ def test_a_slice_carries_readings_within_its_room_and_reports_the_same(
     assert _verify(str(log), "--jobs", "2") == one
 
 
-def test_a_log_line_changed_after_the_glance_is_threaded_from_its_own_bytes(
+def test_a_log_line_changed_after_the_glance_is_re_derived_from_its_own_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # In one process a line is re-derived from the very reading its checks use: a line that

@@ -49,7 +49,7 @@ def _peak_kib(mode: str, receipts: int) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB on Linux")
 @pytest.mark.parametrize("mode", ["one process", "tasks for workers"])
-def test_threading_a_log_holds_state_per_open_session(mode: str) -> None:
+def test_a_log_session_pass_holds_state_per_open_session(mode: str) -> None:
     # A result held per threaded receipt (its re-derivation, and the call's result kept for
     # copies) is a few hundred bytes: 42 MB more at 100k receipts than at 25k, measured on
     # the code that held them; about 3.5 MB now (the index's sorted runs, written to disk).

@@ -158,7 +158,7 @@ def test_the_index_refutes_an_operation_in_two_sessions_only() -> None:
     assert index.contradiction("b", "op-2") is None
 
 
-def test_a_cluster_threads_a_session_across_inputs_the_same(tmp_path: Path) -> None:
+def test_a_cluster_re_derives_a_session_across_inputs_the_same(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     args = _layouts(tmp_path, [allowed_call(1, 1)], [allowed_call(2, 1), allowed_call(3, 2)])[
         "log and files"

@@ -152,7 +152,7 @@ class Follower:
             self.folders.append(RemoteFolder(root, self.store.digests(root), options))
         self.judge = Judge(
             config.options,
-            self.store.thread_rows,
+            self.store.fed_receipts,
             self.store.sequences(),
             self.store.operations,
             self.store.session_state,
@@ -373,7 +373,7 @@ class Follower:
     def commit(self) -> bool:
         """Commit what the last steps staged with the checkpoint; False when nothing changed."""
         for item in self.judge.take():
-            self.store.stage_thread(*item)
+            self.store.stage_receipt(*item)
         for row in self.judge.take_operations():
             self.store.stage_operation(*row)
         states, calls, forgotten = self.judge.take_states()

@@ -3,7 +3,7 @@
 A log line is verified by :func:`~sealverify._internal.receipts.verify.verify_log_line`, a directory
 file by :func:`~sealverify._internal.receipts.verify.verify_found`, as a batch run verifies them. A
 receipt that names a session is fed, as it arrives, to its session's thread
-(:class:`~sealverify._internal.receipts.sessions.Threads`), one thread a session whatever input
+(:class:`~sealverify._internal.receipts.sessions.SessionPasses`), one thread a session whatever input
 each receipt sits in (logs, a log's rotated files, directories), as a batch run threads a
 session across all its inputs (``receipts/spanning.py``), so a later call is judged against
 the state of the calls before it wherever they sit. As in a batch run, the first receipt of a
@@ -36,12 +36,12 @@ import orjson
 from sealverify._internal.kernel import session_state
 from sealverify._internal.kernel.receipt_inputs import Frames
 from sealverify._internal.kernel.replay import Rederivation
-from sealverify._internal.kernel.threads import Claim, SessionThread, session_of
+from sealverify._internal.kernel.session_pass import Claim, SessionPass, session_of
 from sealverify._internal.receipts.families import ReceiptDocument, read_document
 from sealverify._internal.receipts.session_index import contradiction, operation_digest
 from sealverify._internal.receipts.sessions import (
     Glance,
-    Threads,
+    SessionPasses,
     glance,
     glance_document,
     may_name_session,
@@ -91,9 +91,9 @@ _ORDERS = (_LOG_ORDER, _FILE_ORDER)
 
 
 class _Parked(NamedTuple):
-    """A session's thread out of :class:`Threads`: dropped until the commit, or loaded."""
+    """A session's thread out of :class:`SessionPasses`: dropped until the commit, or loaded."""
 
-    thread: SessionThread
+    session_pass: SessionPass
     calls: dict[bytes, Rederivation]
     alone: str | None  # where its first call, judged alone, was read
     entries: int  # how many calls' entries the store holds of it
@@ -101,7 +101,7 @@ class _Parked(NamedTuple):
     def dump(self) -> bytes:
         """The row the session is checkpointed as: its thread's flat state, and these."""
         row = {
-            "thread": session_state.dump(self.thread),
+            "thread": session_state.dump(self.session_pass),
             "alone": self.alone,
             "entries": self.entries,
         }
@@ -130,8 +130,8 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
     order = stored if stored in _ORDERS else order  # any other order is refused by load
     positions = [e for e in parsed if isinstance(e, dict) and "position" in e]
     calls = [e for e in parsed if not (isinstance(e, dict) and "position" in e)]
-    thread, results = session_state.load(row["thread"], session, order, positions, calls)
-    return _Parked(thread, results, alone, count)
+    session_pass, results = session_state.load(row["thread"], session, order, positions, calls)
+    return _Parked(session_pass, results, alone, count)
 
 
 def _later(claim: Claim | None) -> bool:
@@ -185,7 +185,7 @@ class Judge:
         # operation before it (read once: :meth:`judged_operation` needs them again).
         self.operation: tuple[str, str, str, list[tuple[str, str, str]]] | None = None
         self._seq = dict(sequences)  # the next sequence number of each thread's receipts
-        self._threads: dict[str, Threads] = {}
+        self._scopes: dict[str, SessionPasses] = {}
         # The receipt each threaded session's first call was judged alone as: a rewritten
         # form of it (a new release status, same name) is judged alone again, as in a batch.
         self._alone: dict[tuple[str, str], str] = {}
@@ -201,14 +201,14 @@ class Judge:
         # The last receipt read strictly here, so its history facts need no second parse.
         self.last: tuple[bytes, dict[str, JsonValue]] | None = None
 
-    def _thread(self, key: str, order: str) -> Threads:
+    def _passes_of(self, key: str, order: str) -> SessionPasses:
         """The threads of ``key``, a thread made now to be in ``order`` (its input's)."""
-        threads = self._threads.get(key)
-        if threads is None:
-            threads = Threads(self.options.raw_lines, order, self._contradiction)
-            self._threads[key] = threads
-        threads.order = order
-        return threads
+        passes = self._scopes.get(key)
+        if passes is None:
+            passes = SessionPasses(self.options.raw_lines, order, self._contradiction)
+            self._scopes[key] = passes
+        passes.order = order
+        return passes
 
     def _named(self, digest: str, session: str | None = None) -> list[tuple[str, str, str]]:
         """Each (session, source, subject) that named the operation: stored, then staged.
@@ -242,8 +242,8 @@ class Judge:
         if session in before or len(before) != 1:
             return []  # copies of one call, or a contest already judged
         (other,) = before
-        for key, threads in self._threads.items():
-            threads.drop(other)  # a copy must not be handed a result made before
+        for key, passes in self._scopes.items():
+            passes.drop(other)  # a copy must not be handed a result made before
             self._alone.pop((key, other), None)
             self._open.pop((key, other), None)
         self._forget(other)
@@ -283,11 +283,11 @@ class Judge:
         the order of the input whose receipt makes it (a log's, or the claimed positions').
         """
         key = SESSIONS
-        threads = self._thread(key, _FILE_ORDER if source == FILES else _LOG_ORDER)
+        passes = self._passes_of(key, _FILE_ORDER if source == FILES else _LOG_ORDER)
         seq = self._seq.get(key, 0)
         self._seq[key] = seq + 1
         session = facts.session
-        if session not in threads.threads and not self._resume(threads, key, session):
+        if session not in passes.by_session and not self._resume(passes, key, session):
             before = self._before(key, session)
             if not before and not _later(facts.claim):
                 # The session's first call, judged alone; its thread is made (from the store)
@@ -295,12 +295,12 @@ class Judge:
                 self._stage(key, seq, session, where, data)
                 return None
             for earlier, raw in before:
-                self._replay(threads, key, earlier, raw)
+                self._replay(passes, key, earlier, raw)
             self._entries[key, session] = 0  # every entry of the thread written anew
-            self._new_entries(threads, key, session, 0, 0)
-        calls, executed = self._sizes(threads, session)
-        result = threads.feed(doc, facts, where, frames)
-        self._new_entries(threads, key, session, calls, executed)
+            self._new_entries(passes, key, session, 0, 0)
+        calls, executed = self._sizes(passes, session)
+        result = passes.feed(doc, facts, where, frames)
+        self._new_entries(passes, key, session, calls, executed)
         self._opened(key, session)
         self._stage(key, seq, session, where, data)
         if source == FILES and self._alone.get((key, facts.session)) == where:
@@ -318,28 +318,28 @@ class Judge:
         self._open.move_to_end((key, session))
         while len(self._open) > self.open_sessions:
             (old_key, old), _ = self._open.popitem(last=False)
-            threads = self._threads[old_key]
+            passes = self._scopes[old_key]
             if (old_key, old) in self._fed:  # checkpointed by the next commit, as it is now
                 self._parked[old_key, old] = _Parked(
-                    threads.threads[old],
-                    threads.calls.get(old, {}),
+                    passes.by_session[old],
+                    passes.calls.get(old, {}),
                     self._alone.get((old_key, old)),
                     self._entries.get((old_key, old), 0),
                 )
                 self._fed.discard((old_key, old))
-            threads.drop(old)
+            passes.drop(old)
             self._alone.pop((old_key, old), None)
             self._entries.pop((old_key, old), None)
 
     # -- session states: staged, and resumed instead of fed again ----------------------------
 
     @staticmethod
-    def _sizes(threads: Threads, session: str) -> tuple[int, int]:
-        thread = threads.threads.get(session)
-        return len(threads.calls.get(session, ())), len(thread.executed) if thread else 0
+    def _sizes(passes: SessionPasses, session: str) -> tuple[int, int]:
+        session_pass = passes.by_session.get(session)
+        return len(passes.calls.get(session, ())), len(session_pass.executed) if session_pass else 0
 
     def _new_entries(
-        self, threads: Threads, key: str, session: str, calls: int, executed: int
+        self, passes: SessionPasses, key: str, session: str, calls: int, executed: int
     ) -> None:
         """Stage the calls' entries the thread gained since it held ``calls`` and ``executed``.
 
@@ -347,13 +347,13 @@ class Judge:
         order, so the ones past the counts are the new ones.
         """
         self._fed.add((key, session))
-        thread = threads.threads.get(session)
+        session_pass = passes.by_session.get(session)
         new = [
             session_state.dump_position(p, w)
-            for p, w in list(thread.executed.items() if thread else ())[executed:]
+            for p, w in list(session_pass.executed.items() if session_pass else ())[executed:]
         ] + [
             session_state.dump_call(c, r)
-            for c, r in list(threads.calls.get(session, {}).items())[calls:]
+            for c, r in list(passes.calls.get(session, {}).items())[calls:]
         ]
         number = self._entries.get((key, session), 0)
         for entry in new:
@@ -362,15 +362,15 @@ class Judge:
         self._entries[key, session] = number
 
     def _held(self, key: str, session: str) -> _Parked:
-        threads = self._threads[key]
+        passes = self._scopes[key]
         return _Parked(
-            threads.threads[session],
-            threads.calls.get(session, {}),
+            passes.by_session[session],
+            passes.calls.get(session, {}),
             self._alone.get((key, session)),
             self._entries.get((key, session), 0),
         )
 
-    def _resume(self, threads: Threads, key: str, session: str) -> bool:
+    def _resume(self, passes: SessionPasses, key: str, session: str) -> bool:
         """Make a session's thread from its checkpointed state, if it has one.
 
         A state that does not load is refused (:class:`~sealverify._internal.kernel.session_state.
@@ -380,12 +380,12 @@ class Judge:
         if parked is None and session not in self._forgotten:
             stored = self._states(key, session)
             try:
-                parked = None if stored is None else _load(*stored, session, threads.order)
+                parked = None if stored is None else _load(*stored, session, passes.order)
             except session_state.StateError as exc:
                 raise session_state.StateError(f"session {session!r} of {key}: {exc}") from None
         if parked is None:
             return False
-        threads.threads[session], threads.calls[session] = parked.thread, parked.calls
+        passes.by_session[session], passes.calls[session] = parked.session_pass, parked.calls
         if parked.alone is not None:
             self._alone[key, session] = parked.alone
         self._entries[key, session] = parked.entries
@@ -420,14 +420,14 @@ class Judge:
         self._fed, self._forgotten = set(), set()
         return staged
 
-    def _replay(self, threads: Threads, key: str, where: str, raw: bytes) -> None:
+    def _replay(self, passes: SessionPasses, key: str, where: str, raw: bytes) -> None:
         doc = _document(raw)
         facts = glance_document(doc) if doc is not None else None
         if doc is None or facts is None:
             return  # only receipts read as strict JSON naming a session were stored
-        if facts.session not in threads.threads and not _later(facts.claim):
+        if facts.session not in passes.by_session and not _later(facts.claim):
             self._alone[key, facts.session] = where
-        threads.feed(doc, facts, where)
+        passes.feed(doc, facts, where)
 
     def _session_receipt(
         self, data: bytes, reading: _Reading, key: str, where: str, placed: bool
@@ -444,8 +444,8 @@ class Judge:
         refuted = None
         if facts.operation is not None:
             digest = operation_digest(facts.operation).hex()
-            threads = self._threads.get(SESSIONS)
-            held = threads is not None and facts.session in threads.threads
+            passes = self._scopes.get(SESSIONS)
+            held = passes is not None and facts.session in passes.by_session
             named = self._named(digest, None if held else facts.session)
             self.operation = (facts.operation, digest, facts.session, named)
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))

@@ -62,7 +62,7 @@ _WRITE_SUBJECT = (
     " outcome = excluded.outcome, digest = excluded.digest,"
     " judged = follow_subjects.judged + 1, run = excluded.run"
 )
-_WRITE_THREAD = (
+_WRITE_RECEIPT = (
     "INSERT INTO follow_threads (follower, thread, seq, session, location, data, run)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
@@ -158,7 +158,7 @@ class FollowStore:
         # psycopg takes postgresql://; the history layer also accepts postgresql+psycopg://
         self._path = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", where, flags=re.I)
         self._subjects: list[tuple[Any, ...]] = []
-        self._threads: list[tuple[Any, ...]] = []
+        self._receipts: list[tuple[Any, ...]] = []
         self._operations: list[tuple[Any, ...]] = []
         self._outcomes: list[tuple[Any, ...]] = []
         self._forgotten: list[tuple[Any, ...]] = []
@@ -231,39 +231,39 @@ class FollowStore:
         )
         return {str(t): int(n) + 1 for t, n in rows}
 
-    def thread_rows(self, thread: str, session: str) -> list[tuple[str, bytes]]:
+    def fed_receipts(self, scope: str, session: str) -> list[tuple[str, bytes]]:
         """The receipts a session's thread was fed, in order: where each was read, its bytes."""
-        if self._unseen == (thread, session):
+        if self._unseen == (scope, session):
             self._unseen = None
             return []  # :meth:`session_state` found none a moment ago
         rows = self._rows(
             "SELECT location, data FROM follow_threads WHERE follower = ? AND thread = ?"
             " AND session = ? ORDER BY seq",
-            (self.follower, thread, session),
+            (self.follower, scope, session),
         )
         return [(str(where), str(data).encode()) for where, data in rows]
 
-    def session_state(self, thread: str, session: str) -> tuple[str, list[str]] | None:
+    def session_state(self, scope: str, session: str) -> tuple[str, list[str]] | None:
         """A session's committed state and its calls' entries in order, or None.
 
-        Asked before :meth:`thread_rows` of the same session, and answered in the same
+        Asked before :meth:`fed_receipts` of the same session, and answered in the same
         statement whether it has any receipt stored: a session seen for the first time (most
         receipts) costs one read, not two.
         """
         peeked, self._peeked = self._peeked, None
-        if peeked is not None and peeked[0] == (thread, session):
+        if peeked is not None and peeked[0] == (scope, session):
             state, stored = peeked[1], peeked[2]
         else:
-            key = (self.follower, thread, session)
+            key = (self.follower, scope, session)
             rows = self._rows(_READ_SESSION, (*key, *key))
             state, stored = rows[0][0], bool(rows[0][1])
-        self._unseen = None if stored else (thread, session)
+        self._unseen = None if stored else (scope, session)
         if state is None:
             return None
         entries = self._rows(
             "SELECT entry FROM follow_calls WHERE follower = ? AND thread = ? AND session = ?"
             " ORDER BY seq",
-            (self.follower, thread, session),
+            (self.follower, scope, session),
         )
         return str(state), [str(entry) for (entry,) in entries]
 
@@ -301,7 +301,7 @@ class FollowStore:
 
     # -- a store of the previous layout -----------------------------------------------------
 
-    def carry_over(self, thread: str) -> list[str]:
+    def carry_over(self, scope: str) -> list[str]:
         """Move the session rows an earlier follower keyed by input to ``thread``, in one commit.
 
         A follower before one thread a session keyed its rows by input (``log:PATH``, one
@@ -316,7 +316,7 @@ class FollowStore:
             f"SELECT 1 FROM (SELECT 1 FROM {t} WHERE follower = ? AND thread <> ? LIMIT 1) AS {t}"
             for t in _SESSION_TABLES
         )
-        if not self._rows(probe, (self.follower, thread) * len(_SESSION_TABLES)):
+        if not self._rows(probe, (self.follower, scope) * len(_SESSION_TABLES)):
             return []
         try:
             db = self._connect_writer()
@@ -325,7 +325,7 @@ class FollowStore:
                 f"{self.where}: cannot carry the follow sessions over: {exc}"
             ) from None
         try:
-            return _carry_over(_Writer(db, self._url), self.follower, thread)
+            return _carry_over(_Writer(db, self._url), self.follower, scope)
         except Exception as exc:  # sqlite3's or psycopg's errors: nothing was changed
             raise HistoryError(
                 f"{self.where}: cannot carry the follow sessions over: {exc}"
@@ -345,14 +345,14 @@ class FollowStore:
     def stage_subject(self, source: str, subject: str, outcome: str, digest: str) -> None:
         self._subjects.append((self.follower, source, subject, outcome, digest))
 
-    def stage_thread(self, thread: str, seq: int, session: str, where: str, data: bytes) -> None:
-        self._threads.append((self.follower, thread, seq, session, where, data.decode()))
+    def stage_receipt(self, scope: str, seq: int, session: str, where: str, data: bytes) -> None:
+        self._receipts.append((self.follower, scope, seq, session, where, data.decode()))
 
-    def stage_session(self, thread: str, session: str, state: bytes) -> None:
-        self._sessions.append((self.follower, thread, session, state.decode()))
+    def stage_session(self, scope: str, session: str, state: bytes) -> None:
+        self._sessions.append((self.follower, scope, session, state.decode()))
 
-    def stage_call(self, thread: str, session: str, seq: int, entry: bytes) -> None:
-        self._calls.append((self.follower, thread, session, seq, entry.decode()))
+    def stage_call(self, scope: str, session: str, seq: int, entry: bytes) -> None:
+        self._calls.append((self.follower, scope, session, seq, entry.decode()))
 
     def stage_forget(self, session: str) -> None:
         """A session's states and calls, deleted before this commit's own rows are written."""
@@ -373,7 +373,7 @@ class FollowStore:
         self._unseen = self._peeked = None
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
-            (_WRITE_THREAD, list(self._threads)),
+            (_WRITE_RECEIPT, list(self._receipts)),
             (_FORGET_SESSION, list(self._forgotten)),
             (_FORGET_CALLS, list(self._forgotten)),
             (_WRITE_CALL, list(self._calls)),
@@ -386,7 +386,7 @@ class FollowStore:
         self.history.extra[:] = extra
         self.history.commit()
         self._subjects.clear()
-        self._threads.clear()
+        self._receipts.clear()
         self._operations.clear()
         self._outcomes.clear()
         for staged in (self._forgotten, self._sessions, self._calls):
@@ -473,7 +473,7 @@ class _Writer:
         self._db.execute("ROLLBACK") if not self._url else self._db.rollback()
 
 
-def _carry_over(sql: _Writer, follower: str, thread: str) -> list[str]:
+def _carry_over(sql: _Writer, follower: str, scope: str) -> list[str]:
     """:meth:`FollowStore.carry_over` in one transaction: the sessions whose rows it deleted."""
     sql.begin()
     try:
@@ -492,18 +492,18 @@ def _carry_over(sql: _Writer, follower: str, thread: str) -> list[str]:
             "SELECT thread, MAX(seq) FROM follow_threads WHERE follower = ? GROUP BY thread",
             (follower,),
         )
-        following = max((int(end) + 1 for key, end in ends if key == thread), default=0)
-        for key, end in sorted((str(k), int(e)) for k, e in ends if k != thread):
+        following = max((int(end) + 1 for key, end in ends if key == scope), default=0)
+        for key, end in sorted((str(k), int(e)) for k, e in ends if k != scope):
             sql(
                 "UPDATE follow_threads SET thread = ?, seq = seq + ? WHERE follower = ?"
                 " AND thread = ?",
-                (thread, following, follower, key),
+                (scope, following, follower, key),
             )
             following += end + 1
         for table in _SESSION_TABLES[1:]:
             sql(
                 f"UPDATE {table} SET thread = ? WHERE follower = ? AND thread <> ?",
-                (thread, follower, thread),
+                (scope, follower, scope),
             )
     except BaseException:
         sql.rollback()

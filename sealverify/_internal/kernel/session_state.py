@@ -1,6 +1,6 @@
 """A session thread's state as checkpoint values, read back only when every field holds.
 
-:class:`~sealverify._internal.kernel.threads.SessionThread` carries a session from call to call: the
+:class:`~sealverify._internal.kernel.session_pass.SessionPass` carries a session from call to call: the
 model session (its build and config, and every ``IO.Ref`` of seal-host@099be66
 ``Host/Registry.lean``: the approvals held, the temporal trace, the linear capabilities,
 the budgets, the M.2 revision selection), the claims its executed calls made, and why it
@@ -32,7 +32,7 @@ from sealverify._internal.kernel.gate import CONFLICT, CURRENT, LEGACY
 from sealverify._internal.kernel.profiles import profile_for
 from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.kernel.session import KernelSession, SessionState, StepResult
-from sealverify._internal.kernel.threads import SessionThread
+from sealverify._internal.kernel.session_pass import SessionPass
 from sealverify._internal.wire.spelling import HEX64
 from sealverify.errors import StoreError
 
@@ -61,16 +61,16 @@ def _nat(value: int) -> str:
     return str(value)
 
 
-def dump(thread: SessionThread) -> dict[str, Any]:
+def dump(session_pass: SessionPass) -> dict[str, Any]:
     """The flat part of ``thread``'s state: its size does not grow with the session's calls."""
     kernel: dict[str, Any] | None = None
-    if thread.session is not None and thread.key is not None:
-        state = thread.session.state
+    if session_pass.session is not None and session_pass.key is not None:
+        state = session_pass.session.state
         temporal = state.temporal
         safety = state.safety
         kernel = {
-            "build": thread.key[0],
-            "payload": thread.key[1],
+            "build": session_pass.key[0],
+            "payload": session_pass.key[1],
             "approvals": [[target, _nat(deadline)] for target, deadline in safety.items()],
             "trace": _nat(temporal.length),
             "last": temporal.last,
@@ -82,10 +82,10 @@ def dump(thread: SessionThread) -> dict[str, Any]:
         }
     return {
         "v": STATE_VERSION,
-        "session": thread.name,
-        "order": thread.order,
-        "count": _nat(thread.count),
-        "stopped": thread.stopped,
+        "session": session_pass.name,
+        "order": session_pass.order,
+        "count": _nat(session_pass.count),
+        "stopped": session_pass.stopped,
         "kernel": kernel,
     }
 
@@ -140,7 +140,7 @@ def load(
     order: str,
     positions: Iterable[object] = (),
     calls: Iterable[object] = (),
-) -> tuple[SessionThread, dict[bytes, Rederivation]]:
+) -> tuple[SessionPass, dict[bytes, Rederivation]]:
     """The thread :func:`dump` was given and its calls' results, or :class:`StateError`.
 
     ``session`` and ``order`` are what the reader expects (the state must say the same);
@@ -152,19 +152,19 @@ def load(
         raise StateError(f"state: version {doc['v']!r:.20} is not {STATE_VERSION}")
     if doc["session"] != session or doc["order"] != order:
         raise StateError(f"state: not the state of session {session!r} in {order}")
-    thread = SessionThread(session, order)
-    thread.count = _read_nat(doc["count"], "count")
-    thread.stopped = _optional_text(doc["stopped"], "stopped")
-    thread.executed = _positions(positions, thread.count)
+    session_pass = SessionPass(session, order)
+    session_pass.count = _read_nat(doc["count"], "count")
+    session_pass.stopped = _optional_text(doc["stopped"], "stopped")
+    session_pass.executed = _positions(positions, session_pass.count)
     if doc["kernel"] is not None:
-        thread.session, thread.key = _kernel(doc["kernel"])
-    length = thread.session.state.temporal.length if thread.session is not None else 0
-    if thread.stopped is None and list(thread.executed) != list(range(1, length + 1)):
+        session_pass.session, session_pass.key = _kernel(doc["kernel"])
+    length = session_pass.session.state.temporal.length if session_pass.session is not None else 0
+    if session_pass.stopped is None and list(session_pass.executed) != list(range(1, length + 1)):
         # A thread that never stopped recorded exactly the positions its trace counts.
         raise StateError(
-            f"positions: {len(thread.executed)} executed calls recorded, the trace counts {length}"
+            f"positions: {len(session_pass.executed)} executed calls recorded, the trace counts {length}"
         )
-    return thread, _calls(calls)
+    return session_pass, _calls(calls)
 
 
 def _positions(values: Iterable[object], count: int) -> dict[int, str]:

@@ -204,7 +204,7 @@ class SessionIndex:
         """Whether more than one receipt the index saw names ``operation``.
 
         Only such an operation can have a copy to recognise: a session pass keeps a call's
-        result for its copies only then (``receipts/sessions.py`` ``Threads``).
+        result for its copies only then (``receipts/sessions.py`` ``SessionPasses``).
         """
         return _digest(operation) in self.operations.repeated()
 

@@ -7,7 +7,7 @@ escape in a string (``"sess\\u0069on"``, ``trace ok \\u0028``) moves a receipt o
 session. The only byte test, :func:`may_name_session`, skips text it proves cannot name a
 session. Sessions with more than one receipt, or with a receipt claiming a later call, are
 re-derived in order, the model's state carried from one receipt to the next
-(:class:`sealverify._internal.kernel.threads.SessionThread`: the session pass); the rest
+(:class:`sealverify._internal.kernel.session_pass.SessionPass`: the session pass); the rest
 re-derive alone.
 """
 
@@ -24,8 +24,8 @@ import orjson
 from sealverify._internal.kernel.receipt_inputs import Frames, carried_frames
 from sealverify._internal.kernel.replay import Rederivation
 from sealverify._internal.kernel.session import StepResult
+from sealverify._internal.kernel.session_pass import Claim, SessionPass, claim_of, session_of
 from sealverify._internal.kernel.stateless import judged_alone
-from sealverify._internal.kernel.threads import Claim, SessionThread, claim_of, session_of
 from sealverify._internal.receipts.families import ReceiptDocument, read_document
 from sealverify._internal.receipts.rederivation import raw_line_of
 from sealverify._internal.receipts.session_index import SessionIndex
@@ -42,8 +42,8 @@ __all__ = [
     "LogSessions",
     "Reading",
     "Room",
+    "SessionPasses",
     "SessionRederivation",
-    "Threads",
     "feed_file",
     "file_facts",
     "frames_weight",
@@ -240,8 +240,8 @@ def _wanted(items: Iterable[tuple[str, Glance | Claim | None]]) -> set[str]:
     return wanted
 
 
-class Threads:
-    """One :class:`SessionThread` per session; a call seen again in its session gets its result."""
+class SessionPasses:
+    """One :class:`SessionPass` per session; a call seen again in its session gets its result."""
 
     def __init__(
         self,
@@ -257,7 +257,7 @@ class Threads:
         self.copies = copies
         # What the run's other receipts refute in this one: its operation in another session.
         self.contested = contested or _uncontested
-        self.threads: dict[str, SessionThread] = {}
+        self.by_session: dict[str, SessionPass] = {}
         # Each call's result by the SHA-256 of what makes it one call (32 bytes a call, not
         # the step members' text), by session: a copy seen again in its session is handed it.
         self.calls: dict[str, dict[bytes, Rederivation]] = {}
@@ -271,12 +271,12 @@ class Threads:
         calls = self.calls.setdefault(facts.session, {})
         if call is not None and call in calls:
             return calls[call]
-        thread = self.threads.get(facts.session)
-        if thread is None:
-            thread = self.threads[facts.session] = SessionThread(facts.session, self.order)
+        session_pass = self.by_session.get(facts.session)
+        if session_pass is None:
+            session_pass = self.by_session[facts.session] = SessionPass(facts.session, self.order)
         contradiction = self.contested(facts.session, facts.operation)
         frames = frames if frames is not None else carried_frames(doc)  # decoded once for both
-        fed = thread.feed(doc, raw, where, contradiction, frames)
+        fed = session_pass.feed(doc, raw, where, contradiction, frames)
         result = _held(judged_alone(fed, doc, raw, frames))
         if call is not None and (self.copies is None or self.copies(str(facts.operation))):
             calls[call] = result
@@ -285,7 +285,7 @@ class Threads:
     def drop(self, session: str) -> bool:
         """Forget a session's thread and its calls (it is fed again from its first receipt)."""
         self.calls.pop(session, None)
-        return self.threads.pop(session, None) is not None
+        return self.by_session.pop(session, None) is not None
 
 
 def _held(result: Rederivation) -> Rederivation:
@@ -426,7 +426,7 @@ class LogSessions:
             index.close()  # every receipt is seen: its contested and repeated operations held
             copies = index.repeated
         self.contested = contested
-        self.threads = Threads(raw_lines, "log order", contested, copies)
+        self.passes = SessionPasses(raw_lines, "log order", contested, copies)
 
     @property
     def idle(self) -> bool:
@@ -463,7 +463,7 @@ class LogSessions:
             return refuted_by(refuted) if refuted is not None else None
         if doc is None:
             return None  # not strict JSON: the receipt fails on its own
-        return self.threads.feed(doc, facts, f"line {number}", frames)
+        return self.passes.feed(doc, facts, f"line {number}", frames)
 
 
 def _glances(lines: Iterable[bytes], index: SessionIndex | None) -> Iterator[Glance]:
@@ -519,7 +519,7 @@ Reading = Callable[[str, bytes], "tuple[dict[str, JsonValue], Frames] | None"]
 
 
 def feed_file(
-    threads: Threads,
+    passes: SessionPasses,
     name: str,
     read: Callable[[str], bytes | None],
     reading: Reading | None = None,
@@ -544,9 +544,9 @@ def feed_file(
     if item is None or doc is None or session_of(doc) != item.session:
         return None
     if kept is not None:
-        return SessionRederivation.of(data, threads.feed(doc, item, name, kept[1]))
+        return SessionRederivation.of(data, passes.feed(doc, item, name, kept[1]))
     frames = carried_frames(doc)
-    result = threads.feed(doc, item, name, frames)
+    result = passes.feed(doc, item, name, frames)
     return SessionRederivation.of(data, result, _kept(frames, room))
 
 
@@ -592,11 +592,11 @@ def session_rederivations_of_facts(
         if session in wanted and claim is not None and claim.position is not None:
             key = (claim.position, claim.executed, index)
             sessions.setdefault(session, []).append((key, name))
-    threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
+    passes = SessionPasses(raw_lines, ORDER_OF_POSITIONS, contested)
     results: dict[str, SessionRederivation] = {}
     for members in sessions.values():
         for _, name in sorted(members):
-            if (bound := feed_file(threads, name, read, reading, room)) is not None:
+            if (bound := feed_file(passes, name, read, reading, room)) is not None:
                 results[name] = bound
     if contested is not None:  # a file no thread fed, its operation in another session
         for fact in facts:

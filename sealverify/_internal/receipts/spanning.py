@@ -23,15 +23,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from sealverify._internal.kernel.receipt_inputs import carried_frames
-from sealverify._internal.kernel.threads import session_of
+from sealverify._internal.kernel.session_pass import session_of
 from sealverify._internal.receipts.sessions import (
     ORDER_OF_POSITIONS,
     Contested,
     FileFact,
     Reading,
     Room,
+    SessionPasses,
     SessionRederivation,
-    Threads,
     feed_file,
     frames_weight,
     glance,
@@ -91,13 +91,13 @@ def session_rederivations_spanning(
                     claim.position, claim.executed, source, number, name, offset, offset + len(line)
                 )
                 places.setdefault(item.session, []).append(place)
-    threads = Threads(raw_lines, ORDER_OF_POSITIONS, contested)
+    passes = SessionPasses(raw_lines, ORDER_OF_POSITIONS, contested)
     by_file: dict[str, SessionRederivation] = {}
     by_log: dict[str, dict[int, SessionRederivation]] = {}
     for members in places.values():
         for place in sorted(members):
             if not place.line:
-                if (bound := feed_file(threads, place.name, read, reading, room)) is not None:
+                if (bound := feed_file(passes, place.name, read, reading, room)) is not None:
                     by_file[place.name] = bound
                 continue
             data = read_range(place.name, place.start, place.end)
@@ -107,7 +107,7 @@ def session_rederivations_spanning(
                 continue  # changed since, not strict JSON: the receipt is judged on its own
             where = f"{place.name} line {place.line}"
             frames = carried_frames(doc)
-            result = threads.feed(doc, item, where, frames)
+            result = passes.feed(doc, item, where, frames)
             kept = frames if room is not None and room(frames_weight(frames)) else None
             by_log.setdefault(place.name, {})[place.line] = SessionRederivation.of(
                 data, result, kept

@@ -427,9 +427,6 @@ def _reading(raw: bytes, read: ReceiptDocument | None) -> ReceiptDocument:
     return read if read is not None and read.of(raw) else read_document(raw)
 
 
-_Thread = sessions.LineFeed  # a log's session pass fed by the verifier's reading of a line
-
-
 def _verify_read(
     raw: bytes,
     name: str,
@@ -437,15 +434,17 @@ def _verify_read(
     options: VerifyOptions,
     attestation: JsonValue | None,
     session_rederivation: Rederivation | None = None,
-    thread: _Thread | None = None,
+    session_feed: sessions.LineFeed | None = None,
     view: ReceiptView | None = None,
 ) -> Subject:
     checks = list(read.checks)
     doc, family = read.document, read.family
     if view is None and doc is not None:
         view = read_view(doc, family)  # the one reading
-    if thread is not None and doc is not None and view is not None:
-        session_rederivation = thread(doc, view.frames)  # in log order, every strictly read line
+    if session_feed is not None and doc is not None and view is not None:
+        session_rederivation = session_feed(
+            doc, view.frames
+        )  # in log order, every strictly read line
     if doc is None or family is None or view is None:
         return _subject(name, checks, _facts(doc or {}, family), _UNREAD_REPLAY)
     if family == Family.SPINE:
@@ -568,7 +567,7 @@ def verify_log_line(
     options: VerifyOptions = VerifyOptions(),
     session_rederivation: Rederivation | None = None,
     read: ReceiptDocument | None = None,
-    thread: _Thread | None = None,
+    session_feed: sessions.LineFeed | None = None,
     view: ReceiptView | None = None,
 ) -> Subject | Check:
     """Verify line ``number`` (1-based) of the log ``name``: its subject, or a log finding.
@@ -607,7 +606,7 @@ def verify_log_line(
         options,
         None,
         session_rederivation,
-        thread,
+        session_feed,
         view=_view(reading, read, view),
     )
 
@@ -661,8 +660,8 @@ def verify_jsonl(
     log = sessions.LogSessions(log_lines(raw), options.raw_lines) if options.rederive else None
     log = None if log is None or log.idle else log
     for number, line in enumerate(log_lines(raw), start=1):
-        thread = log.line(number, len(log_line_body(line))) if log is not None else None
-        result = verify_log_line(line, number, name, options, thread=thread)
+        session_feed = log.line(number, len(log_line_body(line))) if log is not None else None
+        result = verify_log_line(line, number, name, options, session_feed=session_feed)
         if isinstance(result, Check):
             findings.append(result)
             continue

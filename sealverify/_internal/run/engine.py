@@ -717,7 +717,7 @@ def _verify_line(
     if live is None:
         return verify_log_line(line, number, name, options)
     feed = live.line(number, len(log_line_body(line)))
-    return verify_log_line(line, number, name, options, thread=feed)
+    return verify_log_line(line, number, name, options, session_feed=feed)
 
 
 _WORKER: Settings | None = None

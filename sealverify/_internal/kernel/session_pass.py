@@ -29,7 +29,7 @@ from sealverify._internal.kernel.replay import Rederivation, _position_gap, _run
 from sealverify._internal.kernel.session import KernelSession
 from sealverify._internal.wire.strictjson import JsonValue
 
-__all__ = ["Claim", "SessionThread", "claim_of", "rederive_log", "session_of"]
+__all__ = ["Claim", "SessionPass", "claim_of", "rederive_log", "session_of"]
 
 
 class Claim(NamedTuple):
@@ -75,7 +75,7 @@ def claim_of(emitted: object) -> Claim | None:
     return None
 
 
-class SessionThread:
+class SessionPass:
     """The receipts of one session, fed in call order, the model's kernel state carried.
 
     ``feed`` takes each receipt with where it was read (``line 7``, a file name) so a finding
@@ -209,6 +209,6 @@ class SessionThread:
 def rederive_log(
     receipts: Sequence[tuple[dict[str, JsonValue], bytes | None]],
 ) -> list[Rederivation]:
-    """Re-derive the receipts of one session in log order (see :class:`SessionThread`)."""
-    thread = SessionThread("(one session)")
-    return [thread.feed(doc, raw, f"receipt {n}") for n, (doc, raw) in enumerate(receipts, 1)]
+    """Re-derive the receipts of one session in log order (see :class:`SessionPass`)."""
+    session_pass = SessionPass("(one session)")
+    return [session_pass.feed(doc, raw, f"receipt {n}") for n, (doc, raw) in enumerate(receipts, 1)]
