@@ -4,7 +4,7 @@
 or changed in each followed directory (``tail``, ``folders``), verifies each receipt as a
 batch run would (``judge``), runs the history checks over the receipts whose own outcome is
 not FAIL (``history/state.py``, as ``verify --state``), and returns the batch's events.
-:meth:`Follower.commit` then writes the history, each judged subject, the session threads'
+:meth:`Follower.commit` then writes the history, each judged subject, the session passes'
 new receipts and the checkpoint in one transaction (``store``). A follower killed between
 the two re-reads the batch after its restart, from the last committed checkpoint: no
 receipt is judged into the store twice, and none is skipped. Nothing here sleeps, forks or
@@ -141,8 +141,8 @@ class Follower:
             raise HistoryError(
                 f"{self.store.where}: the follow checkpoint of {self.name} is not usable: {exc}"
             ) from None
-        # Notes for the operator (stderr): sessions an earlier sealverify threaded in two
-        # inputs apart, whose states were dropped rather than merged (``carry_over``).
+        # Notes for the operator (stderr): sessions an earlier sealverify re-derived apart in
+        # two inputs, whose states were dropped rather than merged (``carry_over``).
         self.notes = [_split_note(split)] if split else []
         self.folders: list[Folder | RemoteFolder] = [
             Folder(root, self.store.digests(root)) for root in config.folders
@@ -401,7 +401,10 @@ class Follower:
 
 
 def _split_note(sessions: list[str]) -> str:
-    """One line saying which sessions of an earlier follower's store were not carried over."""
+    """One line saying which sessions of an earlier follower's store were not carried over.
+
+    Operator text as released: it keeps the word "threaded" (output others may match).
+    """
     shown = ", ".join(repr(s) for s in sessions[:5])
     more = f" and {len(sessions) - 5} more" if len(sessions) > 5 else ""
     return (
@@ -417,7 +420,7 @@ def _in_order(
 ) -> Iterator[tuple[int, Line | Found]]:
     """What landed in several inputs at one look, each input's receipts in their own order.
 
-    A batch run threads a session whose receipts sit in several inputs in the order of the
+    A batch run re-derives a session whose receipts sit in several inputs in the order of the
     positions they claim (``receipts/spanning.py``); a follower that finds a session's call
     in a log and its next call in a directory at one look (catching up after a restart)
     must not judge the later one first. So the inputs are taken in their order, each input's

@@ -1,22 +1,21 @@
-"""Receipts judged as they land, with the same checks as a batch ``verify`` and sessions threaded.
+"""Receipts judged as they land, with the same checks as a batch ``verify``, sessions in order.
 
-A log line is verified by :func:`~sealverify._internal.receipts.verify.verify_log_line`, a directory
-file by :func:`~sealverify._internal.receipts.verify.verify_found`, as a batch run verifies them. A
-receipt that names a session is fed, as it arrives, to its session's thread
-(:class:`~sealverify._internal.receipts.sessions.SessionPasses`), one thread a session whatever input
-each receipt sits in (logs, a log's rotated files, directories), as a batch run threads a
-session across all its inputs (``receipts/spanning.py``), so a later call is judged against
-the state of the calls before it wherever they sit. As in a batch run, the first receipt of a
-session that claims the first call is
-judged alone; only a session's later calls take the thread's result. Every receipt of a
-session is staged for the store; a session's thread is made when its second receipt arrives
-by feeding it the receipts before, in order, so a session of one call keeps nothing in
-memory. From then on the thread's state is staged for the store instead
-(``kernel/session_state.py``: one row a session, and one small entry a call for what grows
-with its calls), and a thread not in memory (after a restart, or dropped beyond
-:data:`OPEN_SESSIONS`, the least recently fed first) resumes from its state: no receipt is
-fed twice. A session one of whose operations is contested has its state forgotten and is fed
-again from its receipts, the refuted half now ``fail`` in its thread, as in a batch run.
+A log line is verified by :func:`~sealverify._internal.receipts.verify.verify_log_line`, a
+directory file by :func:`~sealverify._internal.receipts.verify.verify_found`, as a batch run
+verifies them. A receipt that names a session is fed, as it arrives, to its session's pass
+(:class:`~sealverify._internal.receipts.sessions.SessionPasses`), one pass a session whatever
+input each receipt sits in (logs, a log's rotated files, directories), as a batch run re-derives
+a session in order across all its inputs (``receipts/spanning.py``), so a later call is judged
+against the state of the calls before it wherever they sit. As in a batch run, the first receipt
+of a session that claims the first call is judged alone; only a session's later calls take the
+pass's result. Every receipt of a session is staged for the store; a session's pass is made when
+its second receipt arrives by feeding it the receipts before, in order, so a session of one call
+keeps nothing in memory. From then on the pass's state is staged for the store instead
+(``kernel/session_state.py``: one row a session, and one small entry a call for what grows with
+its calls), and a pass not in memory (after a restart, or dropped beyond :data:`OPEN_SESSIONS`,
+the least recently fed first) resumes from its state: no receipt is fed twice. A session one of
+whose operations is contested has its state forgotten and is fed again from its receipts, the
+refuted half now ``fail`` in its pass, as in a batch run.
 
 An operation is one call, in one session (``receipts/session_index.py``): each receipt's
 operation is staged for the store with its session and place, and a receipt whose operation
@@ -60,38 +59,38 @@ from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, Json
 __all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "UNPLACED", "Judge", "Staged", "StagedState"]
 
 FILES = "files"  # the input of every followed directory's files, as a batch run has one
-# The thread key of every session (the store's ``thread`` column): one thread a session across
-# every followed input, as a batch run threads a session whose receipts span its inputs.
+# The scope of every session (the store's ``thread`` column): one pass a session across every
+# followed input, as a batch run re-derives a session whose receipts span its inputs in order.
 SESSIONS = "sessions"
 UNPLACED = 1 << 62  # the place :meth:`Judge.placed` gives a receipt that claims no position
 
-# What the judge stages for the store: (thread, seq, session, where, bytes).
+# What the judge stages for the store: (scope, seq, session, where, bytes).
 Staged = tuple[str, int, str, str, bytes]
 # A stored session's receipts in order, (where, bytes), read when the session comes back.
 Stored = Callable[[str, str], list[tuple[str, bytes]]]
 # Each (session, source, subject) that named an operation (by its digest's hex), stored; with
-# a (thread, session), whose state the :data:`States` asked next may answer from the same read.
+# a (scope, session), whose state the :data:`States` asked next may answer from the same read.
 Operations = Callable[[str, "tuple[str, str] | None"], list[tuple[str, str, str]]]
 # What the judge stages for the store of an operation: (digest, session, source, subject).
 StagedOperation = tuple[str, str, str, str]
 # A session's committed state and its calls' entries in order (JSON texts), or None.
 States = Callable[[str, str], "tuple[str, list[str]] | None"]
-# What the judge stages of session states: states (thread, session, state), calls' entries
-# (thread, session, seq, entry), and the sessions whose state is forgotten in every input.
+# What the judge stages of session states: states (scope, session, state), calls' entries
+# (scope, session, seq, entry), and the sessions whose state is forgotten in every input.
 StagedState = tuple[list[tuple[str, str, bytes]], list[tuple[str, str, int, bytes]], list[str]]
 
-# Session threads held in memory; the least recently fed beyond this is rebuilt from the store
-# when its session comes back (a thread holds the model's state and its calls' digests).
+# Session passes held in memory; the least recently fed beyond this is rebuilt from the store
+# when its session comes back (a pass holds the model's state and its calls' digests).
 OPEN_SESSIONS = 4096
 
 _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
-# A thread's order is the one of the input whose receipt made it; a state says which.
+# A pass's order is the one of the input whose receipt made it; a state says which.
 _ORDERS = (_LOG_ORDER, _FILE_ORDER)
 
 
 class _Parked(NamedTuple):
-    """A session's thread out of :class:`SessionPasses`: dropped until the commit, or loaded."""
+    """A session's pass out of :class:`SessionPasses`: dropped until the commit, or loaded."""
 
     session_pass: SessionPass
     calls: dict[bytes, Rederivation]
@@ -99,7 +98,10 @@ class _Parked(NamedTuple):
     entries: int  # how many calls' entries the store holds of it
 
     def dump(self) -> bytes:
-        """The row the session is checkpointed as: its thread's flat state, and these."""
+        """The row the session is checkpointed as: its pass's flat state, and these.
+
+        The member ``thread`` holds that state: its name is kept for stores already written.
+        """
         row = {
             "thread": session_state.dump(self.session_pass),
             "alone": self.alone,
@@ -111,8 +113,8 @@ class _Parked(NamedTuple):
 def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
     """A session's stored row and calls' entries, read back or refused (``StateError``).
 
-    The state's order is ``order``, or the other order a follower threads in: a session
-    threaded from a log that comes back in a directory (or the reverse) keeps its thread's.
+    The state's order is ``order``, or the other order a follower re-derives in: a session
+    re-derived from a log that comes back in a directory (or the reverse) keeps its pass's.
     """
     try:
         row = orjson.loads(state)
@@ -135,7 +137,7 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
 
 
 def _later(claim: Claim | None) -> bool:
-    """A claim that needs the calls before it (what a batch run threads a lone receipt for)."""
+    """A claim that needs the calls before it (why a batch run passes a lone receipt)."""
     return claim is not None and (claim.position is None or claim.position > 1)
 
 
@@ -157,7 +159,7 @@ def _document(data: bytes) -> dict[str, JsonValue] | None:
 
 
 class Judge:
-    """Verifies receipts one at a time, each session's thread carried across them."""
+    """Verifies receipts one at a time, each session's pass carried across them."""
 
     def __init__(
         self,
@@ -171,7 +173,7 @@ class Judge:
         self._stored = stored
         self._states = states or (lambda _k, _s: None)
         # How many calls' entries each session in memory has (the next entry's number), the
-        # entries and sessions staged since the last commit, the states of threads dropped
+        # entries and sessions staged since the last commit, the states of passes dropped
         # since (read before the store's), and the sessions whose state was forgotten since.
         self._entries: dict[tuple[str, str], int] = {}
         self._staged_calls: list[tuple[str, str, int, bytes]] = []
@@ -184,12 +186,12 @@ class Judge:
         # The receipt judged last: its operation (text, digest), session, and who named the
         # operation before it (read once: :meth:`judged_operation` needs them again).
         self.operation: tuple[str, str, str, list[tuple[str, str, str]]] | None = None
-        self._seq = dict(sequences)  # the next sequence number of each thread's receipts
+        self._seq = dict(sequences)  # the next sequence number of each scope's receipts
         self._scopes: dict[str, SessionPasses] = {}
-        # The receipt each threaded session's first call was judged alone as: a rewritten
+        # The receipt each re-derived session's first call was judged alone as: a rewritten
         # form of it (a new release status, same name) is judged alone again, as in a batch.
         self._alone: dict[tuple[str, str], str] = {}
-        # The sessions with a thread in memory, the most recently fed last.
+        # The sessions with a pass in memory, the most recently fed last.
         self._open: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.open_sessions = OPEN_SESSIONS
         # Whether a log line's place names its log (``r.jsonl line 7``, as a batch run names
@@ -202,7 +204,7 @@ class Judge:
         self.last: tuple[bytes, dict[str, JsonValue]] | None = None
 
     def _passes_of(self, key: str, order: str) -> SessionPasses:
-        """The threads of ``key``, a thread made now to be in ``order`` (its input's)."""
+        """The passes of scope ``key``, a pass made now to be in ``order`` (its input's)."""
         passes = self._scopes.get(key)
         if passes is None:
             passes = SessionPasses(self.options.raw_lines, order, self._contradiction)
@@ -230,7 +232,7 @@ class Judge:
 
         When its operation was named in exactly one other session before, each receipt of
         that session naming it is returned (source, subject, why) to be judged ``fail``
-        again: a batch run over the same files fails both halves. The session's thread is
+        again: a batch run over the same files fails both halves. The session's pass is
         dropped, so its next receipt rebuilds it from the store with the half refuted.
         """
         if self.operation is None:
@@ -275,11 +277,11 @@ class Judge:
         data: bytes,
         frames: Frames | None = None,
     ) -> Rederivation | None:
-        """Feed a receipt of input ``source`` to its session's thread, one for every input.
+        """Feed a receipt of input ``source`` to its session's pass, one for every input.
 
-        A batch run threads a session whose receipts sit in two inputs or more across them
+        A batch run re-derives a session whose receipts sit in two inputs or more across them
         all (``receipts/spanning.py``): a later call is judged against the earlier ones and
-        two receipts claiming one position are ``fail``, wherever each sits. A thread is in
+        two receipts claiming one position are ``fail``, wherever each sits. A pass is in
         the order of the input whose receipt makes it (a log's, or the claimed positions').
         """
         key = SESSIONS
@@ -290,13 +292,13 @@ class Judge:
         if session not in passes.by_session and not self._resume(passes, key, session):
             before = self._before(key, session)
             if not before and not _later(facts.claim):
-                # The session's first call, judged alone; its thread is made (from the store)
+                # The session's first call, judged alone; its pass is made (from the store)
                 # only if the session comes back, so a session of one call costs one row.
                 self._stage(key, seq, session, where, data)
                 return None
             for earlier, raw in before:
                 self._replay(passes, key, earlier, raw)
-            self._entries[key, session] = 0  # every entry of the thread written anew
+            self._entries[key, session] = 0  # every entry of the pass written anew
             self._new_entries(passes, key, session, 0, 0)
         calls, executed = self._sizes(passes, session)
         result = passes.feed(doc, facts, where, frames)
@@ -308,10 +310,10 @@ class Judge:
         return result
 
     def _opened(self, key: str, session: str) -> None:
-        """Mark a session's thread the most recently fed; beyond the bound, drop the oldest.
+        """Mark a session's pass the most recently fed; beyond the bound, drop the oldest.
 
-        A dropped thread is rebuilt from the store when its session's next receipt arrives,
-        as after a restart: memory holds :attr:`open_sessions` threads at most, however
+        A dropped pass is rebuilt from the store when its session's next receipt arrives,
+        as after a restart: memory holds :attr:`open_sessions` passes at most, however
         many sessions the host ran.
         """
         self._open[key, session] = None
@@ -341,9 +343,9 @@ class Judge:
     def _new_entries(
         self, passes: SessionPasses, key: str, session: str, calls: int, executed: int
     ) -> None:
-        """Stage the calls' entries the thread gained since it held ``calls`` and ``executed``.
+        """Stage the calls' entries the pass gained since it held ``calls`` and ``executed``.
 
-        A thread only ever adds entries (a new call's result, a new executed position), in
+        A pass only ever adds entries (a new call's result, a new executed position), in
         order, so the ones past the counts are the new ones.
         """
         self._fed.add((key, session))
@@ -371,7 +373,7 @@ class Judge:
         )
 
     def _resume(self, passes: SessionPasses, key: str, session: str) -> bool:
-        """Make a session's thread from its checkpointed state, if it has one.
+        """Make a session's pass from its checkpointed state, if it has one.
 
         A state that does not load is refused (:class:`~sealverify._internal.kernel.session_state.
         StateError`): the store was changed by something other than a follower.
@@ -434,7 +436,7 @@ class Judge:
     ) -> Rederivation | None:
         if not self.options.rederive or not may_name_session(data):
             return None
-        # Read strictly once (the verifier's reading): the session's facts, the thread and the
+        # Read strictly once (the verifier's reading): the session's facts, the pass and the
         # history facts (:attr:`last`) read this; bytes the strict parser refuses are glanced
         # as a batch run glances them (their operation is still held to the other sessions').
         doc = reading.strict
@@ -451,7 +453,7 @@ class Judge:
             refuted = contradiction(facts.operation, facts.session, (s for s, _, _ in named))
         result = self._placed_receipt(data, reading, facts, key, where, placed)
         if refuted is not None and (result is None or result.status != "fail"):
-            return refuted_by(refuted)  # judged alone or not threaded: refuted all the same
+            return refuted_by(refuted)  # judged alone or in no pass: refuted all the same
         return result
 
     def _placed_receipt(
@@ -527,7 +529,7 @@ class Judge:
         view = read_view(read.document, read.family) if read.document is not None else None
         doc = read.document if strict is verified or strict == verified else _document(strict)
         if doc is not None and len(strict) > DEFAULT_LIMITS.max_document_bytes:
-            doc = None  # the strict parser refuses it: it is never threaded
+            doc = None  # the strict parser refuses it: it is never in a pass
         self.last = (data, doc) if doc is not None else None
         frames = view.frames if view is not None and doc is read.document else None
         return _Reading(read, view, doc, frames)

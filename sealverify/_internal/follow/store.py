@@ -8,13 +8,13 @@ its own, each row keyed by the follower (a name for one set of followed inputs):
 * ``follow_subjects``: each receipt judged (where it came from, its name, outcome, the
   digest of its bytes) with how often it was judged: a log line is judged exactly once, a
   directory file once per form;
-* ``follow_sessions``: each threaded session's state (``kernel/session_state.py``), one row
+* ``follow_sessions``: each re-derived session's state (``kernel/session_state.py``), one row
   a session whose size does not grow with its calls, rewritten by each commit that fed it, so
   a restart resumes the session from it without feeding any receipt again;
 * ``follow_calls``: what grows with a session's calls, one small entry a call appended once
   (an executed call's position, a call's result for its copies), read with the state;
-* ``follow_threads``: the receipts each session thread was fed, in order: a session's first
-  receipt, fed to its thread only when the session comes back, and the receipts a session
+* ``follow_threads``: the receipts each session pass was fed, in order: a session's first
+  receipt, fed to its pass only when the session comes back, and the receipts a session
   is fed again from when one of its operations is contested (its state no longer holds);
 * ``follow_operations``: each operation a receipt named, with its session and where the
   receipt sits (its source and subject), so an operation named in a second session, in this
@@ -94,7 +94,7 @@ _WRITE_OUTCOME = (
 )
 
 
-# A session's state and whether it has receipts stored (key: follower, thread, session twice).
+# A session's state and whether it has receipts stored (key: follower, scope, session twice).
 _READ_SESSION = (
     "SELECT (SELECT state FROM follow_sessions WHERE follower = ? AND thread = ?"
     " AND session = ?), EXISTS (SELECT 1 FROM follow_threads WHERE follower = ?"
@@ -175,7 +175,7 @@ class FollowStore:
     def where(self) -> str:
         return self.history.where
 
-    # -- reading, at start and when a session's thread is rebuilt --------------------------
+    # -- reading, at start and when a session's pass is rebuilt ----------------------------
 
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """Rows read on a connection of the follower's own, outside the batch's transaction."""
@@ -224,7 +224,7 @@ class FollowStore:
         return {str(name): str(digest) for name, digest in rows}
 
     def sequences(self) -> dict[str, int]:
-        """The next sequence number of each thread's stored receipts."""
+        """The next sequence number of each scope's stored receipts."""
         rows = self._rows(
             "SELECT thread, MAX(seq) FROM follow_threads WHERE follower = ? GROUP BY thread",
             (self.follower,),
@@ -232,7 +232,7 @@ class FollowStore:
         return {str(t): int(n) + 1 for t, n in rows}
 
     def fed_receipts(self, scope: str, session: str) -> list[tuple[str, bytes]]:
-        """The receipts a session's thread was fed, in order: where each was read, its bytes."""
+        """The receipts a session's pass was fed, in order: where each was read, its bytes."""
         if self._unseen == (scope, session):
             self._unseen = None
             return []  # :meth:`session_state` found none a moment ago
@@ -272,7 +272,7 @@ class FollowStore:
     ) -> list[tuple[str, str, str]]:
         """Each (session, source, subject) whose receipt named ``operation`` (its digest).
 
-        With ``session`` (a thread and a session), that session's state is read in the same
+        With ``session`` (a scope and a session), that session's state is read in the same
         statement and kept for the :meth:`session_state` of it that follows: one read of the
         store a receipt, not two.
         """
@@ -302,15 +302,15 @@ class FollowStore:
     # -- a store of the previous layout -----------------------------------------------------
 
     def carry_over(self, scope: str) -> list[str]:
-        """Move the session rows an earlier follower keyed by input to ``thread``, in one commit.
+        """Move the session rows an earlier follower keyed by input to ``scope``, in one commit.
 
-        A follower before one thread a session keyed its rows by input (``log:PATH``, one
-        key a followed log, and ``files`` for every directory's files). A session under one
-        such key is moved as it is (its receipts renumbered after the ones ``thread``
-        holds, in their order). A session under two keys or more was threaded separately in
+        A follower before one scope for every session keyed its rows by input (``log:PATH``,
+        one key a followed log, and ``files`` for every directory's files). A session under one
+        such key is moved as it is (its receipts renumbered after the ones ``scope``
+        holds, in their order). A session under two keys or more was re-derived separately in
         each input, so no stored state is the state of all its calls: its rows are deleted
         (its later calls are then not evaluated, never merged) and it is returned, sorted.
-        A store holding only ``thread`` is read, not written.
+        A store holding only ``scope`` is read, not written.
         """
         probe = " UNION ALL ".join(
             f"SELECT 1 FROM (SELECT 1 FROM {t} WHERE follower = ? AND thread <> ? LIMIT 1) AS {t}"

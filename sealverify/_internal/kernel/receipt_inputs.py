@@ -18,7 +18,7 @@ What each family carries (seal-check@0632f31 ``receipt.js`` replays the same way
 
 Kernel state is never in a receipt: a receipt re-derives alone only as the first executed call
 of its session (its temporal cert says ``trace ok (1 events)``); later calls need the receipts
-before them (:mod:`sealverify._internal.kernel.replay` threads a session's log).
+before them (:mod:`sealverify._internal.kernel.session_pass` re-derives a session's log in order).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The verdict is ``pass`` only when the model's output equals the receipt's ``emit
 byte for byte; ``fail`` names the first field that differs (the route, a cert's kernel, verdict,
 reason or hash, the audit's other members, the block response); ``not-evaluated`` says exactly
 which input is missing. A session's receipts are re-derived in call order with the kernel
-state threaded from one to the next by :mod:`sealverify._internal.kernel.session_pass`.
+state carried from one to the next by :mod:`sealverify._internal.kernel.session_pass`.
 
 This is sealverify's own implementation of the kernel step, written from its Lean source; it is
 not the pinned ``seal.wasm``. Reports say "decision re-derived by sealverify's model of kernel

@@ -1,10 +1,10 @@
-"""Session threads: one session's receipts re-derived in call order, their positions held.
+"""Session passes: one session's receipts re-derived in call order, their positions held.
 
 Kernel state is never in a receipt (seal-host@099be66 ``Host/Registry.lean``: every kernel's
 state is an ``IO.Ref`` of the session), so a session's later calls re-derive only after the
 calls before them. Each receipt claims its place through its temporal cert: ``trace ok (N
 events)`` says N - 1 calls of the session executed before it (``Kernels/Temporal.lean``: the
-trace grows only on a combined allow, ``Host/Registry.lean`` ``dispatch``). A thread feeds the
+trace grows only on a combined allow, ``Host/Registry.lean`` ``dispatch``). A pass feeds the
 receipts to one model session in order and holds those claims to each other and to the state
 the model carries:
 
@@ -76,10 +76,10 @@ def claim_of(emitted: object) -> Claim | None:
 
 
 class SessionPass:
-    """The receipts of one session, fed in call order, the model's kernel state carried.
+    """One session's pass: its receipts fed in call order, the model's kernel state carried.
 
     ``feed`` takes each receipt with where it was read (``line 7``, a file name) so a finding
-    names the other receipt. The thread starts at the session's first call; later receipts
+    names the other receipt. The pass starts at the session's first call; later receipts
     must share its build and config. Once a step cannot be re-derived, the state after it is
     unknown and later receipts are not evaluated (their claims are still held consistent).
     """

@@ -1,7 +1,7 @@
-"""A session thread's state as checkpoint values, read back only when every field holds.
+"""A session pass's state as checkpoint values, read back only when every field holds.
 
-:class:`~sealverify._internal.kernel.session_pass.SessionPass` carries a session from call to call: the
-model session (its build and config, and every ``IO.Ref`` of seal-host@099be66
+:class:`~sealverify._internal.kernel.session_pass.SessionPass` carries a session from call to
+call: the model session (its build and config, and every ``IO.Ref`` of seal-host@099be66
 ``Host/Registry.lean``: the approvals held, the temporal trace, the linear capabilities,
 the budgets, the M.2 revision selection), the claims its executed calls made, and why it
 stopped, if it did. :func:`dump` gives the part whose size does not grow with the calls
@@ -62,7 +62,7 @@ def _nat(value: int) -> str:
 
 
 def dump(session_pass: SessionPass) -> dict[str, Any]:
-    """The flat part of ``thread``'s state: its size does not grow with the session's calls."""
+    """The flat part of ``session_pass``'s state: its size does not grow with its calls."""
     kernel: dict[str, Any] | None = None
     if session_pass.session is not None and session_pass.key is not None:
         state = session_pass.session.state
@@ -141,7 +141,7 @@ def load(
     positions: Iterable[object] = (),
     calls: Iterable[object] = (),
 ) -> tuple[SessionPass, dict[bytes, Rederivation]]:
-    """The thread :func:`dump` was given and its calls' results, or :class:`StateError`.
+    """The session pass :func:`dump` was given and its calls' results, or :class:`StateError`.
 
     ``session`` and ``order`` are what the reader expects (the state must say the same);
     ``positions`` and ``calls`` are the values :func:`dump_position` and :func:`dump_call`
@@ -158,11 +158,13 @@ def load(
     session_pass.executed = _positions(positions, session_pass.count)
     if doc["kernel"] is not None:
         session_pass.session, session_pass.key = _kernel(doc["kernel"])
-    length = session_pass.session.state.temporal.length if session_pass.session is not None else 0
+    model = session_pass.session
+    length = model.state.temporal.length if model is not None else 0
     if session_pass.stopped is None and list(session_pass.executed) != list(range(1, length + 1)):
-        # A thread that never stopped recorded exactly the positions its trace counts.
+        # A pass that never stopped recorded exactly the positions its trace counts.
         raise StateError(
-            f"positions: {len(session_pass.executed)} executed calls recorded, the trace counts {length}"
+            f"positions: {len(session_pass.executed)} executed calls recorded, "
+            f"the trace counts {length}"
         )
     return session_pass, _calls(calls)
 

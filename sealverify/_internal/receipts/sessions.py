@@ -145,6 +145,7 @@ def glance_document(doc: dict[str, JsonValue]) -> Glance | None:
     )
 
 
+# Report text (its bytes are held by the golden reports): the word "threaded" stays in it.
 CHANGED = (
     "decision not re-derived: these bytes are not the ones its session was threaded with "
     "(the input changed between the session pass and this read)"
@@ -283,7 +284,7 @@ class SessionPasses:
         return result
 
     def drop(self, session: str) -> bool:
-        """Forget a session's thread and its calls (it is fed again from its first receipt)."""
+        """Forget a session's pass and its calls (it is fed again from its first receipt)."""
         self.calls.pop(session, None)
         return self.by_session.pop(session, None) is not None
 
@@ -350,7 +351,7 @@ def session_rederivations(
 
     ``lines`` gives the log's lines (1-based numbering) and is called at most twice: once to
     find the sessions (two receipts or more, or a later call), once to feed their receipts to
-    one thread each. Only those sessions' results are kept, one small record per receipt.
+    one session pass each. Only those sessions' results are kept, one small record per receipt.
     For a log held in memory (its bytes cannot change between the two passes).
     """
     made = session_rederivations_of_log(lines, raw_lines, index=SessionIndex())
@@ -403,8 +404,8 @@ class LogSessions:
     a call's result is kept for its copies only then (the log's own index, when it has one).
     A verifier in one process then hands each line's strictly read document, in log order, to
     :meth:`rederivation` with the frames its view decoded, so a line is read, decoded and
-    parsed once for its checks and its re-derivation alike. What is held is the threads:
-    state per open session, and the result of each call named again (for its copies).
+    parsed once for its checks and its re-derivation alike. What is held is the session
+    passes: state per open session, and the result of each call named again (for its copies).
     """
 
     def __init__(
@@ -598,7 +599,7 @@ def session_rederivations_of_facts(
         for _, name in sorted(members):
             if (bound := feed_file(passes, name, read, reading, room)) is not None:
                 results[name] = bound
-    if contested is not None:  # a file no thread fed, its operation in another session
+    if contested is not None:  # a file no session pass fed, its operation in another session
         for fact in facts:
             refuted = None if fact.name in results else contested(fact.session, fact.operation)
             if refuted is not None and (data := read(fact.name)) is not None:

@@ -577,7 +577,7 @@ def verify_log_line(
     ``session_rederivation`` is the line's re-derivation in its session's log order, when one was
     made; ``read`` a :func:`read_document` of :func:`log_line_body` a caller already made (as in
     :func:`verify_receipt`), and ``view`` the :func:`read_view` of its document (used only
-    with ``read``); ``thread`` the log's session pass, fed with this line's reading
+    with ``read``); ``session_feed`` the log's session pass, fed with this line's reading
     (:class:`sessions.LogSessions`) when the line is verified in log order.
     """
     where = f"{name}:{number}"
