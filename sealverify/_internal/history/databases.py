@@ -370,6 +370,9 @@ FOLLOW_TABLES = (
     "CREATE TABLE IF NOT EXISTS follow_subjects (follower TEXT NOT NULL, source TEXT NOT NULL,"
     " subject TEXT NOT NULL, outcome TEXT NOT NULL, digest TEXT NOT NULL,"
     " judged {int} NOT NULL, run {int} NOT NULL, PRIMARY KEY (follower, source, subject))",
+    # Stored names, kept for stores already written: ``follow_threads`` holds the receipts each
+    # session pass was fed, and every ``thread`` column the scope its sessions are followed in
+    # (``sessions``; docs/follow.md).
     "CREATE TABLE IF NOT EXISTS follow_threads (follower TEXT NOT NULL, thread TEXT NOT NULL,"
     " seq {int} NOT NULL, session TEXT NOT NULL, location TEXT NOT NULL, data TEXT NOT NULL,"
     " run {int} NOT NULL, PRIMARY KEY (follower, thread, seq))",
@@ -379,7 +382,7 @@ FOLLOW_TABLES = (
     " PRIMARY KEY (follower, operation, session, source, subject))",
     "CREATE INDEX IF NOT EXISTS follow_threads_by_session"
     " ON follow_threads (follower, thread, session, seq)",
-    # Added later (made in an older follower's store on its next start): each threaded
+    # Added later (made in an older follower's store on its next start): each re-derived
     # session's state (sealverify/_internal/kernel/session_state.py), and its calls' entries in
     # order.
     "CREATE TABLE IF NOT EXISTS follow_sessions (follower TEXT NOT NULL, thread TEXT NOT NULL,"
