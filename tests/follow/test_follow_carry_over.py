@@ -1,10 +1,10 @@
-"""A store written by the follower before one thread a session is carried over, fail-closed.
+"""A store written by the follower before one scope for every session is carried over, fail-closed.
 
 That follower keyed a session's rows by input: ``log:PATH`` for each followed log, ``files``
 for every directory's files, each key's receipts numbered from 0, a log line's place
 ``line N``. A follower resuming such a store must judge a session's later calls against the
 state the earlier follower committed, as one batch run over the final files does; a
-session that follower threaded apart in two inputs is dropped, not merged: its later calls
+session that follower re-derived apart in two inputs is dropped, not merged: its later calls
 are not evaluated (never a pass), and the follower says so in one line.
 """
 
@@ -75,7 +75,7 @@ def _sql(root: Path, statement: str, params: tuple[Any, ...] = ()) -> list[tuple
 
 
 def _old_key(root: Path, location: str) -> tuple[str, str]:
-    """The thread key and place the earlier follower gave a receipt read at ``location``."""
+    """The scope key and place the earlier follower gave a receipt read at ``location``."""
     line = _PLACE.match(location)
     return (f"log:{root / 'r.jsonl'}", line.group(1)) if line else ("files", location)
 
@@ -85,7 +85,7 @@ def _to_previous_layout(root: Path) -> None:
 
     Receipts under their input's key, numbered from 0 per key in their order; a log line's
     place (and a state's first call judged alone) ``line N``; a session's state and calls'
-    entries under the key of its last receipt (the input whose receipt fed its thread).
+    entries under the key of its last receipt (the input whose receipt fed its pass).
     """
     rows = _sql(root, "SELECT seq, session, location, data, run FROM follow_threads ORDER BY seq")
     _sql(root, "DELETE FROM follow_threads")
@@ -130,7 +130,7 @@ def test_sessions_of_the_previous_layout_resume_as_one_batch_run(
     root, log, folder = _setup(tmp_path)
     if store == "postgresql":
         (root / "database").write_text(request.getfixturevalue("pg_database"))
-    # Before the upgrade: a log session of two calls (a thread and state), a directory
+    # Before the upgrade: a log session of two calls (a pass and state), a directory
     # session of two, and a log session of one call (its receipt only, no state).
     append(log, session_call(1, 1, 1, config=LONG) + b"\n" + session_call(1, 2, 2, config=LONG))
     append(log, b"\n" + session_call(3, 1, 1) + b"\n")
@@ -163,7 +163,7 @@ def test_a_session_the_previous_follower_passed_apart_is_dropped_not_merged(
     tmp_path: Path,
 ) -> None:
     # Session 4's first call in the log, its second in the directory: the earlier follower
-    # threaded them apart (a state under ``files`` that never saw call 1). Merging would
+    # re-derived them apart (a state under ``files`` that never saw call 1). Merging would
     # make up a state; its later calls are not evaluated instead, and the operator told.
     root, log, folder = _setup(tmp_path)
     append(log, session_call(4, 1, 1, config=LONG) + b"\n")
@@ -182,7 +182,7 @@ def test_a_session_the_previous_follower_passed_apart_is_dropped_not_merged(
     assert "not evaluated" in notes[0] and "\n" not in notes[0]
     # Its receipts before are gone with its states: a contest cannot feed them again either.
     assert len(_sql(root, "SELECT 1 FROM follow_threads WHERE session LIKE '%9004%'")) == 1
-    # A session of the directory alone was threaded once: carried over, then resumed.
+    # A session of the directory alone was re-derived once: carried over, then resumed.
     (folder / "d.json").write_bytes(session_call(5, 3, 3, config=LONG))
     events, notes = _look(root)
     assert notes == []

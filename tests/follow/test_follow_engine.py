@@ -569,8 +569,8 @@ def _replays(events: list[dict[str, object]]) -> dict[str, tuple[str, str]]:
 
 
 def test_a_session_pass_dropped_from_memory_is_rebuilt_the_same(tmp_path: Path) -> None:
-    # Threads beyond the bound are dropped and rebuilt from the store when their session
-    # comes back: the same re-derivations as a follower that kept every thread.
+    # Session passes beyond the bound are dropped and rebuilt from the store when their session
+    # comes back: the same re-derivations as a follower that kept every pass.
     calls = [(3, 1, 1), (3, 2, 2), (4, 1, 1), (4, 2, 2), (3, 3, 3), (4, 3, 3), (3, 4, 2)]
     seen = []
     for bound in (1, 4096):
@@ -635,7 +635,7 @@ def test_each_receipt_is_read_strictly_once_for_its_session_and_its_checks(
     Counted where either reads a receipt's bytes strictly: the verifier's
     ``read_document`` and the session pass's own parse; each receipt is read once, but a
     session's first call, judged alone, which is read once more from the store when the
-    session's second call lands (here in the directory: one thread across the inputs).
+    session's second call lands (here in the directory: one pass across the inputs).
     """
     from sealverify._internal.follow import judge
     from sealverify._internal.receipts import families, verify

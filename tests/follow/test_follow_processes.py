@@ -120,7 +120,7 @@ def _source(tmp_path: Path, count: int) -> list[bytes]:
     sessions of four honest calls spread out (a kill between them resumes a session state).
 
     Each session spans the log and the directory (the writer makes every fifth line, index 4
-    modulo 5, a directory file), as a batch run threads it across both: a forged second call
+    modulo 5, a directory file), as a batch run re-derives it across both: a forged second call
     is a directory file, and so is an honest session's fourth call.
     """
     sessions = max(1, count // 80)  # of four honest calls each

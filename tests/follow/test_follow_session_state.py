@@ -1,6 +1,6 @@
 """Checkpointed session states: a restart resumes from them, refuses an edited one, stays flat.
 
-A follower commits each threaded session's state (``kernel/session_state.py``) beside its
+A follower commits each re-derived session's state (``kernel/session_state.py``) beside its
 checkpoint. These tests restart followers over a store whose receipt rows are gone (the state
 alone must carry the session), over a store whose state row an attacker edited (refused, never
 a pass), and measure the state row as a session's calls grow.

@@ -1,6 +1,6 @@
-"""A session whose receipts sit in several followed inputs is one thread, as in a batch run.
+"""A session whose receipts sit in several followed inputs is one pass, as in a batch run.
 
-A batch ``verify`` threads a session across every input of the run (two logs, a log and a
+A batch ``verify`` re-derives a session across every input of the run (two logs, a log and a
 receipt directory: ``receipts/spanning.py``), so a forged later call is refuted against the
 earlier calls wherever they sit, and two receipts claiming one position are ``fail``. The
 follower judges each receipt as it lands; what it stores must equal one batch run over the
@@ -76,7 +76,7 @@ def _setup(tmp_path: Path, restart: bool) -> tuple[_Following, Path, Path, Path]
 def test_a_forged_call_in_a_directory_is_refuted_by_the_call_in_a_log(tmp_path: Path) -> None:
     # The attacker holds the keys and writes an over-budget second call as a receipt file:
     # alone it is a session missing its first call (not evaluated); a batch run over the log
-    # and the directory threads the session across both and refutes it.
+    # and the directory re-derives the session across both and refutes it.
     for restart in (False, True):
         following, log, _, folder = _setup(tmp_path, restart)
         append(log, session_call(7, 1, 1) + b"\n")
@@ -124,7 +124,7 @@ def test_two_receipts_claiming_one_position_in_two_inputs_fail(tmp_path: Path) -
 
 
 def test_a_session_begun_in_a_directory_goes_on_in_a_log(tmp_path: Path) -> None:
-    # The reverse: the session's thread is made from directory files, then a log's line
+    # The reverse: the session's pass is made from directory files, then a log's line
     # (a forged over-budget call) is judged against it.
     for restart in (False, True):
         following, log, _, folder = _setup(tmp_path, restart)
@@ -144,7 +144,7 @@ def test_calls_landing_in_two_inputs_at_one_look_are_judged_in_their_order(
 ) -> None:
     # A follower catching up (after a restart) finds a session's first call as a receipt
     # file and its forged second call in a log at one look: the file's call is judged first,
-    # by the positions they claim, as a batch run threads them; and the reverse, the first
+    # by the positions they claim, as a batch run re-derives them; and the reverse, the first
     # call in a log and the second in a directory.
     following, log, other, folder = _setup(tmp_path, False)
     (folder / "1.json").write_bytes(session_call(11, 1, 1))

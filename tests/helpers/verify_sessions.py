@@ -65,7 +65,7 @@ def relabel_attack() -> tuple[Receipt, Receipt, Receipt, Receipt]:
     """Session A's two calls, session B's first call, and A's first relabelled to B.
 
     The copy claims position 1 of B, which B's own first call holds: without session A in the
-    run the two are a contradiction (one fails); A's threaded result must not hide it.
+    run the two are a contradiction (one fails); A's session-pass result must not hide it.
     """
     first, second = allowed_call(1, 1), allowed_call(3, 2)
     other = relabelled(allowed_call(2, 1), "seal-host-rs/stdio:5151:1785999990000")

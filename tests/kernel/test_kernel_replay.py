@@ -207,7 +207,7 @@ def test_evidence_kernels_are_not_evaluated() -> None:
 
 def test_a_session_log_carries_state() -> None:
     # Two calls of one session: the second follows an executed call, so its temporal cert
-    # says 2 events; alone it is not evaluated, threaded it re-derives.
+    # says 2 events; alone it is not evaluated, in its session pass it re-derives.
     first = _fleet(mint.tools_call_frame("search_notes", '{"q":"a"}'), [])
     second = _fleet(
         mint.tools_call_frame("search_notes", '{"q":"b"}'),

@@ -247,7 +247,7 @@ def test_cli_reports_a_forged_decision(tmp_path: Path) -> None:
 
 
 def test_a_long_session_log_is_re_derived_across_task_slices(tmp_path: Path) -> None:
-    # More lines than one task slice holds (64): the threaded results must reach every slice.
+    # More lines than one task slice holds (64): the session pass's results must reach every slice.
     lines = []
     for index in range(70):
         frame = mint.tools_call_frame("search_notes", f'{{"q":"{index}"}}', request_id=index)

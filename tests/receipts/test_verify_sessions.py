@@ -1,4 +1,4 @@
-"""Sessions threaded from parsed values: logs, separate files, claimed positions held.
+"""Sessions re-derived in order from parsed values: logs, separate files, claimed positions held.
 
 The session's second call is an over-budget ALLOW (the budget allows one call) re-signed under
 the pinned keys. Alone it is a later call whose state no receipt carries; with its session it

@@ -223,7 +223,7 @@ def test_a_log_line_changed_after_the_glance_is_re_derived_from_its_own_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # In one process a line is re-derived from the very reading its checks use: a line that
-    # changed after the pass found the sessions is threaded as what it now is (here the
+    # changed after the pass found the sessions is re-derived as what it now is (here the
     # session's second call, over its budget: the model blocks it), never handed the result
     # of the copy the pass saw (which would pass).
     log = tmp_path / "run.jsonl"

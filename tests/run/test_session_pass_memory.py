@@ -1,6 +1,6 @@
 """A run's session pass in flat memory: what it holds grows with open sessions, not receipts.
 
-A child process threads one log of session receipts (1k sessions, every receipt its own call)
+A child process re-derives one log of session receipts (1k sessions, every receipt its own call)
 and reports its peak RSS, at two sizes: in one process, where each line is fed to the pass
 as it is verified (``verify_sources``), and as the tasks handed to workers are cut, where the
 pass's results go out slice by slice (``engine.tasks``). Neither may keep a result per
@@ -50,7 +50,7 @@ def _peak_kib(mode: str, receipts: int) -> int:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB on Linux")
 @pytest.mark.parametrize("mode", ["one process", "tasks for workers"])
 def test_a_log_session_pass_holds_state_per_open_session(mode: str) -> None:
-    # A result held per threaded receipt (its re-derivation, and the call's result kept for
+    # A result held per receipt in the pass (its re-derivation, and the call's result kept for
     # copies) is a few hundred bytes: 42 MB more at 100k receipts than at 25k, measured on
     # the code that held them; about 3.5 MB now (the index's sorted runs, written to disk).
     small, large = _peak_kib(mode, 25_000), _peak_kib(mode, 100_000)

@@ -1,7 +1,7 @@
-"""One run is one body of evidence: a session's receipts are threaded across every input.
+"""One run is one body of evidence: a session's receipts are re-derived across every input.
 
 Hosts rotate their logs and auditors pass a log with loose files. The receipts of one session
-in two logs, or in a log and separate files, were threaded per input, so two receipts claiming
+in two logs, or in a log and separate files, were re-derived per input, so two receipts claiming
 position 1 of one session were both VERIFIED when they sat in two inputs, and an over-budget
 second call was only REDUCED beside its first call in another log. Every attack here is
 re-signed under the pinned test keys on the current kernel build, given as two logs, a log and
