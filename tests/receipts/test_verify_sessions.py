@@ -219,7 +219,7 @@ def test_a_copy_relabelled_to_another_session_is_not_handed_its_result() -> None
 
 
 def test_one_operation_in_two_sessions_fails_even_when_each_is_alone() -> None:
-    # Neither session needs threading (one receipt each, claiming the first call): the
+    # Neither session needs the session pass (one receipt each, claiming the first call): the
     # operation named in both is still a contradiction.
     first, _, _, copy = relabel_attack()
     assert [r[0] for r in _replays([log_line_of(first), log_line_of(copy)])] == ["fail", "fail"]
