@@ -10,12 +10,16 @@ later calls ``not-evaluated``, never VERIFIED.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import sqlite3
 from pathlib import Path
 
 from sealverify._internal.follow.engine import FollowConfig, Follower
+from sealverify._internal.follow.locators import PREFIX, claim_of, locator, reread
+from sealverify._internal.follow.tail import Fingerprint, Line
 from tests.helpers.follow_support import (
     LONG,
     OPTIONS,
@@ -53,8 +57,6 @@ def _stored(follower: Follower) -> dict[tuple[str, str], str]:
 
 def _outcome(events: list[str], line: int) -> tuple[str, str]:
     """The outcome and the session check's status and reason of the event of ``line``."""
-    import json
-
     for text in events:
         event = json.loads(text)
         if event["type"] == "subject" and event["input"]["line"] == line:
@@ -227,3 +229,43 @@ def test_a_store_holding_receipt_bytes_is_read_as_it_is(tmp_path: Path) -> None:
     follower.close()
     outcome, reason = _outcome(events, 3)
     assert outcome == "FAIL" and reason.startswith("fail:")  # over budget after the first
+
+
+def test_a_session_whose_rotated_file_is_gone_is_not_evaluated(tmp_path: Path) -> None:
+    # The rotated file holding a session's first call is deleted (or compressed) before the
+    # session's next call lands: the line cannot be read again, so the call is not evaluated.
+    log = tmp_path / "r.jsonl"
+    append(log, session_call(7, 1, 1, LONG) + b"\n")
+    follower = _follower(tmp_path, log)
+    _look(follower)
+    os.rename(log, tmp_path / "r.jsonl.1")
+    log.write_bytes(b"")
+    _look(follower)
+    (tmp_path / "r.jsonl.1").unlink()
+    append(log, session_call(7, 2, 2, LONG) + b"\n")
+    events = _look(follower)
+    follower.close()
+    outcome, reason = _outcome(events, 1)
+    assert outcome != "VERIFIED"
+    assert reason.startswith("not-evaluated:") and "no longer in the followed log" in reason
+
+
+def test_a_locator_not_of_the_shape_written_finds_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "r.jsonl"
+    line = session_call(8, 1, 1)
+    log.write_bytes(line + b"\n")
+    os.mkfifo(tmp_path / "r.jsonl.fifo")  # a rotated name that is not a file: never opened
+    found = Line(str(log), 1, 0, line, 0, Fingerprint(0, 0, 0, hashlib.sha256(b"").hexdigest()))
+    text = locator(str(log), found, None)
+    assert text is not None and reread(text) == line
+    assert claim_of(text) is None
+    for edited in (
+        text[:-1],
+        text.replace(b",0,", b",-1,", 1),
+        text.replace(b"null", b'"1"'),
+        PREFIX + b'{"path":"x"}',
+        PREFIX + b"\xff",
+    ):
+        assert reread(edited) is None
+    log.write_bytes(line.replace(b"search_notes", b"search_notez") + b"\n")
+    assert reread(text) is None  # the same length, other bytes

@@ -1,18 +1,18 @@
 """A followed log line stored as where to find it again, and found again only as it was judged.
 
 A session's first receipt is stored until the session comes back (``judge.py``); a log line's
-bytes are already in the log, so the store keeps a locator instead (about 300 bytes, not the
-receipt's several KB): the followed name, the fingerprint of the file the line was read from
-(device, inode, the sha256 of its first bytes, as the checkpoint knows it: ``tail.py``), the
-line's byte offset and length, and the sha256 of its exact bytes. :func:`reread` reads the
-line again from the file under the name or a rotated file beside it (a name starting with the
-followed name, as ``tail.py`` finds rotated files), the one with that device and inode
-first, then any other holding the same first bytes (a copy-truncate rotation's copy), and
-returns it only when its sha256 is the stored one. A line that is gone, or whose bytes
-changed (the log was rewritten under the follower), is None: it is never fed, and its
-session has a gap. The text begins ``locator `` followed by JSON, which no stored receipt
-(a strict JSON object) can begin with, so a store written before holds its receipts' bytes
-and they are used as they are.
+bytes are already in the log, so the store keeps a locator instead (about 150 bytes and the
+followed name, not the receipt's several KB): the followed name, the fingerprint of the file
+the line was read from (device, inode, the sha256 of its first bytes, as the checkpoint knows
+it: ``tail.py``), the line's byte offset and length, the sha256 of its exact bytes, and the
+place the receipt claimed. :func:`reread` reads the line again from the file under the name
+or a rotated file beside it (a name starting with the followed name, as ``tail.py`` finds
+rotated files), the one with that device and inode first, then any other holding the same
+first bytes (a copy-truncate rotation's copy), and returns it only when its sha256 is the
+stored one. A line that is gone, or whose bytes changed (the log was rewritten under the
+follower), is None: it is never fed, and its session has a gap. The text begins ``locator ``
+followed by a JSON array, which no stored receipt (a strict JSON object) can begin with, so a
+store written before holds its receipts' bytes and they are used as they are.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from sealverify._internal.kernel.session_pass import Claim
 __all__ = ["PREFIX", "claim_of", "is_locator", "locator", "reread"]
 
 PREFIX = b"locator "
-_MEMBERS = {
+# The members of a locator, in the order its JSON array holds them (no names: a row a receipt).
+_MEMBERS = (
     "path",
     "dev",
     "ino",
@@ -40,7 +41,7 @@ _MEMBERS = {
     "sha256",
     "position",
     "executed",
-}
+)
 
 
 def locator(path: str, line: Line, claim: Claim | None) -> bytes | None:
@@ -65,7 +66,8 @@ def locator(path: str, line: Line, claim: Claim | None) -> bytes | None:
         "executed": claim is not None and claim.executed,
     }
     # ASCII JSON (a name that is not UTF-8 keeps its surrogate escapes, read back the same).
-    return PREFIX + json.dumps(value, separators=(",", ":"), sort_keys=True).encode("ascii")
+    members = [value[k] for k in _MEMBERS]
+    return PREFIX + json.dumps(members, separators=(",", ":")).encode("ascii")
 
 
 def is_locator(data: bytes) -> bool:
@@ -78,7 +80,14 @@ def _value(text: bytes) -> dict[str, object] | None:
         value = json.loads(text[len(PREFIX) :].decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         return None
-    return value if isinstance(value, dict) and set(value) == _MEMBERS else None
+    if not isinstance(value, list) or len(value) != len(_MEMBERS):
+        return None
+    members = dict(zip(_MEMBERS, value, strict=True))
+    position, executed = members["position"], members["executed"]
+    counted = isinstance(position, int) and not isinstance(position, bool) and position >= 1
+    if not (position is None or counted) or not isinstance(executed, bool):
+        return None  # fail closed: not the shape :func:`locator` writes
+    return members
 
 
 def claim_of(text: bytes) -> Claim | None:
@@ -86,10 +95,10 @@ def claim_of(text: bytes) -> Claim | None:
     value = _value(text)
     if value is None:
         return None
-    position, executed = value["position"], value["executed"]
-    if not isinstance(position, int) or isinstance(position, bool) or position < 1:
+    position = value["position"]
+    if not isinstance(position, int):
         return None
-    return Claim(position, executed is True)
+    return Claim(position, value["executed"] is True)
 
 
 def reread(text: bytes) -> bytes | None:
