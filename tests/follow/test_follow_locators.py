@@ -184,6 +184,13 @@ def test_a_judged_line_rewritten_in_place_is_never_fed(tmp_path: Path) -> None:
         assert reason.startswith("not-evaluated: decision not re-derived: an earlier receipt")
         assert "no longer in the followed log as it was judged" in reason
         assert batch_outcomes(str(log))[f"{log}:3"] == "VERIFIED"  # a batch sees no harm
+        # The gap is checkpointed with the session's state: after a restart its next call
+        # is not evaluated either (the state, stopped at the gap, is read back).
+        append(log, session_call(5, 251, 3, LONG) + b"\n")
+        follower = _follower(root, log)
+        events = _look(follower)
+        follower.close()
+        assert _outcome(events, 4)[1].startswith("not-evaluated: decision not re-derived: an")
 
 
 def test_a_rewritten_first_line_keeps_the_follow_rewritten_finding(tmp_path: Path) -> None:

@@ -155,6 +155,7 @@ def _lost(passes: SessionPasses, session: str, where: str, claim: Claim | None) 
     if session_pass is None:
         session_pass = passes.by_session[session] = SessionPass(session, passes.order)
     passes.calls.setdefault(session, {})
+    session_pass.count += 1  # a receipt of the session, counted as fed (its claim is held)
     if session_pass.stopped is None:
         session_pass.stopped = (
             f"an earlier receipt of the session ({where}) was not re-derived: {_LOST}"
