@@ -8,7 +8,9 @@ input each receipt sits in (logs, a log's rotated files, directories), as a batc
 a session in order across all its inputs (``receipts/spanning.py``), so a later call is judged
 against the state of the calls before it wherever they sit. As in a batch run, the first receipt
 of a session that claims the first call is judged alone; only a session's later calls take the
-pass's result. Every receipt of a session is staged for the store; a session's pass is made when
+pass's result. Every receipt of a session is staged for the store (a log line as its locator,
+``locators.py``, read again when needed and fed only as it was judged: a line not found so
+stops its session's pass, its later calls ``not-evaluated``); a session's pass is made when
 its second receipt arrives by feeding it the receipts before, in order, so a session of one call
 keeps nothing in memory. From then on the pass's state is staged for the store instead
 (``kernel/session_state.py``: one row a session, and one small entry a call for what grows with
