@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -229,7 +230,25 @@ def flat(n: int, root: Path, extra: Sequence[str]) -> list[str]:
         f"peak RSS {peak / 1024:.1f} MiB; growth from {n // 5} events on: "
         f"{slope * 1024:.1f} bytes per receipt ({slope * 1000 / 1024:.3f} MiB per 1,000); "
         f"extrapolated to 10,000,000 receipts: {at_10m / 1024:.0f} MiB (a line, not a run)",
+        _store_size(root, log, len(arrived)),
     ]
+
+
+def _store_size(root: Path, log: Path, judged: int) -> str:
+    """The ``--state`` file's size after the run, per receipt, beside the log's."""
+    files = [root / f"state.db{end}" for end in ("", "-wal", "-shm")]
+    size = sum(f.stat().st_size for f in files if f.exists())
+    db = sqlite3.connect(f"{(root / 'state.db').resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows, kept = db.execute("SELECT COUNT(*), SUM(LENGTH(data)) FROM follow_threads").fetchone()
+    finally:
+        db.close()
+    per = size / max(1, judged)
+    return (
+        f"store {size / 1048576:.1f} MiB after {judged} receipts, {per:.0f} bytes per receipt "
+        f"(the log: {log.stat().st_size / max(1, judged):.0f} bytes per receipt); "
+        f"follow_threads: {rows} rows, {(kept or 0) / max(1, rows):.0f} bytes of data a row"
+    )
 
 
 def _peak_kib(pid: int) -> int:

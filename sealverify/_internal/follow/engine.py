@@ -277,7 +277,7 @@ class Follower:
         name = self._names.get(line.source)
         if name is None:  # one name a followed log (its lines are named NAME:LINE)
             name = self._names[line.source] = report_name(Path(line.source).as_posix())
-        result = self.judge.log_line(line.data, line.number, name, "log:" + path)
+        result = self.judge.log_line(line.data, line.number, name, "log:" + path, (path, line))
         if isinstance(result, Check):
             return [finding_event(result, now, where)]
         body = log_line_body(line.data)

@@ -8,7 +8,9 @@ input each receipt sits in (logs, a log's rotated files, directories), as a batc
 a session in order across all its inputs (``receipts/spanning.py``), so a later call is judged
 against the state of the calls before it wherever they sit. As in a batch run, the first receipt
 of a session that claims the first call is judged alone; only a session's later calls take the
-pass's result. Every receipt of a session is staged for the store; a session's pass is made when
+pass's result. Every receipt of a session is staged for the store (a log line as its locator,
+``locators.py``, read again when needed and fed only as it was judged: a line not found so
+stops its session's pass, its later calls ``not-evaluated``); a session's pass is made when
 its second receipt arrives by feeding it the receipts before, in order, so a session of one call
 keeps nothing in memory. From then on the pass's state is staged for the store instead
 (``kernel/session_state.py``: one row a session, and one small entry a call for what grows with
@@ -32,6 +34,8 @@ from typing import NamedTuple
 
 import orjson
 
+from sealverify._internal.follow.locators import claim_of, is_locator, locator, reread
+from sealverify._internal.follow.tail import Line
 from sealverify._internal.kernel import session_state
 from sealverify._internal.kernel.receipt_inputs import Frames
 from sealverify._internal.kernel.replay import Rederivation
@@ -64,9 +68,10 @@ FILES = "files"  # the input of every followed directory's files, as a batch run
 SESSIONS = "sessions"
 UNPLACED = 1 << 62  # the place :meth:`Judge.placed` gives a receipt that claims no position
 
-# What the judge stages for the store: (scope, seq, session, where, bytes).
+# What the judge stages for the store: (scope, seq, session, where, bytes), the bytes a log
+# line's locator (``locators.py``) and a directory file's own bytes.
 Staged = tuple[str, int, str, str, bytes]
-# A stored session's receipts in order, (where, bytes), read when the session comes back.
+# A stored session's receipts in order, (where, bytes or locator), read when it comes back.
 Stored = Callable[[str, str], list[tuple[str, bytes]]]
 # Each (session, source, subject) that named an operation (by its digest's hex), stored; with
 # a (scope, session), whose state the :data:`States` asked next may answer from the same read.
@@ -87,6 +92,12 @@ _LOG_ORDER = "log order"
 _FILE_ORDER = "the order of the positions its receipts claim"
 # A pass's order is the one of the input whose receipt made it; a state says which.
 _ORDERS = (_LOG_ORDER, _FILE_ORDER)
+# Why a session's pass stops at a stored log line not found again as it was judged: it is
+# never fed, so the state after it is unknown (the wording of ``SessionPass._stop``).
+_LOST = (
+    "its line is no longer in the followed log as it was judged (the log was rewritten under"
+    " the follower, or the file holding the line is gone)"
+)
 
 
 class _Parked(NamedTuple):
@@ -134,6 +145,25 @@ def _load(state: str, entries: list[str], session: str, order: str) -> _Parked:
     calls = [e for e in parsed if not (isinstance(e, dict) and "position" in e)]
     session_pass, results = session_state.load(row["thread"], session, order, positions, calls)
     return _Parked(session_pass, results, alone, count)
+
+
+def _lost(passes: SessionPasses, session: str, where: str, claim: Claim | None) -> None:
+    """A stored receipt of ``session`` not found again: its pass stops there, never fed it.
+
+    The position it claimed executed when it was judged is still held against the receipts
+    after it, as when it was fed; every later call is ``not-evaluated``, named.
+    """
+    session_pass = passes.by_session.get(session)
+    if session_pass is None:
+        session_pass = passes.by_session[session] = SessionPass(session, passes.order)
+    passes.calls.setdefault(session, {})
+    session_pass.count += 1  # a receipt of the session, counted as fed (its claim is held)
+    if session_pass.stopped is None:
+        session_pass.stopped = (
+            f"an earlier receipt of the session ({where}) was not re-derived: {_LOST}"
+        )
+    if claim is not None and claim.executed and claim.position is not None:
+        session_pass.executed.setdefault(claim.position, where)
 
 
 def _later(claim: Claim | None) -> bool:
@@ -202,6 +232,8 @@ class Judge:
         self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
         # The last receipt read strictly here, so its history facts need no second parse.
         self.last: tuple[bytes, dict[str, JsonValue]] | None = None
+        # The log line judged now (its followed name and line), stored as its locator.
+        self._line: tuple[str, Line] | None = None
 
     def _passes_of(self, key: str, order: str) -> SessionPasses:
         """The passes of scope ``key``, a pass made now to be in ``order`` (its input's)."""
@@ -294,17 +326,17 @@ class Judge:
             if not before and not _later(facts.claim):
                 # The session's first call, judged alone; its pass is made (from the store)
                 # only if the session comes back, so a session of one call costs one row.
-                self._stage(key, seq, session, where, data)
+                self._stage(key, seq, session, where, data, facts.claim)
                 return None
             for earlier, raw in before:
-                self._replay(passes, key, earlier, raw)
+                self._replay(passes, key, earlier, raw, session)
             self._entries[key, session] = 0  # every entry of the pass written anew
             self._new_entries(passes, key, session, 0, 0)
         calls, executed = self._sizes(passes, session)
         result = passes.feed(doc, facts, where, frames)
         self._new_entries(passes, key, session, calls, executed)
         self._opened(key, session)
-        self._stage(key, seq, session, where, data)
+        self._stage(key, seq, session, where, data, facts.claim)
         if source == FILES and self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
@@ -398,8 +430,16 @@ class Judge:
         """A session's receipts fed before: committed, then staged in this batch."""
         return [*self._stored(key, session), *self._pending.get((key, session), ())]
 
-    def _stage(self, key: str, seq: int, session: str, where: str, data: bytes) -> None:
-        self.staged.append((key, seq, session, where, data))
+    def _stage(
+        self, key: str, seq: int, session: str, where: str, data: bytes, claim: Claim | None
+    ) -> None:
+        """Stage a fed receipt: a log line as its locator, a directory file as its bytes.
+
+        A directory file is kept whole: seal-host rewrites it as its release status moves, so
+        its bytes could not be found again as they were judged.
+        """
+        located = locator(*self._line, claim) if self._line is not None else None
+        self.staged.append((key, seq, session, where, located or data))
         self._pending.setdefault((key, session), []).append((where, data))
 
     def take(self) -> list[Staged]:
@@ -422,7 +462,15 @@ class Judge:
         self._fed, self._forgotten = set(), set()
         return staged
 
-    def _replay(self, passes: SessionPasses, key: str, where: str, raw: bytes) -> None:
+    def _replay(
+        self, passes: SessionPasses, key: str, where: str, raw: bytes, session: str
+    ) -> None:
+        if is_locator(raw):
+            line = reread(raw)
+            if line is None:
+                _lost(passes, session, where, claim_of(raw))
+                return
+            raw = line
         doc = _document(raw)
         facts = glance_document(doc) if doc is not None else None
         if doc is None or facts is None:
@@ -494,12 +542,22 @@ class Judge:
             return None
         return facts.session, claim.position, claim.executed
 
-    def log_line(self, line: bytes, number: int, name: str, key: str) -> Subject | Check:
-        """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it."""
+    def log_line(
+        self, line: bytes, number: int, name: str, key: str, found: tuple[str, Line] | None = None
+    ) -> Subject | Check:
+        """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it.
+
+        ``found``: the followed name and the line as read there, so the store keeps where to
+        find it again rather than its bytes (``locators.py``); without it, its bytes.
+        """
         self.operation = None
         reading = self._read(line, log_line_body(line), line)
         where = f"{name} line {number}" if self.names_inputs else f"line {number}"
-        session_rederivation = self._session_receipt(line, reading, key, where, placed=False)
+        self._line = found
+        try:
+            session_rederivation = self._session_receipt(line, reading, key, where, placed=False)
+        finally:
+            self._line = None
         return verify_log_line(
             line,
             number,

@@ -15,7 +15,8 @@ its own, each row keyed by the follower (a name for one set of followed inputs):
   (an executed call's position, a call's result for its copies), read with the state;
 * ``follow_threads``: the receipts each session pass was fed, in order: a session's first
   receipt, fed to its pass only when the session comes back, and the receipts a session
-  is fed again from when one of its operations is contested (its state no longer holds);
+  is fed again from when one of its operations is contested (its state no longer holds); a
+  log line as its locator (``locators.py``), a directory file as its bytes;
 * ``follow_operations``: each operation a receipt named, with its session and where the
   receipt sits (its source and subject), so an operation named in a second session, in this
   process or after a restart, fails both halves as in a batch run.

@@ -85,6 +85,7 @@ class Line(NamedTuple):
     offset: int
     data: bytes  # without its line feed
     generation: int = 0  # which file under the name (Position.generation)
+    fingerprint: Fingerprint | None = None  # of the file it was read from (``locators.py``)
 
 
 @dataclass(slots=True)
@@ -347,17 +348,20 @@ def _read_from(found: Look, handle: BinaryIO, st: os.stat_result, limit: int, ca
 def _split(found: Look, data: bytes, final: bool) -> None:
     position = found.position
     offset, number, at, generation = position.offset, position.line, 0, position.generation
+    fp = position.fingerprint
     last = -1
     while True:
         end = data.find(b"\n", at)
         if end < 0:
             if final and at < len(data):  # a rotated file's unterminated last line
                 number += 1
-                found.lines.append(Line(position.path, number, offset + at, data[at:], generation))
+                found.lines.append(
+                    Line(position.path, number, offset + at, data[at:], generation, fp)
+                )
                 at = len(data)
             break
         number += 1
-        found.lines.append(Line(position.path, number, offset + at, data[at:end], generation))
+        found.lines.append(Line(position.path, number, offset + at, data[at:end], generation, fp))
         last, at = at, end + 1
     kept = hashlib.sha256(data[last:at]).hexdigest() if last >= 0 else position.last_sha256
     found.position = replace(position, offset=offset + at, line=number, last_sha256=kept)
