@@ -2,8 +2,9 @@
 
 They read each stdio capture whole (``--requests`` too), split it over its bytes and held
 every reply: memory grew with the stream (captures of 16 MiB took 57 to 207 MiB more than
-captures of 2 MiB). Each test runs the command on captures eight times longer and bounds how much more
-memory that takes: counting memory, not time, so nothing here depends on the machine's speed.
+captures of 2 MiB). Each test runs the command on captures eight times longer and bounds how
+much more memory that takes: counting memory, not time, so nothing here depends on the
+machine's speed.
 """
 
 from __future__ import annotations
