@@ -62,6 +62,11 @@ def _long_lines(size: int) -> bytes:
     return line * (size // len(line)) + LISTING
 
 
+def _log_line_first(size: int) -> bytes:
+    """A line that is not JSON, then replies: the input is not held to learn it is no value."""
+    return b"server started\n" + _replies(size)
+
+
 def _peak(tmp: Path, mib: int, command: str, make: object) -> int:
     s2c = tmp / f"s2c-{mib}.bin"
     c2s = tmp / f"c2s-{mib}.bin"
@@ -77,7 +82,7 @@ def _peak(tmp: Path, mib: int, command: str, make: object) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM of /proc/self/status")
 @pytest.mark.parametrize("command", ["digest", "compare"])
-@pytest.mark.parametrize("make", [_replies, _long_lines])
+@pytest.mark.parametrize("make", [_replies, _long_lines, _log_line_first])
 def test_tools_memory_does_not_grow_with_its_captures(
     tmp_path: Path, command: str, make: object
 ) -> None:

@@ -127,6 +127,9 @@ CAPTURES: dict[str, tuple[bytes, bytes | None]] = {
     "empty": (b"", b""),
     "blank lines": (b"\n\r\n \t\n" * 3, b"\n\n"),
     "blank first line": (b"\n" + _reply(1, [TOOL]) + b"\n" + NOTE + b"\n", None),
+    "a log line first": (b"server started\n" + _reply(1, [TOOL]) + b"\n", None),
+    "a scalar, then blank lines": (b"\n 17 \n\n\r\n", None),
+    "an array over lines": (b"[\n" + _reply(1, [TOOL]) + b"\n]\n", None),
     "pretty document": (json.dumps({"tools": [TOOL] * 3000}, indent=2).encode(), None),
     "document then more": (_reply(1, [TOOL]) + b"\n" + NOTE + b"\n", None),
     "pages and a ping": (
@@ -216,10 +219,11 @@ def _opener(data: bytes) -> Callable[[], io.BytesIO]:
 
 
 _PIECES = [b"{", b"}", b"[", b"]", b'"a"', b"1", b":", b",", b" ", b"\n", b"\r\n", b"\t",
-           b'{"a":1}', b"[1,2]", b"null", b'"x\\n"', b"\xef\xbb\xbf", b"{}"]  # fmt: skip
+           b'{"a":1}', b"[1,2]", b"null", b'"x\\n"', b"\xef\xbb\xbf", b"{}", b'"', b"-",
+           b"x", b"\n\n", b"2e5", b"\xff"]  # fmt: skip
 
 
-@settings(max_examples=1000)
+@settings(max_examples=3000)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map(b"".join))
 def test_one_value_of_a_stream_is_of_its_bytes(data: bytes) -> None:
     assert one_value(_opener(data)) == one_value(data) == _old_one_value(data)

@@ -19,7 +19,6 @@ from sealverify._internal.wire.framing import (
     WHITESPACE,
     FrameBytes,
     Source,
-    read_blocks,
     read_lines,
 )
 from sealverify._internal.wire.spelling import pointer
@@ -642,15 +641,33 @@ def _one_value_streamed(data: Source) -> JsonValue | None:
                 pass
             else:
                 return None  # a value, then more than whitespace: extra data
+    return _held_value(data)
+
+
+def _held_value(data: Source) -> JsonValue | None:
+    """``parse_bytes`` of an opener's whole input, holding only what can be one value.
+
+    Leading blank lines are not held. A value that opens with ``{`` or ``[`` may span lines,
+    so it is held (at most the size ``parse_bytes`` takes: past it, it is no value); any
+    other value (a scalar, a string, which strict JSON never breaks with a LF) ends at its
+    line, so more than whitespace after that line is no value, said without holding it.
+    """
     limit = DEFAULT_LIMITS.max_document_bytes  # parse_bytes refuses a longer document
     held: list[bytes] = []
-    size = 0
-    with closing(read_blocks(data)) as blocks:
-        for block in blocks:
-            held.append(block)
-            size += len(block)
+    size, spans = 0, False
+    with closing(read_lines(data)) as frames:
+        for frame in frames:
+            size += frame.length
             if size > limit:
                 return None  # json.too-large: not one value
+            if not held:
+                if frame.data.strip(WHITESPACE):  # the first line that is not blank
+                    held.append(frame.data)
+                    spans = frame.data.lstrip(WHITESPACE)[:1] in (b"{", b"[")
+            elif spans:
+                held.append(frame.data)
+            elif frame.data.strip(WHITESPACE):
+                return None  # a value that ends at its line, then more: trailing content
     try:
         return parse_bytes(b"".join(held))
     except JsonError:
