@@ -602,6 +602,25 @@ def _tools_compare(data: bytes) -> int:
                     listing, "--format", "json"])  # fmt: skip
 
 
+def _long_notes_then_listing(n: int) -> bytes:
+    """``n`` notifications of 64 KiB, then one tools/list reply: much input, few frames."""
+    note = b'{"jsonrpc":"2.0","method":"n","params":{"d":"' + b"x" * (_LONG_LINE - 49) + b'"}}\n'
+    return note * n + _TOOLS_REPLY
+
+
+def _tools_digest_streams(data: bytes) -> int:
+    # The input as both captures (the client's: notifications, and a reply, no request).
+    stream, out = _write("s2c.bin", data), _write("digest.json", b"")
+    return run_cli(["tools", "digest", stream, "--requests", stream, "--format", "json",
+                    "--output", out])  # fmt: skip
+
+
+def _tools_compare_streams(data: bytes) -> int:
+    stream, out = _write("s2c.bin", data), _write("compare.json", b"")
+    return run_cli(["tools", "compare", stream, stream, "--requests-a", stream, "--requests-b",
+                    stream, "--format", "json", "--output", out])  # fmt: skip
+
+
 def _capture(n: int) -> bytes:
     """A capture file whose one reading carries ``n`` notes of the client's."""
     notes = [{"note": f"n{i}"} for i in range(n)]
@@ -924,6 +943,24 @@ CASES += (
         _unit(2000, _transcript),
         _tools_digest,
         frozenset({0, 1, 3}),
+    ),
+    Case(
+        "tools digest: held memory",
+        "tools/digests.py: each capture read a block at a time, one frame held, never the stream",
+        _unit(16, _long_notes_then_listing),
+        _tools_digest_streams,
+        frozenset({0}),
+        bytes_factor=1,  # not even the input once: both captures were held whole
+        fixed=_STREAMED_FIXED,
+    ),
+    Case(
+        "tools compare: held memory",
+        "sealverify tools compare: both readings' captures read a block at a time",
+        _unit(16, _long_notes_then_listing),
+        _tools_compare_streams,
+        frozenset({0}),
+        bytes_factor=1,
+        fixed=_STREAMED_FIXED,
     ),
     Case(
         "tools compare --capture-a",

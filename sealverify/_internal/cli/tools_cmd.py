@@ -18,19 +18,25 @@ from sealverify._internal.cli.common import (
 )
 from sealverify._internal.cli.helptext import examples
 from sealverify._internal.cli.spooled import SubjectSpool
+from sealverify._internal.run.reading import reopenable_input
 from sealverify._internal.tools.digests import PROFILES
 
 __all__ = ["COMMANDS", "tools"]
 
 _PROFILE = click.Choice(sorted(PROFILES))
+_HELD = 1 << 16  # a file no longer than the block a stream is read in is read once and held
 
 
 def _source(source: str, requests: str | None, capture: str | None) -> ToolsSource:
-    """A reading's files, read (exit 2 when one cannot be)."""
+    """A reading's files (exit 2 when one cannot be read).
+
+    The captured streams are read a block at a time, a frame held at a time, never whole
+    (a file read again for each pass, standard input spooled); the capture is one document.
+    """
     return ToolsSource(
-        read_input(source),
+        reopenable_input(source, _HELD),
         name=source,
-        requests=read_input(requests) if requests else None,
+        requests=reopenable_input(requests, _HELD) if requests else None,
         capture=read_input(capture) if capture is not None else None,
         capture_name=capture or "--capture",
     )

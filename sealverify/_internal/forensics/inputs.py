@@ -9,17 +9,19 @@ input is split where it lies, without copies.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Iterator
 from contextlib import closing
 from itertools import accumulate, chain
-from types import TracebackType
-from typing import Protocol
 
+# The block reader is the wire layer's (``tools`` reads its captures with it too).
 from sealverify._internal.wire.framing import (
+    BLOCK,
     WHITESPACE,
-    FrameBytes,
-    iter_stdio,
-    iter_stdio_blocks,
+    Opener,
+    Reader,
+    Source,
+    read_blocks,
+    read_lines,
     stdio_frame_count,
 )
 from sealverify._internal.wire.strictjson import Limits
@@ -36,57 +38,10 @@ __all__ = [
     "whole_document",
 ]
 
-BLOCK = 1 << 16  # bytes read at a time
-
-
-class Reader(Protocol):
-    """What an opener gives: ``read(size)`` (empty at the end), used as a context manager."""
-
-    def read(self, size: int, /) -> bytes: ...
-
-    def __enter__(self) -> Reader: ...
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-        /,
-    ) -> object: ...
-
-
-Opener = Callable[[], Reader]
-Source = bytes | Opener  # an input's bytes, or a call that opens them afresh for each pass
-
-
-def read_blocks(source: Source) -> Generator[bytes, None, None]:
-    """The input's bytes, one block (at most :data:`BLOCK` bytes) at a time."""
-    if isinstance(source, bytes):
-        yield from (source[at : at + BLOCK] for at in range(0, len(source), BLOCK))
-        return
-    with source() as stream:
-        while block := stream.read(BLOCK):
-            yield block
-
 
 def read_whole(source: Source) -> bytes:
     """All of the input: for an http body, which is one frame."""
     return source if isinstance(source, bytes) else b"".join(read_blocks(source))
-
-
-def read_lines(source: Source) -> Generator[FrameBytes, None, None]:
-    """The stdio frames of the input, one line held at a time (``iter_stdio`` of its bytes).
-
-    Closing the generator closes the input.
-    """
-    if isinstance(source, bytes):
-        yield from iter_stdio(source)
-        return
-    blocks = read_blocks(source)
-    try:
-        yield from iter_stdio_blocks(blocks)
-    finally:
-        blocks.close()
 
 
 def frame_count(source: Source) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +15,20 @@ import rfc8785
 from sealverify._internal.results import ids
 from sealverify._internal.results.model import Check, fail, info, not_evaluated
 from sealverify._internal.results.repeats import Findings
-from sealverify._internal.wire.framing import FrameBytes, iter_stdio
+from sealverify._internal.wire.framing import (
+    WHITESPACE,
+    FrameBytes,
+    Source,
+    read_lines,
+)
 from sealverify._internal.wire.spelling import pointer
-from sealverify._internal.wire.strictjson import JsonError, JsonNumber, JsonValue, parse_bytes
+from sealverify._internal.wire.strictjson import (
+    DEFAULT_LIMITS,
+    JsonError,
+    JsonNumber,
+    JsonValue,
+    parse_bytes,
+)
 from sealverify.errors import InputError
 
 __all__ = [
@@ -457,7 +469,7 @@ def note_request(msg: dict[str, JsonValue], listing: Listing) -> None:
 
 
 def collect_pages(
-    replies: list[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]],
+    replies: Iterable[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]],
     listing: Listing,
 ) -> None:
     """Follow the tools/list pages among server replies, each paired with its request or None.
@@ -522,26 +534,50 @@ def collect_pages(
     listing.sequences = sequences
 
 
-def _from_transcript(s2c: bytes, c2s: bytes | None, listing: Listing) -> None:
-    listing.transport = "stdio"
+# What a reply needs of its request: a tools/list request's cursor and version, an initialize
+# request's method. Of any other request only its method is kept (a reply to it is no page), so
+# the table holds no request's body but these two methods'.
+_PAIRED = ("initialize", "tools/list")
+
+
+def _requests(c2s: Source, listing: Listing) -> dict[str, dict[str, JsonValue]]:
+    """The client's requests by id, read a frame at a time (one line held, never the stream)."""
     requests: dict[str, dict[str, JsonValue]] = {}
-    if c2s is not None:
-        for i, frame in enumerate(iter_stdio(c2s)):
+    others: dict[str, dict[str, JsonValue]] = {}  # one stub per method, shared
+    with closing(read_lines(c2s)) as frames:
+        for i, frame in enumerate(frames):
             msg = _frame_json(frame, i, listing, "c2s")
             if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" in msg:
-                requests[repr(msg["id"])] = msg
+                method = msg["method"]
+                assert isinstance(method, str)
+                if method in _PAIRED:
+                    requests[repr(msg["id"])] = msg
+                else:
+                    requests[repr(msg["id"])] = others.setdefault(method, {"method": method})
                 note_request(msg, listing)
-    replies: list[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]] = []
-    for i, frame in enumerate(iter_stdio(s2c)):
-        msg = _frame_json(frame, i, listing, "s2c")
-        if not isinstance(msg, dict) or "method" in msg:
-            continue
-        request = requests.get(repr(msg.get("id"))) if "id" in msg else None
-        replies.append((f"s2c#{i}", request, msg))
-    collect_pages(replies, listing)
+    return requests
 
 
-def read_listing(data: bytes, requests: bytes | None = None) -> Listing:
+def _replies(
+    s2c: Source, requests: dict[str, dict[str, JsonValue]], listing: Listing
+) -> Iterator[tuple[str, dict[str, JsonValue] | None, dict[str, JsonValue]]]:
+    """The server's replies, each with its request, read a frame at a time as pages are followed."""
+    with closing(read_lines(s2c)) as frames:
+        for i, frame in enumerate(frames):
+            msg = _frame_json(frame, i, listing, "s2c")
+            if not isinstance(msg, dict) or "method" in msg:
+                continue
+            request = requests.get(repr(msg.get("id"))) if "id" in msg else None
+            yield f"s2c#{i}", request, msg
+
+
+def _from_transcript(s2c: Source, c2s: Source | None, listing: Listing) -> None:
+    listing.transport = "stdio"
+    requests = _requests(c2s, listing) if c2s is not None else {}
+    collect_pages(_replies(s2c, requests, listing), listing)
+
+
+def read_listing(data: Source, requests: Source | None = None) -> Listing:
     """Read a tools/list result, JSON-RPC response, array of pages, or a stdio transcript.
 
     A document that parses as one strict JSON value is a result (or pages in order); anything
@@ -549,6 +585,8 @@ def read_listing(data: bytes, requests: bytes | None = None) -> Listing:
     client-to-server stream of the same session, used to pair responses with their requests,
     check that each page's request carried the previous ``nextCursor``, and learn the versions
     and capabilities the client sent. When several listings occur, the last one is digested.
+    Either may be an opener (:data:`~sealverify._internal.wire.framing.Source`): a stream is
+    then read a frame at a time, each frame held only while it is read.
     """
     doc = one_value(data)
     if doc is not None and requests is None and _looks_like_document(doc):
@@ -564,13 +602,17 @@ def read_listing(data: bytes, requests: bytes | None = None) -> Listing:
     return listing
 
 
-def one_value(data: bytes) -> JsonValue | None:
+def one_value(data: Source) -> JsonValue | None:
     """``data`` as one strict JSON value, or None when it is not one.
 
     A transcript's first line is a value of its own with more after it, so the whole is not
     one value: said without parsing it whole (which took 3.5 bytes a byte to find the extra
-    data after the first line of a long transcript).
+    data after the first line of a long transcript). An opener's input is read a line at a
+    time for that, and held whole only when it may be one document (no more than
+    ``parse_bytes`` takes: past that it is no value).
     """
+    if not isinstance(data, bytes):
+        return _one_value_streamed(data)
     end = data.find(b"\n")
     if 0 <= end < len(data) - 1 and data[end:].strip(b" \t\r\n"):
         try:
@@ -581,6 +623,53 @@ def one_value(data: bytes) -> JsonValue | None:
             return None  # a value, then more than whitespace: extra data
     try:
         return parse_bytes(data)
+    except JsonError:
+        return None
+
+
+def _one_value_streamed(data: Source) -> JsonValue | None:
+    """:func:`one_value` of an opener's input: its first line, then (maybe) the whole."""
+    with closing(read_lines(data)) as frames:
+        first = next(frames, None)
+        # a line ending in LF, then more than whitespace: is the line a value of its own?
+        more = first is not None and first.terminator != "none"
+        if more and any(frame.data.strip(WHITESPACE) for frame in frames):
+            assert first is not None
+            try:
+                parse_bytes(first.data[:-1])  # the line before its LF, as sliced above
+            except JsonError:
+                pass
+            else:
+                return None  # a value, then more than whitespace: extra data
+    return _held_value(data)
+
+
+def _held_value(data: Source) -> JsonValue | None:
+    """``parse_bytes`` of an opener's whole input, holding only what can be one value.
+
+    Leading blank lines are not held. A value that opens with ``{`` or ``[`` may span lines,
+    so it is held (at most the size ``parse_bytes`` takes: past it, it is no value); any
+    other value (a scalar, a string, which strict JSON never breaks with a LF) ends at its
+    line, so more than whitespace after that line is no value, said without holding it.
+    """
+    limit = DEFAULT_LIMITS.max_document_bytes  # parse_bytes refuses a longer document
+    held: list[bytes] = []
+    size, spans = 0, False
+    with closing(read_lines(data)) as frames:
+        for frame in frames:
+            size += frame.length
+            if size > limit:
+                return None  # json.too-large: not one value
+            if not held:
+                if frame.data.strip(WHITESPACE):  # the first line that is not blank
+                    held.append(frame.data)
+                    spans = frame.data.lstrip(WHITESPACE)[:1] in (b"{", b"[")
+            elif spans:
+                held.append(frame.data)
+            elif frame.data.strip(WHITESPACE):
+                return None  # a value that ends at its line, then more: trailing content
+    try:
+        return parse_bytes(b"".join(held))
     except JsonError:
         return None
 

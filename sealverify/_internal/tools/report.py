@@ -27,6 +27,7 @@ from sealverify._internal.tools.digests import (
     unevaluated,
 )
 from sealverify._internal.tools.transcripts import TranscriptError, read_any
+from sealverify._internal.wire.framing import Source
 from sealverify._internal.wire.strictjson import JsonError, parse_bytes
 from sealverify.errors import InputError, OptionError
 
@@ -41,12 +42,14 @@ class ToolsSource:
 
     ``requests`` is the client-to-server stream of the same session; ``capture`` a JSON
     object of capture members the bytes cannot show (else a ``capture`` member beside
-    ``tools``). ``name`` and ``capture_name`` name them in errors and findings.
+    ``tools``). ``name`` and ``capture_name`` name them in errors and findings. ``data`` and
+    ``requests`` are bytes, or a call that opens the stream afresh for each reading, which is
+    then read a block at a time, one frame held, never the stream.
     """
 
-    data: bytes
+    data: Source
     name: str = "tools"
-    requests: bytes | None = None
+    requests: Source | None = None
     capture: bytes | None = None
     capture_name: str = "--capture"
 

@@ -16,6 +16,7 @@ from sealverify._internal.tools.digests import (
     one_value,
     read_listing,
 )
+from sealverify._internal.wire.framing import Source
 from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_bytes
 from sealverify.errors import InputError
 
@@ -286,7 +287,7 @@ def read_stdio_transcript(doc: dict[str, JsonValue]) -> Listing:
     return listing
 
 
-def read_any(data: bytes, requests: bytes | None = None) -> Listing:
+def read_any(data: Source, requests: Source | None = None) -> Listing:
     """A listing from any accepted input: a transcript document, or what :func:`read_listing` reads.
 
     A strict-JSON object whose ``format`` is one of the transcript formats, or a HAR 1.2 log,

@@ -10,13 +10,18 @@ the ApprovalRecord v2 subject) cover the exact frame with its delimiter
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from types import TracebackType
+from typing import Literal, Protocol
 
 __all__ = [
+    "BLOCK",
     "WHITESPACE",
     "FrameBytes",
+    "Opener",
+    "Reader",
+    "Source",
     "Streamed",
     "Terminator",
     "frame_of",
@@ -24,6 +29,8 @@ __all__ = [
     "iter_stdio_blocks",
     "newline_inside",
     "raw_line",
+    "read_blocks",
+    "read_lines",
     "sha256_hex",
     "split_stdio",
     "stdio_frame_count",
@@ -177,3 +184,53 @@ def split_stdio(stream: bytes) -> list[FrameBytes]:
 def stdio_frame_count(stream: bytes) -> int:
     """How many frames :func:`iter_stdio` finds in ``stream``, without making any."""
     return stream.count(b"\n") + (1 if stream and not stream.endswith(b"\n") else 0)
+
+
+# --- an input read a block at a time ---------------------------------------------------------
+
+BLOCK = 1 << 16  # bytes read at a time
+
+
+class Reader(Protocol):
+    """What an opener gives: ``read(size)`` (empty at the end), used as a context manager."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def __enter__(self) -> Reader: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
+    ) -> object: ...
+
+
+Opener = Callable[[], Reader]
+Source = bytes | Opener  # an input's bytes, or a call that opens them afresh for each pass
+
+
+def read_blocks(source: Source) -> Generator[bytes, None, None]:
+    """The input's bytes, one block (at most :data:`BLOCK` bytes) at a time."""
+    if isinstance(source, bytes):
+        yield from (source[at : at + BLOCK] for at in range(0, len(source), BLOCK))
+        return
+    with source() as stream:
+        while block := stream.read(BLOCK):
+            yield block
+
+
+def read_lines(source: Source) -> Generator[FrameBytes, None, None]:
+    """The stdio frames of the input, one line held at a time (``iter_stdio`` of its bytes).
+
+    Closing the generator closes the input.
+    """
+    if isinstance(source, bytes):
+        yield from iter_stdio(source)
+        return
+    blocks = read_blocks(source)
+    try:
+        yield from iter_stdio_blocks(blocks)
+    finally:
+        blocks.close()
