@@ -22,6 +22,7 @@ from sealverify_testkit.mint import DEMO_KERNEL_CONFIG, approval_token
 
 from sealverify._internal.cli.main import cli
 from sealverify._internal.history import chain_log
+from tests.helpers.child_peak import child_peak_kib
 
 ROOT = Path(__file__).resolve().parents[2]
 CALL = ROOT / "fixtures" / "frames" / "call.bin"
@@ -243,26 +244,8 @@ def test_lint_holds_a_paragraph_not_the_document(tmp_path: Path) -> None:
     assert large < 8 * MIB, f"{large / MIB:.1f} MiB for a 2 MiB document"
 
 
-# A child's peak resident memory (VmHWM is its own: ru_maxrss would carry the parent's).
-_CHILD_PEAK = """
-import sys
-from sealverify._internal.cli.main import main
-sys.argv = ["sealverify", *sys.argv[1:]]
-try:
-    main()
-except SystemExit:
-    pass
-peak = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
-print(peak[0].split()[1], file=sys.stderr)
-"""
-
-
 def _child_peak_kib(args: list[str]) -> int:
-    """The peak resident memory (KiB) of one ``sealverify`` run of ``args`` in a child."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD_PEAK, *args], capture_output=True, text=True, cwd=ROOT
-    )
-    return int(done.stderr.strip().splitlines()[-1])
+    return child_peak_kib(args, ROOT)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM of /proc/self/status")

@@ -9,38 +9,22 @@ machine's speed.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.child_peak import child_peak_kib
+
 ROOT = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
-
-# A child's peak resident memory (VmHWM is its own: ru_maxrss would carry the parent's).
-_CHILD_PEAK = """
-import sys
-from sealverify._internal.cli.main import main
-sys.argv = ["sealverify", *sys.argv[1:]]
-try:
-    main()
-except SystemExit:
-    pass
-peak = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
-print(peak[0].split()[1], file=sys.stderr)
-"""
 
 LISTING = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}}]}}\n'
 LIST_REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}\n'
 
 
 def _child_peak_kib(args: list[str]) -> int:
-    """The peak resident memory (KiB) of one ``sealverify`` run of ``args`` in a child."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD_PEAK, *args], capture_output=True, text=True, cwd=ROOT
-    )
-    return int(done.stderr.strip().splitlines()[-1])
+    return child_peak_kib(args, ROOT)
 
 
 def _replies(size: int) -> bytes:
