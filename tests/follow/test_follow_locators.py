@@ -182,6 +182,12 @@ def test_a_judged_line_rewritten_in_place_is_never_fed(tmp_path: Path) -> None:
         outcome, reason = _outcome(events, 3)
         assert outcome != "VERIFIED"
         assert reason.startswith("not-evaluated: decision not re-derived: an earlier receipt")
+        # The rewrite itself is a tampering finding, though the file's first bytes and size
+        # are unchanged (the look at the file sees nothing): named by the line's file.
+        found = [json.loads(e) for e in events if '"follow.rewritten"' in e]
+        assert len(found) == 1, events
+        assert found[0]["type"] == "finding" and found[0]["input"]["path"] == str(log)
+        assert f"byte {len(head)} of {log}" in found[0]["reason"]
         assert "no longer in the followed log as it was judged" in reason
         assert batch_outcomes(str(log))[f"{log}:3"] == "VERIFIED"  # a batch sees no harm
         # The gap is checkpointed with the session's state: after a restart its next call

@@ -278,12 +278,22 @@ class Follower:
         if name is None:  # one name a followed log (its lines are named NAME:LINE)
             name = self._names[line.source] = report_name(Path(line.source).as_posix())
         result = self.judge.log_line(line.data, line.number, name, "log:" + path, (path, line))
+        rewritten = self._rewritten(now)
         if isinstance(result, Check):
-            return [finding_event(result, now, where)]
+            return [*rewritten, finding_event(result, now, where)]
         body = log_line_body(line.data)
         digest = hashlib.sha256(body).hexdigest()
         again = self._judged(result, f"{path}#{line.generation}", digest, body, where, facts)
-        return [subject_event(result, now, where), *(finding_event(c, now, w) for c, w in again)]
+        return [
+            *rewritten,
+            subject_event(result, now, where),
+            *(finding_event(c, now, w) for c, w in again),
+        ]
+
+    def _rewritten(self, now: float) -> list[Event]:
+        """The judge's findings of stored log lines rewritten in place, as events (then none)."""
+        found, self.judge.rewritten = self.judge.rewritten, []
+        return [finding_event(c, now, {"path": c.location}) for c in found]
 
     def _file(
         self,
@@ -304,9 +314,13 @@ class Follower:
         subject = self.judge.file(item.data, name, attestation)
         if subject is None:
             self.store.stage_subject(folder.root, item.name, "skipped", item.digest)
-            return []
+            return self._rewritten(now)
         again = self._judged(subject, folder.root, item.digest, item.data, where, facts, item.name)
-        return [subject_event(subject, now, where), *(finding_event(c, now, w) for c, w in again)]
+        return [
+            *self._rewritten(now),
+            subject_event(subject, now, where),
+            *(finding_event(c, now, w) for c, w in again),
+        ]
 
     def _judged(
         self,

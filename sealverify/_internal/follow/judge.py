@@ -34,7 +34,13 @@ from typing import NamedTuple
 
 import orjson
 
-from sealverify._internal.follow.locators import claim_of, is_locator, locator, reread
+from sealverify._internal.follow.locators import (
+    changed_at,
+    claim_of,
+    is_locator,
+    locator,
+    reread,
+)
 from sealverify._internal.follow.tail import Line
 from sealverify._internal.kernel import session_state
 from sealverify._internal.kernel.receipt_inputs import Frames
@@ -57,7 +63,7 @@ from sealverify._internal.receipts.verify import (
     verify_log_line,
 )
 from sealverify._internal.receipts.view import ReceiptView, read_view
-from sealverify._internal.results.model import Check, Subject
+from sealverify._internal.results.model import Check, Subject, fail
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
 __all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "UNPLACED", "Judge", "Staged", "StagedState"]
@@ -166,6 +172,17 @@ def _lost(passes: SessionPasses, session: str, where: str, claim: Claim | None) 
         session_pass.executed.setdefault(claim.position, where)
 
 
+def _rewritten(path: str, offset: int, where: str) -> Check:
+    """``follow.rewritten``: a judged log line's bytes changed in place under the follower."""
+    return fail(
+        "follow.rewritten",
+        f"the receipt judged at {where} (byte {offset} of {path}) is no longer there as it was"
+        " judged, in the same file: the log was rewritten under the follower; its session's"
+        " later calls are not evaluated",
+        path,
+    )
+
+
 def _later(claim: Claim | None) -> bool:
     """A claim that needs the calls before it (why a batch run passes a lone receipt)."""
     return claim is not None and (claim.position is None or claim.position > 1)
@@ -232,6 +249,8 @@ class Judge:
         self._pending: dict[tuple[str, str], list[tuple[str, bytes]]] = {}
         # The last receipt read strictly here, so its history facts need no second parse.
         self.last: tuple[bytes, dict[str, JsonValue]] | None = None
+        # A stored log line found rewritten when its session came back: ``follow.rewritten``.
+        self.rewritten: list[Check] = []
         # The log line judged now (its followed name and line), stored as its locator.
         self._line: tuple[str, Line] | None = None
 
@@ -469,6 +488,8 @@ class Judge:
             line = reread(raw)
             if line is None:
                 _lost(passes, session, where, claim_of(raw))
+                if (at := changed_at(raw)) is not None:
+                    self.rewritten.append(_rewritten(*at, where))
                 return
             raw = line
         doc = _document(raw)

@@ -22,11 +22,12 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from sealverify._internal.follow.tail import Fingerprint, Line
 from sealverify._internal.kernel.session_pass import Claim
 
-__all__ = ["PREFIX", "claim_of", "is_locator", "locator", "reread"]
+__all__ = ["PREFIX", "changed_at", "claim_of", "is_locator", "locator", "reread"]
 
 PREFIX = b"locator "
 # The members of a locator, in the order its JSON array holds them (no names: a row a receipt).
@@ -101,11 +102,17 @@ def claim_of(text: bytes) -> Claim | None:
     return Claim(position, value["executed"] is True)
 
 
-def reread(text: bytes) -> bytes | None:
-    """The line ``text`` locates, read again with the digest it was judged with; else None.
+class _Located(NamedTuple):
+    """A locator's file and line, as :func:`locator` wrote them."""
 
-    None also for a locator that is not the shape :func:`locator` writes: fail closed.
-    """
+    path: str
+    fingerprint: Fingerprint
+    offset: int
+    length: int
+    sha256: str
+
+
+def _located(text: bytes) -> _Located | None:
     value = _value(text)
     if value is None:
         return None
@@ -119,11 +126,46 @@ def reread(text: bytes) -> bytes | None:
         return None
     dev, ino, head_len, offset, length = numbers
     path, head_sha256, sha256 = texts
-    fp = Fingerprint(dev, ino, head_len, head_sha256)
-    for candidate in _candidates(path, fp):
-        data = _line_at(candidate, fp, offset, length)
-        if data is not None and hashlib.sha256(data).hexdigest() == sha256:
+    return _Located(path, Fingerprint(dev, ino, head_len, head_sha256), offset, length, sha256)
+
+
+def reread(text: bytes) -> bytes | None:
+    """The line ``text`` locates, read again with the digest it was judged with; else None.
+
+    None also for a locator that is not the shape :func:`locator` writes: fail closed.
+    """
+    found = _located(text)
+    if found is None:
+        return None
+    for candidate in _candidates(found.path, found.fingerprint):
+        data = _line_at(candidate, found.fingerprint, found.offset, found.length)
+        if data is not None and hashlib.sha256(data).hexdigest() == found.sha256:
             return data
+    return None
+
+
+def changed_at(text: bytes) -> tuple[str, int] | None:
+    """Where the line ``text`` locates was rewritten: its file and offset, else None.
+
+    Asked once :func:`reread` found no line: the followed file itself (the device, inode and
+    first bytes the line was read under) still holds bytes at the line's place, and they are
+    not the line judged there. A file that is gone, or whose first bytes changed (a rotation,
+    or the rewrite ``tail.py`` already reports as ``follow.rewritten``), is None.
+    """
+    found = _located(text)
+    if found is None:
+        return None
+    fp = found.fingerprint
+    for candidate in _candidates(found.path, fp):
+        try:
+            st = os.stat(candidate)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) != (fp.dev, fp.ino):
+            continue
+        data = _line_at(candidate, fp, found.offset, found.length)
+        if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
+            return candidate, found.offset
     return None
 
 
