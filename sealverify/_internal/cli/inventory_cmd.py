@@ -14,6 +14,7 @@ from sealverify._internal.cli.helptext import examples
 from sealverify._internal.reports.formats.grid import ID, TEXT, View, grid_parts, wrap
 from sealverify._internal.reports.visible import visible
 from sealverify._internal.run.engine import LOG_SUFFIXES, expand
+from sealverify._internal.run.reading import open_capped
 from sealverify._internal.run.refused import InputRefused, SourceUnreadable
 from sealverify.formats import listing
 
@@ -27,11 +28,14 @@ def _read(paths: tuple[str, ...]) -> Inventory:
     for path, walked in expand(paths):
         if path.as_posix().endswith(_SIDE_SUFFIX):
             continue
+        if path.suffix in LOG_SUFFIXES and isinstance(path, Path):  # a window at a time
+            builder.add_log(open_capped(path, path.as_posix()), path.as_posix())
+            continue
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise SourceUnreadable.of(path, exc) from None
-        if path.suffix in LOG_SUFFIXES:
+        if path.suffix in LOG_SUFFIXES:  # an object-storage log, read whole
             builder.add_log(data, path.as_posix())
             continue
         side = path.with_name(path.name + _SIDE_SUFFIX)

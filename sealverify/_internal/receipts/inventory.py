@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sealverify._internal.history.chain_log import LogData
+from sealverify._internal.history.chain_log import log_lines as stream_lines
 from sealverify._internal.kernel.profiles import profile_for
 from sealverify._internal.kernel.replay import session_id
 from sealverify._internal.primitives import publishedkeys
@@ -311,9 +313,14 @@ class InventoryBuilder:
                 side = None  # verify names the unreadable side file; here it adds no key
         self.add(raw, name, side)
 
-    def add_log(self, raw: bytes, name: str) -> None:
-        """Count every line of a JSONL receipt log, named ``name:line`` as ``verify`` names it."""
-        for number, line in enumerate(log_lines(raw), start=1):
+    def add_log(self, raw: LogData, name: str) -> None:
+        """Count every line of a JSONL receipt log, named ``name:line`` as ``verify`` names it.
+
+        ``raw`` is the log's bytes, or a call that opens it: it is then read a window at a
+        time (``history/chain_log.py``), one line held, so memory follows its longest line.
+        """
+        lines = log_lines(raw) if isinstance(raw, bytes) else stream_lines(raw)
+        for number, line in enumerate(lines, start=1):
             body = log_line_body(line)
             if body.strip(b" \t"):
                 self.add(body, f"{name}:{number}")
