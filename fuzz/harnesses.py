@@ -16,7 +16,7 @@ from fuzz.base import Harness, run_cli, workspace, write
 from sealverify._internal.cli.main import cli
 from sealverify._internal.forensics import inputs
 from sealverify._internal.forensics.integrity import RECEIPT_LIMITS
-from sealverify._internal.wire import leanjson, serdejson
+from sealverify._internal.wire import framing, leanjson, serdejson
 from sealverify._internal.wire.framing import WHITESPACE
 from sealverify._internal.wire.strictjson import (
     JsonError,
@@ -156,11 +156,11 @@ def _diff_reads_as_whole(data: bytes) -> None:
             return None
         return value if isinstance(value, dict) else None
 
-    saved, inputs.BLOCK = inputs.BLOCK, 1 + len(data) % 13
+    saved, framing.BLOCK = framing.BLOCK, 1 + len(data) % 13  # read_blocks reads it
     try:
         blank, document = inputs.whole_document(lambda: io.BytesIO(data), RECEIPT_LIMITS)
     finally:
-        inputs.BLOCK = saved
+        framing.BLOCK = saved
     assert blank == (not stripped), "blank input read otherwise in blocks"
     assert document is None or document == stripped, "another document read in blocks"
     assert whole_object(document) == whole_object(stripped), "the one object read otherwise"

@@ -18,20 +18,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify import DiffInput, DiffOptions, diff_inputs
-from sealverify._internal.forensics import inputs
-from sealverify._internal.forensics.inputs import (
-    Reader,
-    frame_count,
-    read_lines,
-    whole_document,
-)
+from sealverify._internal.forensics.inputs import frame_count, whole_document
 from sealverify._internal.forensics.integrity import RECEIPT_LIMITS
 from sealverify._internal.forensics.sides import load_side
 from sealverify._internal.reports.formats.jsonfmt import render
+from sealverify._internal.wire import framing
 from sealverify._internal.wire.framing import (
     WHITESPACE,
+    Opener,
+    Reader,
     iter_stdio,
     iter_stdio_blocks,
+    read_lines,
     stdio_frame_count,
 )
 from sealverify._internal.wire.strictjson import JsonError, JsonValue, Limits, parse_bytes
@@ -148,7 +146,7 @@ def _new_whole(data: bytes, limits: Limits = RECEIPT_LIMITS) -> tuple[bool, Json
     return blank, whole if isinstance(whole, dict) else None
 
 
-def _opener(data: bytes) -> inputs.Opener:
+def _opener(data: bytes) -> Opener:
     def opened() -> Reader:
         return io.BytesIO(data)
 
@@ -164,7 +162,7 @@ def _frames(frames: object) -> list[tuple[bytes, int, str]]:
 def test_streamed_reading_finds_what_the_whole_bytes_gave(
     name: str, block: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(inputs, "BLOCK", block)
+    monkeypatch.setattr(framing, "BLOCK", block)  # read_blocks reads it
     data = HOSTILE[name]
     assert _new_whole(data) == _old_whole(data)
     assert _frames(read_lines(_opener(data))) == _frames(iter_stdio(data))
@@ -180,13 +178,13 @@ def test_streamed_reading_finds_what_the_whole_bytes_gave(
 def test_the_bracket_scan_agrees_with_the_parser(pieces: list[bytes], block: int) -> None:
     """Any mix of brackets, quotes and escapes: the one document found is the one parsed."""
     data = b"".join(pieces)
-    old = inputs.BLOCK
-    inputs.BLOCK = block
+    old = framing.BLOCK  # read_blocks reads it
+    framing.BLOCK = block
     try:
         assert _new_whole(data) == _old_whole(data)
         assert _new_whole(b"{" + data) == _old_whole(b"{" + data)
     finally:
-        inputs.BLOCK = old
+        framing.BLOCK = old
 
 
 @pytest.mark.parametrize("size", [0, 1, 5, 100])
@@ -216,7 +214,7 @@ def test_a_side_read_in_blocks_gives_the_report_read_whole(
     data = HOSTILE[name]
     outcomes = []
     for block in (3, 1 << 16):
-        monkeypatch.setattr(inputs, "BLOCK", block)
+        monkeypatch.setattr(framing, "BLOCK", block)  # read_blocks reads it
         for side in (data, _opener(data)):
             try:
                 outcomes.append(_report(side, CALL))
@@ -226,7 +224,7 @@ def test_a_side_read_in_blocks_gives_the_report_read_whole(
 
 
 def test_index_and_reply_read_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(inputs, "BLOCK", 5)
+    monkeypatch.setattr(framing, "BLOCK", 5)  # read_blocks reads it
     lines = LINE + b"\n\n" + LINE2 + b"\n"
     for index in (0, 1):
         side = load_side(_opener(lines), "A", "r.jsonl", index=index)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sealverify._internal.forensics.inputs import Source
 from sealverify._internal.forensics.retry import input_required_reply
 from sealverify._internal.forensics.sides import DiffInputError, Side, load_side
 from sealverify._internal.forensics.verdict import diff_report
 from sealverify._internal.mcp.frame import FrameOptions
 from sealverify._internal.results.model import Report
+from sealverify._internal.wire.framing import Source
 
 __all__ = ["DiffInput", "DiffOptions", "diff_inputs"]
 

@@ -15,28 +15,14 @@ from itertools import accumulate, chain
 
 # The block reader is the wire layer's (``tools`` reads its captures with it too).
 from sealverify._internal.wire.framing import (
-    BLOCK,
     WHITESPACE,
-    Opener,
-    Reader,
     Source,
     read_blocks,
-    read_lines,
     stdio_frame_count,
 )
 from sealverify._internal.wire.strictjson import Limits
 
-__all__ = [
-    "BLOCK",
-    "Opener",
-    "Reader",
-    "Source",
-    "frame_count",
-    "read_blocks",
-    "read_lines",
-    "read_whole",
-    "whole_document",
-]
+__all__ = ["frame_count", "read_whole", "whole_document"]
 
 
 def read_whole(source: Source) -> bytes:

@@ -8,7 +8,6 @@ from typing import Any
 from sealverify._internal.forensics.changes import (
     json_diff,
 )
-from sealverify._internal.forensics.inputs import Source, read_lines
 from sealverify._internal.forensics.integrity import (
     RECEIPT_LIMITS,
 )
@@ -16,6 +15,7 @@ from sealverify._internal.forensics.sides import (
     Side,
 )
 from sealverify._internal.mcp.keytable import VOLATILE_RETRY_KEYS
+from sealverify._internal.wire.framing import Source, read_lines
 from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonValue,

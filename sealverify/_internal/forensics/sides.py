@@ -8,13 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sealverify._internal.approvals.consumed import receipt_server
-from sealverify._internal.forensics.inputs import (
-    Source,
-    frame_count,
-    read_lines,
-    read_whole,
-    whole_document,
-)
+from sealverify._internal.forensics.inputs import frame_count, read_whole, whole_document
 from sealverify._internal.forensics.integrity import (
     RECEIPT_LIMITS,
     decode_b64,
@@ -24,7 +18,7 @@ from sealverify._internal.mcp.frame import FrameAnalysis, FrameOptions, analyze_
 from sealverify._internal.primitives import identities
 from sealverify._internal.primitives.releaseframe import unsplice_operation_id
 from sealverify._internal.results.model import Check
-from sealverify._internal.wire.framing import FrameBytes, frame_of
+from sealverify._internal.wire.framing import FrameBytes, Source, frame_of, read_lines
 from sealverify._internal.wire.strictjson import (
     JsonError,
     JsonValue,
