@@ -7,12 +7,12 @@ reads. Every other line is counted and let go: a log is never held as an object 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol
+from collections.abc import Iterator, Sequence
 
 from sealverify._internal.history.chain_records import COMMITMENT, ChainRecord, LogLine
 from sealverify._internal.results.model import Check, fail, info
 from sealverify._internal.results.repeats import Findings
+from sealverify._internal.wire.framing import Reader, Source
 from sealverify._internal.wire.spelling import HEX64
 from sealverify._internal.wire.strictjson import JsonError, JsonValue, parse_bytes, uint_value
 
@@ -101,19 +101,11 @@ def _record_problems(doc: JsonValue) -> list[str]:
     return problems
 
 
-class LogStream(Protocol):
-    """An open log: ``read(size)`` its next bytes (empty at its end), closed on leaving."""
-
-    def read(self, size: int, /) -> bytes: ...
-
-    def __enter__(self) -> LogStream: ...
-
-    def __exit__(self, *exc: object) -> object: ...
-
-
-# A log as the reader takes it: its bytes, or a call that opens it for reading (the log is
-# then read a window at a time, never held whole, and opened again only to classify a break).
-LogData = bytes | Callable[[], LogStream]
+# An open log (``read(size)``, closed on leaving), and a log as the reader takes it: its bytes,
+# or a call that opens it for reading (then read a window at a time, never held whole, and
+# opened again only to classify a break). The wire layer's block reader's types, one for all.
+LogStream = Reader
+LogData = Source
 
 
 def _stream_lines(stream: LogStream) -> Iterator[bytes]:
