@@ -277,12 +277,15 @@ class Follower:
         name = self._names.get(line.source)
         if name is None:  # one name a followed log (its lines are named NAME:LINE)
             name = self._names[line.source] = report_name(Path(line.source).as_posix())
-        result = self.judge.log_line(line.data, line.number, name, "log:" + path, (path, line))
+        body = log_line_body(line.data)
+        digest = hashlib.sha256(body).hexdigest()  # the line's too when no CR ends it
+        same = digest if body is line.data else None
+        result = self.judge.log_line(
+            line.data, line.number, name, "log:" + path, (path, line), same
+        )
         rewritten = self._rewritten(now)
         if isinstance(result, Check):
             return [*rewritten, finding_event(result, now, where)]
-        body = log_line_body(line.data)
-        digest = hashlib.sha256(body).hexdigest()
         again = self._judged(result, f"{path}#{line.generation}", digest, body, where, facts)
         return [
             *rewritten,

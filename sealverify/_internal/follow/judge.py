@@ -252,7 +252,7 @@ class Judge:
         # A stored log line found rewritten when its session came back: ``follow.rewritten``.
         self.rewritten: list[Check] = []
         # The log line judged now (its followed name and line), stored as its locator.
-        self._line: tuple[str, Line] | None = None
+        self._line: tuple[str, Line, str | None] | None = None  # and its digest, if made
 
     def _passes_of(self, key: str, order: str) -> SessionPasses:
         """The passes of scope ``key``, a pass made now to be in ``order`` (its input's)."""
@@ -457,7 +457,10 @@ class Judge:
         A directory file is kept whole: seal-host rewrites it as its release status moves, so
         its bytes could not be found again as they were judged.
         """
-        located = locator(*self._line, claim) if self._line is not None else None
+        located = None
+        if self._line is not None:
+            path, line, digest = self._line
+            located = locator(path, line, claim, digest)
         self.staged.append((key, seq, session, where, located or data))
         self._pending.setdefault((key, session), []).append((where, data))
 
@@ -564,17 +567,24 @@ class Judge:
         return facts.session, claim.position, claim.executed
 
     def log_line(
-        self, line: bytes, number: int, name: str, key: str, found: tuple[str, Line] | None = None
+        self,
+        line: bytes,
+        number: int,
+        name: str,
+        key: str,
+        found: tuple[str, Line] | None = None,
+        digest: str | None = None,
     ) -> Subject | Check:
         """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it.
 
         ``found``: the followed name and the line as read there, so the store keeps where to
         find it again rather than its bytes (``locators.py``); without it, its bytes.
+        ``digest``: the sha256 hex of the line's bytes, when the caller already made it.
         """
         self.operation = None
         reading = self._read(line, log_line_body(line), line)
         where = f"{name} line {number}" if self.names_inputs else f"line {number}"
-        self._line = found
+        self._line = None if found is None else (*found, digest)
         try:
             session_rederivation = self._session_receipt(line, reading, key, where, placed=False)
         finally:

@@ -45,11 +45,12 @@ _MEMBERS = (
 )
 
 
-def locator(path: str, line: Line, claim: Claim | None) -> bytes | None:
+def locator(path: str, line: Line, claim: Claim | None, sha256: str | None = None) -> bytes | None:
     """The locator of ``line`` of the followed log ``path``; None when its file is unknown.
 
     With it, the place the receipt claims (``claim``): a line that cannot be read again still
     holds its executed position against a later receipt claiming it, as when it was fed.
+    ``sha256``: the hex digest of ``line.data`` when the caller already made it.
     """
     fp = line.fingerprint
     if fp is None:
@@ -62,7 +63,7 @@ def locator(path: str, line: Line, claim: Claim | None) -> bytes | None:
         "head_sha256": fp.head_sha256,
         "offset": line.offset,
         "length": len(line.data),
-        "sha256": hashlib.sha256(line.data).hexdigest(),
+        "sha256": sha256 if sha256 is not None else hashlib.sha256(line.data).hexdigest(),
         "position": claim.position if claim is not None else None,
         "executed": claim is not None and claim.executed,
     }
