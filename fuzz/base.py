@@ -9,11 +9,15 @@ from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from sealverify_testkit import keys
 
 from sealverify._internal.cli.main import cli
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["EXIT_CODES", "Harness", "run_cli", "workspace", "write"]
 
@@ -32,14 +36,29 @@ class Harness:
     resign: bool = False  # re-sign half of the mutants with the testkit keys
 
 
+class _Discard(io.RawIOBase):
+    """A writable stream that keeps nothing: what a command writes is encoded, then dropped.
+
+    The text layer above it still encodes strictly as UTF-8 (so text a real terminal could
+    not take still escapes as a crash), but no report is held: a memory measurement counts
+    what the command holds, not the bytes it wrote to its standard output.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        return memoryview(data).nbytes
+
+
 def run_cli(args: list[str]) -> int:
     """Run ``sealverify ARGS`` in-process; return its exit code, or raise what escaped it.
 
     The documented refusals are click's usage errors (exit 2, "could not run") and the exit
     codes of the README; anything else escaping the command is a crash.
     """
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    out = io.TextIOWrapper(io.BufferedWriter(_Discard()), encoding="utf-8")
+    err = io.TextIOWrapper(io.BufferedWriter(_Discard()), encoding="utf-8")
     with redirect_stdout(out), redirect_stderr(err):
         try:
             code = cli.main(args, prog_name="sealverify", standalone_mode=False)

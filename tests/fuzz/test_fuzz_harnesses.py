@@ -108,3 +108,43 @@ def test_the_harnesses_are_not_shipped_in_the_wheel() -> None:
     include = config["tool"]["setuptools"]["packages"]["find"]["include"]
     assert include == ["sealverify*"]  # fuzz/ stays out; atheris is only the `fuzz` extra
     assert "atheris==3.0.0" in config["project"]["optional-dependencies"]["fuzz"]
+
+
+def test_run_cli_holds_no_report_but_still_refuses_text_utf8_cannot_encode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A memory measurement counts what a command holds, not the report it wrote.
+
+    The complexity check measures peak allocation around ``run_cli``; a report kept in a
+    buffer made every command whose output grows with its input look as if it held that
+    input. The text layer must still encode as UTF-8, so a lone surrogate still escapes.
+    """
+    import tracemalloc
+
+    import click
+
+    from fuzz import base
+
+    chunk = "x" * (1 << 16)
+
+    def loud(*_: object, **__: object) -> int:
+        for _ in range(128):  # 8 MiB of report
+            click.echo(chunk)
+        return 0
+
+    monkeypatch.setattr(base.cli, "main", loud)
+    tracemalloc.start()
+    try:
+        assert base.run_cli([]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 2**20, f"run_cli held {peak} bytes of an 8 MiB report"
+
+    def surrogate(*_: object, **__: object) -> int:
+        click.echo("\ud800")
+        return 0
+
+    monkeypatch.setattr(base.cli, "main", surrogate)
+    with pytest.raises(UnicodeEncodeError):
+        base.run_cli([])

@@ -46,6 +46,8 @@ VOCABULARY = Vocabulary(passed=Outcome.PASSED, failed=Outcome.FAILED, unpinned=O
 _IN_TOTO_TYPE = re.compile(r"application/vnd\.in-toto(\.[A-Za-z0-9_.-]+)?\+json")
 # SLSA's verificationResult words are the outcome words of attestation verify.
 _RESULTS = (Outcome.PASSED.value, Outcome.FAILED.value)
+# The Statements the report reads (the summary, the run): of any other kind none is kept.
+_KEPT = (VSA_PREDICATE_TYPE, RUN_PREDICATE_TYPE)
 
 
 def attestation_verify_report(
@@ -100,40 +102,44 @@ def _checks(
     documents = read_documents(data)
     if isinstance(documents, str):
         return [fail("attestation.envelope", f"the file holds no DSSE envelope: {documents}")]
-    envelopes: list[Envelope] = []
     checks: list[Check] = []
-    for number, document in enumerate(documents, 1):
+    count = 0
+    for count, document in enumerate(documents, 1):
         opened = open_envelope(document)
         if isinstance(opened, str):
-            checks.append(fail("attestation.envelope", opened, f"envelope {number}"))
-        else:
-            envelopes.append(opened)
+            checks.append(fail("attestation.envelope", opened, f"envelope {count}"))
     if checks:
         return checks
-    checks.append(passed("attestation.envelope", f"{len(envelopes)} DSSE envelope(s)"))
-    statements = []
-    for number, envelope in enumerate(envelopes, 1):
+    checks.append(passed("attestation.envelope", f"{count} DSSE envelope(s)"))
+    # A second pass judges each envelope as it is read again: only its checks are kept, and
+    # of the Statements only how many there are of each predicate type and the first.
+    kinds: dict[object, tuple[int, dict[str, object]]] = {}
+    for number, document in enumerate(documents, 1):
+        envelope = open_envelope(document)
+        assert not isinstance(envelope, str)  # the first pass opened every envelope
         where = f"envelope {number}"
         checks.append(_signature(envelope, key, where))
         checks.append(_payload_type(envelope, where))
         statement, check = _statement(envelope, where)
         checks.append(check)
         if statement is not None:
-            statements.append(statement)
-    summaries = [s for s in statements if s.get("predicateType") == VSA_PREDICATE_TYPE]
-    if len(summaries) != 1:
+            kind = statement.get("predicateType")
+            if kind in _KEPT:
+                seen, first = kinds.get(kind, (0, statement))
+                kinds[kind] = (seen + 1, first)
+    summaries, summary = kinds.get(VSA_PREDICATE_TYPE, (0, None))
+    if summaries != 1 or summary is None:
         checks.append(
             fail(
                 "attestation.predicate",
-                f"expected one Statement of predicate type {VSA_PREDICATE_TYPE}, "
-                f"found {len(summaries)}",
+                f"expected one Statement of predicate type {VSA_PREDICATE_TYPE}, found {summaries}",
             )
         )
         return checks
-    checks.extend(_summary(summaries[0], subjects, policy))
-    runs = [s for s in statements if s.get("predicateType") == RUN_PREDICATE_TYPE]
-    if len(runs) == 1:
-        checks.append(_run(runs[0]))
+    checks.extend(_summary(summary, subjects, policy))
+    runs, run = kinds.get(RUN_PREDICATE_TYPE, (0, None))
+    if runs == 1 and run is not None:
+        checks.append(_run(run))
     return checks
 
 

@@ -11,8 +11,9 @@ raw ``r || s`` of the specification's own test vector (``protocol.md``) rather t
 from __future__ import annotations
 
 import binascii
+import codecs
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.utils import (
     decode_dss_signature,
@@ -24,7 +25,14 @@ from securesystemslib.signer import Key, Signature, Signer, SSlibKey
 
 from sealverify._internal.attest.statement import PAYLOAD_TYPE, payload
 
-__all__ = ["loads", "open_envelope", "read_documents", "sign_statements", "signature_verifies"]
+__all__ = [
+    "Documents",
+    "loads",
+    "open_envelope",
+    "read_documents",
+    "sign_statements",
+    "signature_verifies",
+]
 
 
 def sign_statements(statements: Sequence[Mapping[str, object]], signer: Signer) -> bytes:
@@ -54,29 +62,90 @@ def loads(text: str | bytes) -> object:
         raise ValueError("nested too deeply") from None
 
 
-def read_documents(data: bytes) -> list[object] | str:
+class Documents:
+    """The documents of an attestation file, parsed again on each pass: none is held.
+
+    A file is one JSON document (as the DSSE specification prints an envelope) or one per
+    line (JSON Lines); :func:`read_documents` has already read every document once, so a
+    pass never meets a line that is not JSON.
+    """
+
+    def __init__(self, data: bytes, whole: object = None, *, single: bool = False) -> None:
+        self._data = data
+        self._whole = whole
+        self._single = single
+
+    def __iter__(self) -> Iterator[object]:
+        if self._single:
+            yield self._whole
+            return
+        for _, line in _lines(self._data):
+            if line.strip():
+                yield loads(line)
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, str]]:
+    """Each line of UTF-8 ``data`` with its number, as ``text.split("\\n")`` has them.
+
+    One at a time: a line feed byte is a line feed character in UTF-8, and nothing else.
+    """
+    start, number = 0, 1
+    while (end := data.find(b"\n", start)) >= 0:
+        yield number, data[start:end].decode("utf-8")
+        start, number = end + 1, number + 1
+    yield number, data[start:].decode("utf-8")
+
+
+_UTF8_BLOCK = 1 << 20
+
+
+def _utf8_problem(data: bytes) -> str | None:
+    """Why ``data`` is not UTF-8, in the words of decoding it whole; None when it is.
+
+    Decoded a block at a time and the text dropped: the whole text is never held.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(view), _UTF8_BLOCK):
+            decoder.decode(view[start : start + _UTF8_BLOCK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:  # the position in the file, not in a block
+            return f"not UTF-8: {exc}"
+    return None
+
+
+def read_documents(data: bytes) -> Documents | str:
     """The envelopes of an attestation file: one JSON document, or one per line (JSON Lines).
 
-    Returns the parsed documents, or a problem saying why the bytes are neither (invalid
-    UTF-8, a line that is not JSON, a duplicate member, no document at all).
+    Returns the documents (parsed again on every pass over them, so a file of many envelopes
+    is never held as objects), or a problem saying why the bytes are neither (invalid UTF-8,
+    a line that is not JSON, a duplicate member, no document at all). The file is read as one
+    document when it parses whole, else line by line; the whole text is decoded only when
+    its first line is not a document of its own (a pretty-printed envelope), since a file
+    whose first line is one document parses whole only as that document.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"not UTF-8: {exc}"
-    try:
-        return [loads(text)]  # one envelope, as the DSSE specification prints it
-    except ValueError:
-        pass
-    documents: list[object] = []
-    for number, line in enumerate(text.split("\n"), 1):
+    problem = _utf8_problem(data)
+    if problem is not None:
+        return problem
+    found = False
+    for number, line in _lines(data):
         if not line.strip():
             continue
         try:
-            documents.append(loads(line))
+            loads(line)
         except ValueError as exc:
+            if not found:
+                try:
+                    return Documents(data, loads(data.decode("utf-8")), single=True)
+                except ValueError:
+                    pass
             return f"line {number} is not a JSON document: {exc}"
-    return documents or "no envelope in the file"
+        found = True
+    return Documents(data) if found else "no envelope in the file"
 
 
 def open_envelope(document: object) -> Envelope | str:
