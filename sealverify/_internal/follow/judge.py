@@ -340,8 +340,11 @@ class Judge:
         where: str,
         data: bytes,
         frames: Frames | None = None,
+        claim: Claim | None = None,
     ) -> Rederivation | None:
         """Feed a receipt of input ``source`` to its session's pass, one for every input.
+
+        ``claim``: the place the receipt claims (``facts.claim``, read once by the caller).
 
         A batch run re-derives a session whose receipts sit in two inputs or more across them
         all (``receipts/spanning.py``): a later call is judged against the earlier ones and
@@ -355,10 +358,10 @@ class Judge:
         session = facts.session
         if session not in passes.by_session and not self._resume(passes, key, session):
             before = self._before(key, session)
-            if not before and not _later(facts.claim):
+            if not before and not _later(claim):
                 # The session's first call, judged alone; its pass is made (from the store)
                 # only if the session comes back, so a session of one call costs one row.
-                self._stage(key, seq, session, where, data, facts.claim)
+                self._stage(key, seq, session, where, data, claim)
                 return None
             for earlier, raw in before:
                 self._replay(passes, key, earlier, raw, session)
@@ -368,7 +371,7 @@ class Judge:
         result = passes.feed(doc, facts, where, frames)
         self._new_entries(passes, key, session, calls, executed)
         self._opened(key, session)
-        self._stage(key, seq, session, where, data, facts.claim)
+        self._stage(key, seq, session, where, data, claim)
         if source == FILES and self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
@@ -556,7 +559,7 @@ class Judge:
         doc = reading.strict
         if doc is None or session_of(doc) != facts.session:
             return None  # not strict JSON, or read differently: the receipt fails on its own
-        return self._feed(key, doc, facts, where, data, reading.frames)
+        return self._feed(key, doc, facts, where, data, reading.frames, claim)
 
     @staticmethod
     def placed(data: bytes) -> tuple[int, bool]:
