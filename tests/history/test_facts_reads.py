@@ -1,6 +1,9 @@
-"""History facts read a signed config's payload once for the receipts that carry it."""
+"""History reads once what receipts share: a signed config's payload, its signer's mark."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 import pytest
 from sealverify_testkit import mint
@@ -8,6 +11,8 @@ from sealverify_testkit.records import parse_record, render_compact
 
 from sealverify._internal import fastpath
 from sealverify._internal.history import facts
+from sealverify._internal.history.facts import ReceiptFacts
+from sealverify._internal.history.state import HistoryStore
 from sealverify._internal.wire.strictjson import JsonValue, parse_bytes
 
 
@@ -56,3 +61,33 @@ def test_an_epoch_is_read_as_the_definition_reads_it(payload: str) -> None:
         expected = facts.receipt_facts(doc, "r")
     assert facts.receipt_facts(doc, "r") == facts.receipt_facts(doc, "r") == expected
     assert expected.config_epoch == (7 if payload == '{"epoch":7}' else None)
+
+
+def test_a_signers_high_water_mark_is_read_once_for_the_receipts_it_signed(
+    tmp_path: Path,
+) -> None:
+    """Receipts share their host's config signer: one read of its mark for a run's checks."""
+    signer = "ab" * 32
+    with HistoryStore(tmp_path / "state.db") as store:
+        store.check_and_stage([ReceiptFacts("first", config_signer=signer, config_epoch=9)])
+        store.commit()
+    later = [
+        ReceiptFacts(f"r{i}", config_signer=signer, config_epoch=5 + i % 6, established=False)
+        for i in range(12)
+    ]
+    with HistoryStore(tmp_path / "state.db") as store:
+        reads: list[str] = []
+        one = store._db.one
+
+        def counted(sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+            reads.append(sql)
+            return one(sql, params)
+
+        store._db.one = counted  # type: ignore[method-assign]
+        checks = store.check_and_stage(later)
+    assert sum("config_epochs" in sql for sql in reads) == 1  # one a receipt before
+    failed = [c.location for c in checks if c.id == "history.config-rollback"]
+    assert failed == [
+        f.location for f in later if f.config_epoch is not None and f.config_epoch < 9
+    ]
+    assert len(failed) == 8  # epochs 5 to 8 twice each; 9 and 10 are not below the mark
