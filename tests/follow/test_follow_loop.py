@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sealverify._internal.follow.events import Event
 from sealverify._internal.follow.loop import LoopOptions, _Signals, _steps
-from sealverify._internal.follow.waiting import Waiter
+from sealverify._internal.follow.waiting import Waiter, open_waiter
+from tests.helpers.follow_support import append, until
 
 
 class _Follower:
@@ -77,9 +80,13 @@ class _Gathering(Waiter):
         super().__init__(1.0)
         self.gathered: list[float] = []
         self.waits: list[float | None] = []
+        self.busy_steps = 0
 
     def gather(self, seconds: float) -> None:
         self.gathered.append(seconds)
+
+    def busy(self) -> None:
+        self.busy_steps += 1
 
     def wait(self, seconds: float | None = None) -> None:
         self.waits.append(seconds)
@@ -105,6 +112,7 @@ def test_steps_let_lines_gather_between_steps(gather: float, once: bool, gathere
     assert len(waiter.gathered) == gathered
     assert all(0 < seconds <= gather for seconds in waiter.gathered)
     assert follower.commits == 3
+    assert waiter.busy_steps == 3  # each step that found a receipt; not the one finding none
 
 
 def test_a_signal_ends_a_gathering_wait() -> None:
@@ -112,3 +120,30 @@ def test_a_signal_ends_a_gathering_wait() -> None:
     waiter = Waiter(1.0)
     waiter.interrupt()
     waiter.gather(30.0)  # returns at once: the interrupt came first (else, after 30 s)
+
+
+def test_a_busy_follower_watches_no_folder_until_it_waits(tmp_path: Path) -> None:
+    """While steps find lines, no file event is needed: the watches are removed (no thread
+    of watchdog's then handles the writer's appends, one inotify event a write). The next
+    wait watches again and returns at once, so the loop looks again before waiting: a line
+    appended while nothing watched is read by that look, and a later one ends the wait.
+    """
+    pytest.importorskip("watchdog")
+    log = tmp_path / "r.jsonl"
+    waiter = open_waiter([str(log)], interval=600.0, poll=False)
+    assert waiter.kind == "watchdog"
+    observer = waiter._observer  # type: ignore[attr-defined]
+    try:
+        assert observer.emitters
+        waiter.busy()
+        assert not observer.emitters  # nothing watched while the loop steps on
+        append(log, b"{}\n")
+        done = threading.Event()
+        threading.Thread(target=lambda: (waiter.wait(), done.set()), daemon=True).start()
+        until(done.is_set, "the wait after a busy step to return at once")
+        assert observer.emitters  # watched again: the next wait ends on a file event
+        done.clear()
+        threading.Thread(target=lambda: (waiter.wait(), done.set()), daemon=True).start()
+        until(lambda: (append(log, b"\n"), done.wait(0.05))[1], "a file event to end the wait")
+    finally:
+        waiter.close()

@@ -14,6 +14,7 @@ handles signals: ``loop`` does.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -23,7 +24,7 @@ from typing import Any
 from sealverify._internal.follow.chain import ChainFollow
 from sealverify._internal.follow.events import Event, finding_event, subject_event
 from sealverify._internal.follow.folders import Folder, Found
-from sealverify._internal.follow.judge import SESSIONS, Judge
+from sealverify._internal.follow.judge import SESSIONS, Judge, Reading
 from sealverify._internal.follow.remote import RemoteFolder
 from sealverify._internal.follow.store import FollowStore
 from sealverify._internal.follow.tail import HEAD_BYTES, Fingerprint, Line, Position, look
@@ -47,6 +48,9 @@ CHECKPOINT_VERSION = 1
 # bytes (beyond either, they are judged).
 HELD_FILES = 4096
 HELD_BYTES = 64 << 20
+# Log lines read ahead of their turn, so the store is asked at once what judging them needs
+# (``Judge.prefetch``): a few statements so many lines, and so many readings held at most.
+READ_AHEAD = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +160,7 @@ class Follower:
             self.store.sequences(),
             self.store.operations,
             self.store.session_state,
+            self.store.prefetch,
         )
         self.judge.names_inputs = len(config.logs) + len(config.folders) + len(config.remote) > 1
         self._changes = 0
@@ -235,11 +240,21 @@ class Follower:
         for index, folder in enumerate(self.folders, start=len(paths)):
             landed = self._landed(index, folder, behind)
             streams.append([(index, item) for item in landed])
-        for index, item in _in_order(streams, self.judge.claimed):
-            if isinstance(item, Line):
-                events.extend(self._log_line(paths[index], item, now, facts))
-            else:
-                events.extend(self._file(self.folders[index - len(paths)], item, now, facts))
+        ordered = _in_order(streams, self.judge.claimed)
+        while chunk := list(itertools.islice(ordered, READ_AHEAD)):
+            read = [
+                (item, self.judge.read_line(item.data))
+                for _, item in chunk
+                if isinstance(item, Line)
+            ]
+            self.judge.prefetch([(line.data, reading) for line, reading in read])
+            readings = iter(reading for _, reading in read)
+            for index, item in chunk:
+                if isinstance(item, Line):
+                    line_events = self._log_line(paths[index], item, now, facts, next(readings))
+                    events.extend(line_events)
+                else:
+                    events.extend(self._file(self.folders[index - len(paths)], item, now, facts))
         events.extend(self._chains(now))
         events.extend(self._history(facts, now))
         return events
@@ -266,7 +281,12 @@ class Follower:
         return landed
 
     def _log_line(
-        self, path: str, line: Line, now: float, facts: list[tuple[ReceiptFacts, dict[str, Any]]]
+        self,
+        path: str,
+        line: Line,
+        now: float,
+        facts: list[tuple[ReceiptFacts, dict[str, Any]]],
+        reading: Reading | None = None,
     ) -> list[Event]:
         where = {
             "path": path,
@@ -281,7 +301,7 @@ class Follower:
         digest = hashlib.sha256(body).hexdigest()  # the line's too when no CR ends it
         same = digest if body is line.data else None
         result = self.judge.log_line(
-            line.data, line.number, name, "log:" + path, (path, line), same
+            line.data, line.number, name, "log:" + path, (path, line), same, reading
         )
         rewritten = self._rewritten(now)
         if isinstance(result, Check):

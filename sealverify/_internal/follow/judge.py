@@ -29,7 +29,7 @@ judge again), as a batch run over the same files fails both halves.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import orjson
@@ -66,7 +66,16 @@ from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.results.model import Check, Subject, fail
 from sealverify._internal.wire.strictjson import DEFAULT_LIMITS, JsonError, JsonValue, parse_bytes
 
-__all__ = ["FILES", "OPEN_SESSIONS", "SESSIONS", "UNPLACED", "Judge", "Staged", "StagedState"]
+__all__ = [
+    "FILES",
+    "OPEN_SESSIONS",
+    "SESSIONS",
+    "UNPLACED",
+    "Judge",
+    "Reading",
+    "Staged",
+    "StagedState",
+]
 
 FILES = "files"  # the input of every followed directory's files, as a batch run has one
 # The scope of every session (the store's ``thread`` column): one pass a session across every
@@ -86,6 +95,8 @@ Operations = Callable[[str, "tuple[str, str] | None"], list[tuple[str, str, str]
 StagedOperation = tuple[str, str, str, str]
 # A session's committed state and its calls' entries in order (JSON texts), or None.
 States = Callable[[str, str], "tuple[str, list[str]] | None"]
+# Read at once what a look's receipts will ask: operations (digests), sessions (scope, name).
+Prefetch = Callable[[Sequence[str], Sequence[tuple[str, str]]], None]
 # What the judge stages of session states: states (scope, session, state), calls' entries
 # (scope, session, seq, entry), and the sessions whose state is forgotten in every input.
 StagedState = tuple[list[tuple[str, str, bytes]], list[tuple[str, str, int, bytes]], list[str]]
@@ -188,7 +199,7 @@ def _later(claim: Claim | None) -> bool:
     return claim is not None and (claim.position is None or claim.position > 1)
 
 
-class _Reading(NamedTuple):
+class Reading(NamedTuple):
     """One receipt read once: the verifier's reading and view, the session pass's document."""
 
     read: ReceiptDocument
@@ -215,8 +226,10 @@ class Judge:
         sequences: dict[str, int],
         operations: Operations | None = None,
         states: States | None = None,
+        prefetch: Prefetch | None = None,
     ) -> None:
         self.options = options
+        self._prefetch = prefetch or (lambda _o, _s: None)
         self._stored = stored
         self._states = states or (lambda _k, _s: None)
         # How many calls' entries each session in memory has (the next entry's number), the
@@ -327,8 +340,11 @@ class Judge:
         where: str,
         data: bytes,
         frames: Frames | None = None,
+        claim: Claim | None = None,
     ) -> Rederivation | None:
         """Feed a receipt of input ``source`` to its session's pass, one for every input.
+
+        ``claim``: the place the receipt claims (``facts.claim``, read once by the caller).
 
         A batch run re-derives a session whose receipts sit in two inputs or more across them
         all (``receipts/spanning.py``): a later call is judged against the earlier ones and
@@ -342,10 +358,10 @@ class Judge:
         session = facts.session
         if session not in passes.by_session and not self._resume(passes, key, session):
             before = self._before(key, session)
-            if not before and not _later(facts.claim):
+            if not before and not _later(claim):
                 # The session's first call, judged alone; its pass is made (from the store)
                 # only if the session comes back, so a session of one call costs one row.
-                self._stage(key, seq, session, where, data, facts.claim)
+                self._stage(key, seq, session, where, data, claim)
                 return None
             for earlier, raw in before:
                 self._replay(passes, key, earlier, raw, session)
@@ -355,7 +371,7 @@ class Judge:
         result = passes.feed(doc, facts, where, frames)
         self._new_entries(passes, key, session, calls, executed)
         self._opened(key, session)
-        self._stage(key, seq, session, where, data, facts.claim)
+        self._stage(key, seq, session, where, data, claim)
         if source == FILES and self._alone.get((key, facts.session)) == where:
             return None  # another form of the call judged alone: judged alone again
         return result
@@ -504,7 +520,7 @@ class Judge:
         passes.feed(doc, facts, where)
 
     def _session_receipt(
-        self, data: bytes, reading: _Reading, key: str, where: str, placed: bool
+        self, data: bytes, reading: Reading, key: str, where: str, placed: bool
     ) -> Rederivation | None:
         if not self.options.rederive or not may_name_session(data):
             return None
@@ -531,7 +547,7 @@ class Judge:
     def _placed_receipt(
         self,
         data: bytes,
-        reading: _Reading,
+        reading: Reading,
         facts: Glance,
         key: str,
         where: str,
@@ -543,7 +559,7 @@ class Judge:
         doc = reading.strict
         if doc is None or session_of(doc) != facts.session:
             return None  # not strict JSON, or read differently: the receipt fails on its own
-        return self._feed(key, doc, facts, where, data, reading.frames)
+        return self._feed(key, doc, facts, where, data, reading.frames, claim)
 
     @staticmethod
     def placed(data: bytes) -> tuple[int, bool]:
@@ -566,6 +582,33 @@ class Judge:
             return None
         return facts.session, claim.position, claim.executed
 
+    def read_line(self, line: bytes) -> Reading:
+        """A log line's one reading, made before its turn (:meth:`prefetch`, :meth:`log_line`)."""
+        return self._read(log_line_body(line), line)
+
+    def prefetch(self, lines: Sequence[tuple[bytes, Reading]]) -> None:
+        """Have the store read at once what judging these log lines will ask of it.
+
+        Each line's operation and session, as :meth:`_session_receipt` reads them: a few
+        statements for the lines of a look rather than one a receipt. A line read otherwise
+        (not strict JSON) is asked about on its own, as before.
+        """
+        if not self.options.rederive:
+            return
+        passes = self._scopes.get(SESSIONS)
+        digests: list[str] = []
+        sessions: list[tuple[str, str]] = []
+        for data, reading in lines:
+            doc = reading.strict
+            facts = glance_document(doc) if doc is not None and may_name_session(data) else None
+            if facts is None:
+                continue
+            if facts.operation is not None:
+                digests.append(operation_digest(facts.operation).hex())
+            if passes is None or facts.session not in passes.by_session:
+                sessions.append((SESSIONS, facts.session))
+        self._prefetch(digests, sessions)
+
     def log_line(
         self,
         line: bytes,
@@ -574,15 +617,19 @@ class Judge:
         key: str,
         found: tuple[str, Line] | None = None,
         digest: str | None = None,
+        reading: Reading | None = None,
     ) -> Subject | Check:
         """Line ``number`` of the log ``name`` (input ``key``), as a batch run verifies it.
 
         ``found``: the followed name and the line as read there, so the store keeps where to
         find it again rather than its bytes (``locators.py``); without it, its bytes.
         ``digest``: the sha256 hex of the line's bytes, when the caller already made it.
+        ``reading``: the line's reading when made before (:meth:`read_line`).
         """
         self.operation = None
-        reading = self._read(line, log_line_body(line), line)
+        if reading is None:
+            reading = self.read_line(line)
+        self.last = (line, reading.strict) if reading.strict is not None else None
         where = f"{name} line {number}" if self.names_inputs else f"line {number}"
         self._line = None if found is None else (*found, digest)
         try:
@@ -602,14 +649,16 @@ class Judge:
     def file(self, data: bytes, name: str, attestation: JsonValue | None) -> Subject | None:
         """A directory file (None: not a receipt, skipped), as a batch walk verifies it."""
         self.operation = None
-        reading = self._read(data, data, data[:-1] if data.endswith(b"\r") else data)
+        reading = self._read(data, data[:-1] if data.endswith(b"\r") else data)
+        self.last = (data, reading.strict) if reading.strict is not None else None
         rederivation = self._session_receipt(data, reading, FILES, name, placed=True)
         return verify_found(
             data, name, self.options, attestation, rederivation, reading.read, reading.view
         )
 
-    def _read(self, data: bytes, verified: bytes, strict: bytes) -> _Reading:
-        """The one reading of a receipt, for the verifier and the session pass; also :attr:`last`.
+    @staticmethod
+    def _read(verified: bytes, strict: bytes) -> Reading:
+        """The one reading of a receipt, for the verifier and the session pass.
 
         ``verified`` as the verifier reads it; the strict document of ``strict`` (the bytes
         less a final CR) the session pass reads, the same reading when they are the same bytes.
@@ -619,6 +668,5 @@ class Judge:
         doc = read.document if strict is verified or strict == verified else _document(strict)
         if doc is not None and len(strict) > DEFAULT_LIMITS.max_document_bytes:
             doc = None  # the strict parser refuses it: it is never in a pass
-        self.last = (data, doc) if doc is not None else None
         frames = view.frames if view is not None and doc is read.document else None
-        return _Reading(read, view, doc, frames)
+        return Reading(read, view, doc, frames)

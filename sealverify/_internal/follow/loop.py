@@ -192,6 +192,8 @@ def _steps(
             for event in failed:
                 _run_on_fail(options.on_fail, event, err)
         found = follower.changes != before
+        if found:  # the loop steps again without a file event: none is watched meanwhile
+            signals.waiter.busy()
         if found and not before:
             staged_at = time.monotonic()
         age = time.monotonic() - staged_at

@@ -104,6 +104,21 @@ _READ_SESSION = (
 _READ_OPERATION = (
     "SELECT session, source, subject FROM follow_operations WHERE follower = ? AND operation = ?"
 )
+# A step's receipts read at once (``prefetch``): the operations' rows, the sessions' states
+# and the sessions with receipts stored, for so many operations or sessions a statement.
+_PREFETCH_OPERATIONS = (
+    "SELECT operation, session, source, subject FROM follow_operations WHERE follower = ?"
+    " AND operation IN ({})"
+)
+_PREFETCH_STATES = (
+    "SELECT session, state FROM follow_sessions WHERE follower = ? AND thread = ?"
+    " AND session IN ({})"
+)
+_PREFETCH_STORED = (
+    "SELECT DISTINCT session FROM follow_threads WHERE follower = ? AND thread = ?"
+    " AND session IN ({})"
+)
+PREFETCH_CHUNK = 400  # keys a statement (SQLite before 3.32 takes 999 parameters at most)
 # Both in one statement: the operation's rows, then one row with no session holding the
 # session's state and 'y' when it has receipts stored.
 _READ_OPERATION_AND_SESSION = (
@@ -170,6 +185,10 @@ class FollowStore:
         # A session's state and whether it has receipts, read with an operation's names for
         # :meth:`session_state` to answer next (``operations(..., session=)``).
         self._peeked: tuple[tuple[str, str], Any, bool] | None = None
+        # What :meth:`prefetch` read for a step's receipts, until the next commit: each
+        # operation's rows, and each session's state and whether it has receipts stored.
+        self._known_operations: dict[str, list[tuple[str, str, str]]] = {}
+        self._known_sessions: dict[tuple[str, str], tuple[Any, bool]] = {}
         self._reader: Any = None
 
     @property
@@ -252,8 +271,11 @@ class FollowStore:
         receipts) costs one read, not two.
         """
         peeked, self._peeked = self._peeked, None
+        known = self._known_sessions.get((scope, session))
         if peeked is not None and peeked[0] == (scope, session):
             state, stored = peeked[1], peeked[2]
+        elif known is not None:
+            state, stored = known
         else:
             key = (self.follower, scope, session)
             rows = self._rows(_READ_SESSION, (*key, *key))
@@ -278,6 +300,12 @@ class FollowStore:
         store a receipt, not two.
         """
         self._peeked = None
+        named = self._known_operations.get(operation)
+        known = None if session is None else self._known_sessions.get(session)
+        if named is not None and (session is None or known is not None):
+            if session is not None and known is not None:
+                self._peeked = (session, *known)
+            return list(named)
         if session is None:
             rows = self._rows(_READ_OPERATION, (self.follower, operation))
             return [(str(s), str(source), str(subject)) for s, source, subject in rows]
@@ -287,6 +315,42 @@ class FollowStore:
         peeked = next(row for row in rows if row[0] is None)
         self._peeked = (session, peeked[1], peeked[2] == "y")
         return named
+
+    def prefetch(self, operations: Sequence[str], sessions: Sequence[tuple[str, str]]) -> None:
+        """Read what a step's receipts will ask at once: a few statements a step, not one a receipt.
+
+        ``operations`` (digests) and ``sessions`` (scope, session): their rows as
+        :meth:`operations` and :meth:`session_state` would read them, kept until the next
+        commit (the only writer of these rows), so each answer is the one a read then gives.
+        """
+        self._known_operations, self._known_sessions = {}, {}
+        wanted = sorted(set(operations))
+        for at in range(0, len(wanted), PREFETCH_CHUNK):
+            chunk = wanted[at : at + PREFETCH_CHUNK]
+            sql = _PREFETCH_OPERATIONS.format(", ".join("?" * len(chunk)))
+            found: dict[str, list[tuple[str, str, str]]] = {d: [] for d in chunk}
+            for digest, named, source, subject in self._rows(sql, (self.follower, *chunk)):
+                found[str(digest)].append((str(named), str(source), str(subject)))
+            self._known_operations.update(found)
+        by_scope: dict[str, set[str]] = {}
+        for scope, session in sessions:
+            by_scope.setdefault(scope, set()).add(session)
+        for scope, names in sorted(by_scope.items()):
+            ordered = sorted(names)
+            for at in range(0, len(ordered), PREFETCH_CHUNK):
+                chunk = ordered[at : at + PREFETCH_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                states = dict(
+                    self._rows(_PREFETCH_STATES.format(marks), (self.follower, scope, *chunk))
+                )
+                stored = {
+                    s
+                    for (s,) in self._rows(
+                        _PREFETCH_STORED.format(marks), (self.follower, scope, *chunk)
+                    )
+                }
+                for session in chunk:
+                    self._known_sessions[scope, session] = (states.get(session), session in stored)
 
     def judged(self) -> dict[tuple[str, str], tuple[str, int]]:
         """Each stored subject's outcome and how often it was judged, by (source, subject).
@@ -372,6 +436,7 @@ class FollowStore:
     def commit(self) -> None:
         """Write the history and the follower's rows in one transaction."""
         self._unseen = self._peeked = None
+        self._known_operations, self._known_sessions = {}, {}  # rows this commit may change
         extra: list[tuple[str, list[tuple[Any, ...]]]] = [
             (_WRITE_SUBJECT, _last_per_subject(self._subjects)),
             (_WRITE_RECEIPT, list(self._receipts)),

@@ -5,6 +5,13 @@ folders that hold the followed inputs, and a wait ends as soon as anything in th
 the wait still ends after ``interval`` seconds, so a change the observer missed (a network
 file system, a full event queue) is seen at the next poll. Without watchdog, or with
 ``--poll``, the wait is the poll interval alone.
+
+The folders are watched only while the follower may wait: a step that found something says
+so (:meth:`Waiter.busy`) and the watches are removed, since the loop steps again without
+waiting for an event; a writer appending steadily would otherwise cost watchdog's threads
+more CPU per line than reading it (an inotify event a write). The next wait sets them up
+again and returns at once, so the caller looks once more before a real wait: a change made
+between its last look and the new watch is read by that look, and any later one is an event.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ class Waiter:
     def wake(self) -> None:
         self._changed.set()
 
+    def busy(self) -> None:
+        """The last step found something: the loop steps again without a file event."""
+
     def interrupt(self) -> None:
         """End any wait, a gathering one too (a signal, or closing)."""
         self._urgent.set()
@@ -69,11 +79,37 @@ class _EventWaiter(Waiter):
                     waiter.wake()
 
         self._observer: Any = Observer()
-        handler = _Wake()
-        for folder in sorted(set(folders)):
-            self._observer.schedule(handler, str(folder), recursive=True)
+        self._handler = _Wake()
+        self._folders = sorted(set(folders))
+        self._watches: list[Any] | None = None  # None: paused (:meth:`busy`)
+        self._arm(strict=True)  # a folder that cannot be watched now: poll instead
         self._observer.daemon = True
         self._observer.start()
+
+    def _arm(self, strict: bool = False) -> None:
+        """Watch the folders; one that cannot be watched again (gone since) is polled."""
+        self._watches = []
+        for folder in self._folders:
+            try:
+                watch = self._observer.schedule(self._handler, str(folder), recursive=True)
+            except OSError:
+                if strict:
+                    raise
+                continue
+            self._watches.append(watch)
+
+    def busy(self) -> None:
+        """Remove the watches until the next wait (see the module's docstring)."""
+        if self._watches is not None:
+            self._observer.unschedule_all()  # the observer holds these watches only
+        self._watches = None
+
+    def wait(self, seconds: float | None = None) -> None:
+        """As :meth:`Waiter.wait`; when paused, watch again and return at once (look again)."""
+        if self._watches is None:
+            self._arm()
+            return
+        super().wait(seconds)
 
     def close(self) -> None:
         super().close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from sealverify._internal import fastpath
 from sealverify._internal.results import ids
 from sealverify._internal.results.model import Subject
 from sealverify._internal.results.outcomes import Outcome
@@ -79,6 +80,16 @@ def _identity(doc: dict[str, JsonValue]) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@fastpath.cache(maxsize=16)  # a host signs few configs: its receipts carry the same payload
+def _signed_epoch(payload: str) -> int | None:
+    """The ``epoch`` of a signed config's payload text, or None (not JSON, or no count)."""
+    try:
+        parsed = parse_text(payload)
+    except JsonError:
+        return None
+    return uint_value(parsed.get("epoch")) if isinstance(parsed, dict) else None
+
+
 def receipt_facts(
     doc: dict[str, JsonValue], location: str, *, established: bool = True
 ) -> ReceiptFacts:
@@ -100,12 +111,7 @@ def receipt_facts(
         signer = pubkey if isinstance(pubkey, str) else None
         payload = signed.get("payload")
         if isinstance(payload, str):
-            try:
-                parsed = parse_text(payload)
-            except JsonError:
-                parsed = None
-            if isinstance(parsed, dict):
-                epoch = uint_value(parsed.get("epoch"))
+            epoch = _signed_epoch(payload)
     if epoch is None and not isinstance(signed, dict):
         config = doc.get("kernel_config")
         if isinstance(config, dict):

@@ -125,6 +125,9 @@ class HistoryStore:
             self._db = SqliteDatabase(Path(path), MIGRATIONS)
         self.path = path
         self._staged = _Staged()
+        # Each signer's stored high-water mark as read by the checks in progress: receipts
+        # share few signers, and nothing is written before the commit.
+        self._epochs_read: dict[str, tuple[int, str] | None] = {}
 
     @property
     def where(self) -> str:
@@ -158,6 +161,7 @@ class HistoryStore:
         VERIFIED under pinned keys none of which is published) teaches later runs.
         """
         self._db.begin()
+        self._epochs_read = {}
         checks: list[Check] = []
         for facts in subjects:
             self._staged.subjects += 1
@@ -270,11 +274,13 @@ class HistoryStore:
         if signer is None or epoch is None:
             return []
         high = self._staged.epochs.get(signer)
-        if high is None:
+        if high is None and signer in self._epochs_read:
+            high = self._epochs_read[signer]
+        elif high is None:
             row = self._db.one(
                 "SELECT epoch, location FROM config_epochs WHERE signer = ?", (signer,)
             )
-            high = (int(row[0]), str(row[1])) if row else None
+            high = self._epochs_read[signer] = (int(row[0]), str(row[1])) if row else None
         if high is not None and epoch < high[0]:
             return [
                 fail(
@@ -400,6 +406,7 @@ class HistoryStore:
             ),
         )
         self._staged = _Staged()
+        self._epochs_read = {}
 
 
 def _untrusted_head(head: str, location: str, record: bool) -> Check:
