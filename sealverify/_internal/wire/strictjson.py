@@ -106,6 +106,7 @@ class JsonError(InputError, ValueError):
 
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\r\n]*")
+_WS_CHARS = " \t\r\n"  # what _WS matches, one character at a time ("" is in it too)
 # Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
 # A string left open runs to the end of the text (as the decoder reads it): every quote that
 # opens a token then matches at once, so a scan is linear; requiring the closing quote made
@@ -440,7 +441,9 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
     if text.startswith("\ufeff"):
         raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
-    start = _WS.match(text).end()  # type: ignore[union-attr]
+    # (the pattern runs only when the text starts with whitespace, or is empty: else it
+    # matches nothing)
+    start = _WS.match(text).end() if text[:1] in _WS_CHARS else 0  # type: ignore[union-attr]
     if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
     # The depth finding must win over every other refusal, as when the depth was checked
@@ -513,7 +516,8 @@ def _decode(text: str, start: int) -> JsonValue:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
     except RecursionError:
         raise JsonError("json.too-deep", "nesting too deep to parse") from None
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):  # the usual text ends with its value: no whitespace to skip
+        end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise JsonError(
             "json.trailing-content", "not RFC 8259 JSON: Extra data", _byte_offset(text, end)
