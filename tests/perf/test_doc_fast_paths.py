@@ -127,6 +127,13 @@ def test_few_containers_clears_only_texts_within_the_depth_limit(
         assert strictjson._nesting_depth(value) <= max_depth
 
 
+@settings(max_examples=500)
+@given(st.text(alphabet='[]{}a"', max_size=80), st.integers(-3, 90))
+def test_brackets_up_to_is_the_capped_count(text: str, bound: int) -> None:
+    """The bounded search counts what ``str.count`` counts, as far as the bound needs."""
+    assert strictjson._brackets_up_to(text, bound) == max(0, min(text.count("["), bound + 1))
+
+
 def _outcome(text: str, limits: Limits) -> tuple[str, str, int | None] | str:
     try:
         return repr(strictjson.parse_text(text, limits))

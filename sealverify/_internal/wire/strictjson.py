@@ -106,6 +106,7 @@ class JsonError(InputError, ValueError):
 
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\r\n]*")
+_WS_CHARS = " \t\r\n"  # what _WS matches, one character at a time ("" is in it too)
 # Strings as an unrolled loop (same language as ``"(?:[^"\\]|\\.)*"``, several times faster).
 # A string left open runs to the end of the text (as the decoder reads it): every quote that
 # opens a token then matches at once, so a scan is linear; requiring the closing quote made
@@ -251,6 +252,22 @@ def _few_containers(arrays: int, objects: int, max_depth: int) -> bool:
     number of containers, so then the document is not too deep and no walk is needed.
     """
     return objects + arrays <= max_depth
+
+
+def _brackets_up_to(text: str, bound: int) -> int:
+    """How many ``[`` the text holds, counted only up to ``bound + 1`` (then it stops).
+
+    Equal to ``min(text.count("["), bound + 1)`` (``0`` for a negative bound), by a memchr
+    search per bracket: a receipt holds a few ``[`` in thousands of characters, which one
+    ``count`` pass visits one by one. At most ``bound + 1`` searches, so hostile text full of
+    brackets costs no more than a limit's worth.
+    """
+    found = 0
+    index = text.find("[")
+    while index >= 0 and found <= bound:
+        found += 1
+        index = text.find("[", index + 1)
+    return found
 
 
 def _container_height(value: JsonValue) -> int:
@@ -424,22 +441,24 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     """Parse an already strictly decoded document; see :func:`parse_bytes` for the rules."""
     if text.startswith("\ufeff"):
         raise JsonError("json.bom", "document starts with a byte order mark (U+FEFF)", 0)
-    start = _WS.match(text).end()  # type: ignore[union-attr]
+    # (the pattern runs only when the text starts with whitespace, or is empty: else it
+    # matches nothing)
+    start = _WS.match(text).end() if text[:1] in _WS_CHARS else 0  # type: ignore[union-attr]
     if start == len(text):
         raise JsonError("json.empty", "document is empty", 0)
-    arrays = text.count("[")  # at least the number of arrays (each opens with one)
     # The depth finding must win over every other refusal, as when the depth was checked
     # first: a document decoded first is still checked for depth (exactly, by _too_deep)
     # before any decoding error is raised, and a document that decodes is too deep exactly
     # when its containers are (_nesting_depth equals the bracket peak for strict JSON); the
     # objects it holds are counted as they are built (_pairs), its arrays bounded by its
-    # ``[``, so the walk and the string-dropping pass run only for a document with more
+    # ``[`` (each array opens with one; counted only as far as the limit needs, after
+    # decoding), so the walk and the string-dropping pass run only for a document with more
     # containers than the limit. The text's ``{`` are counted only for the guard below.
     deferred = True
     if (
         sys.getrecursionlimit() > _DECODE_FIRST_MAX_RECURSION
         and len(text) > _DECODE_FIRST_MAX_BRACKETS
-        and arrays + text.count("{") > _DECODE_FIRST_MAX_BRACKETS
+        and text.count("[") + text.count("{") > _DECODE_FIRST_MAX_BRACKETS
     ):
         _check_depth(text, limits.max_depth)
         deferred = False
@@ -451,12 +470,14 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         if error is not None:
             raise error from None
         raise
-    if (
-        deferred
-        and not _few_containers(arrays, _NEXT_OBJECT() - drawn - 1, limits.max_depth)
-        and _nesting_depth(value) > limits.max_depth
-    ):
-        _check_depth(text, limits.max_depth)
+    if deferred:
+        objects = _NEXT_OBJECT() - drawn - 1
+        arrays = _brackets_up_to(text, limits.max_depth - objects)
+        if (
+            not _few_containers(arrays, objects, limits.max_depth)
+            and _nesting_depth(value) > limits.max_depth
+        ):
+            _check_depth(text, limits.max_depth)
     # Strict UTF-8 decoding never gives a surrogate: only a ``\u`` escape can write one.
     if holds_u_escape(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
@@ -495,7 +516,8 @@ def _decode(text: str, start: int) -> JsonValue:
         raise JsonError("json.syntax", f"not RFC 8259 JSON: {exc}") from None
     except RecursionError:
         raise JsonError("json.too-deep", "nesting too deep to parse") from None
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):  # the usual text ends with its value: no whitespace to skip
+        end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise JsonError(
             "json.trailing-content", "not RFC 8259 JSON: Extra data", _byte_offset(text, end)
