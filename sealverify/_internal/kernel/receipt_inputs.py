@@ -245,6 +245,11 @@ def receipt_nat(value: JsonValue, name: str) -> int | NotEvaluated:
     """
     if not isinstance(value, JsonNumber):
         return NotEvaluated(f"{name} is not a JSON number, so the kernel reads no natural from it")
+    lexeme = value.lexeme
+    if lexeme.isascii() and lexeme.isdigit() and len(lexeme) <= NAT_DIGITS and lexeme[0] != "0":
+        # Plain digits without a leading zero: ``lean_number`` gives exactly these digits,
+        # not negative, exponent 0; the number itself, read without building it.
+        return int(lexeme)
     try:
         number = lean_number(value.lexeme)
     except ValueError as exc:
