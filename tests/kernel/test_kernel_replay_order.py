@@ -15,8 +15,9 @@ from sealverify_testkit import mint
 
 from sealverify._internal.kernel import replay
 from sealverify._internal.kernel.ljson import ModelLimit
-from sealverify._internal.kernel.receipt_inputs import NotEvaluated, prepare
+from sealverify._internal.kernel.receipt_inputs import NotEvaluated, ReplayInput, prepare
 from sealverify._internal.kernel.replay import Rederivation, rederive
+from sealverify._internal.kernel.session import StepResult, mediated_result
 from sealverify._internal.wire.strictjson import parse_bytes
 from tests.helpers.kernel_minting import CONFIG, DENIED, GUARDED, HOST, TARGET, Receipt
 
@@ -85,3 +86,25 @@ def test_the_cases_reach_every_verdict() -> None:
     # The comparison above is worth something only if the cases reach each outcome.
     statuses = {rederive(receipt).status for _, receipt in _cases()}
     assert statuses == {"pass", "fail", "not-evaluated"}
+
+
+def test_the_step_inputs_built_without_init_equal_the_dataclass() -> None:
+    receipt = _host(GUARDED, [TARGET])
+    inputs = prepare(receipt)
+    assert not isinstance(inputs, NotEvaluated)
+    members = {f.name: getattr(inputs, f.name) for f in dataclasses.fields(ReplayInput)}
+    assert members["line"] and members["expected"] and members["gate"] is False
+    assert inputs == ReplayInput(**members)
+    assert repr(inputs) == repr(ReplayInput(**members))
+
+
+def test_a_mediated_result_built_without_init_equals_the_dataclass() -> None:
+    result = rederive(_host(GUARDED, [TARGET])).result
+    assert result is not None and result.route == "forward" and result.audit
+    members = {f.name: getattr(result, f.name) for f in dataclasses.fields(StepResult)}
+    assert members["tool"] and members["verdicts"] and members["refused_by"] is None
+    assert result == StepResult(**members)
+    built = mediated_result("o", "block", (), "r", "a", "p", "t")
+    assert built == StepResult(
+        output="o", route="block", verdicts=(), response="r", audit="a", principal="p", tool="t"
+    )
