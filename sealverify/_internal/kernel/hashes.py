@@ -8,7 +8,7 @@ is SHA-256 over the UTF-8 bytes of the same part encoding (``sealverify.netstrin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sealverify._internal import fastpath
 from sealverify._internal.wire.netstring import encode_parts, hash_parts
@@ -20,17 +20,34 @@ _PRIME = 1099511628211
 _MASK = (1 << 64) - 1
 
 
+def _fold(acc: int, text: str) -> int:
+    """``acc`` folded on over the Unicode scalars of ``text`` (an ASCII text read as its bytes)."""
+    prime, mask = _PRIME, _MASK
+    codes: Iterable[int] = text.encode("ascii") if text.isascii() else map(ord, text)
+    for code in codes:
+        acc = (acc * prime + code) & mask
+    return acc
+
+
 def audit_hash_string(text: str) -> int:
     """``auditHashString``: the 64-bit fold over Unicode scalars (``UInt64`` value)."""
-    acc = _OFFSET
-    for char in text:
-        acc = (acc * _PRIME + ord(char)) & _MASK
-    return acc
+    return _fold(_OFFSET, text)
+
+
+@fastpath.cache(maxsize=256)
+def _head_state(head: tuple[str, ...], length: int) -> int:
+    # The fold is sequential, so the state after the parts before the last one and the last
+    # one's length prefix is a value of those alone: the kernel and verdict of a cert, and
+    # the reason's length, repeat across certs whose reasons (guard targets) do not.
+    return audit_hash_string(encode_parts(head) + f"{length}:")
 
 
 @fastpath.cache(maxsize=1024)
 def _audit_hash_tuple(parts: tuple[str, ...]) -> int:
-    return audit_hash_string(encode_parts(parts))
+    if not parts:
+        return _OFFSET
+    last = parts[-1]
+    return _fold(_head_state(parts[:-1], len(last)), last)
 
 
 def audit_hash_parts(parts: Sequence[str]) -> int:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from sealverify._internal import fastpath
 from sealverify._internal.kernel.config import (
     BudgetSpec,
     CalibrationConfig,
@@ -86,6 +87,9 @@ class Verdict:
         return self.kind == "allow"
 
 
+# A verdict is a value of its three inputs: the same cert (``trace ok (1 events)``, ``explicit
+# policy allow``) recurs across receipts and is built and hashed once.
+@fastpath.cache(maxsize=1024)
 def verdict(kernel: str, allow: bool, reason: str) -> Verdict:
     kind = "allow" if allow else "deny"
     return Verdict(kernel, kind, reason, audit_hash_parts((kernel, kind, reason)))

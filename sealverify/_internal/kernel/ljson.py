@@ -173,6 +173,7 @@ def parse_or_none(text: str) -> LValue | LeanError:
         return exc
 
 
+@fastpath.cache(maxsize=256, typed=True)
 def nat_json(value: int) -> LeanNumber:
     """``toJson (n : Nat)``: the number ``⟨n, 0⟩``."""
     return LeanNumber(False, str(value), 0)

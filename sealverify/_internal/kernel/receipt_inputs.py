@@ -119,6 +119,22 @@ class ReplayInput:
     expected: str
 
 
+_NEW = object.__new__
+# The slots' own setters (a frozen dataclass's ``__init__`` sets each by name, at twice the cost).
+(
+    _SET_PROFILE,
+    _SET_PAYLOAD,
+    _SET_PAYLOAD_SOURCE,
+    _SET_LINE,
+    _SET_LINE_SOURCE,
+    _SET_NOW,
+    _SET_GRANTS,
+    _SET_ISSUED_AT,
+    _SET_GATE,
+    _SET_EXPECTED,
+) = (ReplayInput.__dict__[name].__set__ for name in ReplayInput.__slots__)
+
+
 def lean_value(value: JsonValue) -> LValue:
     """A strictly parsed receipt value in the model's representation (numbers by lexeme)."""
     if isinstance(value, JsonNumber):
@@ -245,6 +261,11 @@ def receipt_nat(value: JsonValue, name: str) -> int | NotEvaluated:
     """
     if not isinstance(value, JsonNumber):
         return NotEvaluated(f"{name} is not a JSON number, so the kernel reads no natural from it")
+    lexeme = value.lexeme
+    if lexeme.isascii() and lexeme.isdigit() and len(lexeme) <= NAT_DIGITS and lexeme[0] != "0":
+        # Plain digits without a leading zero: ``lean_number`` gives exactly these digits,
+        # not negative, exponent 0; the number itself, read without building it.
+        return int(lexeme)
     try:
         number = lean_number(value.lexeme)
     except ValueError as exc:
@@ -332,18 +353,18 @@ def prepare(
     if isinstance(times, NotEvaluated):
         return times
     now, issued_at = times
-    return ReplayInput(
-        profile=profile,
-        payload=payload,
-        payload_source=payload_source,
-        line=line[0],
-        line_source=line[1],
-        now=now,
-        grants=grants,
-        issued_at=issued_at,
-        gate="record_type" not in receipt,
-        expected=emitted,
-    )
+    inputs: ReplayInput = _NEW(ReplayInput)  # one a receipt: built without __init__
+    _SET_PROFILE(inputs, profile)
+    _SET_PAYLOAD(inputs, payload)
+    _SET_PAYLOAD_SOURCE(inputs, payload_source)
+    _SET_LINE(inputs, line[0])
+    _SET_LINE_SOURCE(inputs, line[1])
+    _SET_NOW(inputs, now)
+    _SET_GRANTS(inputs, grants)
+    _SET_ISSUED_AT(inputs, issued_at)
+    _SET_GATE(inputs, "record_type" not in receipt)
+    _SET_EXPECTED(inputs, emitted)
+    return inputs
 
 
 def _recovered_line(

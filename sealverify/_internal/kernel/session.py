@@ -95,6 +95,46 @@ class StepResult:
     refused_by: str | None = None  # the wire guard that refused the line
 
 
+_NEW = object.__new__
+# The slots' own setters: a frozen dataclass's ``__init__`` sets each member through
+# ``object.__setattr__`` by name, which costs about twice as much per member.
+(
+    _SET_OUTPUT,
+    _SET_ROUTE,
+    _SET_VERDICTS,
+    _SET_RESPONSE,
+    _SET_AUDIT,
+    _SET_PRINCIPAL,
+    _SET_TOOL,
+    _SET_REFUSED_BY,
+) = (StepResult.__dict__[name].__set__ for name in StepResult.__slots__)
+
+
+def mediated_result(
+    output: str,
+    route: str,
+    verdicts: tuple[K.Verdict, ...],
+    response: str | None,
+    audit: str,
+    principal: str | None,
+    tool: str,
+) -> StepResult:
+    """``StepResult(output, route, verdicts, response, audit, principal, tool)``, no __init__.
+
+    The result of every mediated call (one a receipt): built member by member.
+    """
+    result: StepResult = _NEW(StepResult)
+    _SET_OUTPUT(result, output)
+    _SET_ROUTE(result, route)
+    _SET_VERDICTS(result, verdicts)
+    _SET_RESPONSE(result, response)
+    _SET_AUDIT(result, audit)
+    _SET_PRINCIPAL(result, principal)
+    _SET_TOOL(result, tool)
+    _SET_REFUSED_BY(result, None)
+    return result
+
+
 @dataclass(frozen=True, slots=True)
 class InitResult:
     output: str
@@ -308,7 +348,7 @@ class KernelSession:
             fields["response"] = response
         if principal is not None:
             fields["principal"] = principal
-        return StepResult(
+        return mediated_result(
             compress(fields),
             "forward" if allow else "block",
             verdicts,

@@ -13,7 +13,6 @@ and ``Canonical_Decomposition_Mapping`` tables UnicodeBasic builds from the same
 from __future__ import annotations
 
 import functools
-from importlib import resources
 
 __all__ = ["UNICODE_VERSION", "combining_class", "decompose", "nfd"]
 
@@ -28,6 +27,9 @@ _S_LAST = _S_BASE + 19 * _N_COUNT - 1
 
 @functools.cache
 def _tables() -> tuple[dict[int, int], dict[int, str]]:
+    # Loaded with the tables: a run whose request names are ASCII never reads them.
+    from importlib import resources
+
     text = (
         resources.files("sealverify._internal.kernel")
         .joinpath("data/ucd-nfd.txt")
