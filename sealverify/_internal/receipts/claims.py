@@ -161,7 +161,9 @@ def unbound_check(doc: Doc, family: str, checks: list[Check]) -> list[Check]:
     ``checks`` are the receipt's checks so far: a verified approval token lifts the approval.
     """
     patterns = UNBOUND.get(family, ())
-    if _consent_proven(checks):
+    # Only a family that lists the approval, or an unsigned one, asks whether consent is
+    # proven (a scan of every check): a v3 receipt has neither, and never pays for it.
+    if "/approval" in patterns and _consent_proven(checks):
         patterns = tuple(p for p in patterns if p != "/approval")
     found = _found(doc, patterns) + _consent(doc, family, checks)
     if not found:
