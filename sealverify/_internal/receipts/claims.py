@@ -115,17 +115,7 @@ def decision_check(family: str, replay: Check) -> Check:
     where = pointer("verdict")
     signed = family not in UNSIGNED_FAMILIES
     if replay.status == _PASS:
-        cover = (
-            "a receipt signature covers the decision and "
-            if signed
-            else "no receipt signature covers the decision; "
-        )
-        return passed(
-            DECISION_CHECK,
-            f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules "
-            "produce it",
-            where,
-        )
+        return _AUTHENTICATED[signed]
     cover = (
         "a receipt signature says who stated the decision, not that the kernel decided it"
         if signed
@@ -137,6 +127,23 @@ def decision_check(family: str, replay: Check) -> Check:
         f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
     )
+
+
+def _authenticated(signed: bool) -> Check:
+    cover = (
+        "a receipt signature covers the decision and "
+        if signed
+        else "no receipt signature covers the decision; "
+    )
+    return passed(
+        DECISION_CHECK,
+        f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules produce it",
+        pointer("verdict"),
+    )
+
+
+# The two passes of decision_check, made once (a check is immutable), by whether it is signed.
+_AUTHENTICATED = {signed: _authenticated(signed) for signed in (False, True)}
 
 
 def _consent_proven(checks: list[Check]) -> bool:

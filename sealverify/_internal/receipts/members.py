@@ -450,7 +450,16 @@ def member_checks(doc: Doc, family: str) -> list[Check]:
 
 
 def _members_pass(key: str) -> Check:
+    known = _MEMBERS_PASSES.get(key)
+    return known if known is not None else _member_pass(key)
+
+
+def _member_pass(key: str) -> Check:
     return passed("receipt.members", f"every level holds exactly the members of family {key}")
+
+
+# The pass of each key, made once (a check is immutable): every clean receipt shares it.
+_MEMBERS_PASSES = {key: _member_pass(key) for key in LEVELS}
 
 
 @dataclass(frozen=True, slots=True)

@@ -352,6 +352,8 @@ def _replay(
 _SPINE_REPLAY = rederivation.not_applicable(
     "seal.spine/v1 receipts record no kernel step (docs/spine.md)"
 )
+# Checks whose every text is fixed: one object serves every receipt (a check is immutable).
+_MEDIATED = passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
 _UNREAD_REPLAY = rederivation.not_applicable("the document was not read as a decision receipt")
 
 
@@ -486,9 +488,7 @@ def _verify_read(
             )
         )
     elif doc.get("bypass") is False:
-        checks.append(
-            passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
-        )
+        checks.append(_MEDIATED)
         checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
     if "request_parse_error" in doc:
         checks.append(
