@@ -115,17 +115,7 @@ def decision_check(family: str, replay: Check) -> Check:
     where = pointer("verdict")
     signed = family not in UNSIGNED_FAMILIES
     if replay.status == _PASS:
-        cover = (
-            "a receipt signature covers the decision and "
-            if signed
-            else "no receipt signature covers the decision; "
-        )
-        return passed(
-            DECISION_CHECK,
-            f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules "
-            "produce it",
-            where,
-        )
+        return _AUTHENTICATED[signed]
     cover = (
         "a receipt signature says who stated the decision, not that the kernel decided it"
         if signed
@@ -137,6 +127,23 @@ def decision_check(family: str, replay: Check) -> Check:
         f"{replay.reason}; decision not authenticated: {cover}; REDUCED at best",
         where,
     )
+
+
+def _authenticated(signed: bool) -> Check:
+    cover = (
+        "a receipt signature covers the decision and "
+        if signed
+        else "no receipt signature covers the decision; "
+    )
+    return passed(
+        DECISION_CHECK,
+        f"{cover}re-deriving it (replay.decision) shows the named kernel build's rules produce it",
+        pointer("verdict"),
+    )
+
+
+# The two passes of decision_check, made once (a check is immutable), by whether it is signed.
+_AUTHENTICATED = {signed: _authenticated(signed) for signed in (False, True)}
 
 
 def _consent_proven(checks: list[Check]) -> bool:
@@ -161,7 +168,9 @@ def unbound_check(doc: Doc, family: str, checks: list[Check]) -> list[Check]:
     ``checks`` are the receipt's checks so far: a verified approval token lifts the approval.
     """
     patterns = UNBOUND.get(family, ())
-    if _consent_proven(checks):
+    # Only a family that lists the approval, or an unsigned one, asks whether consent is
+    # proven (a scan of every check): a v3 receipt has neither, and never pays for it.
+    if "/approval" in patterns and _consent_proven(checks):
         patterns = tuple(p for p in patterns if p != "/approval")
     found = _found(doc, patterns) + _consent(doc, family, checks)
     if not found:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from sealverify._internal.primitives.trust import TrustStore
@@ -52,14 +53,21 @@ def _compared(check: Check, doc: dict[str, JsonValue], trust: TrustStore) -> Com
     return None
 
 
-def attach_compared(checks: list[Check], doc: dict[str, JsonValue], trust: TrustStore) -> None:
+def attach_compared(
+    checks: list[Check],
+    doc: dict[str, JsonValue],
+    trust: TrustStore,
+    among: Iterable[int] | None = None,
+) -> None:
     """Give each failed check that derived an expected text the text the receipt holds.
 
     A check's ``data.expected`` is what sealverify derived; the receipt's member at the check's
     location is what it was compared with. A pin mismatch compares the receipt's key with the
-    pinned keys. Checks that already carry their comparison keep it.
+    pinned keys. Checks that already carry their comparison keep it. ``among``: the indexes
+    of every check that does not pass, when the caller knows them (only these are read).
     """
-    for index, check in enumerate(checks):
+    for index in range(len(checks)) if among is None else among:
+        check = checks[index]
         if check.status != _FAIL or check.compared is not None:
             continue
         compared = _compared(check, doc, trust)

@@ -450,7 +450,16 @@ def member_checks(doc: Doc, family: str) -> list[Check]:
 
 
 def _members_pass(key: str) -> Check:
+    known = _MEMBERS_PASSES.get(key)
+    return known if known is not None else _member_pass(key)
+
+
+def _member_pass(key: str) -> Check:
     return passed("receipt.members", f"every level holds exactly the members of family {key}")
+
+
+# The pass of each key, made once (a check is immutable): every clean receipt shares it.
+_MEMBERS_PASSES = {key: _member_pass(key) for key in LEVELS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,28 +522,33 @@ def _clean(doc: Doc, key: str) -> bool:
     to the loops, which find and word each failure.
     """
     for plan in _plans(key):
-        if plan.named:  # one object at most: follow the names
-            value: JsonValue = doc
+        if plan.named:  # one object at most: follow the names (a JSON null is no object)
+            here: JsonValue = doc
             for step in plan.steps:
-                if not isinstance(value, dict) or step not in value:
-                    value = None
-                    break
-                value = value[step]
-            values: list[JsonValue] = [value]
-        else:
-            values = _level_objects(doc, plan.steps)
-        for here in values:
-            if not isinstance(here, dict):
-                continue
-            # (set methods given the dict itself take C's dict fast paths)
-            if not plan.names.issuperset(here):
+                here = here.get(step) if isinstance(here, dict) else None
+            if isinstance(here, dict) and not _holds_exactly(plan, doc, here):
                 return False
-            if len(here) == len(plan.names):
-                continue  # every name of the level is here: none is absent
-            for name in plan.required_names.difference(here):  # the absent, in any order
-                if plan.required[name](doc, here):
-                    return False
+            continue
+        for value in _level_objects(doc, plan.steps):
+            if isinstance(value, dict) and not _holds_exactly(plan, doc, value):
+                return False
     return True
+
+
+def _holds_exactly(plan: _Plan, doc: Doc, here: Doc) -> bool:
+    """Whether ``here`` holds no name outside ``plan``'s and lacks none it requires."""
+    # (set methods given the dict itself take C's dict fast paths)
+    if not plan.names.issuperset(here):
+        return False
+    if len(here) == len(plan.names):
+        return True  # every name of the level is here: none is absent
+    required = plan.required
+    for name in plan.required_names.difference(here):  # the absent, in any order
+        if required[name](doc, here):
+            break  # (a loop, not any() over a generator: this runs for most levels)
+    else:
+        return True
+    return False
 
 
 def _member_checks(doc: Doc, family: str, shortcut: bool) -> list[Check]:

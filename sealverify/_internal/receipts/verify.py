@@ -12,7 +12,6 @@ import importlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -69,8 +68,7 @@ from sealverify._internal.wire.strictjson import (
 )
 from sealverify._internal.wording import rules as wording
 
-_FAIL, _WAIVED = Status.FAIL, Status.WAIVED
-_STATUS = attrgetter("status")
+_PASS, _FAIL, _WAIVED = Status.PASS, Status.FAIL, Status.WAIVED
 
 __all__ = [
     "DEFAULT_KERNEL_SHA256",
@@ -296,6 +294,15 @@ def _facts(doc: dict[str, JsonValue], family: str | None) -> dict[str, Any]:
     return facts
 
 
+def _unpassed(checks: list[Check]) -> list[int]:
+    """The indexes of the checks that do not pass (a few of a receipt's ~40), in order.
+
+    A check's status is its :class:`Status` member whenever it is one of the words
+    (``Check.__post_init__``; the helpers pass members), so ``is`` decides it.
+    """
+    return [index for index, check in enumerate(checks) if check.status is not _PASS]
+
+
 def _subject(
     name: str,
     checks: list[Check],
@@ -303,15 +310,32 @@ def _subject(
     replay: Check,
     waive: frozenset[str] = frozenset(),
     signed_at: int | None = None,
+    unpassed: list[int] | None = None,
 ) -> Subject:
-    checks[:] = apply_waivers(checks, waive)
-    if _WAIVED in map(_STATUS, checks):
-        facts["waived"] = waived_ids(checks)
+    """The receipt's subject; ``unpassed``: :func:`_unpassed` of ``checks``, when known."""
+    odd = _unpassed(checks) if unpassed is None else unpassed
+    checks[:] = apply_waivers(checks, waive, odd)
+    if any(checks[index].status == _WAIVED for index in odd):
+        facts["waived"] = waived_ids(checks[index] for index in odd)
+    # The verdict reads statuses, effects and the ids of failures only: the checks that do not
+    # pass, in order, and one that passes (when any does) decide as all of them do.
+    few = [checks[index] for index in odd]
+    if len(odd) < len(checks):
+        few.append(checks[_first_gap(odd)])
     checks.append(replay)
+    few.append(replay)
     facts["rederivation"] = str(replay.status)  # the plain word, as the report writes it
-    result, label = decide(checks, VOCABULARY)
+    result, label = decide(few, VOCABULARY)
     display = {} if signed_at is None else {"signed_time_ms": signed_at}
     return Subject(name, result, tuple(checks), facts, label, display)
+
+
+def _first_gap(indexes: list[int]) -> int:
+    """The least index not in ``indexes`` (increasing, distinct, from 0)."""
+    gap = 0
+    while gap < len(indexes) and indexes[gap] == gap:
+        gap += 1
+    return gap
 
 
 def _replay(
@@ -328,6 +352,8 @@ def _replay(
 _SPINE_REPLAY = rederivation.not_applicable(
     "seal.spine/v1 receipts record no kernel step (docs/spine.md)"
 )
+# Checks whose every text is fixed: one object serves every receipt (a check is immutable).
+_MEDIATED = passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
 _UNREAD_REPLAY = rederivation.not_applicable("the document was not read as a decision receipt")
 
 
@@ -462,9 +488,7 @@ def _verify_read(
             )
         )
     elif doc.get("bypass") is False:
-        checks.append(
-            passed("bypass.not-mediated", "the call was mediated (bypass false)", pointer("bypass"))
-        )
+        checks.append(_MEDIATED)
         checks.append(_kernel(doc, (*options.kernel_pins, *options.trust.kernels)))
     if "request_parse_error" in doc:
         checks.append(
@@ -498,8 +522,11 @@ def _verify_read(
     checks.append(claims.decision_check(family, replay))
     checks.extend(claims.unbound_check(doc, family, checks))
     checks.extend(claims.asserted_check(doc, family))
-    attach_compared(checks, doc, options.trust)
-    return _subject(name, checks, _facts(doc, family), replay, options.waivers, time.at_ms)
+    unpassed = _unpassed(checks)  # one scan for the comparisons, the waivers and the verdict
+    attach_compared(checks, doc, options.trust, unpassed)
+    return _subject(
+        name, checks, _facts(doc, family), replay, options.waivers, time.at_ms, unpassed
+    )
 
 
 def is_receipt_like(raw: bytes) -> bool:

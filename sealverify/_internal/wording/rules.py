@@ -598,9 +598,12 @@ def _may_hit(text: str, cues: tuple[_Cue, ...] | None) -> bool:
     """False only when no phrase or "not present" rule can fire in ``text`` (see `_Cue`)."""
     if cues is None:
         return True
-    if text.isascii():
+    if text.isascii():  # a loop, not any() over a generator: it runs for every string
         low = text.lower()
-        return any(word in low if word else pattern.search(text) for word, pattern in cues)
+        for word, pattern in cues:
+            if (word in low) if word else (pattern.search(text) is not None):
+                return True
+        return False
     return any(pattern.search(text) for _, pattern in cues)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
@@ -101,6 +100,15 @@ def finding_results(findings: Iterable[Check]) -> list[dict[str, Any]]:
 
 def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
     """The results of one subject: its failed or unevaluated checks, in sorted check order."""
+    return _results(subject, _resulting(subject))
+
+
+def _resulting(subject: Subject) -> list[Check]:
+    """The checks of ``subject`` that become results, in sorted check order."""
+    return [check for check in sorted_among(subject.checks, _RESULT_STATUSES) if _level(check)]
+
+
+def _results(subject: Subject, checks: list[Check]) -> list[dict[str, Any]]:
     return [
         {
             "ruleId": check.id,
@@ -108,8 +116,7 @@ def results_for_subject(subject: Subject) -> list[dict[str, Any]]:
             "message": {"text": f"{subject.outcome}: {check.reason}"},
             "locations": [_location(subject.name, check)],
         }
-        for check in sorted_among(subject.checks, _RESULT_STATUSES)
-        if _level(check)
+        for check in checks
     ]
 
 
@@ -189,9 +196,10 @@ def subject_text(subject: Subject) -> str:
     Each result is indented for its place and they are joined by :data:`RESULT_SEPARATOR`.
     JSON strings never hold a raw newline, so re-indenting line starts is exact.
     """
-    plain = _STR.issuperset(map(type, chain.from_iterable(map(_ID_AND_LOCATION, subject.checks))))
+    checks = _resulting(subject)  # only their ids and locations are in the results
+    plain = _STR.issuperset(map(type, chain.from_iterable(map(_ID_AND_LOCATION, checks))))
     return RESULT_SEPARATOR.join(
-        dumps(result, plain=plain).replace("\n", _INDENT) for result in results_for_subject(subject)
+        dumps(result, plain=plain).replace("\n", _INDENT) for result in _results(subject, checks)
     )
 
 
@@ -209,9 +217,10 @@ def rule_subject(subject: Subject) -> Subject:
 
     Its name, outcome and label, and one bare check for each rule id it reports.
     """
-    ids = sorted(
-        {c.id: c.status for c in subject.checks if c.status != _PASS and _level(c)}.items()
-    )
+    # The passing checks (most of a receipt's) are passed over by identity first: a status
+    # that is one of the words is its Status member.
+    unpassed = [c for c in subject.checks if c.status is not _PASS]
+    ids = sorted({c.id: c.status for c in unpassed if c.status != _PASS and _level(c)}.items())
     checks = tuple(Check(rule, status, "") for rule, status in ids)
     return Subject(subject.name, subject.outcome, checks, label=subject.label)
 
@@ -271,7 +280,7 @@ class SarifFormat:
     def fragment(self, subject: Subject, context: Context) -> tuple[Subject, Piece]:
         rules = rule_subject(subject)
         if context.layout == "receipts":  # and what the summary counts
-            rules = dataclasses.replace(rules, facts=counted(subject))
+            rules = Subject(rules.name, rules.outcome, rules.checks, counted(subject), rules.label)
         return rules, subject_text(subject)
 
     def stream(self, context: Context) -> Stream:
