@@ -249,6 +249,15 @@ def _b64_std_decode_canonical_strict(text: str) -> bytes:
 
 def key_id(public_key: bytes) -> str:
     """Return the receipt ``key_id``: sha256 hex of the raw 32 key bytes (not of the hex)."""
+    if len(public_key) != 32:
+        return hashlib.sha256(public_key).hexdigest()
+    return _key_id_of_key(bytes(public_key))
+
+
+# A run meets a few keys, each in every receipt: one OpenSSL hash set-up per key, not per
+# receipt (about 9 K instructions each). Pure in the key; bounded.
+@fastpath.cache(maxsize=64)
+def _key_id_of_key(public_key: bytes) -> str:
     return hashlib.sha256(public_key).hexdigest()
 
 
