@@ -159,12 +159,15 @@ def test_lazy_walk_order_is_sorted_rglob(tmp_path: Path) -> None:
 def test_identical_signed_configs_verified_once() -> None:
     raws = list(mint_many(6, seed=b"cache-test"))  # configs of epochs 1, 2, 3, 1, 2, 3
     bindings_signatures._config_verdict.cache_clear()
+    bindings_signatures._cached_config_checks.cache_clear()
     first = [verify_receipt(raw, "r") for raw in raws]
-    info = bindings_signatures._config_verdict.cache_info()
+    info = bindings_signatures._cached_config_checks.cache_info()
     assert (info.misses, info.hits) == (3, 3)
+    assert bindings_signatures._config_verdict.cache_info().misses == 3  # one verify each
     # A cache hit yields exactly the check a cold cache does.
     for raw, subject in zip(raws, first, strict=True):
         bindings_signatures._config_verdict.cache_clear()
+        bindings_signatures._cached_config_checks.cache_clear()
         assert verify_receipt(raw, "r") == subject
     assert all(
         any(c.id == "signature.config" and c.status == "pass" for c in s.checks) for s in first

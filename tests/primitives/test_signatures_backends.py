@@ -4,6 +4,7 @@ Small-order and non-canonical keys are refused before either backend is asked.
 """
 
 import json
+import sys
 
 import pytest
 from cryptography.exceptions import InvalidSignature
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mint import CONFIG_KEY, RECEIPT_KEY
 
+from sealverify._internal import fastpath
+from sealverify._internal.primitives import signatures
 from sealverify._internal.primitives.signatures import (
     ED25519_L,
     ed25519_verify,
@@ -130,3 +133,52 @@ def test_sodium_acceptance_implies_openssl_acceptance(
     openssl = ed25519_verify_openssl(key2, message, sig2)
     assert not sodium or openssl
     assert ed25519_verify(key2, message, sig2) is openssl
+
+
+# libsodium asked two ways: the detached call sealverify makes, and PyNaCl's crypto_sign_open
+# (the reference). Raw, without sealverify's key and S rules, so every input reaches libsodium.
+def _detached_raw(key: bytes, message: bytes, signature: bytes) -> bool:
+    detached = signatures._detached()
+    assert detached is not None
+    assert len(key) == 32 and len(signature) == 64  # what the C routine reads
+    return detached(signature, message, len(message), key) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the shipped wheels' symbol")
+def test_the_detached_call_is_found_where_the_bench_runs() -> None:
+    # On Linux PyNaCl's library exports it: the fast call is the one in use, not the fallback.
+    assert signatures._detached() is not None
+
+
+def test_detached_and_open_agree_raw_on_every_wycheproof_case() -> None:
+    if signatures._detached() is None:
+        pytest.skip("libsodium's detached call is not exported here")
+    cases = [case for case in _wycheproof() if len(case[1]) == 32 and len(case[3]) == 64]
+    assert len(cases) > 100
+    for name, key, message, signature, _expected in cases:
+        assert _detached_raw(key, message, signature) is signatures._sodium_open(
+            key, message, signature
+        ), name
+    for name, key, r, _openssl in SMALL_ORDER_CASES:
+        signature = r + bytes(32)
+        assert _detached_raw(key, b"msg", signature) is signatures._sodium_open(
+            key, b"msg", signature
+        ), name
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    message=st.binary(max_size=200),
+    flip=st.integers(min_value=0, max_value=64 * 8 + 32 * 8 - 1),
+)
+def test_detached_and_open_agree_on_flipped_bits(message: bytes, flip: int) -> None:
+    if signatures._detached() is None:
+        pytest.skip("libsodium's detached call is not exported here")
+    blob = bytearray(RECEIPT_KEY.sign(message) + RECEIPT_KEY.public_key)
+    assert _detached_raw(bytes(blob[64:]), message, bytes(blob[:64]))
+    blob[flip // 8] ^= 1 << (flip % 8)
+    sig2, key2 = bytes(blob[:64]), bytes(blob[64:])
+    assert _detached_raw(key2, message, sig2) is signatures._sodium_open(key2, message, sig2)
+    with fastpath.use_reference():
+        reference = ed25519_verify_sodium(key2, message, sig2)
+    assert ed25519_verify_sodium(key2, message, sig2) is reference

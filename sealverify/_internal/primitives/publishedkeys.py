@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sealverify._internal import fastpath
 from sealverify._internal.results import ids
 from sealverify._internal.results.model import Check, info, unpinned
 
@@ -416,4 +417,10 @@ def receipt_checks(
             "side file /signature/public_key",
         ),
     ]
-    return [check_key(role, key, where, allowed) for role, key, where in found if key]
+    return [_key_check(role, key, where, allowed) for role, key, where in found if key]
+
+
+# A run that allows a published key meets it in every receipt: the check is a pure function of
+# its four arguments, and a check is immutable (nothing writes to its data), so one object
+# serves every receipt. Bounded: a few roles, locations and published keys.
+_key_check = fastpath.cache(maxsize=128)(check_key)

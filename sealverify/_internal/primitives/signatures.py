@@ -6,12 +6,15 @@ import base64
 import binascii
 import hashlib
 import re
+import sys
+from collections.abc import Callable
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
 
+from sealverify._internal import fastpath
 from sealverify._internal.wire.spelling import HEX64, hex64_any_case
 
 __all__ = [
@@ -94,11 +97,58 @@ def ed25519_verify_sodium(public_key: bytes, message: bytes, signature: bytes) -
     """
     if weak_key_reason(public_key) or len(signature) != 64 or not s_below_order(signature):
         return False
+    # Both calls reach the one libsodium routine (crypto_sign_ed25519_open verifies with
+    # crypto_sign_ed25519_verify_detached, then copies the message out): the same verdict
+    # (tests/primitives/test_signatures_backends.py compares them over all of Wycheproof).
+    detached = None if fastpath.reference() else _detached()
+    if detached is None:
+        return _sodium_open(public_key, message, signature)
+    return detached(signature, bytes(message), len(message), bytes(public_key)) == 0
+
+
+def _sodium_open(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The libsodium verdict through PyNaCl's ``crypto_sign_open`` (the reference call)."""
     try:
         crypto_sign_open(signature + message, public_key)
     except (BadSignatureError, ValueError):
         return False
     return True
+
+
+_Detached = Callable[[bytes, bytes, int, bytes], int]
+_LOADED: dict[str, _Detached | None] = {}
+
+
+def _detached() -> _Detached | None:
+    """``crypto_sign_verify_detached(sig, m, mlen, pk)`` of PyNaCl's own libsodium, or None.
+
+    PyNaCl's binding leaves the detached call out; its ``crypto_sign_open`` joins signature
+    and message and copies the message out, which costs about 60 K instructions per Object B
+    preimage (docs/performance.md). So the routine is called by name from the library PyNaCl
+    loaded (its exported symbol, or its libsodium's), through ctypes, imported on first use.
+    None where the symbol cannot be found: ``crypto_sign_open`` answers instead. Callers pass
+    a 64-byte signature and a 32-byte key (checked first), bytes only.
+    """
+    if "verify" not in _LOADED:
+        _LOADED["verify"] = _load_detached()
+    return _LOADED["verify"]
+
+
+def _load_detached() -> _Detached | None:
+    import ctypes  # only a run that verifies a signature pays for it
+
+    # The compiled module PyNaCl's bindings loaded (nacl.bindings imports it): its libsodium.
+    library = getattr(sys.modules.get("nacl._sodium"), "__file__", None)
+    if not isinstance(library, str):
+        return None
+    try:
+        function = ctypes.CDLL(library).crypto_sign_verify_detached
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulonglong, ctypes.c_char_p]
+    function.restype = ctypes.c_int
+    verify: _Detached = function
+    return verify
 
 
 def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
@@ -199,6 +249,15 @@ def _b64_std_decode_canonical_strict(text: str) -> bytes:
 
 def key_id(public_key: bytes) -> str:
     """Return the receipt ``key_id``: sha256 hex of the raw 32 key bytes (not of the hex)."""
+    if len(public_key) != 32:
+        return hashlib.sha256(public_key).hexdigest()
+    return _key_id_of_key(bytes(public_key))
+
+
+# A run meets a few keys, each in every receipt: one OpenSSL hash set-up per key, not per
+# receipt (about 9 K instructions each). Pure in the key; bounded.
+@fastpath.cache(maxsize=64)
+def _key_id_of_key(public_key: bytes) -> str:
     return hashlib.sha256(public_key).hexdigest()
 
 

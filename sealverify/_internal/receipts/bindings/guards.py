@@ -94,6 +94,39 @@ def _targets(
     return found
 
 
+def _call_targets(
+    server: str,
+    tool: str,
+    spec: JsonValue,
+    arguments: JsonValue,
+    context: dict[str, JsonValue],
+    reason: str,
+) -> dict[str, str]:
+    """The forms of :func:`_targets` that :func:`_judge_target` reads, for a safety ``reason``.
+
+    The arguments' numbers were judged by the caller. :func:`_judge_target` takes the first
+    form equal to ``reason`` in the order ruled, absent, untagged, and names ruled (or absent)
+    when none is: so the forms after the first equal one are not worked out. Each form hashes
+    a subset of the strings of the ruled one, so leaving one out never hides an error.
+    """
+    try:
+        parts = identities.target_spec_parts(spec, arguments)
+    except identities.TargetSpecError:
+        return {}
+    if parts is None:
+        return {}
+    found: dict[str, str] = {}
+    with contextlib.suppress(ValueError):
+        found["ruled"] = identities.parts_guard_target(tool, parts, server, context=context)
+    if found.get("ruled") == reason:
+        return found
+    found["absent"] = identities.parts_guard_target(tool, parts, server)
+    if found["absent"] == reason:
+        return found
+    found["untagged"] = identities.parts_guard_target(tool, parts, server, legacy=True)
+    return found
+
+
 def _partial_spec(spec: JsonValue) -> list[Check]:
     """An info check when a guarded rule binds less than the full arguments.
 
@@ -192,7 +225,9 @@ def guard_target(doc: Doc, derived: Derivations | None = None) -> list[Check]:
                 pointer("arguments"),
             )
         ]
-    targets = _targets(server, str(doc["tool"]), entry.get("target"), arguments, context)
+    targets = _call_targets(
+        server, str(doc["tool"]), entry.get("target"), arguments, context, reason
+    )
     if not targets:
         return [
             fail(

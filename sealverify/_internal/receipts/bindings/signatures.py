@@ -147,46 +147,71 @@ def config_signature(doc: Doc, derived: Derivations | None = None) -> list[Check
     config = doc.get("signed_config")
     if not isinstance(config, dict):
         return []
+    pubkey, signature, payload = (
+        config.get("pubkey"),
+        config.get("signature"),
+        config.get("payload"),
+    )
+    if (
+        type(pubkey) is str
+        and type(signature) is str
+        and type(payload) is str
+        and len(payload) <= _CACHED_PAYLOAD_CHARS
+    ):
+        return list(_cached_config_checks(pubkey, signature, payload))
+    return list(_config_checks(pubkey, signature, payload))
+
+
+def _config_checks(
+    pubkey: object, signature_text: object, payload_text: object
+) -> tuple[Check, ...]:
+    """:func:`config_signature`'s checks, a pure function of the three members' values."""
     try:
-        key = hex_key(str(config.get("pubkey")))
-        signature = bytes.fromhex(str(config.get("signature")))
+        key = hex_key(str(pubkey))
+        signature = bytes.fromhex(str(signature_text))
     except ValueError as exc:
-        return [
+        return (
             fail(
                 "signature.config",
                 f"signed_config key or signature malformed: {exc}",
                 pointer("signed_config"),
-            )
-        ]
-    payload = str(config.get("payload")).encode("utf-8")
+            ),
+        )
+    payload = str(payload_text).encode("utf-8")
     weak = weak_key_reason(key)
     if weak is not None:
-        return [
-            fail("signature.config", f"signed_config {weak}", pointer("signed_config", "pubkey"))
-        ]
+        return (
+            fail("signature.config", f"signed_config {weak}", pointer("signed_config", "pubkey")),
+        )
     if len(signature) == 64 and not s_below_order(signature):
-        return [
+        return (
             fail(
                 "signature.config",
                 "signed_config signature scalar S is not below L",
                 pointer("signed_config", "signature"),
-            )
-        ]
+            ),
+        )
     if _config_verdict(key, payload, signature):
-        return [
+        return (
             passed(
                 "signature.config",
-                f"signed_config verifies under its key {config.get('pubkey')}",
+                f"signed_config verifies under its key {pubkey}",
                 pointer("signed_config", "signature"),
-            )
-        ]
-    return [
+            ),
+        )
+    return (
         fail(
             "signature.config",
             "signature invalid: signed_config does not verify under its embedded pubkey",
             pointer("signed_config", "signature"),
-        )
-    ]
+        ),
+    )
+
+
+# Every receipt of a fleet carries one of its few signed configs: the checks are a pure
+# function of the three member texts, and checks are immutable, so they are worked out once
+# per distinct (pubkey, signature, payload). Only exact ``str`` members of bounded length.
+_cached_config_checks = fastpath.cache(maxsize=64)(_config_checks)
 
 
 def _object_b_shape(sig: dict[str, JsonValue]) -> tuple[list[str], bytes, bytes]:
