@@ -545,7 +545,7 @@ def _names_plan(names: tuple[Any, ...]) -> _Plan | None:
     """``(name, human)`` for each member `_walk` does not skip by name; None unless all str."""
     if any(type(name) is not str for name in names):
         return None
-    roles = ((name, _key_role(name, _NOTHING_KEPT)) for name in names)
+    roles = ((name, _key_role(name, _KEY_ROLES)) for name in names)
     return tuple((name, role == _HUMAN) for name, role in roles if role != _SKIPPED)
 
 
