@@ -87,7 +87,9 @@ def _report(path: Path) -> dict[str, object]:
     from sealverify._internal.attest.check import attestation_verify_report
 
     key = keys.public_key(KEY.read_bytes(), "key")
-    report = attestation_verify_report(path.read_bytes(), key, [], None, allow_published_keys=True)
+    report = attestation_verify_report(
+        path.read_bytes(), key, [], None, allow_published_keys=True
+    )
     subject = report.subjects[0]
     return {"outcome": subject.outcome, "checks": [c.to_dict() for c in subject.checks]}
 
