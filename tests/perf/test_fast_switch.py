@@ -48,6 +48,7 @@ FAST_ONLY = (
     "sealverify._internal.kernel.wirecue._object",
     "sealverify._internal.reports.formats.jsonfmt._subject_whole",
     "sealverify._internal.receipts.members._clean",
+    "sealverify._internal.wording.rules._names_walk",
 )
 # The definitions that stand in for them under the switch.
 DEFINITIONS = (

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sealverify_testkit.mintfixtures import demo_receipts
 
+from sealverify._internal import fastpath
 from sealverify._internal.wire.strictjson import JsonError, JsonNumber, parse_text
 from sealverify._internal.wording import rules as wording
 from tests.conftest import shared_path
@@ -379,3 +380,15 @@ def test_real_receipts_equal_reference(rules: wording.RuleSet) -> None:
                 assert fast == reference.lint_receipt(variant, keys, rules)
                 checked += len(fast)
     assert checked > 100
+
+
+@given(documents())
+@settings(max_examples=600)
+def test_names_walk_equals_the_reference_walk(document: dict[Any, Any]) -> None:
+    """The walk by member names finds `_walk`'s strings at its paths in its order, twice over
+    (the second walk reads the kept plans), and the same under a dict nested at any depth."""
+    nested = {"certs": [document, {"evidence": document}], "reason": "x"}
+    for value in (document, document, nested):
+        fast = wording._human_strings(value)
+        with fastpath.use_reference():
+            assert wording._human_strings(value) == fast

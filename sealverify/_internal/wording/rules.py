@@ -529,10 +529,75 @@ def _walk(
             path.pop()
 
 
+# The walk by member names: a fast path beside `_walk` (ADR 0008; the walk is three
+# quarters of the lint on the bench corpus). Which members of an exact dict `_walk` skips by
+# name (machine subtrees) and which names are human-readable is a pure function of the tuple
+# of its names, so that plan is worked out once per tuple and kept: a receipt's dicts skip
+# their machine members without a loop turn and read no role per member. Each value is then
+# treated as `_walk` treats it; a name that is not an exact str, a container of another type
+# or a value of another type goes to `_walk` itself, at the same path, so the two agree.
+_Plan = tuple[tuple[str, bool], ...]
+_PLAN_NAMES = 64  # a dict with more members takes `_walk` (its names would be a long key)
+
+
+@fastpath.cache(maxsize=256)  # pure in the names; receipts of one fleet share a few name sets
+def _names_plan(names: tuple[Any, ...]) -> _Plan | None:
+    """``(name, human)`` for each member `_walk` does not skip by name; None unless all str."""
+    if any(type(name) is not str for name in names):
+        return None
+    roles = ((name, _key_role(name, _KEY_ROLES)) for name in names)
+    return tuple((name, role == _HUMAN) for name, role in roles if role != _SKIPPED)
+
+
+def _names_walk(
+    value: dict[Any, Any], path: list[str | int], collect: bool, found: list[tuple[_Path, str]]
+) -> None:
+    """`_walk` of an exact dict, by the plan of its names (same ``found``, same order)."""
+    plan = _names_plan(tuple(value)) if len(value) <= _PLAN_NAMES else None
+    if plan is None:
+        _walk(value, path, collect, found, _KEY_ROLES)
+        return
+    for name, human in plan:
+        item = value[name]
+        kind = type(item)
+        if kind is str:
+            if collect or human:
+                found.append(((*path, name), item))
+        elif kind not in _LEAF_TYPES:
+            path.append(name)
+            _item_walk(item, kind, path, collect or human, found)
+            path.pop()
+
+
+def _item_walk(
+    item: Any, kind: type, path: list[str | int], collect: bool, found: list[tuple[_Path, str]]
+) -> None:
+    """`_walk` of one value that is neither a leaf nor an exact str (``kind`` is its type)."""
+    if kind is dict:
+        _names_walk(item, path, collect, found)
+    elif kind is list:
+        for index, each in enumerate(item):
+            kind = type(each)
+            if kind is str:
+                if collect:
+                    found.append(((*path, index), each))
+            elif kind not in _LEAF_TYPES:
+                path.append(index)
+                _item_walk(each, kind, path, collect, found)
+                path.pop()
+    else:
+        _walk(item, path, collect, found, _KEY_ROLES)
+
+
 def _human_strings(document: Mapping[str, Any]) -> list[tuple[_Path, str]]:
     """Like `receipt_strings`, with each location as path parts (a pointer is built on demand)."""
     found: list[tuple[_Path, str]] = []
-    _walk(document, [], False, found, _NOTHING_KEPT if fastpath.reference() else _KEY_ROLES)
+    if fastpath.reference():
+        _walk(document, [], False, found, _NOTHING_KEPT)
+    elif type(document) is dict:
+        _names_walk(document, [], False, found)
+    else:
+        _walk(document, [], False, found, _KEY_ROLES)
     return found
 
 
