@@ -25,8 +25,8 @@ from sealverify._internal.kernel.receipt_inputs import (
     resolve_grants,
 )
 from sealverify._internal.kernel.session import (
-    Classified,
     KernelSession,
+    Known,
     StepResult,
     classify_parsed,
 )
@@ -61,9 +61,7 @@ def _not_evaluated(reason: str, inputs: ReplayInput | None = None) -> Rederivati
     return Rederivation("not-evaluated", f"decision not re-derived: {reason}", build)
 
 
-def _start(
-    inputs: ReplayInput, known: tuple[str, Classified] | None = None
-) -> KernelSession | Rederivation:
+def _start(inputs: ReplayInput, known: Known | None = None) -> KernelSession | Rederivation:
     init = KernelSession.init_trusted(inputs.payload, inputs.profile)
     if init.session is not None:
         init.session.known = known
@@ -161,7 +159,7 @@ def _position_gap(inputs: ReplayInput) -> str | None:
 _FIRST_CALL = "trace ok (1 events)"
 
 
-def known_line(inputs: ReplayInput, frames: Frames | None) -> tuple[str, Classified] | None:
+def known_line(inputs: ReplayInput, frames: Frames | None) -> Known | None:
     """The judged line's classification from its reader's parse, when that parse is of it.
 
     Used only when the line is exactly the bytes the reader parsed (``frames.request``) and
@@ -171,13 +169,10 @@ def known_line(inputs: ReplayInput, frames: Frames | None) -> tuple[str, Classif
     line = inputs.line
     if parsed is None or line.encode("utf-8", "surrogatepass") != parsed.raw:
         return None
-    classified = classify_parsed(line, parsed.value)
-    return None if classified is None else (line, classified)
+    return classify_parsed(line, parsed.value)
 
 
-def _passed_at_once(
-    inputs: ReplayInput, known: tuple[str, Classified] | None = None
-) -> Rederivation | None:
+def _passed_at_once(inputs: ReplayInput, known: Known | None = None) -> Rederivation | None:
     """The ``pass`` of the step run at once, or None: then the checks run in their order.
 
     Output equal to ``emitted_bytes`` means the receipt claims what a fresh session's step

@@ -40,20 +40,23 @@ from sealverify._internal.kernel.memo import text_cache
 from sealverify._internal.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify._internal.kernel.profiles import BuildProfile
 from sealverify._internal.kernel.wirecue import Unproven, proven_parsed, proven_request
-from sealverify._internal.wire.strictjson import JsonValue
 from sealverify._internal.wire.leanjson import LeanNumber
+from sealverify._internal.wire.strictjson import JsonValue
 
 __all__ = [
     "REFUSE_RESPONSE",
     "Classified",
     "InitResult",
     "KernelSession",
+    "Known",
     "SessionState",
     "StepResult",
     "classify_parsed",
 ]
 
 Classified = tuple[str, K.Action | None, str | None]
+# A line known from its reader's strict parse: the line, its classification, its parse.
+Known = tuple[str, Classified, LValue]
 
 REFUSE_RESPONSE = (
     compress(
@@ -160,9 +163,9 @@ class KernelSession:
     profile: BuildProfile
     authority: bytes = b""
     state: SessionState = field(default_factory=SessionState)
-    # One line's classification made from its reader's strict parse (:func:`classify_parsed`):
-    # (line, classification), used for exactly that line instead of parsing it again.
-    known: tuple[str, Classified] | None = None
+    # One line's classification and parse made from its reader's strict parse
+    # (:func:`classify_parsed`), used for exactly that line instead of parsing it again.
+    known: Known | None = None
 
     # --- init ------------------------------------------------------------------------------
 
@@ -232,12 +235,14 @@ class KernelSession:
             line = _get_str(envelope, "line")
             if self.classify(line)[0] != "refuse":
                 known = self.known
-                # A line classified from a proof passes every guard, wireKeysSafe included.
-                keys = (known is not None and known[0] == line) or line_keys_safe(line)
-                decision = mcp_version_gate(line, self.state.selection, keys)
+                request = known[2] if known is not None and known[0] == line else ABSENT
+                # A line classified from a proof passes every guard, wireKeysSafe included,
+                # and ``Json.parse`` of it is the proof's value.
+                keys = not isinstance(request, Absent) or line_keys_safe(line)
+                decision = mcp_version_gate(line, self.state.selection, keys, request)
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
-                self.state.selection = observe(self.state.selection, line)
+                self.state.selection = observe(self.state.selection, line, request)
         return self.step_envelope(envelope)
 
     # --- seal_host_step ------------------------------------------------------------------
@@ -526,15 +531,16 @@ def classify_line(line: str, guards: frozenset[str]) -> Classified:
     return _classified(request)
 
 
-def classify_parsed(line: str, parsed: JsonValue) -> Classified | None:
+def classify_parsed(line: str, parsed: JsonValue) -> Known | None:
     """``classifyLine`` of ``line`` from ``parsed``, a strict parse of exactly its characters.
 
-    Equal to :func:`classify_line` under every guard set when the one-pass proof holds
-    (:func:`~sealverify._internal.kernel.wirecue.proven_parsed`: every guard passes, the parse
-    is ``Json.parse``'s); None when it does not (then :func:`classify_line` decides).
+    When the one-pass proof holds on ``parsed``
+    (:func:`~sealverify._internal.kernel.wirecue.proven_parsed`: every guard passes), returns
+    the line, its classification (equal to :func:`classify_line` under every guard set) and
+    ``Json.parse`` of it; None when the proof does not hold (then the kernel parses the line).
     """
     request = proven_parsed(trim_ascii(line), parsed)
-    return None if isinstance(request, Unproven) else _classified(request)
+    return None if isinstance(request, Unproven) else (line, _classified(request), request)
 
 
 def _classified(request: LValue) -> Classified:
