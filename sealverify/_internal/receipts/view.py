@@ -263,10 +263,11 @@ def read_view(doc: Doc, family: str | None = None, known: Frames | None = None) 
     recovered = frame if source == RECOVERED and same else None
     # The request line's parse, with the very bytes it was made of: the re-derivation takes
     # it for its judged line only when that line is these bytes.
-    line = None if frame is None or isinstance(request, JsonError) else raw_line(frame)
-    parsed = ParsedLine(line, request) if line is not None else None
+    handed = None
+    if frame is not None and not isinstance(request, JsonError):
+        handed = ParsedLine(raw_line(frame), request)
     return ReceiptView(
-        frames=Frames(carried.lenient, lenient, recovered, parsed),
+        frames=Frames(carried.lenient, lenient, recovered, handed),
         object_a=object_a,
         object_a_error=object_a_error,
         release=release.canonical if release is not None else None,
