@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sealverify._internal.kernel.ljson import LeanError, LValue, ModelLimit, compress, parse
+from sealverify._internal.kernel.ljson import (
+    ABSENT,
+    Absent,
+    LeanError,
+    LValue,
+    ModelLimit,
+    compress,
+    parse,
+)
 from sealverify._internal.wire.leanjson import LeanNumber
 
 __all__ = ["CONFLICT", "GateDecision", "mcp_version_gate", "observe"]
@@ -62,14 +70,20 @@ def _member(value: LValue, key: str) -> tuple[bool, LValue]:
     return False, None
 
 
-def mcp_version_gate(line: str, selected: str, keys_safe: bool) -> GateDecision:
-    """``mcpVersionGate line selectedRevision`` (``keys_safe``: ``wireKeysSafe line``)."""
+def mcp_version_gate(
+    line: str, selected: str, keys_safe: bool, request: LValue | Absent = ABSENT
+) -> GateDecision:
+    """``mcpVersionGate line selectedRevision`` (``keys_safe``: ``wireKeysSafe line``).
+
+    ``request`` is ``Json.parse`` of ``line`` when the caller has it (else parsed here).
+    """
     if not keys_safe:
         return GateDecision()
-    try:
-        request = parse(line)
-    except (LeanError, ModelLimit):
-        return GateDecision()
+    if isinstance(request, Absent):
+        try:
+            request = parse(line)
+        except (LeanError, ModelLimit):
+            return GateDecision()
     has_method, method = _member(request, "method")
     if not has_method or method != "tools/call":
         return GateDecision()
@@ -112,12 +126,16 @@ def mcp_version_gate(line: str, selected: str, keys_safe: bool) -> GateDecision:
     return GateDecision()
 
 
-def observe(selection: str, line: str) -> str:
-    """``McpRevisionSelection.observe`` on the gate-input encoding of the selection."""
-    try:
-        request = parse(line)
-    except (LeanError, ModelLimit):
-        return selection
+def observe(selection: str, line: str, request: LValue | Absent = ABSENT) -> str:
+    """``McpRevisionSelection.observe`` on the gate-input encoding of the selection.
+
+    ``request`` is ``Json.parse`` of ``line`` when the caller has it (else parsed here).
+    """
+    if isinstance(request, Absent):
+        try:
+            request = parse(line)
+        except (LeanError, ModelLimit):
+            return selection
     has_method, method = _member(request, "method")
     observed = _ENTRY_REVISION.get(method) if has_method and isinstance(method, str) else None
     if observed is None:

@@ -79,9 +79,25 @@ _BRACKET_OR_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:(")|\\?\Z)|[\[\]{
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
+_NEW = object.__new__
+# The slots' own setters (a frozen dataclass's ``__init__`` sets each by name, at twice the cost).
+_SET_NEGATIVE, _SET_DIGITS, _SET_EXPONENT = (
+    LeanNumber.__dict__[name].__set__ for name in LeanNumber.__slots__
+)
+
+
 @fastpath.cache(maxsize=4096)
 def number_of_lexeme(lexeme: str) -> LeanNumber:
     """One number lexeme as the model's exact number (:class:`ModelLimit` past the limits)."""
+    body = lexeme[1:] if lexeme[:1] == "-" else lexeme
+    if 0 < len(body) <= 18 and body.isascii() and body.isdigit() and body[0] != "0":
+        # Plain digits without a leading zero: ``lean_number`` gives exactly these digits,
+        # exponent 0, the sign kept (the number is not zero); built without its parse.
+        number: LeanNumber = _NEW(LeanNumber)
+        _SET_NEGATIVE(number, body is not lexeme)
+        _SET_DIGITS(number, body)
+        _SET_EXPONENT(number, 0)
+        return number
     try:
         number = lean_number(lexeme)
     except ValueError as exc:

@@ -27,7 +27,7 @@ import base64
 import binascii
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -43,6 +43,7 @@ from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 __all__ = [
     "Frames",
     "NotEvaluated",
+    "ParsedLine",
     "ReplayInput",
     "carried_frames",
     "claimed_position",
@@ -65,6 +66,18 @@ class NotEvaluated:
 
 
 @dataclass(frozen=True, slots=True)
+class ParsedLine:
+    """A request line's exact bytes and their strict parse (``wire.strictjson.parse_bytes``).
+
+    The receipt's reader parses the request line once; the re-derivation uses that parse for
+    the judged line only when the line is these very bytes.
+    """
+
+    raw: bytes
+    value: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
 class Frames:
     """The frames a receipt carries, as base64 decodes them: read once by the receipt's reader.
 
@@ -80,6 +93,9 @@ class Frames:
     # The request its reader recovered from ``release`` (``unsplice_operation_id``, made of
     # these very bytes), when it made one: the step uses it rather than recover it again.
     recovered: bytes | None = None
+    # The request line its reader strictly parsed, with its bytes: the step takes the parse
+    # for the judged line only when that line is exactly these bytes (never compared).
+    request: ParsedLine | None = field(default=None, compare=False)
 
 
 def _base64(value: JsonValue) -> bytes | None:

@@ -24,12 +24,18 @@ from sealverify._internal.kernel.receipt_inputs import (
     prepare,
     resolve_grants,
 )
-from sealverify._internal.kernel.session import KernelSession, StepResult
+from sealverify._internal.kernel.session import (
+    KernelSession,
+    Known,
+    StepResult,
+    classify_parsed,
+)
 from sealverify._internal.wire.strictjson import JsonValue
 
 __all__ = [
     "Rederivation",
     "first_difference",
+    "known_line",
     "rederive",
     "session_id",
 ]
@@ -55,8 +61,10 @@ def _not_evaluated(reason: str, inputs: ReplayInput | None = None) -> Rederivati
     return Rederivation("not-evaluated", f"decision not re-derived: {reason}", build)
 
 
-def _start(inputs: ReplayInput) -> KernelSession | Rederivation:
+def _start(inputs: ReplayInput, known: Known | None = None) -> KernelSession | Rederivation:
     init = KernelSession.init_trusted(inputs.payload, inputs.profile)
+    if init.session is not None:
+        init.session.known = known
     if init.session is None:
         return Rederivation(
             "fail",
@@ -151,7 +159,20 @@ def _position_gap(inputs: ReplayInput) -> str | None:
 _FIRST_CALL = "trace ok (1 events)"
 
 
-def _passed_at_once(inputs: ReplayInput) -> Rederivation | None:
+def known_line(inputs: ReplayInput, frames: Frames | None) -> Known | None:
+    """The judged line's classification from its reader's parse, when that parse is of it.
+
+    Used only when the line is exactly the bytes the reader parsed (``frames.request``) and
+    the one-pass proof holds on that parse; else None, and the step parses the line itself.
+    """
+    parsed = frames.request if frames is not None else None
+    line = inputs.line
+    if parsed is None or line.encode("utf-8", "surrogatepass") != parsed.raw:
+        return None
+    return classify_parsed(line, parsed.value)
+
+
+def _passed_at_once(inputs: ReplayInput, known: Known | None = None) -> Rederivation | None:
     """The ``pass`` of the step run at once, or None: then the checks run in their order.
 
     Output equal to ``emitted_bytes`` means the receipt claims what a fresh session's step
@@ -165,7 +186,7 @@ def _passed_at_once(inputs: ReplayInput) -> Rederivation | None:
     if _FIRST_CALL not in expected and "temporal" in expected:
         return None
     try:
-        session = _start(inputs)
+        session = _start(inputs, known)
         result = session if isinstance(session, Rederivation) else _run(session, inputs)
     except ModelLimit:
         return None
@@ -177,12 +198,14 @@ def rederive(
 ) -> Rederivation:
     """Re-derive one receipt on its own, as the first executed call of a fresh session.
 
-    ``frames`` are the receipt's carried frames as its reader decoded them (``prepare``).
+    ``frames`` are the receipt's carried frames as its reader decoded them (``prepare``), with
+    the request line it parsed (:func:`known_line`).
     """
     inputs = prepare(receipt, raw_line, frames)
     if isinstance(inputs, NotEvaluated):
         return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
-    passed = _passed_at_once(inputs)
+    known = known_line(inputs, frames)
+    passed = _passed_at_once(inputs, known)
     if passed is not None:
         return passed
     gap = _position_gap(inputs)
@@ -195,7 +218,7 @@ def rederive(
         )
         return _not_evaluated(gap + hint, inputs)
     try:
-        session = _start(inputs)
+        session = _start(inputs, known)
         if isinstance(session, Rederivation):
             return session
         return _run(session, inputs)

@@ -39,10 +39,24 @@ from sealverify._internal.kernel.lpath import trim_ascii
 from sealverify._internal.kernel.memo import text_cache
 from sealverify._internal.kernel.principal import hex_decode, nacl_verify, verify_envelope
 from sealverify._internal.kernel.profiles import BuildProfile
-from sealverify._internal.kernel.wirecue import Unproven, proven_request
+from sealverify._internal.kernel.wirecue import Unproven, proven_parsed, proven_request
 from sealverify._internal.wire.leanjson import LeanNumber
+from sealverify._internal.wire.strictjson import JsonValue
 
-__all__ = ["REFUSE_RESPONSE", "InitResult", "KernelSession", "SessionState", "StepResult"]
+__all__ = [
+    "REFUSE_RESPONSE",
+    "Classified",
+    "InitResult",
+    "KernelSession",
+    "Known",
+    "SessionState",
+    "StepResult",
+    "classify_parsed",
+]
+
+Classified = tuple[str, K.Action | None, str | None]
+# A line known from its reader's strict parse: the line, its classification, its parse.
+Known = tuple[str, Classified, LValue]
 
 REFUSE_RESPONSE = (
     compress(
@@ -149,6 +163,9 @@ class KernelSession:
     profile: BuildProfile
     authority: bytes = b""
     state: SessionState = field(default_factory=SessionState)
+    # One line's classification and parse made from its reader's strict parse
+    # (:func:`classify_parsed`), used for exactly that line instead of parsing it again.
+    known: Known | None = None
 
     # --- init ------------------------------------------------------------------------------
 
@@ -217,16 +234,24 @@ class KernelSession:
         if self.profile.version_gate:
             line = _get_str(envelope, "line")
             if self.classify(line)[0] != "refuse":
-                decision = mcp_version_gate(line, self.state.selection, line_keys_safe(line))
+                known = self.known
+                request = known[2] if known is not None and known[0] == line else ABSENT
+                # A line classified from a proof passes every guard, wireKeysSafe included,
+                # and ``Json.parse`` of it is the proof's value.
+                keys = not isinstance(request, Absent) or line_keys_safe(line)
+                decision = mcp_version_gate(line, self.state.selection, keys, request)
                 if not decision.admitted:
                     return StepResult(decision.to_json(), "reject", response=decision.response)
-                self.state.selection = observe(self.state.selection, line)
+                self.state.selection = observe(self.state.selection, line, request)
         return self.step_envelope(envelope)
 
     # --- seal_host_step ------------------------------------------------------------------
 
-    def classify(self, line: str) -> tuple[str, K.Action | None, str | None]:
+    def classify(self, line: str) -> Classified:
         """``classifyLine``: ("refuse", None, guard) | ("passthrough", None, None) | ("act", …)."""
+        known = self.known
+        if known is not None and known[0] == line:
+            return known[1]
         return classify_line(line, self.profile.guards)
 
     def step(self, input_text: str) -> StepResult:
@@ -491,7 +516,7 @@ def line_keys_safe(line: str) -> bool:
 
 
 @text_cache(256)
-def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | None, str | None]:
+def classify_line(line: str, guards: frozenset[str]) -> Classified:
     """``Host.classifyLine`` under a build's guard set (pure, so cached per line)."""
     trimmed = trim_ascii(line)
     request = proven_request(trimmed)  # one C-speed pass, when it proves every guard passes
@@ -503,6 +528,23 @@ def classify_line(line: str, guards: frozenset[str]) -> tuple[str, K.Action | No
             request = parse(trimmed)
         except LeanError:
             return "passthrough", None, None
+    return _classified(request)
+
+
+def classify_parsed(line: str, parsed: JsonValue) -> Known | None:
+    """``classifyLine`` of ``line`` from ``parsed``, a strict parse of exactly its characters.
+
+    When the one-pass proof holds on ``parsed``
+    (:func:`~sealverify._internal.kernel.wirecue.proven_parsed`: every guard passes), returns
+    the line, its classification (equal to :func:`classify_line` under every guard set) and
+    ``Json.parse`` of it; None when the proof does not hold (then the kernel parses the line).
+    """
+    request = proven_parsed(trim_ascii(line), parsed)
+    return None if isinstance(request, Unproven) else (line, _classified(request), request)
+
+
+def _classified(request: LValue) -> Classified:
+    """The classification of a line whose guards passed and whose parse is ``request``."""
     call = tools_call(request)
     if call is None:
         return "passthrough", None, None

@@ -25,7 +25,13 @@ import orjson
 
 from sealverify._internal.kernel.ljson import ModelLimit
 from sealverify._internal.kernel.receipt_inputs import Frames, NotEvaluated, prepare
-from sealverify._internal.kernel.replay import Rederivation, _position_gap, _run, _start
+from sealverify._internal.kernel.replay import (
+    Rederivation,
+    _position_gap,
+    _run,
+    _start,
+    known_line,
+)
 from sealverify._internal.kernel.session import KernelSession
 from sealverify._internal.wire.strictjson import JsonValue
 
@@ -167,6 +173,8 @@ class SessionPass:
                 f"position {after + 1} is not among its receipts here",
                 where,
             )
+        # The reader's parse of the judged line, when it is of these very bytes.
+        self.session.known = known_line(inputs, frames)
         try:
             result = _run(self.session, inputs)
         except ModelLimit as exc:

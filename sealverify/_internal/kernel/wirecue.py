@@ -21,6 +21,11 @@ Anything else (invalid JSON, an escaped name, a surrogate escape, a constant suc
 ``NaN``, a lexeme or object any guard would refuse, a hook or model error) is not proven, and
 the caller runs the scans and ``Json.parse`` as the kernel does. The proof never refuses a
 line: refusals always come from the scans.
+
+:func:`proven_parsed` gives the same answer from a strict parse the receipt's reader already
+made of the same characters (``wire.strictjson``: the same C scanner, ``strict=True``, no
+constant, no repeated name), so the line is parsed once per receipt: only the number lexemes
+and, for a non-ASCII text, the names under NFD are left to check, by a walk of the parse.
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ from sealverify._internal.kernel.guards import (
 from sealverify._internal.kernel.ljson import LValue, number_of_lexeme
 from sealverify._internal.kernel.unicode_nfd import nfd
 from sealverify._internal.wire.leanjson import LeanNumber
+from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 
-__all__ = ["UNPROVEN", "Unproven", "proven_request"]
+__all__ = ["UNPROVEN", "Unproven", "proven_parsed", "proven_request"]
 
 
 class Unproven:
@@ -77,6 +83,11 @@ _LEXEME = re.compile(r"-?([0-9]+)(?:\.([0-9]+))?(?:[eE][+\-]?([0-9]+))?")
 
 
 def _number(lexeme: str) -> LeanNumber:
+    body = lexeme[1:] if lexeme[:1] == "-" else lexeme
+    if 0 < len(body) <= 15 and body.isascii() and body.isdigit() and body[0] != "0":
+        # Integer syntax below 10^15 without a leading zero: no exponent, at most 15 digits,
+        # exactly a binary64 (``number_literal_agreement_safe``'s own first case).
+        return number_of_lexeme(lexeme)
     match = _LEXEME.fullmatch(lexeme)
     if match is None:
         raise _NotProven
@@ -150,3 +161,63 @@ def proven_request(trimmed: str) -> LValue | Unproven:
     except Exception:  # any failure leaves the line to the kernel's own scans
         return UNPROVEN
     return value
+
+
+def _lean(value: JsonValue, ascii_text: bool) -> LValue:
+    """A strict parse in the model's representation, checked as the decoder hooks check it.
+
+    Numbers go through :func:`_number` (the three numeric guards), objects of a non-ASCII text
+    through the NFD name test; a container holding no number is returned as it is (both
+    representations spell strings, booleans and null alike), so the result may share
+    containers with ``value``: neither is ever changed.
+    """
+    kind = type(value)
+    if kind is JsonNumber:
+        return _number(value.lexeme)  # type: ignore[union-attr]
+    if kind is dict:
+        members: dict[str, JsonValue] = value  # type: ignore[assignment]
+        if not ascii_text and len({nfd(key) for key in members}) != len(members):
+            raise _NotProven  # UnicodeKeys.wireKeysSafe: two names equal under NFD
+        out: dict[str, LValue] | None = None
+        for key, item in members.items():
+            if type(item) is str or item is None or type(item) is bool:
+                continue
+            lean = _lean(item, ascii_text)
+            if lean is not item:
+                if out is None:
+                    out = dict(members)  # type: ignore[arg-type]
+                out[key] = lean
+        return members if out is None else out  # type: ignore[return-value]
+    if kind is list:
+        items: list[JsonValue] = value  # type: ignore[assignment]
+        copied: list[LValue] | None = None
+        for index, item in enumerate(items):
+            if type(item) is str or item is None or type(item) is bool:
+                continue
+            lean = _lean(item, ascii_text)
+            if lean is not item:
+                if copied is None:
+                    copied = list(items)  # type: ignore[arg-type]
+                copied[index] = lean
+        return items if copied is None else copied  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # a string, a boolean or null
+
+
+def proven_parsed(trimmed: str, parsed: JsonValue) -> LValue | Unproven:
+    """:func:`proven_request` of ``trimmed``, from ``parsed``, a strict parse of its characters.
+
+    ``parsed`` must be ``wire.strictjson.parse_text`` of a text whose ASCII trim is
+    ``trimmed`` (the caller checks the bytes are the same): that parse ran the decoder this
+    proof runs (the C scanner, ``strict=True``) and refused constants and repeated names, so
+    what is left of the proof is the bracket count, the escape tests, the number lexemes and
+    the NFD names. Returns exactly what :func:`proven_request` returns (UNPROVEN in reference
+    mode); the value may share containers with ``parsed``.
+    """
+    if fastpath.reference() or trimmed.count("[") + trimmed.count("{") > MAX_NESTING_DEPTH:
+        return UNPROVEN
+    if "\\" in trimmed and (_escaped_name_possible(trimmed) or _SURROGATE_ESCAPE.search(trimmed)):
+        return UNPROVEN
+    try:
+        return _lean(parsed, trimmed.isascii())
+    except Exception:  # any failure leaves the line to the kernel's own scans
+        return UNPROVEN

@@ -18,7 +18,7 @@ import binascii
 from dataclasses import dataclass
 
 from sealverify._internal.approvals.consumed import SignedTime, receipt_server
-from sealverify._internal.kernel.receipt_inputs import Frames
+from sealverify._internal.kernel.receipt_inputs import Frames, ParsedLine
 from sealverify._internal.primitives.releaseframe import unsplice_operation_id
 from sealverify._internal.primitives.signatures import b64_std_decode_canonical
 from sealverify._internal.results.vocabulary import Family
@@ -261,8 +261,13 @@ def read_view(doc: Doc, family: str | None = None, known: Frames | None = None) 
     # The recovery was made of the canonical bytes: the step may use it when they are its own.
     same = release is not None and lenient is not None and lenient == release.canonical
     recovered = frame if source == RECOVERED and same else None
+    # The request line's parse, with the very bytes it was made of: the re-derivation takes
+    # it for its judged line only when that line is these bytes.
+    handed = None
+    if frame is not None and not isinstance(request, JsonError):
+        handed = ParsedLine(raw_line(frame), request)
     return ReceiptView(
-        frames=Frames(carried.lenient, lenient, recovered),
+        frames=Frames(carried.lenient, lenient, recovered, handed),
         object_a=object_a,
         object_a_error=object_a_error,
         release=release.canonical if release is not None else None,
