@@ -71,7 +71,7 @@ _HEX_DIGITS = b"0123456789abcdef"
 
 def hex64(value: JsonValue) -> bool:
     """True for a string of exactly 64 lowercase hex digits (seal's digest spelling)."""
-    # HEX64's language (``[0-9a-f]{64}``, fullmatch), decided in C without the regex engine:
+    # The language of spelling.HEX64 (fullmatch), decided in C without the regex engine:
     # 64 ASCII characters of which none is left once the lowercase hex digits are deleted.
     # Called about ten times per receipt; tests/receipts/test_families_hex.py holds it to HEX64.
     return (
