@@ -177,30 +177,46 @@ def b64url_nopad_decode(text: str) -> bytes:
     ``base64Bytes`` require).
     """
     if text.isascii():
-        padded = text.encode("ascii").translate(_URL_TO_STD) + b"=" * (-len(text) % 4)
-        data = _b64_lenient(padded)
-        # Exact: the encoder's output is the one accepted spelling of its input, so a text
-        # equal to the re-encoding of what it decodes to passes every rule above, and decodes
-        # to those bytes (encoding is injective). Anything else gets the rules' own verdict.
-        if data is not None and _url_text(data) == text:
+        # "+", "/" and "=" become "*", which the strict decoder refuses like any non-alphabet byte.
+        padded = text.encode().translate(_URL_TO_STD_ONLY) + b"=" * (-len(text) % 4)
+        data = _b64_strict(padded)
+        if data is not None and _canonical_tail(padded):
             return data
     return _b64url_nopad_decode_strict(text)
 
 
-def _b64_lenient(text: str | bytes) -> bytes | None:
-    """Whatever binascii makes of ``text`` (it may skip junk), or None; judged by the caller."""
+def _b64_strict(text: bytes) -> bytes | None:
+    """The bytes ``binascii`` decodes in strict mode (alphabet, padding placement), or None."""
     try:
-        return binascii.a2b_base64(text)
-    except ValueError:  # binascii.Error, or a non-ASCII str
+        return binascii.a2b_base64(text, strict_mode=True)
+    except binascii.Error:
         return None
 
 
-def _url_text(data: bytes) -> str:
-    return binascii.b2a_base64(data, newline=False).rstrip(b"=").translate(_STD_TO_URL).decode()
+# The standard alphabet in value order. Before "==" a canonical encoder writes a character
+# whose low 4 bits are zero (every 16th), before "=" one whose low 2 bits are zero (every 4th).
+_STD_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_BEFORE_TWO_PADS = _STD_ALPHABET[::16]
+_BEFORE_ONE_PAD = _STD_ALPHABET[::4]
 
 
-_URL_TO_STD = bytes.maketrans(b"-_", b"+/")
-_STD_TO_URL = bytes.maketrans(b"+/", b"-_")
+def _canonical_tail(padded: bytes) -> bool:
+    """Whether a text strict decoding accepted is the encoder's own spelling of its bytes.
+
+    Exact (tests/primitives/test_base64_tail.py holds it to the re-encode definition): strict
+    decoding leaves only the length, excess padding and the unused bits of the last data
+    character to decide, and only the final characters carry them.
+    """
+    if len(padded) % 4:
+        return False
+    if padded.endswith(b"=="):
+        return padded[-3] in _BEFORE_TWO_PADS
+    if padded.endswith(b"="):
+        return padded[-2] in _BEFORE_ONE_PAD
+    return True
+
+
+_URL_TO_STD_ONLY = bytes.maketrans(b"-_+/=", b"+/***")
 
 
 def _b64url_nopad_decode_strict(text: str) -> bytes:
@@ -226,11 +242,12 @@ def b64_std_decode_canonical(text: str) -> bytes:
     Padding is required, and the trailing bits must be zero (the regex seal-assurance-kit
     applies to ``signed_artifacts``, plus a re-encode check).
     """
-    data = _b64_lenient(text)
-    # Exact for the same reason as in b64url_nopad_decode: the canonical spelling is the
-    # encoder's output, which the regex always matches and which decodes back to ``data``.
-    if data is not None and binascii.b2a_base64(data, newline=False).decode() == text:
-        return data
+    if text.isascii():
+        # Exact as in b64url_nopad_decode: strict decoding, then the final characters.
+        raw = text.encode()
+        data = _b64_strict(raw)
+        if data is not None and _canonical_tail(raw):
+            return data
     return _b64_std_decode_canonical_strict(text)
 
 

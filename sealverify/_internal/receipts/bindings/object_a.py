@@ -60,10 +60,25 @@ def object_a(doc: Doc, derived: Derivations | None = None) -> list[Check]:
         return checks
     params = derived.view.request_params()
     assert params is not None  # a request that passed its shape checks has params
-    checks.extend(_canonical(doc, params, source))
-    if "request_parse_error" not in doc:
-        checks.append(_call(doc, params, source))
+    call = _call(doc, params, source) if "request_parse_error" not in doc else None
+    checks.extend(_canonical(doc, params, source, _record_line(derived, call)))
+    if call is not None:
+        checks.append(call)
     return checks
+
+
+def _record_line(derived: Derivations, call: Check | None) -> str | None:
+    """The record's host line where it is provably the host line of Object A's params too.
+
+    A passing call check says the params' name is the record's tool and their arguments and
+    context members are present exactly where the record's are and render to the same serde
+    text; the host line reads only those members, through the same renderings (sorting and
+    the second rendering of ``_meta`` depend on nothing else), so its text is the same. The
+    record's line is computed once per receipt (``canonical_request`` asks for it first).
+    """
+    if call is None or call.status == _FAIL:
+        return None
+    return derived.canonical_line()[0]
 
 
 def _identities(doc: Doc, frame: bytes, source: str) -> list[Check]:
@@ -210,9 +225,11 @@ def _host_line(params: dict[str, JsonValue]) -> str | None:
         return None
 
 
-def _canonical(doc: Doc, params: dict[str, JsonValue], source: str) -> list[Check]:
+def _canonical(
+    doc: Doc, params: dict[str, JsonValue], source: str, known: str | None
+) -> list[Check]:
     checks: list[Check] = []
-    line = _host_line(params)
+    line = known if known is not None else _host_line(params)
     if "canonical_request" in doc:
         if line is not None and line == doc["canonical_request"]:
             checks.append(
