@@ -26,6 +26,7 @@ from sealverify._internal.receipts.families import read_document
 from sealverify._internal.receipts.view import ReceiptView, read_view
 from sealverify._internal.wire.framing import raw_line
 from sealverify._internal.wire.strictjson import JsonError, parse_bytes, parse_text
+from tests.helpers.json_trees import json_trees, rendered
 
 # --- line by line: the proof from the strict parse is the proof from the text -----------------
 
@@ -42,22 +43,7 @@ _SCALARS = (
 )
 
 
-def _rendered(tree: object, space: str) -> str:
-    if isinstance(tree, list):
-        return "[" + f",{space}".join(_rendered(item, space) for item in tree) + "]"
-    if isinstance(tree, tuple):
-        members = (f'"{name}"{space}:{_rendered(item, space)}' for name, item in tree)
-        return "{" + f",{space}".join(members) + "}"
-    return str(tree)
-
-
-_TREES = st.recursive(
-    _SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.lists(st.tuples(_NAMES, inner), max_size=4).map(tuple)
-    ),
-    max_leaves=10,
-)
+_TREES = json_trees(_SCALARS, _NAMES)
 _CALLS = st.builds(
     lambda request_id, name, arguments, meta: (
         f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":'
@@ -65,12 +51,12 @@ _CALLS = st.builds(
     ),
     _LEXEMES | st.sampled_from(['"r"', "null"]),
     st.sampled_from(["shell_exec", "search_notes", "\u00e9"]),
-    st.builds(_rendered, _TREES, st.just("")),
-    st.builds(_rendered, _TREES, st.just("")),
+    st.builds(rendered, _TREES, st.just("")),
+    st.builds(rendered, _TREES, st.just("")),
 )
 _LINES = (
     _CALLS
-    | st.builds(_rendered, _TREES, st.sampled_from(["", " ", "\n\t"]))
+    | st.builds(rendered, _TREES, st.sampled_from(["", " ", "\n\t"]))
     | st.text(alphabet='"\\ab{}[]:,0123456789eE+-.\u00e9', max_size=40)
 )
 _GUARD_SETS = [CURRENT.guards, frozenset({"keys", "depth"}), frozenset()]

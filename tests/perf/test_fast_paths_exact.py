@@ -41,6 +41,7 @@ from sealverify._internal.wire import strictjson
 from tests.conftest import SHARED
 from tests.helpers.adversarial_mutants import mutants
 from tests.helpers.hostile import scalar_mutants as hostile_mutants
+from tests.helpers.json_trees import json_trees, rendered
 
 FORMATS = ("table", "json", "jsonl", "sarif", "junit", "html")
 # the module, not the binding function the package exports under the same name
@@ -288,23 +289,8 @@ _SCALARS = (
 )
 
 
-def _rendered(tree: object, space: str) -> str:
-    if isinstance(tree, list):
-        return "[" + f",{space}".join(_rendered(item, space) for item in tree) + "]"
-    if isinstance(tree, tuple):
-        members = (f'"{name}"{space}:{_rendered(item, space)}' for name, item in tree)
-        return "{" + f",{space}".join(members) + "}"
-    return str(tree)
-
-
-_LINE_TREE = st.recursive(
-    _SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.lists(st.tuples(_NAMES, inner), max_size=4).map(tuple)
-    ),
-    max_leaves=10,
-)
-_LINES = st.builds(_rendered, _LINE_TREE, st.sampled_from(["", " ", "\n\t"])) | st.text(
+_LINE_TREE = json_trees(_SCALARS, _NAMES)
+_LINES = st.builds(rendered, _LINE_TREE, st.sampled_from(["", " ", "\n\t"])) | st.text(
     alphabet='"\\ab{}[]:,0123456789eE+-.\u00e9', max_size=40
 )
 
