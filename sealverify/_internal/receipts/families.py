@@ -71,22 +71,24 @@ _HEX_DIGITS = b"0123456789abcdef"
 
 def hex64(value: JsonValue) -> bool:
     """True for a string of exactly 64 lowercase hex digits (seal's digest spelling)."""
-    # The language of spelling.HEX64 (fullmatch), decided in C without the regex engine:
-    # 64 ASCII characters of which none is left once the lowercase hex digits are deleted.
-    # Called about ten times per receipt; tests/receipts/test_families_hex.py holds it to HEX64.
-    return (
-        isinstance(value, str)
-        and len(value) == 64
-        and value.isascii()
-        and not value.encode().translate(None, _HEX_DIGITS)
-    )
+    return _lower_hex(value, 64)
 
 
 def _hex128(value: JsonValue) -> bool:
     """True for a string of exactly 128 lowercase hex digits (HEX128, as :func:`hex64`)."""
+    return _lower_hex(value, 128)
+
+
+def _lower_hex(value: JsonValue, length: int) -> bool:
+    """A string of exactly ``length`` lowercase hex digits, decided without the regex engine.
+
+    The language of spelling.HEX64 (and HEX128): ``length`` ASCII characters of which none
+    is left once the lowercase hex digits are deleted. Called about ten times per receipt;
+    tests/receipts/test_families_hex.py holds it to both patterns.
+    """
     return (
         isinstance(value, str)
-        and len(value) == 128
+        and len(value) == length
         and value.isascii()
         and not value.encode().translate(None, _HEX_DIGITS)
     )
