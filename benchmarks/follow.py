@@ -11,7 +11,9 @@ percentiles, and memory over the run (docs/performance.md keeps the figures).
 (no rate), and the follower's resident size is read each time its events pass another tenth
 of ``--n``. A least-squares line through the samples after the first fifth gives the growth
 per receipt, and the resident size at 10 million receipts is that line extrapolated: a
-measured slope, not a measured run.
+measured slope, not a measured run. The follower runs through ``benchmarks.follow_probe``,
+so each sample also names the Python heap's allocated blocks and the bytes SQLite holds: a
+resident size that moves while both stay level is the allocator, not a structure that grows.
 
 ``--pair TREE`` runs the same benchmark twice, one run after the other in the same minutes:
 the follower of this checkout, then the follower of the source tree TREE (a directory holding
@@ -36,6 +38,8 @@ from pathlib import Path
 import orjson
 from sealverify_testkit.mint import mint_many
 from sealverify_testkit.records import parse_record, render_compact
+
+from benchmarks.follow_probe import INTERVAL, Sample, latest
 
 
 def _rss_kib(pid: int) -> int:
@@ -184,23 +188,31 @@ def flat(n: int, root: Path, extra: Sequence[str]) -> list[str]:
     """Append ``n`` receipts as fast as they are minted; the follower's memory by count."""
     log = root / "receipts.jsonl"
     log.touch()
+    probe = root / "probe.txt"
     command = [
-        sys.executable, "-m", "sealverify", "verify", "--follow", str(log),
+        sys.executable, "-m", "benchmarks.follow_probe", "verify", "--follow", str(log),
         "--state", str(root / "state.db"), "--allow-published-keys", *extra,
     ]  # fmt: skip
-    follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    here = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "SEALVERIFY_PROBE_OUT": str(probe), "PYTHONPATH": str(here)}
+    follower = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=here
+    )
     samples: list[tuple[int, int]] = []
+    inside: list[Sample | None] = []
     step = max(1, n // 10)
 
     def sample(seen: int) -> None:
         if seen % step == 0:
             samples.append((seen, _rss_kib(follower.pid)))
+            inside.append(latest(probe))
 
     arrived: dict[int, float] = {}
     reader = threading.Thread(target=_reader, args=(follower.stdout, arrived, sample), daemon=True)
     reader.start()
     time.sleep(2.0)  # the follower's start-up, not measured
     samples.append((0, _rss_kib(follower.pid)))
+    inside.append(latest(probe))
     cpu_before, start = _cpu_seconds(follower.pid), time.monotonic()
     with log.open("ab") as handle:
         for receipt in mint_many(n, seed=b"follow-flat"):
@@ -226,12 +238,38 @@ def flat(n: int, root: Path, extra: Sequence[str]) -> list[str]:
         "| events | " + " | ".join(str(i) for i, _ in samples) + " |",
         "|---" * (len(samples) + 1) + "|",
         "| follower RSS (MiB) | " + " | ".join(f"{k / 1024:.1f}" for _, k in samples) + " |",
+        *_inside_rows(inside),
         "",
+        _heap_slope(samples, inside, n),
         f"peak RSS {peak / 1024:.1f} MiB; growth from {n // 5} events on: "
         f"{slope * 1024:.1f} bytes per receipt ({slope * 1000 / 1024:.3f} MiB per 1,000); "
         f"extrapolated to 10,000,000 receipts: {at_10m / 1024:.0f} MiB (a line, not a run)",
         _store_size(root, log, len(arrived)),
     ]
+
+
+def _inside_rows(inside: Sequence[Sample | None]) -> list[str]:
+    """The probe's rows: Python heap blocks and SQLite's bytes at each sample ("-": none yet)."""
+
+    def cells(read: Callable[[Sample], str]) -> str:
+        return " | ".join("-" if s is None else read(s) for s in inside)
+
+    return [
+        f"| Python heap (thousand blocks) | {cells(lambda s: f'{s.blocks / 1000:.1f}')} |",
+        f"| SQLite (MiB) | {cells(lambda s: f'{s.sqlite_bytes / 1048576:.2f}')} |",
+    ]
+
+
+def _heap_slope(samples: Sequence[tuple[int, int]], inside: Sequence[Sample | None], n: int) -> str:
+    """The Python heap's growth per 1,000 receipts after the first fifth (a least-squares line)."""
+    heap = [(seen, s.blocks) for (seen, _), s in zip(samples, inside, strict=True) if s is not None]
+    tail = [(seen, blocks) for seen, blocks in heap if seen >= n // 5]
+    if len(tail) < 2:
+        return "Python heap: too few samples for a slope"
+    return (
+        f"Python heap from {n // 5} events on: {_slope(tail) * 1000:+.1f} allocated blocks "
+        f"per 1,000 receipts (a sample is at most {INTERVAL:.0f} s old)"
+    )
 
 
 def _store_size(root: Path, log: Path, judged: int) -> str:
