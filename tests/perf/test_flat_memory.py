@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from sealverify._internal.cli.common import DEFAULT_MAX_INPUT_BYTES
 from sealverify._internal.cli.main import cli
+from sealverify._internal.cli import spooled
 from sealverify._internal.cli.spooled import SubjectSpool
 from sealverify._internal.results.model import Report, Subject, fail, info, not_evaluated, passed
 from sealverify._internal.results.repeats import KEEP, Findings
@@ -194,6 +195,25 @@ def test_a_spooled_report_is_the_rendered_report(
             spool.add(subject)
         pieces = list(spool.pieces(dataclasses.replace(whole, subjects=())))
     text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode()
+    assert text == render(whole, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "sarif", "junit", "table", "html"])
+@pytest.mark.parametrize("layout", ["detail", "rows"])
+def test_a_spool_moved_to_a_temporary_file_is_the_rendered_report(
+    fmt: str, layout: Literal["detail", "rows"], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The spool holds fragments in memory up to a bound, then in a temporary file: with the
+    # bound at one byte the first fragment moves it, and the report is still the rendered one.
+    monkeypatch.setattr(spooled, "_IN_MEMORY", 1)
+    whole = Report("approval", SUBJECTS, {"tokens": 3}, 1, (), layout=layout)
+    with SubjectSpool(fmt, "approval", layout) as spool:
+        for subject in SUBJECTS:
+            spool.add(subject)
+        moved = spool._memory is None or spool.stream.spooled == 0
+        pieces = list(spool.pieces(dataclasses.replace(whole, subjects=())))
+    text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode()
+    assert moved
     assert text == render(whole, fmt)
 
 
