@@ -26,6 +26,12 @@ _UNUSED = (
     # a signed summary's modules and securesystemslib: only --attest-key
     "sealverify._internal.attest",
     "securesystemslib",
+    # fragments are spooled in memory up to a MiB: a temporary file only past it
+    "tempfile",
+    # the approval token judge: only --approvals
+    "sealverify._internal.approvals.tokens",
+    # history facts: only --state
+    "sealverify._internal.history.facts",
 )
 
 

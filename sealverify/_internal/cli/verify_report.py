@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from sealverify import Check, Report, Subject
 from sealverify._internal.cli.common import say, summary_first, table_view, write_result
 from sealverify._internal.cli.spooled import SubjectSpool
-from sealverify._internal.history import facts
 from sealverify._internal.receipts.verify import build_report_from_tally
 from sealverify._internal.reports.formats import table, terminal
 from sealverify._internal.reports.formats.protocol import Ending, PageRows, Piece
 from sealverify._internal.results.repeats import Findings
 
 if TYPE_CHECKING:
+    from sealverify._internal.history import facts  # a run with --state only
     from sealverify._internal.history.state import HistoryStore
 
 __all__ = ["VerifyReport"]

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sealverify._internal.history import facts as history
 from sealverify._internal.receipts import pin_use
 from sealverify._internal.receipts.families import ReceiptDocument
 from sealverify._internal.receipts.session_index import FILES, SessionIndex
@@ -54,6 +53,8 @@ from sealverify.formats import STREAMS
 
 if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
+
+    from sealverify._internal.history import facts as history
 
 __all__ = [
     "LOG_SUFFIXES",
@@ -120,6 +121,8 @@ def _absent(name: str) -> bool:
 
 
 def history_facts(raw: bytes, name: str, established: bool = True) -> history.ReceiptFacts | None:
+    from sealverify._internal.history import facts as history  # a run with --state only
+
     try:
         doc = parse_bytes(raw)
     except JsonError:
@@ -237,7 +240,7 @@ Task = _Files | _LogSlice
 Result = tuple[
     Subject | Check | SealverifyError,
     bytes | str | tuple[str, ...] | None,
-    history.ReceiptFacts | None,
+    "history.ReceiptFacts | None",  # loaded by a run with --state only
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 # What a log slice carries to its worker of the frames the session pass decoded (a few KB
@@ -587,6 +590,8 @@ def _slim(
     # teach it: a forged or unpinned receipt must not mark a real nonce as spent.
     facts = None
     if settings.want_facts and result.outcome != Outcome.FAIL:
+        from sealverify._internal.history import facts as history
+
         facts = history_facts(raw, result.name, history.established(result))
     made = STREAMS.get(settings.fmt)  # "": a library run, no report written
     if made is None:
