@@ -7,12 +7,13 @@ file generates the id table in docs/checks.md (``python -m sealverify._internal.
 
 from __future__ import annotations
 
+import io
 import os
+import pkgutil
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
 
 __all__ = [
@@ -123,9 +124,23 @@ def _entry(check_id: str, table: object) -> Entry:
     return Entry(check_id, severity, values["page"], values["short"], values["full"])
 
 
+def _package_text(name: str) -> str:
+    """The package data file ``name`` as text (UTF-8, universal newlines, as ``read_text``).
+
+    Read through the package's loader (``pkgutil.get_data``, a plain file or a zip member):
+    ``importlib.resources`` would load ``tempfile`` and ``zipfile`` into every SARIF run.
+    """
+    data = pkgutil.get_data(__package__, name)
+    if data is None:  # a loader without get_data: the resources reader answers
+        from importlib import resources
+
+        return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+
+
 @cache
 def _checks_text() -> str:
-    return resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
+    return _package_text("checks.toml")
 
 
 @cache
@@ -145,14 +160,39 @@ _HEADER = re.compile(r'^\["([^"\\\n]+)"\]$', re.MULTILINE)
 def _sections() -> Mapping[str, str]:
     """Each entry's TOML text by id: from its header line to the next one.
 
-    A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
-    tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF
-    run); tests/catalogue/test_catalogue.py holds every section's reading equal to :func:`entries`.
+    tests/catalogue/test_catalogue.py holds every section's reading equal to :func:`entries`.
     """
-    text = _checks_text()
+    return _split(_checks_text())
+
+
+def _split(text: str) -> dict[str, str]:
+    """``text``'s sections by id (the last of a repeated header): header to next header."""
     heads = list(_HEADER.finditer(text))
+    if not heads:
+        return {}
     ends = [head.start() for head in heads[1:]] + [len(text)]
     return {head.group(1): text[head.start() : end] for head, end in zip(heads, ends, strict=True)}
+
+
+def _section(text: str, check_id: str) -> str | None:
+    """``_split(text).get(check_id)``, found without reading the whole of ``text``.
+
+    A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
+    tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF run), and finds
+    each by its header line from the end (the last of a repeated header wins, as in
+    :func:`_split`) instead of scanning every line for headers (10 M instructions).
+    """
+    if not check_id or any(c in check_id for c in '"\\\n'):
+        return None  # no header line names it
+    head = f'["{check_id}"]'
+    stop = len(text)
+    while (start := text.rfind(head, 0, stop)) >= 0:
+        end = start + len(head)
+        if (start == 0 or text[start - 1] == "\n") and (end == len(text) or text[end] == "\n"):
+            after = _HEADER.search(text, end)
+            return text[start : len(text) if after is None else after.start()]
+        stop = end - 1
+    return None
 
 
 @cache
@@ -160,7 +200,7 @@ def _entry_of(check_id: str) -> Entry | None:
     """The entry of exactly ``check_id``, from its own table alone, or None."""
     if entries.cache_info().currsize:  # the whole file is read already
         return entries().get(check_id)
-    section = _sections().get(check_id)
+    section = _section(_checks_text(), check_id)
     if section is None:
         return None
     import tomllib
@@ -171,8 +211,7 @@ def _entry_of(check_id: str) -> Entry | None:
 def _data(name: str) -> dict[str, object]:
     import tomllib
 
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return tomllib.loads(_package_text(name))
 
 
 def _sense(word: str, table: object) -> Sense:
