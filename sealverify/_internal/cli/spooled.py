@@ -24,7 +24,9 @@ from sealverify.formats import View, format_named
 
 __all__ = ["Ending", "SubjectSpool"]
 
-_IN_MEMORY = 1 << 20  # bytes of fragments spooled in memory before a temporary file takes them
+# Bytes of fragments ``verify`` spools in memory before a temporary file takes them: a few
+# receipts' worth, small beside a run's own memory, so its memory stays flat past them.
+IN_MEMORY = 1 << 16
 
 
 class SubjectSpool:
@@ -36,14 +38,16 @@ class SubjectSpool:
         command: str,
         layout: Literal["rows", "detail", "receipts"] = "detail",
         view: View | None = None,
+        in_memory: int = 0,
     ) -> None:
         self.format = format_named(fmt)
         self.context = Context(command, layout, view or View())
         self.stream = self.format.stream(self.context)
         self.count = 0  # subjects added
         self._kept: list[Subject] = []  # the subjects a format keeps whole
-        # in memory up to a MiB, then a temporary file (the bound keeps memory flat): a run of a
-        # few receipts never loads tempfile (11 M instructions of every start-up)
+        # in memory up to ``in_memory`` bytes, then a temporary file (the bound keeps memory
+        # flat): a verify run of a few receipts never loads tempfile (11 M instructions)
+        self._in_memory = in_memory
         self._memory: io.BytesIO | None = io.BytesIO()  # None once rolled over
         self._file: IO[bytes] = self._memory
 
@@ -56,12 +60,13 @@ class SubjectSpool:
         self._file.close()
 
     def _roll_over(self) -> None:
-        """The spool moved from memory to a temporary file, once it holds a MiB."""
+        """The spool moved from memory to a temporary file, before it holds ``in_memory``."""
         import tempfile
 
         spilled = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (closed on exit)
         assert self._memory is not None
-        spilled.write(self._memory.getvalue())
+        with self._memory.getbuffer() as held:  # written without a copy
+            spilled.write(held)
         self._memory.close()
         self._file, self._memory = spilled, None
 
@@ -76,11 +81,12 @@ class SubjectSpool:
         if data is None:
             self._kept.append(subject)
         elif data:  # b"": the subject shows nothing here (a SARIF subject without results)
-            if self.stream.spooled:
-                self._file.write(self.stream.separator)
+            separator = self.stream.separator if self.stream.spooled else b""
+            memory = self._memory
+            if memory is not None and memory.tell() + len(separator) + len(data) > self._in_memory:
+                self._roll_over()  # before the write: memory never holds more than the bound
+            self._file.write(separator)
             self._file.write(data)
-            if self._memory is not None and self._memory.tell() >= _IN_MEMORY:
-                self._roll_over()
             self.stream.spooled += 1
 
     def pieces(self, report: Report, ending: Ending | None = None) -> Iterator[str | bytes]:
