@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from sealverify._internal import catalogue
 from sealverify._internal.cli.main import cli
@@ -230,7 +230,7 @@ def test_every_id_reported_on_the_bundled_fixtures_has_an_entry() -> None:
     assert not sorted(i for i in seen if catalogue.lookup(i) is None)
 
 
-_PIECES = ('["a"]', '["b"]', '["a.b"]', '["a"]x', '\n', "\n\n", "x", '"', "\\", "[", "]", "a")
+_PIECES = ('["a"]', '["b"]', '["a.b"]', '["a"]x', "\n", "\n\n", "x", '"', "\\", "[", "]", "a")
 
 
 @settings(max_examples=400, deadline=None)

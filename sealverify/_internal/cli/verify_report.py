@@ -14,8 +14,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from sealverify import Check, Report, Subject
-from sealverify._internal.cli.common import say, summary_first, table_view, write_result
 from sealverify._internal.cli import spooled
+from sealverify._internal.cli.common import say, summary_first, table_view, write_result
 from sealverify._internal.cli.spooled import SubjectSpool
 from sealverify._internal.receipts.verify import build_report_from_tally
 from sealverify._internal.reports.formats import table, terminal

@@ -234,7 +234,6 @@ def _key_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w/.-])(?:{alternatives})(?![\w/-])")
 
 
-
 def _not_present_hits(
     text: str,
     rules: RuleSet,
