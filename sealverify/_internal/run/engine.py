@@ -28,7 +28,6 @@ from sealverify._internal.receipts.sessions import (
     session_rederivations_of_facts,
     session_rederivations_of_log,
 )
-from sealverify._internal.receipts.spanning import session_rederivations_spanning
 from sealverify._internal.receipts.verify import (
     VerifyOptions,
     is_receipt_like,
@@ -557,6 +556,9 @@ def _spanning(
     placed = [(order[f.name], f) for f in facts]
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
+    # loaded when a session spans inputs: most runs have none
+    from sealverify._internal.receipts.spanning import session_rederivations_spanning
+
     span_files, span_logs = session_rederivations_spanning(
         spanning,
         placed,
