@@ -14,6 +14,8 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sealverify._internal import catalogue
 from sealverify._internal.cli.main import cli
@@ -226,3 +228,26 @@ def test_every_id_reported_on_the_bundled_fixtures_has_an_entry() -> None:
         seen.update(check["id"] for check in checks)
     assert len(seen) > 40
     assert not sorted(i for i in seen if catalogue.lookup(i) is None)
+
+
+_PIECES = ('["a"]', '["b"]', '["a.b"]', '["a"]x', "\n", "\n\n", "x", '"', "\\", "[", "]", "a")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=24).map("".join),
+    st.sampled_from(["a", "b", "a.b", "c", "", 'a"', "a\\", "a\nb", "x"]),
+)
+def test_a_section_found_by_its_header_is_the_split_files_section(text: str, check_id: str) -> None:
+    # One lookup finds its header line from the end instead of splitting the whole file: the
+    # same text as the split's, for repeated, embedded and unterminated headers alike.
+    assert catalogue._section(text, check_id) == catalogue._split(text).get(check_id)
+
+
+def test_every_id_of_the_file_has_the_split_files_section() -> None:
+    text = catalogue._checks_text()
+    sections = catalogue._split(text)
+    for check_id, section in sections.items():
+        assert catalogue._section(text, check_id) == section
+    for odd in ("", "x.y", "binding", 'binding."', "binding\\x", "binding.\n"):
+        assert catalogue._section(text, odd) is None

@@ -21,11 +21,8 @@ from sealverify._internal.mcp import keytable as metakeys
 from sealverify._internal.results.model import Check, fail, passed
 from sealverify._internal.wording.rules import (
     _HUMAN_KEYS,
-    _IDENTITY_OBJECT,
     _LABELS,
     _MACHINE_SUBTREES,
-    _METADATA_CONTEXT,
-    _NOT_PRESENT,
     DEFAULT_RULES,
     EXCLUDED_UNLABELLED,
     INERT,
@@ -38,8 +35,12 @@ from sealverify._internal.wording.rules import (
     _carried_keys,
     _Hit,
     _key_pattern,
+    _patterns,
 )
 
+_IDENTITY_OBJECT = _patterns().identity_object
+_METADATA_CONTEXT = _patterns().metadata_context
+_NOT_PRESENT = _patterns().not_present
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|\n\s*\n|\n(?=\s*(?:[-*+•|#>]|\d+[.)]\s))|\t")
 _CLAUSE_BREAK = re.compile(r"[,;:—(]|\s(?:and|but|while|whereas|although)\s", re.IGNORECASE)
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|cannot|without|\w+n't)$", re.IGNORECASE)

@@ -197,6 +197,28 @@ def test_a_spooled_report_is_the_rendered_report(
     assert text == render(whole, fmt)
 
 
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "sarif", "junit", "table", "html"])
+@pytest.mark.parametrize("layout", ["detail", "rows"])
+@pytest.mark.parametrize("in_memory", [0, 24, 1 << 16])
+def test_a_spool_held_in_memory_then_moved_to_a_file_is_the_rendered_report(
+    fmt: str, layout: Literal["detail", "rows"], in_memory: int
+) -> None:
+    # verify's spool holds fragments in memory up to a bound, then in a temporary file (moved
+    # before a fragment that would pass the bound): the report is the rendered one either way.
+    whole = Report("approval", SUBJECTS, {"tokens": 3}, 1, (), layout=layout)
+    with SubjectSpool(fmt, "approval", layout, in_memory=in_memory) as spool:
+        for subject in SUBJECTS:
+            spool.add(subject)
+        in_file = spool._memory is None
+        pieces = list(spool.pieces(dataclasses.replace(whole, subjects=())))
+    text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode()
+    assert text == render(whole, fmt)
+    if spool.stream.spooled and in_memory < 1 << 16:
+        assert in_file  # each format's three fragments pass 24 bytes
+    elif in_memory:
+        assert not in_file
+
+
 def test_approval_of_many_token_lines_keeps_flat(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens.ndjson"
     tokens.write_bytes(b'{"v":2}\n' * 30_000)

@@ -7,9 +7,8 @@ import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from sealverify._internal.approvals.tokens import TokenContext, TokenResult, judge_token
 from sealverify._internal.primitives.signatures import key_id
 from sealverify._internal.results import ids
 from sealverify._internal.results.model import Check, fail, not_evaluated, passed, unpinned
@@ -17,6 +16,9 @@ from sealverify._internal.wire.strictjson import (
     JsonValue,
     uint_value,
 )
+
+if TYPE_CHECKING:  # the token judge is loaded by a run with --approvals only
+    from sealverify._internal.approvals.tokens import TokenContext, TokenResult
 
 __all__ = [
     "UNREAD",
@@ -83,6 +85,8 @@ def check_receipt_approval(
             "approval.approval_identity.key_id",
         )
     ]
+    from sealverify._internal.approvals.tokens import judge_token
+
     reason = _safety_reason(receipt)
     nonce = approval.get("nonce")
     context = _token_context(receipt, signed_time, _object_a(receipt) if frame is UNREAD else frame)
@@ -145,6 +149,8 @@ def _token_context(
     found = receipt_server(receipt)
     server = found[0] if found else ""
     time = signed_time if signed_time is not None else SignedTime(uint_value(receipt.get("now")))
+    from sealverify._internal.approvals.tokens import TokenContext
+
     return TokenContext(
         frame=frame,
         server=server,

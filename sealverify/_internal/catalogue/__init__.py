@@ -12,8 +12,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from sealverify._internal.catalogue.data import package_text, package_toml
 
 __all__ = [
     "SEVERITIES",
@@ -38,6 +39,12 @@ __all__ = [
     "replace_table",
     "what_to_do",
 ]
+
+if TYPE_CHECKING:
+    from sealverify._internal.catalogue.words import Outcome, Sense, lookup_outcome, outcomes
+
+# The outcome words live in ``words``, loaded on first use (module ``__getattr__``).
+_WORDS = frozenset({"Outcome", "Sense", "lookup_outcome", "outcomes"})
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
@@ -76,40 +83,6 @@ class Entry:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Sense:
-    """What an outcome word means when ``commands`` print it, and what to do about it."""
-
-    commands: tuple[str, ...]
-    page: str
-    means: str
-    todo: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "commands": list(self.commands),
-            "page": self.page,
-            "means": self.means,
-            "todo": self.todo,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """An outcome word a command prints (VERIFIED, INTACT, same invocation) and its senses."""
-
-    word: str
-    aliases: tuple[str, ...]
-    senses: tuple[Sense, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "word": self.word,
-            "aliases": list(self.aliases),
-            "senses": [sense.to_dict() for sense in self.senses],
-        }
-
-
 def _entry(check_id: str, table: object) -> Entry:
     """One entry from its TOML table; a malformed entry is a packaging bug, raised loudly."""
     if not isinstance(table, dict) or sorted(table) != sorted(_FIELDS):
@@ -125,7 +98,7 @@ def _entry(check_id: str, table: object) -> Entry:
 
 @cache
 def _checks_text() -> str:
-    return resources.files(__package__).joinpath("checks.toml").read_text(encoding="utf-8")
+    return package_text("checks.toml")
 
 
 @cache
@@ -145,14 +118,39 @@ _HEADER = re.compile(r'^\["([^"\\\n]+)"\]$', re.MULTILINE)
 def _sections() -> Mapping[str, str]:
     """Each entry's TOML text by id: from its header line to the next one.
 
-    A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
-    tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF
-    run); tests/catalogue/test_catalogue.py holds every section's reading equal to :func:`entries`.
+    tests/catalogue/test_catalogue.py holds every section's reading equal to :func:`entries`.
     """
-    text = _checks_text()
+    return _split(_checks_text())
+
+
+def _split(text: str) -> dict[str, str]:
+    """``text``'s sections by id (the last of a repeated header): header to next header."""
     heads = list(_HEADER.finditer(text))
+    if not heads:
+        return {}
     ends = [head.start() for head in heads[1:]] + [len(text)]
     return {head.group(1): text[head.start() : end] for head, end in zip(heads, ends, strict=True)}
+
+
+def _section(text: str, check_id: str) -> str | None:
+    """``_split(text).get(check_id)``, found without reading the whole of ``text``.
+
+    A run that looks up a few ids (SARIF rules for the ids it reports) parses only their
+    tables, not the whole file (about 30 ms of pure-Python TOML in every SARIF run), and finds
+    each by its header line from the end (the last of a repeated header wins, as in
+    :func:`_split`) instead of scanning every line for headers (10 M instructions).
+    """
+    if not check_id or any(c in check_id for c in '"\\\n'):
+        return None  # no header line names it
+    head = f'["{check_id}"]'
+    stop = len(text)
+    while (start := text.rfind(head, 0, stop)) >= 0:
+        end = start + len(head)
+        if (start == 0 or text[start - 1] == "\n") and (end == len(text) or text[end] == "\n"):
+            after = _HEADER.search(text, end)
+            return text[start : len(text) if after is None else after.start()]
+        stop = end - 1
+    return None
 
 
 @cache
@@ -160,7 +158,7 @@ def _entry_of(check_id: str) -> Entry | None:
     """The entry of exactly ``check_id``, from its own table alone, or None."""
     if entries.cache_info().currsize:  # the whole file is read already
         return entries().get(check_id)
-    section = _sections().get(check_id)
+    section = _section(_checks_text(), check_id)
     if section is None:
         return None
     import tomllib
@@ -168,61 +166,9 @@ def _entry_of(check_id: str) -> Entry | None:
     return _entry(check_id, tomllib.loads(section).get(check_id))
 
 
-def _data(name: str) -> dict[str, object]:
-    import tomllib
-
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
-def _sense(word: str, table: object) -> Sense:
-    if not isinstance(table, dict) or sorted(table) != ["commands", "means", "page", "todo"]:
-        raise ValueError(f"outcome {word!r}: a sense has exactly commands, page, means, todo")
-    commands = table["commands"]
-    if not (isinstance(commands, list) and commands and all(isinstance(c, str) for c in commands)):
-        raise ValueError(f"outcome {word!r}: commands is a list of command names")
-    texts = [table[name] for name in ("page", "means", "todo")]
-    if not all(isinstance(text, str) and text for text in texts):
-        raise ValueError(f"outcome {word!r}: page, means and todo are non-empty strings")
-    return Sense(tuple(commands), *texts)
-
-
-def _word_key(word: str) -> str:
-    """The spelling outcome words are found by: case, hyphens and underscores ignored."""
-    return " ".join(word.replace("-", " ").replace("_", " ").upper().split())
-
-
-@cache
-def outcomes() -> Mapping[str, Outcome]:
-    """Every outcome word (``outcomes.toml``) by its key spelling, in sorted order."""
-    found: dict[str, Outcome] = {}
-    for word, table in sorted(_data("outcomes.toml").items()):
-        if not isinstance(table, dict) or sorted(table) != ["aliases", "sense"]:
-            raise ValueError(f"outcome {word!r}: expected aliases and sense")
-        aliases = table["aliases"]
-        senses = table["sense"]
-        if not (isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
-            raise ValueError(f"outcome {word!r}: aliases is a list of words")
-        if not (isinstance(senses, list) and senses):
-            raise ValueError(f"outcome {word!r}: at least one sense")
-        found[_word_key(word)] = Outcome(
-            word, tuple(aliases), tuple(_sense(word, s) for s in senses)
-        )
-    return found
-
-
-def lookup_outcome(word: str) -> Outcome | None:
-    """The outcome word ``word`` (any case; hyphen, underscore and space alike), or None."""
-    key = _word_key(word)
-    for outcome in outcomes().values():
-        if key == _word_key(outcome.word) or key in map(_word_key, outcome.aliases):
-            return outcome
-    return None
-
-
 @cache
 def _advice() -> Mapping[str, Mapping[str, str]]:
-    table = _data("advice.toml")
+    table = package_toml("advice.toml")
     advice: dict[str, dict[str, str]] = {}
     for severity in SEVERITIES:
         group = table.get(severity)
@@ -342,3 +288,12 @@ def help_uri(entry: Entry) -> str | None:
     """The docs page of ``entry`` in the published source tree, or None when it is unknown."""
     base = _source_url()
     return None if base is None else base + "docs/" + entry.page
+
+
+def __getattr__(name: str) -> Any:
+    """The outcome words' names, from ``words`` on first use (PEP 562)."""
+    if name not in _WORDS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from sealverify._internal.catalogue import words
+
+    return getattr(words, name)

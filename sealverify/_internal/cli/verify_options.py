@@ -18,7 +18,6 @@ from sealverify import (
     VerifyOptions,
     load_trust_file,
     raw_line_index,
-    split_tokens,
 )
 from sealverify._internal.cli.common import HEX64, read_file
 from sealverify._internal.reports.filenames import report_name
@@ -111,6 +110,8 @@ def options_of(args: VerifyArgs, trust: TrustStore) -> VerifyOptions:
 def _approvals(path: Path | None) -> tuple[tuple[str, bytes], ...] | None:
     if path is None:
         return None
+    from sealverify import split_tokens  # the token judge loads with --approvals only
+
     return tuple(split_tokens(_read("--approvals", path), report_name(path.name)))
 
 

@@ -14,15 +14,16 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from sealverify import Check, Report, Subject
+from sealverify._internal.cli import spooled
 from sealverify._internal.cli.common import say, summary_first, table_view, write_result
 from sealverify._internal.cli.spooled import SubjectSpool
-from sealverify._internal.history import facts
 from sealverify._internal.receipts.verify import build_report_from_tally
 from sealverify._internal.reports.formats import table, terminal
 from sealverify._internal.reports.formats.protocol import Ending, PageRows, Piece
 from sealverify._internal.results.repeats import Findings
 
 if TYPE_CHECKING:
+    from sealverify._internal.history import facts  # a run with --state only
     from sealverify._internal.history.state import HistoryStore
 
 __all__ = ["VerifyReport"]
@@ -37,7 +38,8 @@ class VerifyReport:
         self.rederived: Counter[str] = Counter()  # replay.decision status -> receipts
         # Run-level findings, flat: a log of a million blank lines keeps the first few, counted.
         self.findings = Findings()
-        self.spool = SubjectSpool(fmt, "verify", "receipts")  # every format, as it arrives
+        # every format, as it arrives
+        self.spool = SubjectSpool(fmt, "verify", "receipts", in_memory=spooled.IN_MEMORY)
 
     def __enter__(self) -> VerifyReport:
         return self

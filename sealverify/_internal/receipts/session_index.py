@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO
 
@@ -76,6 +75,8 @@ class OperationLedger:
         records = sorted(_records(self.buffer))  # copies kept: they are counted when merged
         try:
             if self._spill is None:
+                import tempfile  # a spill only: most runs never reach the bound
+
                 # held open until close(): the runs are read back from it
                 self._spill = tempfile.TemporaryFile(prefix="sealverify-operations-")  # noqa: SIM115
             spill = self._spill

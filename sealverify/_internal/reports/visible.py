@@ -26,6 +26,7 @@ The rule (docs/report-format.md, "Text from evidence"):
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["ESCAPED", "visible"]
@@ -54,7 +55,10 @@ ESCAPED = (
 )
 """A regular-expression class of every character :func:`visible` escapes."""
 
-_PATTERN = re.compile(r"\\(?=[\\xuU]|" + ESCAPED + ")|" + ESCAPED)
+
+@functools.cache  # compiled when a text first needs an escape: 6 M instructions of start-up
+def _pattern() -> re.Pattern[str]:
+    return re.compile(r"\\(?=[\\xuU]|" + ESCAPED + ")|" + ESCAPED)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -81,4 +85,4 @@ def visible(text: str) -> str:
         # control, format, surrogate, separator or unassigned code point; the test suite holds
         # this for every one under the running Python), and no backslash needs doubling.
         return text
-    return _PATTERN.sub(_escape, text)
+    return _pattern().sub(_escape, text)

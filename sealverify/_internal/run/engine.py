@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sealverify._internal.history import facts as history
 from sealverify._internal.receipts import pin_use
 from sealverify._internal.receipts.families import ReceiptDocument
 from sealverify._internal.receipts.session_index import FILES, SessionIndex
@@ -29,7 +28,6 @@ from sealverify._internal.receipts.sessions import (
     session_rederivations_of_facts,
     session_rederivations_of_log,
 )
-from sealverify._internal.receipts.spanning import session_rederivations_spanning
 from sealverify._internal.receipts.verify import (
     VerifyOptions,
     is_receipt_like,
@@ -54,6 +52,8 @@ from sealverify.formats import STREAMS
 
 if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
+
+    from sealverify._internal.history import facts as history
 
 __all__ = [
     "LOG_SUFFIXES",
@@ -120,6 +120,8 @@ def _absent(name: str) -> bool:
 
 
 def history_facts(raw: bytes, name: str, established: bool = True) -> history.ReceiptFacts | None:
+    from sealverify._internal.history import facts as history  # a run with --state only
+
     try:
         doc = parse_bytes(raw)
     except JsonError:
@@ -237,7 +239,7 @@ Task = _Files | _LogSlice
 Result = tuple[
     Subject | Check | SealverifyError,
     bytes | str | tuple[str, ...] | None,
-    history.ReceiptFacts | None,
+    "history.ReceiptFacts | None",  # loaded by a run with --state only
 ]
 _BLOCK = 1 << 20  # bytes of a log read at a time to find line ends
 # What a log slice carries to its worker of the frames the session pass decoded (a few KB
@@ -554,6 +556,9 @@ def _spanning(
     placed = [(order[f.name], f) for f in facts]
     lines = ((i, p.as_posix(), _placed_lines(p)) for i, p in logs)
     contested = index.contradiction if index.contested else None
+    # loaded when a session spans inputs: most runs have none
+    from sealverify._internal.receipts.spanning import session_rederivations_spanning
+
     span_files, span_logs = session_rederivations_spanning(
         spanning,
         placed,
@@ -587,6 +592,8 @@ def _slim(
     # teach it: a forged or unpinned receipt must not mark a real nonce as spent.
     facts = None
     if settings.want_facts and result.outcome != Outcome.FAIL:
+        from sealverify._internal.history import facts as history
+
         facts = history_facts(raw, result.name, history.established(result))
     made = STREAMS.get(settings.fmt)  # "": a library run, no report written
     if made is None:

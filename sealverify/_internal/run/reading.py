@@ -6,7 +6,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -193,6 +192,8 @@ def spool_capped(
     temporary file the input is read whole, as :func:`read_capped` does. ``on_read`` counts
     each block as it is copied.
     """
+    import tempfile  # standard input and pipes only: a run over files never loads it
+
     try:
         spool = tempfile.TemporaryFile(prefix="sealverify-input-")  # noqa: SIM115
     except OSError:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 
 from sealverify._internal.wire.strictjson import JsonNumber, JsonValue
 
@@ -45,6 +44,8 @@ def number_refusal(lexeme: str) -> str | None:
     integer_syntax = fraction is None and exp_digits is None
     if integer_syntax and len(whole.lstrip("0")) > 16:
         return "integer with more than 16 significant digits"
+    from decimal import Decimal, InvalidOperation  # loaded with the first number judged here
+
     try:
         exact = Decimal(lexeme)
         as_float = float(lexeme)

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sealverify._internal import fastpath
-from sealverify._internal.mcp import keytable as metakeys
 from sealverify._internal.results.model import Check, fail, passed
 from sealverify._internal.results.repeats import KEEP, Findings
 from sealverify._internal.wire import spelling
 from sealverify._internal.wire.strictjson import JsonNumber
-from sealverify._internal.wording.paragraphs import WINDOW, blanked_lines, paragraphs
-from sealverify._internal.wording.sentences import Sentence, Sentences, last_words, lines_of
 from sealverify.errors import InputFileError
+
+# What a receipt's strings need only when one may hit a rule (`_may_hit`), and what a
+# document's lint needs, load on first use: most receipts never reach them, and every run
+# paid for their import and patterns at start-up (about 25 M instructions).
+if TYPE_CHECKING:
+    from sealverify._internal.wording.sentences import Sentence, Sentences
 
 __all__ = [
     "DEFAULT_RULES",
@@ -70,7 +74,10 @@ class RuleSet:
 
 DEFAULT_RULES = RuleSet()
 
-_ID = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
+
+@functools.cache
+def _rule_id() -> re.Pattern[str]:
+    return re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 
 
 def parse_rules(text: str) -> RuleSet:
@@ -104,7 +111,7 @@ def parse_rules(text: str) -> RuleSet:
         if not isinstance(entry, dict) or set(entry) - {"id", "phrase", "reason"}:
             raise InputFileError("rule file: each [[phrase]] holds only id, phrase and reason")
         rule_id, phrase = entry.get("id"), entry.get("phrase")
-        if not isinstance(rule_id, str) or not _ID.fullmatch(rule_id) or rule_id in RULES:
+        if not isinstance(rule_id, str) or not _rule_id().fullmatch(rule_id) or rule_id in RULES:
             raise InputFileError(f"rule file: phrase id {rule_id!r} must be a new dotted id")
         if not isinstance(phrase, str) or not phrase.strip():
             raise InputFileError(f"rule file: phrase {rule_id} needs a non-empty phrase")
@@ -116,25 +123,47 @@ def parse_rules(text: str) -> RuleSet:
 
 
 # Sentence and clause boundaries are cut in sealverify/_internal/wording/sentences.py.
-_NEGATION = re.compile(r"^(?:not|never|no|nor|neither|cannot|without|\w+n't)$", re.IGNORECASE)
-_NOT_PRESENT = re.compile(r"\b(?:not|isn't|aren't|wasn't|weren't)\s+present\b", re.IGNORECASE)
-_IDENTITY_OBJECT = re.compile(
-    r"\s+(?:in|from|within)\s+(?:the\s+|an?\s+|its\s+|their\s+)?(?:[\w/-]+\s+){0,3}?"
-    r"(?:identity|identities|commitments?|targets?|digests?|hash(?:es)?|preimages?|projections?)\b",
-    re.IGNORECASE,
-)
-_METADATA_CONTEXT = re.compile(
-    r"_meta|\bmeta(?:data)?\b|\bkeys?\b|\bvalues?\b|\bfields?\b|traceparent|tracestate|baggage"
-    r"|progressToken|clientInfo|clientCapabilities|protocolVersion|logLevel|subscriptionId"
-    r"|serverInfo|\bexcluded\b",
-    re.IGNORECASE,
-)
+class _Patterns:
+    """The rules' fixed patterns, compiled when a string first may hit a rule."""
+
+    def __init__(self) -> None:
+        self.negation = re.compile(
+            r"^(?:not|never|no|nor|neither|cannot|without|\w+n't)$", re.IGNORECASE
+        )
+        self.not_present = re.compile(
+            r"\b(?:not|isn't|aren't|wasn't|weren't)\s+present\b", re.IGNORECASE
+        )
+        self.identity_object = re.compile(
+            r"\s+(?:in|from|within)\s+(?:the\s+|an?\s+|its\s+|their\s+)?(?:[\w/-]+\s+){0,3}?"
+            r"(?:identity|identities|commitments?|targets?|digests?|hash(?:es)?|preimages?"
+            r"|projections?)\b",
+            re.IGNORECASE,
+        )
+        self.metadata_context = re.compile(
+            r"_meta|\bmeta(?:data)?\b|\bkeys?\b|\bvalues?\b|\bfields?\b|traceparent|tracestate"
+            r"|baggage|progressToken|clientInfo|clientCapabilities|protocolVersion|logLevel"
+            r"|subscriptionId|serverInfo|\bexcluded\b",
+            re.IGNORECASE,
+        )
+        from sealverify._internal.mcp import keytable as metakeys
+
+        # Every key the table knows. Only read when ``carried`` is None, where the union
+        # "table keys | carried keys" the rule is defined by is the table keys alone.
+        self.known_keys = _key_pattern(frozenset(metakeys.KEY_TABLE))
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns()
 
 
 def _negated(sentence: Sentence, start: int) -> bool:
     """True when a negation precedes the phrase in its clause, within six words."""
+    from sealverify._internal.wording.sentences import last_words
+
     words = last_words(sentence.text, sentence.clause_start(start), start, 6)
-    return any(_NEGATION.match(word.replace("’", "'")) for word in words)
+    negation = _patterns().negation
+    return any(negation.match(word.replace("’", "'")) for word in words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +218,7 @@ def _pattern_hits(
         at = match.start() - sentence.begin
         if sentence.quoted(at, at + len(match.group())) or _negated(sentence, at):
             continue
-        if metadata_only and not sentence.search(_METADATA_CONTEXT):
+        if metadata_only and not sentence.search(_patterns().metadata_context):
             continue
         yield _Hit(rule, reason, match.start(), sentence.text)
 
@@ -205,11 +234,6 @@ def _key_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w/.-])(?:{alternatives})(?![\w/-])")
 
 
-# Every key the table knows, compiled once. Only read when ``carried`` is None, where the
-# union "table keys | carried keys" the rule is defined by is the table keys alone.
-_KNOWN_KEY_PATTERN = _key_pattern(frozenset(metakeys.KEY_TABLE))
-
-
 def _not_present_hits(
     text: str,
     rules: RuleSet,
@@ -219,13 +243,16 @@ def _not_present_hits(
     receipt: bool,
 ) -> Iterator[_Hit]:
     carried_keys = _key_pattern(carried) if carried else None
-    for match in _NOT_PRESENT.finditer(text):
+    patterns = _patterns()
+    for match in patterns.not_present.finditer(text):
         held = sentences.around(match.start(), match.end())
         sentence = held.text
         at = match.start() - held.begin
         if held.quoted(at, at + len(match.group())):
             continue
-        if NOT_PRESENT_UNOBSERVED in rules.enabled and _IDENTITY_OBJECT.match(text, match.end()):
+        if NOT_PRESENT_UNOBSERVED in rules.enabled and patterns.identity_object.match(
+            text, match.end()
+        ):
             yield _Hit(
                 NOT_PRESENT_UNOBSERVED,
                 '"not present" said of an identity, commitment or target: a key left out of '
@@ -246,8 +273,8 @@ def _not_present_hits(
             )
         elif (
             carried is None
-            and _KNOWN_KEY_PATTERN
-            and held.search(_KNOWN_KEY_PATTERN)
+            and patterns.known_keys
+            and held.search(patterns.known_keys)
             and NOT_PRESENT_UNOBSERVED in rules.enabled
         ):
             yield _Hit(
@@ -327,15 +354,20 @@ def lint_lines(
     *,
     markdown: bool = True,
     keep: int = KEEP,
-    window: int = WINDOW,
+    window: int | None = None,
 ) -> Findings:
     """:func:`lint_text` of the text ``chunks`` make, held a window of paragraphs at a time.
 
     Each chunk holds whole lines (ends with a line feed; the last may not). The findings are
     :func:`lint_text`'s, in its order (each rule's in turn), with the first ``keep`` of each
     rule kept and the rest counted. What is held is about ``window`` characters, the
-    paragraph they end in and one chunk (wording/paragraphs.py), and ``keep`` findings a rule.
+    paragraph they end in and one chunk (wording/paragraphs.py; None: its ``WINDOW``), and
+    ``keep`` findings a rule.
     """
+    from sealverify._internal.wording.paragraphs import WINDOW, blanked_lines, paragraphs
+    from sealverify._internal.wording.sentences import Sentences, lines_of
+
+    window = WINDOW if window is None else window
     phrases = _phrase_patterns(rules)
     groups = [Findings(keep=keep) for _ in range(len(phrases) + 1)]
     for body, first in paragraphs(blanked_lines(chunks, markdown), _joins(rules), window):
@@ -354,7 +386,7 @@ def lint_lines(
 
 
 # The words that end a paragraph and may go on, across blank lines, into a match: a phrase's
-# word before its last, and the negation of "not present" (`_NOT_PRESENT`).
+# word before its last, and the negation of "not present" (`_Patterns.not_present`).
 _NOT_WORDS = ("not", "isn't", "aren't", "wasn't", "weren't")
 _PRESENT = re.compile("present", re.IGNORECASE)
 
@@ -622,6 +654,8 @@ def _c_declaration(document: Mapping[str, Any]) -> frozenset[str] | None:
             declared = item.get("exclusion_declaration")
             if isinstance(declared, list) and all(isinstance(n, str) for n in declared):
                 return frozenset(declared)
+            from sealverify._internal.mcp import keytable as metakeys
+
             return frozenset(metakeys.OPTION_C_EXCLUDED)
     return None
 
@@ -638,7 +672,7 @@ def _carried_keys(document: Mapping[str, Any]) -> frozenset[str] | None:
 # "", the word compiled case-insensitive)``. Why a cue proves "no hit" exactly:
 # - `_phrase_hits` yields only from a match of a phrase pattern, which is the phrase's words
 #   compiled case-insensitive, so any match contains a case-insensitive match of the first word;
-#   `_not_present_hits` yields only from a `_NOT_PRESENT` match, which contains "present".
+#   `_not_present_hits` yields only from a `_Patterns.not_present` match, which contains "present".
 # - The compiled word finds such a match by the very same case-insensitive comparison.
 # - For ASCII text and an ASCII word, that comparison is plain ASCII case folding (the
 #   regex engine's extra case equivalences, such as s/ſ or k/K, all pair an ASCII letter
@@ -679,6 +713,8 @@ def _string_hits(
     declaration: frozenset[str] | None,
 ) -> list[_Hit]:
     """Every receipt-rule hit in one string, in rule order (phrases, "not present", excluded)."""
+    from sealverify._internal.wording.sentences import Sentences
+
     sentences = Sentences(text)
     hits = [
         *_phrase_hits(text, rules, sentences, metadata_only=False),

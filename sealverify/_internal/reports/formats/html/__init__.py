@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -73,6 +72,8 @@ class _Receipts:
 
 
 def _text_spool() -> IO[str]:
+    import tempfile  # an html run only: the registry imports this module for every format
+
     return tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
 
 
