@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+import orjson
+
 from sealverify._internal import fastpath
 from sealverify.errors import InputError
 
@@ -462,6 +464,10 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
     ):
         _check_depth(text, limits.max_depth)
         deferred = False
+    if not fastpath.reference():
+        proved = _proved(text, start, limits.max_depth)
+        if proved is not None:
+            return _checked(proved[0], text, limits)
     drawn = _NEXT_OBJECT()
     try:
         value = _decode(text, start)
@@ -478,6 +484,11 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
             and _nesting_depth(value) > limits.max_depth
         ):
             _check_depth(text, limits.max_depth)
+    return _checked(value, text, limits)
+
+
+def _checked(value: JsonValue, text: str, limits: Limits) -> JsonValue:
+    """``value`` once the checks after decoding pass: surrogates, string and member limits."""
     # Strict UTF-8 decoding never gives a surrogate: only a ``\u`` escape can write one.
     if holds_u_escape(text) and _SURROGATE_ESCAPE.search(text):
         _check_surrogates(value)
@@ -523,6 +534,65 @@ def _decode(text: str, start: int) -> JsonValue:
             "json.trailing-content", "not RFC 8259 JSON: Extra data", _byte_offset(text, end)
         )
     return value
+
+
+# The same scanner without the member hook: objects become dicts in C, so a repeated name
+# overwrites the earlier member silently. Only _proved uses it, and it accepts a value only
+# where that cannot have happened.
+_SCAN_PLAIN: Callable[[str, int], tuple[JsonValue, int]] = json.JSONDecoder(
+    parse_float=NUMBERS.__getitem__,
+    parse_int=NUMBERS.__getitem__,
+    parse_constant=_constant,
+    strict=True,
+).scan_once  # type: ignore[attr-defined]
+_RENDER = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_INDENT_2  # JsonNumber to ``default``
+# What a line indented past DEFAULT_LIMITS.max_depth levels starts with (see _proved).
+_DEFAULT_TOO_DEEP_LINE = "\n" + " " * (2 * DEFAULT_LIMITS.max_depth)
+
+
+def _lexeme(value: object) -> orjson.Fragment:
+    """orjson's ``default``: a number is written as its lexeme; nothing else is JSON here."""
+    if type(value) is JsonNumber:
+        return orjson.Fragment(value.lexeme)
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def _proved(text: str, start: int, max_depth: int) -> tuple[JsonValue] | None:
+    """The value of an indented text that is orjson's own rendering of it, within the depth.
+
+    None whenever that is not shown; the hooked decoder then reads the text and decides
+    everything, refusals included. Only a text that breaks its line right after its first
+    bracket is tried (as an indented rendering does). It is decoded from ``start`` without
+    the member hook, the value rendered again by orjson indented by two spaces, and taken
+    only when that rendering is the decoded text exactly. orjson writes each name of a dict
+    once, and distinct names as distinct strings, so its rendering holds no object with a
+    repeated name; a text equal to it holds none either, and the hooked decoder builds this
+    very value from it. A text with a repeated name decodes to fewer members than it holds,
+    so it never equals the rendering of its value.
+
+    The depth is read from the indentation: in such a rendering a container nested ``n``
+    levels deep (``n`` >= 2) opens on a line of its parent's, indented ``2 * (n - 1)``
+    spaces, and no string holds a raw line break. So a text without a line break followed by
+    ``2 * max_depth`` spaces is nested at most ``max_depth`` deep (``max_depth`` >= 1).
+    """
+    if text[start + 1 : start + 2] != "\n" or max_depth < 1:
+        return None
+    try:
+        value, end = _SCAN_PLAIN(text, start)
+        if orjson.dumps(value, default=_lexeme, option=_RENDER) != text[start:end].encode():
+            return None
+    except Exception:  # a refusal, or a value orjson does not write: the hooked decoder's
+        return None
+    if end != len(text) and _WS.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        return None
+    too_deep = (
+        _DEFAULT_TOO_DEEP_LINE
+        if max_depth == DEFAULT_LIMITS.max_depth
+        else "\n" + " " * (2 * max_depth)
+    )
+    if len(too_deep) <= end - start and text.find(too_deep, start, end) >= 0:
+        return None
+    return (value,)
 
 
 def display(value: JsonValue) -> str:
