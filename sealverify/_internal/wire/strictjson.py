@@ -551,7 +551,7 @@ _DEFAULT_TOO_DEEP_LINE = "\n" + " " * (2 * DEFAULT_LIMITS.max_depth)
 
 
 def _lexeme(value: object) -> orjson.Fragment:
-    """orjson's ``default``: a number is written as its lexeme; nothing else is JSON here."""
+    """The ``default`` orjson calls: a number is written as its lexeme; nothing else is JSON."""
     if type(value) is JsonNumber:
         return orjson.Fragment(value.lexeme)
     raise TypeError(f"not a JSON value: {type(value).__name__}")
