@@ -84,6 +84,16 @@ def _render(tree: tuple, level: int = 0) -> str:
     return f"{{\n{members}\n{pad}}}"
 
 
+def _compact(tree: tuple) -> str:
+    kind, body = tree
+    if kind == "lit":
+        return str(body)
+    if kind == "arr":
+        return "[" + ",".join(_compact(item) for item in body) + "]"
+    members = ",".join(f"{_spelled(n, style)}:{_compact(v)}" for n, style, v in body)
+    return "{" + members + "}"
+
+
 def _outcome(text: str, limits: Limits) -> tuple[object, ...]:
     try:
         return ("value", repr(parse_text(text, limits)))
@@ -107,26 +117,33 @@ def _has_duplicate(tree: tuple) -> bool:
 
 
 @settings(max_examples=1500, deadline=None)
-@given(_TREE, st.sampled_from([1, 2, 3, 64]), st.sampled_from(["", "\n", " \r\n\t"]))
-def test_indented_texts_read_as_the_hooked_decoder_reads_them(
-    tree: tuple, depth: int, around: str
+@given(
+    _TREE,
+    st.sampled_from([1, 2, 3, 64]),
+    st.sampled_from(["", "\n", " \r\n\t"]),
+    st.booleans(),
+)
+def test_texts_read_as_the_hooked_decoder_reads_them(
+    tree: tuple, depth: int, around: str, compact: bool
 ) -> None:
-    text = around + _render(tree) + around
+    text = around + (_compact(tree) if compact else _render(tree)) + around
     limits = Limits(max_depth=depth)
     with fastpath.use_reference(False):
         fast = _outcome(text, limits)
         start = len(around)
         proved = strictjson._proved(text, start, depth)
     assert fast == _reference(text, limits)
-    if proved is not None:  # shown: never a text the hooked decoder refuses
-        assert fast[0] == "value"
+    if proved is not None:  # shown: never a repeated name, and within the depth if shallow
         assert not _has_duplicate(tree)
+        assert fast[0] == "value" or proved[1] is not None
 
 
 @settings(max_examples=500, deadline=None)
-@given(_TREE)
-def test_a_repeated_name_is_never_proved(tree: tuple) -> None:
+@given(_TREE, st.booleans())
+def test_a_repeated_name_is_never_proved(tree: tuple, compact: bool) -> None:
     text = _render(tree)
+    if compact:  # the same tree in one line, as orjson writes it without indentation
+        text = _compact(tree)
     if _has_duplicate(tree):
         assert strictjson._proved(text, 0, 1_000) is None
         with fastpath.use_reference(False):
@@ -158,7 +175,10 @@ def test_plain_indented_trees_take_the_hook_free_reading() -> None:
     """The property tests above exercise the new path: a plain tree is shown, not deferred."""
     tree = ("obj", [("a", 0, ("arr", [("lit", "1"), ("obj", [("b", 0, ("lit", "null"))])]))])
     text = _render(tree) + "\n"
-    assert strictjson._proved(text, 0, 64) is not None
+    assert strictjson._proved(text, 0, 64) == (
+        json.loads(text, parse_int=strictjson.JsonNumber),
+        None,
+    )
     assert strictjson._proved(text, 0, 2) is None  # three levels: the indentation says so
     assert _reference(text, Limits(max_depth=2))[1] == "json.too-deep"
 
