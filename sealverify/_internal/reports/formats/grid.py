@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sealverify._internal import fastpath
+
 __all__ = [
     "DEFAULT_COLUMNS",
     "ID",
@@ -75,6 +77,13 @@ def display_width(text: str) -> int:
     """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
     if text.isascii():
         return len(text)
+    return _wide_width(text)
+
+
+@fastpath.cache(maxsize=512)
+def _wide_width(text: str) -> int:
+    # A text with a character beyond ASCII: a row's "why" cut with "…", its brief, a name.
+    # The same few recur on every row of a run, and each is measured more than once a row.
     wide = _ASCII_RUNS.sub("", text)
     return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
 

@@ -347,8 +347,30 @@ def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
     The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
     and in a file alike.
     """
-    ordered = decisive_order(_why_checks(subject))  # once, for the row and its brief
-    return tuple(map(_cell, _receipt_row(subject, ordered))) + _brief(ordered)
+    # The "why" and the brief depend only on the ids, reasons and locations of the checks
+    # they name, and most receipts of a run name the same ones (a waived legacy check): their
+    # four cells are made once per distinct tuple (:func:`_why_cells`).
+    why = tuple([(c.id, c.reason, c.location) for c in _why_checks(subject)])
+    label = subject.label
+    facts = subject.facts
+    return (
+        _cell(subject.name),
+        _cell(subject.outcome + (f" ({label})" if label else "")),
+        _cell(str(facts.get("family") or "-")),
+        _cell(str(facts.get("verdict") or "-")),
+        *_why_cells(why),
+    )
+
+
+@fastpath.cache(maxsize=256)
+def _why_cells(why: tuple[tuple[str, str, str], ...]) -> tuple[str, str, str, str]:
+    """A row's "why" cell and :func:`_brief`'s three, of checks given as (id, reason, location).
+
+    In the checks' order, as :func:`_receipt_row` and :func:`receipt_brief` make them: only
+    these three members of a check are read there.
+    """
+    ordered = decisive_order(Check(i, Status.FAIL, reason, where) for i, reason, where in why)
+    return (_cell(_reason(ordered)), *_brief(ordered))
 
 
 def receipts_summary(report: Report) -> str:
@@ -477,10 +499,21 @@ class _Receipts(_Stream):
     ) -> Iterator[str | bytes]:
         view = ending.view or self.view
         rows = lambda: _spooled_rows(spool)  # noqa: E731 -- read afresh on each call
+        # Lines are written a few hundred at a time: one write a line cost as much as the
+        # line's drawing (the CLI's echo decides its stream and colour on every write).
+        chunk: list[str] = []
         for text in terminal.lines(rows, bare.findings, view.columns, view.colour):
-            yield _encoded(text + "\n", view)
+            chunk.append(text)
+            if len(chunk) == _LINES_A_WRITE:
+                yield _encoded("\n".join(chunk) + "\n", view)
+                chunk.clear()
+        if chunk:
+            yield _encoded("\n".join(chunk) + "\n", view)
         if ending.said:  # a pipe to a pager: it shows the summary last
             yield _encoded(said_lines(ending.said, view), view)
+
+
+_LINES_A_WRITE = 256  # lines of the fitted table joined into one write
 
 
 def _encoded(text: str, view: View) -> str | bytes:
