@@ -1,7 +1,7 @@
 """The receipts table's per-receipt work: a "why" made once per text, lines written in few writes.
 
-A row's "why" and brief are kept per distinct (id, reason, location) tuple of the checks they
-name; the cells must be those the row and the brief give one by one, for any text evidence
+A row's brief is kept per distinct (id, reason, location) tuple of the checks it names; the
+spooled cells must be those the row and the brief give one by one, for any text evidence
 can hold (controls, escapes, wide and combining characters, bidi controls, lone surrogates).
 """
 
@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sealverify._internal import fastpath
-from sealverify._internal.reports.formats import table
+from sealverify._internal.reports.formats import table, terminal
 from sealverify._internal.reports.formats.grid import View, display_width
 from sealverify._internal.reports.formats.protocol import Context, Ending
+from sealverify._internal.reports.visible import visible
 from sealverify._internal.results.model import Check, Report, Status, Subject
 
 # ASCII, escapes and controls, a backslash before x/u, wide, fullwidth, combining, bidi,
@@ -64,8 +65,8 @@ def _subjects(draw: st.DrawFn) -> Subject:
 
 
 def _one_by_one(subject: Subject) -> tuple[str, ...]:
-    """The row's five cells and the brief's three, each made on its own (the definition)."""
-    return tuple(map(table._cell, table._receipt_row(subject))) + table.receipt_brief(subject)
+    """The row's first four cells and the brief's three, each made on its own (the definition)."""
+    return tuple(map(table._cell, table._receipt_row(subject)[:4])) + table.receipt_brief(subject)
 
 
 @settings(max_examples=300, deadline=None)
@@ -146,3 +147,29 @@ def test_the_fitted_table_is_written_in_few_pieces_byte_for_byte(colour: bool) -
     whole = table.render(Report("verify", tuple(subjects), {}, 0, (), layout="receipts"), view)
     assert text == whole
     assert all(display_width(line) <= 100 for line in text.splitlines() if not colour)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=4), _LONG)
+def test_a_line_is_as_wide_as_its_cells_and_its_why(cells: list[str], why: str) -> None:
+    line = "  ".join([*cells, why]).rstrip()
+    assert terminal._ending_width(line, why) == display_width(line)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_TEXT, _IDS, _LONG, st.integers(0, 3)), min_size=1, max_size=8),
+    st.integers(4, 130),
+    st.booleans(),
+)
+def test_the_fitted_rows_are_those_of_the_definitions(
+    rows: list[tuple[str, str, str, int]], columns: int, colour: bool
+) -> None:
+    # The "why" kept per text, in fast mode, against every one fitted afresh.
+    cells = [
+        (*map(visible, (name, "VERIFIED", "v3", "ALLOW", first, reason)), str(more))
+        for name, first, reason, more in [*rows, *rows, *rows]
+    ]
+    fast = list(terminal.lines(lambda: iter(cells), (), columns, colour))
+    with fastpath.use_reference():
+        assert list(terminal.lines(lambda: iter(cells), (), columns, colour)) == fast

@@ -272,18 +272,13 @@ def _cut(text: str, width: int) -> str:
     return head.rstrip(" ;,:") + "…"
 
 
-def _receipt_row(
-    subject: Subject, ordered: list[Check] | None = None
-) -> tuple[str, str, str, str, str]:
-    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out).
-
-    ``ordered``: the receipt's :func:`_why_checks` in :func:`decisive_order`, when known.
-    """
+def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
+    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out)."""
     # The row shows only the failing checks (else the not-evaluated ones) in the order of
     # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
-    why = _reason(decisive_order(_why_checks(subject)) if ordered is None else ordered)
+    why = _reason(decisive_order(_why_checks(subject)))
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
@@ -342,14 +337,14 @@ def receipt_cells(subject: Subject) -> tuple[str, ...]:
 
 
 def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
-    """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
+    """What ``verify`` spools per receipt: the row's first four cells, then the brief's three.
 
-    The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
-    and in a file alike.
+    The fitted view (reports/formats/terminal.py) reads these seven, on a terminal, in a pipe
+    and in a file alike; it shows the brief, never the row's full "why" (:func:`receipt_cells`).
     """
-    # The "why" and the brief depend only on the ids, reasons and locations of the checks
-    # they name, and most receipts of a run name the same ones (a waived legacy check): their
-    # four cells are made once per distinct tuple (:func:`_why_cells`).
+    # The brief depends only on the ids, reasons and locations of the checks it is made of,
+    # and most receipts of a run name the same ones (a waived legacy check): its three cells
+    # are made once per distinct tuple (:func:`_brief_of`).
     why = tuple([(c.id, c.reason, c.location) for c in _why_checks(subject)])
     label = subject.label
     facts = subject.facts
@@ -358,19 +353,18 @@ def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
         _cell(subject.outcome + (f" ({label})" if label else "")),
         _cell(str(facts.get("family") or "-")),
         _cell(str(facts.get("verdict") or "-")),
-        *_why_cells(why),
+        *_brief_of(why),
     )
 
 
 @fastpath.cache(maxsize=256)
-def _why_cells(why: tuple[tuple[str, str, str], ...]) -> tuple[str, str, str, str]:
-    """A row's "why" cell and :func:`_brief`'s three, of checks given as (id, reason, location).
+def _brief_of(why: tuple[tuple[str, str, str], ...]) -> tuple[str, str, str]:
+    """:func:`receipt_brief` of a receipt whose "why" checks are (id, reason, location).
 
-    In the checks' order, as :func:`_receipt_row` and :func:`receipt_brief` make them: only
-    these three members of a check are read there.
+    In the checks' order, as :func:`_why_checks` gives them: only these three members of a
+    check are read by :func:`decisive_order` and :func:`_brief`.
     """
-    ordered = decisive_order(Check(i, Status.FAIL, reason, where) for i, reason, where in why)
-    return (_cell(_reason(ordered)), *_brief(ordered))
+    return _brief(decisive_order(Check(i, Status.FAIL, reason, at) for i, reason, at in why))
 
 
 def receipts_summary(report: Report) -> str:
@@ -521,7 +515,7 @@ def _encoded(text: str, view: View) -> str | bytes:
 
 
 def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
-    """The spooled rows from the start: the eight cells of :func:`receipt_spool_cells`."""
+    """The spooled rows from the start: the seven cells of :func:`receipt_spool_cells`."""
     spool.seek(0)
     return (tuple(line[:-1].decode().split("\t")) for line in spool)
 
