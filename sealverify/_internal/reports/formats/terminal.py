@@ -104,10 +104,6 @@ def _paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
-def _outcome_word(cell: str) -> str:
-    return cell.partition(" ")[0]
-
-
 def _folder_of(name: str, common: str | None) -> str:
     """The folder ``name`` and every name before it start with (``common``; None: the first)."""
     if common is None:
@@ -134,13 +130,16 @@ def _measure(
     leading: Counter[str] = Counter()
     outcomes: set[str] = set()
     for row in rows():
-        folder = _folder_of(row[0], folder)
-        names = max(names, display_width(row[0]))
-        for index in range(1, 4):
-            natural[index] = max(natural[index], display_width(row[index]))
+        name = row[0]
+        if folder is None or not name.startswith(folder):  # else it is the folder still
+            folder = _folder_of(name, folder)
+        names = max(names, display_width(name))
+        natural[1] = max(natural[1], display_width(row[1]))
+        natural[2] = max(natural[2], display_width(row[2]))
+        natural[3] = max(natural[3], display_width(row[3]))
         if row[4]:
             leading[row[4]] += 1
-        outcomes.add(_outcome_word(row[1]))
+        outcomes.add(row[1].partition(" ")[0])  # the outcome's word (a label follows)
     folder = folder or ""
     natural[0] = max(natural[0], names - display_width(folder))
     if columns < _NARROW:
@@ -288,7 +287,7 @@ def lines(
         if rank not in shown_ranks:
             continue  # no row to show: the spool is not read again
         for row in rows():
-            word = _outcome_word(row[1])
+            word = row[1].partition(" ")[0]  # the outcome's word
             if _RANK.get(word) != rank:
                 continue
             why, below = _why(row, noted, widths[4])
