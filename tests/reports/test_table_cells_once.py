@@ -90,6 +90,8 @@ def test_a_kept_width_is_the_width_by_character(text: str) -> None:
     assert display_width(text) == expected  # the kept answer
     with fastpath.use_reference():
         assert display_width(text) == expected
+    long = text * 20 + "漢"  # past the longest text whose width is kept
+    assert display_width(long) == expected * 20 + 2 == display_width(long)
 
 
 def _waived(index: int) -> Subject:

@@ -77,15 +77,19 @@ def display_width(text: str) -> int:
     """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
     if text.isascii():
         return len(text)
-    return _wide_width(text)
+    return _wide_width(text) if len(text) > _KEPT_LONGEST else _kept_width(text)
 
 
-@fastpath.cache(maxsize=512)
 def _wide_width(text: str) -> int:
-    # A text with a character beyond ASCII: a row's "why" cut with "…", its brief, a name.
-    # The same few recur on every row of a run, and each is measured more than once a row.
     wide = _ASCII_RUNS.sub("", text)
     return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
+
+
+# A text with a character beyond ASCII: a row's "why" cut with "…", its brief, a name. The
+# same few recur on every row of a run, and each is measured more than once a row: their
+# widths are kept, for texts up to a line or two long (a few hundred KB at most).
+_KEPT_LONGEST = 512
+_kept_width = fastpath.cache(maxsize=512)(_wide_width)
 
 
 def paint(text: str, colour: bool) -> str:
