@@ -130,10 +130,10 @@ def _measure(
     leading: Counter[str] = Counter()
     outcomes: set[str] = set()
     for row in rows():
-        name = row[0]
-        if folder is None or not name.startswith(folder):  # else it is the folder still
-            folder = _folder_of(name, folder)
-        names = max(names, display_width(name))
+        receipt = row[0]
+        if folder is None or not receipt.startswith(folder):  # else it is the folder still
+            folder = _folder_of(receipt, folder)
+        names = max(names, display_width(receipt))
         natural[1] = max(natural[1], display_width(row[1]))
         natural[2] = max(natural[2], display_width(row[2]))
         natural[3] = max(natural[3], display_width(row[3]))
