@@ -328,8 +328,8 @@ def test_table_cells_stay_on_one_line_and_wide_characters_count_twice() -> None:
 
     # Cells reach the table made visible (table.receipt_cells): a line break or a tab in a
     # name is shown escaped, so the row stays on one line.
-    raw = [("a\nb", "FAIL", "v3", "-", "", "", "", "0"), ("漢字", "VERIFIED", "v2", "-")]
-    rows = [tuple(map(visible, raw[0])), (*map(visible, raw[1]), "", "", "", "0")]
+    raw = [("a\nb", "FAIL", "v3", "-", "", "", "0"), ("漢字", "VERIFIED", "v2", "-")]
+    rows = [tuple(map(visible, raw[0])), (*map(visible, raw[1]), "", "", "0")]
     lines = list(terminal.lines(lambda: rows, (), 120, colour=False))
     assert len(lines) == 4
     wide, narrow = lines[2], lines[3]  # VERIFIED first, FAIL last

@@ -129,7 +129,7 @@ def test_passing_history_checks_are_counted_under_the_failing_findings() -> None
     from sealverify._internal.reports.formats.terminal import lines
     from sealverify._internal.results.model import Check
 
-    row = ("a.json", "VERIFIED", "v3", "ALLOW", "", "", "", "")
+    row = ("a.json", "VERIFIED", "v3", "ALLOW", "", "", "")
     findings = [
         Check("history.operation", "pass", "operation_id x is new", "a.json"),
         Check("history.nonce", "pass", "nonce not spent", "a.json"),

@@ -42,7 +42,7 @@ def test_fit_equals_its_definition(text: str, width: int, keep_end: bool) -> Non
 
 def _row(name: str, outcome: str, why: str = "") -> tuple[str, ...]:
     reason = "a reason given at some length, cut … somewhere" if why else ""
-    return (name, outcome, "v3", "ALLOW", why, why, reason, "0")
+    return (name, outcome, "v3", "ALLOW", why, reason, "0")
 
 
 def _reads(rows: list[tuple[str, ...]]) -> int:

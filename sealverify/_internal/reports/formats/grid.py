@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sealverify._internal import fastpath
+
 __all__ = [
     "DEFAULT_COLUMNS",
     "ID",
@@ -75,8 +77,19 @@ def display_width(text: str) -> int:
     """Columns a string takes in a terminal: East Asian wide and fullwidth characters take 2."""
     if text.isascii():
         return len(text)
+    return _wide_width(text) if len(text) > _KEPT_LONGEST else _kept_width(text)
+
+
+def _wide_width(text: str) -> int:
     wide = _ASCII_RUNS.sub("", text)
     return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in wide)
+
+
+# A text with a character beyond ASCII: a row's "why" cut with "…", its brief, a name. The
+# same few recur on every row of a run, and each is measured more than once a row: their
+# widths are kept, for texts up to a line or two long (a few hundred KB at most).
+_KEPT_LONGEST = 512
+_kept_width = fastpath.cache(maxsize=512)(_wide_width)
 
 
 def paint(text: str, colour: bool) -> str:

@@ -272,18 +272,13 @@ def _cut(text: str, width: int) -> str:
     return head.rstrip(" ;,:") + "…"
 
 
-def _receipt_row(
-    subject: Subject, ordered: list[Check] | None = None
-) -> tuple[str, str, str, str, str]:
-    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out).
-
-    ``ordered``: the receipt's :func:`_why_checks` in :func:`decisive_order`, when known.
-    """
+def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
+    """One receipt: outcome, family, verdict, and why it is not VERIFIED (or what was left out)."""
     # The row shows only the failing checks (else the not-evaluated ones) in the order of
     # `Subject.sorted_checks`, which within one status is by (id, location) and stable: so
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
-    why = _reason(decisive_order(_why_checks(subject)) if ordered is None else ordered)
+    why = _reason(decisive_order(_why_checks(subject)))
     outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
     family = str(subject.facts.get("family") or "-")
     verdict = str(subject.facts.get("verdict") or "-")
@@ -342,13 +337,34 @@ def receipt_cells(subject: Subject) -> tuple[str, ...]:
 
 
 def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
-    """What ``verify`` spools per receipt: the five cells, then :func:`receipt_brief`'s three.
+    """What ``verify`` spools per receipt: the row's first four cells, then the brief's three.
 
-    The fitted view (reports/formats/terminal.py) reads all eight, on a terminal, in a pipe
-    and in a file alike.
+    The fitted view (reports/formats/terminal.py) reads these seven, on a terminal, in a pipe
+    and in a file alike; it shows the brief, never the row's full "why" (:func:`receipt_cells`).
     """
-    ordered = decisive_order(_why_checks(subject))  # once, for the row and its brief
-    return tuple(map(_cell, _receipt_row(subject, ordered))) + _brief(ordered)
+    # The brief depends only on the ids, reasons and locations of the checks it is made of,
+    # and most receipts of a run name the same ones (a waived legacy check): its three cells
+    # are made once per distinct tuple (:func:`_brief_of`).
+    why = tuple([(c.id, c.reason, c.location) for c in _why_checks(subject)])
+    label = subject.label
+    facts = subject.facts
+    return (
+        _cell(subject.name),
+        _cell(subject.outcome + (f" ({label})" if label else "")),
+        _cell(str(facts.get("family") or "-")),
+        _cell(str(facts.get("verdict") or "-")),
+        *_brief_of(why),
+    )
+
+
+@fastpath.cache(maxsize=256)
+def _brief_of(why: tuple[tuple[str, str, str], ...]) -> tuple[str, str, str]:
+    """:func:`receipt_brief` of a receipt whose "why" checks are (id, reason, location).
+
+    In the checks' order, as :func:`_why_checks` gives them: only these three members of a
+    check are read by :func:`decisive_order` and :func:`_brief`.
+    """
+    return _brief(decisive_order(Check(i, Status.FAIL, reason, at) for i, reason, at in why))
 
 
 def receipts_summary(report: Report) -> str:
@@ -477,10 +493,21 @@ class _Receipts(_Stream):
     ) -> Iterator[str | bytes]:
         view = ending.view or self.view
         rows = lambda: _spooled_rows(spool)  # noqa: E731 -- read afresh on each call
+        # Lines are written a few hundred at a time: one write a line cost as much as the
+        # line's drawing (the CLI's echo decides its stream and colour on every write).
+        chunk: list[str] = []
         for text in terminal.lines(rows, bare.findings, view.columns, view.colour):
-            yield _encoded(text + "\n", view)
+            chunk.append(text)
+            if len(chunk) == _LINES_A_WRITE:
+                yield _encoded("\n".join(chunk) + "\n", view)
+                chunk.clear()
+        if chunk:
+            yield _encoded("\n".join(chunk) + "\n", view)
         if ending.said:  # a pipe to a pager: it shows the summary last
             yield _encoded(said_lines(ending.said, view), view)
+
+
+_LINES_A_WRITE = 256  # lines of the fitted table joined into one write
 
 
 def _encoded(text: str, view: View) -> str | bytes:
@@ -488,7 +515,7 @@ def _encoded(text: str, view: View) -> str | bytes:
 
 
 def _spooled_rows(spool: IO[bytes]) -> Iterator[tuple[str, ...]]:
-    """The spooled rows from the start: the eight cells of :func:`receipt_spool_cells`."""
+    """The spooled rows from the start: the seven cells of :func:`receipt_spool_cells`."""
     spool.seek(0)
     return (tuple(line[:-1].decode().split("\t")) for line in spool)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from sealverify._internal import fastpath
 from sealverify._internal.reports.formats.grid import STATUS_COLOURS, display_width
 from sealverify._internal.reports.visible import visible
 from sealverify._internal.results.model import Check
@@ -75,12 +76,25 @@ def fit(text: str, width: int, *, keep_end: bool = False) -> str:
     return "".join(kept) + "…"
 
 
+def _ending_width(line: str, last: str) -> int:
+    """``display_width(line)`` of a line that ends with ``last`` unless stripped of it.
+
+    A row's line ends with its "why", one of the few a run has: its width is known, and only
+    the cells before it (a name, the outcome, the family, the verdict) are measured.
+    """
+    if last and not last[-1].isspace():  # `line` is the cells, then `last` as it is
+        return display_width(line[: len(line) - len(last)]) + display_width(last)
+    return display_width(line)
+
+
 def _fit_middle(name: str, width: int) -> str:
     """A receipt name within ``width``: its start and its last third kept, "…" between.
 
     Names in one folder differ at their start and end in a suffix or a line number.
     """
-    if display_width(name) <= width or width < 6:
+    if display_width(name) <= width:
+        return name  # what `fit` keeps of a text that fits
+    if width < 6:
         return fit(name, width, keep_end=True)
     tail = fit(name, (width - 1) // 3 + 1, keep_end=True)[1:]
     return fit(name, width - display_width(tail)) + tail
@@ -88,10 +102,6 @@ def _fit_middle(name: str, width: int) -> str:
 
 def _paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
-
-
-def _outcome_word(cell: str) -> str:
-    return cell.partition(" ")[0]
 
 
 def _folder_of(name: str, common: str | None) -> str:
@@ -120,13 +130,16 @@ def _measure(
     leading: Counter[str] = Counter()
     outcomes: set[str] = set()
     for row in rows():
-        folder = _folder_of(row[0], folder)
-        names = max(names, display_width(row[0]))
-        for index in range(1, 4):
-            natural[index] = max(natural[index], display_width(row[index]))
-        if row[5]:
-            leading[row[5]] += 1
-        outcomes.add(_outcome_word(row[1]))
+        receipt = row[0]
+        if folder is None or not receipt.startswith(folder):  # else it is the folder still
+            folder = _folder_of(receipt, folder)
+        names = max(names, display_width(receipt))
+        natural[1] = max(natural[1], display_width(row[1]))
+        natural[2] = max(natural[2], display_width(row[2]))
+        natural[3] = max(natural[3], display_width(row[3]))
+        if row[4]:
+            leading[row[4]] += 1
+        outcomes.add(row[1].partition(" ")[0])  # the outcome's word (a label follows)
     folder = folder or ""
     natural[0] = max(natural[0], names - display_width(folder))
     if columns < _NARROW:
@@ -148,18 +161,26 @@ def _why(row: Sequence[str], noted: dict[str, int], width: int) -> tuple[str, st
     The check id is never cut: the reason after it is, at a word. When the id and its count
     do not fit the column, the cell is left empty and the "why" goes on the next line.
     """
-    first, reason, more = row[5], row[6], int(row[7] or 0)
+    first = row[4]
     if not first:
         return "", ""
-    head = f"note {noted[first]}: {first}" if first in noted else first
-    text = head if first in noted else f"{first}: {reason}"
+    return _why_fitted(first, row[5], int(row[6] or 0), noted.get(first), width)
+
+
+@fastpath.cache(maxsize=256)
+def _why_fitted(
+    first: str, reason: str, more: int, note: int | None, width: int
+) -> tuple[str, str]:
+    # The rows of a run share a few leading checks and reasons: each "why" is fitted once.
+    head = f"note {note}: {first}" if note is not None else first
+    text = head if note is not None else f"{first}: {reason}"
     tail = f" (+{more} more)" if more else ""
     if display_width(text) + len(tail) <= width:
         return text + tail, ""
     if display_width(head) + len(tail) + 3 > width:  # not even the id and a word: a line of its own
         return "", text + tail
     cut = _cut_words(text, width - len(tail))
-    if not cut.startswith(f"{head}: ") and first not in noted:  # no word of the reason fits
+    if not cut.startswith(f"{head}: ") and note is None:  # no word of the reason fits
         cut = f"{head}: …" if display_width(head) + 3 <= width - len(tail) else head
     return cut + tail, ""
 
@@ -227,7 +248,7 @@ def lines(
     """The terminal view, one line at a time (no line end), none wider than ``columns``.
 
     ``rows()`` gives the spooled rows afresh on each call (a spool file read again): each row
-    is ``table.receipt_spool_cells``'s eight visible cells. They are read once for the folder
+    is ``table.receipt_spool_cells``'s seven visible cells. They are read once for the folder
     all names share (said once, above the table) and the widths, then once per outcome that
     some row has, VERIFIED first, so the FAILs are the last rows; the failing run findings
     and the notes follow.
@@ -248,8 +269,10 @@ def lines(
             c + " " * (w - display_width(c)) for c, w in zip(shown, widths, strict=False) if w
         ]
         plain = _GAP.join([*padded, cells[4]]).rstrip()
-        if display_width(plain) > columns:  # narrower than the fixed columns: cut, uncoloured
+        if _ending_width(plain, cells[4]) > columns:  # narrower than the fixed columns: cut
             return fit(plain, columns)
+        if not colour:
+            return plain
         if outcome is not None:  # the outcome's own text coloured, not its padding
             word = _paint(shown[1], OUTCOME_COLOURS.get(outcome), colour)
             padded[1] = word + padded[1][len(shown[1]) :]
@@ -264,7 +287,7 @@ def lines(
         if rank not in shown_ranks:
             continue  # no row to show: the spool is not read again
         for row in rows():
-            word = _outcome_word(row[1])
+            word = row[1].partition(" ")[0]  # the outcome's word
             if _RANK.get(word) != rank:
                 continue
             why, below = _why(row, noted, widths[4])
