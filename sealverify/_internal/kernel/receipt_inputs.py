@@ -75,6 +75,21 @@ class ParsedLine:
 
     raw: bytes
     value: JsonValue
+    # The SHA-256 of ``raw``, once asked for (:meth:`sha256`): never set from outside.
+    _sha256: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def sha256(self) -> str:
+        """The SHA-256 hex of ``raw``, hashed once for every reader of this line.
+
+        The request binding (``request_sha256``) and the kernel's audit line both hash the
+        request line; the digest is always of these very bytes, so a reader holding other
+        bytes compares them with ``raw`` first.
+        """
+        digest = self._sha256
+        if digest is None:
+            digest = hashlib.sha256(self.raw).hexdigest()
+            object.__setattr__(self, "_sha256", digest)
+        return digest
 
 
 @dataclass(frozen=True, slots=True)

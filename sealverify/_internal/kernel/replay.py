@@ -169,7 +169,9 @@ def known_line(inputs: ReplayInput, frames: Frames | None) -> Known | None:
     line = inputs.line
     if parsed is None or line.encode("utf-8", "surrogatepass") != parsed.raw:
         return None
-    return classify_parsed(line, parsed.value)
+    # The line is the parse's very bytes (valid UTF-8, so its strict encoding too): their
+    # digest, hashed once for the request binding, is the audit line's request_sha256.
+    return classify_parsed(line, parsed.value, parsed.sha256())
 
 
 def _passed_at_once(inputs: ReplayInput, known: Known | None = None) -> Rederivation | None:
