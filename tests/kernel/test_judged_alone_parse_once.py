@@ -1,4 +1,4 @@
-"""A later call judged alone parses its request line once: the view's parse, handed down.
+"""A later call judged alone reads its line once: the view's parse and the step's inputs, handed.
 
 A receipt that claims a later call of its session is not re-derived whole; the parts that
 need no session state are judged (``kernel/stateless.py``). That judgement classifies the line
@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from sealverify_testkit import mint
 
-from sealverify._internal.kernel import gate, session
+from sealverify._internal.kernel import gate, replay, session, stateless
 from sealverify._internal.kernel.lpath import trim_ascii
 from sealverify._internal.kernel.receipt_inputs import NotEvaluated, prepare
 from sealverify._internal.kernel.replay import known_line
 from sealverify._internal.kernel.stateless import AGREE, contradiction
 from sealverify._internal.receipts import view as view_module
 from sealverify._internal.receipts.families import read_document
+from sealverify._internal.receipts.rederivation import rederivation_check
 from sealverify._internal.receipts.verify import verify_receipt
 from sealverify._internal.receipts.view import read_view
 from sealverify._internal.wire.framing import raw_line
@@ -102,3 +103,36 @@ def test_the_judgement_from_the_readers_parse_is_the_kernels_own(gate_on: bool) 
         assert contradiction(inputs, known) == contradiction(inputs)
         judged += 1
     assert judged >= 6
+
+
+def test_a_later_call_is_prepared_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judgement takes the step's inputs the re-derivation prepared, not its own."""
+    calls: list[int] = []
+    real = replay.prepare
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(replay, "prepare", counted)
+    monkeypatch.setattr(stateless, "prepare", counted)
+    receipts = _receipts(_FRAMES[:5])
+    for raw in receipts:
+        read = read_document(raw)
+        assert read.document is not None
+        frames = read_view(read.document, read.family).frames
+        check = rederivation_check(read.document, {}, True, frames)
+        assert check.status == "not-evaluated" and AGREE in check.reason
+    assert len(calls) == len(receipts)
+
+
+def test_the_judgement_of_the_prepared_inputs_is_the_judgement_alone() -> None:
+    for raw in _receipts():
+        read = read_document(raw)
+        assert read.document is not None
+        frames = read_view(read.document, read.family).frames
+        result, prepared = replay.rederive_prepared(read.document, None, frames)
+        assert result == replay.rederive(read.document, None, frames)
+        assert prepared is not None
+        handed = stateless.judged_alone(result, read.document, None, frames, prepared)
+        assert handed == stateless.judged_alone(result, read.document, None, frames)

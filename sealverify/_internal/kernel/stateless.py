@@ -53,7 +53,7 @@ from sealverify._internal.kernel.receipt_inputs import (
     prepare,
     resolve_grants,
 )
-from sealverify._internal.kernel.replay import Rederivation, first_difference, known_line
+from sealverify._internal.kernel.replay import Prepared, Rederivation, first_difference, known_line
 from sealverify._internal.kernel.session import (
     REFUSE_RESPONSE,
     KernelSession,
@@ -84,20 +84,26 @@ def judged_alone(
     receipt: dict[str, JsonValue],
     raw_line: bytes | None = None,
     frames: Frames | None = None,
+    prepared: Prepared | None = None,
 ) -> Rederivation:
     """A not-evaluated re-derivation, with the parts that need no state judged.
 
     A contradiction there is ``fail`` naming the field; a receipt whose whole output needs no
     state (a refused or passed-through line) is ``pass``; otherwise the verdict stays
-    not-evaluated, its reason naming what is left and saying the rest agrees.
+    not-evaluated, its reason naming what is left and saying the rest agrees. ``prepared``
+    is what ``replay.rederive_prepared`` made of the same arguments (else made here).
     """
     if result.status != "not-evaluated":
         return result
-    inputs = prepare(receipt, raw_line, frames)
-    if isinstance(inputs, NotEvaluated):
-        return result
+    if prepared is not None:
+        inputs, known = prepared
+    else:
+        made = prepare(receipt, raw_line, frames)
+        if isinstance(made, NotEvaluated):
+            return result
+        inputs, known = made, known_line(made, frames)
     try:
-        found, whole = contradiction(inputs, known_line(inputs, frames))
+        found, whole = contradiction(inputs, known)
     except ModelLimit:
         return result
     model = f"sealverify's model of kernel build {inputs.profile.short}"
