@@ -92,3 +92,40 @@ def test_the_digest_is_of_the_lines_own_bytes() -> None:
         assert parsed is not None
         assert parsed.sha256() == hashlib.sha256(parsed.raw).hexdigest()
         assert parsed.sha256() == parsed.sha256()
+
+
+def test_the_frame_and_its_line_are_hashed_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Object A and its raw line: one SHA-256 over the line, the terminator hashed on."""
+    receipts = _receipts()
+    lines = {_lines(raw)[0]: 0 for raw in receipts}
+    real = hashlib.sha256
+
+    def sha256(data: bytes = b"", *args: Any, **kwargs: Any) -> Any:
+        for line in lines:
+            if bytes(data).startswith(line):
+                lines[line] += 1
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(hashlib, "sha256", sha256)
+    subjects = [verify_receipt(raw, f"r{index}") for index, raw in enumerate(receipts)]
+    framed = {
+        next(c for c in s.checks if c.id == "binding.framed-subject").status for s in subjects
+    }
+    assert framed == {"pass"}
+    assert set(lines.values()) == {1}, lines
+
+
+@pytest.mark.parametrize("tail", [b"", b"\n", b"\r\n", b"\r"])
+def test_a_framed_digest_is_the_frames_own(tail: bytes) -> None:
+    for raw in _receipts()[:2]:
+        read = read_document(raw)
+        assert read.document is not None
+        parsed = read_view(read.document, read.family).frames.request
+        assert parsed is not None
+        fresh = ParsedLine(parsed.raw, parsed.value)
+        frame = parsed.raw + tail
+        assert fresh.framed_sha256(frame) == hashlib.sha256(frame).hexdigest()
+        assert fresh.sha256() == hashlib.sha256(parsed.raw).hexdigest()
+        other = b" " + frame  # not a frame of this line: hashed as it is
+        assert fresh.framed_sha256(other) == hashlib.sha256(other).hexdigest()
+        assert parsed.framed_sha256(frame) == hashlib.sha256(frame).hexdigest()  # digest kept

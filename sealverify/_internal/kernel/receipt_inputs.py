@@ -91,6 +91,22 @@ class ParsedLine:
             object.__setattr__(self, "_sha256", digest)
         return digest
 
+    def framed_sha256(self, frame: bytes) -> str:
+        """The SHA-256 hex of ``frame``, a frame whose raw line is ``raw``.
+
+        Such a frame is ``raw`` and its terminator, so one pass over ``raw`` gives both
+        digests: the line's is kept (:meth:`sha256`) and the terminator is hashed on from it.
+        A frame that does not start with ``raw`` is hashed on its own.
+        """
+        raw = self.raw
+        if not frame.startswith(raw):
+            return hashlib.sha256(frame).hexdigest()
+        state = hashlib.sha256(raw)
+        if self._sha256 is None:
+            object.__setattr__(self, "_sha256", state.hexdigest())
+        state.update(frame[len(raw) :])
+        return state.hexdigest()
+
 
 @dataclass(frozen=True, slots=True)
 class Frames:

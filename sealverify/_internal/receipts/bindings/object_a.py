@@ -84,7 +84,11 @@ def _record_line(derived: Derivations, call: Check | None) -> str | None:
 def _identities(doc: Doc, frame: bytes, source: str, parsed: ParsedLine | None) -> list[Check]:
     """The framed subject and the raw line's hash (the reader's digest when it is of this line)."""
     checks: list[Check] = []
-    digest, length = sha256_hex(frame), len(frame)
+    line = raw_line(frame)
+    mine = parsed is not None and parsed.raw == line
+    # The reader's parse of this very line hashes it once for the frame and the line.
+    digest = parsed.framed_sha256(frame) if parsed is not None and mine else sha256_hex(frame)
+    length = len(frame)
     if (
         doc.get("framed_subject_sha256") == digest
         and uint_value(doc.get("framed_subject_length")) == length
@@ -105,8 +109,7 @@ def _identities(doc: Doc, frame: bytes, source: str, parsed: ParsedLine | None) 
                 pointer("framed_subject_sha256"),
             )
         )
-    line = raw_line(frame)
-    line_digest = parsed.sha256() if parsed is not None and parsed.raw == line else sha256_hex(line)
+    line_digest = parsed.sha256() if parsed is not None and mine else sha256_hex(line)
     if doc.get("request_sha256") == line_digest:
         checks.append(
             passed(
