@@ -75,6 +75,37 @@ class ParsedLine:
 
     raw: bytes
     value: JsonValue
+    # The SHA-256 of ``raw``, once asked for (:meth:`sha256`): never set from outside.
+    _sha256: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def sha256(self) -> str:
+        """The SHA-256 hex of ``raw``, hashed once for every reader of this line.
+
+        The request binding (``request_sha256``) and the kernel's audit line both hash the
+        request line; the digest is always of these very bytes, so a reader holding other
+        bytes compares them with ``raw`` first.
+        """
+        digest = self._sha256
+        if digest is None:
+            digest = hashlib.sha256(self.raw).hexdigest()
+            object.__setattr__(self, "_sha256", digest)
+        return digest
+
+    def framed_sha256(self, frame: bytes) -> str:
+        """The SHA-256 hex of ``frame``, a frame whose raw line is ``raw``.
+
+        Such a frame is ``raw`` and its terminator, so one pass over ``raw`` gives both
+        digests: the line's is kept (:meth:`sha256`) and the terminator is hashed on from it.
+        A frame that does not start with ``raw`` is hashed on its own.
+        """
+        raw = self.raw
+        if not frame.startswith(raw):
+            return hashlib.sha256(frame).hexdigest()
+        state = hashlib.sha256(raw)
+        if self._sha256 is None:
+            object.__setattr__(self, "_sha256", state.hexdigest())
+        state.update(frame[len(raw) :])
+        return state.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,10 +33,12 @@ from sealverify._internal.kernel.session import (
 from sealverify._internal.wire.strictjson import JsonValue
 
 __all__ = [
+    "Prepared",
     "Rederivation",
     "first_difference",
     "known_line",
     "rederive",
+    "rederive_prepared",
     "session_id",
 ]
 
@@ -169,7 +171,9 @@ def known_line(inputs: ReplayInput, frames: Frames | None) -> Known | None:
     line = inputs.line
     if parsed is None or line.encode("utf-8", "surrogatepass") != parsed.raw:
         return None
-    return classify_parsed(line, parsed.value)
+    # The line is the parse's very bytes (valid UTF-8, so its strict encoding too): their
+    # digest, hashed once for the request binding, is the audit line's request_sha256.
+    return classify_parsed(line, parsed.value, parsed.sha256())
 
 
 def _passed_at_once(inputs: ReplayInput, known: Known | None = None) -> Rederivation | None:
@@ -201,13 +205,29 @@ def rederive(
     ``frames`` are the receipt's carried frames as its reader decoded them (``prepare``), with
     the request line it parsed (:func:`known_line`).
     """
+    return rederive_prepared(receipt, raw_line, frames)[0]
+
+
+# A step's inputs and its judged line's classification from the reader's parse (or None).
+Prepared = tuple[ReplayInput, Known | None]
+
+
+def rederive_prepared(
+    receipt: dict[str, JsonValue], raw_line: bytes | None = None, frames: Frames | None = None
+) -> tuple[Rederivation, Prepared | None]:
+    """:func:`rederive`, with the inputs it prepared and the line it classified (None: none).
+
+    They are pure in the arguments, so a judgement of the same receipt with the same
+    arguments (``stateless.judged_alone``) takes them instead of working them out again.
+    """
     inputs = prepare(receipt, raw_line, frames)
     if isinstance(inputs, NotEvaluated):
-        return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}")
+        return Rederivation("not-evaluated", f"decision not re-derived: {inputs.reason}"), None
     known = known_line(inputs, frames)
+    prepared = inputs, known
     passed = _passed_at_once(inputs, known)
     if passed is not None:
-        return passed
+        return passed, prepared
     gap = _position_gap(inputs)
     if gap is not None:
         where = session_id(receipt)
@@ -216,14 +236,14 @@ def rederive(
             if where
             else " (the receipt names no session, so no log can supply them)"
         )
-        return _not_evaluated(gap + hint, inputs)
+        return _not_evaluated(gap + hint, inputs), prepared
     try:
         session = _start(inputs, known)
         if isinstance(session, Rederivation):
-            return session
-        return _run(session, inputs)
+            return session, prepared
+        return _run(session, inputs), prepared
     except ModelLimit as exc:
-        return _not_evaluated(f"outside this model's limits ({exc})", inputs)
+        return _not_evaluated(f"outside this model's limits ({exc})", inputs), prepared
 
 
 def session_id(receipt: dict[str, JsonValue]) -> str | None:

@@ -56,7 +56,9 @@ __all__ = [
 
 Classified = tuple[str, K.Action | None, str | None]
 # A line known from its reader's strict parse: the line, its classification, its parse.
-Known = tuple[str, Classified, LValue]
+# A line its reader parsed: the line, its classification, ``Json.parse`` of it and the SHA-256
+# hex of its UTF-8 bytes (None: not known, the audit line hashes it).
+Known = tuple[str, Classified, LValue, str | None]
 
 REFUSE_RESPONSE = (
     compress(
@@ -363,8 +365,15 @@ class KernelSession:
         self, act: K.Action, verdicts: tuple[K.Verdict, ...], line: str, principal: str | None
     ) -> StepResult:
         allow = bool(verdicts) and all(v.allows for v in verdicts)
+        known = self.known
         audit = audit_line(
-            self.config.epoch, act.tool, allow, verdicts, line, self.profile.request_commitment
+            self.config.epoch,
+            act.tool,
+            allow,
+            verdicts,
+            line,
+            self.profile.request_commitment,
+            known[3] if known is not None and known[0] == line else None,
         )
         fields: dict[str, LValue] = {"route": "forward" if allow else "block", "audit": audit}
         response = None
@@ -448,8 +457,13 @@ def audit_line(
     verdicts: tuple[K.Verdict, ...],
     request_line: str,
     request_commitment: bool = True,
+    request_sha256: str | None = None,
 ) -> str:
-    """``auditLine``: epoch, tool, combined verdict, the certs and ``request_sha256``."""
+    """``auditLine``: epoch, tool, combined verdict, the certs and ``request_sha256``.
+
+    ``request_sha256`` is the SHA-256 hex of ``request_line``'s UTF-8 bytes when the caller
+    holds it already (the receipt's reader hashed those very bytes); else it is hashed here.
+    """
     certs: list[LValue] = [
         {
             "kernel": v.kernel,
@@ -466,7 +480,11 @@ def audit_line(
         "certs": certs,
     }
     if request_commitment:
-        fields["request_sha256"] = hashlib.sha256(request_line.encode("utf-8")).hexdigest()
+        fields["request_sha256"] = (
+            request_sha256
+            if request_sha256 is not None
+            else hashlib.sha256(request_line.encode("utf-8")).hexdigest()
+        )
     return compress(fields)
 
 
@@ -531,16 +549,19 @@ def classify_line(line: str, guards: frozenset[str]) -> Classified:
     return _classified(request)
 
 
-def classify_parsed(line: str, parsed: JsonValue) -> Known | None:
+def classify_parsed(line: str, parsed: JsonValue, sha256: str | None = None) -> Known | None:
     """``classifyLine`` of ``line`` from ``parsed``, a strict parse of exactly its characters.
 
     When the one-pass proof holds on ``parsed``
     (:func:`~sealverify._internal.kernel.wirecue.proven_parsed`: every guard passes), returns
-    the line, its classification (equal to :func:`classify_line` under every guard set) and
-    ``Json.parse`` of it; None when the proof does not hold (then the kernel parses the line).
+    the line, its classification (equal to :func:`classify_line` under every guard set),
+    ``Json.parse`` of it and ``sha256`` (the SHA-256 hex of the line's UTF-8 bytes, when the
+    caller holds it); None when the proof does not hold (then the kernel parses the line).
     """
     request = proven_parsed(trim_ascii(line), parsed)
-    return None if isinstance(request, Unproven) else (line, _classified(request), request)
+    if isinstance(request, Unproven):
+        return None
+    return line, _classified(request), request, sha256
 
 
 def _classified(request: LValue) -> Classified:

@@ -35,7 +35,15 @@ from sealverify._internal.kernel import kernels as K
 from sealverify._internal.kernel.config import BudgetSpec, TrustedConfig
 from sealverify._internal.kernel.evidence import approval_events
 from sealverify._internal.kernel.gate import CONFLICT, CURRENT, LEGACY, mcp_version_gate
-from sealverify._internal.kernel.ljson import LeanError, LValue, ModelLimit, compress, parse
+from sealverify._internal.kernel.ljson import (
+    ABSENT,
+    Absent,
+    LeanError,
+    LValue,
+    ModelLimit,
+    compress,
+    parse,
+)
 from sealverify._internal.kernel.lpath import at_path, scalar_text
 from sealverify._internal.kernel.policy import classify_tool_call
 from sealverify._internal.kernel.receipt_inputs import (
@@ -45,10 +53,11 @@ from sealverify._internal.kernel.receipt_inputs import (
     prepare,
     resolve_grants,
 )
-from sealverify._internal.kernel.replay import Rederivation, first_difference
+from sealverify._internal.kernel.replay import Prepared, Rederivation, first_difference, known_line
 from sealverify._internal.kernel.session import (
     REFUSE_RESPONSE,
     KernelSession,
+    Known,
     audit_line,
     block_response,
     classify_line,
@@ -75,20 +84,26 @@ def judged_alone(
     receipt: dict[str, JsonValue],
     raw_line: bytes | None = None,
     frames: Frames | None = None,
+    prepared: Prepared | None = None,
 ) -> Rederivation:
     """A not-evaluated re-derivation, with the parts that need no state judged.
 
     A contradiction there is ``fail`` naming the field; a receipt whose whole output needs no
     state (a refused or passed-through line) is ``pass``; otherwise the verdict stays
-    not-evaluated, its reason naming what is left and saying the rest agrees.
+    not-evaluated, its reason naming what is left and saying the rest agrees. ``prepared``
+    is what ``replay.rederive_prepared`` made of the same arguments (else made here).
     """
     if result.status != "not-evaluated":
         return result
-    inputs = prepare(receipt, raw_line, frames)
-    if isinstance(inputs, NotEvaluated):
-        return result
+    if prepared is not None:
+        inputs, known = prepared
+    else:
+        made = prepare(receipt, raw_line, frames)
+        if isinstance(made, NotEvaluated):
+            return result
+        inputs, known = made, known_line(made, frames)
     try:
-        found, whole = contradiction(inputs)
+        found, whole = contradiction(inputs, known)
     except ModelLimit:
         return result
     model = f"sealverify's model of kernel build {inputs.profile.short}"
@@ -109,12 +124,16 @@ def judged_alone(
     return replace(result, reason=f"{result.reason}; {AGREE}", build=inputs.profile.short)
 
 
-def contradiction(inputs: ReplayInput) -> tuple[str | None, bool]:
+def contradiction(inputs: ReplayInput, known: Known | None = None) -> tuple[str | None, bool]:
     """The first claim no session state can make true, and whether the output is state-free.
 
     Returns ``(field, False)`` for a contradiction, ``(None, True)`` when the emitted bytes
     equal an output no state can change, ``(None, False)`` when what was judged agrees.
+    ``known`` is the judged line's classification from its reader's parse
+    (``replay.known_line``), used only for exactly that line, so the line is not parsed again.
     """
+    if known is not None and known[0] != inputs.line:
+        known = None
     init = KernelSession.init_trusted(inputs.payload, inputs.profile)
     if init.session is None:
         return f"config: the model refuses it ({inputs.payload_source}): {init.output}", False
@@ -125,12 +144,17 @@ def contradiction(inputs: ReplayInput) -> tuple[str | None, bool]:
         return "emitted_bytes is not the kernel's JSON output", False
     if not isinstance(want, dict):
         return "emitted_bytes is not the kernel's JSON output", False
-    kind, act, _ = classify_line(inputs.line, inputs.profile.guards)
+    # A line classified from a proof passes every guard (wireKeysSafe included), and its
+    # classification and ``Json.parse`` are the kernel's own (session.classify_parsed).
+    kind, act, _ = (
+        known[1] if known is not None else classify_line(inputs.line, inputs.profile.guards)
+    )
+    request: LValue | Absent = known[2] if known is not None else ABSENT
     if kind == "refuse":  # the gate is skipped and the step blocks: no state is read
         return _whole(inputs.expected, compress({"route": "block", "response": REFUSE_RESPONSE}))
     always_admitted = True
     if inputs.gate and inputs.profile.version_gate:
-        outputs = {_gate_output(inputs.line, selection) for selection in _SELECTIONS}
+        outputs = {_gate_output(inputs.line, selection, request) for selection in _SELECTIONS}
         rejects = sorted(o for o in outputs if o is not None)
         if None not in outputs and len(rejects) == 1:  # the same reject whatever the selection
             return _whole(inputs.expected, rejects[0])
@@ -153,8 +177,9 @@ def _whole(expected: str, output: str) -> tuple[str | None, bool]:
     return first_difference(expected, output), False
 
 
-def _gate_output(line: str, selection: str) -> str | None:
-    decision = mcp_version_gate(line, selection, line_keys_safe(line))
+def _gate_output(line: str, selection: str, request: LValue | Absent = ABSENT) -> str | None:
+    keys = not isinstance(request, Absent) or line_keys_safe(line)
+    decision = mcp_version_gate(line, selection, keys, request)
     return None if decision.admitted else decision.to_json()
 
 

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Mapping
 
 from sealverify._internal.kernel.receipt_inputs import Frames, carried_frames, lean_view
-from sealverify._internal.kernel.replay import Rederivation, rederive
+from sealverify._internal.kernel.replay import Rederivation, rederive_prepared
 from sealverify._internal.kernel.stateless import judged_alone
 from sealverify._internal.results import ids
 from sealverify._internal.results.model import Check, Status, fail, passed, reduced
@@ -92,7 +92,8 @@ def rederivation_check(
         )
     raw = raw_line_of(doc, raw_lines)
     frames = frames if frames is not None else carried_frames(doc)
-    return check_of(judged_alone(rederive(doc, raw, frames), doc, raw, frames))
+    result, prepared = rederive_prepared(doc, raw, frames)  # its inputs, prepared once
+    return check_of(judged_alone(result, doc, raw, frames, prepared))
 
 
 def not_applicable(reason: str) -> Check:

@@ -58,12 +58,13 @@ class Derivations:
     the refusal a member records is not kept: the next caller computes afresh and raises it.
     """
 
-    __slots__ = ("_config", "_doc", "_line", "_policy", "view")
+    __slots__ = ("_config", "_doc", "_line", "_line_sha256", "_policy", "view")
 
     def __init__(self, doc: Doc, view: ReceiptView | None = None) -> None:
         self._doc = doc
         self.view = view if view is not None else read_view(doc)
         self._line: tuple[str | None, ValueError | None] | None = None
+        self._line_sha256: str | None = None
         self._config: tuple[str | None, str] | None = None
         self._policy: tuple[str | None, str | None] | None = None
 
@@ -78,6 +79,18 @@ class Derivations:
             except ValueError as exc:  # NumberNotRepresentable is one
                 self._line = None, exc
         return self._line
+
+    def line_sha256(self, line: str) -> str:
+        """``sha256_of(line)``, hashed once per receipt when ``line`` is :meth:`canonical_line`'s.
+
+        ``canonical_request`` and the Object A binding both hash the record's host line; the
+        digest is kept only for that very line, so any other text is hashed as it is.
+        """
+        if self._line is None or line is not self._line[0]:
+            return sha256_of(line)
+        if self._line_sha256 is None:
+            self._line_sha256 = sha256_of(line)
+        return self._line_sha256
 
     def config_text(self) -> tuple[str | None, str]:
         """Compact ``kernel_config`` (``null`` when absent), or None and why it cannot be."""

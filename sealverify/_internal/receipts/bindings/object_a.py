@@ -13,6 +13,7 @@ record's.
 
 from __future__ import annotations
 
+from sealverify._internal.kernel.receipt_inputs import ParsedLine
 from sealverify._internal.primitives import identities
 from sealverify._internal.primitives.request_members import CALL_PARAMS, ENVELOPE, unbound_members
 from sealverify._internal.receipts.bindings.derived import (
@@ -20,7 +21,6 @@ from sealverify._internal.receipts.bindings.derived import (
     Derivations,
     Doc,
     pointer,
-    sha256_of,
 )
 from sealverify._internal.results.model import Check, Compared, Status, fail, fail_compared, passed
 from sealverify._internal.wire import serdejson
@@ -53,7 +53,7 @@ def object_a(doc: Doc, derived: Derivations | None = None) -> list[Check]:
         frame, source = derived.request_frame()
         if frame is None:
             return []  # no frame: release-frame-object-a says so where a release frame is
-    checks = _identities(doc, frame, source)
+    checks = _identities(doc, frame, source, derived.view.frames.request)
     request = _request_checks(frame, derived.view.request, source)
     checks.extend(request)
     if any(c.status == _FAIL for c in request):
@@ -61,7 +61,7 @@ def object_a(doc: Doc, derived: Derivations | None = None) -> list[Check]:
     params = derived.view.request_params()
     assert params is not None  # a request that passed its shape checks has params
     call = _call(doc, params, source) if "request_parse_error" not in doc else None
-    checks.extend(_canonical(doc, params, source, _record_line(derived, call)))
+    checks.extend(_canonical(doc, params, source, _record_line(derived, call), derived))
     if call is not None:
         checks.append(call)
     return checks
@@ -81,9 +81,14 @@ def _record_line(derived: Derivations, call: Check | None) -> str | None:
     return derived.canonical_line()[0]
 
 
-def _identities(doc: Doc, frame: bytes, source: str) -> list[Check]:
+def _identities(doc: Doc, frame: bytes, source: str, parsed: ParsedLine | None) -> list[Check]:
+    """The framed subject and the raw line's hash (the reader's digest when it is of this line)."""
     checks: list[Check] = []
-    digest, length = sha256_hex(frame), len(frame)
+    line = raw_line(frame)
+    mine = parsed is not None and parsed.raw == line
+    # The reader's parse of this very line hashes it once for the frame and the line.
+    digest = parsed.framed_sha256(frame) if parsed is not None and mine else sha256_hex(frame)
+    length = len(frame)
     if (
         doc.get("framed_subject_sha256") == digest
         and uint_value(doc.get("framed_subject_length")) == length
@@ -104,7 +109,7 @@ def _identities(doc: Doc, frame: bytes, source: str) -> list[Check]:
                 pointer("framed_subject_sha256"),
             )
         )
-    line_digest = sha256_hex(raw_line(frame))
+    line_digest = parsed.sha256() if parsed is not None and mine else sha256_hex(line)
     if doc.get("request_sha256") == line_digest:
         checks.append(
             passed(
@@ -226,7 +231,7 @@ def _host_line(params: dict[str, JsonValue]) -> str | None:
 
 
 def _canonical(
-    doc: Doc, params: dict[str, JsonValue], source: str, known: str | None
+    doc: Doc, params: dict[str, JsonValue], source: str, known: str | None, derived: Derivations
 ) -> list[Check]:
     checks: list[Check] = []
     line = known if known is not None else _host_line(params)
@@ -249,7 +254,7 @@ def _canonical(
                 )
             )
     if "canonical_request_sha256" in doc:
-        digest = sha256_of(line) if line is not None else None
+        digest = derived.line_sha256(line) if line is not None else None
         if digest is not None and doc["canonical_request_sha256"] == digest:
             checks.append(
                 passed(

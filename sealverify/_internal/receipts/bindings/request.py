@@ -60,7 +60,8 @@ def canonical_request(doc: Doc, derived: Derivations | None = None) -> list[Chec
         return []
     if not isinstance(doc.get("arguments"), dict):
         return []
-    line, error = (derived or Derivations(doc)).canonical_line()
+    derived = derived or Derivations(doc)
+    line, error = derived.canonical_line()
     if isinstance(error, serdejson.NumberNotRepresentable):
         reason = f"{CANNOT_RECONSTRUCT}: {error}"
         return [
@@ -69,7 +70,7 @@ def canonical_request(doc: Doc, derived: Derivations | None = None) -> list[Chec
         ]
     if line is None:
         return [fail("binding.canonical-request", str(error), pointer("arguments"))]
-    digest = sha256_of(line)
+    digest = derived.line_sha256(line)
     checks: list[Check] = []
     if "canonical_request" in doc:
         if doc["canonical_request"] == line:
@@ -115,8 +116,9 @@ def expected_request_hash(doc: Doc, derived: Derivations | None = None) -> str |
     if isinstance(value, str):
         return value
     if isinstance(doc.get("tool"), str) and isinstance(doc.get("arguments"), dict):
-        line, _ = (derived or Derivations(doc)).canonical_line()
-        return None if line is None else sha256_of(line)
+        derived = derived or Derivations(doc)
+        line, _ = derived.canonical_line()
+        return None if line is None else derived.line_sha256(line)
     return None
 
 
@@ -182,7 +184,7 @@ def legacy_meta(doc: Doc, derived: Derivations | None = None) -> list[Check]:
         # Without the line itself, its hash names it: when canonical_request_sha256 is the
         # hash of the line derived from the record, that line is the one the receipt binds.
         line = _derived_line(doc, derived)
-        if line is None or doc.get("canonical_request_sha256") != sha256_of(line):
+        if line is None or doc.get("canonical_request_sha256") != derived.line_sha256(line):
             return []
         text = line
     binds_meta = _line_binds_meta(doc, text, derived)
