@@ -236,3 +236,30 @@ def test_a_repeated_member_added_to_a_minted_receipt_is_refused() -> None:
     assert read.document is None
     assert [c.status for c in read.checks] == ["fail"]
     assert "duplicate member name" in read.checks[0].reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # past the size the proof takes: its rendering would double the peak memory
+        "[" + ",".join(["1"] * (strictjson.PROVED_MAX_CHARS // 2 + 1)) + "]",
+        # json.dumps's default layout, which orjson never writes: no rendering is made
+        json.dumps([1] * 2000),
+        json.dumps({f"k{i}": i for i in range(400)}),
+    ],
+)
+def test_texts_the_proof_cannot_take_are_never_rendered(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rendered: list[object] = []
+    dumps = strictjson.orjson.dumps
+
+    def counted(*args: object, **kwargs: object) -> bytes:
+        rendered.append(args[0])
+        return dumps(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(strictjson.orjson, "dumps", counted)
+    with fastpath.use_reference():
+        expected = parse_text(text)
+    assert parse_text(text) == expected
+    assert rendered == []

@@ -20,6 +20,7 @@ from typing import IO, Literal
 
 from sealverify._internal.reports.formats.protocol import Context, Ending, Piece
 from sealverify._internal.results.model import Report, Subject
+from sealverify.errors import SealverifyError
 from sealverify.formats import View, format_named
 
 __all__ = ["Ending", "SubjectSpool"]
@@ -27,6 +28,13 @@ __all__ = ["Ending", "SubjectSpool"]
 # Bytes of fragments ``verify`` spools in memory before a temporary file takes them: a few
 # receipts' worth, small beside a run's own memory, so its memory stays flat past them.
 IN_MEMORY = 1 << 16
+
+
+def _spool_error(error: OSError) -> SealverifyError:
+    """Why the report could not be spooled, in one line (exit 2, not an internal error)."""
+    return SealverifyError(
+        f"cannot spool the report to a temporary file (TMPDIR): {error.strerror or error}"
+    )
 
 
 class SubjectSpool:
@@ -63,10 +71,13 @@ class SubjectSpool:
         """The spool moved from memory to a temporary file, before it holds ``in_memory``."""
         import tempfile
 
-        spilled = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (closed on exit)
+        try:
+            spilled = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (closed on exit)
+        except OSError as error:
+            raise _spool_error(error) from None
         assert self._memory is not None
         with self._memory.getbuffer() as held:  # written without a copy
-            spilled.write(held)
+            self._write(spilled, held)
         self._memory.close()
         self._file, self._memory = spilled, None
 
@@ -85,9 +96,16 @@ class SubjectSpool:
             memory = self._memory
             if memory is not None and memory.tell() + len(separator) + len(data) > self._in_memory:
                 self._roll_over()  # before the write: memory never holds more than the bound
-            self._file.write(separator)
-            self._file.write(data)
+            self._write(self._file, separator)
+            self._write(self._file, data)
             self.stream.spooled += 1
+
+    @staticmethod
+    def _write(file: IO[bytes], data: bytes | memoryview) -> None:
+        try:
+            file.write(data)
+        except OSError as error:  # the temporary file's disk filled up
+            raise _spool_error(error) from None
 
     def pieces(self, report: Report, ending: Ending | None = None) -> Iterator[str | bytes]:
         """The whole report: ``report`` (its subjects left out) around the spooled ones."""

@@ -444,6 +444,10 @@ def _message(msg: str) -> str:
 # objects (an embedded request line of 400 characters paid 2.5 K more with it, a receipt of
 # 8,000 characters 70 K less).
 PROVED_MIN_CHARS = 1024
+# ... and texts of at most a MiB: the proof holds orjson's rendering beside the text, so a
+# document near the size cap (what ``diff`` and ``tools`` read) keeps the hooked decoder's
+# peak memory rather than doubling it.
+PROVED_MAX_CHARS = 1 << 20
 
 
 def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
@@ -473,7 +477,7 @@ def parse_text(text: str, limits: Limits = DEFAULT_LIMITS) -> JsonValue:
         deferred = False
     proved = (
         None
-        if len(text) < PROVED_MIN_CHARS or fastpath.reference()
+        if not PROVED_MIN_CHARS <= len(text) <= PROVED_MAX_CHARS or fastpath.reference()
         else _proved(text, start, limits.max_depth)
     )
     drawn: int | None
@@ -599,9 +603,11 @@ def _proved(text: str, start: int, max_depth: int) -> tuple[JsonValue, int | Non
     number drawn before, so that the caller bounds its depth as for that decoder.
     """
     pretty = text[start + 1 : start + 2] == "\n"
-    colon = -1 if pretty else text.find(":", start)
-    if colon >= 0 and text[colon + 1 : colon + 2] == " ":
-        return None  # laid out as orjson never writes compact text (json.dumps's default)
+    if not pretty:
+        for mark in (":", ","):
+            at = text.find(mark, start)
+            if at >= 0 and text[at + 1 : at + 2] == " ":
+                return None  # laid out as orjson never writes compact text (json.dumps's)
     drawn = None if pretty else _NEXT_OBJECT()
     try:
         value, end = (_SCAN_PLAIN if pretty else _SCAN_COUNTED)(text, start)
