@@ -243,6 +243,9 @@ def _uses(tree: ast.AST, module: str, names: set[str]) -> list[str]:
 # Memoized loads of constant package data (read once, whatever the mode).
 _CONSTANT_LOADS = {
     "_internal/catalogue/__init__.py",  # the check catalogue, package data
+    "_internal/catalogue/words.py",  # the outcome words, package data
+    "_internal/reports/visible.py",  # a fixed pattern, compiled when first needed
+    "_internal/wording/rules.py",  # fixed patterns, compiled when first needed
     "_internal/history/databases.py",  # the schema the project's own migrations make
     "_internal/kernel/unicode_nfd.py",  # the Unicode decomposition tables, package data
     "_internal/reports/formats/html/env.py",  # the HTML templates, package data
