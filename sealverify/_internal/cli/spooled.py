@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO, Literal
 
+from sealverify import SealverifyError
 from sealverify._internal.reports.formats.protocol import Context, Ending, Piece
 from sealverify._internal.results.model import Report, Subject
-from sealverify.errors import SealverifyError
 from sealverify.formats import View, format_named
 
 __all__ = ["Ending", "SubjectSpool"]
