@@ -168,13 +168,19 @@ class _Numbers(dict[str, JsonNumber]):
 
 NUMBERS = _Numbers()
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs,
-    parse_float=NUMBERS.__getitem__,
-    parse_int=NUMBERS.__getitem__,
-    parse_constant=_constant,
-    strict=True,
-)
+
+def _decoder(**hooks: Any) -> json.JSONDecoder:
+    """The strict decoder: numbers as their lexemes, no NaN or Infinity, ``hooks`` for objects."""
+    return json.JSONDecoder(
+        parse_float=NUMBERS.__getitem__,
+        parse_int=NUMBERS.__getitem__,
+        parse_constant=_constant,
+        strict=True,
+        **hooks,
+    )
+
+
+_DECODER = _decoder(object_pairs_hook=_pairs)
 
 
 def _byte_offset(text: str, char_index: int) -> int:
@@ -552,22 +558,11 @@ def _object(members: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return members
 
 
-def _scanner(**hooks: Any) -> Callable[[str, int], tuple[JsonValue, int]]:
-    decoder = json.JSONDecoder(
-        parse_float=NUMBERS.__getitem__,
-        parse_int=NUMBERS.__getitem__,
-        parse_constant=_constant,
-        strict=True,
-        **hooks,
-    )
-    return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
-
-
 # The same scanner without the member hook: objects become dicts in C, so a repeated name
 # overwrites the earlier member silently. Only _proved uses them, and it accepts a value only
 # where that cannot have happened. The counting one draws a number per object (as _pairs).
-_SCAN_PLAIN = _scanner()
-_SCAN_COUNTED = _scanner(object_hook=_object)
+_SCAN_PLAIN: Callable[[str, int], tuple[JsonValue, int]] = _decoder().scan_once  # type: ignore[attr-defined]
+_SCAN_COUNTED: Callable[[str, int], tuple[JsonValue, int]] = _decoder(object_hook=_object).scan_once  # type: ignore[attr-defined]
 _PRETTY = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_INDENT_2  # JsonNumber to ``default``
 _COMPACT = orjson.OPT_PASSTHROUGH_DATACLASS
 # What a line indented past DEFAULT_LIMITS.max_depth levels starts with (see _proved).

@@ -279,10 +279,18 @@ def _receipt_row(subject: Subject) -> tuple[str, str, str, str, str]:
     # filtering first and sorting those few checks gives the same sequence as filtering the
     # fully sorted list, without sorting the ~40 passing checks of every receipt.
     why = _reason(decisive_order(_why_checks(subject)))
-    outcome = subject.outcome + (f" ({subject.label})" if subject.label else "")
-    family = str(subject.facts.get("family") or "-")
-    verdict = str(subject.facts.get("verdict") or "-")
+    outcome, family, verdict = _outcome_cells(subject)
     return subject.name, outcome, family, verdict, why
+
+
+def _outcome_cells(subject: Subject) -> tuple[str, str, str]:
+    """A receipt row's outcome (with its label), family and verdict ("-" when unknown)."""
+    label, facts = subject.label, subject.facts
+    return (
+        subject.outcome + (f" ({label})" if label else ""),
+        str(facts.get("family") or "-"),
+        str(facts.get("verdict") or "-"),
+    )
 
 
 def _why_checks(subject: Subject) -> list[Check]:
@@ -346,13 +354,12 @@ def receipt_spool_cells(subject: Subject) -> tuple[str, ...]:
     # and most receipts of a run name the same ones (a waived legacy check): its three cells
     # are made once per distinct tuple (:func:`_brief_of`).
     why = tuple([(c.id, c.reason, c.location) for c in _why_checks(subject)])
-    label = subject.label
-    facts = subject.facts
+    outcome, family, verdict = _outcome_cells(subject)
     return (
         _cell(subject.name),
-        _cell(subject.outcome + (f" ({label})" if label else "")),
-        _cell(str(facts.get("family") or "-")),
-        _cell(str(facts.get("verdict") or "-")),
+        _cell(outcome),
+        _cell(family),
+        _cell(verdict),
         *_brief_of(why),
     )
 

@@ -104,6 +104,11 @@ def _paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
+def _outcome_word(cell: str) -> str:
+    """The outcome's word of an outcome cell (a label may follow it)."""
+    return cell.partition(" ")[0]
+
+
 def _folder_of(name: str, common: str | None) -> str:
     """The folder ``name`` and every name before it start with (``common``; None: the first)."""
     if common is None:
@@ -139,7 +144,7 @@ def _measure(
         natural[3] = max(natural[3], display_width(row[3]))
         if row[4]:
             leading[row[4]] += 1
-        outcomes.add(row[1].partition(" ")[0])  # the outcome's word (a label follows)
+        outcomes.add(_outcome_word(row[1]))
     folder = folder or ""
     natural[0] = max(natural[0], names - display_width(folder))
     if columns < _NARROW:
@@ -287,7 +292,7 @@ def lines(
         if rank not in shown_ranks:
             continue  # no row to show: the spool is not read again
         for row in rows():
-            word = row[1].partition(" ")[0]  # the outcome's word
+            word = _outcome_word(row[1])
             if _RANK.get(word) != rank:
                 continue
             why, below = _why(row, noted, widths[4])
